@@ -1,0 +1,3 @@
+from dbstor.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,69 @@
+"""The dbstor command: flags -> settings -> pipeline.
+
+This is the only place that turns exceptions into exit codes: UserError -> 2 with one
+line on stderr, PointFailed -> 1, Ctrl-C -> 130. Each subcommand lives in its own module
+under dbstor.commands and registers itself with `register(subparsers)`.
+"""
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+from dbstor import __version__
+from dbstor.errors import PointFailed, UserError
+
+# One module per subcommand, in the order --help lists them.
+COMMANDS = (
+    "run",
+    "io",
+    "compare",
+    "report",
+    "efficiency",
+    "capacity",
+    "advise",
+    "tco",
+)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="dbstor",
+        description=(
+            "Run the database-on-storage studies that storage vendors publish, on your own "
+            "storage: load-point sweeps, the peak and the knee under a latency limit, "
+            "comparisons against a baseline, and a report you can forward."
+        ),
+        epilog="Run 'dbstor COMMAND --help' for the flags of one command.",
+    )
+    parser.add_argument("--version", action="version", version=f"dbstor {__version__}")
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in COMMANDS:
+        try:
+            module = importlib.import_module(f"dbstor.commands.{name}")
+        except ModuleNotFoundError as exc:
+            if exc.name != f"dbstor.commands.{name}":
+                raise
+            continue
+        module.register(subparsers)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        args = parser.parse_args(["run", *(argv or [])])
+    try:
+        return int(args.handler(args) or 0)
+    except UserError as exc:
+        print(f"dbstor: error: {exc}", file=sys.stderr)
+        return UserError.exit_code
+    except PointFailed as exc:
+        print(f"dbstor: a load point failed: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("dbstor: interrupted; finished load points are kept", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0

@@ -1,0 +1,1 @@
+"""One module per dbstor subcommand; each defines register(subparsers) and a handler."""

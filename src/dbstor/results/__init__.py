@@ -1,0 +1,1 @@
+"""Results: the versioned model of a run, its atomic store and its loader."""

@@ -1,0 +1,163 @@
+"""The results contract (schema 1): what a run folder's results.json holds.
+
+Fields that do not apply are None (null), never invented. Points are appended as they
+finish; peak and knee are recomputed from the points each time the file is written.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field, fields
+from typing import Any
+
+SCHEMA_VERSION = 1
+LOAD_KINDS = ("iodepth", "rate", "users", "instances", "streams")
+
+
+@dataclass
+class LatencyStats:
+    """Latency summary in milliseconds; `count` is how many operations it rests on."""
+
+    mean: float | None = None
+    p50: float | None = None
+    p95: float | None = None
+    p99: float | None = None
+    p999: float | None = None
+    max: float | None = None
+    count: int = 0
+
+
+@dataclass
+class Load:
+    kind: str
+    value: float
+    jobs: int = 1
+
+
+@dataclass
+class DeviceStats:
+    """What /proc/diskstats saw for the target's device(s) during the measured window."""
+
+    name: str | None = None
+    read_iops: float | None = None
+    write_iops: float | None = None
+    read_mbps: float | None = None
+    write_mbps: float | None = None
+    read_await_ms: float | None = None
+    write_await_ms: float | None = None
+    util_pct: float | None = None
+
+
+@dataclass
+class CpuStats:
+    util_pct: float | None = None
+    user_pct: float | None = None
+    system_pct: float | None = None
+    iowait_pct: float | None = None
+
+
+@dataclass
+class Trust:
+    """How far a point's numbers can be trusted."""
+
+    steady: bool | None = None  # IOPS slope over the last window within bounds
+    slope_pct: float | None = None  # IOPS change over the last window, % of the mean
+    read_ops: int = 0
+    write_ops: int = 0
+    p999_trusted: bool = False  # enough operations for a p99.9
+    p99_trusted: bool = False
+    noisy: bool = False  # repeats differ by more than 10%
+    notes: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Spread:
+    minimum: float
+    median: float
+    maximum: float
+
+
+@dataclass
+class Point:
+    load: Load
+    duration_s: float
+    warmup_s: float = 0.0
+    status: str = "ok"  # ok | failed
+    error: str | None = None
+    target_rate: float | None = None  # open loop: the rate asked for, per second
+    tps: float | None = None
+    tpm: float | None = None
+    read_iops: float | None = None
+    write_iops: float | None = None
+    read_mbps: float | None = None
+    write_mbps: float | None = None
+    read_lat_ms: LatencyStats | None = None
+    write_lat_ms: LatencyStats | None = None
+    txn_lat_ms: LatencyStats | None = None
+    device: DeviceStats | None = None
+    cpu: CpuStats | None = None
+    cache_hit_ratio: float | None = None
+    errors: int = 0
+    saturated: bool = False
+    saturation_reason: str | None = None
+    repeats: int = 1
+    iops_spread: Spread | None = None
+    trust: Trust = field(default_factory=Trust)
+    started_at: str | None = None
+    wall_s: float | None = None
+
+    @property
+    def iops(self) -> float:
+        return (self.read_iops or 0.0) + (self.write_iops or 0.0)
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "ok"
+
+
+@dataclass
+class Run:
+    run_id: str
+    tool_version: str
+    study: dict[str, Any]
+    target: dict[str, Any]
+    engine: dict[str, Any]
+    workload: dict[str, Any]
+    host: dict[str, Any]
+    slo: dict[str, Any]
+    created_at: str
+    points: list[Point] = field(default_factory=list)
+    peak: dict[str, Any] | None = None
+    knee: dict[str, Any] | None = None
+    status: str = "running"  # running | complete | interrupted | failed
+    notes: list[str] = field(default_factory=list)
+    schema: int = SCHEMA_VERSION
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data = {"schema": data.pop("schema"), **data}
+        return data
+
+
+def _build(cls: type, data: dict[str, Any] | None) -> Any:
+    if data is None:
+        return None
+    known = {f.name for f in fields(cls)}
+    return cls(**{k: v for k, v in data.items() if k in known})
+
+
+def point_from_dict(data: dict[str, Any]) -> Point:
+    data = dict(data)
+    data["load"] = _build(Load, data.get("load"))
+    for key in ("read_lat_ms", "write_lat_ms", "txn_lat_ms"):
+        data[key] = _build(LatencyStats, data.get(key))
+    data["device"] = _build(DeviceStats, data.get("device"))
+    data["cpu"] = _build(CpuStats, data.get("cpu"))
+    data["iops_spread"] = _build(Spread, data.get("iops_spread"))
+    data["trust"] = _build(Trust, data.get("trust")) or Trust()
+    return _build(Point, data)
+
+
+def run_from_dict(data: dict[str, Any]) -> Run:
+    data = dict(data)
+    data["points"] = [point_from_dict(p) for p in data.get("points", [])]
+    return _build(Run, data)
