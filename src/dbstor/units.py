@@ -42,12 +42,23 @@ def parse_size(text: str | int) -> int:
     value, unit = _split(text, "size (e.g. 512MiB, 8GiB, 800GB)")
     factor = _SIZE_UNITS.get(unit.upper())
     if factor is None:
-        raise ValueError(f"{text!r}: unknown size unit {unit!r}; use B, KiB, MiB, GiB, TiB, KB, MB, GB, TB")
+        raise ValueError(
+            f"{text!r}: unknown size unit {unit!r}; use B, KiB, MiB, GiB, TiB, KB, MB, GB, TB"
+        )
     return int(value * factor)
 
 
-_TIME_UNITS = {"": 1.0, "s": 1.0, "sec": 1.0, "m": 60.0, "min": 60.0, "h": 3600.0, "d": 86400.0,
-               "ms": 0.001, "us": 1e-6}
+_TIME_UNITS = {
+    "": 1.0,
+    "s": 1.0,
+    "sec": 1.0,
+    "m": 60.0,
+    "min": 60.0,
+    "h": 3600.0,
+    "d": 86400.0,
+    "ms": 0.001,
+    "us": 1e-6,
+}
 
 
 def parse_duration(text: str | float | int) -> float:
@@ -92,7 +103,9 @@ def parse_int_list(text: str) -> list[int]:
     for part in str(text).split(","):
         part = part.strip()
         if not part.isdigit() or int(part) <= 0:
-            raise ValueError(f"{text!r}: expected positive whole numbers separated by commas, e.g. 1,2,4,8")
+            raise ValueError(
+                f"{text!r}: expected positive whole numbers separated by commas, e.g. 1,2,4,8"
+            )
         values.append(int(part))
     return values
 

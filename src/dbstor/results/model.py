@@ -28,6 +28,8 @@ class LatencyStats:
 
 @dataclass
 class Load:
+    """A load point's level; for kind 'rate' the value is the rate asked for, per second."""
+
     kind: str
     value: float
     jobs: int = 1
@@ -83,7 +85,7 @@ class Point:
     warmup_s: float = 0.0
     status: str = "ok"  # ok | failed
     error: str | None = None
-    target_rate: float | None = None  # open loop: the rate asked for, per second
+    series: str = "main"  # main | discovery (auto mode's search for the peak)
     tps: float | None = None
     tpm: float | None = None
     read_iops: float | None = None

@@ -1,0 +1,1 @@
+"""Analysis: latency histograms, peak and knee, comparisons, trust in each number."""

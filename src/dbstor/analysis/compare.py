@@ -1,0 +1,234 @@
+"""Comparisons across runs: every configuration normalised to a baseline of 100.
+
+TR-4367 normalises latency, transactions, IOPS and CPU to its FC baseline; TR-4403 and
+TR-4415 quote improvement factors ("read latency -95%, IOPS x4, CPU x4"); h6080 multiplies
+the drive-count reduction by the performance factor into a per-disk efficiency.
+
+Throughput and CPU are taken at each run's knee (its peak when it has no knee); latency is
+taken at one load for all runs, the baseline's knee load, so that like is set beside like.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from dbstor.analysis.curve import curve_points, find_knee, find_peak, slo_value, value_at_knee
+from dbstor.results.model import Point, Run
+
+METRICS = ("throughput", "iops", "tps", "read_lat_ms", "cpu_pct")
+
+
+def run_label(run: Run, runs: Sequence[Run]) -> str:
+    """The target label, plus the workload when the runs differ in workload."""
+    label = str(run.target.get("label", run.run_id))
+    workloads = {r.workload.get("name") for r in runs}
+    labels = [str(r.target.get("label")) for r in runs]
+    if len(workloads) > 1 or labels.count(label) > 1:
+        return f"{label} {run.workload.get('name')}"
+    return label
+
+
+def _cpu(p: Point) -> float | None:
+    return p.cpu.util_pct if p.cpu else None
+
+
+def _at_basis(run: Run) -> tuple[str, dict[str, Any] | None]:
+    metric, limit = run.slo["metric"], run.slo["limit_ms"]
+    knee = find_knee(run.points, metric, limit)
+    if knee and knee.get("load") is not None:
+        return "knee", knee
+    return "peak", find_peak(run.points)
+
+
+def _value_at(points: Sequence[Point], load: float | None, getter: Any) -> float | None:
+    return value_at_knee(points, {"load": load}, getter) if load is not None else None
+
+
+def _read_latency_getter(run: Run) -> Any:
+    metric = run.slo["metric"]
+    read_metric = metric if metric.startswith("read_") else "read_lat_p99_ms"
+    return lambda p: slo_value(p, read_metric)
+
+
+def _values(
+    run: Run, basis_point: dict[str, Any] | None, latency_load: float | None
+) -> dict[str, float | None]:
+    if basis_point is None:
+        return dict.fromkeys(METRICS)
+    load = basis_point.get("load")
+    iops = basis_point.get("iops")
+    tps = basis_point.get("tps")
+    return {
+        "throughput": tps if tps is not None else iops,
+        "iops": iops,
+        "tps": tps,
+        "read_lat_ms": _value_at(run.points, latency_load, _read_latency_getter(run)),
+        "cpu_pct": _value_at(run.points, load, _cpu),
+    }
+
+
+def _normalise(
+    values: dict[str, float | None], base: dict[str, float | None]
+) -> dict[str, float | None]:
+    out: dict[str, float | None] = {}
+    for key, value in values.items():
+        b = base.get(key)
+        out[key] = None if value is None or not b else value / b * 100.0
+    return out
+
+
+def factor_text(normalised: dict[str, float | None]) -> str:
+    """'read latency -95%, IOPS x4.2, CPU x4.1' from values normalised to 100."""
+    parts = []
+    if normalised.get("read_lat_ms") is not None:
+        parts.append(f"read latency {normalised['read_lat_ms'] - 100:+.0f}%")
+    if normalised.get("tps") is not None:
+        parts.append(f"transactions x{normalised['tps'] / 100:.2g}")
+    if normalised.get("iops") is not None:
+        parts.append(f"IOPS x{normalised['iops'] / 100:.2g}")
+    if normalised.get("cpu_pct") is not None:
+        parts.append(f"CPU x{normalised['cpu_pct'] / 100:.2g}")
+    return ", ".join(parts) or "no comparable figures"
+
+
+def comparability_warnings(runs: Sequence[Run]) -> tuple[bool, list[str]]:
+    """Whether the runs can be set side by side, and what differs between them."""
+    warnings = []
+    comparable = True
+
+    def distinct(getter: Any) -> list[Any]:
+        seen = []
+        for r in runs:
+            value = getter(r)
+            if value not in seen:
+                seen.append(value)
+        return seen
+
+    workloads = distinct(lambda r: r.workload.get("name"))
+    if len(workloads) > 1:
+        comparable = False
+        warnings.append(
+            f"different workloads ({', '.join(map(str, workloads))}): figures are not like for like"
+        )
+    checks = (
+        ("scale", lambda r: r.workload.get("scale")),
+        ("test file sizes", lambda r: r.workload.get("file_size_bytes")),
+        ("durations per point", lambda r: r.study.get("duration_s")),
+        ("SLOs", lambda r: (r.slo.get("metric"), r.slo.get("limit_ms"))),
+        (
+            "load points",
+            lambda r: sorted((p.load.kind, p.load.value) for p in curve_points(r.points)),
+        ),
+    )
+    for what, getter in checks:
+        values = distinct(getter)
+        if len(values) > 1:
+            warnings.append(f"the runs differ in {what}: compare with care")
+    return comparable, warnings
+
+
+def _drives(run: Run) -> float | None:
+    facts = run.target.get("facts") or {}
+    for key in ("drives", "drive_count", "disks"):
+        value = facts.get(key)
+        if isinstance(value, int | float) and value > 0:
+            return float(value)
+    return None
+
+
+def _matched(runs: Sequence[Run], labels: list[str], baseline: int) -> list[dict[str, Any]]:
+    common = None
+    for run in runs:
+        loads = {(p.load.kind, p.load.value) for p in curve_points(run.points)}
+        common = loads if common is None else common & loads
+    rows = []
+    for kind, value in sorted(common or ()):
+        per_label: dict[str, dict[str, float | None]] = {}
+        for run, label in zip(runs, labels, strict=True):
+            point = next(
+                p for p in curve_points(run.points) if (p.load.kind, p.load.value) == (kind, value)
+            )
+            per_label[label] = {
+                "throughput": point.tps if point.tps is not None else point.iops,
+                "iops": point.iops,
+                "tps": point.tps,
+                "read_lat_ms": _read_latency_getter(run)(point),
+                "cpu_pct": _cpu(point),
+            }
+        base = per_label[labels[baseline]]
+        rows.append(
+            {
+                "load": {"kind": kind, "value": value},
+                "values": per_label,
+                "normalised": {label: _normalise(v, base) for label, v in per_label.items()},
+            }
+        )
+    return rows
+
+
+def compare_runs(runs: Sequence[Run], baseline: str | None = None) -> dict[str, Any]:
+    """Normalise every run to the baseline run (= 100); see the module docstring."""
+    labels = [run_label(r, runs) for r in runs]
+    base_index = 0
+    if baseline is not None:
+        matches = [
+            i
+            for i, r in enumerate(runs)
+            if baseline in (labels[i], r.run_id, r.target.get("label"))
+        ]
+        base_index = matches[0] if matches else 0
+    base_run = runs[base_index]
+    _, base_point = _at_basis(base_run)
+    latency_load = base_point.get("load") if base_point else None
+    comparable, warnings = comparability_warnings(runs)
+
+    entries = []
+    for run, label in zip(runs, labels, strict=True):
+        basis, point = _at_basis(run)
+        entries.append(
+            {
+                "label": label,
+                "run_id": run.run_id,
+                "workload": run.workload.get("name"),
+                "basis": basis,
+                "values": _values(run, point, latency_load),
+            }
+        )
+    base_values = entries[base_index]["values"]
+    for entry in entries:
+        entry["normalised"] = _normalise(entry["values"], base_values)
+
+    factors = [
+        {"label": e["label"], "text": factor_text(e["normalised"])}
+        for i, e in enumerate(entries)
+        if i != base_index
+    ]
+    per_disk = []
+    base_drives = _drives(base_run)
+    for i, (run, entry) in enumerate(zip(runs, entries, strict=True)):
+        drives = _drives(run)
+        perf = entry["normalised"].get("throughput")
+        if i == base_index or not base_drives or not drives or perf is None:
+            continue
+        reduction = base_drives / drives
+        per_disk.append(
+            {
+                "label": entry["label"],
+                "drives": drives,
+                "baseline_drives": base_drives,
+                "drive_reduction": reduction,
+                "performance_factor": perf / 100.0,
+                "per_disk_efficiency": reduction * perf / 100.0,
+            }
+        )
+    return {
+        "baseline": labels[base_index],
+        "comparable": comparable,
+        "warnings": warnings,
+        "latency_at_load": latency_load,
+        "runs": entries,
+        "matched": _matched(runs, labels, base_index),
+        "factors": factors,
+        "per_disk": per_disk,
+    }

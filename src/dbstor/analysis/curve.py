@@ -1,0 +1,115 @@
+"""The load curve: the peak, and the knee (the highest load within the SLO).
+
+The knee is interpolated linearly, in load and in throughput, between the last point
+within the limit and the first point beyond it.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Sequence
+from typing import Any
+
+from dbstor.results.model import Point
+
+
+def slo_value(point: Point, metric: str) -> float | None:
+    """The SLO metric of a point, e.g. 'read_lat_p99_ms' -> point.read_lat_ms.p99."""
+    direction, _, stat, _ = metric.split("_")
+    stats = getattr(point, f"{direction}_lat_ms", None)
+    return None if stats is None else getattr(stats, stat, None)
+
+
+def throughput(point: Point) -> float:
+    """What the curve's y-axis grows with: transactions when there are any, else IOPS."""
+    return point.tps if point.tps is not None else point.iops
+
+
+def curve_points(points: Sequence[Point]) -> list[Point]:
+    """The finished points of the main series, in rising load (or rate) order."""
+    main = [p for p in points if p.ok and p.series == "main"]
+    return sorted(main, key=lambda p: p.load.value)
+
+
+def find_peak(points: Sequence[Point]) -> dict[str, Any] | None:
+    curve = curve_points(points)
+    if not curve:
+        return None
+    best = max(curve, key=throughput)
+    return {
+        "load": best.load.value,
+        "kind": best.load.kind,
+        "iops": best.iops,
+        "tps": best.tps,
+    }
+
+
+def find_knee(points: Sequence[Point], metric: str, limit_ms: float) -> dict[str, Any] | None:
+    """The highest load whose SLO metric stays within limit_ms.
+
+    None when no point has the metric. within_slo is False when even the lowest load
+    exceeds the limit; beyond_last is True when every point is within it (the knee lies
+    beyond the highest load measured).
+    """
+    measured = [(p, slo_value(p, metric)) for p in curve_points(points)]
+    measured = [(p, v) for p, v in measured if v is not None]
+    if not measured:
+        return None
+    first, first_value = measured[0]
+    if first_value > limit_ms:
+        return {
+            "load": None,
+            "kind": first.load.kind,
+            "iops": None,
+            "tps": None,
+            "latency_ms": None,
+            "within_slo": False,
+            "interpolated": False,
+            "beyond_last": False,
+        }
+    for (low, low_value), (high, high_value) in itertools.pairwise(measured):
+        if high_value > limit_ms:
+            frac = (limit_ms - low_value) / (high_value - low_value)
+            return _knee(low, high, frac, limit_ms, interpolated=True, beyond_last=False)
+    last, last_value = measured[-1]
+    return _knee(last, last, 0.0, last_value, interpolated=False, beyond_last=True)
+
+
+def _lerp(a: float | None, b: float | None, frac: float) -> float | None:
+    if a is None or b is None:
+        return None
+    return a + frac * (b - a)
+
+
+def _knee(
+    low: Point, high: Point, frac: float, latency: float, *, interpolated: bool, beyond_last: bool
+) -> dict[str, Any]:
+    low_x = low.load.value
+    high_x = high.load.value
+    return {
+        "load": _lerp(low_x, high_x, frac),
+        "kind": low.load.kind,
+        "iops": _lerp(low.iops, high.iops, frac),
+        "tps": _lerp(low.tps, high.tps, frac),
+        "latency_ms": latency,
+        "within_slo": True,
+        "interpolated": interpolated,
+        "beyond_last": beyond_last,
+    }
+
+
+def value_at_knee(points: Sequence[Point], knee: dict[str, Any], getter: Any) -> float | None:
+    """Interpolate any per-point value (CPU, latency...) at the knee's load."""
+    if not knee or knee.get("load") is None:
+        return None
+    curve = [p for p in curve_points(points) if getter(p) is not None]
+    x = knee["load"]
+    for low, high in itertools.pairwise(curve):
+        low_x, high_x = low.load.value, high.load.value
+        if low_x <= x <= high_x:
+            frac = 0.0 if high_x == low_x else (x - low_x) / (high_x - low_x)
+            return _lerp(getter(low), getter(high), frac)
+    for p in curve:
+        if p.load.value == x:
+            return getter(p)
+    return None

@@ -1,0 +1,114 @@
+"""Flags and output shared by the commands that run studies (run, io)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+from dbstor.errors import UserError
+from dbstor.progress import Progress
+from dbstor.results.model import Point, Run
+from dbstor.study_runner import StudyOutcome
+from dbstor.testfiles import Safety
+
+T = TypeVar("T")
+
+
+def add_run_flags(parser: argparse.ArgumentParser) -> None:
+    out = parser.add_argument_group("results and safety")
+    out.add_argument(
+        "--out",
+        type=Path,
+        default=Path("results"),
+        help="folder for run folders (default: ./results)",
+    )
+    out.add_argument("--json", action="store_true", help="print the run summary as JSON on stdout")
+    out.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    out.add_argument(
+        "--keep",
+        action="store_true",
+        help="keep the test files at the end (a later run reuses them)",
+    )
+    out.add_argument(
+        "--allow-overwrite",
+        action="store_true",
+        help="let dbstor overwrite existing files it did not create",
+    )
+    out.add_argument(
+        "--i-know-this-destroys-data",
+        dest="destroy_device",
+        action="store_true",
+        help="with --allow-overwrite: allow a block device as the target (its data is destroyed)",
+    )
+
+
+def safety_from(args: argparse.Namespace) -> Safety:
+    return Safety(
+        allow_overwrite=args.allow_overwrite, destroy_device=args.destroy_device, keep=args.keep
+    )
+
+
+def parse_flag(flag: str, parse: Callable[[str], T], text: str) -> T:
+    """Parse a flag's value, turning a parse error into one line that names the flag."""
+    try:
+        return parse(text)
+    except ValueError as exc:
+        raise UserError(f"{flag}: {exc}") from None
+
+
+def point_summary(point: Point) -> dict[str, Any]:
+    read, write = point.read_lat_ms, point.write_lat_ms
+    return {
+        "load": {"kind": point.load.kind, "value": point.load.value},
+        "series": point.series,
+        "status": point.status,
+        "iops": point.iops,
+        "read_iops": point.read_iops,
+        "write_iops": point.write_iops,
+        "read_p99_ms": read.p99 if read else None,
+        "write_p99_ms": write.p99 if write else None,
+        "cpu_util_pct": point.cpu.util_pct if point.cpu else None,
+        "saturated": point.saturated,
+    }
+
+
+def run_summary(run: Run, folder: Path) -> dict[str, Any]:
+    return {
+        "run_id": run.run_id,
+        "folder": str(folder),
+        "report": str(folder / "report.html"),
+        "status": run.status,
+        "target": run.target.get("label"),
+        "workload": run.workload.get("name"),
+        "slo": run.slo,
+        "peak": run.peak,
+        "knee": run.knee,
+        "points": [point_summary(p) for p in run.points],
+    }
+
+
+def finish(outcome: StudyOutcome, args: argparse.Namespace, progress: Progress) -> int:
+    """Print the terminal summary (and --json on stdout) for a finished study."""
+    from dbstor.report.console import print_comparison, print_run_summary
+
+    if not args.quiet:
+        for run in outcome.runs:
+            print_run_summary(run, progress.console)
+        if outcome.comparison:
+            print_comparison(outcome.comparison, progress.console)
+        progress.say(f"report: {outcome.folder / 'report.html'}")
+    if args.json:
+        summary: dict[str, Any] = {
+            "folder": str(outcome.folder),
+            "runs": [
+                run_summary(r, f) for r, f in zip(outcome.runs, outcome.run_folders, strict=True)
+            ],
+            "comparison": outcome.comparison,
+        }
+        json.dump(summary, sys.stdout, indent=2)
+        sys.stdout.write("\n")
+    return 0

@@ -1,0 +1,97 @@
+"""dbstor compare: runs made at different times, normalised to a baseline of 100."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from dbstor.analysis.compare import compare_runs
+from dbstor.errors import UserError
+from dbstor.results.model import Run
+from dbstor.study_runner import load_folder
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "compare",
+        help="compare run folders against a baseline (= 100)",
+        description=(
+            "Compare runs made at different times: throughput, IOPS and CPU at each run's knee "
+            "(its peak when it has none) and read latency at the baseline's knee load, all "
+            "normalised to the baseline = 100, with improvement factors. Says when the runs "
+            "are not comparable."
+        ),
+    )
+    parser.add_argument("folders", nargs="+", type=Path, help="run folders (or study folders)")
+    parser.add_argument(
+        "--baseline", metavar="FOLDER|LABEL", help="the run to normalise to (default: the first)"
+    )
+    parser.add_argument(
+        "--json", action="store_true", help="print per run its label and normalised values as JSON"
+    )
+    parser.add_argument(
+        "--report",
+        type=Path,
+        metavar="FOLDER",
+        help="also write report.html with the comparison into FOLDER",
+    )
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    runs: list[Run] = []
+    folders: list[Path] = []
+    for folder in args.folders:
+        more_runs, more_folders = load_folder(folder)
+        runs += more_runs
+        folders += more_folders
+    if len(runs) < 2:
+        raise UserError("compare needs at least two runs: give two or more run folders")
+    baseline = args.baseline
+    if baseline is not None:
+        as_path = Path(baseline)
+        matched = [
+            r
+            for r, f in zip(runs, folders, strict=True)
+            if as_path.exists() and f.resolve() == as_path.resolve()
+        ]
+        if matched:
+            baseline = matched[0].run_id
+        elif not any(baseline in (r.run_id, r.target.get("label")) for r in runs):
+            raise UserError(
+                f"--baseline {baseline!r} is neither one of the folders nor a run label"
+            )
+    comparison = compare_runs(runs, baseline)
+    if args.report:
+        from dbstor.study_runner import render
+
+        args.report.mkdir(parents=True, exist_ok=True)
+        render(args.report, runs, comparison, "comparison")
+    if args.json:
+        json.dump(
+            {
+                "baseline": comparison["baseline"],
+                "comparable": comparison["comparable"],
+                "warnings": comparison["warnings"],
+                "runs": [
+                    {
+                        "label": e["label"],
+                        "run_id": e["run_id"],
+                        "normalised": e["normalised"],
+                        "values": e["values"],
+                    }
+                    for e in comparison["runs"]
+                ],
+                "factors": comparison["factors"],
+            },
+            sys.stdout,
+            indent=2,
+        )
+        sys.stdout.write("\n")
+    else:
+        from dbstor.report.console import print_comparison
+
+        print_comparison(comparison)
+    return 0

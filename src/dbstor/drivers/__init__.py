@@ -1,0 +1,1 @@
+"""Drivers: what puts load on the target (fio jobs now; database virtual users later)."""

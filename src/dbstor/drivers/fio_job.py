@@ -1,0 +1,115 @@
+"""Build fio job files for one load point (and for laying out the test files).
+
+Job files, not command-line flags: each point's job file is kept in the run folder so a
+user can rerun exactly what dbstor ran with plain fio.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from dbstor.study.profiles import Profile
+
+
+@dataclass(frozen=True)
+class PointSpec:
+    """What one fio run at one load point does."""
+
+    profile: Profile
+    files: tuple[Path, ...]
+    file_size: int  # bytes per file; 0 for a block device (use it whole)
+    iodepth: int
+    jobs: int
+    duration_s: float
+    warmup_s: float
+    direct: bool = True
+    rate_iops: float | None = None  # open loop: total IOPS across all jobs
+    ioengine: str | None = None  # overrides the profile's engine (e.g. fallback to libaio)
+    iops_log: Path | None = None
+
+
+def _fio_filename_list(files: tuple[Path, ...]) -> str:
+    # fio separates names with ':'; a colon inside a path is escaped with a backslash.
+    return ":".join(str(f).replace(":", "\\:") for f in files)
+
+
+def _block_sizes(profile: Profile) -> str:
+    if not profile.block_split:
+        return f"bs={profile.block_size}"
+    parts = [f"{size}/{pct:g}" for size, pct in profile.block_split]
+    return f"bssplit={':'.join(parts)}"
+
+
+def build_point_job(spec: PointSpec) -> str:
+    """The fio job file for one load point."""
+    profile = spec.profile
+    engine = spec.ioengine or profile.ioengine
+    lines = [
+        "[global]",
+        f"ioengine={engine}",
+        f"direct={int(spec.direct)}",
+        f"rw={profile.rw}",
+        _block_sizes(profile),
+        f"filename={_fio_filename_list(spec.files)}",
+        "allow_file_create=0",  # files are laid out beforehand; never create others
+        "time_based=1",
+        f"runtime={max(1, round(spec.duration_s))}s",
+        f"numjobs={spec.jobs}",
+        "group_reporting=0",  # per-job histograms; dbstor merges them itself
+        "randrepeat=0",
+        "norandommap=1",
+    ]
+    if spec.warmup_s >= 1:
+        lines.append(f"ramp_time={round(spec.warmup_s)}s")
+    if spec.file_size:
+        lines.append(f"filesize={spec.file_size}")
+    if engine not in ("psync", "sync"):
+        lines.append(f"iodepth={spec.iodepth}")
+    if 0 < profile.read_pct < 100:
+        lines.append(f"rwmixread={profile.read_pct:g}")
+    if profile.pattern == "random" and profile.distribution != "uniform":
+        lines.append(f"random_distribution={profile.distribution}")
+    if len(spec.files) > 1:
+        lines.append("file_service_type=random")
+    if profile.fdatasync:
+        lines.append(f"fdatasync={profile.fdatasync}")
+    if profile.pattern == "sequential" and spec.jobs > 1 and spec.file_size:
+        # Each job streams through its own slice instead of all chasing the same offsets.
+        slice_size = spec.file_size // spec.jobs // 4096 * 4096
+        lines += [f"size={slice_size * len(spec.files)}", f"offset_increment={slice_size}"]
+    if spec.rate_iops:
+        per_job = spec.rate_iops / spec.jobs
+        reads = per_job * profile.read_pct / 100
+        writes = per_job - reads
+        lines += [
+            f"rate_iops={max(1, round(reads))},{max(1, round(writes))}",
+            "rate_process=poisson",
+        ]
+    if spec.iops_log is not None:
+        lines += [f"write_iops_log={spec.iops_log}", "log_avg_msec=1000"]
+    for key, value in profile.extra.items():
+        lines.append(f"{key}={value}")
+    return "\n".join([*lines, "", "[point]", ""])
+
+
+def build_layout_job(files: tuple[Path, ...], file_size: int, direct: bool) -> str:
+    """A fio job that writes every test file in full with incompressible data.
+
+    Reads of never-written blocks cost the storage nothing (file systems and arrays return
+    zeros without I/O), so the files are filled before any point is measured.
+    """
+    return (
+        "[global]\n"
+        "ioengine=libaio\n"
+        f"direct={int(direct)}\n"
+        "rw=write\n"
+        "bs=1m\n"
+        "iodepth=8\n"
+        "refill_buffers=1\n"
+        f"filesize={file_size}\n"
+        "\n"
+        + "".join(
+            f"[layout{i}]\nfilename={_fio_filename_list((f,))}\n\n" for i, f in enumerate(files)
+        )
+    )

@@ -1,0 +1,1 @@
+"""Reports: one self-contained HTML file per run or study, and the terminal summary."""

@@ -1,0 +1,227 @@
+"""One self-contained HTML report per run or study: inline CSS and inline SVG, no scripts,
+no fonts or files from the network, so it opens anywhere and can be forwarded as is."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from html import escape
+from pathlib import Path
+from typing import Any
+
+from dbstor import __version__
+from dbstor.report.figures import (
+    curve_chart,
+    iops_cpu_chart,
+    latency_chart,
+    run_names,
+    timeseries_chart,
+)
+from dbstor.report.style import CSS
+from dbstor.report.summary import (
+    cache_sentence,
+    knee_sentence,
+    peak_sentence,
+    slo_of,
+)
+from dbstor.report.tables import comparison_block, facts_block, flag_legend, points_table
+from dbstor.results.model import Run
+from dbstor.results.store import REPORT_FILE, write_text_atomic
+
+_STATUS_TEXT = {
+    "complete": "complete",
+    "interrupted": "interrupted",
+    "failed": "failed",
+    "running": "still running",
+}
+
+
+def _default_title(runs: Sequence[Run], names: list[str]) -> str:
+    if len(runs) == 1:
+        workload = (runs[0].workload or {}).get("name", "")
+        return f"dbstor report: {names[0]}" + (f", {workload}" if workload else "")
+    study = (runs[0].study or {}).get("name")
+    return f"dbstor study: {study}" if study else f"dbstor study: {len(runs)} runs"
+
+
+def _header(title: str, runs: Sequence[Run]) -> str:
+    dates = sorted(str(r.created_at)[:16].replace("T", " ") for r in runs if r.created_at)
+    when = dates[0] if len(set(dates)) <= 1 else f"{dates[0]} to {dates[-1]}"
+    produced = sorted({str(r.tool_version) for r in runs})
+    versions = "" if produced == [__version__] else f" (runs made by dbstor {', '.join(produced)})"
+    generated = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
+    count = "1 run" if len(runs) == 1 else f"{len(runs)} runs"
+    return (
+        f"<header><h1>{escape(title)}</h1>"
+        f'<p class="meta">{escape(count)} · measured {escape(when or "at an unknown date")} · '
+        f"report generated {generated} by dbstor {escape(__version__)}{escape(versions)}</p></header>"
+    )
+
+
+def _howto(runs: Sequence[Run]) -> str:
+    slo = slo_of(runs[0])
+    kinds = {p.load.kind for r in runs for p in r.points}
+    load = {
+        "iodepth": "a queue depth (how many I/Os fio keeps in flight)",
+        "users": "a number of virtual users",
+        "instances": "a number of database instances run side by side",
+        "rate": "a request rate per second",
+        "streams": "a number of parallel query streams",
+    }
+    what = " or ".join(load.get(k, k) for k in sorted(kinds)) or "a level of load"
+    return (
+        '<section class="howto"><h2>How to read this report</h2><ul>'
+        f"<li><b>Load point</b>: one level of load, here {escape(what)}, held steady for a fixed "
+        "time after a warm-up. Each marker on a curve is one load point; load rises left to right.</li>"
+        "<li>As load rises, IOPS rise until the storage (or the host) saturates; past that, more "
+        "load only adds queueing, so latency climbs while IOPS stay flat.</li>"
+        f"<li><b>SLO</b>: the latency limit chosen for this study, {escape(slo.text)}. The "
+        "<b>knee</b> is the highest load whose latency stays within the SLO, interpolated between "
+        "the points either side: the throughput you can count on, not the peak.</li>"
+        "<li><b>Latency is measured in two places.</b> At the host: fio's completion latency, from "
+        "submitting an I/O to its completion, including the host I/O stack and the path. At the "
+        "device: the await from /proc/diskstats, the mean time a request spent queued and served "
+        "at the block device. A wide gap points at the host stack or the path.</li>"
+        "<li>Flags in the tables mark numbers to trust less; the legend at the end explains them.</li>"
+        "</ul></section>"
+    )
+
+
+def _callouts(runs: Sequence[Run], names: list[str]) -> str:
+    parts = []
+    for run, name in zip(runs, names, strict=True):
+        who = f"<b>{escape(name)}</b>: " if len(runs) > 1 else ""
+        finished = sum(1 for p in run.points if p.ok)
+        if run.status == "failed":
+            parts.append(
+                f'<div class="callout bad">{who}the run <b>failed</b>; {finished} of '
+                f"{len(run.points)} load points finished and are shown.</div>"
+            )
+        elif run.status in ("interrupted", "running"):
+            parts.append(
+                f'<div class="callout warn">{who}the run is <b>{escape(_STATUS_TEXT[run.status])}</b>; '
+                f"this report covers the {finished} load points that finished.</div>"
+            )
+        for note in run.notes or []:
+            parts.append(f'<div class="callout warn">{who}{escape(str(note))}</div>')
+    return "".join(parts)
+
+
+def _badge(status: str) -> str:
+    text = _STATUS_TEXT.get(status, status)
+    return f'<span class="badge {escape(status)}">{escape(text)}</span>'
+
+
+def _cards(runs: Sequence[Run], names: list[str]) -> str:
+    cards = []
+    for run, name in zip(runs, names, strict=True):
+        workload = (run.workload or {}).get("name", "")
+        engine = (run.engine or {}).get("name", "")
+        lines = [peak_sentence(run), knee_sentence(run)]
+        cache = cache_sentence(run)
+        if cache:
+            lines.append(cache)
+        body = "".join(f"<p>{escape(line[0].upper() + line[1:])}</p>" for line in lines)
+        cards.append(
+            f'<div class="card"><h3>{escape(name)}{_badge(run.status)}</h3>'
+            f'<p class="meta">{escape(" · ".join(x for x in (workload, engine, run.run_id) if x))}</p>'
+            f"{body}</div>"
+        )
+    return f'<section><h2>Summary</h2><div class="cards">{"".join(cards)}</div></section>'
+
+
+def _run_section(run: Run, name: str, rows: list[dict[str, Any]] | None) -> str:
+    parts = [f'<section class="run"><h2>{escape(name)}{_badge(run.status)}</h2>']
+    parts.append(
+        f"<figure>{iops_cpu_chart(run)}<figcaption>Bars: IOPS at each load point. "
+        "Lines: how busy the host CPU and the device were (right axis).</figcaption></figure>"
+    )
+    parts.append(
+        f"<figure>{latency_chart(run)}<figcaption>Solid: mean latency fio saw at the host. "
+        "Dashed: the device's await from /proc/diskstats. The gap is time in the host I/O "
+        "stack and the path.</figcaption></figure>"
+    )
+    series = timeseries_chart(run, rows) if rows else None
+    if series:
+        parts.append(
+            f"<figure>{series}<figcaption>One sample per second; a grey line marks the "
+            "start of each load point. A slope at the end of a point means it was not "
+            "steady.</figcaption></figure>"
+        )
+    parts.append("<h3>Load points</h3>")
+    parts.append(points_table(run))
+    parts.append("<h3>Study and host facts</h3>")
+    cache = cache_sentence(run)
+    if cache:
+        parts.append(f"<p>{escape(cache)}</p>")
+    parts.append(facts_block(run))
+    parts.append("</section>")
+    return "".join(parts)
+
+
+def _samples_for(samples: dict[str, list[dict]] | None, run: Run, name: str) -> list[dict] | None:
+    if not samples:
+        return None
+    return samples.get(run.run_id) or samples.get(name)
+
+
+def render_report(
+    runs: list[Run],
+    samples: dict[str, list[dict]] | None = None,
+    comparison: dict | None = None,
+    title: str | None = None,
+    extra_sections: list[str] | None = None,
+) -> str:
+    """A complete HTML document for one run or a study of several.
+
+    `samples` maps run_id to samples.csv rows; `comparison` is analysis.compare's dict;
+    `extra_sections` are HTML fragments appended as they are.
+    """
+    if not runs:
+        raise ValueError("render_report needs at least one run")
+    names = run_names(runs)
+    title = title or _default_title(runs, names)
+    body = [
+        _header(title, runs),
+        _callouts(runs, names),
+        _howto(runs),
+        _cards(runs, names),
+        "<section><h2>IOPS against latency</h2><figure>"
+        + curve_chart(runs)
+        + "<figcaption>Each marker is a load point, labelled with its load. Where a line crosses "
+        "the dashed SLO line is the knee (ringed); the rightmost marker is the peak.</figcaption>"
+        "</figure></section>",
+    ]
+    if comparison:
+        body.append(comparison_block(comparison))
+    for run, name in zip(runs, names, strict=True):
+        body.append(_run_section(run, name, _samples_for(samples, run, name)))
+    body.append(f"<section><h2>Flags</h2>{flag_legend()}</section>")
+    body.extend(extra_sections or [])
+    body.append(
+        f"<footer>Generated by dbstor {escape(__version__)}. This file is self-contained: "
+        "no scripts, no network.</footer>"
+    )
+    return (
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        f'<meta name="generator" content="dbstor {escape(__version__)}">'
+        f"<title>{escape(title)}</title><style>{CSS}</style></head>"
+        f"<body><main>{''.join(body)}</main></body></html>\n"
+    )
+
+
+def write_report(
+    folder: Path,
+    runs: list[Run],
+    samples: dict[str, list[dict]] | None = None,
+    comparison: dict | None = None,
+    title: str | None = None,
+    extra_sections: list[str] | None = None,
+) -> Path:
+    """Render the report and write folder/report.html atomically; returns its path."""
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / REPORT_FILE
+    write_text_atomic(path, render_report(runs, samples, comparison, title, extra_sections))
+    return path

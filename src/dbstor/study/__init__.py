@@ -1,0 +1,1 @@
+"""Studies: what to test (targets x workloads x load series), from TOML or built in."""

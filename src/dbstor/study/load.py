@@ -1,0 +1,298 @@
+"""TOML study files -> a validated Study. Every error names the file, the field and
+what is allowed, e.g. "study.toml: load.kind: 'qd' is not one of iodepth, jobs, rate, auto".
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+import re
+import tomllib
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+from dbstor.errors import UserError
+from dbstor.study.model import (
+    DEFAULT_SLO_LIMIT_MS,
+    SERIES_KINDS,
+    SLO_METRICS,
+    LoadSeries,
+    Study,
+    Target,
+)
+from dbstor.study.profiles import BUILTIN_PROFILES, DISTRIBUTIONS, Profile
+from dbstor.units import parse_duration, parse_latency_ms, parse_percent, parse_size
+
+T = TypeVar("T")
+_SECTIONS = {"study", "slo", "load", "targets", "profiles"}
+_STUDY_KEYS = {
+    "name",
+    "profiles",
+    "duration",
+    "warmup",
+    "repeats",
+    "size",
+    "precondition",
+    "baseline",
+}
+_SLO_KEYS = {"metric", "limit"}
+_LOAD_KEYS = {"kind", "values", "jobs", "iodepth"}
+_TARGET_KEYS = {"label", "path", "paths", "facts"}
+_PROFILE_KEYS = {
+    "based_on", "description", "source", "pattern", "read_pct", "block_size", "block_split",
+    "distribution", "files", "fdatasync", "ioengine", "load_kind", "series", "slo_metric",
+}  # fmt: skip
+_LABEL = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,39}$")
+
+
+class _Fields:
+    """Reads fields of one TOML table, naming file:field in every error."""
+
+    def __init__(self, source: str, prefix: str, table: Any, allowed: set[str]):
+        self.source, self.prefix = source, prefix
+        if not isinstance(table, dict):
+            self.fail("", "must be a table")
+        unknown = sorted(set(table) - allowed)
+        if unknown:
+            hint = difflib.get_close_matches(unknown[0], allowed, n=1)
+            extra = f" (did you mean {hint[0]!r}?)" if hint else ""
+            self.fail(unknown[0], f"unknown field{extra}; allowed: {', '.join(sorted(allowed))}")
+        self.table = table
+
+    def fail(self, key: str, message: str) -> None:
+        where = f"{self.prefix}.{key}" if self.prefix and key else (self.prefix or key)
+        raise UserError(f"{self.source}: {where}: {message}")
+
+    def get(self, key: str, parse: Callable[[Any], T], default: T) -> T:
+        if key not in self.table:
+            return default
+        try:
+            return parse(self.table[key])
+        except (ValueError, TypeError) as exc:
+            self.fail(key, str(exc))
+        raise AssertionError("unreachable")
+
+
+def _positive_int(value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+        raise ValueError(f"{value!r} is not a positive whole number")
+    return value
+
+
+def _int_list(value: Any) -> tuple[int, ...]:
+    if not isinstance(value, list) or not value:
+        raise ValueError("must be a non-empty list of positive whole numbers, e.g. [1, 2, 4, 8]")
+    return tuple(_positive_int(v) for v in value)
+
+
+def _text(value: Any) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise ValueError("must be a non-empty string")
+    return value
+
+
+def _bool(value: Any) -> bool:
+    if not isinstance(value, bool):
+        raise ValueError("must be true or false")
+    return value
+
+
+def _one_of(choices: tuple[str, ...]) -> Callable[[Any], str]:
+    def parse(value: Any) -> str:
+        if value not in choices:
+            raise ValueError(f"{value!r} is not one of {', '.join(choices)}")
+        return value
+
+    return parse
+
+
+def parse_slo_metric(value: Any) -> str:
+    return _one_of(SLO_METRICS)(value)
+
+
+def parse_distribution(value: Any) -> str:
+    """fio random_distribution: uniform, zipf:THETA, pareto:H, normal:DEV, zoned:A/B:C/D..."""
+    text = _text(value)
+    name = text.split(":", 1)[0]
+    if name not in DISTRIBUTIONS:
+        raise ValueError(f"{text!r}: distribution must be one of {', '.join(DISTRIBUTIONS)}")
+    if name == "zoned":
+        zones = text.split(":")[1:]
+        if not zones or sum(float(z.split("/")[0]) for z in zones) != 100:
+            raise ValueError(f"{text!r}: zoned needs ACCESS%/SIZE% pairs whose access adds to 100")
+    return text
+
+
+def parse_block_split(value: Any) -> tuple[tuple[int, float], ...]:
+    if not isinstance(value, dict) or not value:
+        raise ValueError('must be a table of size = percent, e.g. { "8K" = 70, "64K" = 30 }')
+    split = tuple((parse_size(size), parse_percent(pct)) for size, pct in value.items())
+    if abs(sum(pct for _, pct in split) - 100) > 0.01:
+        raise ValueError("the percentages must add up to 100")
+    return split
+
+
+def _profile(source: str, name: str, table: Any) -> Profile:
+    fields = _Fields(source, f"profiles.{name}", table, _PROFILE_KEYS)
+    base_name = fields.get("based_on", _text, "io-oltp")
+    if base_name not in BUILTIN_PROFILES:
+        fields.fail(
+            "based_on", f"{base_name!r} is not a built-in profile: {', '.join(BUILTIN_PROFILES)}"
+        )
+    base = BUILTIN_PROFILES[base_name]
+    block_size = fields.get("block_size", parse_size, base.block_size)
+    split = fields.get(
+        "block_split", parse_block_split, () if "block_size" in table else base.block_split
+    )
+    return dataclasses.replace(
+        base,
+        name=name,
+        description=fields.get("description", _text, f"custom profile based on {base_name}"),
+        source=fields.get("source", _text, f"defined in {source}"),
+        pattern=fields.get("pattern", _one_of(("random", "sequential")), base.pattern),
+        read_pct=fields.get("read_pct", parse_percent, base.read_pct),
+        block_size=block_size,
+        block_split=split,
+        distribution=fields.get("distribution", parse_distribution, base.distribution),
+        files=fields.get("files", _positive_int, base.files),
+        fdatasync=fields.get("fdatasync", lambda v: int(v), base.fdatasync),
+        ioengine=fields.get(
+            "ioengine", _one_of(("io_uring", "libaio", "psync", "sync", "posixaio")), base.ioengine
+        ),
+        load_kind=fields.get("load_kind", _one_of(("iodepth", "jobs")), base.load_kind),
+        default_series=fields.get("series", _int_list, base.default_series),
+        slo_metric=fields.get("slo_metric", parse_slo_metric, base.slo_metric),
+    )
+
+
+def resolve_profile(name: str, custom: dict[str, Profile] | None = None) -> Profile:
+    """A profile by name, built-in or defined in the study; unknown names get a suggestion."""
+    known = {**BUILTIN_PROFILES, **(custom or {})}
+    if name in known:
+        return known[name]
+    hint = difflib.get_close_matches(name, known, n=1)
+    extra = f" (did you mean {hint[0]!r}?)" if hint else ""
+    raise UserError(f"unknown profile {name!r}{extra}; known profiles: {', '.join(known)}")
+
+
+def _target(source: str, index: int, table: Any, base_dir: Path) -> Target:
+    fields = _Fields(source, f"targets[{index}]", table, _TARGET_KEYS)
+    label = fields.get("label", _text, f"T{index + 1}")
+    if not _LABEL.match(label):
+        fields.fail("label", f"{label!r}: use letters, digits, '.', '_' or '-' (at most 40)")
+    if "path" in table and "paths" in table:
+        fields.fail("paths", "give either path or paths, not both")
+    raw = table.get("paths", [table["path"]] if "path" in table else None)
+    if not raw or not isinstance(raw, list) or not all(isinstance(p, str) and p for p in raw):
+        fields.fail("paths", 'must be a non-empty list of directories, e.g. ["/mnt/lun1"]')
+    paths = tuple((base_dir / Path(p).expanduser()).resolve() for p in raw)
+    facts = fields.get("facts", lambda v: dict(v) if isinstance(v, dict) else _raise_table(), {})
+    return Target(label=label, paths=paths, facts=facts)
+
+
+def _raise_table() -> dict[str, Any]:
+    raise ValueError('must be a table, e.g. { protocol = "FC", drives = 48 }')
+
+
+def load_study(path: Path) -> Study:
+    """Read and validate a study file."""
+    source = str(path)
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise UserError(f"{source}: no such study file; check the path") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise UserError(f"{source}: not valid TOML ({exc}); fix the syntax") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UserError(f"{source}: cannot read the study file ({exc})") from None
+    return study_from_dict(data, source=source, base_dir=path.resolve().parent)
+
+
+def study_from_dict(data: dict[str, Any], source: str, base_dir: Path) -> Study:
+    top = _Fields(source, "", data, _SECTIONS)
+    del top
+    study = _Fields(source, "study", data.get("study", {}), _STUDY_KEYS)
+    custom = {
+        name: _profile(source, name, table) for name, table in data.get("profiles", {}).items()
+    }
+    profile_names = study.get(
+        "profiles",
+        lambda v: [_text(x) for x in v] if isinstance(v, list) else [_text(v)],
+        ["io-oltp"],
+    )
+    profiles = []
+    for name in profile_names:
+        try:
+            profiles.append(resolve_profile(name, custom))
+        except UserError as exc:
+            study.fail("profiles", str(exc))
+    targets_raw = data.get("targets")
+    if not isinstance(targets_raw, list) or not targets_raw:
+        raise UserError(
+            f"{source}: targets: give at least one [[targets]] table with a label and paths"
+        )
+    targets = tuple(_target(source, i, t, base_dir) for i, t in enumerate(targets_raw))
+    labels = [t.label for t in targets]
+    if len(set(labels)) != len(labels):
+        raise UserError(f"{source}: targets: labels must differ; got {', '.join(labels)}")
+    baseline = study.get("baseline", _text, None)
+    if baseline is not None and baseline not in labels:
+        study.fail("baseline", f"{baseline!r} is not a target label: {', '.join(labels)}")
+    return Study(
+        name=study.get("name", _text, Path(source).stem),
+        targets=targets,
+        profiles=tuple(profiles),
+        series=_series(source, data["load"]) if "load" in data else None,
+        duration_s=study.get("duration", _positive_seconds, 30.0),
+        warmup_s=study.get("warmup", _seconds, 5.0),
+        repeats=study.get("repeats", _positive_int, 1),
+        file_size=study.get("size", _positive_size, 1024**3),
+        **_slo(source, data.get("slo", {})),
+        precondition=study.get("precondition", _bool, False),
+        baseline=baseline,
+        source=source,
+    )
+
+
+def _seconds(value: Any) -> float:
+    seconds = parse_duration(value)
+    if seconds < 0:
+        raise ValueError("must not be negative")
+    return seconds
+
+
+def _positive_seconds(value: Any) -> float:
+    seconds = parse_duration(value)
+    if seconds < 1:
+        raise ValueError(f"{value!r}: must be at least 1s")
+    return seconds
+
+
+def _positive_size(value: Any) -> int:
+    size = parse_size(value)
+    if size < 1024 * 1024:
+        raise ValueError(f"{value!r}: must be at least 1MiB")
+    return size
+
+
+def _series(source: str, table: Any) -> LoadSeries:
+    fields = _Fields(source, "load", table, _LOAD_KEYS)
+    kind = fields.get("kind", _one_of(SERIES_KINDS), "iodepth")
+    values = fields.get("values", _int_list, ())
+    if kind != "auto" and not values:
+        fields.fail("values", f"a {kind} series needs values, e.g. [1, 2, 4, 8]")
+    return LoadSeries(
+        kind=kind,
+        values=values,
+        jobs=fields.get("jobs", _positive_int, 1),
+        iodepth=fields.get("iodepth", _positive_int, 1),
+    )
+
+
+def _slo(source: str, table: Any) -> dict[str, Any]:
+    fields = _Fields(source, "slo", table, _SLO_KEYS)
+    limit = fields.get("limit", parse_latency_ms, DEFAULT_SLO_LIMIT_MS)
+    if limit <= 0:
+        fields.fail("limit", "must be above zero, e.g. 1ms")
+    return {"slo_metric": fields.get("metric", parse_slo_metric, None), "slo_limit_ms": limit}

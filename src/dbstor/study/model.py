@@ -1,0 +1,103 @@
+"""The study model: targets x profiles x a load series, with durations and the SLO."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from dbstor.study.profiles import Profile
+
+LATENCY_STATS = ("mean", "p50", "p95", "p99", "p999")
+SLO_METRICS = tuple(
+    f"{direction}_lat_{stat}_ms" for direction in ("read", "write") for stat in LATENCY_STATS
+)
+SERIES_KINDS = ("iodepth", "jobs", "rate", "auto")
+DEFAULT_SLO_LIMIT_MS = 1.0  # TR-4403 and TR-4415 report the load reached "under 1 ms"
+
+
+@dataclass(frozen=True)
+class Slo:
+    """The latency limit: which latency (e.g. read p99) and its limit in ms."""
+
+    metric: str = "read_lat_p99_ms"
+    limit_ms: float = DEFAULT_SLO_LIMIT_MS
+
+    def describe(self) -> str:
+        direction, _, stat, _ = self.metric.split("_")
+        stat_text = {"mean": "average", "p999": "p99.9"}.get(stat, stat)
+        return f"{stat_text} {direction} latency {self.limit_ms:g} ms"
+
+
+@dataclass(frozen=True)
+class Target:
+    label: str
+    paths: tuple[Path, ...]
+    facts: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class LoadSeries:
+    """How load rises: queue depth per job, number of jobs, a target IOPS, or auto."""
+
+    kind: str  # iodepth | jobs | rate | auto
+    values: tuple[int, ...] = ()
+    jobs: int = 1  # jobs at every point of an iodepth or rate series
+    iodepth: int = 1  # queue depth at every point of a jobs series
+
+    def label(self, value: float) -> str:
+        prefix = {"iodepth": "QD", "jobs": "jobs ", "rate": ""}.get(self.kind, "")
+        suffix = " IOPS" if self.kind == "rate" else ""
+        return f"{prefix}{value:g}{suffix}"
+
+
+@dataclass(frozen=True)
+class Study:
+    name: str
+    targets: tuple[Target, ...]
+    profiles: tuple[Profile, ...]
+    series: LoadSeries | None = None  # None: each profile's default series
+    duration_s: float = 30.0
+    warmup_s: float = 5.0
+    repeats: int = 1
+    file_size: int = 1024**3
+    slo_metric: str | None = None  # None: each profile's own (read p99; io-log: write p99)
+    slo_limit_ms: float = DEFAULT_SLO_LIMIT_MS
+    precondition: bool = False
+    baseline: str | None = None  # label of the baseline target; default the first
+    source: str = "built-in"
+
+    def series_for(self, profile: Profile) -> LoadSeries:
+        if self.series is not None:
+            return self.series
+        return LoadSeries(kind=profile.load_kind, values=profile.default_series)
+
+    def slo_for(self, profile: Profile) -> Slo:
+        return Slo(metric=self.slo_metric or profile.slo_metric, limit_ms=self.slo_limit_ms)
+
+    def describe(self) -> dict[str, Any]:
+        """The resolved study as plain data (no secrets live in a study)."""
+        return {
+            "name": self.name,
+            "source": self.source,
+            "targets": [
+                {"label": t.label, "paths": [str(p) for p in t.paths], "facts": t.facts}
+                for t in self.targets
+            ],
+            "profiles": [p.name for p in self.profiles],
+            "series": None
+            if self.series is None
+            else {
+                "kind": self.series.kind,
+                "values": list(self.series.values),
+                "jobs": self.series.jobs,
+                "iodepth": self.series.iodepth,
+            },
+            "duration_s": self.duration_s,
+            "warmup_s": self.warmup_s,
+            "repeats": self.repeats,
+            "file_size_bytes": self.file_size,
+            "slo": {"metric": self.slo_metric, "limit_ms": self.slo_limit_ms},
+            "precondition": self.precondition,
+            "baseline": self.baseline,
+        }

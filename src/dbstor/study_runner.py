@@ -1,0 +1,152 @@
+"""A study: every target x profile run in turn, then the comparison and one report.
+
+A study with one run writes OUT/<run-id>/. With several runs it writes a study folder
+OUT/<stamp>-<study>/ holding study.json, comparison.json, report.html (all runs and the
+comparison) and one run folder per run.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from dbstor.analysis.compare import compare_runs
+from dbstor.errors import UserError
+from dbstor.progress import Progress
+from dbstor.results.model import Run
+from dbstor.results.store import RESULTS_FILE, load_run, read_samples, write_text_atomic
+from dbstor.study.model import Study
+from dbstor.sweep import RunPlan, Sweep, new_run_id
+from dbstor.testfiles import Safety
+
+STUDY_FILE = "study.json"
+COMPARISON_FILE = "comparison.json"
+
+
+@dataclass
+class StudyOutcome:
+    folder: Path  # the study folder, or the run folder of a one-run study
+    runs: list[Run] = field(default_factory=list)
+    run_folders: list[Path] = field(default_factory=list)
+    comparison: dict[str, Any] | None = None
+
+
+def make_out_dir(out: Path) -> Path:
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise UserError(
+            f"cannot create the results folder {out}: {exc.strerror}; choose another --out"
+        ) from None
+    return out
+
+
+def plans_for(study: Study, parent: Path) -> list[RunPlan]:
+    description = study.describe()
+    return [
+        RunPlan(
+            run_id=new_run_id(target.label, profile.name, parent),
+            target=target,
+            profile=profile,
+            series=study.series_for(profile),
+            slo=study.slo_for(profile),
+            duration_s=study.duration_s,
+            warmup_s=study.warmup_s,
+            repeats=study.repeats,
+            file_size=study.file_size,
+            precondition=study.precondition,
+            study=description,
+        )
+        for target in study.targets
+        for profile in study.profiles
+    ]
+
+
+def render(folder: Path, runs: list[Run], comparison: dict[str, Any] | None, title: str) -> Path:
+    """(Re)write folder/report.html for these runs."""
+    from dbstor.report.html import write_report
+
+    samples = {}
+    for run in runs:
+        run_folder = folder if (folder / RESULTS_FILE).exists() else folder / run.run_id
+        samples[run.run_id] = read_samples(run_folder)
+    return write_report(folder, runs, samples=samples, comparison=comparison, title=title)
+
+
+def run_study(study: Study, out: Path, safety: Safety, progress: Progress) -> StudyOutcome:
+    make_out_dir(out)
+    stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
+    many = len(study.targets) * len(study.profiles) > 1
+    study_folder = out / f"{stamp}-{_slug(study.name)}" if many else None
+    parent = study_folder or out
+    plans = plans_for(study, parent)
+    outcome = StudyOutcome(folder=study_folder or parent / plans[0].run_id)
+    if study_folder:
+        study_folder.mkdir(parents=True, exist_ok=True)
+        write_text_atomic(
+            study_folder / STUDY_FILE,
+            json.dumps({"study": study.describe(), "runs": [p.run_id for p in plans]}, indent=2)
+            + "\n",
+        )
+
+    def after_point(run: Run, folder: Path) -> None:
+        render(folder, [run], None, f"{study.name}: {run.target['label']} {run.workload['name']}")
+        if study_folder:
+            _render_study(study_folder, [*outcome.runs, run], study)
+
+    for number, plan in enumerate(plans, 1):
+        folder = parent / plan.run_id
+        progress.say(
+            f"run {number}/{len(plans)}: {plan.target.label} x {plan.profile.name} -> {folder}"
+        )
+        sweep = Sweep(
+            plan, folder, safety, progress, on_point=lambda run, f=folder: after_point(run, f)
+        )
+        outcome.run_folders.append(folder)
+        try:
+            sweep.execute()
+        finally:
+            outcome.runs.append(sweep.run)
+    if study_folder:
+        outcome.comparison = _render_study(study_folder, outcome.runs, study)
+    return outcome
+
+
+def _render_study(folder: Path, runs: list[Run], study: Study) -> dict[str, Any] | None:
+    comparison = compare_runs(runs, study.baseline) if len(runs) > 1 else None
+    if comparison is not None:
+        write_text_atomic(folder / COMPARISON_FILE, json.dumps(comparison, indent=2) + "\n")
+    render(folder, runs, comparison, study.name)
+    return comparison
+
+
+def _slug(text: str) -> str:
+    keep = "".join(c if c.isalnum() or c in "-_." else "-" for c in text.strip())
+    return "-".join(filter(None, keep.split("-")))[:40] or "study"
+
+
+def load_folder(folder: Path) -> tuple[list[Run], list[Path]]:
+    """Runs from a run folder or a study folder (its run subfolders, in study order)."""
+    if (folder / RESULTS_FILE).exists():
+        return [_load(folder)], [folder]
+    if (folder / STUDY_FILE).exists():
+        ids = json.loads((folder / STUDY_FILE).read_text(encoding="utf-8")).get("runs", [])
+        folders = [folder / i for i in ids if (folder / i / RESULTS_FILE).exists()]
+        return [_load(f) for f in folders], folders
+    if not folder.exists():
+        raise UserError(
+            f"{folder} does not exist: give a run folder (with results.json) or a study folder"
+        )
+    raise UserError(
+        f"{folder} holds no results.json or study.json: give a dbstor run or study folder"
+    )
+
+
+def _load(folder: Path) -> Run:
+    try:
+        return load_run(folder)
+    except (ValueError, KeyError, TypeError) as exc:
+        raise UserError(f"{folder / RESULTS_FILE} cannot be read: {exc}") from None

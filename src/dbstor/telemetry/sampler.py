@@ -1,0 +1,248 @@
+"""One telemetry sample a second beside a load point, in a background thread.
+
+Each tick reads /proc/stat and /proc/diskstats once and keeps the cumulative counters
+with their timestamp. Per-interval samples (percentages and rates) are derived from
+consecutive snapshots; a window summary is derived from the two snapshots that bound the
+window, so it is exact rather than an average of per-second figures.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from dbstor.results.model import CpuStats, DeviceStats
+from dbstor.telemetry.cpu import PROC_STAT, CpuTimes, cpu_stats, parse_proc_stat
+from dbstor.telemetry.disk import PROC_DISKSTATS, DiskCounters, device_stats, parse_diskstats
+
+SAMPLE_KEYS = (
+    "t_s",
+    "cpu_util_pct",
+    "cpu_user_pct",
+    "cpu_system_pct",
+    "cpu_iowait_pct",
+    "dev_read_iops",
+    "dev_write_iops",
+    "dev_read_mbps",
+    "dev_write_mbps",
+    "dev_read_await_ms",
+    "dev_write_await_ms",
+    "dev_util_pct",
+)
+_MIN_PARTIAL = 0.1  # a last partial interval shorter than this share of one is dropped
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """Cumulative counters at `t` seconds after the sampler started."""
+
+    t: float
+    cpu: CpuTimes
+    disks: dict[str, DiskCounters]  # the sampled devices, top device first
+
+
+class Sample(dict[str, Any]):
+    """One interval's figures under SAMPLE_KEYS; `before`/`after` keep the counter
+    snapshots it came from so that summarise() can compute any window exactly."""
+
+    __slots__ = ("after", "before")
+
+    def __init__(self, before: Snapshot, after: Snapshot, values: dict[str, Any]) -> None:
+        super().__init__(values)
+        self.before = before
+        self.after = after
+
+
+def _read(path: str) -> Callable[[], str]:
+    return lambda: Path(path).read_text()
+
+
+class Sampler:
+    """Samples host CPU and the given block devices every `interval` seconds.
+
+    `devices` are /proc/diskstats names, top device first (see devices_for_path); the
+    dev_* figures and the summary use the first one. `clock` stamps the snapshots;
+    `read_stat` and `read_diskstats` return the text of /proc/stat and /proc/diskstats
+    (injectable for tests). A read failure in the thread stops sampling and is kept in
+    `error`; stop() still returns the samples taken before it.
+    """
+
+    def __init__(
+        self,
+        devices: Sequence[str] = (),
+        interval: float = 1.0,
+        *,
+        clock: Callable[[], float] = time.monotonic,
+        read_stat: Callable[[], str] | None = None,
+        read_diskstats: Callable[[], str] | None = None,
+    ) -> None:
+        if interval <= 0:
+            raise ValueError(f"interval must be positive, got {interval}")
+        self.devices = list(dict.fromkeys(devices))
+        self.interval = interval
+        self._clock = clock
+        self._read_stat = read_stat or _read(PROC_STAT)
+        self._read_diskstats = read_diskstats or _read(PROC_DISKSTATS)
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._samples: list[Sample] = []
+        self._t0 = 0.0
+        self._last: Snapshot | None = None
+        self._stopped = False
+        self.error: Exception | None = None
+
+    # --- lifecycle ---------------------------------------------------------------
+
+    def start(self) -> None:
+        """Take the baseline snapshot now (raising if it cannot) and start the thread."""
+        if self._thread is not None:
+            raise RuntimeError("Sampler already started")
+        self._t0 = self._clock()
+        self._last = self._snapshot(self._t0)
+        self._thread = threading.Thread(target=self._run, name="dbstor-sampler", daemon=True)
+        self._thread.start()
+
+    def stop(self) -> list[Sample]:
+        """Stop the thread, add the last partial interval, return all samples.
+
+        Safe to call twice and before start().
+        """
+        if self._thread is None or self._stopped:
+            return self.samples
+        self._stopped = True
+        self._stop.set()
+        self._thread.join(timeout=max(5.0, 2 * self.interval))
+        if self.error is None and not self._thread.is_alive():
+            try:
+                self._tick(final=True)
+            except Exception as exc:  # keep what we have; the caller sees .error
+                self.error = exc
+        return self.samples
+
+    # --- reading while running ---------------------------------------------------
+
+    @property
+    def samples(self) -> list[Sample]:
+        """A copy of the samples so far (safe while running; do not mutate the dicts)."""
+        with self._lock:
+            return list(self._samples)
+
+    def latest(self) -> Sample | None:
+        """The most recent sample, or None before the first interval ends."""
+        with self._lock:
+            return self._samples[-1] if self._samples else None
+
+    def summarise(
+        self,
+        samples: Sequence[Sample] | None = None,
+        start_s: float | None = None,
+        end_s: float | None = None,
+    ) -> tuple[CpuStats, DeviceStats | None]:
+        """summarise() over `samples` (this sampler's own when None)."""
+        return summarise(self.samples if samples is None else samples, start_s, end_s)
+
+    # --- the thread --------------------------------------------------------------
+
+    def _run(self) -> None:
+        # The schedule runs on real time; the injected clock only stamps snapshots.
+        due = time.monotonic() + self.interval
+        while not self._stop.wait(max(0.0, due - time.monotonic())):
+            try:
+                self._tick(final=False)
+            except Exception as exc:  # never die silently: record and stop sampling
+                self.error = exc
+                return
+            due += self.interval
+            now = time.monotonic()
+            if due <= now:  # fell behind (host stalled): skip ahead, do not burst
+                due = now + self.interval
+
+    def _snapshot(self, now: float | None = None) -> Snapshot:
+        t = (self._clock() if now is None else now) - self._t0
+        cpu = parse_proc_stat(self._read_stat())
+        disks: dict[str, DiskCounters] = {}
+        if self.devices:
+            table = parse_diskstats(self._read_diskstats())
+            for name in self.devices:
+                if name not in table:
+                    raise LookupError(f"device {name!r} is not in /proc/diskstats")
+                disks[name] = table[name]
+        return Snapshot(t, cpu, disks)
+
+    def _tick(self, final: bool) -> None:
+        snap = self._snapshot()
+        before = self._last
+        assert before is not None
+        if final and snap.t - before.t < _MIN_PARTIAL * self.interval:
+            return
+        sample = make_sample(before, snap)
+        with self._lock:
+            self._samples.append(sample)
+            self._last = snap
+
+
+def make_sample(before: Snapshot, after: Snapshot) -> Sample:
+    """The per-interval figures between two snapshots (dev_* None without devices)."""
+    cpu = cpu_stats(before.cpu, after.cpu)
+    dev = _device(before, after)
+    values = {
+        "t_s": round(after.t, 3),
+        "cpu_util_pct": cpu.util_pct,
+        "cpu_user_pct": cpu.user_pct,
+        "cpu_system_pct": cpu.system_pct,
+        "cpu_iowait_pct": cpu.iowait_pct,
+        "dev_read_iops": dev.read_iops if dev else None,
+        "dev_write_iops": dev.write_iops if dev else None,
+        "dev_read_mbps": dev.read_mbps if dev else None,
+        "dev_write_mbps": dev.write_mbps if dev else None,
+        "dev_read_await_ms": dev.read_await_ms if dev else None,
+        "dev_write_await_ms": dev.write_await_ms if dev else None,
+        "dev_util_pct": dev.util_pct if dev else None,
+    }
+    return Sample(before, after, values)
+
+
+def _device(before: Snapshot, after: Snapshot) -> DeviceStats | None:
+    if not after.disks:
+        return None
+    top = next(iter(after.disks))
+    return device_stats(before.disks, after.disks, after.t - before.t, top)
+
+
+def summarise(
+    samples: Sequence[Sample],
+    start_s: float | None = None,
+    end_s: float | None = None,
+) -> tuple[CpuStats, DeviceStats | None]:
+    """CPU and top-device figures over [start_s, end_s] seconds since the sampler started.
+
+    Uses the counter snapshots nearest to start_s and end_s (the first and last when
+    None), so the result is exact over the actual span between them. All figures are
+    None when the span is empty. Raises ValueError for samples without counters (rows
+    read back from CSV or JSON).
+    """
+    if not samples:
+        return CpuStats(), None
+    if not all(isinstance(s, Sample) for s in samples):
+        raise ValueError("summarise() needs the samples from a Sampler, not copied rows")
+    snaps: dict[int, Snapshot] = {}
+    for s in samples:
+        snaps.setdefault(id(s.before), s.before)
+        snaps.setdefault(id(s.after), s.after)
+    ordered = sorted(snaps.values(), key=lambda snap: snap.t)
+    first = ordered[0] if start_s is None else _nearest(ordered, start_s)
+    last = ordered[-1] if end_s is None else _nearest(ordered, end_s)
+    if last.t <= first.t:
+        top = next(iter(first.disks), None)
+        return CpuStats(), DeviceStats(name=top) if top else None
+    return cpu_stats(first.cpu, last.cpu), _device(first, last)
+
+
+def _nearest(ordered: list[Snapshot], t: float) -> Snapshot:
+    """The snapshot closest to t (the later one on a tie)."""
+    return min(reversed(ordered), key=lambda snap: abs(snap.t - t))
