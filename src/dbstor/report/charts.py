@@ -78,32 +78,47 @@ def _no_data(title: str, height: int) -> str:
     return frame.render(f"{title}: no data")
 
 
-def _refs(
-    frame: Frame, refs: Sequence[Ref], x: Scale, y: Scale, labels: Labels | None = None
-) -> None:
-    """Dashed reference lines; their labels are drawn (and kept clear) only with `labels`."""
+def _refs(frame: Frame, refs: Sequence[Ref], x: Scale, y: Scale) -> None:
+    """Dashed reference lines (their labels come later, once the data is laid out)."""
     x0, y0, x1, y1 = frame.box
     for ref in refs:
         if ref.axis == "x":
-            px = x(ref.value)
-            line = f'x1="{num(px)}" y1="{y0}" x2="{num(px)}" y2="{y1}"'
-            spot, size, anchor = (px + 3, y0 + 10), 10.0, "start"
+            px = num(x(ref.value))
+            line = f'x1="{px}" y1="{y0}" x2="{px}" y2="{y1}"'
         else:
-            py = y(ref.value)
-            line = f'x1="{x0}" y1="{num(py)}" x2="{x1}" y2="{num(py)}"'
-            spot, size, anchor = (x1 - 4, py - 5), 11.0, "end"
+            py = num(y(ref.value))
+            line = f'x1="{x0}" y1="{py}" x2="{x1}" y2="{py}"'
         frame.parts.append(
             f'<line class="ref" {line} stroke="{ref.color}" stroke-width="1.5" '
             'stroke-dasharray="7 4"/>'
         )
-        if labels is None:
-            continue
+
+
+def _ref_labels(frame: Frame, refs: Sequence[Ref], x: Scale, y: Scale, labels: Labels) -> list[str]:
+    """Labels for reference lines, each where it overlaps no data (at the right end if it can)."""
+    x0, y0, x1, _ = frame.box
+    out = []
+    for ref in refs:
+        size = 10.0 if ref.axis == "x" else 11.0
         width = 0.58 * size * len(ref.label)
-        left = spot[0] - (width if anchor == "end" else 0)
-        labels.taken.append((left, spot[1] - size, left + width, spot[1] + 2))
-        frame.parts.append(
-            text(*spot, ref.label, size, anchor, fill=ref.color, font_weight="600", **HALO)
-        )
+        if ref.axis == "x":
+            spots = [(x(ref.value) + 3, y0 + 10)]
+        else:
+            py = y(ref.value)
+            spots = [(x1 - 4 - width, py - 5), (x1 - 4 - width, py + 14), (x0 + 6, py - 5),
+                     (x0 + 6, py + 14), ((x0 + x1 - width) / 2, py - 5)]  # fmt: skip
+        for left, base in spots:
+            rect = (left, base - size, left + width, base + 2)
+            if ref.axis == "y" and any(_overlap(rect, other) for other in labels.taken):
+                continue
+            labels.taken.append(rect)
+            out.append(text(left, base, ref.label, size, fill=ref.color, font_weight="600", **HALO))
+            break
+    return out
+
+
+def _overlap(a: tuple[float, ...], b: tuple[float, ...]) -> bool:
+    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
 
 
 def line_chart(
@@ -150,8 +165,8 @@ def line_chart(
     y2 = None
     if right:
         y2 = frame.y_axis(y2_ticks or nice_ticks(*_span(right, True)), y2_label, right=True)
+    _refs(frame, refs, x, y)
     labels = Labels(frame.box)
-    _refs(frame, refs, x, y, labels)
     lines: list[str] = []
     marks: list[str] = []
     texts: list[str] = []
@@ -178,6 +193,7 @@ def line_chart(
         )
         marks.append(marker_svg("diamond", px, py, light.color, 4.5, light.label))
         labels.block(px, py, 10)
+    texts.extend(_ref_labels(frame, refs, x, y, labels))
     for light in highlights:
         spot = labels.place(x(light.x), y(light.y), light.label, 11.5, gap=12)
         if spot:

@@ -6,7 +6,7 @@ CSS = """
 * { box-sizing: border-box; }
 body { margin: 0; color: var(--ink); background: #fff; line-height: 1.45;
   font: 15px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif; }
-main { max-width: 1080px; margin: 0 auto; padding: 24px 28px 48px; }
+main { max-width: 1140px; margin: 0 auto; padding: 24px 28px 48px; }
 h1 { font-size: 26px; margin: 0 0 4px; }
 h2 { font-size: 20px; margin: 36px 0 10px; padding-bottom: 4px; border-bottom: 2px solid var(--line); }
 h3 { font-size: 16px; margin: 22px 0 8px; }
@@ -45,7 +45,9 @@ td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: now
 td.over { color: var(--bad); font-weight: 600; }
 td.within { color: var(--good); }
 tr.failed td { color: var(--bad); }
-.spread, .why { font-size: 11.5px; color: var(--muted); white-space: normal; }
+.spread { font-size: 11.5px; color: var(--muted); white-space: nowrap; }
+.point-notes { font-size: 13px; color: var(--muted); margin: 0 0 12px; padding-left: 20px; }
+th .unit { font-weight: 400; color: var(--muted); font-size: 11.5px; }
 .flag { display: inline-block; font-size: 11.5px; padding: 0 6px; margin: 1px 3px 1px 0;
   border-radius: 3px; background: #eaeef2; white-space: nowrap; }
 .flag-failed { background: #ffcecb; }

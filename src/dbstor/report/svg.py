@@ -42,7 +42,7 @@ def nice_ticks(lo: float, hi: float, count: int = 5) -> list[float]:
     if hi == lo:
         pad = abs(lo) * 0.1 or 1.0
         lo, hi = (lo - pad, hi + pad) if lo != 0 else (0.0, pad)
-    step = nice_number(nice_number(hi - lo, False) / max(1, count - 1), True)
+    step = nice_number((hi - lo) / max(1, count - 1), True)
     first = math.floor(lo / step + 1e-9) * step
     last = math.ceil(hi / step - 1e-9) * step
     n = round((last - first) / step)

@@ -33,6 +33,12 @@ def _cell(text: str, cls: str = "", title: str = "") -> str:
     return f"<td{attrs}>{escape(text)}</td>"
 
 
+def _head(text: str) -> str:
+    name, _, unit = text.partition("|")
+    unit_html = f'<br><span class="unit">{escape(unit)}</span>' if unit else ""
+    return f'<th scope="col">{escape(name)}{unit_html}</th>'
+
+
 def _latency_columns(run: Run) -> list[tuple[str, str]]:
     columns = list(_LATENCY_COLUMNS)
     parts = slo_of(run).metric.split("_")
@@ -46,8 +52,13 @@ def _iops_cell(point: Point) -> str:
     spread = point.iops_spread
     if point.repeats > 1 and spread is not None:
         low, mid, high = (fmt_iops(v) for v in (spread.minimum, spread.median, spread.maximum))
-        detail = f"min {low} · median {mid} · max {high} over {point.repeats} repeats"
-        return f'<td class="num">{total}<div class="spread">{escape(detail)}</div></td>'
+        detail = f"{low}–{high}"
+        title = f"{point.repeats} repeats: min {low}, median {mid}, max {high} IOPS"
+        return (
+            f'<td class="num" title="{escape(title)}">{total}'
+            f'<div class="spread">{escape(detail)}<br>median {escape(mid)}, '
+            f"{point.repeats} repeats</div></td>"
+        )
     return f'<td class="num">{total}</td>'
 
 
@@ -58,10 +69,19 @@ def _flags_cell(point: Point) -> str:
         f'title="{escape(FLAG_LEGEND.get(f, f))}">{escape(f)}</span>'
         for f in flags
     )
-    why = [point.saturation_reason] if point.saturated and point.saturation_reason else []
-    why += list(point.trust.notes or [])
-    detail = "".join(f'<div class="why">{escape(str(w))}</div>' for w in why)
-    return f"<td>{badges or DASH}{detail}</td>"
+    return f"<td>{badges or DASH}</td>"
+
+
+def _point_notes(run: Run) -> str:
+    """Why points were flagged: saturation reasons and trust notes, below the table."""
+    items = []
+    for point in sorted(run.points, key=lambda p: p.load.value):
+        why = [point.saturation_reason] if point.saturated and point.saturation_reason else []
+        why += [str(note) for note in point.trust.notes or []]
+        if why:
+            load = load_text(point.load.kind, point.load.value, point.load.jobs)
+            items.append(f"<li><b>{escape(load)}</b>: {escape('; '.join(why))}</li>")
+    return f'<ul class="point-notes">{"".join(items)}</ul>' if items else ""
 
 
 def points_table(run: Run) -> str:
@@ -69,9 +89,9 @@ def points_table(run: Run) -> str:
     slo = slo_of(run)
     columns = _latency_columns(run)
     has_tps = any(p.tps is not None for p in run.points)
-    head = ["load", "IOPS read", "IOPS write", "IOPS total", "MB/s"] + (["TPS"] if has_tps else [])
-    head += [f"{side} {_STAT.get(stat, stat)} (ms)" for side, stat in columns]
-    head += ["CPU busy", "device await r / w (ms)", "flags"]
+    head = ["load", "IOPS", "read / write IOPS", "MB/s"] + (["TPS"] if has_tps else [])
+    head += [f"{side} {_STAT.get(stat, stat)}|ms" for side, stat in columns]
+    head += ["CPU busy", "device await|read / write, ms", "flags"]
     rows = []
     for point in sorted(run.points, key=lambda p: p.load.value):
         load = escape(load_text(point.load.kind, point.load.value, point.load.jobs))
@@ -85,12 +105,8 @@ def points_table(run: Run) -> str:
         mbps = None
         if point.read_mbps is not None or point.write_mbps is not None:
             mbps = (point.read_mbps or 0.0) + (point.write_mbps or 0.0)
-        cells = [
-            _cell(fmt_iops(point.read_iops), "num"),
-            _cell(fmt_iops(point.write_iops), "num"),
-            _iops_cell(point),
-            _cell(fmt_mbps(mbps), "num"),
-        ]
+        split = f"{fmt_iops(point.read_iops)} / {fmt_iops(point.write_iops)}"
+        cells = [_iops_cell(point), _cell(split, "num"), _cell(fmt_mbps(mbps), "num")]
         if has_tps:
             cells.append(_cell(fmt_iops(point.tps), "num"))
         for side, stat in columns:
@@ -111,10 +127,10 @@ def points_table(run: Run) -> str:
         cells.append(_cell(awaits, "num"))
         cells.append(_flags_cell(point))
         rows.append(f'<tr><th scope="row">{load}</th>{"".join(cells)}</tr>')
-    header = "".join(f'<th scope="col">{escape(h)}</th>' for h in head)
+    header = "".join(_head(h) for h in head)
     return (
         f'<div class="scroll"><table class="points"><thead><tr>{header}</tr></thead>'
-        f"<tbody>{''.join(rows)}</tbody></table></div>"
+        f"<tbody>{''.join(rows)}</tbody></table></div>{_point_notes(run)}"
     )
 
 

@@ -1,0 +1,36 @@
+# make demo: set up (venv, package, fio) and run the default study on ./dbstor-data
+# make test: set up (venv, package, fio, chromium, postgresql) and run lint and the tests
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+SYSTEM_DEPS_DEMO := fio
+SYSTEM_DEPS_TEST := fio chromium postgresql
+
+.PHONY: demo test setup lint bench clean
+
+$(BIN)/dbstor: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+	$(BIN)/pip install -q -e '.[dev]'
+	touch $@
+
+setup: $(BIN)/dbstor
+	scripts/install-system-deps $(SYSTEM_DEPS_DEMO)
+
+demo: setup
+	$(BIN)/dbstor run
+
+lint: $(BIN)/dbstor
+	$(BIN)/ruff check src tests bench
+	$(BIN)/ruff format --check src tests bench
+
+test: $(BIN)/dbstor
+	scripts/install-system-deps $(SYSTEM_DEPS_TEST)
+	$(MAKE) lint
+	$(BIN)/pytest
+
+bench: setup
+	$(BIN)/python bench/bench_fio_fidelity.py
+
+clean:
+	rm -rf $(VENV) .pytest_cache .ruff_cache src/*.egg-info

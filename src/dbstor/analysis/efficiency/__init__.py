@@ -1,0 +1,10 @@
+"""Space efficiency of real database files: zero blocks, dedup, compression, snapshots.
+
+estimate() scans files and returns the figures; snapshots.model() turns a schedule into
+snapshot space and savings; html.render_efficiency_section() renders a report section.
+"""
+
+from dbstor.analysis.efficiency.arrays import DEFAULT_ARRAY, PRESETS, ArrayModel, resolve_array
+from dbstor.analysis.efficiency.estimate import estimate
+
+__all__ = ["DEFAULT_ARRAY", "PRESETS", "ArrayModel", "estimate", "resolve_array"]

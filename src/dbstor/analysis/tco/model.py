@@ -1,0 +1,238 @@
+"""The inputs of the consolidation cost case: one table of fields, read from a TOML file
+and/or command-line flags (flags win), validated into TcoInputs.
+
+Prices are inputs. `example_prices` fills the prices not given with documented example
+values, each listed with its source in the output (docs/tco.md); nothing else is assumed
+silently: every default used is listed too.
+"""
+
+from __future__ import annotations
+
+import argparse
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from dbstor.analysis.tco.licences import get_model
+from dbstor.errors import UserError
+from dbstor.units import parse_percent
+
+MS_PRICE = "Microsoft SQL Server 2022 pricing page, list price"
+ORA_PRICE = "Oracle Technology Global Price List, Database"
+ILLUSTRATIVE = "illustrative only, not from a price list: replace with your own"
+
+# field -> (value, source); licence prices per licence model
+EXAMPLE_LICENCE = {
+    "sqlserver-enterprise": ((7561.5, f"USD 15,123 per 2-core pack ({MS_PRICE})"),
+                             (25.0, "Software Assurance, 25% of the licence price a year "
+                                    "(Microsoft volume licensing)")),
+    "sqlserver-standard": ((1972.5, f"USD 3,945 per 2-core pack ({MS_PRICE})"),
+                           (25.0, "Software Assurance, 25% of the licence price a year "
+                                  "(Microsoft volume licensing)")),
+    "oracle-enterprise": ((47500.0, f"USD 47,500 per processor ({ORA_PRICE})"),
+                          (22.0, f"Software Update License & Support, 22% a year ({ORA_PRICE})")),
+    "oracle-standard2": ((17500.0, f"USD 17,500 per processor (socket) ({ORA_PRICE})"),
+                         (22.0, f"Software Update License & Support, 22% a year ({ORA_PRICE})")),
+}
+EXAMPLE_SERVER = {
+    "server_support": (1500.0, f"hardware maintenance of a 2-socket server a year; {ILLUSTRATIVE}"),
+    "power": (630.0, "400 W average x 8,760 h x PUE 1.5 x USD 0.12/kWh"),
+    "space": (300.0, f"2U of rack space a year; {ILLUSTRATIVE}"),
+    "admin": (3000.0, f"one administrator (USD 120,000 a year) per 40 servers; {ILLUSTRATIVE}"),
+}
+
+
+@dataclass(frozen=True)
+class Field:
+    name: str
+    toml: str  # section.key
+    flag: str
+    kind: str  # int | pct | money | float | bool | str | path
+    default: Any = None
+    help: str = ""
+
+
+FIELDS = (
+    Field("servers", "servers.count", "--servers", "int", None, "database servers today"),
+    Field("sockets", "servers.sockets", "--sockets", "int", 2, "processor sockets per server"),
+    Field("cores", "servers.cores_per_server", "--cores-per-server", "int", None,
+          "physical cores per server (all sockets)"),
+    Field("cpu_before", "cpu.before", "--cpu-before", "pct", None,
+          "CPU utilisation on the old storage, e.g. 10%%"),
+    Field("cpu_after", "cpu.after", "--cpu-after", "pct", None,
+          "CPU utilisation after the storage change, same workload, e.g. 40%%"),
+    Field("ceiling", "cpu.ceiling", "--ceiling", "pct", 70.0,
+          "highest utilisation allowed on the consolidated servers (default 70%%)"),
+    Field("before_run", "cpu.before_run", "--before-run", "path", None,
+          "dbstor run on the old storage to take --cpu-before from"),
+    Field("after_run", "cpu.after_run", "--after-run", "path", None,
+          "dbstor run on the new storage to take --cpu-after from"),
+    Field("licence", "licence.model", "--license", "str", None,
+          "sqlserver-enterprise, sqlserver-standard, oracle-enterprise, oracle-standard2, none"),
+    Field("core_factor", "licence.core_factor", "--core-factor", "float", 0.5,
+          "Oracle core factor (default 0.5, Intel/AMD x86)"),
+    Field("licence_price", "licence.price", "--license-price", "money", None,
+          "price of one licence (a core licence, or an Oracle processor licence)"),
+    Field("support_rate", "licence.support_rate", "--support-rate", "pct", None,
+          "yearly licence support / Software Assurance, %% of the licence price"),
+    Field("licence_purchase", "licence.count_purchase", "--count-license-purchase", "bool",
+          False, "count the purchase of the retired licences as avoided (true-up, refresh)"),
+    Field("server_price", "server.price", "--server-price", "money", 0.0,
+          "price of one server (counted only with --server-refresh)"),
+    Field("server_refresh", "server.refresh", "--server-refresh", "bool", False,
+          "the servers are due for replacement now: retired ones need not be bought"),
+    Field("server_support", "server.support", "--server-support", "money", None,
+          "hardware maintenance per server per year"),
+    Field("power", "server.power", "--power", "money", None, "power and cooling per server per year"),
+    Field("space", "server.space", "--space", "money", None, "rack space per server per year"),
+    Field("admin", "server.admin", "--admin", "money", None, "administration per server per year"),
+    Field("storage_price", "storage.price", "--storage-price", "money", None,
+          "purchase of the new storage (year 0)"),
+    Field("storage_support", "storage.support", "--storage-support", "money", None,
+          "new storage support, power and space per year"),
+    Field("legacy_support", "storage.legacy_support", "--legacy-storage-support", "money", None,
+          "old storage support, power and space per year, no longer paid"),
+    Field("migration", "storage.migration", "--migration", "money", None,
+          "one-time migration and consolidation services (year 0)"),
+    Field("years", "analysis.years", "--years", "int", 3, "years analysed (default 3)"),
+    Field("discount_rate", "analysis.discount_rate", "--discount-rate", "pct", 8.0,
+          "yearly discount rate for the NPV (default 8%%)"),
+    Field("currency", "analysis.currency", "--currency", "str", "USD", "currency label"),
+    Field("example_prices", "analysis.example_prices", "--example-prices", "bool", False,
+          "fill prices not given with the documented example values (docs/tco.md)"),
+)
+BY_NAME = {f.name: f for f in FIELDS}
+
+
+@dataclass
+class TcoInputs:
+    values: dict[str, Any]
+    sources: dict[str, str] = field(default_factory=dict)  # field -> where the value came from
+
+    def __getattr__(self, name: str) -> Any:
+        try:
+            return self.__dict__["values"][name]
+        except KeyError:
+            raise AttributeError(name) from None
+
+
+def read_toml(path: Path) -> dict[str, Any]:
+    """Flatten a consolidation TOML file into field -> raw value, naming unknown keys."""
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise UserError(f"{path}: no such file; give a consolidation TOML (see docs/tco.md)") from None
+    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise UserError(f"{path}: not valid TOML ({exc})") from None
+    by_toml = {f.toml: f for f in FIELDS}
+    out: dict[str, Any] = {}
+    for section, table in data.items():
+        if not isinstance(table, dict):
+            raise UserError(f"{path}: {section} must be a [section]; see docs/tco.md")
+        for key, value in table.items():
+            spec = by_toml.get(f"{section}.{key}")
+            if spec is None:
+                raise UserError(f"{path}: unknown key {section}.{key}; known keys are listed "
+                                "in docs/tco.md")
+            out[spec.name] = value
+    return out
+
+
+def _convert(spec: Field, raw: Any, where: str) -> Any:
+    label = f"{where}{spec.toml if where.endswith(': ') else spec.flag}"
+    try:
+        if spec.kind == "int":
+            if isinstance(raw, bool) or float(raw) != int(float(raw)) or int(float(raw)) < 1:
+                raise ValueError
+            return int(float(raw))
+        if spec.kind == "pct":
+            return parse_percent(raw)
+        if spec.kind in ("money", "float"):
+            value = float(str(raw).replace(",", "").replace("$", "").strip())
+            if value < 0 or value != value:
+                raise UserError(f"{label} must not be negative (got {raw}); prices and "
+                                "factors are 0 or more")
+            return value
+        if spec.kind == "bool":
+            if isinstance(raw, bool):
+                return raw
+            if str(raw).lower() in ("true", "yes", "1", "false", "no", "0"):
+                return str(raw).lower() in ("true", "yes", "1")
+            raise ValueError
+        if spec.kind == "path":
+            return Path(str(raw))
+        return str(raw)
+    except ValueError as exc:
+        if spec.kind == "pct" and str(exc):
+            raise UserError(f"{label}: {exc}; give a percentage 0..100, e.g. 40%") from None
+        hint = {"int": "a whole number of 1 or more", "bool": "true or false"}.get(
+            spec.kind, "a number")
+        raise UserError(f"{label}: {raw!r} is not {hint}") from None
+
+
+def resolve(toml_path: Path | None, args: argparse.Namespace) -> TcoInputs:
+    """TOML values, overridden by flags, converted and checked; defaults filled and noted."""
+    raw: dict[str, tuple[Any, str]] = {}
+    if toml_path is not None:
+        for name, value in read_toml(toml_path).items():
+            raw[name] = (value, f"{toml_path}: ")
+    for spec in FIELDS:
+        value = getattr(args, spec.name, None)
+        if value is not None and value is not False:
+            raw[spec.name] = (value, "")
+    values: dict[str, Any] = {}
+    sources: dict[str, str] = {}
+    for spec in FIELDS:
+        if spec.name in raw:
+            value, where = raw[spec.name]
+            values[spec.name] = _convert(spec, value, where)
+            sources[spec.name] = f"from {toml_path}" if where else "given"
+        else:
+            values[spec.name] = spec.default
+            if spec.default is not None:
+                sources[spec.name] = "default"
+    inputs = TcoInputs(values, sources)
+    _check(inputs)
+    _fill_prices(inputs)
+    return inputs
+
+
+def _check(inputs: TcoInputs) -> None:
+    v = inputs.values
+    for name in ("servers", "cores", "licence"):
+        if v[name] is None:
+            raise UserError(f"{BY_NAME[name].flag} is required (or {BY_NAME[name].toml} in "
+                            "the TOML file); see dbstor tco --help")
+    model = get_model(v["licence"])
+    v["licence"] = model.name
+    if v["cores"] % v["sockets"]:
+        raise UserError(f"--cores-per-server {v['cores']} is not a multiple of --sockets "
+                        f"{v['sockets']}; give the total physical cores of one server")
+    if not 0 < v["core_factor"] <= 1:
+        raise UserError(f"--core-factor {v['core_factor']:g} is outside (0, 1]; Oracle's "
+                        "table uses 0.25, 0.5, 0.75 or 1.0")
+    if v["ceiling"] <= 0:
+        raise UserError("--ceiling must be above 0%, e.g. 70%")
+    if v["years"] > 30:
+        raise UserError(f"--years {v['years']} is more than 30; give the analysis period")
+
+
+def _fill_prices(inputs: TcoInputs) -> None:
+    v, src = inputs.values, inputs.sources
+    example = v["example_prices"]
+    prices = {}
+    if v["licence"] in EXAMPLE_LICENCE:
+        price, rate = EXAMPLE_LICENCE[v["licence"]]
+        prices.update({"licence_price": price, "support_rate": rate})
+    prices.update(EXAMPLE_SERVER)
+    for name in ("licence_price", "support_rate", "server_support", "power", "space", "admin",
+                 "storage_price", "storage_support", "legacy_support", "migration"):
+        if v[name] is not None:
+            continue
+        if example and name in prices:
+            v[name], source = prices[name]
+            src[name] = f"example: {source}"
+        else:
+            v[name] = 0.0
+            src[name] = "not given, taken as 0"

@@ -1,0 +1,67 @@
+"""CPU utilisation before and after a storage change, taken from two dbstor runs.
+
+The point compared is the highest load both runs measured (same kind and value: the
+same workload on both storages, as TR-4403 and TR-4415 did); when the runs share no
+load point, each run's peak point is used and the result says so.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from dbstor.errors import UserError
+from dbstor.results.model import Point, Run
+from dbstor.results.store import RESULTS_FILE, load_run
+
+
+def _load(folder: Path, flag: str) -> Run:
+    if not (folder / RESULTS_FILE).is_file():
+        raise UserError(f"{flag} {folder}: not a dbstor run folder (no {RESULTS_FILE})")
+    try:
+        return load_run(folder)
+    except (OSError, ValueError, TypeError, KeyError) as exc:
+        raise UserError(f"{flag} {folder}: cannot read {RESULTS_FILE} ({exc})") from None
+
+
+def _cpu_points(run: Run, flag: str, folder: Path) -> list[Point]:
+    points = [p for p in run.points
+              if p.ok and p.load is not None and p.cpu is not None and p.cpu.util_pct is not None]
+    if not points:
+        raise UserError(f"{flag} {folder}: no finished load point with CPU utilisation; "
+                        "give the utilisation with --cpu-before/--cpu-after")
+    return points
+
+
+def _peak(run: Run, points: list[Point]) -> Point:
+    load = (run.peak or {}).get("load")
+    for p in points:
+        if load is not None and p.load.value == load:
+            return p
+    return max(points, key=lambda p: (p.tps or 0.0, p.iops))
+
+
+def cpu_from_runs(before: Path, after: Path) -> tuple[float, float, str]:
+    """-> (CPU % before, CPU % after, how the points were matched)."""
+    run_b, run_a = _load(before, "--before-run"), _load(after, "--after-run")
+    pts_b = _cpu_points(run_b, "--before-run", before)
+    pts_a = _cpu_points(run_a, "--after-run", after)
+    loads_b = {(p.load.kind, p.load.value): p for p in pts_b}
+    loads_a = {(p.load.kind, p.load.value): p for p in pts_a}
+    common = sorted(set(loads_b) & set(loads_a), key=lambda k: k[1])
+    if common:
+        key = common[-1]
+        pb, pa = loads_b[key], loads_a[key]
+        how = f"matched load point {key[0]} {key[1]:g} of runs {run_b.run_id} and {run_a.run_id}"
+    else:
+        pb, pa = _peak(run_b, pts_b), _peak(run_a, pts_a)
+        how = (f"peak points (no common load): {run_b.run_id} at {pb.load.kind} "
+               f"{pb.load.value:g}, {run_a.run_id} at {pa.load.kind} {pa.load.value:g}")
+    return float(pb.cpu.util_pct), float(pa.cpu.util_pct), how  # type: ignore[union-attr]
+
+
+def cpu_from_run(folder: Path, flag: str) -> tuple[float, str]:
+    """CPU % of one run at its peak point (when only one side is a run)."""
+    run = _load(folder, flag)
+    point = _peak(run, _cpu_points(run, flag, folder))
+    return float(point.cpu.util_pct), (  # type: ignore[union-attr]
+        f"peak point of run {run.run_id} ({point.load.kind} {point.load.value:g})")
