@@ -29,6 +29,16 @@ Flags override the TOML file. Keys, example prices and their sources: docs/tco.m
 """
 
 
+METAVARS = {
+    "int": "N",
+    "pct": "PCT",
+    "money": "AMOUNT",
+    "float": "FACTOR",
+    "path": "DIR",
+    "str": "NAME",
+}
+
+
 def register(subparsers: Any) -> None:
     """Add the 'tco' subcommand."""
     p = subparsers.add_parser(
@@ -44,8 +54,13 @@ def register(subparsers: Any) -> None:
         epilog=EXAMPLES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("file", nargs="?", type=Path, metavar="CONSOLIDATION.toml",
-                   help="the inputs as TOML (see docs/tco.md); flags override it")
+    p.add_argument(
+        "file",
+        nargs="?",
+        type=Path,
+        metavar="CONSOLIDATION.toml",
+        help="the inputs as TOML (see docs/tco.md); flags override it",
+    )
     for spec in FIELDS:
         if spec.kind == "bool":
             p.add_argument(spec.flag, dest=spec.name, action="store_true", help=spec.help)
@@ -53,19 +68,26 @@ def register(subparsers: Any) -> None:
         names = [spec.flag, "--licence"] if spec.name == "licence" else [spec.flag]
         if spec.name == "licence_price":
             names.append("--licence-price")
-        p.add_argument(*names, dest=spec.name, default=None,
-                       metavar=spec.flag.lstrip("-").split("-")[-1].upper(), help=spec.help)
+        p.add_argument(
+            *names, dest=spec.name, default=None, metavar=METAVARS[spec.kind], help=spec.help
+        )
     p.add_argument("--json", action="store_true", help="print the result as JSON")
-    p.add_argument("--html", metavar="FILE", type=Path,
-                   help="also write a self-contained HTML page with the cost case")
+    p.add_argument(
+        "--html",
+        metavar="FILE",
+        type=Path,
+        help="also write a self-contained HTML page with the cost case",
+    )
     p.set_defaults(handler=run)
 
 
 def _cpu_from_runs(inputs: TcoInputs) -> str | None:
     v = inputs.values
     before_run, after_run = v["before_run"], v["after_run"]
-    for flag, run_key, value_key in (("--before-run", "before_run", "cpu_before"),
-                                     ("--after-run", "after_run", "cpu_after")):
+    for flag, run_key, value_key in (
+        ("--before-run", "before_run", "cpu_before"),
+        ("--after-run", "after_run", "cpu_after"),
+    ):
         if v[run_key] is not None and inputs.sources.get(value_key) is not None:
             raise UserError(f"give --{value_key.replace('_', '-')} or {flag}, not both")
     if before_run is None and after_run is None:
@@ -93,8 +115,10 @@ def run(args: argparse.Namespace) -> int:
     inputs = resolve(args.file, args)
     cpu_note = _cpu_from_runs(inputs)
     if inputs.cpu_after is None:
-        raise UserError("--cpu-after is required (the CPU utilisation after the storage "
-                        "change), or --after-run with a dbstor run on the new storage")
+        raise UserError(
+            "--cpu-after is required (the CPU utilisation after the storage "
+            "change), or --after-run with a dbstor run on the new storage"
+        )
     if inputs.cpu_after <= 0:
         raise UserError("--cpu-after must be above 0%: the measured utilisation after the change")
     result = compute(inputs, cpu_note)
@@ -119,12 +143,12 @@ def _m(x: float | None, currency: str = "") -> str:
 def format_text(result: dict[str, Any]) -> str:
     """The terminal report: servers, licences, line items, cash flows, ROI/NPV/payback."""
     cur, s, lic = result["currency"], result["servers"], result["licences"]
-    head = (f"CPU: {s['cpu_before_pct']:g}% before, " if s["cpu_before_pct"] is not None
-            else "CPU: ")
+    head = f"CPU: {s['cpu_before_pct']:g}% before, " if s["cpu_before_pct"] is not None else "CPU: "
     lines = [
         f"Servers: {s['before']} -> {s['after']} ({s['retired']} retired; {s['needed_exact']:g} "
         f"needed at a {s['ceiling_pct']:g}% CPU ceiling)",
-        head + f"{s['cpu_after_pct']:g}% after the storage change"
+        head
+        + f"{s['cpu_after_pct']:g}% after the storage change"
         + (f" ({s['headroom_factor']:g}x)" if s["headroom_factor"] else "")
         + f"; {s['cpu_consolidated_pct']:g}% on each consolidated server",
         f"Licences ({lic['model']}): {lic['per_server']} {lic['unit']}s per server, "
@@ -137,8 +161,17 @@ def format_text(result: dict[str, Any]) -> str:
     lines += _table(items, left={0, 1})
     lines.append("")
     flows = [("year", "benefits", "costs", "net", "discounted", "cumulative")]
-    flows += [(str(f["year"]), _m(f["benefits"]), _m(f["costs"]), _m(f["net"]),
-               _m(f["discounted"]), _m(f["cumulative"])) for f in result["cash_flows"]]
+    flows += [
+        (
+            str(f["year"]),
+            _m(f["benefits"]),
+            _m(f["costs"]),
+            _m(f["net"]),
+            _m(f["discounted"]),
+            _m(f["cumulative"]),
+        )
+        for f in result["cash_flows"]
+    ]
     lines += _table(flows, left=set())
     lines.append("")
     roi, payback = result["roi_pct"], result["payback_months"]
@@ -158,5 +191,9 @@ def format_text(result: dict[str, Any]) -> str:
 
 def _table(rows: list[tuple[str, ...]], left: set[int]) -> list[str]:
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
-    return ["  ".join(c.ljust(widths[i]) if i in left else c.rjust(widths[i])
-                      for i, c in enumerate(r)).rstrip() for r in rows]
+    return [
+        "  ".join(
+            c.ljust(widths[i]) if i in left else c.rjust(widths[i]) for i, c in enumerate(r)
+        ).rstrip()
+        for r in rows
+    ]

@@ -38,6 +38,11 @@ def _load_label(point: Point) -> str:
     return load_text(point.load.kind, point.load.value, point.load.jobs)
 
 
+def _category(point: Point) -> str:
+    """A load point's axis label; failed points say so, since their bars are missing."""
+    return _load_label(point) + ("" if point.ok else " failed")
+
+
 def curve_chart(runs: Sequence[Run]) -> str:
     """IOPS (x) against the SLO latency metric (y): one line per run, the SLO and the knees."""
     slo = slo_of(runs[0])
@@ -105,7 +110,7 @@ def iops_cpu_chart(run: Run) -> str:
     bars = [Series("IOPS (reads + writes)", [], [p.iops if p.ok else None for p in points])]
     bars[0].color = "#0072B2"
     return bar_chart(
-        [_load_label(p) for p in points],
+        [_category(p) for p in points],
         bars,
         title="IOPS and CPU per load point",
         y_label="IOPS",
@@ -157,7 +162,7 @@ def latency_chart(run: Run) -> str:
         title="Mean latency at the host and at the device",
         x_label="load point",
         y_label="mean latency (ms)",
-        categories=[_load_label(p) for p in points],
+        categories=[_category(p) for p in points],
         height=330,
         description="The gap between host and device latency is time spent in the host I/O stack and the path.",
     )

@@ -36,8 +36,8 @@ figure { margin: 14px 0 20px; }
 figcaption { color: var(--muted); font-size: 13px; margin-top: 2px; max-width: 760px; }
 svg.chart { display: block; width: 100%; max-width: 760px; height: auto; }
 .scroll { overflow-x: auto; }
-table { border-collapse: collapse; font-size: 13px; margin: 6px 0 12px; }
-th, td { padding: 4px 8px; border-bottom: 1px solid var(--line); text-align: left;
+table { border-collapse: collapse; font-size: 12.5px; margin: 6px 0 12px; }
+th, td { padding: 4px 7px; border-bottom: 1px solid var(--line); text-align: left;
   vertical-align: top; }
 thead th { background: var(--soft); font-weight: 600; white-space: nowrap; }
 tbody tr:nth-child(even) { background: #fbfcfd; }

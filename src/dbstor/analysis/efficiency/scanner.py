@@ -32,7 +32,7 @@ from dbstor.analysis.efficiency.worker import (
     run_task,
 )
 
-TASK_BYTES = 64 * 1024 * 1024
+TASK_BYTES = 16 * 1024 * 1024
 INLINE_BYTES = 16 * 1024 * 1024  # below this, scanning in-process beats starting workers
 
 

@@ -11,6 +11,7 @@ moving logs to flash gave a slight loss) and are left out unless asked for.
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 from typing import Any
 
@@ -53,7 +54,7 @@ def skew_curve(objects: list[DbObject]) -> list[tuple[float, float]]:
 
 def skew_point(curve: list[tuple[float, float]]) -> tuple[float, float]:
     """Where the curve crosses x + y = 1: 'y of the I/O lands on x of the capacity'."""
-    for (x0, y0), (x1, y1) in zip(curve, curve[1:], strict=False):
+    for (x0, y0), (x1, y1) in itertools.pairwise(curve):
         s0, s1 = x0 + y0, x1 + y1
         if s0 <= 1.0 <= s1 and s1 > s0:
             t = (1.0 - s0) / (s1 - s0)
@@ -149,9 +150,7 @@ def analyse(
     chosen_rows = [r for r in rows if r["chosen"]]
     total_stall = None if any(s is None for s in stalls) else sum(s for s in stalls if s)
     saved_total = (
-        sum(r["saved_ms"] or 0.0 for r in chosen_rows)
-        if objective == "stall_ms" or tiers.slow_latency_ms is not None
-        else None
+        sum(r["saved_ms"] or 0.0 for r in chosen_rows) if objective == "stall_ms" else None
     )
     curve = skew_curve(objects)
     sx, sy = skew_point(curve)
@@ -219,13 +218,14 @@ def analyse(
 
 def _reason(row: dict[str, Any], tiers: Tiers, objective: str, free: int) -> str:
     share = f"{row['io_share']:.1%} of the I/O in {row['capacity_share']:.1%} of the capacity"
+    saves = ""
+    if objective == "stall_ms" and row["saved_ms"] is not None:
+        saves = (
+            f"saves {row['saved_ms'] / 1000:,.0f} s of stall "
+            f"({row['latency_now_ms']:.2f} -> {tiers.fast_latency_ms:.2f} ms per I/O)"
+        )
     if row["chosen"]:
-        if objective == "stall_ms" and row["saved_ms"] is not None:
-            return (
-                f"chosen: {share}; saves {row['saved_ms'] / 1000:,.0f} s of stall "
-                f"({row['latency_now_ms']:.2f} -> {tiers.fast_latency_ms:.2f} ms per I/O)"
-            )
-        return f"chosen: {share}"
+        return f"chosen: {share}" + (f"; {saves}" if saves else "")
     if row["poor_reason"] and not row["candidate"]:
         return f"not chosen: {row['poor_reason']}"
     if row["ios"] == 0:
@@ -235,14 +235,16 @@ def _reason(row: dict[str, Any], tiers: Tiers, objective: str, free: int) -> str
             f"not chosen: {row['latency_now_ms']:.2f} ms per I/O is already at fast-tier "
             "latency, no stall to save"
         )
+    size = format_size(row["size_bytes"])
     if row["size_bytes"] > tiers.capacity_bytes:
         return (
-            f"not chosen: {format_size(row['size_bytes'])} is larger than the fast tier "
+            f"not chosen: {size} is larger than the whole fast tier "
             f"({format_size(tiers.capacity_bytes)}); {share}"
         )
+    gain = saves.replace("saves", "would save") if saves else share
     return (
-        f"not chosen: {format_size(row['size_bytes'])} does not fit in the "
-        f"{format_size(free)} left beside the objects that save more; {share}"
+        f"not chosen: {size} does not fit in the {format_size(free)} left; the chosen set "
+        f"saves more in total; {gain}"
     )
 
 

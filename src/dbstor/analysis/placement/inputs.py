@@ -9,124 +9,16 @@ underscores; rows with the same name in one snapshot (RAC instances) are added u
 
 from __future__ import annotations
 
-import csv
 import json
-import re
-from collections.abc import Iterable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from dbstor.analysis.placement.csvtable import add, guess_kind, number, read_table, require
 from dbstor.analysis.placement.model import DbObject, Snapshot, delta
+from dbstor.analysis.placement.oracle import parse_oracle
 from dbstor.errors import UserError
 
 PAGE = 8192  # SQL Server page: sys.master_files.size and sysaltfiles.size count these
-
-
-def _norm(header: str) -> str:
-    return re.sub(r"[^a-z0-9#]", "", header.strip().lower().lstrip("\ufeff"))
-
-
-@dataclass
-class Table:
-    """A CSV file: normalised header -> column, rows as dicts of raw strings."""
-
-    path: Path
-    columns: dict[str, str]  # normalised -> as written
-    rows: list[tuple[int, dict[str, str]]]  # (line number, normalised -> text)
-
-    def pick(self, aliases: Iterable[str]) -> str | None:
-        """The first alias present in the header (normalised), or None."""
-        for alias in aliases:
-            if _norm(alias) in self.columns:
-                return _norm(alias)
-        return None
-
-
-def read_table(path: Path) -> Table:
-    """Read a CSV (comma, semicolon, tab or pipe separated) with a header line."""
-    try:
-        text = path.read_text(encoding="utf-8-sig")
-    except FileNotFoundError:
-        raise UserError(f"{path}: no such file; give the CSV export of the statistics") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise UserError(f"{path}: cannot read it ({exc}); give a UTF-8 CSV file") from None
-    lines = text.splitlines()
-    if not lines or not lines[0].strip():
-        raise UserError(f"{path}: empty file; export the statistics with a header line")
-    try:
-        dialect: Any = csv.Sniffer().sniff(lines[0], delimiters=",;\t|")
-    except csv.Error:
-        dialect = csv.excel
-    reader = csv.reader(lines, dialect)
-    header = next(reader)
-    columns = {_norm(h): h.strip() for h in header if _norm(h)}
-    keys = [_norm(h) for h in header]
-    rows = []
-    for number, cells in enumerate(reader, start=2):
-        if not any(c.strip() for c in cells):
-            continue
-        rows.append((number, {k: c.strip() for k, c in zip(keys, cells, strict=False) if k}))
-    return Table(path, columns, rows)
-
-
-def _number(table: Table, line: int, key: str, text: str | None) -> float | None:
-    if text is None or text.strip().upper() in ("", "NULL", "NONE", "NAN"):
-        return None
-    cleaned = text.replace(",", "").replace("_", "").replace(" ", "")
-    try:
-        return float(cleaned)
-    except ValueError:
-        raise UserError(
-            f"{table.path} line {line}: {table.columns[key]} {text!r} is not a number; "
-            "export full numbers (no truncated or formatted cells)"
-        ) from None
-
-
-def _missing(table: Table, required: dict[str, tuple[str, ...]], what: str) -> None:
-    absent = [
-        f"{label} ({' or '.join(aliases)})"
-        for label, aliases in required.items()
-        if table.pick(aliases) is None
-    ]
-    if absent:
-        raise UserError(
-            f"{table.path}: missing required column(s) {'; '.join(absent)}; "
-            f"export {what} (see docs/advise.md)"
-        )
-
-
-def _add(objects: dict[str, DbObject], obj: DbObject) -> None:
-    """Keep one object per name: counters added up, the largest size kept."""
-    old = objects.get(obj.name)
-    if old is None:
-        objects[obj.name] = obj
-        return
-    for counter in (
-        "reads",
-        "writes",
-        "bytes_read",
-        "bytes_written",
-        "read_stall_ms",
-        "write_stall_ms",
-        "stall_ms",
-        "cache_hits",
-    ):
-        a, b = getattr(old, counter), getattr(obj, counter)
-        setattr(old, counter, None if a is None and b is None else (a or 0) + (b or 0))
-    old.size_bytes = max(old.size_bytes, obj.size_bytes)
-
-
-_LOG_NAME = re.compile(r"(?i)((^|[^a-z])(log|redo|wal|xlog)([^a-z]|$))|templog|\.ldf$")
-
-
-def guess_kind(name: str, path: str = "") -> str:
-    """'log' for names that look like transaction logs, 'temp' for tempdb, else 'data'."""
-    if _LOG_NAME.search(name) or path.lower().endswith(".ldf"):
-        return "log"
-    if re.search(r"(?i)temp", name):
-        return "temp"
-    return "data"
 
 
 # --- SQL Server ------------------------------------------------------------------------
@@ -158,7 +50,7 @@ _SIZE_SCALE = {
 def parse_sqlserver(path: Path) -> Snapshot:
     """One snapshot of SQL Server per-file statistics (see the module docstring)."""
     table = read_table(path)
-    _missing(
+    require(
         table,
         SQLSERVER_COLUMNS,
         "sys.dm_io_virtual_file_stats joined with sys.master_files (name, size)",
@@ -187,23 +79,21 @@ def parse_sqlserver(path: Path) -> Snapshot:
             name,
             row.get(path_key, "") if path_key else "",
         )
-        values = {
-            f: _number(table, line, k, row.get(k)) if k else None for f, k in optional.items()
-        }
-        size = _number(table, line, size_key, row.get(size_key)) or 0.0
+        values = {f: number(table, line, k, row.get(k)) if k else None for f, k in optional.items()}
+        size = number(table, line, size_key, row.get(size_key)) or 0.0
         obj = DbObject(
             name=name,
             kind=kind,
             size_bytes=int(size * _SIZE_SCALE[size_key]),
-            reads=int(_number(table, line, reads_key, row.get(reads_key)) or 0),
-            writes=int(_number(table, line, writes_key, row.get(writes_key)) or 0),
+            reads=int(number(table, line, reads_key, row.get(reads_key)) or 0),
+            writes=int(number(table, line, writes_key, row.get(writes_key)) or 0),
             bytes_read=_int_or_none(values["bytes_read"]),
             bytes_written=_int_or_none(values["bytes_written"]),
             read_stall_ms=values["read_stall_ms"],
             write_stall_ms=values["write_stall_ms"],
             stall_ms=values["stall_ms"],
         )
-        _add(objects, obj)
+        add(objects, obj)
     return Snapshot(objects, label=str(path))
 
 
@@ -220,121 +110,6 @@ def _sqlserver_kind(kind: str, name: str, physical: str) -> str:
 
 def _int_or_none(value: float | None) -> int | None:
     return None if value is None else int(value)
-
-
-# --- Oracle --------------------------------------------------------------------------
-
-FILESTAT_COLUMNS = {
-    "name": ("NAME", "FILE_NAME", "FILE#"),
-    "reads": ("PHYRDS",),
-    "writes": ("PHYWRTS",),
-    "size": ("BYTES", "BLOCKS"),
-}
-SEGSTAT_COLUMNS = {
-    "name": ("OBJECT_NAME",),
-    "reads": ("PHYSICAL_READS_TOTAL", "PHYSICAL_READS_DELTA"),
-    "writes": ("PHYSICAL_WRITES_TOTAL", "PHYSICAL_WRITES_DELTA"),
-    "size": ("SPACE_ALLOCATED_TOTAL", "BYTES", "SPACE_USED_TOTAL"),
-}
-
-
-def parse_oracle(path: Path) -> tuple[list[Snapshot], bool]:
-    """Oracle v$filestat or DBA_HIST_SEG_STAT export -> (snapshots in time order, cumulative).
-
-    A DBA_HIST_SEG_STAT export with *_TOTAL columns over several SNAP_IDs gives its
-    first and last snapshot; one with only *_DELTA columns gives one non-cumulative one.
-    """
-    table = read_table(path)
-    if table.pick(("PHYRDS",)):
-        return [_filestat(table)], True
-    if table.pick(("PHYSICAL_READS_TOTAL", "PHYSICAL_READS_DELTA")):
-        return _segstat(table)
-    raise UserError(
-        f"{path}: missing required column(s) PHYRDS (v$filestat) or PHYSICAL_READS_TOTAL "
-        "(DBA_HIST_SEG_STAT); export one of those views (see docs/advise.md)"
-    )
-
-
-def _filestat(table: Table) -> Snapshot:
-    _missing(table, FILESTAT_COLUMNS, "v$filestat joined with v$datafile (NAME, BYTES)")
-    name_key = table.pick(FILESTAT_COLUMNS["name"])
-    bytes_key, blocks_key = table.pick(("BYTES",)), table.pick(("BLOCKS",))
-    bs_key = table.pick(("BLOCK_SIZE",))
-    if bytes_key is None and bs_key is None:
-        raise UserError(
-            f"{table.path}: missing required column BYTES (or BLOCK_SIZE beside "
-            "BLOCKS); export v$datafile.BYTES (see docs/advise.md)"
-        )
-    ts_key = table.pick(("TABLESPACE_NAME", "TABLESPACE"))
-    keys = {
-        k: table.pick((k,))
-        for k in ("PHYRDS", "PHYWRTS", "PHYBLKRD", "PHYBLKWRT", "READTIM", "WRITETIM")
-    }
-    objects: dict[str, DbObject] = {}
-    for line, row in table.rows:
-
-        def num(key: str | None, line: int = line, row: dict[str, str] = row) -> float | None:
-            return _number(table, line, key, row.get(key)) if key else None
-
-        block = num(bs_key)
-        size = num(bytes_key) if bytes_key else (num(blocks_key) or 0) * (block or 0)
-        name = row.get(name_key) or f"file#{row.get(table.pick(('FILE#',)) or '', '?')}"
-        space = (row.get(ts_key) or "").upper() if ts_key else ""
-        kind = "temp" if "TEMP" in space else "undo" if "UNDO" in space else "data"
-        rtim, wtim = num(keys["READTIM"]), num(keys["WRITETIM"])  # centiseconds
-        blkrd, blkwr = num(keys["PHYBLKRD"]), num(keys["PHYBLKWRT"])
-        _add(
-            objects,
-            DbObject(
-                name=name,
-                kind=kind,
-                size_bytes=int(size or 0),
-                reads=int(num(keys["PHYRDS"]) or 0),
-                writes=int(num(keys["PHYWRTS"]) or 0),
-                bytes_read=int(blkrd * block) if blkrd is not None and block else None,
-                bytes_written=int(blkwr * block) if blkwr is not None and block else None,
-                read_stall_ms=None if rtim is None else rtim * 10.0,
-                write_stall_ms=None if wtim is None else wtim * 10.0,
-            ),
-        )
-    return Snapshot(objects, label=str(table.path))
-
-
-def _segstat(table: Table) -> tuple[list[Snapshot], bool]:
-    _missing(
-        table,
-        SEGSTAT_COLUMNS,
-        "DBA_HIST_SEG_STAT joined with DBA_HIST_SEG_STAT_OBJ (OBJECT_NAME, SPACE_ALLOCATED_TOTAL)",
-    )
-    cumulative = table.pick(("PHYSICAL_READS_TOTAL",)) is not None
-    reads_key = table.pick(SEGSTAT_COLUMNS["reads"])
-    writes_key = table.pick(SEGSTAT_COLUMNS["writes"])
-    size_key = table.pick(SEGSTAT_COLUMNS["size"])
-    owner_key, sub_key = table.pick(("OWNER",)), table.pick(("SUBOBJECT_NAME",))
-    type_key, snap_key = table.pick(("OBJECT_TYPE",)), table.pick(("SNAP_ID",))
-    name_key = table.pick(SEGSTAT_COLUMNS["name"])
-    by_snap: dict[float, dict[str, DbObject]] = {}
-    for line, row in table.rows:
-        parts = [
-            row.get(owner_key, "") if owner_key else "",
-            row.get(name_key, ""),
-            row.get(sub_key, "") if sub_key else "",
-        ]
-        name = ".".join(p for p in parts if p)
-        snap = _number(table, line, snap_key, row.get(snap_key)) if snap_key else 0.0
-        kind = (row.get(type_key) or "segment").lower() if type_key else "segment"
-        obj = DbObject(
-            name=name,
-            kind=kind,
-            size_bytes=int(_number(table, line, size_key, row.get(size_key)) or 0),
-            reads=int(_number(table, line, reads_key, row.get(reads_key)) or 0),
-            writes=int(_number(table, line, writes_key, row.get(writes_key)) or 0),
-        )
-        _add(by_snap.setdefault((snap or 0.0) if cumulative else 0.0, {}), obj)
-    snaps = [Snapshot(by_snap[k], label=f"{table.path} snap {k:g}") for k in sorted(by_snap)]
-    if cumulative and len(snaps) > 2:
-        snaps = [snaps[0], snaps[-1]]
-    return snaps, cumulative
 
 
 # --- dbstor run folders -----------------------------------------------------------------

@@ -65,18 +65,30 @@ def compute(inp: TcoInputs, cpu_note: str | None = None) -> dict[str, Any]:
     support_each = inp.licence_price * inp.support_rate / 100.0
     per_server_year = inp.server_support + inp.power + inp.space + inp.admin
     benefits = [
-        _line(f"licence support for {lic_retired} retired {model.unit}s", 0.0,
-              lic_retired * support_each),
-        _line(f"{retired} servers retired: maintenance, power, space, administration", 0.0,
-              retired * per_server_year),
+        _line(
+            f"licence support for {lic_retired} retired {model.unit}s",
+            0.0,
+            lic_retired * support_each,
+        ),
+        _line(
+            f"{retired} servers retired: maintenance, power, space, administration",
+            0.0,
+            retired * per_server_year,
+        ),
         _line("old storage support, power and space no longer paid", 0.0, inp.legacy_support),
     ]
     if inp.licence_purchase:
-        benefits.append(_line(f"purchase of {lic_retired} {model.unit}s avoided",
-                              lic_retired * inp.licence_price, 0.0))
+        benefits.append(
+            _line(
+                f"purchase of {lic_retired} {model.unit}s avoided",
+                lic_retired * inp.licence_price,
+                0.0,
+            )
+        )
     if inp.server_refresh:
-        benefits.append(_line(f"{retired} server replacements avoided",
-                              retired * inp.server_price, 0.0))
+        benefits.append(
+            _line(f"{retired} server replacements avoided", retired * inp.server_price, 0.0)
+        )
     costs = [
         _line("new storage purchase", inp.storage_price, 0.0),
         _line("migration and consolidation services", inp.migration, 0.0),
@@ -88,36 +100,60 @@ def compute(inp: TcoInputs, cpu_note: str | None = None) -> dict[str, Any]:
         b = sum(x["year0"] if t == 0 else x["yearly"] for x in benefits)
         c = sum(x["year0"] if t == 0 else x["yearly"] for x in costs)
         cumulative += b - c
-        flows.append({"year": t, "benefits": b, "costs": c, "net": b - c,
-                      "discounted": (b - c) / (1.0 + rate) ** t, "cumulative": cumulative})
+        flows.append(
+            {
+                "year": t,
+                "benefits": b,
+                "costs": c,
+                "net": b - c,
+                "discounted": (b - c) / (1.0 + rate) ** t,
+                "cumulative": cumulative,
+            }
+        )
     nets = [f["net"] for f in flows]
     total_b, total_c = sum(f["benefits"] for f in flows), sum(f["costs"] for f in flows)
     ratio = roi(total_b, total_c)
     notes = []
     if needed > n:
-        notes.append(f"at {inp.cpu_after:g}% CPU and a {inp.ceiling:g}% ceiling the workload "
-                     f"needs {needed} servers, more than the {n} of today: no consolidation")
+        notes.append(
+            f"at {inp.cpu_after:g}% CPU and a {inp.ceiling:g}% ceiling the workload "
+            f"needs {needed} servers, more than the {n} of today: no consolidation"
+        )
     if inp.cpu_before is not None and inp.cpu_after <= inp.cpu_before:
-        notes.append("CPU after the change is not above CPU before: the storage change freed "
-                     "no CPU headroom to consolidate")
+        notes.append(
+            "CPU after the change is not above CPU before: the storage change freed "
+            "no CPU headroom to consolidate"
+        )
     if ratio is None:
-        notes.append("nothing is spent (no storage price, migration or support given): ROI "
-                     "is not defined")
+        notes.append(
+            "nothing is spent (no storage price, migration or support given): ROI is not defined"
+        )
     return {
         "kind": "tco",
         "currency": inp.currency,
         "servers": {
-            "before": n, "after": after, "needed_exact": round(exact, 3), "retired": retired,
-            "sockets_each": inp.sockets, "cores_each": inp.cores,
-            "cpu_before_pct": inp.cpu_before, "cpu_after_pct": inp.cpu_after,
+            "before": n,
+            "after": after,
+            "needed_exact": round(exact, 3),
+            "retired": retired,
+            "sockets_each": inp.sockets,
+            "cores_each": inp.cores,
+            "cpu_before_pct": inp.cpu_before,
+            "cpu_after_pct": inp.cpu_after,
             "ceiling_pct": inp.ceiling,
             "cpu_consolidated_pct": round(n * inp.cpu_after / after, 2),
-            "headroom_factor": (round(inp.cpu_after / inp.cpu_before, 2)
-                                if inp.cpu_before else None),
+            "headroom_factor": (
+                round(inp.cpu_after / inp.cpu_before, 2) if inp.cpu_before else None
+            ),
         },
         "licences": {
-            "model": model.name, "unit": model.unit, "rule": model.rule, "per_server": each,
-            "before": n * each, "after": after * each, "retired": lic_retired,
+            "model": model.name,
+            "unit": model.unit,
+            "rule": model.rule,
+            "per_server": each,
+            "before": n * each,
+            "after": after * each,
+            "retired": lic_retired,
         },
         "benefits": benefits,
         "costs": costs,
@@ -146,19 +182,30 @@ def assumptions(inp: TcoInputs, cpu_note: str | None = None) -> list[str]:
         value = inp.values.get(spec.name)
         if value is None or spec.kind == "path" or spec.name == "example_prices":
             continue
-        shown = f"{value:g}%" if spec.kind == "pct" else (
-            f"{value:,.2f} {inp.currency}" if spec.kind == "money" else str(value))
+        shown = (
+            f"{value:g}%"
+            if spec.kind == "pct"
+            else (
+                f"{value:,.2f} {inp.currency}"
+                if spec.kind == "money"
+                else str(value).lower()
+                if spec.kind == "bool"
+                else str(value)
+            )
+        )
         source = inp.sources.get(spec.name, "")
         out.append(f"{spec.toml} = {shown}" + (f" ({source})" if source else ""))
     if cpu_note:
         out.append(f"CPU utilisation: {cpu_note}")
-    out.extend([
-        "servers after consolidation are the same model as today; the workload's CPU demand "
-        "is the measured CPU after the storage change (the old CPU was held back by I/O waits)",
-        "licences already owned are sunk: retiring them saves their yearly support"
-        + ("" if inp.licence_purchase else " only (no resale, no purchase avoided)"),
-        "yearly flows fall at year end; purchases at year 0; payback spreads each year's net "
-        "evenly over its months",
-        "ROI = (benefits - costs) / costs over the whole period, undiscounted",
-    ])
+    out.extend(
+        [
+            "servers after consolidation are the same model as today; the workload's CPU demand "
+            "is the measured CPU after the storage change (the old CPU was held back by I/O waits)",
+            "licences already owned are sunk: retiring them saves their yearly support"
+            + ("" if inp.licence_purchase else " only (no resale, no purchase avoided)"),
+            "yearly flows fall at year end; purchases at year 0; payback spreads each year's net "
+            "evenly over its months",
+            "ROI = (benefits - costs) / costs over the whole period, undiscounted",
+        ]
+    )
     return out

@@ -27,17 +27,25 @@ class LicenceModel:
 
 MODELS = {
     "sqlserver-enterprise": LicenceModel(
-        "sqlserver-enterprise", "core licence",
-        "SQL Server per core: all physical cores, at least 4 per processor, in 2-core packs"),
+        "sqlserver-enterprise",
+        "core licence",
+        "SQL Server per core: all physical cores, at least 4 per processor, in 2-core packs",
+    ),
     "sqlserver-standard": LicenceModel(
-        "sqlserver-standard", "core licence",
-        "SQL Server per core: all physical cores, at least 4 per processor, in 2-core packs"),
+        "sqlserver-standard",
+        "core licence",
+        "SQL Server per core: all physical cores, at least 4 per processor, in 2-core packs",
+    ),
     "oracle-enterprise": LicenceModel(
-        "oracle-enterprise", "processor licence",
-        "Oracle processor licences: cores x core factor, fractions rounded up"),
+        "oracle-enterprise",
+        "processor licence",
+        "Oracle processor licences: cores x core factor, fractions rounded up",
+    ),
     "oracle-standard2": LicenceModel(
-        "oracle-standard2", "processor licence",
-        "Oracle SE2: one processor licence per occupied socket, at most 2 sockets"),
+        "oracle-standard2",
+        "processor licence",
+        "Oracle SE2: one processor licence per occupied socket, at most 2 sockets",
+    ),
     "none": LicenceModel("none", "licence", "no per-server database licence"),
 }
 
@@ -73,7 +81,9 @@ def licences_per_server(
         return oracle_processor_licences(cores_per_server, core_factor)
     if name == "oracle-standard2":
         if sockets > 2:
-            raise UserError(f"Oracle SE2 runs on servers of at most 2 sockets (got {sockets}); "
-                            "use --license oracle-enterprise")
+            raise UserError(
+                f"Oracle SE2 runs on servers of at most 2 sockets (got {sockets}); "
+                "use --license oracle-enterprise"
+            )
         return sockets
     return 0

@@ -24,16 +24,22 @@ ILLUSTRATIVE = "illustrative only, not from a price list: replace with your own"
 
 # field -> (value, source); licence prices per licence model
 EXAMPLE_LICENCE = {
-    "sqlserver-enterprise": ((7561.5, f"USD 15,123 per 2-core pack ({MS_PRICE})"),
-                             (25.0, "Software Assurance, 25% of the licence price a year "
-                                    "(Microsoft volume licensing)")),
-    "sqlserver-standard": ((1972.5, f"USD 3,945 per 2-core pack ({MS_PRICE})"),
-                           (25.0, "Software Assurance, 25% of the licence price a year "
-                                  "(Microsoft volume licensing)")),
-    "oracle-enterprise": ((47500.0, f"USD 47,500 per processor ({ORA_PRICE})"),
-                          (22.0, f"Software Update License & Support, 22% a year ({ORA_PRICE})")),
-    "oracle-standard2": ((17500.0, f"USD 17,500 per processor (socket) ({ORA_PRICE})"),
-                         (22.0, f"Software Update License & Support, 22% a year ({ORA_PRICE})")),
+    "sqlserver-enterprise": (
+        (7561.5, f"USD 15,123 per 2-core pack ({MS_PRICE})"),
+        (25.0, "Software Assurance, 25% of the licence price a year (Microsoft volume licensing)"),
+    ),
+    "sqlserver-standard": (
+        (1972.5, f"USD 3,945 per 2-core pack ({MS_PRICE})"),
+        (25.0, "Software Assurance, 25% of the licence price a year (Microsoft volume licensing)"),
+    ),
+    "oracle-enterprise": (
+        (47500.0, f"USD 47,500 per processor ({ORA_PRICE})"),
+        (22.0, f"Software Update License & Support, 22% a year ({ORA_PRICE})"),
+    ),
+    "oracle-standard2": (
+        (17500.0, f"USD 17,500 per processor (socket) ({ORA_PRICE})"),
+        (22.0, f"Software Update License & Support, 22% a year ({ORA_PRICE})"),
+    ),
 }
 EXAMPLE_SERVER = {
     "server_support": (1500.0, f"hardware maintenance of a 2-socket server a year; {ILLUSTRATIVE}"),
@@ -56,51 +62,173 @@ class Field:
 FIELDS = (
     Field("servers", "servers.count", "--servers", "int", None, "database servers today"),
     Field("sockets", "servers.sockets", "--sockets", "int", 2, "processor sockets per server"),
-    Field("cores", "servers.cores_per_server", "--cores-per-server", "int", None,
-          "physical cores per server (all sockets)"),
-    Field("cpu_before", "cpu.before", "--cpu-before", "pct", None,
-          "CPU utilisation on the old storage, e.g. 10%%"),
-    Field("cpu_after", "cpu.after", "--cpu-after", "pct", None,
-          "CPU utilisation after the storage change, same workload, e.g. 40%%"),
-    Field("ceiling", "cpu.ceiling", "--ceiling", "pct", 70.0,
-          "highest utilisation allowed on the consolidated servers (default 70%%)"),
-    Field("before_run", "cpu.before_run", "--before-run", "path", None,
-          "dbstor run on the old storage to take --cpu-before from"),
-    Field("after_run", "cpu.after_run", "--after-run", "path", None,
-          "dbstor run on the new storage to take --cpu-after from"),
-    Field("licence", "licence.model", "--license", "str", None,
-          "sqlserver-enterprise, sqlserver-standard, oracle-enterprise, oracle-standard2, none"),
-    Field("core_factor", "licence.core_factor", "--core-factor", "float", 0.5,
-          "Oracle core factor (default 0.5, Intel/AMD x86)"),
-    Field("licence_price", "licence.price", "--license-price", "money", None,
-          "price of one licence (a core licence, or an Oracle processor licence)"),
-    Field("support_rate", "licence.support_rate", "--support-rate", "pct", None,
-          "yearly licence support / Software Assurance, %% of the licence price"),
-    Field("licence_purchase", "licence.count_purchase", "--count-license-purchase", "bool",
-          False, "count the purchase of the retired licences as avoided (true-up, refresh)"),
-    Field("server_price", "server.price", "--server-price", "money", 0.0,
-          "price of one server (counted only with --server-refresh)"),
-    Field("server_refresh", "server.refresh", "--server-refresh", "bool", False,
-          "the servers are due for replacement now: retired ones need not be bought"),
-    Field("server_support", "server.support", "--server-support", "money", None,
-          "hardware maintenance per server per year"),
-    Field("power", "server.power", "--power", "money", None, "power and cooling per server per year"),
+    Field(
+        "cores",
+        "servers.cores_per_server",
+        "--cores-per-server",
+        "int",
+        None,
+        "physical cores per server (all sockets)",
+    ),
+    Field(
+        "cpu_before",
+        "cpu.before",
+        "--cpu-before",
+        "pct",
+        None,
+        "CPU utilisation on the old storage, e.g. 10%%",
+    ),
+    Field(
+        "cpu_after",
+        "cpu.after",
+        "--cpu-after",
+        "pct",
+        None,
+        "CPU utilisation after the storage change, same workload, e.g. 40%%",
+    ),
+    Field(
+        "ceiling",
+        "cpu.ceiling",
+        "--ceiling",
+        "pct",
+        70.0,
+        "highest utilisation allowed on the consolidated servers (default 70%%)",
+    ),
+    Field(
+        "before_run",
+        "cpu.before_run",
+        "--before-run",
+        "path",
+        None,
+        "dbstor run on the old storage to take --cpu-before from",
+    ),
+    Field(
+        "after_run",
+        "cpu.after_run",
+        "--after-run",
+        "path",
+        None,
+        "dbstor run on the new storage to take --cpu-after from",
+    ),
+    Field(
+        "licence",
+        "licence.model",
+        "--license",
+        "str",
+        None,
+        "sqlserver-enterprise, sqlserver-standard, oracle-enterprise, oracle-standard2, none",
+    ),
+    Field(
+        "core_factor",
+        "licence.core_factor",
+        "--core-factor",
+        "float",
+        0.5,
+        "Oracle core factor (default 0.5, Intel/AMD x86)",
+    ),
+    Field(
+        "licence_price",
+        "licence.price",
+        "--license-price",
+        "money",
+        None,
+        "price of one licence (a core licence, or an Oracle processor licence)",
+    ),
+    Field(
+        "support_rate",
+        "licence.support_rate",
+        "--support-rate",
+        "pct",
+        None,
+        "yearly licence support / Software Assurance, %% of the licence price",
+    ),
+    Field(
+        "licence_purchase",
+        "licence.count_purchase",
+        "--count-license-purchase",
+        "bool",
+        False,
+        "count the purchase of the retired licences as avoided (true-up, refresh)",
+    ),
+    Field(
+        "server_price",
+        "server.price",
+        "--server-price",
+        "money",
+        0.0,
+        "price of one server (counted only with --server-refresh)",
+    ),
+    Field(
+        "server_refresh",
+        "server.refresh",
+        "--server-refresh",
+        "bool",
+        False,
+        "the servers are due for replacement now: retired ones need not be bought",
+    ),
+    Field(
+        "server_support",
+        "server.support",
+        "--server-support",
+        "money",
+        None,
+        "hardware maintenance per server per year",
+    ),
+    Field(
+        "power", "server.power", "--power", "money", None, "power and cooling per server per year"
+    ),
     Field("space", "server.space", "--space", "money", None, "rack space per server per year"),
     Field("admin", "server.admin", "--admin", "money", None, "administration per server per year"),
-    Field("storage_price", "storage.price", "--storage-price", "money", None,
-          "purchase of the new storage (year 0)"),
-    Field("storage_support", "storage.support", "--storage-support", "money", None,
-          "new storage support, power and space per year"),
-    Field("legacy_support", "storage.legacy_support", "--legacy-storage-support", "money", None,
-          "old storage support, power and space per year, no longer paid"),
-    Field("migration", "storage.migration", "--migration", "money", None,
-          "one-time migration and consolidation services (year 0)"),
+    Field(
+        "storage_price",
+        "storage.price",
+        "--storage-price",
+        "money",
+        None,
+        "purchase of the new storage (year 0)",
+    ),
+    Field(
+        "storage_support",
+        "storage.support",
+        "--storage-support",
+        "money",
+        None,
+        "new storage support, power and space per year",
+    ),
+    Field(
+        "legacy_support",
+        "storage.legacy_support",
+        "--legacy-storage-support",
+        "money",
+        None,
+        "old storage support, power and space per year, no longer paid",
+    ),
+    Field(
+        "migration",
+        "storage.migration",
+        "--migration",
+        "money",
+        None,
+        "one-time migration and consolidation services (year 0)",
+    ),
     Field("years", "analysis.years", "--years", "int", 3, "years analysed (default 3)"),
-    Field("discount_rate", "analysis.discount_rate", "--discount-rate", "pct", 8.0,
-          "yearly discount rate for the NPV (default 8%%)"),
+    Field(
+        "discount_rate",
+        "analysis.discount_rate",
+        "--discount-rate",
+        "pct",
+        8.0,
+        "yearly discount rate for the NPV (default 8%%)",
+    ),
     Field("currency", "analysis.currency", "--currency", "str", "USD", "currency label"),
-    Field("example_prices", "analysis.example_prices", "--example-prices", "bool", False,
-          "fill prices not given with the documented example values (docs/tco.md)"),
+    Field(
+        "example_prices",
+        "analysis.example_prices",
+        "--example-prices",
+        "bool",
+        False,
+        "fill prices not given with the documented example values (docs/tco.md)",
+    ),
 )
 BY_NAME = {f.name: f for f in FIELDS}
 
@@ -122,7 +250,9 @@ def read_toml(path: Path) -> dict[str, Any]:
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
-        raise UserError(f"{path}: no such file; give a consolidation TOML (see docs/tco.md)") from None
+        raise UserError(
+            f"{path}: no such file; give a consolidation TOML (see docs/tco.md)"
+        ) from None
     except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise UserError(f"{path}: not valid TOML ({exc})") from None
     by_toml = {f.toml: f for f in FIELDS}
@@ -133,8 +263,9 @@ def read_toml(path: Path) -> dict[str, Any]:
         for key, value in table.items():
             spec = by_toml.get(f"{section}.{key}")
             if spec is None:
-                raise UserError(f"{path}: unknown key {section}.{key}; known keys are listed "
-                                "in docs/tco.md")
+                raise UserError(
+                    f"{path}: unknown key {section}.{key}; known keys are listed in docs/tco.md"
+                )
             out[spec.name] = value
     return out
 
@@ -151,8 +282,9 @@ def _convert(spec: Field, raw: Any, where: str) -> Any:
         if spec.kind in ("money", "float"):
             value = float(str(raw).replace(",", "").replace("$", "").strip())
             if value < 0 or value != value:
-                raise UserError(f"{label} must not be negative (got {raw}); prices and "
-                                "factors are 0 or more")
+                raise UserError(
+                    f"{label} must not be negative (got {raw}); prices and factors are 0 or more"
+                )
             return value
         if spec.kind == "bool":
             if isinstance(raw, bool):
@@ -167,7 +299,8 @@ def _convert(spec: Field, raw: Any, where: str) -> Any:
         if spec.kind == "pct" and str(exc):
             raise UserError(f"{label}: {exc}; give a percentage 0..100, e.g. 40%") from None
         hint = {"int": "a whole number of 1 or more", "bool": "true or false"}.get(
-            spec.kind, "a number")
+            spec.kind, "a number"
+        )
         raise UserError(f"{label}: {raw!r} is not {hint}") from None
 
 
@@ -202,16 +335,22 @@ def _check(inputs: TcoInputs) -> None:
     v = inputs.values
     for name in ("servers", "cores", "licence"):
         if v[name] is None:
-            raise UserError(f"{BY_NAME[name].flag} is required (or {BY_NAME[name].toml} in "
-                            "the TOML file); see dbstor tco --help")
+            raise UserError(
+                f"{BY_NAME[name].flag} is required (or {BY_NAME[name].toml} in "
+                "the TOML file); see dbstor tco --help"
+            )
     model = get_model(v["licence"])
     v["licence"] = model.name
     if v["cores"] % v["sockets"]:
-        raise UserError(f"--cores-per-server {v['cores']} is not a multiple of --sockets "
-                        f"{v['sockets']}; give the total physical cores of one server")
+        raise UserError(
+            f"--cores-per-server {v['cores']} is not a multiple of --sockets "
+            f"{v['sockets']}; give the total physical cores of one server"
+        )
     if not 0 < v["core_factor"] <= 1:
-        raise UserError(f"--core-factor {v['core_factor']:g} is outside (0, 1]; Oracle's "
-                        "table uses 0.25, 0.5, 0.75 or 1.0")
+        raise UserError(
+            f"--core-factor {v['core_factor']:g} is outside (0, 1]; Oracle's "
+            "table uses 0.25, 0.5, 0.75 or 1.0"
+        )
     if v["ceiling"] <= 0:
         raise UserError("--ceiling must be above 0%, e.g. 70%")
     if v["years"] > 30:
@@ -226,8 +365,18 @@ def _fill_prices(inputs: TcoInputs) -> None:
         price, rate = EXAMPLE_LICENCE[v["licence"]]
         prices.update({"licence_price": price, "support_rate": rate})
     prices.update(EXAMPLE_SERVER)
-    for name in ("licence_price", "support_rate", "server_support", "power", "space", "admin",
-                 "storage_price", "storage_support", "legacy_support", "migration"):
+    for name in (
+        "licence_price",
+        "support_rate",
+        "server_support",
+        "power",
+        "space",
+        "admin",
+        "storage_price",
+        "storage_support",
+        "legacy_support",
+        "migration",
+    ):
         if v[name] is not None:
             continue
         if example and name in prices:

@@ -24,11 +24,16 @@ def _load(folder: Path, flag: str) -> Run:
 
 
 def _cpu_points(run: Run, flag: str, folder: Path) -> list[Point]:
-    points = [p for p in run.points
-              if p.ok and p.load is not None and p.cpu is not None and p.cpu.util_pct is not None]
+    points = [
+        p
+        for p in run.points
+        if p.ok and p.load is not None and p.cpu is not None and p.cpu.util_pct is not None
+    ]
     if not points:
-        raise UserError(f"{flag} {folder}: no finished load point with CPU utilisation; "
-                        "give the utilisation with --cpu-before/--cpu-after")
+        raise UserError(
+            f"{flag} {folder}: no finished load point with CPU utilisation; "
+            "give the utilisation with --cpu-before/--cpu-after"
+        )
     return points
 
 
@@ -54,8 +59,10 @@ def cpu_from_runs(before: Path, after: Path) -> tuple[float, float, str]:
         how = f"matched load point {key[0]} {key[1]:g} of runs {run_b.run_id} and {run_a.run_id}"
     else:
         pb, pa = _peak(run_b, pts_b), _peak(run_a, pts_a)
-        how = (f"peak points (no common load): {run_b.run_id} at {pb.load.kind} "
-               f"{pb.load.value:g}, {run_a.run_id} at {pa.load.kind} {pa.load.value:g}")
+        how = (
+            f"peak points (no common load): {run_b.run_id} at {pb.load.kind} "
+            f"{pb.load.value:g}, {run_a.run_id} at {pa.load.kind} {pa.load.value:g}"
+        )
     return float(pb.cpu.util_pct), float(pa.cpu.util_pct), how  # type: ignore[union-attr]
 
 
@@ -64,4 +71,5 @@ def cpu_from_run(folder: Path, flag: str) -> tuple[float, str]:
     run = _load(folder, flag)
     point = _peak(run, _cpu_points(run, flag, folder))
     return float(point.cpu.util_pct), (  # type: ignore[union-attr]
-        f"peak point of run {run.run_id} ({point.load.kind} {point.load.value:g})")
+        f"peak point of run {run.run_id} ({point.load.kind} {point.load.value:g})"
+    )

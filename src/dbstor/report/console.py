@@ -1,0 +1,173 @@
+"""The terminal summary: a table of every load point, the peak and the knee, and the
+comparison against a baseline. Strings from results go in as Text, never as markup."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from dbstor.report.figures import COMPARED, run_names
+from dbstor.report.fmt import (
+    DASH,
+    fmt_factor,
+    fmt_iops,
+    fmt_mbps,
+    fmt_ms,
+    fmt_num,
+    fmt_pct,
+    load_text,
+)
+from dbstor.report.summary import cache_sentence, knee_sentence, peak_sentence, point_flags, slo_of
+from dbstor.results.model import Point, Run
+
+_STATUS_STYLE = {"complete": "green", "interrupted": "yellow", "running": "yellow", "failed": "red"}
+
+
+def _lat(point: Point, side: str, stat: str) -> float | None:
+    stats = getattr(point, f"{side}_lat_ms")
+    return None if stats is None or not point.ok else getattr(stats, stat)
+
+
+def _points_table(run: Run, name: str) -> Table:
+    slo = slo_of(run)
+    has_tps = any(p.tps is not None for p in run.points)
+    status = Text(run.status, style=_STATUS_STYLE.get(run.status, ""))
+    workload = (run.workload or {}).get("name", "")
+    title = Text.assemble(name, " · ", str(workload), " · ", status)
+    table = Table(title=title, title_justify="left", header_style="bold")
+    table.add_column("load")
+    for header in ("IOPS read", "IOPS write", "MB/s", *(["TPS"] if has_tps else [])):
+        table.add_column(header, justify="right")
+    for header in ("read p50", "read p99", "read p99.9", "write p99"):
+        table.add_column(f"{header}\nms", justify="right")
+    table.add_column("CPU", justify="right")
+    table.add_column("dev await\nr / w ms", justify="right")
+    table.add_column("flags")
+    for point in sorted(run.points, key=lambda p: p.load.value):
+        load = Text(load_text(point.load.kind, point.load.value, point.load.jobs))
+        if not point.ok:
+            blanks = [DASH] * (len(table.columns) - 2)
+            message = Text(f"failed: {point.error or 'no error message recorded'}", style="red")
+            table.add_row(load, *blanks, message)
+            continue
+        mbps = None
+        if point.read_mbps is not None or point.write_mbps is not None:
+            mbps = (point.read_mbps or 0.0) + (point.write_mbps or 0.0)
+        cells: list[Any] = [fmt_iops(point.read_iops), fmt_iops(point.write_iops), fmt_mbps(mbps)]
+        if has_tps:
+            cells.append(fmt_iops(point.tps))
+        for side, stat in (("read", "p50"), ("read", "p99"), ("read", "p999"), ("write", "p99")):
+            value = _lat(point, side, stat)
+            style = ""
+            if f"{side}_lat_{stat}_ms" == slo.metric and value is not None and slo.limit_ms:
+                style = "bold red" if value > slo.limit_ms else "green"
+            cells.append(Text(fmt_ms(value, unit=False), style=style))
+        cells.append(fmt_pct(point.cpu.util_pct if point.cpu else None))
+        device = point.device
+        awaits = DASH
+        if device is not None and (device.read_await_ms, device.write_await_ms) != (None, None):
+            awaits = (
+                f"{fmt_ms(device.read_await_ms, False)} / {fmt_ms(device.write_await_ms, False)}"
+            )
+        cells.append(awaits)
+        flags = point_flags(point)
+        if point.repeats > 1 and point.iops_spread is not None:
+            spread = point.iops_spread
+            flags.append(
+                f"IOPS {fmt_iops(spread.minimum)}–{fmt_iops(spread.maximum)} over {point.repeats}"
+            )
+        cells.append(Text(", ".join(flags), style="yellow" if flags else ""))
+        table.add_row(load, *cells)
+    return table
+
+
+def print_run_summary(run: Run, console: Console | None = None) -> None:
+    """Print every load point of a run, then its peak and its knee under the SLO."""
+    console = console or Console()
+    name = run_names([run])[0]
+    console.print(_points_table(run, name))
+    if run.status != "complete":
+        done = sum(1 for p in run.points if p.ok)
+        style = _STATUS_STYLE.get(run.status, "yellow")
+        console.print(
+            Text(f"run {run.status}: {done} of {len(run.points)} load points finished", style)
+        )
+    for note in run.notes or []:
+        console.print(Text(f"note: {note}", style="yellow"))
+    console.print(Text(peak_sentence(run)))
+    console.print(Text(knee_sentence(run), style="bold"))
+    cache = cache_sentence(run)
+    if cache:
+        console.print(Text(cache, style="dim"))
+
+
+def _pair(values: dict[str, Any], normalised: dict[str, Any], key: str) -> str:
+    value = values.get(key)
+    if value is None:
+        return DASH
+    if key == "read_lat_ms":
+        shown = fmt_ms(value)
+    elif key == "cpu_pct":
+        shown = fmt_pct(value)
+    else:
+        shown = fmt_iops(value)
+    norm = normalised.get(key)
+    return shown if norm is None else f"{shown} ({fmt_num(norm, 3)})"
+
+
+def print_comparison(comparison: dict, console: Console | None = None) -> None:
+    """Print a comparison: values with baseline = 100 in brackets, factors and warnings."""
+    console = console or Console()
+    baseline = str(comparison.get("baseline", ""))
+    runs = comparison.get("runs") or []
+    keys = [
+        (k, n) for k, n in COMPARED if any((r.get("values") or {}).get(k) is not None for r in runs)
+    ]
+    title = Text(f"Compared with {baseline} (= 100)")
+    table = Table(title=title, title_justify="left", header_style="bold")
+    for header in ("run", "workload", "at"):
+        table.add_column(header)
+    for _, header in keys:
+        table.add_column(header, justify="right")
+    for run in runs:
+        values, normalised = run.get("values") or {}, run.get("normalised") or {}
+        table.add_row(
+            Text(str(run.get("label"))),
+            Text(str(run.get("workload", DASH))),
+            Text(str(run.get("basis", DASH))),
+            *(_pair(values, normalised, k) for k, _ in keys),
+        )
+    console.print(table)
+    if comparison.get("comparable") is False:
+        console.print(
+            Text("these runs are not comparable as they stand; see the warnings", "bold red")
+        )
+    for warning in comparison.get("warnings") or []:
+        console.print(Text(f"warning: {warning}", style="yellow"))
+    for factor in comparison.get("factors") or []:
+        console.print(Text(f"{factor.get('label')} vs {baseline}: {factor.get('text')}"))
+    per_disk = comparison.get("per_disk") or []
+    if per_disk:
+        disks = Table(title=Text("Per-disk efficiency"), title_justify="left", header_style="bold")
+        for header in (
+            "run",
+            "drives",
+            "baseline drives",
+            "drive reduction",
+            "performance",
+            "per disk",
+        ):
+            disks.add_column(header, justify="left" if header == "run" else "right")
+        for row in per_disk:
+            disks.add_row(
+                Text(str(row.get("label"))),
+                fmt_num(row.get("drives")),
+                fmt_num(row.get("baseline_drives")),
+                fmt_factor(row.get("drive_reduction")),
+                fmt_factor(row.get("performance_factor")),
+                fmt_factor(row.get("per_disk_efficiency")),
+            )
+        console.print(disks)

@@ -1,0 +1,235 @@
+"""Shared helpers for the integration tests: the real CLI in a subprocess, real fio.
+
+Fixtures:
+  dbstor    the CLI: dbstor(*args) -> CompletedProcess; dbstor.start(*args) -> Popen
+            (killed at teardown if still running); helpers to read what a run left
+  loop_fs   a small ext4 file system on a loop device (root only; skipped otherwise)
+
+Marker:
+  skip_without_fio  skip the test when fio is not on PATH
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+DBSTOR = (sys.executable, "-m", "dbstor")
+LOOP_FS_SIZE = "48M"
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "skip_without_fio: skip the test when fio is not on PATH")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if shutil.which("fio") is not None:
+        return
+    skip = pytest.mark.skip(reason="fio is not installed (apt-get install fio)")
+    for item in items:
+        if item.get_closest_marker("skip_without_fio"):
+            item.add_marker(skip)
+
+
+def _env(env: dict[str, str] | None) -> dict[str, str]:
+    base = dict(os.environ if env is None else env)
+    base.setdefault("COLUMNS", "200")  # rich: no wrapping of progress and error lines
+    base.pop("FORCE_COLOR", None)
+    return base
+
+
+class Dbstor:
+    """The dbstor CLI as a subprocess, plus what tests need to look at what it left.
+
+    `dbstor(*args)` runs it to the end; `dbstor.start(*args)` starts it in the background
+    in its own session (like a terminal job); the fixture kills what is still running.
+    """
+
+    def __init__(self, cwd: Path):
+        self.cwd = cwd
+        self.started: list[subprocess.Popen[str]] = []
+
+    def __call__(
+        self,
+        *args: str | Path,
+        cwd: Path | None = None,
+        env: dict[str, str] | None = None,
+        timeout: float = 120,
+    ) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [*DBSTOR, *map(str, args)],
+            cwd=cwd or self.cwd,
+            env=_env(env),
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            stdin=subprocess.DEVNULL,
+            check=False,
+        )
+
+    def start(self, *args: str | Path, cwd: Path | None = None) -> subprocess.Popen[str]:
+        proc = subprocess.Popen(
+            [*DBSTOR, *map(str, args)],
+            cwd=cwd or self.cwd,
+            env=_env(None),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            start_new_session=True,
+        )
+        self.started.append(proc)
+        return proc
+
+    def stop_all(self) -> None:
+        for proc in self.started:
+            if proc.poll() is None:
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(proc.pid, signal.SIGKILL)
+            with contextlib.suppress(subprocess.TimeoutExpired, ValueError):
+                proc.communicate(timeout=10)
+
+    # --- what a run left behind ------------------------------------------------------
+
+    @staticmethod
+    def run_folders(out: Path) -> list[Path]:
+        """The run folders (holding results.json) anywhere under OUT, sorted."""
+        return sorted(p.parent for p in out.rglob("results.json"))
+
+    @classmethod
+    def only_run_folder(cls, out: Path) -> Path:
+        folders = cls.run_folders(out)
+        assert len(folders) == 1, f"expected one run folder under {out}, found {folders}"
+        return folders[0]
+
+    @staticmethod
+    def results(folder: Path) -> dict[str, Any]:
+        return json.loads((folder / "results.json").read_text(encoding="utf-8"))
+
+    @classmethod
+    def wait_for_points(
+        cls, out: Path, count: int, proc: subprocess.Popen[str], timeout: float = 60
+    ) -> dict[str, Any]:
+        """Poll OUT/*/results.json until it holds `count` finished points; return it."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            for folder in cls.run_folders(out):
+                try:
+                    data = cls.results(folder)
+                except (OSError, ValueError):
+                    continue  # being replaced right now
+                if sum(p.get("status") == "ok" for p in data.get("points", [])) >= count:
+                    return data
+            if proc.poll() is not None:
+                _, stderr = proc.communicate()
+                pytest.fail(
+                    f"dbstor exited ({proc.returncode}) before {count} point(s) finished:\n{stderr}"
+                )
+            time.sleep(0.05)
+        pytest.fail(f"no results.json with {count} finished point(s) under {out} after {timeout} s")
+
+    @staticmethod
+    def leftovers(directory: Path) -> list[str]:
+        """dbstor's test files and ownership manifest still in a target directory."""
+        return sorted(
+            p.name
+            for p in directory.iterdir()
+            if (p.name.startswith("dbstor-") and p.name.endswith(".dat"))
+            or p.name == ".dbstor-owned.json"
+        )
+
+    @staticmethod
+    def assert_user_error(proc: subprocess.CompletedProcess[str], *needles: str) -> str:
+        """Exit 2, exactly one non-empty stderr line 'dbstor: error: ...', no traceback.
+
+        Returns the line; every needle must appear in it (case-insensitive).
+        """
+        assert "Traceback" not in proc.stderr, proc.stderr
+        lines = [ln for ln in proc.stderr.splitlines() if ln.strip()]
+        assert len(lines) == 1, f"expected one line on stderr, got {len(lines)}:\n{proc.stderr}"
+        line = lines[0]
+        assert line.startswith("dbstor: error:"), line
+        assert proc.returncode == 2, (proc.returncode, proc.stderr)
+        for needle in needles:
+            assert needle.lower() in line.lower(), f"{needle!r} not in: {line}"
+        return line
+
+
+@pytest.fixture
+def dbstor(tmp_path: Path) -> Iterator[Dbstor]:
+    """The dbstor CLI, run with the test's tmp dir as its working directory."""
+    cli = Dbstor(tmp_path)
+    yield cli
+    cli.stop_all()
+
+
+@dataclass
+class LoopFs:
+    path: Path  # the mount point
+    image: Path
+    device: Path  # /dev/loopN
+
+    def remount(self, mode: str) -> None:
+        subprocess.run(
+            ["mount", "-o", f"remount,{mode}", str(self.path)],
+            check=True,
+            capture_output=True,
+            text=True,
+        )
+
+    def free_bytes(self) -> int:
+        return shutil.disk_usage(self.path).free
+
+
+def _umount(path: Path) -> None:
+    for _ in range(20):
+        done = subprocess.run(["umount", str(path)], capture_output=True, text=True)
+        if done.returncode == 0 or not os.path.ismount(path):
+            return
+        time.sleep(0.25)  # a child that still has a file open there is on its way out
+    subprocess.run(["umount", "-l", str(path)], capture_output=True, text=True)
+
+
+@pytest.fixture
+def loop_fs(tmp_path: Path) -> Iterator[LoopFs]:
+    """A 48 MiB ext4 file system mounted on a loop device; unmounted and removed at teardown."""
+    if os.geteuid() != 0:
+        pytest.skip("needs root to mount a loop file system")
+    for tool in ("mkfs.ext4", "mount", "umount", "findmnt"):
+        if shutil.which(tool) is None:
+            pytest.skip(f"{tool} is not installed")
+    image, mount_point = tmp_path / "loopfs.img", tmp_path / "loopfs"
+    mount_point.mkdir()
+    subprocess.run(["truncate", "-s", LOOP_FS_SIZE, str(image)], check=True)
+    made = subprocess.run(["mkfs.ext4", "-q", "-F", str(image)], capture_output=True, text=True)
+    if made.returncode != 0:
+        pytest.skip(f"mkfs.ext4 failed: {made.stderr.strip()}")
+    mounted = subprocess.run(
+        ["mount", "-o", "loop", str(image), str(mount_point)], capture_output=True, text=True
+    )
+    if mounted.returncode != 0:
+        image.unlink(missing_ok=True)
+        pytest.skip(f"cannot mount a loop file system here: {mounted.stderr.strip()}")
+    try:
+        source = subprocess.run(
+            ["findmnt", "-n", "-o", "SOURCE", "--target", str(mount_point)],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+        yield LoopFs(path=mount_point, image=image, device=Path(source))
+    finally:
+        _umount(mount_point)
+        image.unlink(missing_ok=True)
