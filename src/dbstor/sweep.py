@@ -155,9 +155,11 @@ class Sweep:
             self.run.status = "failed"
             raise
         finally:
-            self._save()
-            if self.files and not self.safety.keep:
-                self.files.remove()
+            try:
+                self._save()
+            finally:
+                if self.files and not self.safety.keep:
+                    self.files.remove()
         return self.run
 
     def _save(self) -> None:

@@ -1,7 +1,8 @@
 """The test files fio works on: where they go, who owns them, laying them out, removing them.
 
 dbstor never writes into a file it did not create unless the user says so: every file
-it creates is recorded, with its inode, in a manifest (.dbstor-owned.json) in the same
+it creates is recorded, with its inode and an owner token (an extended attribute where the
+file system keeps them), in a manifest (.dbstor-owned.json) in the same
 directory. A file of the same name that is not in the manifest, or whose inode differs,
 belongs to someone else. A block device is refused unless the user passes both
 --allow-overwrite and --i-know-this-destroys-data.
@@ -15,6 +16,7 @@ import json
 import os
 import shutil
 import stat
+import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -23,6 +25,7 @@ from dbstor.results.store import write_text_atomic
 from dbstor.units import format_size
 
 MANIFEST = ".dbstor-owned.json"
+OWNER_XATTR = "user.dbstor.owner"
 
 
 @dataclass(frozen=True)
@@ -65,16 +68,35 @@ def _write_manifest(directory: Path, entries: dict[str, dict[str, int]]) -> None
 
 
 def _owned(path: Path) -> bool:
+    """Ours when the manifest names it with this inode and, where the file system keeps
+    extended attributes, the file still carries the token written when it was created
+    (a file deleted and made anew by someone else can get the same inode number back).
+    """
     entry = _read_manifest(path.parent).get(path.name)
     try:
-        return entry is not None and entry.get("inode") == path.stat().st_ino
+        if entry is None or entry.get("inode") != path.stat().st_ino:
+            return False
     except FileNotFoundError:
         return False
+    token = entry.get("token")
+    try:
+        return token is None or os.getxattr(path, OWNER_XATTR).decode() == token
+    except OSError as exc:
+        return exc.errno in (errno.ENOTSUP, errno.EOPNOTSUPP) and not entry.get("xattr", False)
 
 
 def _remember(path: Path) -> None:
     entries = _read_manifest(path.parent)
-    entries[path.name] = {"inode": path.stat().st_ino, "size": path.stat().st_size}
+    entry: dict[str, object] = {"inode": path.stat().st_ino, "size": path.stat().st_size}
+    previous = entries.get(path.name)
+    token = previous.get("token") if previous and previous.get("inode") == entry["inode"] else None
+    token = token or uuid.uuid4().hex
+    try:
+        os.setxattr(path, OWNER_XATTR, token.encode())
+        entry.update(token=token, xattr=True)
+    except OSError:
+        pass  # no user xattrs here (e.g. tmpfs on older kernels): the inode alone identifies it
+    entries[path.name] = entry
     _write_manifest(path.parent, entries)
 
 

@@ -3,6 +3,7 @@
 Fixtures:
   dbstor    the CLI: dbstor(*args) -> CompletedProcess; dbstor.start(*args) -> Popen
             (killed at teardown if still running); helpers to read what a run left
+  dbstor_class  the same for module-scoped fixtures: dbstor_class(cwd)
   loop_fs   a small ext4 file system on a loop device (root only; skipped otherwise)
 
 Marker:
@@ -173,6 +174,12 @@ def dbstor(tmp_path: Path) -> Iterator[Dbstor]:
     cli = Dbstor(tmp_path)
     yield cli
     cli.stop_all()
+
+
+@pytest.fixture(scope="session")
+def dbstor_class() -> type[Dbstor]:
+    """For module-scoped fixtures that run dbstor once for several tests: Dbstor(cwd)."""
+    return Dbstor
 
 
 @dataclass

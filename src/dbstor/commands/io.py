@@ -16,15 +16,16 @@ from dbstor.units import parse_duration, parse_int_list, parse_latency_ms, parse
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    profiles = "; ".join(f"{p.name}: {p.description}" for p in BUILTIN_PROFILES.values())
+    profiles = "\n".join(f"  {p.name:<10} {p.description}" for p in BUILTIN_PROFILES.values())
     parser = subparsers.add_parser(
         "io",
         help="characterise storage with database-shaped fio load at rising load points",
         description=(
             "Run a database-shaped fio profile at rising load points against a target "
-            "directory, find the peak and the knee under the SLO, and write a report. "
-            f"Profiles: {profiles}."
+            "directory, find the peak and the knee under the SLO, and write a report."
         ),
+        epilog=f"profiles:\n{profiles}\n\nsee docs/profiles.md for the source of each shape",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument(
         "--target",

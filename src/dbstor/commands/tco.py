@@ -146,7 +146,7 @@ def format_text(result: dict[str, Any]) -> str:
     head = f"CPU: {s['cpu_before_pct']:g}% before, " if s["cpu_before_pct"] is not None else "CPU: "
     lines = [
         f"Servers: {s['before']} -> {s['after']} ({s['retired']} retired; {s['needed_exact']:g} "
-        f"needed at a {s['ceiling_pct']:g}% CPU ceiling)",
+        f"needed at {s['ceiling_pct']:g}% CPU at most)",
         head
         + f"{s['cpu_after_pct']:g}% after the storage change"
         + (f" ({s['headroom_factor']:g}x)" if s["headroom_factor"] else "")

@@ -65,7 +65,9 @@ def parse_fio_json(text: str) -> FioRun:
         for key in ("read", "write"):
             clat = (job.get(key) or {}).get("clat_ns") or {}
             if clat.get("N") and "bins" not in clat:
-                raise ValueError("fio's JSON has no latency histogram: run fio with --output-format=json+")
+                raise ValueError(
+                    "fio's JSON has no latency histogram: run fio with --output-format=json+"
+                )
     errors = [
         f"job {job.get('jobname')}: error {job['error']}"
         for job in jobs

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from rich import box
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
@@ -20,7 +21,14 @@ from dbstor.report.fmt import (
     fmt_pct,
     load_text,
 )
-from dbstor.report.summary import cache_sentence, knee_sentence, peak_sentence, point_flags, slo_of
+from dbstor.report.summary import (
+    cache_sentence,
+    knee_sentence,
+    peak_sentence,
+    point_flags,
+    slo_of,
+    table_points,
+)
 from dbstor.results.model import Point, Run
 
 _STATUS_STYLE = {"complete": "green", "interrupted": "yellow", "running": "yellow", "failed": "red"}
@@ -31,35 +39,42 @@ def _lat(point: Point, side: str, stat: str) -> float | None:
     return None if stats is None or not point.ok else getattr(stats, stat)
 
 
-def _points_table(run: Run, name: str) -> Table:
+def _points_table(run: Run, name: str) -> tuple[Table, list[Text]]:
+    """The points table, and one line per point that carries flags (kept out of the table
+    so that it fits an 80-column terminal)."""
     slo = slo_of(run)
     has_tps = any(p.tps is not None for p in run.points)
     status = Text(run.status, style=_STATUS_STYLE.get(run.status, ""))
     workload = (run.workload or {}).get("name", "")
     title = Text.assemble(name, " · ", str(workload), " · ", status)
-    table = Table(title=title, title_justify="left", header_style="bold")
-    table.add_column("load")
-    for header in ("IOPS read", "IOPS write", "MB/s", *(["TPS"] if has_tps else [])):
-        table.add_column(header, justify="right")
-    for header in ("read p50", "read p99", "read p99.9", "write p99"):
-        table.add_column(f"{header}\nms", justify="right")
-    table.add_column("CPU", justify="right")
-    table.add_column("dev await\nr / w ms", justify="right")
-    table.add_column("flags")
-    for point in sorted(run.points, key=lambda p: p.load.value):
-        load = Text(load_text(point.load.kind, point.load.value, point.load.jobs))
+    table = Table(title=title, title_justify="left", header_style="bold", box=box.SIMPLE_HEAD)
+    table.add_column("load", no_wrap=True)
+    for header in ("IOPS", "MB/s", *(["TPS"] if has_tps else [])):
+        table.add_column(header, justify="right", no_wrap=True)
+    for header in ("read p50", "read p99", "write p99"):
+        table.add_column(f"{header}\nms", justify="right", no_wrap=True)
+    table.add_column("CPU", justify="right", no_wrap=True)
+    table.add_column("dev read\nawait ms", justify="right", no_wrap=True)
+    table.add_column("", no_wrap=True)
+    flagged: list[Text] = []
+    for point in table_points(run):
+        label = load_text(point.load.kind, point.load.value, point.load.jobs)
+        load = Text(label)
         if not point.ok:
             blanks = [DASH] * (len(table.columns) - 2)
-            message = Text(f"failed: {point.error or 'no error message recorded'}", style="red")
-            table.add_row(load, *blanks, message)
+            table.add_row(load, *blanks, Text("!", style="red"))
+            flagged.append(
+                Text(f"{label}: failed: {point.error or 'no error message recorded'}", style="red")
+            )
             continue
         mbps = None
         if point.read_mbps is not None or point.write_mbps is not None:
             mbps = (point.read_mbps or 0.0) + (point.write_mbps or 0.0)
-        cells: list[Any] = [fmt_iops(point.read_iops), fmt_iops(point.write_iops), fmt_mbps(mbps)]
+        iops = None if point.read_iops is None and point.write_iops is None else point.iops
+        cells: list[Any] = [fmt_iops(iops), fmt_mbps(mbps)]
         if has_tps:
             cells.append(fmt_iops(point.tps))
-        for side, stat in (("read", "p50"), ("read", "p99"), ("read", "p999"), ("write", "p99")):
+        for side, stat in (("read", "p50"), ("read", "p99"), ("write", "p99")):
             value = _lat(point, side, stat)
             style = ""
             if f"{side}_lat_{stat}_ms" == slo.metric and value is not None and slo.limit_ms:
@@ -68,10 +83,8 @@ def _points_table(run: Run, name: str) -> Table:
         cells.append(fmt_pct(point.cpu.util_pct if point.cpu else None))
         device = point.device
         awaits = DASH
-        if device is not None and (device.read_await_ms, device.write_await_ms) != (None, None):
-            awaits = (
-                f"{fmt_ms(device.read_await_ms, False)} / {fmt_ms(device.write_await_ms, False)}"
-            )
+        if device is not None and device.read_await_ms is not None:
+            awaits = fmt_ms(device.read_await_ms, False)
         cells.append(awaits)
         flags = point_flags(point)
         if point.repeats > 1 and point.iops_spread is not None:
@@ -79,16 +92,25 @@ def _points_table(run: Run, name: str) -> Table:
             flags.append(
                 f"IOPS {fmt_iops(spread.minimum)}–{fmt_iops(spread.maximum)} over {point.repeats}"
             )
-        cells.append(Text(", ".join(flags), style="yellow" if flags else ""))
+        if point.saturated and point.saturation_reason:
+            flags = [
+                f"saturated ({point.saturation_reason})" if f == "saturated" else f for f in flags
+            ]
+        cells.append(Text("*" if flags else "", style="yellow"))
+        if flags:
+            flagged.append(Text(f"* {label}: {', '.join(flags)}", style="yellow"))
         table.add_row(load, *cells)
-    return table
+    return table, flagged
 
 
 def print_run_summary(run: Run, console: Console | None = None) -> None:
     """Print every load point of a run, then its peak and its knee under the SLO."""
     console = console or Console()
     name = run_names([run])[0]
-    console.print(_points_table(run, name))
+    table, flagged = _points_table(run, name)
+    console.print(table)
+    for line in flagged:
+        console.print(line)
     if run.status != "complete":
         done = sum(1 for p in run.points if p.ok)
         style = _STATUS_STYLE.get(run.status, "yellow")

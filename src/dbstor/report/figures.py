@@ -6,9 +6,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from dbstor.analysis.compare import run_label
 from dbstor.report.charts import Highlight, Ref, Series, bar_chart, line_chart
 from dbstor.report.fmt import fmt_iops, load_text
-from dbstor.report.summary import knee_of, ok_points, slo_of
+from dbstor.report.summary import knee_of, main_points, ok_points, slo_of
 from dbstor.report.svg import PALETTE
 from dbstor.results.model import Point, Run
 
@@ -22,16 +23,17 @@ COMPARED = (
 
 
 def run_names(runs: Sequence[Run]) -> list[str]:
-    """A short, unique name per run: the target label, plus the workload when needed."""
-    labels = [str((run.target or {}).get("label") or run.run_id) for run in runs]
-    names = []
-    for run, label in zip(runs, labels, strict=True):
-        if labels.count(label) > 1:
-            label = f"{label} · {(run.workload or {}).get('name', run.run_id)}"
-        names.append(label)
+    """A short, unique name per run, as the comparison labels it (label, plus workload)."""
+    names = [run_label(run, runs) for run in runs]
     if len(set(names)) < len(names):
         names = [f"{name} ({run.run_id})" for name, run in zip(names, runs, strict=True)]
     return names
+
+
+def host_tool(runs: Sequence[Run]) -> str:
+    """Who measured latency at the host: 'fio' for fio runs, else 'the client'."""
+    engines = {str((run.engine or {}).get("name", "")) for run in runs}
+    return "fio" if engines == {"fio"} else "the client"
 
 
 def _load_label(point: Point) -> str:
@@ -71,7 +73,7 @@ def curve_chart(runs: Sequence[Run]) -> str:
     return line_chart(
         series,
         title=f"IOPS against {slo.name} latency as load rises",
-        x_label="total IOPS (reads + writes), measured by fio",
+        x_label=f"total IOPS (reads + writes), measured by {host_tool(runs)}",
         y_label=f"{slo.name} latency (ms)",
         refs=refs,
         highlights=highlights,
@@ -85,7 +87,7 @@ def curve_chart(runs: Sequence[Run]) -> str:
 
 def iops_cpu_chart(run: Run) -> str:
     """IOPS as bars per load point, host CPU and device busy % as lines on a 0-100% axis."""
-    points = sorted(run.points, key=lambda p: p.load.value)
+    points = main_points(run)
     lines = [
         Series(
             "host CPU busy %",
@@ -123,8 +125,9 @@ def iops_cpu_chart(run: Run) -> str:
 
 
 def latency_chart(run: Run) -> str:
-    """Mean latency seen by fio at the host beside the device's await, per load point."""
-    points = sorted(run.points, key=lambda p: p.load.value)
+    """Mean latency seen at the host (fio or the client) beside the device's await."""
+    points = main_points(run)
+    tool = "fio" if host_tool([run]) == "fio" else "client"
 
     def host(side: str) -> list[float | None]:
         stats = [getattr(p, f"{side}_lat_ms") if p.ok else None for p in points]
@@ -137,7 +140,7 @@ def latency_chart(run: Run) -> str:
 
     index = list(range(len(points)))
     series = [
-        Series("read, host (fio)", index, host("read"), color="#0072B2"),
+        Series(f"read, host ({tool})", index, host("read"), color="#0072B2"),
         Series(
             "read, device await",
             index,
@@ -146,7 +149,7 @@ def latency_chart(run: Run) -> str:
             marker="square",
             dashed=True,
         ),
-        Series("write, host (fio)", index, host("write"), color="#E69F00", marker="triangle"),
+        Series(f"write, host ({tool})", index, host("write"), color="#E69F00", marker="triangle"),
         Series(
             "write, device await",
             index,

@@ -12,6 +12,7 @@ from typing import Any
 from dbstor import __version__
 from dbstor.report.figures import (
     curve_chart,
+    host_tool,
     iops_cpu_chart,
     latency_chart,
     run_names,
@@ -46,7 +47,7 @@ def _default_title(runs: Sequence[Run], names: list[str]) -> str:
 
 def _header(title: str, runs: Sequence[Run]) -> str:
     dates = sorted(str(r.created_at)[:16].replace("T", " ") for r in runs if r.created_at)
-    when = dates[0] if len(set(dates)) <= 1 else f"{dates[0]} to {dates[-1]}"
+    when = "" if not dates else dates[0] if len(set(dates)) == 1 else f"{dates[0]} to {dates[-1]}"
     produced = sorted({str(r.tool_version) for r in runs})
     versions = "" if produced == [__version__] else f" (runs made by dbstor {', '.join(produced)})"
     generated = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
@@ -69,6 +70,11 @@ def _howto(runs: Sequence[Run]) -> str:
         "streams": "a number of parallel query streams",
     }
     what = " or ".join(load.get(k, k) for k in sorted(kinds)) or "a level of load"
+    measured = (
+        "fio's completion latency, from submitting an I/O to its completion"
+        if host_tool(runs) == "fio"
+        else "the latency the client sees, from sending a request to its answer"
+    )
     return (
         '<section class="howto"><h2>How to read this report</h2><ul>'
         f"<li><b>Load point</b>: one level of load, here {escape(what)}, held steady for a fixed "
@@ -78,8 +84,8 @@ def _howto(runs: Sequence[Run]) -> str:
         f"<li><b>SLO</b>: the latency limit chosen for this study, {escape(slo.text)}. The "
         "<b>knee</b> is the highest load whose latency stays within the SLO, interpolated between "
         "the points either side: the throughput you can count on, not the peak.</li>"
-        "<li><b>Latency is measured in two places.</b> At the host: fio's completion latency, from "
-        "submitting an I/O to its completion, including the host I/O stack and the path. At the "
+        "<li><b>Latency is measured in two places.</b> At the host: "
+        f"{escape(measured)}, including the host I/O stack and the path. At the "
         "device: the await from /proc/diskstats, the mean time a request spent queued and served "
         "at the block device. A wide gap points at the host stack or the path.</li>"
         "<li>Flags in the tables mark numbers to trust less; the legend at the end explains them.</li>"
@@ -132,14 +138,22 @@ def _cards(runs: Sequence[Run], names: list[str]) -> str:
 
 def _run_section(run: Run, name: str, rows: list[dict[str, Any]] | None) -> str:
     parts = [f'<section class="run"><h2>{escape(name)}{_badge(run.status)}</h2>']
+    has_device = any(p.device is not None for p in run.points if p.ok)
+    busy = "the host CPU and the device were" if has_device else "the host CPU was"
     parts.append(
         f"<figure>{iops_cpu_chart(run)}<figcaption>Bars: IOPS at each load point. "
-        "Lines: how busy the host CPU and the device were (right axis).</figcaption></figure>"
+        f"Lines: how busy {busy} (right axis).</figcaption></figure>"
+    )
+    device_note = (
+        "Dashed: the device's await from /proc/diskstats. The gap is time in the host I/O "
+        "stack and the path."
+        if has_device
+        else "No device statistics: no block device was found under the target."
     )
     parts.append(
-        f"<figure>{latency_chart(run)}<figcaption>Solid: mean latency fio saw at the host. "
-        "Dashed: the device's await from /proc/diskstats. The gap is time in the host I/O "
-        "stack and the path.</figcaption></figure>"
+        f"<figure>{latency_chart(run)}<figcaption>Solid: mean latency {host_tool([run])} saw "
+        "at the host. "
+        f"{device_note}</figcaption></figure>"
     )
     series = timeseries_chart(run, rows) if rows else None
     if series:

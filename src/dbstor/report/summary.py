@@ -27,6 +27,7 @@ _SIDE_NAMES = {"read": "read", "write": "write", "txn": "transaction"}
 
 FLAG_LEGEND = {
     "failed": "the point did not finish; its error is shown instead of numbers",
+    "search": "a point of auto mode's search for the peak: listed, but not on the curve",
     "saturated": "throughput stopped rising with load (or the device was 100% busy)",
     "not steady": "IOPS were still drifting at the end of the point: numbers are approximate",
     "noisy": "repeats of this point differ by more than 10%",
@@ -78,14 +79,29 @@ def metric_value(point: Point, metric: str) -> float | None:
     return None if stats is None else getattr(stats, stat)
 
 
+def main_points(run: Run) -> list[Point]:
+    """The points of the main series (not auto mode's search for the peak), by load."""
+    return sorted(
+        (p for p in run.points if getattr(p, "series", "main") == "main"),
+        key=lambda p: p.load.value,
+    )
+
+
+def table_points(run: Run) -> list[Point]:
+    """Every point: the main series by load, then any search points by load."""
+    search = [p for p in run.points if getattr(p, "series", "main") != "main"]
+    return main_points(run) + sorted(search, key=lambda p: p.load.value)
+
+
 def ok_points(run: Run) -> list[Point]:
-    """Points that finished, in load order."""
-    return sorted((p for p in run.points if p.ok), key=lambda p: p.load.value)
+    """Main-series points that finished, in load order: the curve."""
+    return [p for p in main_points(run) if p.ok]
 
 
 def load_kind(run: Run) -> str | None:
-    """The kind of load the run's points step through."""
-    return run.points[0].load.kind if run.points else None
+    """The kind of load the run's main points step through."""
+    points = main_points(run)
+    return points[0].load.kind if points else None
 
 
 def _load_of(value: Any, default_kind: str | None) -> tuple[str | None, float | None, int]:
@@ -97,8 +113,8 @@ def _load_of(value: Any, default_kind: str | None) -> tuple[str | None, float | 
 
 
 def _point_at(run: Run, value: float | None) -> Point | None:
-    for point in run.points:
-        if value is not None and point.ok and abs(point.load.value - value) < 1e-9:
+    for point in ok_points(run):
+        if value is not None and abs(point.load.value - value) < 1e-9:
             return point
     return None
 
@@ -117,6 +133,7 @@ class Knee:
     load_value: float | None = None
     latency_ms: float | None = None
     estimated: bool = False  # filled in by the report because the run carries no knee
+    tps: float | None = None
 
 
 def knee_of(run: Run) -> Knee:
@@ -133,13 +150,14 @@ def knee_of(run: Run) -> Knee:
     if len(within) == len(measured):
         top, latency = max(within, key=lambda item: item[0].load.value)
         return Knee("beyond", top.iops, top.load.kind, top.load.value, latency)
-    if knee.get("iops") is not None:
-        kind, value, _ = _load_of(knee.get("load"), load_kind(run))
+    if knee.get("iops") is not None or knee.get("tps") is not None:
+        kind, value, _ = _load_of(knee.get("load"), knee.get("kind") or load_kind(run))
         latency = _first_number(knee, ("latency_ms", "lat_ms", "value_ms", slo.metric))
         if latency is None:
             point = _point_at(run, value)
             latency = slo.value(point) if point else slo.limit_ms
-        return Knee("found", float(knee["iops"]), kind, value, latency)
+        iops, tps = knee.get("iops"), knee.get("tps")
+        return Knee("found", iops, kind, value, latency, tps=tps)
     return _interpolate(measured, slo.limit_ms)
 
 
@@ -187,7 +205,8 @@ def knee_sentence(run: Run) -> str:
             f"({fmt_iops(knee.iops)} IOPS at {where}, {detail})"
         )
     note = ", estimated from the points" if knee.estimated else ""
-    return f"knee: {fmt_iops(knee.iops)} IOPS at {where} ({detail}{note})"
+    tps = f"{fmt_iops(knee.tps)} TPS, " if knee.tps is not None else ""
+    return f"knee: {tps}{fmt_iops(knee.iops)} IOPS at {where} ({detail}{note})"
 
 
 def peak_of(run: Run) -> Point | None:
@@ -196,7 +215,7 @@ def peak_of(run: Run) -> Point | None:
     if not points:
         return None
     if run.peak:
-        _, value, _ = _load_of(run.peak.get("load"), load_kind(run))
+        _, value, _ = _load_of(run.peak.get("load"), run.peak.get("kind") or load_kind(run))
         point = _point_at(run, value)
         if point is not None:
             return point
@@ -218,9 +237,10 @@ def peak_sentence(run: Run) -> str:
 
 def point_flags(point: Point) -> list[str]:
     """Short trust flags for one point, each explained in FLAG_LEGEND."""
+    search = ["search"] if getattr(point, "series", "main") != "main" else []
     if not point.ok:
-        return ["failed"]
-    flags = []
+        return ["failed", *search]
+    flags = search
     trust = point.trust
     if point.saturated:
         flags.append("saturated")

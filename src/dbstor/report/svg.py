@@ -133,22 +133,24 @@ def _overlap(a: tuple[float, ...], b: tuple[float, ...]) -> bool:
 
 
 def num(value: float) -> str:
+    """A coordinate with at most one decimal, to keep the SVG small."""
     return f"{value:.1f}".removesuffix(".0")
 
 
 def text(
     x: float,
     y: float,
-    text: str,
+    content: str,
     size: float = 11,
     anchor: str = "start",
     fill: str = INK,
     **attrs: str,
 ) -> str:
+    """An escaped <text> element; extra attributes use _ for - (font_weight=...)."""
     extra = "".join(f' {k.replace("_", "-")}="{escape(v)}"' for k, v in attrs.items())
     return (
         f'<text x="{num(x)}" y="{num(y)}" font-size="{size}" text-anchor="{anchor}"'
-        f' fill="{fill}"{extra}>{escape(text)}</text>'
+        f' fill="{fill}"{extra}>{escape(content)}</text>'
     )
 
 

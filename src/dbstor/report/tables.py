@@ -21,7 +21,7 @@ from dbstor.report.fmt import (
     fmt_value,
     load_text,
 )
-from dbstor.report.summary import FLAG_LEGEND, metric_value, point_flags, slo_of
+from dbstor.report.summary import FLAG_LEGEND, metric_value, point_flags, slo_of, table_points
 from dbstor.results.model import Point, Run
 
 _LATENCY_COLUMNS = [("read", "p50"), ("read", "p99"), ("read", "p999"), ("write", "p99")]
@@ -75,7 +75,7 @@ def _flags_cell(point: Point) -> str:
 def _point_notes(run: Run) -> str:
     """Why points were flagged: saturation reasons and trust notes, below the table."""
     items = []
-    for point in sorted(run.points, key=lambda p: p.load.value):
+    for point in table_points(run):
         why = [point.saturation_reason] if point.saturated and point.saturation_reason else []
         why += [str(note) for note in point.trust.notes or []]
         if why:
@@ -93,7 +93,7 @@ def points_table(run: Run) -> str:
     head += [f"{side} {_STAT.get(stat, stat)}|ms" for side, stat in columns]
     head += ["CPU busy", "device await|read / write, ms", "flags"]
     rows = []
-    for point in sorted(run.points, key=lambda p: p.load.value):
+    for point in table_points(run):
         load = escape(load_text(point.load.kind, point.load.value, point.load.jobs))
         if not point.ok:
             error = escape(point.error or "no error message recorded")
@@ -231,9 +231,10 @@ def comparison_block(comparison: dict[str, Any]) -> str:
         )
         parts.append(f'<ul class="factors">{items}</ul>')
     parts.append(
-        f"<figure>{comparison_chart(comparison)}<figcaption>Each run at its knee (or at "
-        f"its peak when it has no knee), as a share of {escape(baseline)}. Higher is better "
-        "for IOPS and TPS, lower for latency.</figcaption></figure>"
+        f"<figure>{comparison_chart(comparison)}<figcaption>Throughput and CPU of each run at "
+        f"its knee (or at its peak when it has no knee), as a share of {escape(baseline)}"
+        f"{escape(_latency_basis(comparison))}. Higher is better for IOPS and TPS, lower for "
+        "latency.</figcaption></figure>"
     )
     keys = [
         (k, n) for k, n in COMPARED if any((r.get("values") or {}).get(k) is not None for r in runs)
@@ -256,6 +257,16 @@ def comparison_block(comparison: dict[str, Any]) -> str:
     parts.append(_matched_table(comparison, keys))
     parts.append(_per_disk_table(comparison.get("per_disk") or []))
     return f'<section class="comparison">{"".join(parts)}</section>'
+
+
+def _latency_basis(comparison: dict[str, Any]) -> str:
+    load = comparison.get("latency_at_load")
+    if not isinstance(load, int | float):
+        return ""
+    matched = comparison.get("matched") or [{}]
+    kind = (matched[0].get("load") or {}).get("kind", "iodepth")
+    where = load_text(kind, load, compact=False)
+    return f"; read latency at one load for every run, the baseline's knee ({where})"
 
 
 def _matched_table(comparison: dict[str, Any], keys: list[tuple[str, str]]) -> str:

@@ -8,12 +8,15 @@ temporary file in the same folder and is renamed over the old one.
 from __future__ import annotations
 
 import csv
+import errno
 import json
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from dbstor.errors import UserError
 from dbstor.results.model import SCHEMA_VERSION, Run, run_from_dict
 
 RESULTS_FILE = "results.json"
@@ -45,14 +48,33 @@ SAMPLE_COLUMNS = (
 )
 
 
+@contextmanager
+def _disk_errors(path: Path) -> Iterator[None]:
+    """A full or read-only disk while writing results is the user's to fix: one clear line."""
+    try:
+        yield
+    except OSError as exc:
+        if exc.errno == errno.ENOSPC:
+            raise UserError(
+                f"the disk holding {path.parent} is full: free space and run again (results written so far are kept)"
+            ) from None
+        if exc.errno in (errno.EROFS, errno.EACCES, errno.EPERM):
+            raise UserError(f"cannot write {path}: {exc.strerror}; choose another --out") from None
+        raise
+
+
 def write_text_atomic(path: Path, text: str) -> None:
     """Write text so that readers see the old file or the new one, never half of one."""
     tmp = path.with_name(f".{path.name}.tmp")
-    with open(tmp, "w", encoding="utf-8") as handle:
-        handle.write(text)
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(tmp, path)
+    with _disk_errors(path):
+        try:
+            with open(tmp, "w", encoding="utf-8") as handle:
+                handle.write(text)
+                handle.flush()
+                os.fsync(handle.fileno())
+            os.replace(tmp, path)
+        finally:
+            tmp.unlink(missing_ok=True)
 
 
 def save_run(folder: Path, run: Run) -> None:
@@ -71,7 +93,7 @@ def append_samples(folder: Path, rows: Iterable[dict[str, Any]]) -> None:
     """Append telemetry rows; the header is written when the file is new."""
     path = folder / SAMPLES_FILE
     new = not path.exists()
-    with open(path, "a", newline="", encoding="utf-8") as handle:
+    with _disk_errors(path), open(path, "a", newline="", encoding="utf-8") as handle:
         writer = csv.DictWriter(handle, fieldnames=SAMPLE_COLUMNS, extrasaction="ignore")
         if new:
             writer.writeheader()

@@ -48,14 +48,18 @@ def make_settings(
     """Settings for a scan: group sizes measured, sampling unit, compressors."""
     head = parse_compressor(compressor)
     others = [parse_compressor(c) for c in COMPRESSORS]
-    others = [c if not c.startswith("zstd") or not head.startswith("zstd") else head for c in others]
+    others = [
+        c if not c.startswith("zstd") or not head.startswith("zstd") else head for c in others
+    ]
     compressors = tuple(dict.fromkeys([head, *(others if matrix else [])]))
     head_group = model.group or MATRIX_GROUPS[0]
     groups = set(MATRIX_GROUPS) | {head_group} if matrix else {head_group}
     dblock = dedup_block or model.dedup_block
     unit = math.lcm(dblock, *groups)
     if unit > 4 * 1024 * KIB:
-        raise UserError(f"block and group sizes give a {unit} byte sampling unit; keep them powers of two")
+        raise UserError(
+            f"block and group sizes give a {unit} byte sampling unit; keep them powers of two"
+        )
     per_worker = throttle_bps / max(1, workers) if throttle_bps else None
     return Settings(
         model=model,
@@ -77,7 +81,8 @@ def estimate(
     compressor: str = "lz4",
     full: bool = False,
     rate: float = DEFAULT_RATE,
-    min_units: int = DEFAULT_MIN_UNITS,
+    min_units: int | None = None,
+    min_sample_bytes: int = DEFAULT_MIN_UNITS * 32 * KIB,
     seed: int = DEFAULT_SEED,
     dedup_block: int | None = None,
     read_all: bool = True,
@@ -89,6 +94,8 @@ def estimate(
     progress: Callable[[int, int], None] | None = None,
 ) -> dict[str, Any]:
     """Scan files or directories (optionally as (role, path)) and return the figures.
+
+    At least min_sample_bytes (or min_units sampling units) are compressed in all.
 
     Raises UserError for a missing path, a bad array or compressor, missing lz4/zstandard,
     or when nothing at all could be read.
@@ -126,7 +133,7 @@ def estimate(
         skipped,
         settings,
         rate=1.0 if full else rate,
-        min_units=min_units,
+        min_units=min_units if min_units is not None else -(-min_sample_bytes // settings.unit),
         seed=seed,
         workers=n_workers,
         max_fingerprints=max_fingerprints,
@@ -136,7 +143,10 @@ def estimate(
     res = result_mod.build(out, paths=[p for _, p in pairs], mode=mode, rate=rate, seed=seed)
     if _links:
         res["notes"].append(f"{_links} symbolic link(s) inside folders were not followed")
-    if settings.compressors[0].startswith("zstd") and settings.compressors[0] != f"zstd:{DEFAULT_ZSTD_LEVEL}":
+    if (
+        settings.compressors[0].startswith("zstd")
+        and settings.compressors[0] != f"zstd:{DEFAULT_ZSTD_LEVEL}"
+    ):
         res["notes"].append(f"zstd level {settings.compressors[0].split(':')[1]}")
     return res
 

@@ -49,7 +49,9 @@ def _histogram_svg(hist: dict[str, Any], width: int = 480, height: int = 160) ->
     for frac in (0.0, 0.25, 0.5, 0.75, 1.0):
         x = pad_l + plot_w * frac
         label = escape(format_size(group * frac)) if group else ""
-        parts.append(f'<text x="{x:.1f}" y="{height - 12}" font-size="10" text-anchor="middle" fill="#444">{label}</text>')
+        parts.append(
+            f'<text x="{x:.1f}" y="{height - 12}" font-size="10" text-anchor="middle" fill="#444">{label}</text>'
+        )
     parts.append(
         f'<text x="{pad_l + plot_w / 2:.1f}" y="{height - 1}" font-size="10" text-anchor="middle" '
         f'fill="#444">compressed size of a {escape(format_size(group))} group</text>'
@@ -65,15 +67,24 @@ def render_efficiency_section(result: dict[str, Any]) -> str:
         ("Bytes scanned", escape(format_size(result.get("bytes_scanned") or 0)), ""),
         ("Zero blocks", f"{result.get('zero_block_pct', 0):.2f}%", ""),
         ("Deduplication", _ratio(result.get("dedup_ratio")), _ci(result.get("dedup_ratio_ci95"))),
-        ("Compression", _ratio(result.get("compression_ratio")), _ci(result.get("compression_ratio_ci95"))),
-        ("Total data reduction", _ratio(result.get("total_ratio")), _ci(result.get("total_ratio_ci95"))),
+        (
+            "Compression",
+            _ratio(result.get("compression_ratio")),
+            _ci(result.get("compression_ratio_ci95")),
+        ),
+        (
+            "Total data reduction",
+            _ratio(result.get("total_ratio")),
+            _ci(result.get("total_ratio_ci95")),
+        ),
     ]
     snaps = result.get("snapshots")
     if snaps:
         rows.append(("Snapshots vs full copies", _ratio(snaps.get("savings_vs_full_copies")), ""))
         rows.append(("Total with snapshots", _ratio(snaps.get("total_ratio_with_snapshots")), ""))
     body = "".join(
-        f"<tr><th scope='row'>{escape(k)}</th><td>{v}</td><td>{escape(c)}</td></tr>" for k, v, c in rows
+        f"<tr><th scope='row'>{escape(k)}</th><td>{v}</td><td>{escape(c)}</td></tr>"
+        for k, v, c in rows
     )
     matrix = "".join(
         f"<tr><td>{escape(format_size(m['group']))}</td><td>{escape(str(m['compressor']))}</td>"

@@ -46,7 +46,11 @@ def _strata(out: ScanOutput, g: int, comp: str) -> list[Stratum]:
     strata = []
     for acc in out.files:
         sums = acc.seg.comp.get((g, comp), RatioSums())
-        strata.append(Stratum(sums, _nzg_total(acc, g, out.settings.read_all), acc.seg.units_sampled, acc.units))
+        strata.append(
+            Stratum(
+                sums, _nzg_total(acc, g, out.settings.read_all), acc.seg.units_sampled, acc.units
+            )
+        )
     return strata
 
 
@@ -54,7 +58,13 @@ def compression_figure(out: ScanOutput, g: int, comp: str) -> dict[str, Any]:
     """Stored fraction of non-zero group bytes -> ratio with a 95% interval."""
     fraction, se = combined_ratio(_strata(out, g, comp))
     if fraction is None:  # nothing but zeros: nothing to compress
-        return {"group": g, "compressor": comp, "ratio": 1.0, "ci95": [1.0, 1.0], "stored_fraction": None}
+        return {
+            "group": g,
+            "compressor": comp,
+            "ratio": 1.0,
+            "ci95": [1.0, 1.0],
+            "stored_fraction": None,
+        }
     ratio, lo, hi = ratio_interval(fraction, se)
     return {
         "group": g,
@@ -67,7 +77,9 @@ def compression_figure(out: ScanOutput, g: int, comp: str) -> dict[str, Any]:
     }
 
 
-def build(out: ScanOutput, *, paths: list[str], mode: str, rate: float, seed: int) -> dict[str, Any]:
+def build(
+    out: ScanOutput, *, paths: list[str], mode: str, rate: float, seed: int
+) -> dict[str, Any]:
     """The result dictionary (what --json prints)."""
     s = out.settings
     model = s.model
@@ -80,7 +92,10 @@ def build(out: ScanOutput, *, paths: list[str], mode: str, rate: float, seed: in
         zero_bytes = float(sum(a.seg.zero_bytes for a in out.files))
         zero_se = 0.0
     else:
-        strata = [Stratum(a.seg.zero_sums, float(a.entry.size), a.seg.units_sampled, a.units) for a in out.files]
+        strata = [
+            Stratum(a.seg.zero_sums, float(a.entry.size), a.seg.units_sampled, a.units)
+            for a in out.files
+        ]
         frac, zero_se = combined_ratio(strata)
         zero_bytes = (frac or 0.0) * logical
         zero_se *= logical
@@ -95,7 +110,9 @@ def build(out: ScanOutput, *, paths: list[str], mode: str, rate: float, seed: in
     dedup_ci = [_r(max(1.0, dedup_ratio - Z95 * dedup_se)), _r(dedup_ratio + Z95 * dedup_se)]
 
     matrix = [compression_figure(out, g, c) for g in s.group_sizes for c in s.compressors]
-    head_fig = next(m for m in matrix if m["group"] == s.head_group and m["compressor"] == head_comp)
+    head_fig = next(
+        m for m in matrix if m["group"] == s.head_group and m["compressor"] == head_comp
+    )
     nonzero_logical = logical - zero_bytes
     if model.compresses:
         comp_ratio = head_fig["ratio"]
@@ -115,7 +132,10 @@ def build(out: ScanOutput, *, paths: list[str], mode: str, rate: float, seed: in
         spread = Z95 * rel**0.5
         total_ci = [_r(total / (1 + spread)), _r(total / max(1 - spread, 1e-9))]
     elif total is not None:
-        total_ci = [_r(total * (1 - Z95 * dedup_se / dedup_ratio)), _r(total * (1 + Z95 * dedup_se / dedup_ratio))]
+        total_ci = [
+            _r(total * (1 - Z95 * dedup_se / dedup_ratio)),
+            _r(total * (1 + Z95 * dedup_se / dedup_ratio)),
+        ]
     for m in matrix:
         q = m.pop("stored_fraction")
         se = m.pop("se", 0.0)
@@ -141,7 +161,9 @@ def build(out: ScanOutput, *, paths: list[str], mode: str, rate: float, seed: in
                 "bytes_read": a.seg.bytes_read,
                 "zero_block_pct": _r(100.0 * fz / a.entry.size if a.entry.size else 0.0, 2),
                 "compression_ratio": _r(file_comp),
-                "stored_bytes": round(_nzg_total(a, s.head_group, read_all) / file_comp) if model.compresses else round(a.entry.size - fz),
+                "stored_bytes": round(_nzg_total(a, s.head_group, read_all) / file_comp)
+                if model.compresses
+                else round(a.entry.size - fz),
                 "units_sampled": a.seg.units_sampled,
                 "units": a.units,
                 "notes": a.seg.notes,
@@ -165,7 +187,12 @@ def build(out: ScanOutput, *, paths: list[str], mode: str, rate: float, seed: in
         "compressor": head_comp,
         "mode": mode,
         "sample_pct": round(rate * 100, 3) if mode == "sampled" else 100.0,
-        "effective_sample_pct": _r(100.0 * sum(a.seg.units_sampled for a in out.files) / max(1, sum(a.units for a in out.files)), 2),
+        "effective_sample_pct": _r(
+            100.0
+            * sum(a.seg.units_sampled for a in out.files)
+            / max(1, sum(a.units for a in out.files)),
+            2,
+        ),
         "seed": seed,
         "dedup_scope": "all blocks" if read_all else "sampled units only (lower bound)",
         "dedup_block": s.dedup_block,
@@ -188,12 +215,18 @@ def build(out: ScanOutput, *, paths: list[str], mode: str, rate: float, seed: in
         "total_ratio": _r(total),
         "total_ratio_ci95": total_ci,
         "physical_bytes": round(physical),
-        "compression": [{**m, "compressor": short_name(m["compressor"]), "compressor_spec": m["compressor"]} for m in matrix],
+        "compression": [
+            {**m, "compressor": short_name(m["compressor"]), "compressor_spec": m["compressor"]}
+            for m in matrix
+        ],
         "histogram": {
             "group": s.head_group,
             "compressor": head_comp,
             "bin_bytes": width,
-            "bins": [{"from": i * width, "to": (i + 1) * width, "groups": c} for i, c in enumerate(head_hist)],
+            "bins": [
+                {"from": i * width, "to": (i + 1) * width, "groups": c}
+                for i, c in enumerate(head_hist)
+            ],
             "stored": [{"bytes": k, "groups": stored_hist[k]} for k in sorted(stored_hist)],
         },
         "per_file": per_file,
@@ -217,7 +250,8 @@ def _notes(out: ScanOutput, mode: str, dedup_ratio: float, logical: int) -> list
             f"more distinct blocks than the fingerprint limit: dedup estimated from 1/{2**out.fp_level} "
             "of the hash space"
         )
-    if mode == "sampled":
+    sampled = sum(a.seg.units_sampled for a in out.files) < sum(a.units for a in out.files)
+    if mode == "sampled" and sampled:
         notes.append("compression is estimated from a stratified random sample; intervals are 95%")
     changed = sum(1 for a in out.files if any("changed" in n or "shrank" in n for n in a.seg.notes))
     if changed:

@@ -143,7 +143,9 @@ def _pooled_rel_var(strata: list[Stratum]) -> float:
     return num / den if den else 0.25
 
 
-def ratio_interval(fraction: float | None, se: float) -> tuple[float | None, float | None, float | None]:
+def ratio_interval(
+    fraction: float | None, se: float
+) -> tuple[float | None, float | None, float | None]:
     """Stored fraction q +- z*se -> (ratio 1/q, low, high); None where q is 0 or unknown."""
     if fraction is None or fraction <= 0:
         return None, None, None

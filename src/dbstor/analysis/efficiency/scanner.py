@@ -17,8 +17,14 @@ import os
 import stat
 import time
 from collections.abc import Callable, Iterable
-from concurrent.futures import FIRST_COMPLETED, Executor, Future, wait
-from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
+from concurrent.futures import (
+    FIRST_COMPLETED,
+    Executor,
+    Future,
+    ProcessPoolExecutor,
+    ThreadPoolExecutor,
+    wait,
+)
 from dataclasses import dataclass, field
 
 from dbstor.analysis.efficiency.sampling import RatioSums, sample_counts, stratified_units
@@ -114,7 +120,9 @@ def list_files(paths: Iterable[tuple[str, str]]) -> tuple[list[FileEntry], list[
 
         for dirpath, dirnames, filenames in os.walk(top, onerror=onerror):
             dirnames.sort()
-            for name in sorted(filenames) + [d for d in dirnames if os.path.islink(os.path.join(dirpath, d))]:
+            for name in sorted(filenames) + [
+                d for d in dirnames if os.path.islink(os.path.join(dirpath, d))
+            ]:
                 full = os.path.join(dirpath, name)
                 try:
                     lst = os.lstat(full)

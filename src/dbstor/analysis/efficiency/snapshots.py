@@ -28,7 +28,16 @@ from typing import Any
 from dbstor.units import parse_duration
 
 _RATE = re.compile(r"^\s*([0-9]*\.?[0-9]+)\s*%\s*/\s*([a-z]+)\s*$", re.IGNORECASE)
-_PER = {"s": 1 / 3600, "sec": 1 / 3600, "m": 1 / 60, "min": 1 / 60, "h": 1.0, "hr": 1.0, "d": 24.0, "day": 24.0}
+_PER = {
+    "s": 1 / 3600,
+    "sec": 1 / 3600,
+    "m": 1 / 60,
+    "min": 1 / 60,
+    "h": 1.0,
+    "hr": 1.0,
+    "d": 24.0,
+    "day": 24.0,
+}
 
 
 def _mapping(text: str, what: str, example: str) -> dict[str, str]:
@@ -68,7 +77,9 @@ def parse_rate(text: str) -> float:
     match = _RATE.match(text)
     unit = match.group(2).lower() if match else ""
     if not match or unit not in _PER:
-        raise ValueError(f"{text!r} is not an overwrite rate; use a percentage per time, e.g. 5%/h or 20%/d")
+        raise ValueError(
+            f"{text!r} is not an overwrite rate; use a percentage per time, e.g. 5%/h or 20%/d"
+        )
     return float(match.group(1)) / 100.0 / _PER[unit]
 
 
@@ -151,7 +162,10 @@ def model(
         "logical_presented_bytes": round(logical_presented),
         "physical_bytes": round(physical),
         "total_ratio_with_snapshots": round(total, 3) if total else None,
-        "seed_style": {"net_of_snapshot_space": seed(seed_savings), "as_tr4403": seed(seed_savings_gross)},
+        "seed_style": {
+            "net_of_snapshot_space": seed(seed_savings),
+            "as_tr4403": seed(seed_savings_gross),
+        },
         "assumptions": [
             "each snapshot keeps the blocks overwritten during its interval: rate x interval of "
             "the volume, distinct blocks (an upper bound on snapshot space)",

@@ -137,7 +137,9 @@ def run_task(settings: Settings, segments: list[Segment], level: int) -> TaskRes
     bucket = _bucket(settings)
     fps: dict[int, int] = {}
     mask = (1 << level) - 1
-    results = [_scan_segment(settings, seg, comps, fingerprint, fps, mask, bucket) for seg in segments]
+    results = [
+        _scan_segment(settings, seg, comps, fingerprint, fps, mask, bucket) for seg in segments
+    ]
     return TaskResult(results, fps, level, time.perf_counter() - started)
 
 
@@ -162,7 +164,9 @@ def _scan_segment(
         if settings.read_all:
             ranges = _chunks(seg.start_unit, seg.end_unit, max(1, CHUNK // unit))
         else:
-            ranges = _runs(seg.sampled if seg.sampled is not None else range(seg.start_unit, seg.end_unit))
+            ranges = _runs(
+                seg.sampled if seg.sampled is not None else range(seg.start_unit, seg.end_unit)
+            )
         for first, last in ranges:
             offset = first * unit
             want = (last - first) * unit
@@ -171,7 +175,9 @@ def _scan_segment(
             try:
                 buf = os.pread(fd, want, offset)
             except OSError as exc:
-                res.notes.append(f"read error at byte {offset}: {exc.strerror or exc}; rest skipped")
+                res.notes.append(
+                    f"read error at byte {offset}: {exc.strerror or exc}; rest skipped"
+                )
                 break
             res.bytes_read += len(buf)
             if buf:
@@ -284,7 +290,9 @@ def _compress_unit(
         bs = settings.dedup_block
         zero = bytes(bs)
         zb = sum(
-            len(data[o : o + bs]) for o in range(0, length, bs) if data[o : o + bs] == zero[: min(bs, length - o)]
+            len(data[o : o + bs])
+            for o in range(0, length, bs)
+            if data[o : o + bs] == zero[: min(bs, length - o)]
         )
         res.zero_sums.add(length, zb)
     for g in settings.group_sizes:

@@ -152,6 +152,10 @@ def analyse(
     saved_total = (
         sum(r["saved_ms"] or 0.0 for r in chosen_rows) if objective == "stall_ms" else None
     )
+    # the stall the model puts on the slow tier today: the given latency, else the observed
+    modelled = (
+        total_io * tiers.slow_latency_ms if tiers.slow_latency_ms is not None else total_stall
+    )
     curve = skew_curve(objects)
     sx, sy = skew_point(curve)
     notes = []
@@ -204,7 +208,7 @@ def analyse(
             ),
             "stall_saved_ms": saved_total,
             "stall_saved_share": (
-                saved_total / total_stall if saved_total is not None and total_stall else None
+                saved_total / modelled if saved_total is not None and modelled else None
             ),
         },
         "skew": {
@@ -244,7 +248,7 @@ def _reason(row: dict[str, Any], tiers: Tiers, objective: str, free: int) -> str
     gain = saves.replace("saves", "would save") if saves else share
     return (
         f"not chosen: {size} does not fit in the {format_size(free)} left; the chosen set "
-        f"saves more in total; {gain}"
+        f"{'saves more stall' if saves else 'moves more I/O'} in total; {gain}"
     )
 
 

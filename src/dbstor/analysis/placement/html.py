@@ -13,7 +13,8 @@ MAX_ROWS = 200
 PAGE_CSS = """
 body{font-family:system-ui,-apple-system,Segoe UI,sans-serif;margin:2em;color:#222;max-width:70em}
 table{border-collapse:collapse;margin:1em 0;font-size:90%}
-th,td{border:1px solid #ccc;padding:.25em .5em;text-align:right;vertical-align:top}
+th,td{border:1px solid #ccc;padding:.25em .5em;text-align:right;vertical-align:top;white-space:nowrap}
+td.r{white-space:normal}
 th{background:#f3f3f3}td.l,th.l{text-align:left}
 tr.chosen td{background:#eaf6ea}tr.poor td{color:#777}
 .note{color:#555;font-size:90%}
@@ -146,7 +147,7 @@ def render_advise_section(result: dict[str, Any]) -> str:
             f"<td>{_num(r['reads'])}</td><td>{_num(r['writes'])}</td>"
             f"<td>{_num(r['density'])}</td><td>{_pct(r['io_share'])}</td>"
             f"<td>{_num(r['avg_stall_ms'], 2)}</td><td>{'yes' if r['chosen'] else ''}</td>"
-            f'<td class="l">{escape(r["reason"])}</td></tr>'
+            f'<td class="l r">{escape(r["reason"])}</td></tr>'
         )
     more = len(result["ranking"]) - MAX_ROWS
     lists = "".join(f"<li>{escape(n)}</li>" for n in result.get("notes", []))

@@ -7,6 +7,8 @@ while the object count and the search stay small; greedy by density otherwise.
 
 from __future__ import annotations
 
+import bisect
+import itertools
 from collections.abc import Sequence
 
 EXACT_MAX_OBJECTS = 200
@@ -45,13 +47,14 @@ def exact(
     nodes = 0
     taken: list[int] = []
 
+    cum_w, cum_v = [0, *itertools.accumulate(w)], [0.0, *itertools.accumulate(v)]
+
     def bound(k: int, left: int, value: float) -> float:
-        while k < n and w[k] <= left:
-            left -= w[k]
-            value += v[k]
-            k += 1
-        if k < n:
-            value += v[k] * left / w[k]
+        """Fill items k.. in density order while they fit, then a fraction of the next."""
+        j = bisect.bisect_right(cum_w, cum_w[k] + left, lo=k) - 1  # items k..j-1 fit
+        value += cum_v[j] - cum_v[k]
+        if j < n:
+            value += v[j] * (left - (cum_w[j] - cum_w[k])) / w[j]
         return value
 
     def search(k: int, left: int, value: float) -> None:
@@ -91,7 +94,7 @@ def choose(
             "search, chosen greedily by density"
         )
         return greedy(weights, values, capacity), "greedy", note
-    result = exact(weights, values, capacity)
+    result = exact(weights, values, capacity, NODE_LIMIT)
     if result is None:
         note = f"exact search stopped after {NODE_LIMIT} nodes; chosen greedily by density"
         return greedy(weights, values, capacity), "greedy", note

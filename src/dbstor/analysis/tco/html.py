@@ -38,7 +38,7 @@ def cash_flow_svg(result: dict[str, Any], width: int = 460, height: int = 260) -
         f'viewBox="0 0 {width} {height}" role="img" aria-label="cash flows by year">',
         f'<line x1="{left}" y1="{y(0):.1f}" x2="{left + w}" y2="{y(0):.1f}" stroke="#999"/>',
     ]
-    for v in (lo, hi):
+    for v in sorted({lo, hi, 0.0}):
         parts.append(
             f'<text x="{left - 5}" y="{y(v) + 4:.1f}" font-size="11" text-anchor="end">'
             f"{v:,.0f}</text>"
