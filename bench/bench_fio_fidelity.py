@@ -24,8 +24,30 @@ from pathlib import Path
 from dbstor.drivers.fio_output import parse_fio_json
 
 
-def dbstor_sweep(target: Path, out: Path, depths: str, duration: int, warmup: int, size: str) -> tuple[dict, float]:
-    cmd = [sys.executable, "-m", "dbstor", "io", "--target", str(target), "--iodepth", depths, "--duration", str(duration), "--warmup", str(warmup), "--size", size, "--out", str(out), "--keep", "--quiet", "--json"]
+def dbstor_sweep(
+    target: Path, out: Path, depths: str, duration: int, warmup: int, size: str
+) -> tuple[dict, float]:
+    cmd = [
+        sys.executable,
+        "-m",
+        "dbstor",
+        "io",
+        "--target",
+        str(target),
+        "--iodepth",
+        depths,
+        "--duration",
+        str(duration),
+        "--warmup",
+        str(warmup),
+        "--size",
+        size,
+        "--out",
+        str(out),
+        "--keep",
+        "--quiet",
+        "--json",
+    ]
     started = time.monotonic()
     proc = subprocess.run(cmd, capture_output=True, text=True, check=True)
     wall = time.monotonic() - started
@@ -33,7 +55,9 @@ def dbstor_sweep(target: Path, out: Path, depths: str, duration: int, warmup: in
 
 
 def raw_fio(job_file: Path) -> tuple[float, float | None]:
-    out = subprocess.run(["fio", "--output-format=json+", str(job_file)], capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        ["fio", "--output-format=json+", str(job_file)], capture_output=True, text=True, check=True
+    )
     run = parse_fio_json(out.stdout)
     return run.read.iops + run.write.iops, run.read.histogram.stats().p99
 
@@ -54,14 +78,20 @@ def main() -> int:
     out = Path(tempfile.mkdtemp(prefix="dbstor-bench-"))
     try:
         for round_no in range(args.rounds):
-            run, wall = dbstor_sweep(args.target, out, args.depths, args.duration, args.warmup, args.size)
+            run, wall = dbstor_sweep(
+                args.target, out, args.depths, args.duration, args.warmup, args.size
+            )
             folder = Path(run["folder"])
             points_time = len(run["points"]) * (args.duration + args.warmup)
             if round_no > 0:  # round 0 includes laying out the files
                 overheads.append(wall / points_time)
-            raw = {d: raw_fio(folder / "jobs" / f"point-{i + 1:02d}.fio") for i, d in enumerate(depths)}
+            raw = {
+                d: raw_fio(folder / "jobs" / f"point-{i + 1:02d}.fio") for i, d in enumerate(depths)
+            }
             if round_no % 2:  # alternate the order: raw fio first, then dbstor again
-                run, wall = dbstor_sweep(args.target, out, args.depths, args.duration, args.warmup, args.size)
+                run, wall = dbstor_sweep(
+                    args.target, out, args.depths, args.duration, args.warmup, args.size
+                )
                 overheads.append(wall / points_time)
             for i, depth in enumerate(depths):
                 point = run["points"][i]
@@ -69,13 +99,18 @@ def main() -> int:
                 ratios[depth]["iops"].append(point["iops"] / raw_iops)
                 if raw_p99 and point["read_p99_ms"]:
                     ratios[depth]["p99"].append(point["read_p99_ms"] / raw_p99)
-                print(f"round {round_no + 1} QD{depth}: dbstor {point['iops']:,.0f} IOPS p99 {point['read_p99_ms']} ms; raw fio {raw_iops:,.0f} IOPS p99 {raw_p99} ms", file=sys.stderr)
+                print(
+                    f"round {round_no + 1} QD{depth}: dbstor {point['iops']:,.0f} IOPS p99 {point['read_p99_ms']} ms; raw fio {raw_iops:,.0f} IOPS p99 {raw_p99} ms",
+                    file=sys.stderr,
+                )
     finally:
         for leftover in args.target.glob("dbstor-io-oltp-*.dat"):
             leftover.unlink()
         (args.target / ".dbstor-owned.json").unlink(missing_ok=True)
         shutil.rmtree(out, ignore_errors=True)
-    print(f"fio {subprocess.run(['fio', '--version'], capture_output=True, text=True).stdout.strip()}, io-oltp, {args.duration} s + {args.warmup} s warm-up per point, {args.rounds} rounds, medians\n")
+    print(
+        f"fio {subprocess.run(['fio', '--version'], capture_output=True, text=True).stdout.strip()}, io-oltp, {args.duration} s + {args.warmup} s warm-up per point, {args.rounds} rounds, medians\n"
+    )
     print("| queue depth | IOPS dbstor / raw fio | read p99 dbstor / raw fio |")
     print("|---|---|---|")
     for depth in depths:
@@ -83,7 +118,9 @@ def main() -> int:
         p99 = statistics.median(ratios[depth]["p99"]) if ratios[depth]["p99"] else float("nan")
         print(f"| {depth} | {iops:.3f} | {p99:.3f} |")
     if overheads:
-        print(f"\nsweep wall time / sum of point durations: median {statistics.median(overheads):.3f} (max {max(overheads):.3f}, {len(overheads)} sweeps on laid-out files)")
+        print(
+            f"\nsweep wall time / sum of point durations: median {statistics.median(overheads):.3f} (max {max(overheads):.3f}, {len(overheads)} sweeps on laid-out files)"
+        )
     return 0
 
 

@@ -7,7 +7,9 @@ under dbstor.commands and registers itself with `register(subparsers)`.
 
 import argparse
 import importlib
+import signal
 import sys
+import threading
 from collections.abc import Sequence
 
 from dbstor import __version__
@@ -49,7 +51,13 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _stop_on_sigterm(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt  # a polite kill stops as cleanly as Ctrl-C: finished points are kept
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, _stop_on_sigterm)
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.command is None:

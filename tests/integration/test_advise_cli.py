@@ -3,34 +3,18 @@ latencies from runs, a live PostgreSQL server on loopback, and bad input (exit 2
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
+import pg_server
 import pytest
 
 from dbstor.results.model import LatencyStats, Load, Point, Run
 from dbstor.results.store import save_run
-
-
-def _sibling(name: str) -> ModuleType:
-    """Import a helper module beside this file (pytest runs with --import-mode=importlib)."""
-    if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(name, Path(__file__).with_name(f"{name}.py"))
-        assert spec is not None and spec.loader is not None
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        spec.loader.exec_module(module)
-    return sys.modules[name]
-
-
-pg_server = _sibling("pg_server")
 
 FIXTURE = Path(__file__).parents[1] / "fixtures" / "h6080_filestats.csv"
 PASSWORD = "s3cret-Pw"

@@ -135,7 +135,7 @@ def test_rate_series_is_open_loop_at_the_asked_rates(dbstor, tmp_path):
         "--target", target,
         "--rate", "2000,4000",
         "--duration", "2",
-        "--warmup", "1",
+        "--warmup", "0",
         "--size", "16MiB",
         "--out", "out",
     )  # fmt: skip
@@ -166,64 +166,115 @@ def test_numjobs_series_with_the_log_profile_limits_write_latency(dbstor, tmp_pa
     assert [p["load"]["jobs"] for p in points] == [1, 2]
     for point in points:
         assert point["write_iops"] > 0
-        assert point["write_lat_ms"]["p99"] > 0
+        latency = point["write_lat_ms"]
+        assert latency["mean"] > 0 and latency["p50"] > 0
+        # A p99 needs 1,000 operations behind it; a 1 s point of synced writes may have fewer.
+        if latency["count"] >= 1000:
+            assert latency["p99"] >= latency["p50"]
+        else:
+            assert latency["p99"] is None
         assert not point["read_iops"]  # the log is written, never read
     assert dbstor.leftovers(target) == []
 
 
-def test_auto_finds_the_peak_then_measures_fractions_of_it(dbstor, tmp_path):
+@pytest.fixture(scope="module")
+def auto_run(dbstor_class, tmp_path_factory):
+    """One --auto run for the tests below. The SLO (10 us) is one no 8K I/O meets, so
+    after the search for the peak it stops at the first fraction: quick, and the case
+    of a tight SLO (a disk array with a 1 ms limit) in miniature."""
+    tmp_path = tmp_path_factory.mktemp("auto")
+    dbstor = dbstor_class(tmp_path)
     target = tmp_path / "target"
     target.mkdir()
-    proc = dbstor("io", "--target", target, "--auto", *TINY, "--out", "out", timeout=120)
+    proc = dbstor(
+        "io", "--target", target, "--auto", "--slo", "10us", *TINY, "--out", "out", timeout=120
+    )
     _ok(proc)
-    results = dbstor.results(dbstor.only_run_folder(tmp_path / "out"))
+    assert dbstor.leftovers(target) == []
+    return dbstor.results(dbstor.only_run_folder(tmp_path / "out"))
+
+
+def _series(results: dict, name: str) -> list[dict]:
+    return [p for p in results["points"] if p["series"] == name]
+
+
+def test_auto_searches_for_the_peak_then_measures_fractions_of_it(auto_run):
+    results = auto_run
     assert results["status"] == "complete"
-    discovery = [p for p in results["points"] if p["series"] == "discovery"]
-    main = [p for p in results["points"] if p["series"] == "main"]
+    discovery, main = _series(results, "discovery"), _series(results, "main")
     assert len(discovery) >= 2
-    assert [p["load"]["kind"] for p in discovery] == ["iodepth"] * len(discovery)
+    assert {p["load"]["kind"] for p in discovery} == {"iodepth"}
     assert [p["load"]["value"] for p in discovery[:2]] == [1, 2]
     assert main, "no points at fractions of the peak"
     assert {p["load"]["kind"] for p in main} == {"rate"}
     best = max(p["read_iops"] + p["write_iops"] for p in discovery)
-    # The first fraction is 10% of the peak found in discovery.
+    # The first fraction is 10% of the peak found by the search.
     assert main[0]["load"]["value"] == pytest.approx(0.10 * best, rel=0.01)
     assert all(p["load"]["value"] <= best * 1.01 for p in main)
+    if main[0]["read_lat_ms"] and main[0]["read_lat_ms"]["p99"] is not None:
+        assert len(main) == 1  # far beyond the SLO at 10%: no point in going higher
+        assert any("auto: stopped at 10%" in note for note in results["notes"])
 
 
-def test_the_kept_job_file_reproduces_the_point_with_plain_fio(dbstor, tmp_path):
-    target = tmp_path / "target"
-    target.mkdir()
-    proc = dbstor(
-        "io",
-        "--target", target,
-        "--iodepth", "4",
-        "--duration", "2",
-        "--warmup", "1",
-        "--size", "32MiB",
-        "--out", "out",
-        "--keep",
-    )  # fmt: skip
-    _ok(proc)
-    folder = dbstor.only_run_folder(tmp_path / "out")
-    point = dbstor.results(folder)["points"][0]
-    ours = point["read_iops"] + point["write_iops"]
+def test_auto_reports_the_peak_it_found_even_when_it_stops_early(auto_run):
+    """The run's peak is the most the storage did, not the best of the fractions measured."""
+    results = auto_run
+    best = max(p["read_iops"] + p["write_iops"] for p in _series(results, "discovery"))
+    measured = max(p["read_iops"] + p["write_iops"] for p in results["points"])
+    assert results["peak"] is not None
+    assert results["peak"]["iops"] == pytest.approx(max(best, measured)), results["peak"]
 
-    output = tmp_path / "plain-fio.json"
+
+def _plain_fio(job: Path) -> tuple[float, str]:
+    """Run a job file with plain fio from its own folder (as a user would); IOPS, stderr."""
+    output = job.parent / "plain-fio.json"
     plain = subprocess.run(
-        [
-            "fio",
-            "--output-format=json+",
-            f"--output={output}",
-            str(folder / "jobs" / "point-01.fio"),
-        ],
-        cwd=tmp_path,  # where dbstor ran: the job file may name paths relative to it
+        ["fio", "--output-format=json+", f"--output={output}", job.name],
+        cwd=job.parent,
         capture_output=True,
         text=True,
         timeout=60,
     )
     assert plain.returncode == 0, plain.stderr
     jobs = json.loads(output.read_text(encoding="utf-8"))["jobs"]
-    theirs = sum(j["read"]["iops"] + j["write"]["iops"] for j in jobs)
-    assert theirs > 0
-    assert ours == pytest.approx(theirs, rel=0.25), (ours, theirs)
+    return sum(j["read"]["iops"] + j["write"]["iops"] for j in jobs), plain.stderr
+
+
+def test_the_kept_job_file_reproduces_the_point_with_plain_fio(dbstor, tmp_path):
+    """dbstor's IOPS match plain fio on the same job file (loosely: a noisy shared machine).
+
+    Other load on the host can disturb one of the two runs, so the pair is measured again
+    (at most three times) before calling a difference a failure; a real mismatch repeats.
+    The job file must stand on its own: --out is given relative, as users type it, and
+    fio runs it from the jobs folder.
+    """
+    target = tmp_path / "target"
+    target.mkdir()
+    pairs, complaints = [], []
+    for attempt in range(3):
+        out = f"out-{attempt}"
+        proc = dbstor(
+            "io",
+            "--target", target,
+            "--iodepth", "4",
+            "--duration", "1",
+            "--warmup", "1",
+            "--size", "32MiB",
+            "--out", out,
+            "--keep",
+            "--quiet",
+        )  # fmt: skip
+        _ok(proc)
+        folder = dbstor.only_run_folder(tmp_path / out)
+        point = dbstor.results(folder)["points"][0]
+        ours = point["read_iops"] + point["write_iops"]
+        theirs, stderr = _plain_fio(folder / "jobs" / "point-01.fio")
+        complaints += [ln for ln in stderr.splitlines() if ln.strip()]
+        assert ours > 0 and theirs > 0
+        pairs.append((round(ours), round(theirs)))
+        if abs(ours - theirs) <= 0.25 * theirs:
+            break
+    else:
+        pytest.fail(f"dbstor vs plain fio IOPS differ by more than 25% every time: {pairs}")
+    # e.g. "fopen log: No such file or directory" when the job names a relative log path
+    assert complaints == [], complaints

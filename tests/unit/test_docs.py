@@ -31,7 +31,9 @@ def test_every_command_is_in_the_readme_and_help(capsys):
         assert command in help_text
 
 
-@pytest.mark.parametrize("example", sorted((ROOT / "examples").glob("*.toml")), ids=lambda p: p.name)
+@pytest.mark.parametrize(
+    "example", sorted((ROOT / "examples").glob("*.toml")), ids=lambda p: p.name
+)
 def test_examples_load(example):
     study = load_study(example)
     assert study.targets and study.profiles

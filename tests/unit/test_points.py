@@ -14,7 +14,12 @@ def repeat(scale: float = 1.0, cpu: float = 50.0) -> Repeat:
     run = parse_fio_json(FIXTURE.read_text())
     run.read.iops *= scale
     run.write.iops *= scale
-    return Repeat(fio=FioResult(run, [100.0] * 6, [10.0] * 6, Path("x.fio")), cpu=CpuStats(util_pct=cpu), device=DeviceStats(name="vda", read_iops=1.0), wall_s=3.0)
+    return Repeat(
+        fio=FioResult(run, [100.0] * 6, [10.0] * 6, Path("x.fio")),
+        cpu=CpuStats(util_pct=cpu),
+        device=DeviceStats(name="vda", read_iops=1.0),
+        wall_s=3.0,
+    )
 
 
 def test_single_repeat():

@@ -4,7 +4,14 @@ from pathlib import Path
 import pytest
 
 from dbstor.errors import UserError
-from dbstor.testfiles import MANIFEST, Safety, check_free_space, plan_files, record_created, reusable
+from dbstor.testfiles import (
+    MANIFEST,
+    Safety,
+    check_free_space,
+    plan_files,
+    record_created,
+    reusable,
+)
 
 
 def test_plans_files_across_paths(tmp_path):
@@ -20,7 +27,9 @@ def test_refuses_a_file_it_did_not_create(tmp_path):
     foreign.write_text("precious")
     with pytest.raises(UserError, match="was not created by dbstor.*--allow-overwrite"):
         plan_files((tmp_path,), "io-oltp", 1, 1 << 20, Safety())
-    assert plan_files((tmp_path,), "io-oltp", 1, 1 << 20, Safety(allow_overwrite=True)).files == (foreign,)
+    assert plan_files((tmp_path,), "io-oltp", 1, 1 << 20, Safety(allow_overwrite=True)).files == (
+        foreign,
+    )
 
 
 def test_owned_files_are_recognised_by_inode_and_removed(tmp_path):
@@ -29,7 +38,9 @@ def test_owned_files_are_recognised_by_inode_and_removed(tmp_path):
     path.write_bytes(b"\0" * (1 << 20))
     record_created(files)
     assert reusable(files)
-    assert plan_files((tmp_path,), "io-oltp", 1, 1 << 20, Safety()).files == (path,)  # ours: no refusal
+    assert plan_files((tmp_path,), "io-oltp", 1, 1 << 20, Safety()).files == (
+        path,
+    )  # ours: no refusal
     # a different file under the same name is not ours
     path.unlink()
     path.write_bytes(b"\0" * (1 << 20))
@@ -49,13 +60,17 @@ def test_remove_never_deletes_a_foreign_file(tmp_path):
 
 
 def test_block_device_needs_both_flags():
-    device = next((Path(d) for d in ("/dev/vda", "/dev/loop0", "/dev/sda") if Path(d).exists()), None)
+    device = next(
+        (Path(d) for d in ("/dev/vda", "/dev/loop0", "/dev/sda") if Path(d).exists()), None
+    )
     if device is None:
         pytest.skip("no block device node to test with")
     for safety in (Safety(), Safety(allow_overwrite=True)):
         with pytest.raises(UserError, match="block device.*--i-know-this-destroys-data"):
             plan_files((device,), "io-oltp", 1, 1 << 20, safety)
-    files = plan_files((device,), "io-oltp", 1, 1 << 20, Safety(allow_overwrite=True, destroy_device=True))
+    files = plan_files(
+        (device,), "io-oltp", 1, 1 << 20, Safety(allow_overwrite=True, destroy_device=True)
+    )
     assert files.is_device and files.file_size == 0
 
 

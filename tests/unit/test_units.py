@@ -1,11 +1,26 @@
 import pytest
 
-from dbstor.units import format_size, parse_duration, parse_int_list, parse_latency_ms, parse_percent, parse_size
+from dbstor.units import (
+    format_size,
+    parse_duration,
+    parse_int_list,
+    parse_latency_ms,
+    parse_percent,
+    parse_size,
+)
 
 
 @pytest.mark.parametrize(
     ("text", "expected"),
-    [("8GiB", 8 * 1024**3), ("8G", 8 * 1024**3), ("800GB", 800 * 10**9), ("512MiB", 512 * 1024**2), ("4k", 4096), (4096, 4096), ("1.5KiB", 1536)],
+    [
+        ("8GiB", 8 * 1024**3),
+        ("8G", 8 * 1024**3),
+        ("800GB", 800 * 10**9),
+        ("512MiB", 512 * 1024**2),
+        ("4k", 4096),
+        (4096, 4096),
+        ("1.5KiB", 1536),
+    ],
 )
 def test_parse_size(text, expected):
     assert parse_size(text) == expected

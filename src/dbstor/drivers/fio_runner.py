@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import os
 import shutil
 import signal
 import subprocess
@@ -60,27 +62,27 @@ def _classify_failure(stderr: str, where: str) -> Exception:
 def run_job(job_text: str, job_file: Path, where: str, timeout_s: float) -> FioResult:
     """Run fio on a job file (kept beside the results) and parse its json+ output.
 
-    Ctrl-C reaches fio too (same process group); we wait for it to stop, then re-raise.
+    On Ctrl-C (or any other interruption) fio's process group is stopped, then the
+    interruption goes on up.
     """
     job_file.parent.mkdir(parents=True, exist_ok=True)
     job_file.write_text(job_text, encoding="utf-8")
     output = job_file.with_suffix(".json")
     cmd = [fio_binary(), "--output-format=json+", f"--output={output}", str(job_file)]
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    # fio runs in its own process group so that its job processes can be stopped together:
+    # Ctrl-C is forwarded to the group, and whatever still runs after a grace period is killed.
+    proc = subprocess.Popen(
+        cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, start_new_session=True
+    )
     try:
         _, stderr = proc.communicate(timeout=timeout_s)
     except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.communicate()
+        _stop_group(proc, signal.SIGKILL)
         raise PointFailed(
             f"fio did not finish within {timeout_s:.0f} s; the storage may be hung"
         ) from None
-    except KeyboardInterrupt:
-        proc.send_signal(signal.SIGINT)
-        try:
-            proc.communicate(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+    except BaseException:
+        _stop_group(proc, signal.SIGINT)
         raise
     if proc.returncode != 0:
         raise _classify_failure(stderr, where)
@@ -94,6 +96,18 @@ def run_job(job_text: str, job_file: Path, where: str, timeout_s: float) -> FioR
     return FioResult(
         run=run, read_iops_per_second=reads, write_iops_per_second=writes, job_file=job_file
     )
+
+
+def _stop_group(proc: subprocess.Popen, sig: signal.Signals, grace_s: float = 5.0) -> None:
+    """Signal fio's whole process group; SIGKILL it if it has not exited within grace_s."""
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(proc.pid, sig)
+    try:
+        proc.communicate(timeout=grace_s)
+    except subprocess.TimeoutExpired:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)
+        proc.communicate()
 
 
 def _collect_iops_logs(job_file: Path) -> tuple[list[float], list[float]]:

@@ -5,7 +5,14 @@ from dbstor.results.model import CpuStats, LatencyStats, Load, Point, Run
 
 
 def point(qd, iops, p99, cpu):
-    return Point(load=Load("iodepth", qd), duration_s=10, read_iops=iops, write_iops=0.0, read_lat_ms=LatencyStats(p99=p99, count=10_000), cpu=CpuStats(util_pct=cpu))
+    return Point(
+        load=Load("iodepth", qd),
+        duration_s=10,
+        read_iops=iops,
+        write_iops=0.0,
+        read_lat_ms=LatencyStats(p99=p99, count=10_000),
+        cpu=CpuStats(util_pct=cpu),
+    )
 
 
 def run(label, points, drives=None, workload="io-oltp", limit=1.0):
@@ -23,8 +30,16 @@ def run(label, points, drives=None, workload="io-oltp", limit=1.0):
     )
 
 
-HDD = run("HDD", [point(1, 1_000, 0.5, 10), point(4, 2_000, 1.5, 20), point(16, 2_100, 8.0, 22)], drives=75)
-FLASH = run("FLASH", [point(1, 10_000, 0.1, 20), point(4, 30_000, 0.2, 60), point(16, 40_000, 0.9, 80)], drives=6)
+HDD = run(
+    "HDD",
+    [point(1, 1_000, 0.5, 10), point(4, 2_000, 1.5, 20), point(16, 2_100, 8.0, 22)],
+    drives=75,
+)
+FLASH = run(
+    "FLASH",
+    [point(1, 10_000, 0.1, 20), point(4, 30_000, 0.2, 60), point(16, 40_000, 0.9, 80)],
+    drives=6,
+)
 
 
 def test_normalised_to_baseline_at_the_knee():
@@ -73,4 +88,7 @@ def test_not_comparable_when_workloads_differ():
 
 
 def test_factor_text():
-    assert factor_text({"read_lat_ms": 5.0, "iops": 420.0, "cpu_pct": 410.0, "tps": None}) == "read latency -95%, IOPS x4.2, CPU x4.1"
+    assert (
+        factor_text({"read_lat_ms": 5.0, "iops": 420.0, "cpu_pct": 410.0, "tps": None})
+        == "read latency -95%, IOPS x4.2, CPU x4.1"
+    )

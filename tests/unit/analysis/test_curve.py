@@ -17,7 +17,12 @@ def point(qd, iops, p99, cpu=None, status="ok", series="main"):
     )
 
 
-CURVE = [point(1, 10_000, 0.2, 10), point(4, 30_000, 0.6, 30), point(16, 40_000, 1.4, 50), point(64, 42_000, 4.0, 60)]
+CURVE = [
+    point(1, 10_000, 0.2, 10),
+    point(4, 30_000, 0.6, 30),
+    point(16, 40_000, 1.4, 50),
+    point(64, 42_000, 4.0, 60),
+]
 
 
 def test_knee_interpolates_between_the_points_around_the_limit():
@@ -31,13 +36,19 @@ def test_knee_interpolates_between_the_points_around_the_limit():
 
 def test_knee_when_every_point_is_within_or_none_is():
     beyond = find_knee(CURVE, "read_lat_p99_ms", 10.0)
-    assert beyond["beyond_last"] and beyond["load"] == 64 and beyond["iops"] == pytest.approx(42_000)
+    assert (
+        beyond["beyond_last"] and beyond["load"] == 64 and beyond["iops"] == pytest.approx(42_000)
+    )
     none = find_knee(CURVE, "read_lat_p99_ms", 0.1)
     assert none["within_slo"] is False and none["load"] is None
 
 
 def test_knee_ignores_failed_and_discovery_points_and_missing_metrics():
-    points = [*CURVE, point(128, 99_000, 0.1, status="failed"), point(256, 99_000, 0.1, series="discovery")]
+    points = [
+        *CURVE,
+        point(128, 99_000, 0.1, status="failed"),
+        point(256, 99_000, 0.1, series="discovery"),
+    ]
     points[1].read_lat_ms.p99 = None  # too few samples: cannot be judged
     knee = find_knee(points, "read_lat_p99_ms", 1.0)
     # now between QD1 (0.2) and QD16 (1.4): 1/1.5 of the way -> load 11, IOPS 30,000

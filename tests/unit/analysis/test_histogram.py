@@ -8,7 +8,12 @@ FIXTURES = Path(__file__).parents[2] / "fixtures" / "fio"
 
 def _hist(bins: dict[int, int]) -> LatencyHistogram:
     total = sum(v * n for v, n in bins.items())
-    return LatencyHistogram.from_fio({str(k): v for k, v in bins.items()}, total / sum(bins.values()), sum(bins.values()), max(bins))
+    return LatencyHistogram.from_fio(
+        {str(k): v for k, v in bins.items()},
+        total / sum(bins.values()),
+        sum(bins.values()),
+        max(bins),
+    )
 
 
 def test_percentile_is_first_bin_reaching_the_share():

@@ -97,6 +97,8 @@ def test_density_and_stall_saved_with_tier_latencies_given():
     assert row["density"] == 500 and row["read_pct"] == 90
     assert row["saved_ms"] == pytest.approx(9000)
     assert result["chosen"] == ["t"] and result["result"]["io_share"] == 1
+    # share of the modelled stall today (1000 x 10 ms): 9000 / 10000
+    assert result["result"]["stall_saved_share"] == pytest.approx(0.9)
 
 
 def test_observed_stall_per_io_when_no_slow_latency():

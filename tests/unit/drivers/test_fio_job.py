@@ -9,7 +9,15 @@ def _options(text: str) -> dict[str, str]:
 
 
 def test_oltp_point_job():
-    spec = PointSpec(BUILTIN_PROFILES["io-oltp"], (Path("/t/a.dat"), Path("/t/b:c.dat")), 1 << 20, iodepth=8, jobs=2, duration_s=30, warmup_s=5)
+    spec = PointSpec(
+        BUILTIN_PROFILES["io-oltp"],
+        (Path("/t/a.dat"), Path("/t/b:c.dat")),
+        1 << 20,
+        iodepth=8,
+        jobs=2,
+        duration_s=30,
+        warmup_s=5,
+    )
     opts = _options(build_point_job(spec))
     assert opts["rw"] == "randrw" and opts["rwmixread"] == "90" and opts["bs"] == "8192"
     assert opts["iodepth"] == "8" and opts["numjobs"] == "2" and opts["direct"] == "1"
@@ -20,7 +28,9 @@ def test_oltp_point_job():
 
 
 def test_rate_is_split_by_mix_and_jobs():
-    spec = PointSpec(BUILTIN_PROFILES["io-oltp"], (Path("/t/a"),), 1 << 20, 64, 2, 10, 0, rate_iops=10000)
+    spec = PointSpec(
+        BUILTIN_PROFILES["io-oltp"], (Path("/t/a"),), 1 << 20, 64, 2, 10, 0, rate_iops=10000
+    )
     opts = _options(build_point_job(spec))
     assert opts["rate_iops"] == "4500,500"  # per job: 5000 x 90% reads, 10% writes
     assert opts["rate_process"] == "poisson"

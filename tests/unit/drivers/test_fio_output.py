@@ -29,7 +29,10 @@ def test_two_jobs_are_summed_and_histograms_merged():
     assert run.jobs == 2
     assert run.read.iops == pytest.approx(sum(j["read"]["iops"] for j in jobs))
     assert run.read.histogram.count == sum(j["read"]["clat_ns"]["N"] for j in jobs)
-    expected_mean = sum(j["read"]["clat_ns"]["mean"] * j["read"]["clat_ns"]["N"] for j in jobs) / run.read.histogram.count
+    expected_mean = (
+        sum(j["read"]["clat_ns"]["mean"] * j["read"]["clat_ns"]["N"] for j in jobs)
+        / run.read.histogram.count
+    )
     assert run.read.histogram.stats().mean == pytest.approx(expected_mean / 1e6)
     assert run.client_cpu_pct == pytest.approx(sum(j["usr_cpu"] + j["sys_cpu"] for j in jobs))
 

@@ -7,15 +7,33 @@ from dbstor.results.store import append_samples, load_run, migrate, read_samples
 
 
 def make_run() -> Run:
-    point = Point(load=Load("iodepth", 8), duration_s=30, read_iops=1000.0, read_lat_ms=LatencyStats(p99=0.5, count=5), cpu=CpuStats(util_pct=12.0), trust=Trust(steady=True, notes=["n"]))
-    return Run(run_id="r1", tool_version="0.1.0", study={}, target={"label": "T"}, engine={"name": "fio"}, workload={"name": "io-oltp"}, host={}, slo={"metric": "read_lat_p99_ms", "limit_ms": 1.0}, created_at="now", points=[point])
+    point = Point(
+        load=Load("iodepth", 8),
+        duration_s=30,
+        read_iops=1000.0,
+        read_lat_ms=LatencyStats(p99=0.5, count=5),
+        cpu=CpuStats(util_pct=12.0),
+        trust=Trust(steady=True, notes=["n"]),
+    )
+    return Run(
+        run_id="r1",
+        tool_version="0.1.0",
+        study={},
+        target={"label": "T"},
+        engine={"name": "fio"},
+        workload={"name": "io-oltp"},
+        host={},
+        slo={"metric": "read_lat_p99_ms", "limit_ms": 1.0},
+        created_at="now",
+        points=[point],
+    )
 
 
 def test_round_trip(tmp_path):
     run = make_run()
     save_run(tmp_path, run)
     data = json.loads((tmp_path / "results.json").read_text())
-    assert data["schema"] == 1 and list(data)[0] == "schema"
+    assert data["schema"] == 1 and next(iter(data)) == "schema"
     assert data["points"][0]["write_lat_ms"] is None  # not applicable: null, never invented
     back = load_run(tmp_path)
     assert back == run
@@ -30,7 +48,9 @@ def test_newer_schema_is_refused_and_missing_schema_rejected():
 
 
 def test_samples_append_and_read(tmp_path):
-    append_samples(tmp_path, [{"run_id": "r1", "point": 1, "t_s": 1.0, "dev_read_iops": 10.5, "unknown": 1}])
+    append_samples(
+        tmp_path, [{"run_id": "r1", "point": 1, "t_s": 1.0, "dev_read_iops": 10.5, "unknown": 1}]
+    )
     append_samples(tmp_path, [{"run_id": "r1", "point": 2, "t_s": 2.0, "dev_read_iops": None}])
     rows = read_samples(tmp_path)
     assert [r["point"] for r in rows] == [1, 2]

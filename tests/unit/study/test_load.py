@@ -54,13 +54,21 @@ def test_full_study(tmp_path):
     assert study.duration_s == 20 and study.warmup_s == 2 and study.repeats == 3
     assert study.file_size == 2 * 1024**3
     assert study.slo_metric == "read_lat_mean_ms" and study.slo_limit_ms == 20
-    assert study.series.kind == "rate" and study.series.values == (1000, 2000) and study.series.jobs == 2
+    assert (
+        study.series.kind == "rate"
+        and study.series.values == (1000, 2000)
+        and study.series.jobs == 2
+    )
     fc, iscsi = study.targets
     assert fc.paths == ((tmp_path / "fc").resolve(),)  # relative to the study file
     assert iscsi.paths[1] == Path("/abs/iscsi2")
     assert fc.facts == {"protocol": "FC", "drives": 48}
     custom = study.profiles[1]
-    assert custom.block_split == ((8192, 70.0), (65536, 30.0)) and custom.distribution == "zipf:1.2" and custom.files == 4
+    assert (
+        custom.block_split == ((8192, 70.0), (65536, 30.0))
+        and custom.distribution == "zipf:1.2"
+        and custom.files == 4
+    )
     assert custom.read_pct == 90.0  # inherited from io-oltp
     assert study.baseline == "ISCSI"
 
@@ -68,7 +76,15 @@ def test_full_study(tmp_path):
 def test_defaults(tmp_path):
     study = load_study(write(tmp_path, '[[targets]]\npath = "x"\n'))
     assert [p.name for p in study.profiles] == ["io-oltp"]
-    assert study.series is None and study.series_for(study.profiles[0]).values == (1, 2, 4, 8, 16, 32, 64)
+    assert study.series is None and study.series_for(study.profiles[0]).values == (
+        1,
+        2,
+        4,
+        8,
+        16,
+        32,
+        64,
+    )
     slo = study.slo_for(study.profiles[0])
     assert (slo.metric, slo.limit_ms) == ("read_lat_p99_ms", 1.0)
     assert study.slo_for(resolve_profile("io-log")).metric == "write_lat_p99_ms"
@@ -78,21 +94,48 @@ def test_defaults(tmp_path):
     ("text", "message"),
     [
         ("[study\n", "not valid TOML"),
-        ('[study]\ndurration = "1s"\n[[targets]]\npath="x"\n', "study.durration: unknown field (did you mean 'duration'?)"),
-        ('[[targets]]\npath="x"\n[load]\nkind = "qd"\nvalues=[1]\n', "load.kind: 'qd' is not one of iodepth, jobs, rate, auto"),
-        ('[[targets]]\npath="x"\n[load]\nkind = "iodepth"\n', "load.values: a iodepth series needs values"),
-        ('[[targets]]\npath="x"\n[load]\nvalues = [1, -2]\n', "load.values: -2 is not a positive whole number"),
+        (
+            '[study]\ndurration = "1s"\n[[targets]]\npath="x"\n',
+            "study.durration: unknown field (did you mean 'duration'?)",
+        ),
+        (
+            '[[targets]]\npath="x"\n[load]\nkind = "qd"\nvalues=[1]\n',
+            "load.kind: 'qd' is not one of iodepth, jobs, rate, auto",
+        ),
+        (
+            '[[targets]]\npath="x"\n[load]\nkind = "iodepth"\n',
+            "load.values: a iodepth series needs values",
+        ),
+        (
+            '[[targets]]\npath="x"\n[load]\nvalues = [1, -2]\n',
+            "load.values: -2 is not a positive whole number",
+        ),
         ('[study]\nprofiles = ["io-oltpp"]\n[[targets]]\npath="x"\n', "did you mean 'io-oltp'"),
-        ('[study]\nduration = "fast"\n[[targets]]\npath="x"\n', "study.duration: 'fast' is not a duration"),
+        (
+            '[study]\nduration = "fast"\n[[targets]]\npath="x"\n',
+            "study.duration: 'fast' is not a duration",
+        ),
         ('[slo]\nlimit = "0ms"\n[[targets]]\npath="x"\n', "slo.limit: must be above zero"),
         ('[slo]\nmetric = "p99"\n[[targets]]\npath="x"\n', "slo.metric: 'p99' is not one of"),
         ("[study]\n", "targets: give at least one [[targets]] table"),
-        ('[[targets]]\nlabel="A"\npath="x"\n[[targets]]\nlabel="A"\npath="y"\n', "labels must differ"),
+        (
+            '[[targets]]\nlabel="A"\npath="x"\n[[targets]]\nlabel="A"\npath="y"\n',
+            "labels must differ",
+        ),
         ('[[targets]]\nlabel="a b"\npath="x"\n', "targets[0].label"),
         ('[[targets]]\nlabel="A"\n', "targets[0].paths: must be a non-empty list"),
-        ('[study]\nbaseline="Z"\n[[targets]]\nlabel="A"\npath="x"\n', "study.baseline: 'Z' is not a target label"),
-        ('[[targets]]\npath="x"\n[profiles.p]\nblock_split = { "8K" = 70 }\n', "profiles.p.block_split: the percentages must add up to 100"),
-        ('[[targets]]\npath="x"\n[profiles.p]\ndistribution = "zoned:50/10:40/90"\n', "access adds to 100"),
+        (
+            '[study]\nbaseline="Z"\n[[targets]]\nlabel="A"\npath="x"\n',
+            "study.baseline: 'Z' is not a target label",
+        ),
+        (
+            '[[targets]]\npath="x"\n[profiles.p]\nblock_split = { "8K" = 70 }\n',
+            "profiles.p.block_split: the percentages must add up to 100",
+        ),
+        (
+            '[[targets]]\npath="x"\n[profiles.p]\ndistribution = "zoned:50/10:40/90"\n',
+            "access adds to 100",
+        ),
     ],
 )
 def test_errors_name_file_and_field(tmp_path, text, message):

@@ -259,5 +259,5 @@ def _notes(out: ScanOutput, mode: str, dedup_ratio: float, logical: int) -> list
     if out.skipped:
         notes.append(f"{len(out.skipped)} path(s) could not be read and were skipped")
     if logical == 0:
-        notes.append("nothing to scan: the files are empty")
+        notes.append("nothing to scan: no files were found, or only empty ones")
     return notes

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import bisect
 import os
+import stat
 import threading
 import time
 from collections.abc import Callable
@@ -186,8 +187,9 @@ def _scan_segment(
                 res.notes.append("file shrank while it was read")
                 break
         after = os.fstat(fd)
-        if (after.st_size, after.st_mtime_ns) != (before.st_size, before.st_mtime_ns) or (
-            before.st_size != seg.size or before.st_mtime_ns != seg.mtime_ns
+        moved = (after.st_size, after.st_mtime_ns) != (before.st_size, before.st_mtime_ns)
+        if stat.S_ISREG(before.st_mode) and (
+            moved or before.st_size != seg.size or before.st_mtime_ns != seg.mtime_ns
         ):
             res.notes.append("file changed while it was read; figures mix old and new contents")
     finally:

@@ -69,10 +69,11 @@ def delta(before: Snapshot, after: Snapshot) -> tuple[list[DbObject], list[str]]
     """
     notes: list[str] = []
     result: list[DbObject] = []
+    fresh: list[str] = []
     for name, new in after.objects.items():
         old = before.objects.get(name)
         if old is None:
-            notes.append(f"{name}: not in the first snapshot; counted from zero")
+            fresh.append(name)
             result.append(new)
             continue
         changes: dict[str, int | float | None] = {}
@@ -91,10 +92,11 @@ def delta(before: Snapshot, after: Snapshot) -> tuple[list[DbObject], list[str]]
             changes[counter] = b - a
         result.append(replace(new, **changes))
     missing = sorted(set(before.objects) - set(after.objects))
-    if missing:
-        notes.append(
-            f"{len(missing)} object(s) only in the first snapshot, left out: "
-            + ", ".join(missing[:5])
-            + (" ..." if len(missing) > 5 else "")
-        )
+    for names, what in (
+        (fresh, "not in the first snapshot, counted from zero"),
+        (missing, "only in the first snapshot, left out"),
+    ):
+        if names:
+            shown = ", ".join(names[:5]) + (" ..." if len(names) > 5 else "")
+            notes.append(f"{len(names)} object(s) {what}: {shown}")
     return result, notes
