@@ -11,6 +11,8 @@ import pytest
 
 MB = 1024 * 1024
 
+pytestmark = pytest.mark.integration
+
 
 def dbstor(*args, env=None, cwd=None):
     return subprocess.run(

@@ -13,6 +13,7 @@ import os
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -209,3 +210,29 @@ def test_ctrl_c_keeps_the_finished_points(dbstor, tmp_path, target, to_group):
         assert {row["point"] for row in csv.DictReader(handle)} >= {"1"}
     json.dumps(results)  # parsed and whole
     assert dbstor.leftovers(target) == []
+
+
+def test_ctrl_c_while_laying_out_leaves_no_file_behind(dbstor, tmp_path, target):
+    """Interrupted before any point: nothing of dbstor's stays in the target, and the next
+    run is not refused because of a half-written file dbstor no longer recognises."""
+    out = tmp_path / "out"
+    data = target / "dbstor-io-oltp-0.dat"
+    proc = dbstor.start(
+        "io", "--target", target, "--iodepth", "1", "--duration", "1", "--warmup", "0",
+        "--size", "1GiB", "--out", out, "--quiet",
+    )  # fmt: skip
+    deadline = time.monotonic() + 30
+    while not (data.exists() and data.stat().st_size > 0):
+        assert proc.poll() is None, proc.communicate()[1]
+        assert time.monotonic() < deadline, "the layout never started"
+        time.sleep(0.01)
+    proc.send_signal(signal.SIGINT)
+    _, stderr = proc.communicate(timeout=30)
+    assert proc.returncode == 130, stderr
+    assert "Traceback" not in stderr, stderr
+    results = dbstor.results(dbstor.only_run_folder(out))
+    assert results["status"] == "interrupted" and results["points"] == []
+    assert dbstor.leftovers(target) == []
+
+    again = dbstor("io", "--target", target, *TINY, "--out", out, "--quiet")
+    assert again.returncode == 0, again.stderr

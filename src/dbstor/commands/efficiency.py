@@ -142,6 +142,9 @@ def _run_paths(raw: str, results: Path) -> list[tuple[str, str]]:
         raise UserError(
             f"{raw}: the files this run built are gone ({gone}); rerun with --keep or scan the files directly"
         )
+    for _, p in pairs:
+        if not os.path.lexists(p):
+            print(f"dbstor: warning: {p}, recorded by the run, is gone; skipped", file=sys.stderr)
     return present
 
 

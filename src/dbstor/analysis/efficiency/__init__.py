@@ -6,5 +6,13 @@ snapshot space and savings; html.render_efficiency_section() renders a report se
 
 from dbstor.analysis.efficiency.arrays import DEFAULT_ARRAY, PRESETS, ArrayModel, resolve_array
 from dbstor.analysis.efficiency.estimate import estimate
+from dbstor.analysis.efficiency.html import render_efficiency_section
 
-__all__ = ["DEFAULT_ARRAY", "PRESETS", "ArrayModel", "estimate", "resolve_array"]
+__all__ = [
+    "DEFAULT_ARRAY",
+    "PRESETS",
+    "ArrayModel",
+    "estimate",
+    "render_efficiency_section",
+    "resolve_array",
+]
