@@ -1,0 +1,173 @@
+"""The engine contract: what every database engine module provides.
+
+An engine puts a real database on the storage under test. It is *managed* (dbstor creates
+the database files on the target paths, starts what it needs, stops it and removes what it
+created unless kept) or *external* (a DSN to a server the user runs; dbstor works only in
+a schema it created and marked, and never drops anything else).
+
+A new engine (SQL Server, Oracle, ...) needs: a dialect name (the SQL the workloads emit for
+it), a DB-API driver, a query for per-file or per-object I/O statistics, and error
+classification (which errors to retry, which mean the server is gone).
+"""
+
+from __future__ import annotations
+
+import re
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, ClassVar
+
+ROLES = ("data", "log", "temp")
+MARKER_TABLE = "dbstor_marker"  # every schema dbstor creates holds this table
+
+
+@dataclass(frozen=True)
+class Availability:
+    """Whether an engine can run here, and why (not)."""
+
+    usable: bool
+    reason: str  # what was found ("PostgreSQL 15.8 in /usr/lib/postgresql/15/bin") or why not
+    planned: bool = False  # listed, not built yet
+
+
+@dataclass
+class EngineSettings:
+    """How to create or reach one database instance."""
+
+    paths: dict[str, list[Path]] = field(default_factory=dict)  # role (data|log|temp) -> paths
+    dsn: str | None = None  # external engine: the server to use (may hold a password)
+    instance: int = 0  # 0..N-1 when several instances run at once (ports, folder names)
+    buffer_bytes: int | None = None  # the engine's own cache; small so the storage does work
+    memory_limit_bytes: int | None = None  # cap a managed server's memory (cgroup) when set
+    keep: bool = False  # leave what was created in place at the end
+    allow_overwrite: bool = False  # reuse a non-empty directory dbstor did not create
+
+
+@dataclass
+class EngineCounters:
+    """Cumulative engine counters; a point's figures are the difference of two readings."""
+
+    logical_reads: float | None = None  # page/block requests
+    physical_reads: float | None = None  # requests that missed the engine's cache
+    physical_writes: float | None = None
+    storage_read_bytes: float | None = None  # bytes the engine's processes read from storage
+    storage_write_bytes: float | None = None
+
+    def minus(self, before: EngineCounters) -> EngineCounters:
+        def delta(a: float | None, b: float | None) -> float | None:
+            return None if a is None or b is None else a - b
+
+        return EngineCounters(**{k: delta(v, getattr(before, k)) for k, v in vars(self).items()})
+
+    @property
+    def hit_ratio(self) -> float | None:
+        if self.logical_reads and self.physical_reads is not None:
+            return max(0.0, 1.0 - self.physical_reads / self.logical_reads)
+        return None
+
+
+@dataclass
+class ObjectIO:
+    """Cumulative I/O of one table, index or file, for the placement advisor."""
+
+    name: str
+    kind: str  # table | index | file | log
+    size_bytes: int | None = None
+    reads: float | None = None
+    writes: float | None = None
+    read_bytes: float | None = None
+    write_bytes: float | None = None
+    read_stall_ms: float | None = None
+    write_stall_ms: float | None = None
+
+
+class ErrorKind:
+    RETRY = "retry"  # serialization failure, deadlock, busy: run the transaction again
+    FATAL = "fatal"  # the server is gone or the connection broke: the point fails
+    ERROR = "error"  # anything else: counted, the user goes on
+
+
+class Engine(ABC):
+    """One database instance on the target (managed) or behind a DSN (external)."""
+
+    name: ClassVar[str]  # registry name, e.g. "postgres"
+    title: ClassVar[str]  # "PostgreSQL"
+    dialect: ClassVar[str]  # the SQL the workloads emit: sqlite | postgres | mysql | tsql | oracle
+    paramstyle: ClassVar[str] = "qmark"  # DB-API paramstyle of connect()'s connections
+    driver: ClassVar[str | None] = None  # Python package it needs (None: stdlib)
+    file_stats_query: ClassVar[str | None] = None  # per-file/object I/O statistics, documented
+
+    def __init__(self, settings: EngineSettings):
+        self.settings = settings
+
+    @classmethod
+    @abstractmethod
+    def availability(cls) -> Availability:
+        """Usable here? Checks binaries and drivers; never starts anything."""
+
+    @property
+    def managed(self) -> bool:
+        return self.settings.dsn is None
+
+    @abstractmethod
+    def start(self) -> None:
+        """Managed: create the database on the target paths and start it. External: connect,
+        create and mark dbstor's schema. Bad input raises UserError (one line)."""
+
+    @abstractmethod
+    def connect(self) -> Any:
+        """A new DB-API connection (one per virtual user), in dbstor's database or schema."""
+
+    @abstractmethod
+    def stop(self) -> None:
+        """Stop what start() started; remove what it created unless settings.keep. Idempotent."""
+
+    @abstractmethod
+    def version(self) -> str: ...
+
+    def alive(self) -> bool:
+        """Whether the server still answers (managed servers: the process is running)."""
+        return True
+
+    def counters(self) -> EngineCounters:
+        return EngineCounters()
+
+    def object_io(self) -> list[ObjectIO]:
+        return []
+
+    def classify(self, exc: BaseException) -> str:
+        """ErrorKind of an exception raised by a statement."""
+        return ErrorKind.ERROR
+
+    def placement(self, index: int) -> tuple[str, str]:
+        """Where table number `index` goes when the data role has several paths, round-robin:
+        a prefix for the table's and its indexes' names in CREATE statements and a suffix for
+        CREATE TABLE. SQLite: ('d2.', ''); PostgreSQL: ('', ' TABLESPACE dbstor_d2');
+        MariaDB: ('', " DATA DIRECTORY='/path'"). One data path: ('', '')."""
+        return "", ""
+
+    def data_paths(self) -> dict[str, list[str]]:
+        """Where the database's files are, by role (for results and `dbstor efficiency`)."""
+        return {role: [str(p) for p in paths] for role, paths in self.settings.paths.items()}
+
+    def describe(self) -> dict[str, Any]:
+        """For results.json "engine": never a password."""
+        return {
+            "name": self.name,
+            "title": self.title,
+            "version": self.version(),
+            "managed": self.managed,
+            "dsn": mask_dsn(self.settings.dsn) if self.settings.dsn else None,
+            "buffer_bytes": self.settings.buffer_bytes,
+            "memory_limit_bytes": self.settings.memory_limit_bytes,
+        }
+
+
+_DSN_PASSWORD = re.compile(r"(://[^:/@\s]+:)[^@\s]*(@)")
+_KV_PASSWORD = re.compile(r"(password\s*=\s*)('[^']*'|\S+)", re.IGNORECASE)
+
+
+def mask_dsn(text: str) -> str:
+    """Hide passwords in a DSN or in any message that may quote one."""
+    return _KV_PASSWORD.sub(r"\1***", _DSN_PASSWORD.sub(r"\1***\2", text))

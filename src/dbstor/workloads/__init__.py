@@ -1,0 +1,1 @@
+"""Database workloads: one package each (schema, data generation, transaction mix, SQL per dialect)."""
