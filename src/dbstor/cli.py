@@ -21,6 +21,7 @@ COMMANDS = (
     "io",
     "compare",
     "report",
+    "engines",
     "efficiency",
     "capacity",
     "advise",

@@ -40,7 +40,7 @@ from dbstor.units import format_size
 
 AUTO_FRACTIONS = (0.10, 0.50, 0.70, 0.80, 0.90, 1.00)  # of the peak, as vdbench's curve runs
 AUTO_MAX_DEPTH = 256
-AUTO_MIN_GAIN = 0.05  # the search for the peak stops when doubling the load adds under 5%
+AUTO_MIN_GAIN = 0.05  # the search for the peak stops when two doublings in a row add under 5%
 AUTO_STOP_FACTOR = 1.5  # the SLO is "clearly exceeded" at 1.5x its limit
 
 
@@ -186,8 +186,10 @@ class Sweep:
         record_created(self.files)
         started = time.monotonic()
         job = build_layout_job(self.files.files, self.files.file_size, self.files.direct)
-        run_job(job, self.folder / "jobs" / "layout.fio", self._where(), timeout_s=3600)
-        record_created(self.files)
+        try:
+            run_job(job, self.folder / "jobs" / "layout.fio", self._where(), timeout_s=3600)
+        finally:
+            record_created(self.files)  # fio may have made the files anew: claim them again
         self.run.notes.append(
             f"laid out {format_size(total)} of test files in {time.monotonic() - started:.1f} s (not counted in any point)"
         )
@@ -241,14 +243,12 @@ class Sweep:
         """Find the peak by doubling the load, then measure at fractions of it."""
         kind = self.profile.load_kind
         best: Point | None = None
-        value = 1
-        while value <= AUTO_MAX_DEPTH:
-            point = self._measure(
-                Load(kind=kind, value=value, jobs=self._jobs_for(kind, value)), series="discovery"
-            )
-            if best is not None and point.iops < best.iops * (1 + AUTO_MIN_GAIN):
-                best = max(best, point, key=lambda p: p.iops)
-                break
+        value, flat_steps = 1, 0
+        while value <= AUTO_MAX_DEPTH and flat_steps < 2:
+            load = Load(kind=kind, value=value, jobs=self._jobs_for(kind, value))
+            point = self._measure(load, series="discovery")
+            gained = best is None or point.iops >= best.iops * (1 + AUTO_MIN_GAIN)
+            flat_steps = 0 if gained else flat_steps + 1
             best = point if best is None or point.iops > best.iops else best
             value *= 2
         assert best is not None
@@ -336,7 +336,7 @@ class Sweep:
             rate_iops=load.value if load.kind == "rate" else None,
         )
         name = f"point-{index + 1:02d}" + (f"-r{repeat + 1}" if plan.repeats > 1 else "")
-        spec = replace(spec, iops_log=self.folder / "jobs" / name)
+        spec = replace(spec, iops_log=(self.folder / "jobs" / name).absolute())
         sampler = Sampler(self.devices)
         sampler.start()
         started = time.monotonic()

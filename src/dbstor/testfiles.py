@@ -48,7 +48,7 @@ class TestFiles:
         if self.is_device:
             return
         for path in self.files:
-            _forget(path)
+            remove_owned(path)
 
 
 def _read_manifest(directory: Path) -> dict[str, dict[str, int]]:
@@ -67,7 +67,7 @@ def _write_manifest(directory: Path, entries: dict[str, dict[str, int]]) -> None
             path.unlink()
 
 
-def _owned(path: Path) -> bool:
+def is_owned(path: Path) -> bool:
     """Ours when the manifest names it with this inode and, where the file system keeps
     extended attributes, the file still carries the token written when it was created
     (a file deleted and made anew by someone else can get the same inode number back).
@@ -85,7 +85,7 @@ def _owned(path: Path) -> bool:
         return exc.errno in (errno.ENOTSUP, errno.EOPNOTSUPP) and not entry.get("xattr", False)
 
 
-def _remember(path: Path) -> None:
+def record_owned(path: Path) -> None:
     entries = _read_manifest(path.parent)
     entry: dict[str, object] = {"inode": path.stat().st_ino, "size": path.stat().st_size}
     previous = entries.get(path.name)
@@ -100,8 +100,8 @@ def _remember(path: Path) -> None:
     _write_manifest(path.parent, entries)
 
 
-def _forget(path: Path) -> None:
-    if _owned(path):
+def remove_owned(path: Path) -> None:
+    if is_owned(path):
         path.unlink()
     entries = _read_manifest(path.parent)
     if entries.pop(path.name, None) is not None:
@@ -132,6 +132,10 @@ def check_directory(path: Path) -> None:
         )
     if not path.is_dir():
         raise UserError(f"target path {path} is not a directory or a block device")
+    if os.statvfs(path).f_flag & os.ST_RDONLY:
+        raise UserError(
+            f"target path {path} is on a read-only file system: choose a writable target"
+        )
     if not os.access(path, os.W_OK | os.X_OK):
         raise UserError(f"target path {path} is not writable: choose a directory you can write")
     try:
@@ -166,7 +170,7 @@ def plan_files(
         path / f"dbstor-{profile_name}-{i}.dat" for path in paths for i in range(files_per_path)
     )
     for file in files:
-        if file.exists() and not _owned(file) and not safety.allow_overwrite:
+        if file.exists() and not is_owned(file) and not safety.allow_overwrite:
             raise UserError(
                 f"{file} exists and was not created by dbstor: move it away, choose another target, "
                 "or pass --allow-overwrite to let dbstor overwrite it"
@@ -197,7 +201,7 @@ def check_free_space(test_files: TestFiles) -> None:
 def reusable(test_files: TestFiles) -> bool:
     """Whether every file already exists at full size and belongs to dbstor (kept earlier)."""
     return not test_files.is_device and all(
-        f.exists() and _owned(f) and f.stat().st_size >= test_files.file_size
+        f.exists() and is_owned(f) and f.stat().st_size >= test_files.file_size
         for f in test_files.files
     )
 
@@ -205,4 +209,4 @@ def reusable(test_files: TestFiles) -> bool:
 def record_created(test_files: TestFiles) -> None:
     for file in test_files.files:
         if file.exists() and not test_files.is_device:
-            _remember(file)
+            record_owned(file)

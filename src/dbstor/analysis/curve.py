@@ -32,10 +32,11 @@ def curve_points(points: Sequence[Point]) -> list[Point]:
 
 
 def find_peak(points: Sequence[Point]) -> dict[str, Any] | None:
-    curve = curve_points(points)
-    if not curve:
+    """The finished point with the most throughput, auto mode's search points included."""
+    finished = [p for p in points if p.ok]
+    if not finished:
         return None
-    best = max(curve, key=throughput)
+    best = max(finished, key=throughput)
     return {
         "load": best.load.value,
         "kind": best.load.kind,

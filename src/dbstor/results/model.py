@@ -10,7 +10,7 @@ from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
 SCHEMA_VERSION = 1
-LOAD_KINDS = ("iodepth", "rate", "users", "instances", "streams")
+LOAD_KINDS = ("iodepth", "jobs", "rate", "users", "instances", "streams")
 
 
 @dataclass
@@ -98,7 +98,11 @@ class Point:
     device: DeviceStats | None = None
     cpu: CpuStats | None = None
     cache_hit_ratio: float | None = None
+    txn_types: dict[str, LatencyStats] | None = None  # per transaction type
+    engine_io: dict[str, float | None] | None = None  # engine counters over the point, per txn
     errors: int = 0
+    retries: int = 0  # retried transactions (serialisation failures, deadlocks, busy)
+    error_messages: list[str] = field(default_factory=list)
     saturated: bool = False
     saturation_reason: str | None = None
     repeats: int = 1
@@ -132,6 +136,7 @@ class Run:
     knee: dict[str, Any] | None = None
     status: str = "running"  # running | complete | interrupted | failed
     notes: list[str] = field(default_factory=list)
+    engine_stats: dict[str, Any] | None = None  # per-object I/O etc., for the placement advisor
     schema: int = SCHEMA_VERSION
 
     def to_dict(self) -> dict[str, Any]:
@@ -156,6 +161,8 @@ def point_from_dict(data: dict[str, Any]) -> Point:
     data["cpu"] = _build(CpuStats, data.get("cpu"))
     data["iops_spread"] = _build(Spread, data.get("iops_spread"))
     data["trust"] = _build(Trust, data.get("trust")) or Trust()
+    if data.get("txn_types") is not None:
+        data["txn_types"] = {k: _build(LatencyStats, v) for k, v in data["txn_types"].items()}
     return _build(Point, data)
 
 

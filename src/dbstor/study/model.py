@@ -10,9 +10,10 @@ from dbstor.study.profiles import Profile
 
 LATENCY_STATS = ("mean", "p50", "p95", "p99", "p999")
 SLO_METRICS = tuple(
-    f"{direction}_lat_{stat}_ms" for direction in ("read", "write") for stat in LATENCY_STATS
+    f"{direction}_lat_{stat}_ms" for direction in ("read", "write", "txn") for stat in LATENCY_STATS
 )
 SERIES_KINDS = ("iodepth", "jobs", "rate", "auto")
+DATABASE_SERIES_KINDS = ("users", "instances")
 DEFAULT_SLO_LIMIT_MS = 1.0  # TR-4403 and TR-4415 report the load reached "under 1 ms"
 
 
@@ -26,29 +27,78 @@ class Slo:
     def describe(self) -> str:
         direction, _, stat, _ = self.metric.split("_")
         stat_text = {"mean": "average", "p999": "p99.9"}.get(stat, stat)
+        direction = {"txn": "transaction"}.get(direction, direction)
         return f"{stat_text} {direction} latency {self.limit_ms:g} ms"
 
 
 @dataclass(frozen=True)
 class Target:
     label: str
-    paths: tuple[Path, ...]
+    paths: tuple[Path, ...]  # the data paths (fio's test files go here)
     facts: dict[str, Any] = field(default_factory=dict)
+    log: tuple[Path, ...] = ()  # a database's log (WAL, redo) when on its own volume
+    temp: tuple[Path, ...] = ()  # temp space (tempdb, temp tablespaces)
+
+    @property
+    def roles(self) -> dict[str, list[Path]]:
+        roles = {"data": list(self.paths), "log": list(self.log), "temp": list(self.temp)}
+        return {role: paths for role, paths in roles.items() if paths}
 
 
 @dataclass(frozen=True)
 class LoadSeries:
     """How load rises: queue depth per job, number of jobs, a target IOPS, or auto."""
 
-    kind: str  # iodepth | jobs | rate | auto
+    kind: str  # iodepth | jobs | rate | auto | users | instances
     values: tuple[int, ...] = ()
     jobs: int = 1  # jobs at every point of an iodepth or rate series
     iodepth: int = 1  # queue depth at every point of a jobs series
+    users: int = 1  # virtual users per instance at every point of an instances series
 
     def label(self, value: float) -> str:
-        prefix = {"iodepth": "QD", "jobs": "jobs ", "rate": ""}.get(self.kind, "")
+        prefix = {
+            "iodepth": "QD",
+            "jobs": "jobs ",
+            "rate": "",
+            "users": "users ",
+            "instances": "instances ",
+        }.get(self.kind, "")
         suffix = " IOPS" if self.kind == "rate" else ""
         return f"{prefix}{value:g}{suffix}"
+
+
+@dataclass(frozen=True)
+class DatabaseSpec:
+    """A real database on each target: engine x workload x scale over a users/instances series."""
+
+    engine: str = "sqlite"
+    workload: str = "brokerage"
+    scale: int = 1000
+    series: LoadSeries = LoadSeries(kind="users", values=(1, 2, 4, 8, 16))
+    think_time_ms: float = 0.0
+    dsn: str | None = None  # an external server; may hold a password, never written out
+    buffer_bytes: int | None = None
+    memory_limit_bytes: int | None = None
+    seed: int = 1
+    options: dict[str, Any] = field(default_factory=dict)
+
+    def describe(self) -> dict[str, Any]:
+        return {
+            "engine": self.engine,
+            "workload": self.workload,
+            "scale": self.scale,
+            "series": {
+                "kind": self.series.kind,
+                "values": list(self.series.values),
+                "users": self.series.users,
+            },
+            "think_time_ms": self.think_time_ms,
+            "external": self.dsn is not None,
+            "buffer_bytes": self.buffer_bytes,
+            "memory_limit_bytes": self.memory_limit_bytes,
+            "seed": self.seed,
+            "options": self.options,
+        }
 
 
 @dataclass(frozen=True)
@@ -66,6 +116,7 @@ class Study:
     precondition: bool = False
     baseline: str | None = None  # label of the baseline target; default the first
     source: str = "built-in"
+    databases: tuple[DatabaseSpec, ...] = ()
 
     def series_for(self, profile: Profile) -> LoadSeries:
         if self.series is not None:
@@ -81,7 +132,11 @@ class Study:
             "name": self.name,
             "source": self.source,
             "targets": [
-                {"label": t.label, "paths": [str(p) for p in t.paths], "facts": t.facts}
+                {
+                    "label": t.label,
+                    "paths": {r: [str(p) for p in ps] for r, ps in t.roles.items()},
+                    "facts": t.facts,
+                }
                 for t in self.targets
             ],
             "profiles": [p.name for p in self.profiles],
@@ -100,4 +155,5 @@ class Study:
             "slo": {"metric": self.slo_metric, "limit_ms": self.slo_limit_ms},
             "precondition": self.precondition,
             "baseline": self.baseline,
+            "databases": [d.describe() for d in self.databases],
         }

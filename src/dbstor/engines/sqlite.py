@@ -1,0 +1,188 @@
+"""SQLite, embedded: the default engine. Needs nothing but Python.
+
+The database is 8K-page files on the target's data paths: main on the first, and one
+attached database per further path (d1, d2, ...), so tables can be spread over several
+volumes as the seeds split theirs into several files. WAL mode with synchronous=FULL: every
+commit writes and syncs the write-ahead log, which sits beside the main file (SQLite cannot
+put it elsewhere, so a separate log path is not used). SQLite's own cache is kept small
+(settings.buffer_bytes, 2 MiB by default) so that page reads go to the operating system;
+whether the OS page cache or the storage served them shows in the counters, which come
+from /proc/self/io: `rchar` (bytes SQLite read from files) against `read_bytes` (bytes the
+kernel fetched from storage for this process).
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+from dbstor.engines.base import (
+    Availability,
+    Engine,
+    EngineCounters,
+    EngineSettings,
+    ErrorKind,
+    ObjectIO,
+)
+from dbstor.errors import UserError
+from dbstor.testfiles import check_directory, is_owned, record_owned, remove_owned
+
+PAGE_SIZE = 8192
+DEFAULT_CACHE_BYTES = 2 * 1024 * 1024
+_RETRY = ("database is locked", "database table is locked", "busy")
+_FATAL = (
+    "disk i/o error",
+    "malformed",
+    "unable to open",
+    "no such table",
+    "readonly",
+    "disk is full",
+)
+
+
+def _proc_io() -> dict[str, int]:
+    try:
+        text = Path("/proc/self/io").read_text()
+    except OSError:
+        return {}
+    return {k: int(v) for k, v in (line.split(": ") for line in text.splitlines())}
+
+
+class SQLiteEngine(Engine):
+    name = "sqlite"
+    title = "SQLite"
+    dialect = "sqlite"
+    paramstyle = "qmark"
+    driver = None
+    file_stats_query = "SELECT name, SUM(pgsize) FROM dbstat GROUP BY name"
+
+    @classmethod
+    def availability(cls) -> Availability:
+        return Availability(True, f"SQLite {sqlite3.sqlite_version} (Python's sqlite3, embedded)")
+
+    def __init__(self, settings: EngineSettings):
+        super().__init__(settings)
+        data = settings.paths.get("data") or []
+        if settings.dsn:
+            raise UserError("sqlite is embedded: it takes target paths, not a --dsn")
+        if not data:
+            raise UserError("sqlite needs a target directory for its database files (--target)")
+        n = settings.instance
+        self.files = [data[0] / f"dbstor-sqlite-{n}.db"] + [
+            p / f"dbstor-sqlite-{n}-d{k}.db" for k, p in enumerate(data[1:], 1)
+        ]
+        self.cache_bytes = settings.buffer_bytes or DEFAULT_CACHE_BYTES
+        self._started = False
+
+    def start(self) -> None:
+        for directory in {f.parent for f in self.files}:
+            check_directory(directory)
+        for file in self.files:
+            ours = is_owned(file) or not file.exists()
+            for path in (file, *self._sidecars(file)):
+                if path.exists() and not ours and not self.settings.allow_overwrite:
+                    raise UserError(
+                        f"{path} exists and was not created by dbstor: move it away, choose another target, or pass --allow-overwrite"
+                    )
+                path.unlink(missing_ok=True)
+        for file in self.files:
+            conn = sqlite3.connect(file)
+            conn.execute(f"PRAGMA page_size = {PAGE_SIZE}")
+            conn.execute("PRAGMA journal_mode = WAL")
+            conn.close()
+            record_owned(file)
+        self._started = True
+
+    @staticmethod
+    def _sidecars(file: Path) -> tuple[Path, Path]:
+        return file.with_name(file.name + "-wal"), file.with_name(file.name + "-shm")
+
+    def connect(self) -> sqlite3.Connection:
+        conn = sqlite3.connect(self.files[0], timeout=30, check_same_thread=False)
+        for k, file in enumerate(self.files[1:], 1):
+            conn.execute(f"ATTACH DATABASE ? AS d{k}", (str(file),))
+        pages = max(16, self.cache_bytes // PAGE_SIZE)
+        for schema in ["main", *(f"d{k}" for k in range(1, len(self.files)))]:
+            conn.execute(f"PRAGMA {schema}.cache_size = {pages}")
+            conn.execute(f"PRAGMA {schema}.synchronous = FULL")
+        conn.execute("PRAGMA busy_timeout = 30000")
+        return conn
+
+    def stop(self) -> None:
+        if self.settings.keep or not self._started:
+            return
+        for file in self.files:
+            for sidecar in self._sidecars(file):
+                if sidecar.exists() and is_owned(file):
+                    sidecar.unlink()
+            remove_owned(file)
+        self._started = False
+
+    def version(self) -> str:
+        return sqlite3.sqlite_version
+
+    def alive(self) -> bool:
+        return all(f.exists() for f in self.files)
+
+    def placement(self, index: int) -> tuple[str, str]:
+        k = index % len(self.files)
+        return (f"d{k}." if k else "", "")
+
+    def counters(self) -> EngineCounters:
+        io = _proc_io()
+        if not io:
+            return EngineCounters()
+        return EngineCounters(
+            logical_reads=io["rchar"] / PAGE_SIZE,
+            physical_reads=io["read_bytes"] / PAGE_SIZE,
+            storage_read_bytes=float(io["read_bytes"]),
+            storage_write_bytes=float(io["write_bytes"]),
+        )
+
+    def object_io(self) -> list[ObjectIO]:
+        """Table and index sizes (SQLite keeps no per-table I/O counters: reads are None)."""
+        conn = self.connect()
+        try:
+            objects = []
+            for k in range(len(self.files)):
+                schema = f"d{k}" if k else "main"
+                try:
+                    rows = conn.execute(
+                        f"SELECT d.name, m.type, SUM(d.pgsize) FROM dbstat(?) d JOIN {schema}.sqlite_master m ON m.name = d.name GROUP BY d.name, m.type",
+                        (schema,),
+                    ).fetchall()
+                except sqlite3.OperationalError:
+                    return []  # this SQLite was built without the dbstat table
+                objects += [
+                    ObjectIO(name=n, kind=t, size_bytes=int(s))
+                    for n, t, s in rows
+                    if not n.startswith("sqlite_")
+                ]
+            return objects
+        finally:
+            conn.close()
+
+    def classify(self, exc: BaseException) -> str:
+        text = str(exc).lower()
+        if isinstance(exc, sqlite3.OperationalError) and any(s in text for s in _RETRY):
+            return ErrorKind.RETRY
+        if isinstance(exc, sqlite3.DatabaseError) and any(s in text for s in _FATAL):
+            return ErrorKind.FATAL
+        return ErrorKind.ERROR
+
+    def data_paths(self) -> dict[str, list[str]]:
+        return {"data": [str(f) for f in self.files]}
+
+    def describe(self) -> dict[str, Any]:
+        info = super().describe()
+        info.update(
+            page_size=PAGE_SIZE,
+            journal_mode="wal",
+            synchronous="full",
+            cache_bytes=self.cache_bytes,
+            files=[str(f) for f in self.files],
+            pid=os.getpid(),
+        )
+        return info
