@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from dbstor.analysis.compare import compare_runs
+from dbstor.db_sweep import DbRunPlan, DbSweep
 from dbstor.errors import UserError
 from dbstor.progress import Progress
 from dbstor.results.model import Run
@@ -44,9 +45,9 @@ def make_out_dir(out: Path) -> Path:
     return out
 
 
-def plans_for(study: Study, parent: Path) -> list[RunPlan]:
+def plans_for(study: Study, parent: Path) -> list[RunPlan | DbRunPlan]:
     description = study.describe()
-    return [
+    fio_plans: list[RunPlan | DbRunPlan] = [
         RunPlan(
             run_id=new_run_id(target.label, profile.name, parent),
             target=target,
@@ -63,6 +64,20 @@ def plans_for(study: Study, parent: Path) -> list[RunPlan]:
         for target in study.targets
         for profile in study.profiles
     ]
+    db_plans = [
+        DbRunPlan(
+            run_id=new_run_id(target.label, spec.workload, parent),
+            target=target,
+            database=spec,
+            slo=study.slo_for_database(),
+            duration_s=study.duration_s,
+            warmup_s=study.warmup_s,
+            study=description,
+        )
+        for target in study.targets
+        for spec in study.databases
+    ]
+    return fio_plans + db_plans
 
 
 def render(folder: Path, runs: list[Run], comparison: dict[str, Any] | None, title: str) -> Path:
@@ -79,7 +94,7 @@ def render(folder: Path, runs: list[Run], comparison: dict[str, Any] | None, tit
 def run_study(study: Study, out: Path, safety: Safety, progress: Progress) -> StudyOutcome:
     make_out_dir(out)
     stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
-    many = len(study.targets) * len(study.profiles) > 1
+    many = len(study.targets) * (len(study.profiles) + len(study.databases)) > 1
     study_folder = out / f"{stamp}-{_slug(study.name)}" if many else None
     parent = study_folder or out
     plans = plans_for(study, parent)
@@ -99,12 +114,17 @@ def run_study(study: Study, out: Path, safety: Safety, progress: Progress) -> St
 
     for number, plan in enumerate(plans, 1):
         folder = parent / plan.run_id
-        progress.say(
-            f"run {number}/{len(plans)}: {plan.target.label} x {plan.profile.name} -> {folder}"
-        )
-        sweep = Sweep(
-            plan, folder, safety, progress, on_point=lambda run, f=folder: after_point(run, f)
-        )
+
+        def callback(run: Run, f: Path = folder) -> None:
+            after_point(run, f)
+
+        if isinstance(plan, DbRunPlan):
+            what = f"{plan.database.workload} on {plan.database.engine}"
+            sweep: Sweep | DbSweep = DbSweep(plan, folder, safety, progress, on_point=callback)
+        else:
+            what = f"fio {plan.profile.name}"
+            sweep = Sweep(plan, folder, safety, progress, on_point=callback)
+        progress.say(f"run {number}/{len(plans)}: {plan.target.label} x {what} -> {folder}")
         outcome.run_folders.append(folder)
         try:
             sweep.execute()
@@ -115,8 +135,19 @@ def run_study(study: Study, out: Path, safety: Safety, progress: Progress) -> St
     return outcome
 
 
+def study_comparison(runs: list[Run], baseline: str | None) -> dict[str, Any] | None:
+    """Targets compared within a workload: the first workload that ran on several targets."""
+    by_workload: dict[str, list[Run]] = {}
+    for run in runs:
+        by_workload.setdefault(str(run.workload.get("name")), []).append(run)
+    groups = [group for group in by_workload.values() if len(group) > 1]
+    if groups:
+        return compare_runs(groups[0], baseline)
+    return compare_runs(runs, baseline) if len(by_workload) == 1 and len(runs) > 1 else None
+
+
 def _render_study(folder: Path, runs: list[Run], study: Study) -> dict[str, Any] | None:
-    comparison = compare_runs(runs, study.baseline) if len(runs) > 1 else None
+    comparison = study_comparison(runs, study.baseline)
     if comparison is not None:
         write_text_atomic(folder / COMPARISON_FILE, json.dumps(comparison, indent=2) + "\n")
     render(folder, runs, comparison, study.name)

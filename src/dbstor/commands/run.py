@@ -1,27 +1,40 @@
-"""dbstor run: a study from a TOML file, or the built-in default study."""
+"""dbstor run: a study file, a database run from flags, or the built-in default study."""
 
 from __future__ import annotations
 
 import argparse
+import os
 from pathlib import Path
 
-from dbstor.commands.common import add_run_flags, finish, safety_from
+from dbstor.commands.common import add_run_flags, finish, parse_flag, safety_from
+from dbstor.errors import UserError
 from dbstor.progress import Progress
-from dbstor.study.load import load_study
-from dbstor.study.model import Study, Target
+from dbstor.study.load import load_study, parse_slo_metric
+from dbstor.study.model import DatabaseSpec, LoadSeries, Study, Target
 from dbstor.study.profiles import BUILTIN_PROFILES
 from dbstor.study_runner import run_study
+from dbstor.units import parse_duration, parse_int_list, parse_latency_ms, parse_size
 
 DEFAULT_DATA_DIR = Path("dbstor-data")
+DSN_ENV = "DBSTOR_DSN"
 
 
 def default_study(data_dir: Path = DEFAULT_DATA_DIR) -> Study:
-    """The main job: the io-oltp sweep on ./dbstor-data with short points (about a minute)."""
+    """The main job: brokerage on embedded SQLite and the io-oltp fio sweep on ./dbstor-data,
+    short points, one report with the database's operating points on the storage's curve."""
     data_dir.mkdir(parents=True, exist_ok=True)
     return Study(
-        name="default study: io-oltp on ./dbstor-data",
+        name="default study: brokerage on SQLite and io-oltp on ./dbstor-data",
         targets=(Target(label="dbstor-data", paths=(data_dir.absolute(),)),),
         profiles=(BUILTIN_PROFILES["io-oltp"],),
+        databases=(
+            DatabaseSpec(
+                engine="sqlite",
+                workload="brokerage",
+                scale=1000,
+                series=LoadSeries(kind="users", values=(1, 2, 4, 8)),
+            ),
+        ),
         duration_s=5.0,
         warmup_s=2.0,
         file_size=512 * 1024**2,
@@ -32,23 +45,185 @@ def default_study(data_dir: Path = DEFAULT_DATA_DIR) -> Study:
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "run",
-        help="run a study file (several targets and profiles, one report), or the default study",
+        help="run a study file, a database from flags, or the default study",
         description=(
-            "Run a study: every target x profile in the TOML file over its load series, then "
-            "one report with the comparison normalised to the baseline. With no file, runs the "
-            "default study: the io-oltp sweep on ./dbstor-data with short points. "
-            "See examples/ for study files."
+            "Run a study: every target x workload in the TOML file over its load series, then "
+            "one report with the comparison normalised to the baseline. With --engine, run a "
+            "real database on a target from flags. With neither, run the default study: "
+            "brokerage on SQLite and the io-oltp fio sweep on ./dbstor-data, short points. "
+            "See examples/ for study files and 'dbstor engines' for the engines usable here."
         ),
     )
     parser.add_argument(
-        "study", nargs="?", type=Path, help="study file (TOML); omit for the default study"
+        "study",
+        nargs="?",
+        type=Path,
+        help="study file (TOML); omit for --engine flags or the default study",
+    )
+    db = parser.add_argument_group("a database from flags")
+    db.add_argument(
+        "--engine", help="sqlite (embedded), postgres, mariadb or mysql; see 'dbstor engines'"
+    )
+    db.add_argument(
+        "--workload",
+        default="brokerage",
+        help="database workload (default brokerage: TPC-E-like OLTP)",
+    )
+    db.add_argument(
+        "--target",
+        action="append",
+        default=[],
+        metavar="[ROLE=]PATH[,PATH...]",
+        help="where the database goes: data=/mnt/lun1,/mnt/lun2 log=/mnt/log temp=/mnt/tmp (a bare path is data)",
+    )
+    db.add_argument(
+        "--label",
+        help="the target's label in results and reports (default: the data directory's name)",
+    )
+    db.add_argument(
+        "--dsn",
+        help=f"an external server instead of a managed one (or set {DSN_ENV} to keep the password off the command line)",
+    )
+    db.add_argument(
+        "--scale",
+        type=int,
+        default=1000,
+        help="workload scale (brokerage: customers; default 1000)",
+    )
+    db.add_argument(
+        "--users",
+        default=None,
+        help="virtual users per point, e.g. 1,2,4,8,16; with --instances: users per instance",
+    )
+    db.add_argument(
+        "--instances", default=None, help="independent databases driven at once, e.g. 1,2,4,6,8"
+    )
+    db.add_argument(
+        "--think-time",
+        default="0ms",
+        help="mean think time between a user's transactions (default 0ms)",
+    )
+    db.add_argument(
+        "--buffer",
+        default=None,
+        help="the engine's own cache size, e.g. 32MiB (small by default so the storage works)",
+    )
+    db.add_argument(
+        "--memory-limit",
+        default=None,
+        help="cap a managed server's memory with a cgroup, e.g. 512MiB",
+    )
+    db.add_argument(
+        "--seed", type=int, default=1, help="data and transaction random seed (default 1)"
+    )
+    db.add_argument("--duration", default="30s", help="measured time per point (default 30s)")
+    db.add_argument("--warmup", default="10s", help="warm-up before each point (default 10s)")
+    db.add_argument("--slo", default="1ms", help="latency limit for the knee (default 1ms)")
+    db.add_argument(
+        "--slo-metric",
+        default=None,
+        help="which latency the SLO limits (default read_lat_mean_ms: device read await)",
     )
     add_run_flags(parser)
     parser.set_defaults(handler=run)
 
 
+def _target(items: list[str], label: str | None) -> Target:
+    roles: dict[str, list[Path]] = {}
+    for item in items:
+        role, sep, paths = item.partition("=")
+        if not sep:
+            role, paths = "data", item
+        if role not in ("data", "log", "temp"):
+            raise UserError(
+                f"--target {item!r}: the role must be data, log or temp, e.g. --target log=/mnt/log"
+            )
+        roles.setdefault(role, []).extend(
+            Path(p).expanduser().absolute() for p in paths.split(",") if p
+        )
+    if "data" not in roles:
+        raise UserError(
+            "--target: give the data directory, e.g. --target /mnt/lun1 or --target data=/mnt/lun1"
+        )
+    name = label or roles["data"][0].name or "target"
+    name = "".join(c if c.isalnum() or c in "._-" else "-" for c in name)[:40]
+    return Target(
+        label=name,
+        paths=tuple(roles["data"]),
+        log=tuple(roles.get("log", ())),
+        temp=tuple(roles.get("temp", ())),
+    )
+
+
+def _series(args: argparse.Namespace) -> LoadSeries:
+    if args.instances:
+        users = parse_flag("--users", parse_int_list, args.users) if args.users else [4]
+        if len(users) != 1:
+            raise UserError(
+                "--users: with --instances give one number, the users per instance, e.g. --users 8"
+            )
+        return LoadSeries(
+            kind="instances",
+            values=tuple(parse_flag("--instances", parse_int_list, args.instances)),
+            users=users[0],
+        )
+    values = parse_flag("--users", parse_int_list, args.users) if args.users else [1, 2, 4, 8, 16]
+    return LoadSeries(kind="users", values=tuple(values))
+
+
+def study_from_flags(args: argparse.Namespace) -> Study:
+    dsn = args.dsn or os.environ.get(DSN_ENV)
+    if not args.target and dsn is None:
+        raise UserError(
+            "--engine needs --target (where the database goes) or --dsn (an external server)"
+        )
+    target = (
+        _target(args.target, args.label)
+        if args.target
+        else Target(label=args.label or "external", paths=())
+    )
+    if args.scale < 1:
+        raise UserError("--scale must be at least 1")
+    spec = DatabaseSpec(
+        engine=args.engine,
+        workload=args.workload,
+        scale=args.scale,
+        series=_series(args),
+        think_time_ms=parse_flag("--think-time", parse_latency_ms, args.think_time),
+        dsn=dsn,
+        buffer_bytes=parse_flag("--buffer", parse_size, args.buffer) if args.buffer else None,
+        memory_limit_bytes=parse_flag("--memory-limit", parse_size, args.memory_limit)
+        if args.memory_limit
+        else None,
+        seed=args.seed,
+    )
+    limit = parse_flag("--slo", parse_latency_ms, args.slo)
+    if limit <= 0:
+        raise UserError("--slo: must be above zero, e.g. 1ms")
+    return Study(
+        name=f"{args.workload} on {args.engine}, {target.label}",
+        targets=(target,),
+        profiles=(),
+        databases=(spec,),
+        duration_s=max(1.0, parse_flag("--duration", parse_duration, args.duration)),
+        warmup_s=parse_flag("--warmup", parse_duration, args.warmup),
+        slo_metric=parse_flag("--slo-metric", parse_slo_metric, args.slo_metric)
+        if args.slo_metric
+        else None,
+        slo_limit_ms=limit,
+        source="command line",
+    )
+
+
 def run(args: argparse.Namespace) -> int:
-    study = load_study(args.study) if args.study else default_study()
+    if args.study and args.engine:
+        raise UserError("give a study file or --engine flags, not both")
+    if args.study:
+        study = load_study(args.study)
+    elif args.engine:
+        study = study_from_flags(args)
+    else:
+        study = default_study()
     progress = Progress(quiet=args.quiet)
     outcome = run_study(study, args.out, safety_from(args), progress)
     return finish(outcome, args, progress)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import os
 import re
 import tomllib
 from collections.abc import Callable
@@ -17,6 +18,7 @@ from dbstor.study.model import (
     DEFAULT_SLO_LIMIT_MS,
     SERIES_KINDS,
     SLO_METRICS,
+    DatabaseSpec,
     LoadSeries,
     Study,
     Target,
@@ -25,7 +27,7 @@ from dbstor.study.profiles import BUILTIN_PROFILES, DISTRIBUTIONS, Profile
 from dbstor.units import parse_duration, parse_latency_ms, parse_percent, parse_size
 
 T = TypeVar("T")
-_SECTIONS = {"study", "slo", "load", "targets", "profiles"}
+_SECTIONS = {"study", "slo", "load", "targets", "profiles", "databases"}
 _STUDY_KEYS = {
     "name",
     "profiles",
@@ -38,11 +40,16 @@ _STUDY_KEYS = {
 }
 _SLO_KEYS = {"metric", "limit"}
 _LOAD_KEYS = {"kind", "values", "jobs", "iodepth"}
-_TARGET_KEYS = {"label", "path", "paths", "facts"}
+_TARGET_KEYS = {"label", "path", "paths", "facts", "log", "temp"}
+_DATABASE_KEYS = {
+    "engine", "workload", "scale", "users", "instances", "users_per_instance", "think_time",
+    "dsn", "dsn_env", "buffer", "memory_limit", "seed", "options",
+}  # fmt: skip
 _PROFILE_KEYS = {
     "based_on", "description", "source", "pattern", "read_pct", "block_size", "block_split",
     "distribution", "files", "fdatasync", "ioengine", "load_kind", "series", "slo_metric",
 }  # fmt: skip
+_DSN_WITH_PASSWORD = re.compile(r"://[^:/@\s]+:[^@\s]+@|password\s*=", re.IGNORECASE)
 _LABEL = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,39}$")
 
 
@@ -188,7 +195,58 @@ def _target(source: str, index: int, table: Any, base_dir: Path) -> Target:
         fields.fail("paths", 'must be a non-empty list of directories, e.g. ["/mnt/lun1"]')
     paths = tuple((base_dir / Path(p).expanduser()).resolve() for p in raw)
     facts = fields.get("facts", lambda v: dict(v) if isinstance(v, dict) else _raise_table(), {})
-    return Target(label=label, paths=paths, facts=facts)
+    extra = {}
+    for role in ("log", "temp"):
+        value = table.get(role)
+        if value is None:
+            continue
+        listed = [value] if isinstance(value, str) else value
+        if not isinstance(listed, list) or not all(isinstance(p, str) and p for p in listed):
+            fields.fail(role, f'must be a directory or a list of them, e.g. {role} = "/mnt/{role}"')
+        extra[role] = tuple((base_dir / Path(p).expanduser()).resolve() for p in listed)
+    return Target(label=label, paths=paths, facts=facts, **extra)
+
+
+def _database(source: str, index: int, table: Any) -> DatabaseSpec:
+    fields = _Fields(source, f"databases[{index}]", table, _DATABASE_KEYS)
+    if "users" in table and "instances" not in table:
+        series = LoadSeries(kind="users", values=fields.get("users", _int_list, ()))
+    elif "instances" in table:
+        series = LoadSeries(
+            kind="instances",
+            values=fields.get("instances", _int_list, ()),
+            users=fields.get("users_per_instance", _positive_int, 4),
+        )
+    else:
+        series = LoadSeries(kind="users", values=(1, 2, 4, 8, 16))
+    dsn = fields.get("dsn", _text, None)
+    env = fields.get("dsn_env", _text, None)
+    if env is not None:
+        dsn = os.environ.get(env)
+        if dsn is None:
+            fields.fail(
+                "dsn_env",
+                f"the environment variable {env} is not set; export it with the server's DSN",
+            )
+    if dsn is not None and _DSN_WITH_PASSWORD.search(dsn):
+        fields.fail(
+            "dsn",
+            'holds a password: keep it out of study files; use dsn_env = "NAME" and export NAME instead',
+        )
+    return DatabaseSpec(
+        engine=fields.get("engine", _text, "sqlite"),
+        workload=fields.get("workload", _text, "brokerage"),
+        scale=fields.get("scale", _positive_int, 1000),
+        series=series,
+        think_time_ms=fields.get("think_time", parse_latency_ms, 0.0),
+        dsn=dsn,
+        buffer_bytes=fields.get("buffer", parse_size, None),
+        memory_limit_bytes=fields.get("memory_limit", parse_size, None),
+        seed=fields.get("seed", _positive_int, 1),
+        options=fields.get(
+            "options", lambda v: dict(v) if isinstance(v, dict) else _raise_table(), {}
+        ),
+    )
 
 
 def _raise_table() -> dict[str, Any]:
@@ -216,10 +274,14 @@ def study_from_dict(data: dict[str, Any], source: str, base_dir: Path) -> Study:
     custom = {
         name: _profile(source, name, table) for name, table in data.get("profiles", {}).items()
     }
+    databases = data.get("databases", [])
+    if not isinstance(databases, list):
+        raise UserError(f"{source}: databases: write [[databases]] tables")
+    default_profiles = [] if databases else ["io-oltp"]
     profile_names = study.get(
         "profiles",
         lambda v: [_text(x) for x in v] if isinstance(v, list) else [_text(v)],
-        ["io-oltp"],
+        default_profiles,
     )
     profiles = []
     for name in profile_names:
@@ -227,6 +289,8 @@ def study_from_dict(data: dict[str, Any], source: str, base_dir: Path) -> Study:
             profiles.append(resolve_profile(name, custom))
         except UserError as exc:
             study.fail("profiles", str(exc))
+    if not profiles and not databases:
+        study.fail("profiles", "the study runs nothing: name fio profiles or add [[databases]]")
     targets_raw = data.get("targets")
     if not isinstance(targets_raw, list) or not targets_raw:
         raise UserError(
@@ -252,6 +316,7 @@ def study_from_dict(data: dict[str, Any], source: str, base_dir: Path) -> Study:
         precondition=study.get("precondition", _bool, False),
         baseline=baseline,
         source=source,
+        databases=tuple(_database(source, i, t) for i, t in enumerate(databases)),
     )
 
 

@@ -126,6 +126,11 @@ class Study:
     def slo_for(self, profile: Profile) -> Slo:
         return Slo(metric=self.slo_metric or profile.slo_metric, limit_ms=self.slo_limit_ms)
 
+    def slo_for_database(self) -> Slo:
+        """A database run's SLO: by default the average read latency the host saw at the
+        device, as the seeds' server-side read latency (perfmon's Avg. Disk sec/Read)."""
+        return Slo(metric=self.slo_metric or "read_lat_mean_ms", limit_ms=self.slo_limit_ms)
+
     def describe(self) -> dict[str, Any]:
         """The resolved study as plain data (no secrets live in a study)."""
         return {

@@ -1,0 +1,393 @@
+"""One database run: a real database (engine x workload) on a target over a users or
+instances series, measured with the storage and the host, written to its run folder.
+
+Lifecycle: create and load every instance the series needs -> for each point drive the
+virtual users (telemetry and engine counters beside them) and save the point -> record
+per-object I/O for the placement advisor -> stop the engines and remove what they created
+unless kept. A server that dies mid-point fails that point; finished points stay.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from dbstor import __version__
+from dbstor.analysis.curve import find_knee, find_peak
+from dbstor.analysis.trust import drift_pct, is_steady
+from dbstor.drivers.users import DriveResult, Instance, VirtualUsers
+from dbstor.engines.base import EngineCounters, EngineSettings
+from dbstor.engines.registry import engine_class
+from dbstor.errors import PointFailed, UserError
+from dbstor.host import host_facts
+from dbstor.progress import Progress
+from dbstor.results.model import LatencyStats, Load, Point, Run, Trust
+from dbstor.results.store import append_samples, save_run
+from dbstor.study.model import DatabaseSpec, Slo, Target
+from dbstor.telemetry.disk import devices_for_path
+from dbstor.telemetry.sampler import Sampler
+from dbstor.testfiles import Safety
+from dbstor.workloads.registry import workload_class
+
+MEMORY_READS_PER_TXN = 0.05  # fewer device reads per transaction than this: memory served reads
+
+
+@dataclass(frozen=True)
+class DbRunPlan:
+    run_id: str
+    target: Target
+    database: DatabaseSpec
+    slo: Slo
+    duration_s: float
+    warmup_s: float
+    study: dict[str, Any]
+
+
+class DbSweep:
+    def __init__(
+        self,
+        plan: DbRunPlan,
+        folder: Path,
+        safety: Safety,
+        progress: Progress,
+        on_point: Callable[[Run], None] | None = None,
+    ):
+        self.plan, self.folder, self.safety, self.progress = plan, folder, safety, progress
+        self.on_point = on_point or (lambda run: None)
+        spec = plan.database
+        self.engine_cls = engine_class(spec.engine)
+        self.workload_cls = workload_class(spec.workload)
+        self.instances: list[Instance] = []
+        self.devices: list[str] = []
+        self.run = Run(
+            run_id=plan.run_id,
+            tool_version=__version__,
+            study=plan.study,
+            target={
+                "label": plan.target.label,
+                "paths": {r: [str(p) for p in ps] for r, ps in plan.target.roles.items()},
+                "device": None,
+                "facts": plan.target.facts,
+            },
+            engine={
+                "name": self.engine_cls.name,
+                "title": self.engine_cls.title,
+                "version": None,
+                "managed": spec.dsn is None,
+            },
+            workload={
+                "name": spec.workload,
+                "scale": spec.scale,
+                "mix": dict(self.workload_cls.mix),
+                "series": spec.describe()["series"],
+            },
+            host=host_facts(),
+            slo={"metric": plan.slo.metric, "limit_ms": plan.slo.limit_ms},
+            created_at=datetime.now(UTC).isoformat(timespec="seconds"),
+        )
+
+    # --- lifecycle -----------------------------------------------------------------
+
+    def execute(self) -> Run:
+        spec = self.plan.database
+        availability = self.engine_cls.availability()
+        if not availability.usable:
+            raise UserError(f"engine {spec.engine} is not usable here: {availability.reason}")
+        wanted = set(self.workload_cls.dialects)
+        if self.engine_cls.dialect not in wanted:
+            raise UserError(
+                f"workload {spec.workload} has no SQL for {self.engine_cls.title}; it runs on: {', '.join(sorted(wanted))}"
+            )
+        data = self.plan.target.paths[0] if self.plan.target.paths else None
+        self.devices = devices_for_path(data) if data and spec.dsn is None else []
+        self.run.target["device"] = ",".join(self.devices) or None
+        if spec.dsn is not None:
+            self.run.notes.append(
+                "external server: device statistics are this host's; the database's storage may be elsewhere"
+            )
+        elif not self.devices:
+            self.run.notes.append(
+                "no block device found under the target: device statistics are missing"
+            )
+        self._save()
+        try:
+            self._create_instances()
+            for value in spec.series.values:
+                self._measure(value)
+            self.run.status = "complete"
+        except KeyboardInterrupt:
+            self.run.status = "interrupted"
+            raise
+        except (UserError, PointFailed):
+            self.run.status = "failed"
+            raise
+        finally:
+            try:
+                self._record_objects()
+                self._save()
+            finally:
+                self._stop_all()
+        return self.run
+
+    def _save(self) -> None:
+        self.run.peak = find_peak(self.run.points)
+        self.run.knee = find_knee(self.run.points, self.plan.slo.metric, self.plan.slo.limit_ms)
+        save_run(self.folder, self.run)
+        self.on_point(self.run)
+
+    def _settings(self, instance: int) -> EngineSettings:
+        spec = self.plan.database
+        return EngineSettings(
+            paths=self.plan.target.roles,
+            dsn=spec.dsn,
+            instance=instance,
+            buffer_bytes=spec.buffer_bytes,
+            memory_limit_bytes=spec.memory_limit_bytes,
+            keep=self.safety.keep,
+            allow_overwrite=self.safety.allow_overwrite,
+        )
+
+    def _create_instances(self) -> None:
+        spec = self.plan.database
+        count = max(spec.series.values) if spec.series.kind == "instances" else 1
+        for n in range(count):
+            engine = self.engine_cls(self._settings(n))
+            self.progress.say(
+                f"creating {self.engine_cls.title} instance {n + 1}/{count} and loading {spec.workload} at scale {spec.scale:,}"
+            )
+            engine.start()
+            workload = self.workload_cls(spec.scale, seed=spec.seed, options=spec.options)
+            self.instances.append(Instance(engine, workload))
+            report = workload.create(engine, self.progress.say)
+            if n == 0:
+                self.run.engine = engine.describe()
+                self.run.target["paths"] = engine.data_paths() | {
+                    r: [str(p) for p in ps]
+                    for r, ps in self.plan.target.roles.items()
+                    if r != "data"
+                }
+                self.run.workload = {
+                    **workload.describe(),
+                    "series": self.run.workload["series"],
+                    "think_time_ms": spec.think_time_ms,
+                }
+            self.run.workload.setdefault("load", []).append(
+                {
+                    "instance": n,
+                    "rows": report.rows,
+                    "seconds": round(report.seconds, 2),
+                    "rows_per_s": round(report.rows_per_s),
+                    "bytes": report.bytes,
+                }
+            )
+            self.progress.say(
+                f"  loaded {report.rows:,} rows in {report.seconds:.1f} s ({report.rows_per_s:,.0f} rows/s)"
+            )
+            self._save()
+
+    def _stop_all(self) -> None:
+        for instance in self.instances:
+            try:
+                instance.engine.stop()
+            except Exception as exc:  # stopping one must not keep the others running
+                self.run.notes.append(f"stopping {instance.engine.title} failed: {exc}")
+
+    def _record_objects(self) -> None:
+        if not self.instances:
+            return
+        try:
+            objects = self.instances[0].engine.object_io()
+        except Exception as exc:  # the server may be gone; the points matter more
+            self.run.notes.append(f"per-object I/O could not be read: {exc}")
+            return
+        self.run.engine_stats = {
+            "objects": [vars(o) for o in objects],
+            "instance": 0,
+            "cumulative_since": "instance start",
+        }
+
+    # --- points --------------------------------------------------------------------
+
+    def _measure(self, value: int) -> Point:
+        spec, plan = self.plan.database, self.plan
+        series = spec.series
+        active = self.instances[:value] if series.kind == "instances" else self.instances[:1]
+        users = series.users if series.kind == "instances" else value
+        load = Load(kind=series.kind, value=value, jobs=users * len(active))
+        index = len(self.run.points)
+        title = f"[{index + 1}] {series.label(value)}" + (
+            f" x {users} users" if series.kind == "instances" else ""
+        )
+        before = [i.engine.counters() for i in active]
+        sampler = Sampler(self.devices)
+        sampler.start()
+        driver = VirtualUsers(active, users, spec.think_time_ms, seed=spec.seed + index)
+        started = time.monotonic()
+        try:
+            with self.progress.point(
+                title, plan.duration_s + plan.warmup_s, lambda: _live(sampler)
+            ):
+                result = driver.run(plan.warmup_s, plan.duration_s)
+        finally:
+            samples = sampler.stop()
+        wall = time.monotonic() - started
+        after = [i.engine.counters() for i in active]
+        cpu, device = sampler.summarise(samples, start_s=plan.warmup_s)
+        append_samples(self.folder, self._rows(samples, result, load, index))
+        if result.fatal:
+            alive = all(i.engine.alive() for i in active)
+            why = "" if alive else f"the {self.engine_cls.title} server stopped during the point; "
+            point = Point(
+                load=load,
+                duration_s=plan.duration_s,
+                warmup_s=plan.warmup_s,
+                status="failed",
+                error=f"{why}{result.fatal}",
+            )
+            self.run.points.append(point)
+            self._save()
+            raise PointFailed(f"{title.strip()}: {point.error}")
+        point = self._point(load, result, cpu, device, _sum_counters(after, before), wall)
+        self.run.points.append(point)
+        self._save()
+        self.progress.say(_point_line(title, point))
+        return point
+
+    def _point(
+        self,
+        load: Load,
+        result: DriveResult,
+        cpu: Any,
+        device: Any,
+        engine: EngineCounters,
+        wall: float,
+    ) -> Point:
+        plan = self.plan
+        tps = result.tps
+        dev_reads = device.read_iops if device else None
+        dev_writes = device.write_iops if device else None
+
+        def per_txn(value: float | None) -> float | None:
+            return None if value is None or not tps else value / tps
+
+        drift = drift_pct(result.per_second)
+        trust = Trust(
+            steady=is_steady(drift),
+            slope_pct=drift,
+            read_ops=round((dev_reads or 0) * plan.duration_s),
+            write_ops=round((dev_writes or 0) * plan.duration_s),
+        )
+        trust.p99_trusted = result.commits >= 1000
+        trust.p999_trusted = result.commits >= 10_000
+        if trust.steady is False:
+            trust.notes.append(
+                f"not steady: transactions per second drifted {drift:+.0f}% over the last half"
+            )
+        reads_per_txn = per_txn(dev_reads)
+        if reads_per_txn is not None and reads_per_txn < MEMORY_READS_PER_TXN:
+            trust.notes.append(
+                f"reads came from memory: {reads_per_txn:.3f} device reads per transaction; the storage was barely read"
+            )
+        return Point(
+            load=load,
+            duration_s=plan.duration_s,
+            warmup_s=plan.warmup_s,
+            tps=tps,
+            tpm=tps * 60,
+            read_iops=dev_reads,
+            write_iops=dev_writes,
+            read_mbps=device.read_mbps if device else None,
+            write_mbps=device.write_mbps if device else None,
+            read_lat_ms=_await(device.read_await_ms if device else None, trust.read_ops),
+            write_lat_ms=_await(device.write_await_ms if device else None, trust.write_ops),
+            txn_lat_ms=result.overall.stats(),
+            txn_types={name: h.stats() for name, h in result.per_type.items()},
+            device=device,
+            cpu=cpu,
+            cache_hit_ratio=engine.hit_ratio,
+            engine_io={
+                "device_reads_per_txn": reads_per_txn,
+                "device_writes_per_txn": per_txn(dev_writes),
+                "engine_physical_reads_per_txn": per_txn(
+                    _rate(engine.physical_reads, plan.duration_s)
+                ),
+                "engine_physical_writes_per_txn": per_txn(
+                    _rate(engine.physical_writes, plan.duration_s)
+                ),
+                "storage_read_bytes": engine.storage_read_bytes,
+                "storage_write_bytes": engine.storage_write_bytes,
+            },
+            errors=result.errors,
+            retries=result.retries,
+            error_messages=result.messages,
+            trust=trust,
+            started_at=datetime.now(UTC).isoformat(timespec="seconds"),
+            wall_s=wall,
+        )
+
+    def _rows(self, samples: list, result: DriveResult, load: Load, index: int) -> list[dict]:
+        warmup = self.plan.warmup_s
+        rows = []
+        for sample in samples:
+            t = sample["t_s"]
+            second = round(t - warmup) - 1
+            rows.append(
+                {
+                    **sample,
+                    "run_id": self.run.run_id,
+                    "point": index + 1,
+                    "repeat": 1,
+                    "load_kind": load.kind,
+                    "load_value": load.value,
+                    "phase": "measure" if t - 0.5 > warmup else "warmup",
+                    "tps": result.per_second[second]
+                    if 0 <= second < len(result.per_second)
+                    else None,
+                }
+            )
+        return rows
+
+
+def _await(mean_ms: float | None, ops: int) -> LatencyStats | None:
+    """The device's average wait per I/O: diskstats gives a mean, not a distribution."""
+    return None if mean_ms is None else LatencyStats(mean=mean_ms, count=ops)
+
+
+def _rate(total: float | None, seconds: float) -> float | None:
+    return None if total is None or seconds <= 0 else total / seconds
+
+
+def _sum_counters(after: list[EngineCounters], before: list[EngineCounters]) -> EngineCounters:
+    deltas = [a.minus(b) for a, b in zip(after, before, strict=True)]
+    total = EngineCounters()
+    for field_name in vars(total):
+        values = [getattr(d, field_name) for d in deltas]
+        setattr(total, field_name, None if any(v is None for v in values) else sum(values))
+    return total
+
+
+def _live(sampler: Sampler) -> float | None:
+    sample = sampler.latest()
+    if not sample or sample.get("dev_read_iops") is None:
+        return None
+    return (sample["dev_read_iops"] or 0) + (sample["dev_write_iops"] or 0)
+
+
+def _point_line(title: str, point: Point) -> str:
+    txn = point.txn_lat_ms
+    parts = [
+        f"  {title:<28}",
+        f"{point.tps:>8,.0f} TPS",
+        f"txn p99 {txn.p99:.1f} ms" if txn and txn.p99 is not None else "",
+        f"device {point.iops:,.0f} IOPS" if point.read_iops is not None else "",
+        f"read await {point.read_lat_ms.mean:.2f} ms"
+        if point.read_lat_ms and point.read_lat_ms.mean is not None
+        else "",
+        f"CPU {point.cpu.util_pct:.0f}%" if point.cpu and point.cpu.util_pct is not None else "",
+        f"errors {point.errors}" if point.errors else "",
+    ]
+    return "  ".join(p for p in parts if p)
