@@ -1,10 +1,10 @@
 # make demo: set up (venv, package, fio) and run the default study on ./dbstor-data
-# make test: set up (venv, package, fio, chromium, postgresql) and run lint and the tests
+# make test: set up (venv, package, fio, chromium, postgresql, mariadb) and run lint and the tests
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 SYSTEM_DEPS_DEMO := fio
-SYSTEM_DEPS_TEST := fio chromium postgresql
+SYSTEM_DEPS_TEST := fio chromium postgresql mariadb-server
 
 .PHONY: demo test setup lint bench clean
 

@@ -378,15 +378,13 @@ def _live(sampler: Sampler) -> float | None:
 
 
 def _point_line(title: str, point: Point) -> str:
-    txn = point.txn_lat_ms
+    txn, read = point.txn_lat_ms, point.read_lat_ms
     parts = [
-        f"  {title:<28}",
+        f"  {title:<20}",
         f"{point.tps:>8,.0f} TPS",
-        f"txn p99 {txn.p99:.1f} ms" if txn and txn.p99 is not None else "",
-        f"device {point.iops:,.0f} IOPS" if point.read_iops is not None else "",
-        f"read await {point.read_lat_ms.mean:.2f} ms"
-        if point.read_lat_ms and point.read_lat_ms.mean is not None
-        else "",
+        f"p99 {txn.p99:.1f} ms" if txn and txn.p99 is not None else "",
+        f"{point.iops:,.0f} dev IOPS" if point.read_iops is not None else "",
+        f"rd {read.mean:.2f} ms" if read and read.mean is not None else "",
         f"CPU {point.cpu.util_pct:.0f}%" if point.cpu and point.cpu.util_pct is not None else "",
         f"errors {point.errors}" if point.errors else "",
     ]

@@ -1,7 +1,8 @@
 """Open a report in headless Chromium: it must render (non-blank, charts drawn) offline.
 
 The screenshot is decoded with zlib and struct (no Pillow). Set DBSTOR_KEEP_SCREENSHOT to
-a path to keep the PNG for a look.
+a path to keep the PNG for a look (the default study's goes beside it, "-default-study"
+added to its name).
 """
 
 from __future__ import annotations
@@ -98,6 +99,16 @@ def report(tmp_path: Path) -> Path:
     return write_report(tmp_path / "study", runs, samples, comparison)
 
 
+@pytest.fixture
+def study_report(tmp_path: Path) -> Path:
+    """The default study: fio io-oltp and SQLite brokerage on the target dbstor-data."""
+    folder = GOLDEN / "default-study"
+    ids = json.loads((folder / "study.json").read_text())["runs"]
+    runs = [load_run(folder / run_id) for run_id in ids]
+    samples = {run_id: read_samples(folder / run_id) for run_id in ids}
+    return write_report(tmp_path / "default-study", runs, samples)
+
+
 def chromium(tmp_path: Path, *args: str) -> subprocess.CompletedProcess:
     profile = tmp_path / "chromium-profile"
     return subprocess.run(
@@ -141,3 +152,47 @@ def test_rendered_dom_has_the_chart_areas(report: Path, tmp_path: Path):
     ):
         assert title in dom
     assert "SLO 1 ms p99 read" in dom and "FC knee 47,702 IOPS" in dom
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed")
+def test_default_study_renders_with_the_overlay_on_top(study_report: Path, tmp_path: Path):
+    shot = tmp_path / "study.png"
+    done = chromium(
+        tmp_path, f"--screenshot={shot}", "--window-size=1200,1600", study_report.as_uri()
+    )
+    assert shot.exists(), done.stderr.decode(errors="replace")[-2000:]
+    keep = os.environ.get("DBSTOR_KEEP_SCREENSHOT")
+    if keep:
+        kept = Path(keep)
+        shutil.copy(shot, kept.with_name(f"{kept.stem}-default-study{kept.suffix or '.png'}"))
+    width, height, rows, bpp = decode_png(shot.read_bytes())
+    assert (width, height) == (1200, 1600)
+    sample = list(pixels(rows, bpp))
+    assert len(set(sample)) > 200, "the page looks blank"
+    assert sum(1 for p in sample if sum(p) < 720) / len(sample) > 0.05, "too little on the page"
+    # the first screen holds the memory callout and the overlay: the storage's blue line,
+    # the database's vermillion squares, the callout's orange background
+    blue = sum(1 for p in sample if near(p, (0x00, 0x72, 0xB2)))
+    vermillion = sum(1 for p in sample if near(p, (0xD5, 0x5E, 0x00)))
+    callout = sum(1 for p in sample if near(p, (0xFF, 0xF1, 0xE0), 4))
+    assert blue > 150 and vermillion > 40, "the overlay did not render in the first screen"
+    assert callout > 2000, "the memory callout is not at the top"
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed")
+def test_default_study_dom(study_report: Path, tmp_path: Path):
+    done = chromium(tmp_path, "--dump-dom", study_report.as_uri())
+    dom = done.stdout.decode(errors="replace")
+    assert "The database on the storage's curve" in dom, done.stderr.decode(errors="replace")[
+        -2000:
+    ]
+    assert dom.index("dbstor-data: the storage's curve") < dom.index("IOPS against p99 read")
+    assert "storage knee 53,965 IOPS" in dom and "Reads came from memory, not the storage" in dom
+    for title in (
+        "Transactions per second against transaction p99 latency",
+        "Transactions per second and transaction p99 latency",
+        "What the device under the target saw",
+        "Transaction latency by type at 8 users",
+        "Per-second TPS, IOPS and CPU",
+    ):
+        assert title in dom

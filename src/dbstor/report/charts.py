@@ -6,11 +6,14 @@ Values may be None: they are skipped, and a line breaks where one is missing.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Sequence
+import math
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from html import escape
 
+from dbstor.report.fmt import fmt_num
 from dbstor.report.svg import (
+    GRID,
     HALO,
     INK,
     PALETTE,
@@ -38,6 +41,8 @@ class Series:
     marker: str | None = "circle"
     dashed: bool = False
     right: bool = False  # plotted against the right-hand axis
+    connect: bool = True  # False: markers only (operating points), no line through them
+    size: float = 4.0  # marker size
 
 
 @dataclass
@@ -66,6 +71,38 @@ def _styled(series: Sequence[Series]) -> list[Series]:
     return list(series)
 
 
+class LogScale:
+    """Maps positive values onto pixels on a log10 scale; ticks are whole decades."""
+
+    def __init__(self, lo_decade: int, hi_decade: int, start: float, end: float):
+        self.linear = Scale(float(lo_decade), float(hi_decade), start, end)
+
+    def __call__(self, value: float) -> float:
+        return self.linear(math.log10(value))
+
+
+def _log_axis(frame: Frame, values: Sequence[float], label: str) -> LogScale:
+    """A log10 x axis over whole decades, with light ticks at 2x and 5x."""
+    lo = math.floor(math.log10(min(values)))
+    hi = max(lo + 1, math.ceil(math.log10(max(values)) - 1e-9))
+    x0, y0, x1, y1 = frame.box
+    scale = LogScale(lo, hi, x0, x1)
+    for decade in range(lo, hi + 1):
+        value = 10.0**decade
+        px = num(scale(value))
+        frame.parts.append(f'<line x1="{px}" y1="{y0}" x2="{px}" y2="{y1}" stroke="{GRID}"/>')
+        frame.parts.append(f'<line x1="{px}" y1="{y1}" x2="{px}" y2="{y1 + 4}" stroke="{INK}"/>')
+        frame.parts.append(text(scale(value), y1 + 17, tick_text(value, value), 10.5, "middle"))
+        for minor in (2, 5):
+            if decade < hi:
+                mx = num(scale(minor * value))
+                frame.parts.append(
+                    f'<line x1="{mx}" y1="{y1}" x2="{mx}" y2="{y1 + 3}" stroke="{INK}"/>'
+                )
+    frame.parts.append(text((x0 + x1) / 2, y1 + 36, label, 11.5, "middle"))
+    return scale
+
+
 def _span(values: Sequence[float], floor_zero: bool) -> tuple[float, float]:
     lo, hi = min(values), max(values)
     return (min(0.0, lo) if floor_zero else lo), hi
@@ -78,7 +115,7 @@ def _no_data(title: str, height: int) -> str:
     return frame.render(f"{title}: no data")
 
 
-def _refs(frame: Frame, refs: Sequence[Ref], x: Scale, y: Scale) -> None:
+def _refs(frame: Frame, refs: Sequence[Ref], x: Scale | LogScale, y: Scale) -> None:
     """Dashed reference lines (their labels come later, once the data is laid out)."""
     x0, y0, x1, y1 = frame.box
     for ref in refs:
@@ -94,7 +131,9 @@ def _refs(frame: Frame, refs: Sequence[Ref], x: Scale, y: Scale) -> None:
         )
 
 
-def _ref_labels(frame: Frame, refs: Sequence[Ref], x: Scale, y: Scale, labels: Labels) -> list[str]:
+def _ref_labels(
+    frame: Frame, refs: Sequence[Ref], x: Scale | LogScale, y: Scale, labels: Labels
+) -> list[str]:
     """Labels for reference lines, each where it overlaps no data (at the right end if it can)."""
     x0, y0, x1, _ = frame.box
     out = []
@@ -134,17 +173,19 @@ def line_chart(
     y2_ticks: list[float] | None = None,
     height: int = 380,
     description: str = "",
+    x_log: bool = False,
 ) -> str:
     """Lines with markers and point labels; a line breaks where a value is None.
 
-    With `categories`, x values are indices into them (one band per load point).
+    With `categories`, x values are indices into them (one band per load point). With
+    `x_log`, the x axis is log10 over whole decades and x values of 0 or less are skipped.
     """
     series = _styled(series)
     pairs = {
         id(s): [
             (i, x, y)
             for i, (x, y) in enumerate(zip(s.xs, s.ys, strict=False))
-            if x is not None and y is not None
+            if x is not None and y is not None and (x > 0 or not x_log)
         ]
         for s in series
     }
@@ -157,8 +198,11 @@ def line_chart(
         return _no_data(title, height)
     legend = [(s.name, s.color or INK, s.marker, s.dashed) for s in series]
     frame = Frame(title, legend, height, right_axis=bool(right))
+    x: Scale | LogScale
     if categories is not None:
         x = frame.x_categories(categories, x_label)
+    elif x_log:
+        x = _log_axis(frame, [v for v in xs if v > 0], x_label)
     else:
         x = frame.x_axis(nice_ticks(*_span(xs, True)), x_label)
     y = frame.y_axis(nice_ticks(*_span(left or [0.0, 1.0], True)), y_label)
@@ -174,15 +218,15 @@ def line_chart(
     for one in series:
         scale_y = y2 if one.right and y2 else y
         points = [(i, x(a), scale_y(b)) for i, a, b in pairs[id(one)]]
-        for run in _runs(points):
+        for run in _runs(points) if one.connect else []:
             lines.append(path(run, one.color or INK, one.dashed))
             for a, b in itertools.pairwise(run):
                 labels.block_line(a, b)
         for i, px, py in points:
             label = one.labels[i] if one.labels and i < len(one.labels) else ""
             tip = f"{one.name}: {label} ({one.xs[i]:,.4g}, {one.ys[i]:,.4g})"
-            marks.append(marker_svg(one.marker, px, py, one.color or INK, 4.0, tip))
-            labels.block(px, py)
+            marks.append(marker_svg(one.marker, px, py, one.color or INK, one.size, tip))
+            labels.block(px, py, one.size + 1)
             if label:
                 placed.append((px, py, label))
     for light in highlights:
@@ -286,4 +330,46 @@ def bar_chart(
             frame.parts.append(
                 marker_svg(one.marker, px, py, one.color or INK, 4.0, f"{one.name}: {value:,.4g}")
             )
+    return frame.render(description or title)
+
+
+def hbar_chart(
+    names: Sequence[str],
+    bars: Sequence[Series],
+    *,
+    title: str,
+    x_label: str,
+    value_text: Callable[[float], str] = lambda v: fmt_num(v, 3),
+    description: str = "",
+) -> str:
+    """Horizontal grouped bars, one row per name (long names read well at the left)."""
+    _styled(bars)
+    values = [v for s in bars for v in s.ys if v is not None]
+    height = 34 + 18 * math.ceil(len(bars) / 4) + 56 + len(names) * (8 + 9 * len(bars))
+    if not names or not values:
+        return _no_data(title, max(height, 160))
+    legend = [(s.name, s.color or INK, None, False) for s in bars]
+    frame = Frame(title, legend, height)
+    _, y0, x1, y1 = frame.box
+    left = 16 + 6.2 * max(len(n) for n in names)
+    frame.box = (left, y0, x1, y1)
+    room = max(values) * 1.1  # space for the value written after the longest bar
+    x = frame.x_axis(nice_ticks(*_span([*values, room], True)), x_label)
+    row = (y1 - y0) / len(names)
+    thick = row * 0.8 / max(1, len(bars))
+    zero = x(0.0)
+    for i, name in enumerate(names):
+        top = y0 + i * row + row * 0.1
+        frame.parts.append(text(left - 6, top + row * 0.4 + 4, name, 10.5, "end"))
+        for k, one in enumerate(bars):
+            value = one.ys[i] if i < len(one.ys) else None
+            if value is None:
+                continue
+            y = top + k * thick
+            tip = f"{one.name}, {name}: {value:,.4g}"
+            frame.parts.append(
+                f'<rect x="{num(zero)}" y="{num(y + 0.5)}" width="{num(max(1.0, x(value) - zero))}" '
+                f'height="{num(max(1.0, thick - 1))}" fill="{one.color}"><title>{escape(tip)}</title></rect>'
+            )
+            frame.parts.append(text(x(value) + 4, y + thick / 2 + 3.5, value_text(value), 9.5))
     return frame.render(description or title)

@@ -45,10 +45,10 @@ def _category(point: Point) -> str:
     return _load_label(point) + ("" if point.ok else " failed")
 
 
-def curve_chart(runs: Sequence[Run]) -> str:
+def curve_chart(runs: Sequence[Run], names: Sequence[str] | None = None) -> str:
     """IOPS (x) against the SLO latency metric (y): one line per run, the SLO and the knees."""
     slo = slo_of(runs[0])
-    names = run_names(runs)
+    names = list(names) if names is not None else run_names(runs)
     series, highlights = [], []
     for index, (run, name) in enumerate(zip(runs, names, strict=True)):
         points = ok_points(run)
@@ -70,10 +70,13 @@ def curve_chart(runs: Sequence[Run]) -> str:
             ring = color if len(runs) > 1 else "#b00020"
             highlights.append(Highlight(knee.iops, knee.latency_ms, label, ring))
     refs = [Ref(slo.limit_ms, slo.text)] if slo.limit_ms is not None else []
+    measured = f"measured by {host_tool(runs)}"
+    if slo.device:
+        measured = "at the device under the target (/proc/diskstats)"
     return line_chart(
         series,
         title=f"IOPS against {slo.name} latency as load rises",
-        x_label=f"total IOPS (reads + writes), measured by {host_tool(runs)}",
+        x_label=f"total IOPS (reads + writes), {measured}",
         y_label=f"{slo.name} latency (ms)",
         refs=refs,
         highlights=highlights,
@@ -176,7 +179,7 @@ def timeseries_chart(run: Run, rows: Sequence[dict[str, Any]]) -> str | None:
     rows = [r for r in rows if r.get("run_id") in (None, run.run_id)]
     if not rows:
         return None
-    xs, iops, cpu, refs = [], [], [], []
+    xs, iops, cpu, tps, refs = [], [], [], [], []
     last_key = None
     for second, row in enumerate(rows):
         key = (row.get("point"), row.get("repeat"))
@@ -190,15 +193,19 @@ def timeseries_chart(run: Run, rows: Sequence[dict[str, Any]]) -> str | None:
             or _sum(row, "dev_read_iops", "dev_write_iops")
         )
         cpu.append(row.get("cpu_util_pct"))
+        tps.append(row.get("tps") if isinstance(row.get("tps"), int | float) else None)
+    has_tps = any(v is not None for v in tps)
     series = [
-        Series("IOPS", xs, iops, color="#0072B2", marker=None),
+        Series("device IOPS" if has_tps else "IOPS", xs, iops, color="#0072B2", marker=None),
         Series("host CPU busy %", xs, cpu, color="#D55E00", marker=None, right=True),
     ]
+    if has_tps:
+        series.insert(0, Series("transactions per second", xs, tps, color="#009E73", marker=None))
     return line_chart(
         series,
-        title="Per-second IOPS and CPU (warm-up included)",
+        title=f"Per-second {'TPS, ' if has_tps else ''}IOPS and CPU (warm-up included)",
         x_label="seconds of sampling, load points back to back",
-        y_label="IOPS",
+        y_label="per second" if has_tps else "IOPS",
         refs=refs,
         y2_label="busy %",
         y2_ticks=PERCENT_TICKS,

@@ -95,6 +95,24 @@ def fmt_share(part: float, whole: float) -> str:
     return f"{share:.1g}%"
 
 
+def fmt_ratio(value: float | None) -> str:
+    """A cache hit ratio as a percentage: 0.99957 -> '99.96%', 0.9 -> '90.0%', 1 -> '100%'."""
+    if _bad(value):
+        return DASH
+    pct = 100.0 * float(value)  # type: ignore[arg-type]
+    if pct >= 100:
+        return "100%"
+    decimals = 1 if pct < 99 else 2 if pct < 99.99 else 3
+    return f"{pct:.{decimals}f}%"
+
+
+def fmt_per_txn(value: float | None) -> str:
+    """Operations per transaction: 2.61 -> '2.61', 0.00044 -> '0.00044', 0 -> '0'."""
+    if _bad(value):
+        return DASH
+    return fmt_num(value, 3) if abs(float(value)) >= 0.01 else fmt_num(value, 2)  # type: ignore[arg-type]
+
+
 def fmt_mbps(value: float | None) -> str:
     """MB/s with three significant digits."""
     return fmt_num(value, 3)
@@ -138,7 +156,8 @@ def fmt_value(value: Any) -> str:
 
 
 def load_text(kind: str | None, value: float | None, jobs: int = 1, compact: bool = True) -> str:
-    """A load point for people: 'QD8' (compact) or 'QD 13.6', '8 users', '800/s'."""
+    """A load point for people: 'QD8' (compact) or 'QD 13.6', '8 users', '800/s',
+    '4 inst × 8 users' (jobs is the total of users over the instances)."""
     if value is None:
         return DASH
     number = fmt_num(value, 3)
@@ -148,4 +167,12 @@ def load_text(kind: str | None, value: float | None, jobs: int = 1, compact: boo
     short, long = _LOAD_UNITS.get(kind, (kind, kind))
     if kind == "rate":
         return f"{number}/s"
+    if kind == "users" and value == 1:
+        return "1 user"
+    if kind == "instances" and jobs and jobs > 1 and value:
+        each = fmt_num(jobs / value, 3)
+        users = "user" if each == "1" else "users"
+        if compact:
+            return f"{number} inst × {each} {users}"
+        return f"{number} {'instance' if value == 1 else 'instances'} × {each} {users} each"
     return f"{number} {short if compact else long}"

@@ -10,6 +10,9 @@ from pathlib import Path
 from typing import Any
 
 from dbstor import __version__
+from dbstor.report.database import memory_html, memory_sentence, overlay_caption, overlays
+from dbstor.report.dbfigures import overlay_chart, tps_latency_curve
+from dbstor.report.dbsection import database_section
 from dbstor.report.figures import (
     curve_chart,
     host_tool,
@@ -21,6 +24,7 @@ from dbstor.report.figures import (
 from dbstor.report.style import CSS
 from dbstor.report.summary import (
     cache_sentence,
+    is_database,
     knee_sentence,
     peak_sentence,
     slo_of,
@@ -59,42 +63,81 @@ def _header(title: str, runs: Sequence[Run]) -> str:
     )
 
 
-def _howto(runs: Sequence[Run]) -> str:
-    slo = slo_of(runs[0])
+_LOAD_WORDS = {
+    "iodepth": "a queue depth (QD: how many I/Os fio keeps in flight)",
+    "users": "a number of virtual users, each running transactions back to back",
+    "instances": "a number of database instances run side by side, each with the same users",
+    "rate": "a request rate per second",
+    "streams": "a number of parallel query streams",
+}
+
+
+def _howto(runs: Sequence[Run], overlaid: bool) -> str:
     kinds = {p.load.kind for r in runs for p in r.points}
-    load = {
-        "iodepth": "a queue depth (how many I/Os fio keeps in flight)",
-        "users": "a number of virtual users",
-        "instances": "a number of database instances run side by side",
-        "rate": "a request rate per second",
-        "streams": "a number of parallel query streams",
-    }
-    what = " or ".join(load.get(k, k) for k in sorted(kinds)) or "a level of load"
-    measured = (
-        "fio's completion latency, from submitting an I/O to its completion"
-        if host_tool(runs) == "fio"
-        else "the latency the client sees, from sending a request to its answer"
-    )
-    return (
-        '<section class="howto"><h2>How to read this report</h2><ul>'
+    what = " or ".join(_LOAD_WORDS.get(k, k) for k in sorted(kinds)) or "a level of load"
+    fio = [r for r in runs if not is_database(r)]
+    dbs = [r for r in runs if is_database(r)]
+    slos = [f"{slo_of(fio[0]).text} for fio"] if fio else []
+    slos += [f"{slo_of(dbs[0]).text} for the database"] if dbs else []
+    if len({slo_of(r).text for r in runs}) != len(slos):
+        slos = sorted({slo_of(r).text for r in runs})
+    items = [
         f"<li><b>Load point</b>: one level of load, here {escape(what)}, held steady for a fixed "
-        "time after a warm-up. Each marker on a curve is one load point; load rises left to right.</li>"
-        "<li>As load rises, IOPS rise until the storage (or the host) saturates; past that, more "
-        "load only adds queueing, so latency climbs while IOPS stay flat.</li>"
-        f"<li><b>SLO</b>: the latency limit chosen for this study, {escape(slo.text)}. The "
-        "<b>knee</b> is the highest load whose latency stays within the SLO, interpolated between "
-        "the points either side: the throughput you can count on, not the peak.</li>"
-        "<li><b>Latency is measured in two places.</b> At the host: "
-        f"{escape(measured)}, including the host I/O stack and the path. At the "
-        "device: the await from /proc/diskstats, the mean time a request spent queued and served "
-        "at the block device. A wide gap points at the host stack or the path.</li>"
-        "<li>Flags in the tables mark numbers to trust less; the legend at the end explains them.</li>"
-        "</ul></section>"
+        "time after a warm-up. Each marker on a curve is one load point; load rises left to "
+        "right.</li>"
+    ]
+    if overlaid:
+        items.append(
+            "<li><b>The database on the storage's curve</b> comes first: the line is what the "
+            "storage can do (fio raising the queue depth), the separate markers are where the "
+            "database actually ran (the IOPS and read await the device saw at each of its load "
+            "points). Far left of the line's bend, the storage is not what limits the database.</li>"
+        )
+    items.append(
+        "<li>As load rises, throughput rises until the storage (or the host) saturates; past "
+        "that, more load only adds queueing, so latency climbs while throughput stays flat.</li>"
     )
+    items.append(
+        f"<li><b>SLO</b>: the latency limit chosen for this study, {escape('; '.join(slos))}. "
+        "The <b>knee</b> is the highest load whose latency stays within the SLO, interpolated "
+        "between the points either side: the throughput you can count on, not the peak.</li>"
+    )
+    if fio and host_tool(fio) == "fio":
+        items.append(
+            "<li><b>fio latency is measured in two places.</b> At the host: fio's completion "
+            "latency, from submitting an I/O to its completion, including the host I/O stack and "
+            "the path. At the device: the await from /proc/diskstats, the mean time a request "
+            "spent queued and served at the block device. A wide gap points at the host stack "
+            "or the path.</li>"
+        )
+    if dbs:
+        items.append(
+            "<li><b>Databases</b>: TPS is transactions per second the virtual users committed; "
+            "transaction latency is what the client saw, from the start of a transaction to its "
+            "commit. The device figures (IOPS, read and write await) come from /proc/diskstats "
+            "for the device under the target: what the storage actually had to do. When the "
+            "engine's cache or the host's page cache serves the reads, the storage barely works "
+            "and TPS measures the host, not the storage; the report says so.</li>"
+        )
+    if fio and host_tool(fio) != "fio":
+        items.append(
+            "<li><b>Latency</b>: the latency the client sees, from sending a request to its "
+            "answer; the device's await from /proc/diskstats is shown beside it.</li>"
+        )
+    items.append(
+        "<li>Flags in the tables mark numbers to trust less; the legend at the end explains "
+        "them.</li>"
+    )
+    return f'<section class="howto"><h2>How to read this report</h2><ul>{"".join(items)}</ul></section>'
 
 
 def _callouts(runs: Sequence[Run], names: list[str]) -> str:
     parts = []
+    for run, name in zip(runs, names, strict=True):
+        memory = memory_sentence(run)
+        if memory:
+            who = f"<b>{escape(name)}</b>: " if len(runs) > 1 else ""
+            parts.append(f'<div class="callout memory">{who}{memory_html(memory)}</div>')
     for run, name in zip(runs, names, strict=True):
         who = f"<b>{escape(name)}</b>: " if len(runs) > 1 else ""
         finished = sum(1 for p in run.points if p.ok)
@@ -127,6 +170,8 @@ def _cards(runs: Sequence[Run], names: list[str]) -> str:
         cache = cache_sentence(run)
         if cache:
             lines.append(cache)
+        if memory_sentence(run):
+            lines.append("reads came from memory: see the warning above.")
         body = "".join(f"<p>{escape(line[0].upper() + line[1:])}</p>" for line in lines)
         cards.append(
             f'<div class="card"><h3>{escape(name)}{_badge(run.status)}</h3>'
@@ -173,6 +218,56 @@ def _run_section(run: Run, name: str, rows: list[dict[str, Any]] | None) -> str:
     return "".join(parts)
 
 
+def _overlay_sections(runs: Sequence[Run], names: list[str]) -> tuple[str, set[str]]:
+    """The database-on-the-storage's-curve figures, and the run ids they place."""
+    by_id = {run.run_id: name for run, name in zip(runs, names, strict=True)}
+    parts, placed = [], set()
+    for overlay in overlays(runs):
+        placed |= {r.run_id for r in overlay.databases}
+        where = f" ({escape(overlay.label)})" if len(runs) > 2 else ""
+        parts.append(
+            f'<section class="overlay"><h2>The database on the storage\'s curve{where}</h2>'
+            f"<figure>{overlay_chart(overlay, by_id)}<figcaption>"
+            f"{escape(overlay_caption(overlay, by_id))} <span>The line is fio's mean read "
+            "latency at each queue depth; the database's markers are the device's mean read "
+            "await at each load point, so both show a mean read latency.</span></figcaption>"
+            "</figure></section>"
+        )
+    return "".join(parts), placed
+
+
+def _curves(runs: Sequence[Run], names: list[str], placed: set[str]) -> str:
+    """The IOPS-latency curves: fio runs on their own SLO, database runs not on an overlay
+    on theirs (a device measure), and the database runs' TPS against transaction p99."""
+    by_id = {run.run_id: name for run, name in zip(runs, names, strict=True)}
+    caption = (
+        "Each marker is a load point, labelled with its load. Where a line crosses the dashed "
+        "SLO line is the knee (ringed); the rightmost marker is the peak."
+    )
+    parts = []
+    fio = [r for r in runs if not is_database(r)]
+    dbs = [r for r in runs if is_database(r)]
+    if fio:
+        chart = curve_chart(fio, [by_id[r.run_id] for r in fio])
+        parts.append(f"<figure>{chart}<figcaption>{caption}</figcaption></figure>")
+    groups: dict[str, list[Run]] = {}
+    for run in dbs:
+        if run.run_id not in placed:
+            groups.setdefault(slo_of(run).metric, []).append(run)
+    for group in groups.values():
+        note = " For a database, IOPS and read latency are the device's, from /proc/diskstats."
+        chart = curve_chart(group, [by_id[r.run_id] for r in group])
+        parts.append(f"<figure>{chart}<figcaption>{caption}{note}</figcaption></figure>")
+    if dbs:
+        parts.append(
+            f"<figure>{tps_latency_curve(dbs, by_id)}<figcaption>The database's own view: "
+            "transactions per second against the p99 transaction latency the client measured, "
+            "one marker per load point.</figcaption></figure>"
+        )
+    heading = "IOPS against latency" if fio or groups else "Transactions against latency"
+    return f"<section><h2>{heading}</h2>{''.join(parts)}</section>"
+
+
 def _samples_for(samples: dict[str, list[dict]] | None, run: Run, name: str) -> list[dict] | None:
     if not samples:
         return None
@@ -195,21 +290,23 @@ def render_report(
         raise ValueError("render_report needs at least one run")
     names = run_names(runs)
     title = title or _default_title(runs, names)
+    overlay, placed = _overlay_sections(runs, names)
     body = [
         _header(title, runs),
         _callouts(runs, names),
-        _howto(runs),
+        _howto(runs, bool(overlay)),
+        overlay,
         _cards(runs, names),
-        "<section><h2>IOPS against latency</h2><figure>"
-        + curve_chart(runs)
-        + "<figcaption>Each marker is a load point, labelled with its load. Where a line crosses "
-        "the dashed SLO line is the knee (ringed); the rightmost marker is the peak.</figcaption>"
-        "</figure></section>",
+        _curves(runs, names, placed),
     ]
     if comparison:
         body.append(comparison_block(comparison))
     for run, name in zip(runs, names, strict=True):
-        body.append(_run_section(run, name, _samples_for(samples, run, name)))
+        rows = _samples_for(samples, run, name)
+        if is_database(run):
+            body.append(database_section(run, name, rows))
+        else:
+            body.append(_run_section(run, name, rows))
     body.append(f"<section><h2>Flags</h2>{flag_legend()}</section>")
     body.extend(extra_sections or [])
     body.append(

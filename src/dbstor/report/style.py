@@ -23,6 +23,13 @@ p { margin: 6px 0 10px; }
   margin: 8px 0; border-radius: 0 4px 4px 0; }
 .callout.warn { border-color: #d4a72c; background: #fff8c5; }
 .callout.bad { border-color: var(--bad); background: #ffebe9; }
+.callout.memory { border-color: #d4760a; background: #fff1e0; font-size: 15.5px; }
+.callout.memory b.lead { color: #8a3b00; }
+ul.messages { margin: 0; padding-left: 16px; font-size: 12px; }
+section.overlay figure { margin-top: 4px; }
+section.overlay figcaption { font-size: 14px; color: var(--ink); max-width: 760px; }
+section.overlay figcaption span { color: var(--muted); font-size: 13px; }
+.facts.engine { max-width: 760px; }
 .cards { display: grid; grid-template-columns: repeat(auto-fit, minmax(300px, 1fr)); gap: 12px; }
 .card { border: 1px solid var(--line); border-radius: 6px; padding: 10px 14px; }
 .card h3 { margin: 0 0 4px; }
@@ -45,6 +52,9 @@ td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: now
 td.over { color: var(--bad); font-weight: 600; }
 td.within { color: var(--good); }
 tr.failed td { color: var(--bad); }
+table.points tbody th, .run.database tbody th { white-space: nowrap; }
+code.opt { white-space: nowrap; font-size: 0.95em; }
+.flag-from-memory { background: #ffd8a8; }
 .spread { font-size: 11.5px; color: var(--muted); white-space: nowrap; }
 .point-notes { font-size: 13px; color: var(--muted); margin: 0 0 12px; padding-left: 20px; }
 th .unit { font-weight: 400; color: var(--muted); font-size: 11.5px; }

@@ -33,7 +33,45 @@ FLAG_LEGEND = {
     "noisy": "repeats of this point differ by more than 10%",
     "few ops for p99": "too few operations for a trustworthy p99",
     "few ops for p99.9": "too few operations for a trustworthy p99.9",
+    "from memory": (
+        "the database's reads came from memory: fewer than 0.05 device reads per transaction, "
+        "or fewer than 0.05 physical reads per transaction by the engine (a cache hit ratio "
+        "above 99% when it does not count them); the transaction rate is the host's, not the "
+        "storage's"
+    ),
 }
+MEMORY_READS_PER_TXN = 0.05  # as db_sweep: fewer device reads per transaction means memory
+MEMORY_HIT_RATIO = 0.99
+
+
+def is_database(run: Run) -> bool:
+    """A run of a real database engine (anything but fio): its read and write latencies
+    are the device's await, its throughput is transactions."""
+    return str((run.engine or {}).get("name") or "fio") != "fio"
+
+
+def reads_from_memory(point: Point) -> bool:
+    """A database point whose reads memory served, not the storage.
+
+    Either witness is enough, so that memory speed never passes for storage speed: the
+    device saw almost no reads per transaction, or the engine read almost nothing from
+    storage per transaction (its physical reads; its cache hit ratio above 99% when it
+    does not count them)."""
+    if not point.ok or point.tps is None:
+        return False
+    if any(str(note).startswith("reads came from memory") for note in point.trust.notes or []):
+        return True
+    io = point.engine_io or {}
+    device = io.get("device_reads_per_txn")
+    if not isinstance(device, int | float) and point.read_iops is not None and point.tps:
+        device = point.read_iops / point.tps
+    if isinstance(device, int | float) and device < MEMORY_READS_PER_TXN:
+        return True
+    engine = io.get("engine_physical_reads_per_txn")
+    if isinstance(engine, int | float):
+        return engine < MEMORY_READS_PER_TXN
+    ratio = point.cache_hit_ratio
+    return ratio is not None and ratio > MEMORY_HIT_RATIO
 
 
 @dataclass
@@ -42,15 +80,17 @@ class Slo:
 
     metric: str
     limit_ms: float | None
+    device: bool = False  # a database run: its read and write latencies are device awaits
 
     @property
     def name(self) -> str:
-        """'p99 read' for read_lat_p99_ms."""
+        """'p99 read' for read_lat_p99_ms; 'mean device read' for a database run's."""
         match = _METRIC.match(self.metric)
         if not match:
             return self.metric
         side, stat = match.groups()
-        return f"{_STAT_NAMES.get(stat, stat)} {_SIDE_NAMES[side]}"
+        where = "device " if self.device and side != "txn" else ""
+        return f"{_STAT_NAMES.get(stat, stat)} {where}{_SIDE_NAMES[side]}"
 
     @property
     def text(self) -> str:
@@ -66,7 +106,11 @@ def slo_of(run: Run) -> Slo:
     """The run's SLO, defaulting to p99 read latency when the run names no metric."""
     slo = run.slo or {}
     limit = slo.get("limit_ms")
-    return Slo(str(slo.get("metric") or "read_lat_p99_ms"), float(limit) if limit else None)
+    return Slo(
+        str(slo.get("metric") or "read_lat_p99_ms"),
+        float(limit) if limit else None,
+        device=is_database(run),
+    )
 
 
 def metric_value(point: Point, metric: str) -> float | None:
@@ -149,7 +193,7 @@ def knee_of(run: Run) -> Knee:
         return Knee("none")
     if len(within) == len(measured):
         top, latency = max(within, key=lambda item: item[0].load.value)
-        return Knee("beyond", top.iops, top.load.kind, top.load.value, latency)
+        return Knee("beyond", top.iops, top.load.kind, top.load.value, latency, tps=top.tps)
     if knee.get("iops") is not None or knee.get("tps") is not None:
         kind, value, _ = _load_of(knee.get("load"), knee.get("kind") or load_kind(run))
         latency = _first_number(knee, ("latency_ms", "lat_ms", "value_ms", slo.metric))
@@ -173,9 +217,12 @@ def _interpolate(measured: list[tuple[Point, float]], limit: float) -> Knee:
     below_index = max(i for i, (_, v) in enumerate(measured) if v <= limit)
     low, low_lat = measured[below_index]
     if below_index + 1 >= len(measured):
-        return Knee("beyond", low.iops, low.load.kind, low.load.value, low_lat, True)
+        return Knee("beyond", low.iops, low.load.kind, low.load.value, low_lat, True, low.tps)
     high, high_lat = measured[below_index + 1]
     share = (limit - low_lat) / (high_lat - low_lat) if high_lat != low_lat else 0.0
+    tps = None
+    if low.tps is not None and high.tps is not None:
+        tps = low.tps + share * (high.tps - low.tps)
     return Knee(
         "found",
         low.iops + share * (high.iops - low.iops),
@@ -183,6 +230,7 @@ def _interpolate(measured: list[tuple[Point, float]], limit: float) -> Knee:
         low.load.value + share * (high.load.value - low.load.value),
         limit,
         True,
+        tps,
     )
 
 
@@ -199,14 +247,15 @@ def knee_sentence(run: Run) -> str:
         return f"knee: no point within the SLO ({slo.name} ≤ {fmt_limit_ms(slo.limit_ms)})"
     where = load_text(knee.load_kind, knee.load_value, compact=False)
     detail = f"{slo.name} {fmt_ms(knee.latency_ms)}, {limit}"
+    tps = f"{fmt_iops(knee.tps)} TPS, " if knee.tps is not None else ""
+    iops = f"{fmt_iops(knee.iops)} {'device IOPS' if slo.device else 'IOPS'}"
     if knee.state == "beyond":
         return (
             f"knee: every point within the SLO; the knee lies beyond the highest load "
-            f"({fmt_iops(knee.iops)} IOPS at {where}, {detail})"
+            f"({tps}{iops} at {where}, {detail})"
         )
     note = ", estimated from the points" if knee.estimated else ""
-    tps = f"{fmt_iops(knee.tps)} TPS, " if knee.tps is not None else ""
-    return f"knee: {tps}{fmt_iops(knee.iops)} IOPS at {where} ({detail}{note})"
+    return f"knee: {tps}{iops} at {where} ({detail}{note})"
 
 
 def peak_of(run: Run) -> Point | None:
@@ -219,16 +268,25 @@ def peak_of(run: Run) -> Point | None:
         point = _point_at(run, value)
         if point is not None:
             return point
-    return max(points, key=lambda p: p.iops)
+    return max(points, key=lambda p: p.iops if p.tps is None else p.tps)
 
 
 def peak_sentence(run: Run) -> str:
-    """'peak: 54,100 IOPS at QD64 (p99 read 1.90 ms)'."""
+    """'peak: 54,100 IOPS at QD64 (p99 read 1.90 ms)'; for a database, transactions first:
+    'peak: 5,918 TPS at 8 users (transaction p99 13.8 ms; device 2,646 IOPS, ...)'."""
     point = peak_of(run)
     if point is None:
         return "peak: none (no load point finished)"
     slo = slo_of(run)
     where = load_text(point.load.kind, point.load.value, point.load.jobs, compact=False)
+    if slo.device and point.tps is not None:
+        txn = point.txn_lat_ms.p99 if point.txn_lat_ms else None
+        device = "no device statistics"
+        if point.read_iops is not None or point.write_iops is not None:
+            device = f"device {fmt_iops(point.iops)} IOPS, {slo.name} {fmt_ms(slo.value(point))}"
+        return (
+            f"peak: {fmt_iops(point.tps)} TPS at {where} (transaction p99 {fmt_ms(txn)}; {device})"
+        )
     tps = f", {fmt_iops(point.tps)} TPS" if point.tps is not None else ""
     return (
         f"peak: {fmt_iops(point.iops)} IOPS{tps} at {where} ({slo.name} {fmt_ms(slo.value(point))})"
@@ -248,18 +306,17 @@ def point_flags(point: Point) -> list[str]:
         flags.append("not steady")
     if trust.noisy:
         flags.append("noisy")
+    stats = (point.read_lat_ms, point.write_lat_ms, point.txn_lat_ms)
     has = {
-        "p99": any(
-            s is not None and s.p99 is not None for s in (point.read_lat_ms, point.write_lat_ms)
-        ),
-        "p999": any(
-            s is not None and s.p999 is not None for s in (point.read_lat_ms, point.write_lat_ms)
-        ),
+        "p99": any(s is not None and s.p99 is not None for s in stats),
+        "p999": any(s is not None and s.p999 is not None for s in stats),
     }
     if has["p99"] and not trust.p99_trusted:
         flags.append("few ops for p99")
     elif has["p999"] and not trust.p999_trusted:
         flags.append("few ops for p99.9")
+    if reads_from_memory(point):
+        flags.append("from memory")
     return flags
 
 

@@ -144,11 +144,14 @@ def flag_legend() -> str:
     return f'<dl class="legend">{items}</dl>'
 
 
-def _fact(key: str, value: Any) -> str:
+def _fact(key: str, value: Any, nested: bool = False) -> str:
     if isinstance(value, dict):
         if not value:
             return DASH
-        return "; ".join(f"{k}: {_fact(str(k), v)}" for k, v in value.items())
+        text = "; ".join(f"{k}: {_fact(str(k), v, True)}" for k, v in value.items())
+        return f"({text})" if nested else text
+    if isinstance(value, list | tuple) and any(isinstance(v, dict) for v in value):
+        return " | ".join(_fact(key, v) for v in value)
     if isinstance(value, int | float) and not isinstance(value, bool) and key.endswith("bytes"):
         return fmt_bytes(value)
     return fmt_value(value)
@@ -163,8 +166,9 @@ def _rows(data: dict[str, Any] | None, skip: tuple[str, ...] = ()) -> str:
     return "".join(out)
 
 
-def facts_block(run: Run) -> str:
-    """Target, engine, workload, host and study facts of one run, as small tables."""
+def facts_block(run: Run, engine: bool = True) -> str:
+    """Target, engine, workload, host and study facts of one run, as small tables
+    (without the engine's when the section shows it on its own)."""
     target = dict(run.target or {})
     facts = target.pop("facts", None) or {}
     workload = dict(run.workload or {})
@@ -172,7 +176,7 @@ def facts_block(run: Run) -> str:
     groups = [
         ("Target", _rows(target) + _rows(facts)),
         ("Workload", _rows(workload) + _rows(profile)),
-        ("Engine", _rows(run.engine)),
+        ("Engine", _rows(run.engine) if engine else ""),
         ("Host", _rows(run.host)),
         (
             "Run",

@@ -162,3 +162,38 @@ def test_bar_chart_with_lines_on_a_right_axis():
         y2_ticks=[0, 50, 100],
     )
     assert "busy %" in texts(svg) and "100" in texts(svg)
+
+
+def test_line_chart_log_axis_and_points_without_a_line():
+    from dbstor.report.charts import hbar_chart
+
+    svg = line_chart(
+        [
+            Series("storage", [20000, 50000, 56000], [0.05, 0.2, 1.2], ["QD1", "QD8", "QD64"]),
+            Series("db", [0, 600, 1000], [0.0, 0.07, 0.09], ["a", "b", "c"], connect=False),
+        ],
+        title="t",
+        x_label="IOPS, log scale",
+        y_label="ms",
+        x_log=True,
+    )
+    root = parse(svg)
+    assert {"100", "1K", "10K", "100K"} <= set(texts(svg))
+    lines = [p for p in root.iter(f"{SVG}path") if p.get("stroke") not in ("#222",)]
+    assert len(lines) == 1  # the storage's line only; the db's points stand alone
+    markers = [c for c in root.iter(f"{SVG}circle") if c.find(f"{SVG}title") is not None]
+    assert len(markers) == 5  # x = 0 cannot sit on a log axis
+    xs = sorted(float(c.get("cx")) for c in markers)
+    assert xs[1] - xs[0] < xs[2] - xs[1]  # 600 -> 1000 is closer than 1000 -> 20000
+
+    bars = hbar_chart(
+        ["trade_status", "market_feed"],
+        [Series("mean", [], [1.5, 7.9]), Series("p99", [], [6.6, None])],
+        title="by type",
+        x_label="ms",
+    )
+    assert "trade_status" in texts(bars) and "7.9" in texts(bars)
+    assert (
+        len([r for r in parse(bars).iter(f"{SVG}rect") if r.find(f"{SVG}title") is not None]) == 3
+    )
+    assert "no data to plot" in texts(hbar_chart([], [], title="e", x_label="x"))

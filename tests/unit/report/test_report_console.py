@@ -57,3 +57,62 @@ def test_comparison(comparison):
     assert "ISCSI vs FC: read latency +258%, IOPS x0.55, CPU x0.87" in text
     assert "warning: ISCSI ran on device sdc" in text
     assert "not comparable" in text and "x14.4" in text
+
+
+def narrow(func, *args) -> str:
+    console = Console(record=True, width=80, color_system=None)
+    func(*args, console)
+    return console.export_text()
+
+
+def test_database_run_summary_fits_80_columns(sqlite_run: Run):
+    text = narrow(print_run_summary, sqlite_run)
+    assert max(len(line.rstrip()) for line in text.splitlines()) <= 80
+    assert "lab-ssd · brokerage on SQLite · complete" in text
+    for header in ("TPS", "txn p99", "device", "dev read", "CPU", "hit", "dev rd"):
+        assert header in text
+    assert "QD" not in text
+    row = next(line for line in text.splitlines() if line.strip().startswith("8 users"))
+    for cell in ("5,918", "13.8", "2,646", "0.35", "88%", "99.96%", "0.00044", "*"):
+        assert cell in row
+    assert "* 8 users: from memory, 3 errors, 41 retries, first: Trade-Result: database" in text
+    assert "Reads came from memory, not the storage: 0.00044 device reads per transaction" in text
+    assert "peak: 5,918 TPS at 8 users (transaction p99 13.8 ms; device 2,646 IOPS" in text
+
+
+def test_memory_sentence_is_yellow(sqlite_run: Run):
+    console = Console(record=True, width=80, color_system="standard", force_terminal=True)
+    print_run_summary(sqlite_run, console)
+    ansi = console.export_text(styles=True)
+    start = ansi.index("Reads came from memory")
+    assert "\x1b[1;33m" in ansi[start - 12 : start]  # bold yellow
+
+
+def test_instances_run_summary(postgres_run: Run):
+    text = narrow(print_run_summary, postgres_run)
+    assert max(len(line.rstrip()) for line in text.splitlines()) <= 80
+    assert "inst×users" in text and "8 × 4" in text and "19,700" in text
+    assert "Reads came from memory" not in text
+    assert "knee: 5,332 TPS, 18,738 device IOPS at 4.62 instances" in text
+
+
+def test_database_summary_tolerates_gaps(sqlite_run: Run):
+    sqlite_run.engine = {"name": "postgres", "managed": False}
+    for point in sqlite_run.points:
+        point.device = point.read_iops = point.write_iops = point.cpu = None
+        point.read_lat_ms = point.txn_lat_ms = point.engine_io = None
+        point.cache_hit_ratio = None
+        point.trust.notes = []
+    sqlite_run.points[2].status, sqlite_run.points[2].error = "failed", "server gone"
+    text = narrow(print_run_summary, sqlite_run)
+    assert "4 users: failed: server gone" in text
+    assert "Reads came from memory" not in text
+    assert "no device statistics" in text
+
+
+def test_default_study_runs(default_pair):
+    runs, _ = default_pair
+    fio_text, db_text = (narrow(print_run_summary, run) for run in runs)
+    assert "QD64" in fio_text and "Reads came from memory" not in fio_text
+    row = next(line for line in db_text.splitlines() if line.strip().startswith("1 user"))
+    assert "569" in row and "–" in row  # no device reads: no read await

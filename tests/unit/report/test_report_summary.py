@@ -7,8 +7,10 @@ from dbstor.report.summary import (
     cache_sentence,
     knee_of,
     knee_sentence,
+    peak_of,
     peak_sentence,
     point_flags,
+    reads_from_memory,
     slo_of,
 )
 from dbstor.results.model import LatencyStats, Load, Point, Run
@@ -105,3 +107,44 @@ def test_bare_run_without_slo_or_numbers():
     assert slo_of(run).limit_ms is None
     assert knee_sentence(run) == "knee: no SLO set"
     assert peak_sentence(run).startswith("peak: 0 IOPS at 8 users")
+
+
+def test_database_slo_names_the_device(sqlite_run: Run):
+    slo = slo_of(sqlite_run)
+    assert slo.device and slo.text == "SLO 1 ms mean device read"
+    assert Slo("txn_lat_p99_ms", 5, device=True).name == "p99 transaction"
+
+
+def test_database_peak_and_knee(sqlite_run: Run, postgres_run: Run):
+    assert peak_sentence(sqlite_run) == (
+        "peak: 5,918 TPS at 8 users (transaction p99 13.8 ms; device 2,646 IOPS, "
+        "mean device read 0.35 ms)"
+    )
+    assert knee_sentence(sqlite_run) == (
+        "knee: every point within the SLO; the knee lies beyond the highest load (5,918 TPS, "
+        "2,646 device IOPS at 8 users, mean device read 0.35 ms, SLO 1 ms)"
+    )
+    assert knee_sentence(postgres_run) == (
+        "knee: 5,332 TPS, 18,738 device IOPS at 4.62 instances (mean device read 1.00 ms, SLO 1 ms)"
+    )
+    postgres_run.knee = None  # estimated from the points, transactions included
+    knee = knee_of(postgres_run)
+    assert knee.estimated and round(knee.tps) == 5332
+    sqlite_run.peak = None
+    assert peak_of(sqlite_run).load.value == 8  # the most transactions, not the most IOPS
+
+
+def test_database_flags(sqlite_run: Run, postgres_run: Run, default_pair):
+    assert point_flags(sqlite_run.points[0]) == ["from memory"]
+    assert point_flags(postgres_run.points[3]) == []
+    _, db = default_pair[0]
+    assert point_flags(db.points[0]) == ["few ops for p99.9", "from memory"]
+    point = postgres_run.points[0]
+    point.cache_hit_ratio = 0.995
+    assert not reads_from_memory(point)  # 2.4 device, 2.61 engine reads per transaction
+    point.engine_io["engine_physical_reads_per_txn"] = 0.01
+    assert reads_from_memory(point)  # the engine read from memory: the device's were others'
+    point.engine_io = None
+    assert reads_from_memory(point)  # no engine counts: the hit ratio decides
+    point.cache_hit_ratio = 0.96
+    assert not reads_from_memory(point)

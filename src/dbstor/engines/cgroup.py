@@ -1,0 +1,136 @@
+"""A cap on a managed server's memory: a cgroup around its process tree.
+
+cgroup v2 (memory.max) or v1 (memory.limit_in_bytes); page cache counts against both. When
+no cgroup can be made, the cap says why, and the run records that no cap was applied.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+
+def _mounts() -> list[tuple[str, str, str, set[str]]]:
+    """(mount point, root, fstype, super options) of cgroup mounts."""
+    found = []
+    with contextlib.suppress(OSError):
+        for line in Path("/proc/self/mountinfo").read_text().splitlines():
+            left, _, right = line.partition(" - ")
+            fields, tail = left.split(), right.split()
+            if len(tail) >= 3 and tail[0] in ("cgroup", "cgroup2"):
+                found.append((fields[4], fields[3], tail[0], set(tail[2].split(","))))
+    return found
+
+
+def _own_dir(mount: str, root: str, match: Callable[[str, str], bool]) -> Path:
+    """This process's group under a cgroup mount (the mount itself when not found)."""
+    with contextlib.suppress(OSError):
+        for line in Path("/proc/self/cgroup").read_text().splitlines():
+            hier, controllers, path = line.split(":", 2)
+            if match(hier, controllers):
+                if root != "/" and path.startswith(root):
+                    path = path[len(root) :]
+                candidate = Path(mount) / path.lstrip("/")
+                if candidate.is_dir():
+                    return candidate
+    return Path(mount)
+
+
+class MemoryCap:
+    """A memory cgroup around a server's process tree, created at start, removed at stop."""
+
+    def __init__(self, engine: str, instance: int, limit_bytes: int | None):
+        self.limit = limit_bytes
+        self.name = f"dbstor-{engine}-{os.getpid()}-{instance}"
+        self.group: Path | None = None
+        self.version: int | None = None
+        self.note = "no memory limit requested" if limit_bytes is None else "not applied yet"
+
+    def create(self) -> None:
+        """Make the group and set its limit; when impossible, remember why."""
+        if self.limit is None or self.group is not None:
+            return
+        reasons = []
+        for mount, root, fstype, options in _mounts():
+            if fstype == "cgroup2":
+                own = _own_dir(mount, root, lambda h, c: h == "0" and c == "")
+                for parent in dict.fromkeys((own, Path(mount))):
+                    enabled = _words(parent / "cgroup.subtree_control")
+                    if "memory" not in enabled:
+                        reasons.append(
+                            f"cgroup v2: memory controller not enabled in {parent}/cgroup.subtree_control"
+                        )
+                        continue
+                    if self._make(parent, "memory.max", 2, reasons):
+                        return
+            elif "memory" in options:
+                own = _own_dir(mount, root, lambda h, c: "memory" in c.split(","))
+                for parent in dict.fromkeys((own, Path(mount))):
+                    if self._make(parent, "memory.limit_in_bytes", 1, reasons):
+                        return
+        self.note = "; ".join(dict.fromkeys(reasons)) or "no cgroup memory controller is mounted"
+
+    def _make(self, parent: Path, limit_file: str, version: int, reasons: list[str]) -> bool:
+        group = parent / self.name
+        try:
+            group.mkdir(exist_ok=True)
+            (group / limit_file).write_text(str(self.limit))
+        except OSError as exc:
+            reasons.append(f"cgroup v{version}: cannot create {group} ({exc.strerror})")
+            with contextlib.suppress(OSError):
+                group.rmdir()
+            return False
+        self.group, self.version = group, version
+        self.note = f"{limit_file}={self.limit}"
+        return True
+
+    def add(self, pids: Sequence[int]) -> None:
+        """Move processes (whole thread groups) into the group."""
+        if self.group is None:
+            return
+        for pid in pids:
+            with contextlib.suppress(ProcessLookupError, FileNotFoundError):
+                (self.group / "cgroup.procs").write_text(str(pid))
+
+    def members(self) -> list[int]:
+        if self.group is None:
+            return []
+        try:
+            return [int(x) for x in (self.group / "cgroup.procs").read_text().split()]
+        except OSError:
+            return []
+
+    def remove(self) -> None:
+        """Remove the group (moving any process still in it back to the parent first)."""
+        if self.group is None:
+            return
+        for _ in range(50):
+            try:
+                self.group.rmdir()
+                break
+            except FileNotFoundError:
+                break
+            except OSError:
+                for pid in self.members():
+                    with contextlib.suppress(OSError):
+                        (self.group.parent / "cgroup.procs").write_text(str(pid))
+                time.sleep(0.1)
+
+    def describe(self) -> str:
+        """Which mechanism capped the server's memory, or why none did."""
+        if self.group is None:
+            return f"none: {self.note}"
+        return (
+            f"cgroup v{self.version} group {self.group}: {self.note} bytes "
+            "(page cache counts against it)"
+        )
+
+
+def _words(path: Path) -> set[str]:
+    try:
+        return set(path.read_text().split())
+    except OSError:
+        return set()

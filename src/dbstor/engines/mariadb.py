@@ -1,0 +1,491 @@
+"""MariaDB and MySQL: a managed server on the target paths, or a marked database on an external one.
+
+Managed: a data directory in <data>/dbstor-mariadb-<n>/data, redo logs in
+<log>/dbstor-mariadb-<n>/redo, tmpdir in <temp>/dbstor-mariadb-<n>/tmp, and tables placed
+on the other data paths with DATA DIRECTORY='<path>/dbstor-mariadb-<n>-dK'. InnoDB opens its
+data files with O_DIRECT; performance_schema is on for per-file I/O. The server listens on
+127.0.0.1 at a free port and on a socket in a private directory, as the `mysql` account when
+dbstor runs as root. External: mysql://user:password@host:port/ - dbstor creates database
+`dbstor` (`dbstor_<n>`) holding a marker table, works only there and drops only it.
+Connections are PyMySQL (autocommit off); workloads write %s placeholders.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import importlib.util
+import os
+import re
+import shutil
+import subprocess
+import urllib.parse
+from pathlib import Path
+from typing import Any, ClassVar
+
+from dbstor.engines.base import (
+    MARKER_TABLE,
+    Availability,
+    EngineCounters,
+    EngineSettings,
+    ErrorKind,
+    ObjectIO,
+    mask_dsn,
+)
+from dbstor.engines.server import (
+    ServerEngine,
+    hide,
+    last_line,
+    process_running,
+    read_marker,
+    run_as,
+)
+from dbstor.errors import UserError
+
+DEFAULT_BUFFER_BYTES = 32 << 20
+MAX_CONNECTIONS = 600
+RETRY_CODES = {1213, 1205}  # deadlock, lock wait timeout
+FATAL_CODES = {2003, 2006, 2013, 2055, 1927, 1053, 1021, 1114, 4031}  # gone, shutdown, disk full
+SEARCH_DIRS = ("/usr/sbin", "/usr/local/sbin", "/usr/local/mysql/bin", "/usr/libexec", "/usr/bin")
+COUNTERS = (
+    "Innodb_buffer_pool_read_requests",
+    "Innodb_buffer_pool_reads",
+    "Innodb_buffer_pool_pages_flushed",
+)
+FILE_STATS_SQL = (
+    "SELECT FILE_NAME, EVENT_NAME, COUNT_READ, COUNT_WRITE, SUM_NUMBER_OF_BYTES_READ,"
+    " SUM_NUMBER_OF_BYTES_WRITE, SUM_TIMER_READ, SUM_TIMER_WRITE"
+    " FROM performance_schema.file_summary_by_instance WHERE EVENT_NAME IN"
+    " ('wait/io/file/innodb/innodb_data_file', 'wait/io/file/innodb/innodb_log_file')"
+)
+SIZES_SQL = (
+    "SELECT TABLE_NAME, coalesce(DATA_LENGTH, 0) + coalesce(INDEX_LENGTH, 0)"
+    " FROM information_schema.TABLES WHERE TABLE_SCHEMA = %s AND TABLE_NAME <> %s"
+)
+
+
+def find_binary(names: tuple[str, ...]) -> Path | None:
+    """The first of `names` on PATH or in the usual server directories."""
+    for name in names:
+        found = shutil.which(name) or next(
+            (str(Path(d, name)) for d in SEARCH_DIRS if os.access(Path(d, name), os.X_OK)), None
+        )
+        if found:
+            return Path(found)
+    return None
+
+
+@functools.lru_cache(maxsize=8)
+def binary_version(server: Path) -> str:
+    """The `--version` line of a server binary (does not start it)."""
+    with contextlib.suppress(OSError, subprocess.SubprocessError):
+        return subprocess.run(
+            [str(server), "--version"], capture_output=True, text=True, timeout=10
+        ).stdout
+    return ""
+
+
+def parse_dsn(dsn: str) -> dict[str, Any]:
+    """PyMySQL connect() arguments from mysql://user:password@host:port/[?unix_socket=...]."""
+    try:
+        url = urllib.parse.urlsplit(dsn)
+        port = url.port or 3306
+    except ValueError as exc:
+        raise UserError(f"bad MySQL DSN {mask_dsn(dsn)}: {hide(str(exc), [dsn])}") from None
+    if url.scheme not in ("mysql", "mariadb", "mysql+pymysql"):
+        raise UserError(f"bad MySQL DSN {mask_dsn(dsn)}: write mysql://user:password@host:port/")
+    args: dict[str, Any] = {
+        "host": url.hostname or "localhost",
+        "port": port,
+        "user": urllib.parse.unquote(url.username or ""),
+        "password": urllib.parse.unquote(url.password or ""),
+    }
+    query = urllib.parse.parse_qs(url.query)
+    if query.get("unix_socket"):
+        args["unix_socket"] = query["unix_socket"][0]
+    return args
+
+
+def _pymysql() -> Any:
+    try:
+        import pymysql
+    except ImportError:
+        raise UserError(
+            "MariaDB and MySQL need the PyMySQL driver, which is not installed: pip install PyMySQL"
+        ) from None
+    return pymysql
+
+
+class MariaDBEngine(ServerEngine):
+    """MariaDB through PyMySQL: managed on the target paths, or external via a DSN."""
+
+    name = "mariadb"
+    title = "MariaDB"
+    dialect = "mysql"
+    paramstyle = "pyformat"  # PyMySQL: %s (and %(name)s) placeholders
+    driver = "pymysql"
+    file_stats_query = FILE_STATS_SQL  # per file; timers in picoseconds
+    accounts: ClassVar[tuple[str, ...]] = ("mysql",)
+    server_names: ClassVar[tuple[str, ...]] = ("mariadbd", "mysqld")
+    is_mariadb: ClassVar[bool] = True
+    install_hint: ClassVar[str] = "apt-get install mariadb-server"
+
+    def __init__(self, settings: EngineSettings):
+        super().__init__(settings)
+        n = settings.instance
+        self.database = "dbstor" if self.managed or n == 0 else f"dbstor_{n}"
+
+    @classmethod
+    def find_server(cls) -> tuple[Path, str] | None:
+        """(server binary, version) of this flavour, or None."""
+        server = find_binary(cls.server_names)
+        text = binary_version(server) if server else ""
+        match = re.search(r"Ver\s+(\S+)", text)
+        if server is None or match is None or (("MariaDB" in text) != cls.is_mariadb):
+            return None
+        return server, match.group(1)
+
+    @classmethod
+    def availability(cls) -> Availability:
+        if importlib.util.find_spec("pymysql") is None:
+            return Availability(False, "the PyMySQL driver is missing: pip install PyMySQL")
+        found = cls.find_server()
+        if found is None:
+            return Availability(
+                True,
+                f"PyMySQL found but no {cls.title} server binary: external servers "
+                f"only ({cls.install_hint} for managed ones)",
+            )
+        return Availability(True, f"{cls.title} {found[1]} at {found[0]}")
+
+    # --- start and stop ---------------------------------------------------------------------
+
+    def _extra_config(self) -> list[str]:
+        return ["performance-schema-instrument='wait/io/file/%=ON'"]
+
+    def _init_command(self, server: Path, cnf: Path) -> list[str]:
+        tool = find_binary(("mariadb-install-db", "mysql_install_db"))
+        if tool is None:
+            raise UserError(f"mariadb-install-db not found: {self.install_hint}")
+        return [
+            str(tool),
+            f"--defaults-file={cnf}",
+            "--auth-root-authentication-method=normal",
+            "--skip-test-db",
+            "--skip-name-resolve",
+        ]
+
+    def _start_managed(self) -> None:
+        _pymysql()
+        found = self.find_server()
+        if found is None:
+            raise UserError(
+                f"{self.title} server ({', '.join(self.server_names)}) not found: {self.install_hint}"
+            )
+        server, self._version = found
+        name, paths = f"dbstor-{self.name}-{self.settings.instance}", self.settings.paths
+        if paths.get("data"):
+            _refuse_running(Path(paths["data"][0]).absolute() / name / "server.pid")
+        account, home = self.prepare(name)
+        dirs = self.dirs
+        assert dirs is not None and self.sockdir is not None
+        self.datadir = dirs.subdir(home, "data", 0o750)
+        redo = (
+            dirs.subdir(dirs.claim(paths["log"][0], name, "log"), "redo")
+            if paths.get("log")
+            else None
+        )
+        tmp = (
+            dirs.subdir(dirs.claim(paths["temp"][0], name, "temp"), "tmp")
+            if paths.get("temp")
+            else None
+        )
+        extra = [dirs.claim(p, f"{name}-d{k}", "data") for k, p in enumerate(paths["data"][1:], 1)]
+        self.roles = {
+            "data": [self.datadir, *extra],
+            "log": [redo] if redo else [],
+            "temp": [tmp] if tmp else [],
+        }
+        buffers = max(8 << 20, self.settings.buffer_bytes or DEFAULT_BUFFER_BYTES)
+        conf = [
+            f"datadir={self.datadir}",
+            f"socket={self.sockdir / 'mysqld.sock'}",
+            f"port={self.port}",
+            f"pid-file={home / 'server.pid'}",
+            f"log-error={home / 'server.log'}",
+            "bind-address=127.0.0.1",
+            "skip-name-resolve",
+            f"tmpdir={tmp or self.datadir}",
+            "innodb_flush_method=O_DIRECT",
+            f"innodb_buffer_pool_size={buffers}",
+            "innodb_file_per_table=ON",
+            "innodb_flush_log_at_trx_commit=1",
+            f"max_connections={MAX_CONNECTIONS}",
+            "performance_schema=ON",
+            "character-set-server=utf8mb4",
+            *([f"innodb_log_group_home_dir={redo}"] if redo else []),
+            *self._extra_config(),
+        ]
+        cnf = home / "my.cnf"
+        cnf.write_text("[mysqld]\n" + "\n".join(conf) + "\n", encoding="utf-8")
+        os.chmod(cnf, 0o644)
+        done = run_as(self._init_command(server, cnf), account, home)
+        (home / "install-db.log").write_text(done.stdout + done.stderr, encoding="utf-8")
+        if done.returncode != 0:
+            raise UserError(
+                f"{self.title} data directory setup failed in {self.datadir}: "
+                f"{last_line(done.stderr + done.stdout)}; check that the data path is writable "
+                "and its file system supports O_DIRECT"
+            )
+        self.cap.create()
+        self.server.start(
+            [str(server), f"--defaults-file={cnf}"], account, home, home / "server.log"
+        )
+        self.server.wait_ready(self.probe, f"{self.title} on port {self.port}")
+        with self._admin() as conn, conn.cursor() as cur:
+            cur.execute("SELECT User, Host FROM mysql.user WHERE Host <> 'localhost' OR User = ''")
+            for user, host in cur.fetchall():  # passwordless root over TCP: socket only
+                cur.execute("DROP USER %s@%s", (user, host))
+            cur.execute(f"CREATE DATABASE `{self.database}`")
+            cur.execute("SELECT VERSION()")
+            self._version = str(cur.fetchone()[0])
+
+    def _start_external(self) -> None:
+        pymysql = _pymysql()
+        db, dsn = self.database, mask_dsn(self.settings.dsn or "")
+        with self._admin() as conn, conn.cursor() as cur:
+            cur.execute("SELECT VERSION()")
+            self._version = str(cur.fetchone()[0])
+            cur.execute("SELECT 1 FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = %s", (db,))
+            found = cur.fetchone() is not None
+            if found and not self._marked(cur):
+                raise UserError(
+                    f"database {db} already exists at {dsn} and was not created by dbstor "
+                    f"(no {MARKER_TABLE} row): drop it yourself or use another instance number"
+                )
+            try:
+                if found:
+                    cur.execute(f"DROP DATABASE `{db}`")
+                cur.execute(f"CREATE DATABASE `{db}`")
+                self._made = True
+                cur.execute(
+                    f"CREATE TABLE `{db}`.{MARKER_TABLE} (created_by VARCHAR(32) NOT NULL, "
+                    "created_at TIMESTAMP NOT NULL DEFAULT CURRENT_TIMESTAMP, instance INT)"
+                )
+                cur.execute(
+                    f"INSERT INTO `{db}`.{MARKER_TABLE} (created_by, instance) VALUES ('dbstor', %s)",
+                    (self.settings.instance,),
+                )
+            except pymysql.MySQLError as exc:
+                raise UserError(
+                    f"cannot create database {db} at {dsn}: {self._hide(exc)}; "
+                    f"grant the user CREATE and DROP on `{db}`"
+                ) from None
+
+    def _marked(self, cur: Any) -> bool:
+        cur.execute(
+            "SELECT 1 FROM information_schema.TABLES WHERE TABLE_SCHEMA = %s AND TABLE_NAME = %s",
+            (self.database, MARKER_TABLE),
+        )
+        if cur.fetchone() is None:
+            return False
+        cur.execute(
+            f"SELECT COUNT(*) FROM `{self.database}`.{MARKER_TABLE} WHERE created_by = 'dbstor'"
+        )
+        return bool(cur.fetchone()[0])
+
+    def _drop_external(self) -> None:
+        pymysql = _pymysql()
+        try:
+            with self._admin() as conn, conn.cursor() as cur:
+                if self._marked(cur):
+                    cur.execute(f"DROP DATABASE `{self.database}`")
+        except (pymysql.MySQLError, UserError) as exc:
+            raise UserError(
+                f"could not drop database {self.database} at {mask_dsn(self.settings.dsn or '')}: "
+                f"{self._hide(exc)}; drop it yourself"
+            ) from None
+
+    # --- connections ------------------------------------------------------------------------
+
+    def _open(
+        self,
+        database: str | None,
+        autocommit: bool = False,
+        timeout: int = 30,
+        user_error: bool = True,
+    ) -> Any:
+        """A connection; external failures are UserError (password scrubbed) unless
+        `user_error` is False (connect(): the driver's exception, for classify())."""
+        pymysql = _pymysql()
+        if self.managed:
+            if self.sockdir is None:
+                raise UserError(f"the {self.title} engine is not started")
+            args = {
+                "unix_socket": str(self.sockdir / "mysqld.sock"),
+                "user": "root",
+                "password": "",
+            }
+        else:
+            args = parse_dsn(self.settings.dsn or "")
+        try:
+            return pymysql.connect(
+                **args,
+                database=database,
+                autocommit=autocommit,
+                charset="utf8mb4",
+                connect_timeout=timeout,
+            )
+        except pymysql.MySQLError as exc:
+            if self.managed or not user_error:
+                raise
+            raise UserError(
+                f"cannot connect to {self.title} at {mask_dsn(self.settings.dsn or '')}: "
+                f"{self._hide(exc)}; check the DSN, the password, and that the server runs"
+            ) from None
+
+    def _admin(self, timeout: int = 10) -> Any:
+        return self._open(None, autocommit=True, timeout=timeout)
+
+    def _hide(self, exc: BaseException) -> str:
+        secret = parse_dsn(self.settings.dsn).get("password", "") if self.settings.dsn else ""
+        return hide(str(exc), [secret, urllib.parse.quote(secret)])
+
+    def connect(self) -> Any:
+        """A PyMySQL connection, autocommit off, in dbstor's database."""
+        return self._open(self.database, user_error=False)
+
+    def version(self) -> str:
+        if self._version:
+            return self._version
+        found = self.find_server() if self.managed else None
+        return found[1] if found else "unknown"
+
+    # --- statistics -------------------------------------------------------------------------
+
+    def counters(self) -> EngineCounters:
+        """InnoDB buffer pool page requests, misses and pages flushed (server-wide), and the
+        server's /proc I/O bytes when managed."""
+        pymysql = _pymysql()
+        out = EngineCounters()
+        with contextlib.suppress(pymysql.MySQLError, UserError):
+            names = ", ".join(f"'{c}'" for c in COUNTERS)
+            values = dict(self.query(f"SHOW GLOBAL STATUS WHERE Variable_name IN ({names})"))
+            out.logical_reads, out.physical_reads, out.physical_writes = (
+                float(values[c]) if c in values else None for c in COUNTERS
+            )
+        out.storage_read_bytes, out.storage_write_bytes = self.storage_io()
+        return out
+
+    def object_io(self) -> list[ObjectIO]:
+        """Per .ibd file of dbstor's database (a table with its indexes) and, when the server
+        instruments it, the redo log, from performance_schema.file_summary_by_instance;
+        without performance_schema, table sizes only (reads None)."""
+        sizes = {str(t): int(s) for t, s in self.query(SIZES_SQL, (self.database, MARKER_TABLE))}
+        if not int(self.query("SELECT @@performance_schema")[0][0]):
+            return [ObjectIO(name=t, kind="table", size_bytes=s) for t, s in sorted(sizes.items())]
+        out = []
+        for file, event, reads, writes, rbytes, wbytes, rtime, wtime in self.query(FILE_STATS_SQL):
+            path = Path(str(file))
+            if str(event).endswith("log_file") and self.managed:
+                kind, name = "log", path.name
+            elif (
+                path.suffix == ".ibd"
+                and path.parent.name == self.database
+                and path.stem != MARKER_TABLE
+            ):
+                kind, name = "table", path.stem.split("#")[0]
+            else:
+                continue
+            size = sizes.get(name)
+            with contextlib.suppress(OSError):
+                size = (
+                    (path if path.is_absolute() else (self.datadir or Path(".")) / path)
+                    .stat()
+                    .st_size
+                )
+            out.append(
+                ObjectIO(
+                    name=name,
+                    kind=kind,
+                    size_bytes=size,
+                    reads=float(reads),
+                    writes=float(writes),
+                    read_bytes=float(rbytes),
+                    write_bytes=float(wbytes),
+                    read_stall_ms=float(rtime) / 1e9,
+                    write_stall_ms=float(wtime) / 1e9,
+                )
+            )
+        return sorted(out, key=lambda o: (o.kind, o.name))
+
+    def classify(self, exc: BaseException) -> str:
+        code = exc.args[0] if exc.args and isinstance(exc.args[0], int) else None
+        if code in RETRY_CODES:
+            return ErrorKind.RETRY
+        if code in FATAL_CODES:
+            return ErrorKind.FATAL
+        with contextlib.suppress(ImportError):
+            import pymysql
+
+            if isinstance(exc, pymysql.err.InterfaceError):
+                return ErrorKind.FATAL  # the connection is closed
+        return ErrorKind.ERROR
+
+    def placement(self, index: int) -> tuple[str, str]:
+        data = (self.settings.paths.get("data") or []) if self.managed else []
+        k = index % len(data) if len(data) > 1 else 0
+        if not k:
+            return "", ""
+        directory = Path(data[k]).absolute() / f"dbstor-{self.name}-{self.settings.instance}-d{k}"
+        return "", f" DATA DIRECTORY='{directory}'"
+
+    def describe(self) -> dict[str, Any]:
+        out = super().describe()
+        out["database"] = self.database
+        if self.managed:
+            settings = {
+                "innodb_buffer_pool_size": self.settings.buffer_bytes or DEFAULT_BUFFER_BYTES,
+                "innodb_flush_method": "O_DIRECT",
+                "innodb_flush_log_at_trx_commit": 1,
+                "innodb_file_per_table": "ON",
+                "max_connections": MAX_CONNECTIONS,
+                "performance_schema": "ON",
+            }
+            out.update(port=self.port, memory_cap=self.cap.describe(), settings=settings)
+        return out
+
+
+class MySQLEngine(MariaDBEngine):
+    """Oracle MySQL through the same code: mysqld, initialised with --initialize-insecure."""
+
+    name = "mysql"
+    title = "MySQL"
+    server_names: ClassVar[tuple[str, ...]] = ("mysqld",)
+    is_mariadb: ClassVar[bool] = False
+    install_hint: ClassVar[str] = (
+        "install mysql-server from MySQL's apt repository (Debian's mysqld "
+        "is MariaDB: use engine mariadb)"
+    )
+
+    def _extra_config(self) -> list[str]:
+        return ["performance-schema-instrument='wait/io/file/%=ON'", "mysqlx=OFF", "skip-log-bin"]
+
+    def _init_command(self, server: Path, cnf: Path) -> list[str]:
+        return [str(server), f"--defaults-file={cnf}", "--initialize-insecure"]
+
+
+def _refuse_running(pidfile: Path) -> None:
+    """UserError when a server left by an earlier run still runs in this instance directory."""
+    with contextlib.suppress(OSError, ValueError, IndexError):
+        pid = int(pidfile.read_text().split()[0])
+        command = Path(f"/proc/{pid}/cmdline").read_bytes()
+        if (
+            read_marker(pidfile.parent)
+            and process_running(pid)
+            and (b"mysqld" in command or b"mariadbd" in command)
+        ):
+            raise UserError(
+                f"a server left by an earlier run still runs in {pidfile.parent} (pid {pid}): "
+                f"stop it (kill {pid}) first"
+            )

@@ -1,0 +1,154 @@
+"""The directories a managed server instance creates on the target paths, each marked.
+
+Every directory dbstor creates on a target holds a marker file; a non-empty directory
+without it is refused unless the user allows overwriting, and one marked by another running
+dbstor, or still used by a server an earlier run left behind, is refused too.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from dbstor.engines.account import Account, can_write, chown_tree
+from dbstor.engines.process import process_running
+from dbstor.errors import UserError
+
+MARKER_FILE = ".dbstor-engine.json"
+
+
+class OwnedDirs:
+    """The directories one server instance creates on the target paths, each marked."""
+
+    def __init__(self, engine: str, instance: int, account: Account, allow_overwrite: bool):
+        self.engine, self.instance, self.account = engine, instance, account
+        self.allow_overwrite = allow_overwrite
+        self.claimed: dict[Path, bool] = {}  # directory -> dbstor created it (mkdir)
+
+    def claim(self, parent: Path, name: str, role: str) -> Path:
+        """parent/name, empty, marked and owned by the account. A marked directory left by
+        an earlier run is emptied; a foreign non-empty one is refused (UserError)."""
+        path = Path(parent).absolute() / name
+        if path in self.claimed:
+            return path
+        if not path.parent.is_dir():
+            raise UserError(
+                f"{role} path {path.parent} does not exist or is not a directory: "
+                "create it or fix the target's paths"
+            )
+        created = False
+        if path.is_symlink() or (path.exists() and not path.is_dir()):
+            raise UserError(
+                f"{path} exists and is not a directory: remove it or choose another path"
+            )
+        if path.is_dir():
+            marker = read_marker(path)
+            owner = int(marker.get("pid", 0)) if marker else 0
+            if marker and owner not in (0, os.getpid()) and _is_dbstor(owner):
+                raise UserError(
+                    f"{path} is in use by another dbstor (pid {owner}): "
+                    "wait for it or use another instance number"
+                )
+            if any(path.iterdir()) and not marker and not self.allow_overwrite:
+                raise UserError(
+                    f"{path} is not empty and was not created by dbstor: remove it, "
+                    "choose another path, or allow overwriting it"
+                )
+            empty_directory(path)
+            created = bool(marker and marker.get("made_dir"))  # an earlier run's: remove at stop
+        else:
+            try:
+                path.mkdir(mode=0o750)
+                created = True
+            except OSError as exc:
+                raise UserError(
+                    f"cannot create {path}: {exc.strerror}; "
+                    f"make {path.parent} writable or choose another {role} path"
+                ) from None
+        self.claimed[path] = created
+        info = {
+            "created_by": "dbstor",
+            "engine": self.engine,
+            "instance": self.instance,
+            "pid": os.getpid(),
+            "made_dir": created,
+            "created_at": datetime.now(UTC).isoformat(timespec="seconds"),
+        }
+        (path / MARKER_FILE).write_text(json.dumps(info) + "\n", encoding="utf-8")
+        chown_tree(path, self.account)
+        if not can_write(path, self.account):
+            raise UserError(
+                f"the '{self.account.name}' account cannot write {path}: make its parent "
+                "directories traversable (chmod o+x) or choose another path"
+            )
+        return path
+
+    def subdir(self, parent: Path, name: str, mode: int = 0o700) -> Path:
+        """An empty directory owned by the account inside a claimed one."""
+        path = parent / name
+        path.mkdir(mode=mode)
+        os.chmod(path, mode)
+        chown_tree(path, self.account)
+        return path
+
+    def remove(self) -> None:
+        """Remove what was claimed: directories dbstor created go, adopted ones are emptied."""
+        for path, created in reversed(list(self.claimed.items())):
+            if created:
+                shutil.rmtree(path, ignore_errors=True)
+            else:
+                empty_directory(path)
+                with contextlib.suppress(FileNotFoundError):
+                    (path / MARKER_FILE).unlink()
+        self.claimed.clear()
+
+
+def _is_dbstor(pid: int) -> bool:
+    try:
+        return process_running(pid) and b"dbstor" in Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return False
+
+
+def read_marker(path: Path) -> dict[str, Any] | None:
+    """dbstor's marker in a directory, or None."""
+    try:
+        data = json.loads((path / MARKER_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) and data.get("created_by") == "dbstor" else None
+
+
+def empty_directory(path: Path) -> None:
+    """Remove everything inside a directory, keeping the directory."""
+    for child in path.iterdir():
+        if child.is_dir() and not child.is_symlink():
+            shutil.rmtree(child, ignore_errors=True)
+        else:
+            with contextlib.suppress(FileNotFoundError):
+                child.unlink()
+
+
+def refuse_running(
+    pidfile: Path, instance_dir: Path, commands: Sequence[bytes], what: str, stop_hint: str
+) -> None:
+    """UserError when a server left by an earlier run still runs from a marked instance
+    directory: `pidfile` names a live process whose command line holds one of `commands`."""
+    with contextlib.suppress(OSError, ValueError, IndexError):
+        pid = int(pidfile.read_text().split()[0])
+        command = Path(f"/proc/{pid}/cmdline").read_bytes()
+        if (
+            read_marker(instance_dir)
+            and process_running(pid)
+            and any(name in command for name in commands)
+        ):
+            raise UserError(
+                f"{what} left by an earlier run still runs in {pidfile.parent} (pid {pid}): "
+                f"stop it ({stop_hint} {pid}) first"
+            )

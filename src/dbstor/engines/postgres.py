@@ -1,0 +1,420 @@
+"""PostgreSQL: a managed cluster on the target paths, or a marked schema on an external server.
+
+Managed: initdb in <data>/dbstor-pg-<n>/data, WAL in <log>/dbstor-pg-<n>/wal, a temp
+tablespace in <temp>/dbstor-pg-<n>/temp, tablespaces dbstor_d1..dN on the other data paths;
+the server listens on 127.0.0.1 at a free port and on a socket in a private directory, as an
+unprivileged account when dbstor runs as root. External: schema `dbstor` (`dbstor_<n>`) with
+a marker table in the DSN's database; only that schema is ever dropped. Connections are
+psycopg 3 (autocommit off); workloads write %s placeholders. See docs/engines.md.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import glob
+import importlib.util
+import os
+import re
+import shutil
+import signal
+import subprocess
+from pathlib import Path
+from typing import Any, ClassVar
+
+from dbstor.engines.account import run_as
+from dbstor.engines.base import (
+    MARKER_TABLE,
+    Availability,
+    EngineSettings,
+    ErrorKind,
+    ObjectIO,
+    mask_dsn,
+)
+from dbstor.engines.messages import hide, last_line
+from dbstor.engines.owned_dirs import refuse_running
+from dbstor.engines.server import ServerEngine, import_driver
+from dbstor.errors import UserError
+
+SUPERUSER = "dbstor"
+DATABASE = "dbstor"
+DEFAULT_BUFFER_BYTES = 32 << 20
+MAX_CONNECTIONS = 600
+RETRY_STATES = {"40001", "40P01", "55P03"}  # serialization, deadlock, lock_not_available
+FATAL_STATES = {"53100", "58030", "XX001", "XX002"}  # disk full, I/O error, corruption
+
+STATS_SQL = f"""
+SELECT 'table' AS kind, t.relname AS name,
+       coalesce(t.heap_blks_read, 0) + coalesce(t.toast_blks_read, 0)
+         + coalesce(t.tidx_blks_read, 0) AS blks_read,
+       pg_table_size(t.relid) AS size_bytes
+  FROM pg_statio_user_tables t
+ WHERE t.schemaname = %(schema)s AND t.relname <> '{MARKER_TABLE}'
+UNION ALL
+SELECT 'index', i.indexrelname, coalesce(i.idx_blks_read, 0), pg_relation_size(i.indexrelid)
+  FROM pg_statio_user_indexes i
+ WHERE i.schemaname = %(schema)s AND i.relname <> '{MARKER_TABLE}'
+ ORDER BY 1 DESC, 2
+"""
+_WRITES_15 = "(SELECT buffers_checkpoint + buffers_clean + buffers_backend FROM pg_stat_bgwriter)"
+_WRITES_17 = (
+    "(SELECT buffers_written FROM pg_stat_checkpointer)"
+    " + (SELECT buffers_clean FROM pg_stat_bgwriter)"
+    " + (SELECT coalesce(sum(writes), 0) FROM pg_stat_io WHERE object = 'relation'"
+    " AND backend_type NOT IN ('checkpointer', 'background writer'))"
+)
+_DB_READS = "SELECT blks_hit + blks_read, blks_read FROM pg_stat_database WHERE datname = %(db)s"
+_SCHEMA_READS = (
+    "SELECT coalesce(sum(heap_blks_hit + heap_blks_read + coalesce(idx_blks_hit, 0)"
+    " + coalesce(idx_blks_read, 0) + coalesce(toast_blks_hit, 0) + coalesce(toast_blks_read, 0)), 0),"
+    " coalesce(sum(heap_blks_read + coalesce(idx_blks_read, 0) + coalesce(toast_blks_read, 0)), 0)"
+    " FROM pg_statio_user_tables WHERE schemaname = %(schema)s"
+)
+
+
+def find_bindir() -> Path | None:
+    """The newest /usr/lib/postgresql/*/bin holding initdb and postgres, else PATH's."""
+
+    def version_key(path: str) -> list[int]:
+        return [int(x) if x.isdigit() else 0 for x in Path(path).parent.name.split(".")]
+
+    for directory in sorted(glob.glob("/usr/lib/postgresql/*/bin"), key=version_key, reverse=True):
+        if all(os.access(Path(directory, b), os.X_OK) for b in ("initdb", "postgres")):
+            return Path(directory)
+    candidates = []
+    with contextlib.suppress(OSError, subprocess.SubprocessError):
+        out = subprocess.run(["pg_config", "--bindir"], capture_output=True, text=True, timeout=10)
+        candidates.append(Path(out.stdout.strip() or "/nonexistent"))
+    if shutil.which("initdb"):
+        candidates.append(Path(os.path.realpath(shutil.which("initdb") or "")).parent)
+    return next(
+        (c for c in candidates if (c / "initdb").exists() and (c / "postgres").exists()), None
+    )
+
+
+@functools.lru_cache(maxsize=8)
+def binary_version(bindir: Path) -> str:
+    """'15.8' from `postgres -V` (does not start a server)."""
+    with contextlib.suppress(OSError, subprocess.SubprocessError):
+        out = subprocess.run(
+            [str(bindir / "postgres"), "-V"], capture_output=True, text=True, timeout=10
+        )
+        match = re.search(r"\(PostgreSQL\)\s+(\S+)", out.stdout)
+        if match:
+            return match.group(1)
+    return "unknown"
+
+
+def _psycopg() -> Any:
+    return import_driver(
+        "psycopg",
+        "PostgreSQL needs psycopg 3, which is not installed: pip install 'dbstor[postgres]'",
+    )
+
+
+def _dsn_secrets(dsn: str) -> list[str]:
+    """Passwords written in a DSN (URI or key=value), to scrub them from messages."""
+    found = re.findall(r"://[^:/@\s]+:([^@\s]+)@", dsn)
+    found += [m.strip("'") for m in re.findall(r"password\s*=\s*('[^']*'|\S+)", dsn, re.I)]
+    with contextlib.suppress(Exception):
+        from psycopg.conninfo import conninfo_to_dict
+
+        found.append(str(conninfo_to_dict(dsn).get("password") or ""))
+    return sorted({s for s in found if s}, key=len, reverse=True)
+
+
+class PostgresEngine(ServerEngine):
+    """PostgreSQL through psycopg 3: managed on the target paths, or external via a DSN."""
+
+    name = "postgres"
+    title = "PostgreSQL"
+    dialect = "postgres"
+    paramstyle = "pyformat"  # psycopg: %s (and %(name)s) placeholders
+    driver = "psycopg"
+    file_stats_query = STATS_SQL  # parameters: {"schema": ...}; reads are blocks
+    accounts: ClassVar[tuple[str, ...]] = ("postgres",)
+    stop_signal: ClassVar[signal.Signals] = signal.SIGINT  # = pg_ctl stop -m fast
+    workspace_kind: ClassVar[str] = "schema"
+    workspace_place: ClassVar[str] = "in"
+    grant_hint: ClassVar[str] = "grant the user CREATE on the database"
+
+    def __init__(self, settings: EngineSettings):
+        super().__init__(settings)
+        n = settings.instance
+        self.schema = "public" if self.managed else ("dbstor" if n == 0 else f"dbstor_{n}")
+        self._server_num = 0
+
+    @property
+    def workspace(self) -> str:
+        return self.schema
+
+    @classmethod
+    def availability(cls) -> Availability:
+        if importlib.util.find_spec("psycopg") is None:
+            return Availability(
+                False, "the psycopg driver is missing: pip install 'dbstor[postgres]'"
+            )
+        bindir = find_bindir()
+        if bindir is None:
+            return Availability(
+                True,
+                "psycopg found but no PostgreSQL server binaries: external servers "
+                "only (apt-get install postgresql for managed ones)",
+            )
+        return Availability(True, f"PostgreSQL {binary_version(bindir)} in {bindir}")
+
+    # --- start and stop ---------------------------------------------------------------------
+
+    def _start_managed(self) -> None:
+        sql = _psycopg().sql
+        bindir = find_bindir()
+        if bindir is None:
+            raise UserError(
+                "PostgreSQL server binaries not found under /usr/lib/postgresql/*/bin "
+                "or on PATH: apt-get install postgresql"
+            )
+        name, paths = f"dbstor-pg-{self.settings.instance}", self.settings.paths
+        if paths.get("data"):
+            pidfile = Path(paths["data"][0]).absolute() / name / "data" / "postmaster.pid"
+            refuse_running(
+                pidfile, pidfile.parent.parent, [b"postgres"], "a PostgreSQL server", "kill -INT"
+            )
+        account, home = self.prepare(name)
+        dirs = self.dirs
+        assert dirs is not None
+        self.datadir = home / "data"  # initdb creates it, and the WAL directory
+        wal = dirs.claim(paths["log"][0], name, "log") / "wal" if paths.get("log") else None
+        temp = self.role_subdir("temp", name, "temp")
+        spaces = [
+            dirs.subdir(dirs.claim(p, name, "data"), f"ts{k}")
+            for k, p in enumerate(paths["data"][1:], 1)
+        ]
+        self.roles = {
+            "data": [self.datadir, *spaces],
+            "log": [wal] if wal else [],
+            "temp": [temp] if temp else [],
+        }
+        cmd = [
+            str(bindir / "initdb"),
+            "-D",
+            str(self.datadir),
+            "-U",
+            SUPERUSER,
+            "-E",
+            "UTF8",
+            "--no-locale",
+            "--auth-local=trust",
+            "--auth-host=scram-sha-256",
+            "--no-sync",
+            "--no-instructions",
+        ]
+        done = run_as([*cmd, *(["--waldir", str(wal)] if wal else [])], account, home)
+        (home / "initdb.log").write_text(done.stdout + done.stderr, encoding="utf-8")
+        if done.returncode != 0:
+            raise UserError(
+                f"initdb failed in {self.datadir}: {last_line(done.stderr or done.stdout)}; "
+                "check that the data path is writable and has free space"
+            )
+        buffers = max(128 << 10, self.settings.buffer_bytes or DEFAULT_BUFFER_BYTES)
+        conf = {
+            "listen_addresses": "'127.0.0.1'",
+            "port": self.port,
+            "unix_socket_directories": f"'{self.sockdir}'",
+            "max_connections": MAX_CONNECTIONS,
+            "shared_buffers": f"'{buffers // 1024}kB'",
+            "fsync": "on",
+            "full_page_writes": "on",
+            "synchronous_commit": "on",
+            "track_io_timing": "on",
+            "log_line_prefix": "'%m [%p] '",
+        }
+        with (self.datadir / "postgresql.conf").open("a", encoding="utf-8") as out:
+            out.write("\n# dbstor\n" + "".join(f"{k} = {v}\n" for k, v in conf.items()))
+        self.launch([str(bindir / "postgres"), "-D", str(self.datadir)], account, home)
+        with self._server_admin() as conn:
+            for space, where in [
+                ("dbstor_temp", temp),
+                *((f"dbstor_d{k}", p) for k, p in enumerate(spaces, 1)),
+            ]:
+                if where is not None:
+                    conn.execute(
+                        sql.SQL("CREATE TABLESPACE {} LOCATION {}").format(
+                            sql.Identifier(space), sql.Literal(str(where))
+                        )
+                    )
+            conn.execute(f"CREATE DATABASE {DATABASE}")
+            if temp is not None:
+                conn.execute(f"ALTER DATABASE {DATABASE} SET temp_tablespaces = dbstor_temp")
+            self._read_version(conn)
+
+    def _workspace_exists(self, conn: Any) -> bool:
+        query = "SELECT 1 FROM pg_namespace WHERE nspname = %s"
+        return conn.execute(query, (self.schema,)).fetchone() is not None
+
+    def _marked(self, conn: Any) -> bool:
+        table = f'"{self.schema}".{MARKER_TABLE}'
+        if conn.execute("SELECT to_regclass(%s)", (table,)).fetchone()[0] is None:
+            return False
+        return bool(
+            conn.execute(f"SELECT count(*) FROM {table} WHERE created_by = 'dbstor'").fetchone()[0]
+        )
+
+    def _create_workspace(self, conn: Any) -> None:
+        sql = _psycopg().sql
+        conn.execute(sql.SQL("CREATE SCHEMA {}").format(sql.Identifier(self.schema)))
+
+    def _mark_workspace(self, conn: Any) -> None:
+        sql = _psycopg().sql
+        schema, marker = sql.Identifier(self.schema), sql.Identifier(MARKER_TABLE)
+        conn.execute(
+            sql.SQL(
+                "CREATE TABLE {}.{} (created_by text NOT NULL, created_at timestamptz "
+                "NOT NULL DEFAULT now(), instance int)"
+            ).format(schema, marker)
+        )
+        conn.execute(
+            sql.SQL("INSERT INTO {}.{} (created_by, instance) VALUES ('dbstor', %s)").format(
+                schema, marker
+            ),
+            (self.settings.instance,),
+        )
+
+    def _drop_workspace(self, conn: Any) -> None:
+        sql = _psycopg().sql
+        conn.execute(sql.SQL("DROP SCHEMA {} CASCADE").format(sql.Identifier(self.schema)))
+
+    # --- connections ------------------------------------------------------------------------
+
+    def _admin(self, timeout: int = 10, dbname: str = DATABASE) -> Any:
+        return self._open(autocommit=True, timeout=timeout, dbname=dbname)
+
+    def _server_admin(self, timeout: int = 10) -> Any:
+        return self._admin(timeout, dbname="postgres")  # exists before dbstor's database
+
+    def _open(
+        self,
+        autocommit: bool = False,
+        timeout: int = 30,
+        dbname: str = DATABASE,
+        user_error: bool = True,
+    ) -> Any:
+        """A connection; failures are UserError (password scrubbed) unless `user_error` is
+        False (connect(): the driver's exception, for classify())."""
+        psycopg = _psycopg()
+        if self.managed:
+            if self.sockdir is None:
+                raise UserError("the PostgreSQL engine is not started")
+            return psycopg.connect(
+                host=str(self.sockdir),
+                port=self.port,
+                user=SUPERUSER,
+                dbname=dbname,
+                autocommit=autocommit,
+                connect_timeout=timeout,
+            )
+        dsn = self.settings.dsn or ""
+        try:
+            psycopg.conninfo.conninfo_to_dict(dsn)
+        except (psycopg.Error, ValueError):
+            raise UserError(
+                "the PostgreSQL DSN does not parse: write postgresql://user:password@host:port/dbname"
+                " or key=value pairs"
+            ) from None
+        try:
+            return psycopg.connect(dsn, autocommit=autocommit, connect_timeout=timeout)
+        except (psycopg.Error, ValueError) as exc:
+            if not user_error:
+                raise
+            raise UserError(
+                f"cannot connect to PostgreSQL at {mask_dsn(dsn)}: {self._hide(exc)}; check the "
+                "DSN, the password, and that the server runs and lets you in"
+            ) from None
+
+    def _driver_error(self) -> type[Exception]:
+        return _psycopg().Error
+
+    def _hide(self, exc: BaseException) -> str:
+        return hide(str(exc), _dsn_secrets(self.settings.dsn or ""))
+
+    def connect(self) -> Any:
+        """A psycopg connection, autocommit off, in dbstor's database (managed) or schema."""
+        conn = self._open(user_error=False)
+        if not self.managed:
+            conn.execute(f'SET search_path TO "{self.schema}"')
+            conn.commit()
+        return conn
+
+    def _read_version(self, conn: Any) -> None:
+        row = conn.execute(
+            "SELECT current_setting('server_version'), current_setting('server_version_num')::int"
+        ).fetchone()
+        self._version, self._server_num = str(row[0]).split()[0], int(row[1])
+
+    def _installed_version(self) -> str | None:
+        bindir = find_bindir()
+        return binary_version(bindir) if bindir else None
+
+    # --- statistics -------------------------------------------------------------------------
+
+    def _buffer_counters(self) -> tuple[float | None, float | None, float | None]:
+        """Block requests and misses (managed: pg_stat_database of dbstor's database;
+        external: dbstor's schema in pg_statio_user_tables) and buffers written
+        (server-wide). Backends report about once a second, so a reading may lag by that."""
+        writes = _WRITES_17 if self._server_num >= 170000 else _WRITES_15
+        reads = _DB_READS if self.managed else _SCHEMA_READS
+        rows = self.query(
+            f"SELECT r.*, {writes} FROM ({reads}) r", {"db": DATABASE, "schema": self.schema}
+        )
+        if not rows:
+            return None, None, None
+        logical, physical, written = (float(v) for v in rows[0])
+        return logical, physical, written
+
+    def object_io(self) -> list[ObjectIO]:
+        """Per table (heap + TOAST + TOAST index) and per index: blocks read from outside
+        shared buffers (page cache or storage) and size. PostgreSQL counts no block writes
+        per relation, so writes are None."""
+        block = int(self.query("SELECT current_setting('block_size')::int")[0][0])
+        return [
+            ObjectIO(
+                name=str(name),
+                kind=str(kind),
+                size_bytes=int(size),
+                reads=float(reads),
+                read_bytes=float(reads) * block,
+            )
+            for kind, name, reads, size in self.query(STATS_SQL, {"schema": self.schema})
+        ]
+
+    def classify(self, exc: BaseException) -> str:
+        state = getattr(exc, "sqlstate", None)
+        if state in RETRY_STATES:
+            return ErrorKind.RETRY
+        if state and (state.startswith(("08", "57P")) or state in FATAL_STATES):
+            return ErrorKind.FATAL
+        try:
+            import psycopg
+        except ImportError:
+            return ErrorKind.ERROR
+        if isinstance(exc, psycopg.InterfaceError) or (
+            isinstance(exc, psycopg.OperationalError) and not state
+        ):
+            return ErrorKind.FATAL  # connection closed or lost, server gone
+        return ErrorKind.ERROR
+
+    def placement(self, index: int) -> tuple[str, str]:
+        count = len(self.settings.paths.get("data") or []) if self.managed else 1
+        k = index % count if count > 1 else 0
+        return ("", f" TABLESPACE dbstor_d{k}") if k else ("", "")
+
+    def server_settings(self) -> dict[str, Any]:
+        return {
+            "shared_buffers_bytes": self.settings.buffer_bytes or DEFAULT_BUFFER_BYTES,
+            "fsync": "on",
+            "full_page_writes": "on",
+            "synchronous_commit": "on",
+            "max_connections": MAX_CONNECTIONS,
+        }
+
+    def managed_description(self) -> dict[str, Any]:
+        return {"database": DATABASE, **super().managed_description()}

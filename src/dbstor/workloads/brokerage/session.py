@@ -1,0 +1,158 @@
+"""One virtual user's session, and the market the sessions of one database share.
+
+What a session assumes about its connection: a DB-API connection in the engine's default
+transaction mode (autocommit off). The session ends every transaction with
+connection.commit() (or rollback() on an error, then re-raises). psycopg and PyMySQL open
+the transaction at the first statement; on SQLite (Python's sqlite3, legacy transaction
+control, any isolation_level including None) the session opens it itself when none is
+open: BEGIN IMMEDIATE for the four writing transactions, so a writer takes SQLite's
+single write lock before reading instead of failing to upgrade a read snapshot later,
+and plain BEGIN for the readers, whose WAL snapshot then spans all their statements.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import random
+import threading
+import time
+from collections import Counter, deque
+from collections.abc import Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, Any
+
+from dbstor.workloads.base import Session
+from dbstor.workloads.brokerage.sql import statement
+from dbstor.workloads.brokerage.transactions import TRANSACTIONS, WRITERS
+from dbstor.workloads.brokerage.volumes import END_TS, TRADE_ID_BLOCK
+
+if TYPE_CHECKING:
+    from dbstor.workloads.brokerage.workload import BrokerageWorkload
+
+
+class Market:
+    """TPC-E's market exchange emulator, reduced to a queue: trades submitted to the
+    market (market orders, triggered limit orders) wait here for a Trade-Result. Shared
+    by the sessions of one database (threads); seeded once with the initial data's
+    submitted trades."""
+
+    def __init__(self) -> None:
+        self.waiting: deque[int] = deque()
+        self.lock = threading.Lock()
+        self.seeded = False
+        self.sessions = itertools.count()
+
+    def submit(self, trades: Iterable[int], front: bool = False) -> None:
+        if front:
+            self.waiting.extendleft(trades)
+        else:
+            self.waiting.extend(trades)
+
+    def take(self) -> int | None:
+        try:
+            return self.waiting.popleft()
+        except IndexError:
+            return None
+
+    def seed(self, conn: Any, dialect: str, first_pending: int) -> None:
+        with self.lock:
+            if self.seeded:
+                return
+            cur = conn.cursor()
+            cur.execute(statement(dialect, "submitted"), (first_pending,))
+            self.waiting.extend(row[0] for row in cur.fetchall())
+            conn.commit()
+            self.seeded = True
+
+
+class BrokerageSession(Session):
+    """Runs one transaction at a time on its own connection, with its own random stream."""
+
+    def __init__(self, workload: BrokerageWorkload, dialect: str, connection: Any, user: int):
+        self.dialect = dialect
+        self.conn = connection
+        self.cur = connection.cursor()
+        self.keys = workload.keys
+        self.market = workload.market
+        self.market.seed(
+            connection, dialect, workload.volumes.trades - workload.volumes.pending + 1
+        )
+        number = next(self.market.sessions)  # new streams at every load point
+        self.rng = random.Random(f"{workload.seed}:session:{number}:{user}")
+        self.result: Any = None
+        self.ordered: list[int] = []  # trades this session's Trade-Orders committed
+        self.completed: list[int] = []  # trades its Trade-Results settled
+        self.idle_results = 0  # Trade-Results that found nothing waiting
+        self.outcomes: Counter[str] = Counter()
+        self._next_id = self._end_id = 0
+        self._claimed = False
+        self._on_commit: list[Callable[[], None]] = []
+        self._on_rollback: list[Callable[[], None]] = []
+
+    # --- what transactions use ------------------------------------------------------
+
+    def rows(self, name: str, params: Sequence[Any], count: int = 0) -> list[tuple]:
+        self.cur.execute(statement(self.dialect, name, count), tuple(params))
+        return list(self.cur.fetchall())
+
+    def one(self, name: str, params: Sequence[Any]) -> tuple | None:
+        self.cur.execute(statement(self.dialect, name), tuple(params))
+        return self.cur.fetchone()
+
+    def write(self, name: str, params: Sequence[Any]) -> int:
+        """Run an INSERT, UPDATE or DELETE; the number of rows it touched."""
+        self.cur.execute(statement(self.dialect, name), tuple(params))
+        return self.cur.rowcount
+
+    def now(self) -> int:
+        return max(END_TS + 1, int(time.time()))
+
+    def on_commit(self, action: Callable[[], None]) -> None:
+        self._on_commit.append(action)
+
+    def on_rollback(self, action: Callable[[], None]) -> None:
+        self._on_rollback.append(action)
+
+    def next_trade_id(self) -> int:
+        """A new trade id from this session's block, claiming a block in this transaction
+        when the last one is used up (a rolled-back claim is forgotten)."""
+        if self._next_id >= self._end_id:
+            self.write("claim_ids", (TRADE_ID_BLOCK,))
+            end = self.one("read_ids", ())[0]  # type: ignore[index]
+            self._next_id, self._end_id, self._claimed = end - TRADE_ID_BLOCK, end, True
+        self._next_id += 1
+        return self._next_id - 1
+
+    # --- the contract ---------------------------------------------------------------
+
+    def run(self, transaction: str) -> None:
+        """One transaction of this type, committed (or rolled back, then re-raised)."""
+        body = TRANSACTIONS[transaction]
+        self._on_commit, self._on_rollback = [], []
+        try:
+            if self.dialect == "sqlite" and not self.conn.in_transaction:
+                self.cur.execute("BEGIN IMMEDIATE" if transaction in WRITERS else "BEGIN")
+            keep = body(self) is not False
+            if keep:
+                self.conn.commit()
+        except BaseException:
+            with contextlib.suppress(Exception):
+                self.conn.rollback()
+            self._undo()
+            raise
+        if not keep:
+            self.conn.rollback()
+            self._undo()
+            self.outcomes["rolled back"] += 1
+            return
+        self._claimed = False
+        for action in self._on_commit:
+            action()
+        self.outcomes[transaction] += 1
+
+    def _undo(self) -> None:
+        if self._claimed:  # the block claim was rolled back with the transaction
+            self._next_id = self._end_id = 0
+            self._claimed = False
+        for action in self._on_rollback:
+            action()
