@@ -94,14 +94,6 @@ class DbSweep:
 
     def execute(self) -> Run:
         spec = self.plan.database
-        availability = self.engine_cls.availability()
-        if not availability.usable:
-            raise UserError(f"engine {spec.engine} is not usable here: {availability.reason}")
-        wanted = set(self.workload_cls.dialects)
-        if self.engine_cls.dialect not in wanted:
-            raise UserError(
-                f"workload {spec.workload} has no SQL for {self.engine_cls.title}; it runs on: {', '.join(sorted(wanted))}"
-            )
         data = self.plan.target.paths[0] if self.plan.target.paths else None
         self.devices = devices_for_path(data) if data and spec.dsn is None else []
         self.run.target["device"] = ",".join(self.devices) or None

@@ -8,6 +8,7 @@ comparison) and one run folder per run.
 from __future__ import annotations
 
 import json
+import stat
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -15,13 +16,15 @@ from typing import Any
 
 from dbstor.analysis.compare import compare_runs
 from dbstor.db_sweep import DbRunPlan, DbSweep
+from dbstor.engines.registry import engine_class
 from dbstor.errors import UserError
 from dbstor.progress import Progress
 from dbstor.results.model import Run
 from dbstor.results.store import RESULTS_FILE, load_run, read_samples, write_text_atomic
 from dbstor.study.model import Study
 from dbstor.sweep import RunPlan, Sweep, new_run_id
-from dbstor.testfiles import Safety
+from dbstor.testfiles import Safety, check_directory
+from dbstor.workloads.registry import workload_class
 
 STUDY_FILE = "study.json"
 COMPARISON_FILE = "comparison.json"
@@ -91,7 +94,31 @@ def render(folder: Path, runs: list[Run], comparison: dict[str, Any] | None, tit
     return write_report(folder, runs, samples=samples, comparison=comparison, title=title)
 
 
+def preflight(study: Study) -> None:
+    """Check what can be checked before any load runs, so that a bad path or an unusable
+    engine in the last run of a long study stops it at once, not hours later."""
+    for target in study.targets:
+        for path in (p for paths in target.roles.values() for p in paths):
+            if not (path.exists() and stat.S_ISBLK(path.stat().st_mode)):
+                check_directory(path)
+    for spec in study.databases:
+        engine = engine_class(spec.engine)
+        availability = engine.availability()
+        if not availability.usable:
+            raise UserError(f"engine {spec.engine} is not usable here: {availability.reason}")
+        dialects = workload_class(spec.workload).dialects
+        if engine.dialect not in dialects:
+            raise UserError(
+                f"workload {spec.workload} has no SQL for {engine.title}; it runs on: {', '.join(dialects)}"
+            )
+        if spec.dsn is None and any(not t.paths for t in study.targets):
+            raise UserError(
+                f"engine {spec.engine} needs a target directory (--target) or an external server (--dsn)"
+            )
+
+
 def run_study(study: Study, out: Path, safety: Safety, progress: Progress) -> StudyOutcome:
+    preflight(study)
     make_out_dir(out)
     stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
     many = len(study.targets) * (len(study.profiles) + len(study.databases)) > 1

@@ -23,23 +23,25 @@ import urllib.parse
 from pathlib import Path
 from typing import Any, ClassVar
 
+from dbstor.engines.account import run_as
 from dbstor.engines.base import (
     MARKER_TABLE,
     Availability,
-    EngineCounters,
     EngineSettings,
     ErrorKind,
     ObjectIO,
     mask_dsn,
 )
-from dbstor.engines.server import (
-    ServerEngine,
-    hide,
-    last_line,
-    process_running,
-    read_marker,
-    run_as,
+from dbstor.engines.mariadb_stats import (
+    COUNTERS,
+    COUNTERS_SQL,
+    FILE_STATS_SQL,
+    SIZES_SQL,
+    file_objects,
 )
+from dbstor.engines.messages import hide, last_line
+from dbstor.engines.owned_dirs import refuse_running
+from dbstor.engines.server import ServerEngine, import_driver
 from dbstor.errors import UserError
 
 DEFAULT_BUFFER_BYTES = 32 << 20
@@ -47,21 +49,6 @@ MAX_CONNECTIONS = 600
 RETRY_CODES = {1213, 1205}  # deadlock, lock wait timeout
 FATAL_CODES = {2003, 2006, 2013, 2055, 1927, 1053, 1021, 1114, 4031}  # gone, shutdown, disk full
 SEARCH_DIRS = ("/usr/sbin", "/usr/local/sbin", "/usr/local/mysql/bin", "/usr/libexec", "/usr/bin")
-COUNTERS = (
-    "Innodb_buffer_pool_read_requests",
-    "Innodb_buffer_pool_reads",
-    "Innodb_buffer_pool_pages_flushed",
-)
-FILE_STATS_SQL = (
-    "SELECT FILE_NAME, EVENT_NAME, COUNT_READ, COUNT_WRITE, SUM_NUMBER_OF_BYTES_READ,"
-    " SUM_NUMBER_OF_BYTES_WRITE, SUM_TIMER_READ, SUM_TIMER_WRITE"
-    " FROM performance_schema.file_summary_by_instance WHERE EVENT_NAME IN"
-    " ('wait/io/file/innodb/innodb_data_file', 'wait/io/file/innodb/innodb_log_file')"
-)
-SIZES_SQL = (
-    "SELECT TABLE_NAME, coalesce(DATA_LENGTH, 0) + coalesce(INDEX_LENGTH, 0)"
-    " FROM information_schema.TABLES WHERE TABLE_SCHEMA = %s AND TABLE_NAME <> %s"
-)
 
 
 def find_binary(names: tuple[str, ...]) -> Path | None:
@@ -107,13 +94,10 @@ def parse_dsn(dsn: str) -> dict[str, Any]:
 
 
 def _pymysql() -> Any:
-    try:
-        import pymysql
-    except ImportError:
-        raise UserError(
-            "MariaDB and MySQL need the PyMySQL driver, which is not installed: pip install PyMySQL"
-        ) from None
-    return pymysql
+    return import_driver(
+        "pymysql",
+        "MariaDB and MySQL need the PyMySQL driver, which is not installed: pip install PyMySQL",
+    )
 
 
 class MariaDBEngine(ServerEngine):
@@ -129,11 +113,16 @@ class MariaDBEngine(ServerEngine):
     server_names: ClassVar[tuple[str, ...]] = ("mariadbd", "mysqld")
     is_mariadb: ClassVar[bool] = True
     install_hint: ClassVar[str] = "apt-get install mariadb-server"
+    grant_hint: ClassVar[str] = "grant the user CREATE and DROP on `{name}`"
 
     def __init__(self, settings: EngineSettings):
         super().__init__(settings)
         n = settings.instance
         self.database = "dbstor" if self.managed or n == 0 else f"dbstor_{n}"
+
+    @property
+    def workspace(self) -> str:
+        return self.database
 
     @classmethod
     def find_server(cls) -> tuple[Path, str] | None:
@@ -185,21 +174,14 @@ class MariaDBEngine(ServerEngine):
         server, self._version = found
         name, paths = f"dbstor-{self.name}-{self.settings.instance}", self.settings.paths
         if paths.get("data"):
-            _refuse_running(Path(paths["data"][0]).absolute() / name / "server.pid")
+            pidfile = Path(paths["data"][0]).absolute() / name / "server.pid"
+            refuse_running(pidfile, pidfile.parent, [b"mysqld", b"mariadbd"], "a server", "kill")
         account, home = self.prepare(name)
         dirs = self.dirs
         assert dirs is not None and self.sockdir is not None
         self.datadir = dirs.subdir(home, "data", 0o750)
-        redo = (
-            dirs.subdir(dirs.claim(paths["log"][0], name, "log"), "redo")
-            if paths.get("log")
-            else None
-        )
-        tmp = (
-            dirs.subdir(dirs.claim(paths["temp"][0], name, "temp"), "tmp")
-            if paths.get("temp")
-            else None
-        )
+        redo = self.role_subdir("log", name, "redo")
+        tmp = self.role_subdir("temp", name, "tmp")
         extra = [dirs.claim(p, f"{name}-d{k}", "data") for k, p in enumerate(paths["data"][1:], 1)]
         self.roles = {
             "data": [self.datadir, *extra],
@@ -237,74 +219,55 @@ class MariaDBEngine(ServerEngine):
                 f"{last_line(done.stderr + done.stdout)}; check that the data path is writable "
                 "and its file system supports O_DIRECT"
             )
-        self.cap.create()
-        self.server.start(
-            [str(server), f"--defaults-file={cnf}"], account, home, home / "server.log"
-        )
-        self.server.wait_ready(self.probe, f"{self.title} on port {self.port}")
-        with self._admin() as conn, conn.cursor() as cur:
-            cur.execute("SELECT User, Host FROM mysql.user WHERE Host <> 'localhost' OR User = ''")
-            for user, host in cur.fetchall():  # passwordless root over TCP: socket only
-                cur.execute("DROP USER %s@%s", (user, host))
+        self.launch([str(server), f"--defaults-file={cnf}"], account, home)
+        with self._admin() as conn:
+            with conn.cursor() as cur:
+                cur.execute(
+                    "SELECT User, Host FROM mysql.user WHERE Host <> 'localhost' OR User = ''"
+                )
+                for user, host in cur.fetchall():  # passwordless root over TCP: socket only
+                    cur.execute("DROP USER %s@%s", (user, host))
+            self._create_workspace(conn)
+            self._read_version(conn)
+
+    def _workspace_exists(self, conn: Any) -> bool:
+        with conn.cursor() as cur:
+            query = "SELECT 1 FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = %s"
+            cur.execute(query, (self.database,))
+            return cur.fetchone() is not None
+
+    def _marked(self, conn: Any) -> bool:
+        with conn.cursor() as cur:
+            cur.execute(
+                "SELECT 1 FROM information_schema.TABLES WHERE TABLE_SCHEMA = %s AND TABLE_NAME = %s",
+                (self.database, MARKER_TABLE),
+            )
+            if cur.fetchone() is None:
+                return False
+            cur.execute(
+                f"SELECT COUNT(*) FROM `{self.database}`.{MARKER_TABLE} WHERE created_by = 'dbstor'"
+            )
+            return bool(cur.fetchone()[0])
+
+    def _create_workspace(self, conn: Any) -> None:
+        with conn.cursor() as cur:
             cur.execute(f"CREATE DATABASE `{self.database}`")
-            cur.execute("SELECT VERSION()")
-            self._version = str(cur.fetchone()[0])
 
-    def _start_external(self) -> None:
-        pymysql = _pymysql()
-        db, dsn = self.database, mask_dsn(self.settings.dsn or "")
-        with self._admin() as conn, conn.cursor() as cur:
-            cur.execute("SELECT VERSION()")
-            self._version = str(cur.fetchone()[0])
-            cur.execute("SELECT 1 FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = %s", (db,))
-            found = cur.fetchone() is not None
-            if found and not self._marked(cur):
-                raise UserError(
-                    f"database {db} already exists at {dsn} and was not created by dbstor "
-                    f"(no {MARKER_TABLE} row): drop it yourself or use another instance number"
-                )
-            try:
-                if found:
-                    cur.execute(f"DROP DATABASE `{db}`")
-                cur.execute(f"CREATE DATABASE `{db}`")
-                self._made = True
-                cur.execute(
-                    f"CREATE TABLE `{db}`.{MARKER_TABLE} (created_by VARCHAR(32) NOT NULL, "
-                    "created_at TIMESTAMP NOT NULL DEFAULT CURRENT_TIMESTAMP, instance INT)"
-                )
-                cur.execute(
-                    f"INSERT INTO `{db}`.{MARKER_TABLE} (created_by, instance) VALUES ('dbstor', %s)",
-                    (self.settings.instance,),
-                )
-            except pymysql.MySQLError as exc:
-                raise UserError(
-                    f"cannot create database {db} at {dsn}: {self._hide(exc)}; "
-                    f"grant the user CREATE and DROP on `{db}`"
-                ) from None
+    def _mark_workspace(self, conn: Any) -> None:
+        db = self.database
+        with conn.cursor() as cur:
+            cur.execute(
+                f"CREATE TABLE `{db}`.{MARKER_TABLE} (created_by VARCHAR(32) NOT NULL, "
+                "created_at TIMESTAMP NOT NULL DEFAULT CURRENT_TIMESTAMP, instance INT)"
+            )
+            cur.execute(
+                f"INSERT INTO `{db}`.{MARKER_TABLE} (created_by, instance) VALUES ('dbstor', %s)",
+                (self.settings.instance,),
+            )
 
-    def _marked(self, cur: Any) -> bool:
-        cur.execute(
-            "SELECT 1 FROM information_schema.TABLES WHERE TABLE_SCHEMA = %s AND TABLE_NAME = %s",
-            (self.database, MARKER_TABLE),
-        )
-        if cur.fetchone() is None:
-            return False
-        cur.execute(
-            f"SELECT COUNT(*) FROM `{self.database}`.{MARKER_TABLE} WHERE created_by = 'dbstor'"
-        )
-        return bool(cur.fetchone()[0])
-
-    def _drop_external(self) -> None:
-        pymysql = _pymysql()
-        try:
-            with self._admin() as conn, conn.cursor() as cur:
-                if self._marked(cur):
-                    cur.execute(f"DROP DATABASE `{self.database}`")
-        except (pymysql.MySQLError, UserError) as exc:
-            raise UserError(
-                f"could not drop database {self.database} at {mask_dsn(self.settings.dsn or '')}: "
-                f"{self._hide(exc)}; drop it yourself"
-            ) from None
+    def _drop_workspace(self, conn: Any) -> None:
+        with conn.cursor() as cur:
+            cur.execute(f"DROP DATABASE `{self.database}`")
 
     # --- connections ------------------------------------------------------------------------
 
@@ -347,6 +310,9 @@ class MariaDBEngine(ServerEngine):
     def _admin(self, timeout: int = 10) -> Any:
         return self._open(None, autocommit=True, timeout=timeout)
 
+    def _driver_error(self) -> type[Exception]:
+        return _pymysql().MySQLError
+
     def _hide(self, exc: BaseException) -> str:
         secret = parse_dsn(self.settings.dsn).get("password", "") if self.settings.dsn else ""
         return hide(str(exc), [secret, urllib.parse.quote(secret)])
@@ -355,27 +321,22 @@ class MariaDBEngine(ServerEngine):
         """A PyMySQL connection, autocommit off, in dbstor's database."""
         return self._open(self.database, user_error=False)
 
-    def version(self) -> str:
-        if self._version:
-            return self._version
-        found = self.find_server() if self.managed else None
-        return found[1] if found else "unknown"
+    def _read_version(self, conn: Any) -> None:
+        with conn.cursor() as cur:
+            cur.execute("SELECT VERSION()")
+            self._version = str(cur.fetchone()[0])
+
+    def _installed_version(self) -> str | None:
+        found = self.find_server()
+        return found[1] if found else None
 
     # --- statistics -------------------------------------------------------------------------
 
-    def counters(self) -> EngineCounters:
-        """InnoDB buffer pool page requests, misses and pages flushed (server-wide), and the
-        server's /proc I/O bytes when managed."""
-        pymysql = _pymysql()
-        out = EngineCounters()
-        with contextlib.suppress(pymysql.MySQLError, UserError):
-            names = ", ".join(f"'{c}'" for c in COUNTERS)
-            values = dict(self.query(f"SHOW GLOBAL STATUS WHERE Variable_name IN ({names})"))
-            out.logical_reads, out.physical_reads, out.physical_writes = (
-                float(values[c]) if c in values else None for c in COUNTERS
-            )
-        out.storage_read_bytes, out.storage_write_bytes = self.storage_io()
-        return out
+    def _buffer_counters(self) -> tuple[float | None, float | None, float | None]:
+        """InnoDB buffer pool page requests, misses and pages flushed (server-wide)."""
+        values = dict(self.query(COUNTERS_SQL))
+        requests, misses, flushed = (float(values[c]) if c in values else None for c in COUNTERS)
+        return requests, misses, flushed
 
     def object_io(self) -> list[ObjectIO]:
         """Per .ibd file of dbstor's database (a table with its indexes) and, when the server
@@ -384,40 +345,8 @@ class MariaDBEngine(ServerEngine):
         sizes = {str(t): int(s) for t, s in self.query(SIZES_SQL, (self.database, MARKER_TABLE))}
         if not int(self.query("SELECT @@performance_schema")[0][0]):
             return [ObjectIO(name=t, kind="table", size_bytes=s) for t, s in sorted(sizes.items())]
-        out = []
-        for file, event, reads, writes, rbytes, wbytes, rtime, wtime in self.query(FILE_STATS_SQL):
-            path = Path(str(file))
-            if str(event).endswith("log_file") and self.managed:
-                kind, name = "log", path.name
-            elif (
-                path.suffix == ".ibd"
-                and path.parent.name == self.database
-                and path.stem != MARKER_TABLE
-            ):
-                kind, name = "table", path.stem.split("#")[0]
-            else:
-                continue
-            size = sizes.get(name)
-            with contextlib.suppress(OSError):
-                size = (
-                    (path if path.is_absolute() else (self.datadir or Path(".")) / path)
-                    .stat()
-                    .st_size
-                )
-            out.append(
-                ObjectIO(
-                    name=name,
-                    kind=kind,
-                    size_bytes=size,
-                    reads=float(reads),
-                    writes=float(writes),
-                    read_bytes=float(rbytes),
-                    write_bytes=float(wbytes),
-                    read_stall_ms=float(rtime) / 1e9,
-                    write_stall_ms=float(wtime) / 1e9,
-                )
-            )
-        return sorted(out, key=lambda o: (o.kind, o.name))
+        rows = self.query(FILE_STATS_SQL)
+        return file_objects(rows, sizes, self.database, self.datadir, with_log=self.managed)
 
     def classify(self, exc: BaseException) -> str:
         code = exc.args[0] if exc.args and isinstance(exc.args[0], int) else None
@@ -440,20 +369,15 @@ class MariaDBEngine(ServerEngine):
         directory = Path(data[k]).absolute() / f"dbstor-{self.name}-{self.settings.instance}-d{k}"
         return "", f" DATA DIRECTORY='{directory}'"
 
-    def describe(self) -> dict[str, Any]:
-        out = super().describe()
-        out["database"] = self.database
-        if self.managed:
-            settings = {
-                "innodb_buffer_pool_size": self.settings.buffer_bytes or DEFAULT_BUFFER_BYTES,
-                "innodb_flush_method": "O_DIRECT",
-                "innodb_flush_log_at_trx_commit": 1,
-                "innodb_file_per_table": "ON",
-                "max_connections": MAX_CONNECTIONS,
-                "performance_schema": "ON",
-            }
-            out.update(port=self.port, memory_cap=self.cap.describe(), settings=settings)
-        return out
+    def server_settings(self) -> dict[str, Any]:
+        return {
+            "innodb_buffer_pool_size": self.settings.buffer_bytes or DEFAULT_BUFFER_BYTES,
+            "innodb_flush_method": "O_DIRECT",
+            "innodb_flush_log_at_trx_commit": 1,
+            "innodb_file_per_table": "ON",
+            "max_connections": MAX_CONNECTIONS,
+            "performance_schema": "ON",
+        }
 
 
 class MySQLEngine(MariaDBEngine):
@@ -473,19 +397,3 @@ class MySQLEngine(MariaDBEngine):
 
     def _init_command(self, server: Path, cnf: Path) -> list[str]:
         return [str(server), f"--defaults-file={cnf}", "--initialize-insecure"]
-
-
-def _refuse_running(pidfile: Path) -> None:
-    """UserError when a server left by an earlier run still runs in this instance directory."""
-    with contextlib.suppress(OSError, ValueError, IndexError):
-        pid = int(pidfile.read_text().split()[0])
-        command = Path(f"/proc/{pid}/cmdline").read_bytes()
-        if (
-            read_marker(pidfile.parent)
-            and process_running(pid)
-            and (b"mysqld" in command or b"mariadbd" in command)
-        ):
-            raise UserError(
-                f"a server left by an earlier run still runs in {pidfile.parent} (pid {pid}): "
-                f"stop it (kill {pid}) first"
-            )

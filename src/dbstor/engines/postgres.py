@@ -33,6 +33,7 @@ from dbstor.engines.base import (
 )
 from dbstor.engines.messages import hide, last_line
 from dbstor.engines.owned_dirs import refuse_running
+from dbstor.engines.postgres_stats import STATS_SQL, counters_sql
 from dbstor.engines.server import ServerEngine, import_driver
 from dbstor.errors import UserError
 
@@ -42,34 +43,6 @@ DEFAULT_BUFFER_BYTES = 32 << 20
 MAX_CONNECTIONS = 600
 RETRY_STATES = {"40001", "40P01", "55P03"}  # serialization, deadlock, lock_not_available
 FATAL_STATES = {"53100", "58030", "XX001", "XX002"}  # disk full, I/O error, corruption
-
-STATS_SQL = f"""
-SELECT 'table' AS kind, t.relname AS name,
-       coalesce(t.heap_blks_read, 0) + coalesce(t.toast_blks_read, 0)
-         + coalesce(t.tidx_blks_read, 0) AS blks_read,
-       pg_table_size(t.relid) AS size_bytes
-  FROM pg_statio_user_tables t
- WHERE t.schemaname = %(schema)s AND t.relname <> '{MARKER_TABLE}'
-UNION ALL
-SELECT 'index', i.indexrelname, coalesce(i.idx_blks_read, 0), pg_relation_size(i.indexrelid)
-  FROM pg_statio_user_indexes i
- WHERE i.schemaname = %(schema)s AND i.relname <> '{MARKER_TABLE}'
- ORDER BY 1 DESC, 2
-"""
-_WRITES_15 = "(SELECT buffers_checkpoint + buffers_clean + buffers_backend FROM pg_stat_bgwriter)"
-_WRITES_17 = (
-    "(SELECT buffers_written FROM pg_stat_checkpointer)"
-    " + (SELECT buffers_clean FROM pg_stat_bgwriter)"
-    " + (SELECT coalesce(sum(writes), 0) FROM pg_stat_io WHERE object = 'relation'"
-    " AND backend_type NOT IN ('checkpointer', 'background writer'))"
-)
-_DB_READS = "SELECT blks_hit + blks_read, blks_read FROM pg_stat_database WHERE datname = %(db)s"
-_SCHEMA_READS = (
-    "SELECT coalesce(sum(heap_blks_hit + heap_blks_read + coalesce(idx_blks_hit, 0)"
-    " + coalesce(idx_blks_read, 0) + coalesce(toast_blks_hit, 0) + coalesce(toast_blks_read, 0)), 0),"
-    " coalesce(sum(heap_blks_read + coalesce(idx_blks_read, 0) + coalesce(toast_blks_read, 0)), 0)"
-    " FROM pg_statio_user_tables WHERE schemaname = %(schema)s"
-)
 
 
 def find_bindir() -> Path | None:
@@ -360,11 +333,8 @@ class PostgresEngine(ServerEngine):
         """Block requests and misses (managed: pg_stat_database of dbstor's database;
         external: dbstor's schema in pg_statio_user_tables) and buffers written
         (server-wide). Backends report about once a second, so a reading may lag by that."""
-        writes = _WRITES_17 if self._server_num >= 170000 else _WRITES_15
-        reads = _DB_READS if self.managed else _SCHEMA_READS
-        rows = self.query(
-            f"SELECT r.*, {writes} FROM ({reads}) r", {"db": DATABASE, "schema": self.schema}
-        )
+        query = counters_sql(self._server_num, self.managed)
+        rows = self.query(query, {"db": DATABASE, "schema": self.schema})
         if not rows:
             return None, None, None
         logical, physical, written = (float(v) for v in rows[0])

@@ -1,0 +1,46 @@
+"""PostgreSQL's statistics queries: the catalog SQL behind counters() and object_io().
+
+Block counts come from pg_stat_database (dbstor's own database, managed) or from
+pg_statio_user_tables (dbstor's schema, external); buffers written moved from
+pg_stat_bgwriter to pg_stat_checkpointer and pg_stat_io in PostgreSQL 17.
+"""
+
+from __future__ import annotations
+
+from dbstor.engines.base import MARKER_TABLE
+
+STATS_SQL = f"""
+SELECT 'table' AS kind, t.relname AS name,
+       coalesce(t.heap_blks_read, 0) + coalesce(t.toast_blks_read, 0)
+         + coalesce(t.tidx_blks_read, 0) AS blks_read,
+       pg_table_size(t.relid) AS size_bytes
+  FROM pg_statio_user_tables t
+ WHERE t.schemaname = %(schema)s AND t.relname <> '{MARKER_TABLE}'
+UNION ALL
+SELECT 'index', i.indexrelname, coalesce(i.idx_blks_read, 0), pg_relation_size(i.indexrelid)
+  FROM pg_statio_user_indexes i
+ WHERE i.schemaname = %(schema)s AND i.relname <> '{MARKER_TABLE}'
+ ORDER BY 1 DESC, 2
+"""
+_WRITES_15 = "(SELECT buffers_checkpoint + buffers_clean + buffers_backend FROM pg_stat_bgwriter)"
+_WRITES_17 = (
+    "(SELECT buffers_written FROM pg_stat_checkpointer)"
+    " + (SELECT buffers_clean FROM pg_stat_bgwriter)"
+    " + (SELECT coalesce(sum(writes), 0) FROM pg_stat_io WHERE object = 'relation'"
+    " AND backend_type NOT IN ('checkpointer', 'background writer'))"
+)
+_DB_READS = "SELECT blks_hit + blks_read, blks_read FROM pg_stat_database WHERE datname = %(db)s"
+_SCHEMA_READS = (
+    "SELECT coalesce(sum(heap_blks_hit + heap_blks_read + coalesce(idx_blks_hit, 0)"
+    " + coalesce(idx_blks_read, 0) + coalesce(toast_blks_hit, 0) + coalesce(toast_blks_read, 0)), 0),"
+    " coalesce(sum(heap_blks_read + coalesce(idx_blks_read, 0) + coalesce(toast_blks_read, 0)), 0)"
+    " FROM pg_statio_user_tables WHERE schemaname = %(schema)s"
+)
+
+
+def counters_sql(server_version_num: int, managed: bool) -> str:
+    """One row: block requests, block misses, buffers written (server-wide). Parameters:
+    db (managed) and schema (external)."""
+    writes = _WRITES_17 if server_version_num >= 170000 else _WRITES_15
+    reads = _DB_READS if managed else _SCHEMA_READS
+    return f"SELECT r.*, {writes} FROM ({reads}) r"
