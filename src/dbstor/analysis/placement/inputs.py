@@ -135,6 +135,12 @@ def parse_run(folder: Path) -> list[DbObject]:
             f"{path}: no engine_stats.objects (per-table I/O); this run did not "
             "save per-object statistics, use --sqlserver, --oracle or --postgres"
         )
+    if all(isinstance(item, dict) and item.get("reads") is None for item in objects):
+        engine = (data.get("engine") or {}).get("title") or "this engine"
+        raise UserError(
+            f"{path}: {engine} recorded object sizes but no per-object I/O; run the study on "
+            "postgres or mariadb, or use --sqlserver, --oracle or --postgres"
+        )
     result = []
     for i, item in enumerate(objects):
         absent = [f for f in RUN_OBJECT_FIELDS if not isinstance(item, dict) or f not in item]
@@ -149,8 +155,8 @@ def parse_run(folder: Path) -> list[DbObject]:
                     name=str(item["name"]),
                     kind=str(item["kind"]).lower(),
                     size_bytes=int(item["size_bytes"]),
-                    reads=int(item["reads"]),
-                    writes=int(item["writes"]),
+                    reads=int(item["reads"] or 0),  # None: the engine does not count it
+                    writes=int(item["writes"] or 0),  # (PostgreSQL keeps no per-table writes)
                     read_stall_ms=_opt_float(item.get("read_stall_ms")),
                     write_stall_ms=_opt_float(item.get("write_stall_ms")),
                 )
