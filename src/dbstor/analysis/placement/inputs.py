@@ -135,7 +135,9 @@ def parse_run(folder: Path) -> list[DbObject]:
             f"{path}: no engine_stats.objects (per-table I/O); this run did not "
             "save per-object statistics, use --sqlserver, --oracle or --postgres"
         )
-    if all(isinstance(item, dict) and item.get("reads") is None for item in objects):
+    if all(
+        isinstance(item, dict) and "reads" in item and item["reads"] is None for item in objects
+    ):
         engine = (data.get("engine") or {}).get("title") or "this engine"
         raise UserError(
             f"{path}: {engine} recorded object sizes but no per-object I/O; run the study on "
