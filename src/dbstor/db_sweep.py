@@ -22,10 +22,10 @@ from dbstor.analysis.trust import drift_pct, is_steady
 from dbstor.drivers.users import DriveResult, Instance, VirtualUsers
 from dbstor.engines.base import EngineCounters, EngineSettings
 from dbstor.engines.registry import engine_class
-from dbstor.errors import PointFailed, UserError
+from dbstor.errors import PointFailed
 from dbstor.host import host_facts
 from dbstor.progress import Progress
-from dbstor.results.model import LatencyStats, Load, Point, Run, Trust
+from dbstor.results.model import LatencyStats, Load, Point, Run, Trust, run_status
 from dbstor.results.store import append_samples, save_run
 from dbstor.study.model import DatabaseSpec, Slo, Target
 from dbstor.telemetry.disk import devices_for_path
@@ -107,16 +107,10 @@ class DbSweep:
             )
         self._save()
         try:
-            self._create_instances()
-            for value in spec.series.values:
-                self._measure(value)
-            self.run.status = "complete"
-        except KeyboardInterrupt:
-            self.run.status = "interrupted"
-            raise
-        except (UserError, PointFailed):
-            self.run.status = "failed"
-            raise
+            with run_status(self.run):
+                self._create_instances()
+                for value in spec.series.values:
+                    self._measure(value)
         finally:
             try:
                 self._record_objects()

@@ -20,7 +20,7 @@ from dbstor.engines.registry import engine_class
 from dbstor.errors import UserError
 from dbstor.progress import Progress
 from dbstor.results.model import Run
-from dbstor.results.store import RESULTS_FILE, load_run, read_samples, write_text_atomic
+from dbstor.results.store import RESULTS_FILE, read_run_folder, read_samples, write_text_atomic
 from dbstor.study.model import Study
 from dbstor.sweep import RunPlan, Sweep, new_run_id
 from dbstor.testfiles import Safety, check_directory
@@ -189,11 +189,11 @@ def _slug(text: str) -> str:
 def load_folder(folder: Path) -> tuple[list[Run], list[Path]]:
     """Runs from a run folder or a study folder (its run subfolders, in study order)."""
     if (folder / RESULTS_FILE).exists():
-        return [_load(folder)], [folder]
+        return [read_run_folder(folder)], [folder]
     if (folder / STUDY_FILE).exists():
         ids = json.loads((folder / STUDY_FILE).read_text(encoding="utf-8")).get("runs", [])
         folders = [folder / i for i in ids if (folder / i / RESULTS_FILE).exists()]
-        return [_load(f) for f in folders], folders
+        return [read_run_folder(f) for f in folders], folders
     if not folder.exists():
         raise UserError(
             f"{folder} does not exist: give a run folder (with results.json) or a study folder"
@@ -201,10 +201,3 @@ def load_folder(folder: Path) -> tuple[list[Run], list[Path]]:
     raise UserError(
         f"{folder} holds no results.json or study.json: give a dbstor run or study folder"
     )
-
-
-def _load(folder: Path) -> Run:
-    try:
-        return load_run(folder)
-    except (ValueError, KeyError, TypeError) as exc:
-        raise UserError(f"{folder / RESULTS_FILE} cannot be read: {exc}") from None

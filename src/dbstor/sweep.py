@@ -22,7 +22,7 @@ from dbstor.errors import PointFailed, UserError
 from dbstor.host import host_facts
 from dbstor.points import Repeat, mark_saturation, summarise_point
 from dbstor.progress import Progress
-from dbstor.results.model import Load, Point, Run
+from dbstor.results.model import Load, Point, Run, run_status
 from dbstor.results.store import append_samples, save_run
 from dbstor.study.model import LoadSeries, Slo, Target
 from dbstor.study.profiles import Profile
@@ -143,17 +143,11 @@ class Sweep:
             )
         self._save()
         try:
-            self._layout()
-            if self.plan.precondition:
-                self._precondition()
-            self._measure_series()
-            self.run.status = "complete"
-        except KeyboardInterrupt:
-            self.run.status = "interrupted"
-            raise
-        except (UserError, PointFailed):
-            self.run.status = "failed"
-            raise
+            with run_status(self.run):
+                self._layout()
+                if self.plan.precondition:
+                    self._precondition()
+                self._measure_series()
         finally:
             try:
                 self._save()

@@ -8,8 +8,6 @@ a given capacity that save the most stall time.
 from __future__ import annotations
 
 import argparse
-import json
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +15,7 @@ from dbstor.analysis.placement import inputs
 from dbstor.analysis.placement.analysis import DEFAULT_FAST_LATENCY_MS, Tiers, analyse
 from dbstor.analysis.placement.html import render_advise_section, render_page
 from dbstor.analysis.placement.model import DbObject
+from dbstor.commands.output import emit_result
 from dbstor.errors import UserError
 from dbstor.units import format_size, parse_duration, parse_latency_ms, parse_size
 
@@ -226,18 +225,14 @@ def run(args: argparse.Namespace) -> int:
     result = analyse(objects, tiers, include_logs=args.include_logs, method=args.method)
     result["source"] = source
     result["notes"] = [source["counted"], *notes, *result["notes"]]
-    if args.html:
-        page = render_page("dbstor advise: fast-tier placement", render_advise_section(result))
-        try:
-            args.html.write_text(page, encoding="utf-8")
-        except OSError as exc:
-            raise UserError(f"--html {args.html}: cannot write it ({exc.strerror})") from None
-    if args.json:
-        json.dump(result, sys.stdout, indent=2, allow_nan=False)
-        sys.stdout.write("\n")
-    else:
-        sys.stdout.write(format_text(result, args.top))
-    return 0
+    return emit_result(
+        args,
+        result,
+        page=lambda: render_page(
+            "dbstor advise: fast-tier placement", render_advise_section(result)
+        ),
+        text=lambda: format_text(result, args.top),
+    )
 
 
 def format_text(result: dict[str, Any], top: int = 40) -> str:

@@ -8,14 +8,13 @@ with ROI, NPV and payback. Every price is an input (a TOML file and/or flags).
 from __future__ import annotations
 
 import argparse
-import json
-import sys
 from pathlib import Path
 from typing import Any
 
 from dbstor.analysis.tco.cashflow import compute
 from dbstor.analysis.tco.html import render_page, render_tco_section
 from dbstor.analysis.tco.model import FIELDS, TcoInputs, resolve
+from dbstor.commands.output import emit_result
 from dbstor.errors import UserError
 
 EXAMPLES = """examples:
@@ -122,18 +121,12 @@ def run(args: argparse.Namespace) -> int:
     if inputs.cpu_after <= 0:
         raise UserError("--cpu-after must be above 0%: the measured utilisation after the change")
     result = compute(inputs, cpu_note)
-    if args.html:
-        page = render_page("dbstor tco: consolidation cost case", render_tco_section(result))
-        try:
-            args.html.write_text(page, encoding="utf-8")
-        except OSError as exc:
-            raise UserError(f"--html {args.html}: cannot write it ({exc.strerror})") from None
-    if args.json:
-        json.dump(result, sys.stdout, indent=2, allow_nan=False)
-        sys.stdout.write("\n")
-    else:
-        sys.stdout.write(format_text(result))
-    return 0
+    return emit_result(
+        args,
+        result,
+        page=lambda: render_page("dbstor tco: consolidation cost case", render_tco_section(result)),
+        text=lambda: format_text(result),
+    )
 
 
 def _m(x: float | None, currency: str = "") -> str:

@@ -6,8 +6,12 @@ finish; peak and knee are recomputed from the points each time the file is writt
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any
+
+from dbstor.errors import PointFailed, UserError
 
 SCHEMA_VERSION = 1
 LOAD_KINDS = ("iodepth", "jobs", "rate", "users", "instances", "streams")
@@ -143,6 +147,20 @@ class Run:
         data = asdict(self)
         data = {"schema": data.pop("schema"), **data}
         return data
+
+
+@contextmanager
+def run_status(run: Run) -> Iterator[None]:
+    """Mark a run complete, interrupted (Ctrl-C) or failed by how the block ends."""
+    try:
+        yield
+    except KeyboardInterrupt:
+        run.status = "interrupted"
+        raise
+    except (UserError, PointFailed):
+        run.status = "failed"
+        raise
+    run.status = "complete"
 
 
 def _build(cls: type, data: dict[str, Any] | None) -> Any:

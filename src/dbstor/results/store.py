@@ -18,6 +18,7 @@ from typing import Any
 
 from dbstor.errors import UserError
 from dbstor.results.model import SCHEMA_VERSION, Run, run_from_dict
+from dbstor.telemetry.sampler import SAMPLE_KEYS
 
 RESULTS_FILE = "results.json"
 SAMPLES_FILE = "samples.csv"
@@ -30,21 +31,10 @@ SAMPLE_COLUMNS = (
     "load_kind",
     "load_value",
     "phase",
-    "t_s",
-    "cpu_util_pct",
-    "cpu_user_pct",
-    "cpu_system_pct",
-    "cpu_iowait_pct",
-    "dev_read_iops",
-    "dev_write_iops",
-    "dev_read_mbps",
-    "dev_write_mbps",
-    "dev_read_await_ms",
-    "dev_write_await_ms",
-    "dev_util_pct",
-    "io_read_iops",
+    *SAMPLE_KEYS,  # what telemetry measured each second
+    "io_read_iops",  # fio's own per-second IOPS
     "io_write_iops",
-    "tps",
+    "tps",  # a database run's commits per second
 )
 
 
@@ -141,6 +131,17 @@ def migrate(data: dict[str, Any]) -> dict[str, Any]:
             "upgrade dbstor"
         )
     return data
+
+
+def read_run_folder(folder: Path, what: str = "") -> Run:
+    """Load a run folder for a command; every failure is one UserError line naming it."""
+    name = f"{what} {folder}".strip()
+    if not (folder / RESULTS_FILE).is_file():
+        raise UserError(f"{name}: not a dbstor run folder (no {RESULTS_FILE})")
+    try:
+        return load_run(folder)
+    except (OSError, ValueError, TypeError, KeyError) as exc:
+        raise UserError(f"{name}: cannot read {RESULTS_FILE} ({exc})") from None
 
 
 def load_run(folder: Path) -> Run:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from html import escape
 from typing import Any
 
+from dbstor.report.page import standalone_page
 from dbstor.units import format_size
 
 MAX_ROWS = 200
@@ -170,9 +171,5 @@ def render_advise_section(result: dict[str, Any]) -> str:
 
 
 def render_page(title: str, section: str) -> str:
-    """A small self-contained HTML page around one section, to forward by mail."""
-    return (
-        f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>{escape(title)}'
-        f"</title><style>{PAGE_CSS}</style></head><body><h1>{escape(title)}</h1>"
-        f"{section}</body></html>\n"
-    )
+    """A small self-contained HTML page around the section, to forward by mail."""
+    return standalone_page(title, PAGE_CSS, section)

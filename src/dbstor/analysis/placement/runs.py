@@ -10,22 +10,12 @@ from pathlib import Path
 
 from dbstor.errors import UserError
 from dbstor.results.model import Point, Run
-from dbstor.results.store import RESULTS_FILE, load_run
-
-
-def read_run(folder: Path, flag: str) -> Run:
-    """Load a run folder, turning every failure into one UserError line."""
-    if not (folder / RESULTS_FILE).is_file():
-        raise UserError(f"{flag} {folder}: not a dbstor run folder (no {RESULTS_FILE})")
-    try:
-        return load_run(folder)
-    except (OSError, ValueError, TypeError, KeyError) as exc:
-        raise UserError(f"{flag} {folder}: cannot read {RESULTS_FILE} ({exc})") from None
+from dbstor.results.store import read_run_folder
 
 
 def tier_latency_ms(folder: Path, flag: str) -> tuple[float, str]:
     """-> (mean read latency in ms, a description of where it came from)."""
-    run = read_run(folder, flag)
+    run = read_run_folder(folder, flag)
     points = [
         p
         for p in run.points

@@ -6,6 +6,8 @@ from __future__ import annotations
 from html import escape
 from typing import Any
 
+from dbstor.report.page import standalone_page
+
 PAGE_CSS = """
 body{font-family:system-ui,-apple-system,Segoe UI,sans-serif;margin:2em;color:#222;max-width:70em}
 table{border-collapse:collapse;margin:1em 0;font-size:90%}
@@ -131,9 +133,5 @@ def _pct(x: float | None) -> str:
 
 
 def render_page(title: str, section: str) -> str:
-    """A small self-contained HTML page around one section."""
-    return (
-        f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>{escape(title)}'
-        f"</title><style>{PAGE_CSS}</style></head><body><h1>{escape(title)}</h1>"
-        f"{section}</body></html>\n"
-    )
+    """A small self-contained HTML page around the section, to forward by mail."""
+    return standalone_page(title, PAGE_CSS, section)

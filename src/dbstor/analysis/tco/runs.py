@@ -11,16 +11,7 @@ from pathlib import Path
 
 from dbstor.errors import UserError
 from dbstor.results.model import Point, Run
-from dbstor.results.store import RESULTS_FILE, load_run
-
-
-def _load(folder: Path, flag: str) -> Run:
-    if not (folder / RESULTS_FILE).is_file():
-        raise UserError(f"{flag} {folder}: not a dbstor run folder (no {RESULTS_FILE})")
-    try:
-        return load_run(folder)
-    except (OSError, ValueError, TypeError, KeyError) as exc:
-        raise UserError(f"{flag} {folder}: cannot read {RESULTS_FILE} ({exc})") from None
+from dbstor.results.store import read_run_folder
 
 
 def _cpu_points(run: Run, flag: str, folder: Path) -> list[Point]:
@@ -47,7 +38,7 @@ def _peak(run: Run, points: list[Point]) -> Point:
 
 def cpu_from_runs(before: Path, after: Path) -> tuple[float, float, str]:
     """-> (CPU % before, CPU % after, how the points were matched)."""
-    run_b, run_a = _load(before, "--before-run"), _load(after, "--after-run")
+    run_b, run_a = read_run_folder(before, "--before-run"), read_run_folder(after, "--after-run")
     pts_b = _cpu_points(run_b, "--before-run", before)
     pts_a = _cpu_points(run_a, "--after-run", after)
     loads_b = {(p.load.kind, p.load.value): p for p in pts_b}
@@ -68,7 +59,7 @@ def cpu_from_runs(before: Path, after: Path) -> tuple[float, float, str]:
 
 def cpu_from_run(folder: Path, flag: str) -> tuple[float, str]:
     """CPU % of one run at its peak point (when only one side is a run)."""
-    run = _load(folder, flag)
+    run = read_run_folder(folder, flag)
     point = _peak(run, _cpu_points(run, flag, folder))
     return float(point.cpu.util_pct), (  # type: ignore[union-attr]
         f"peak point of run {run.run_id} ({point.load.kind} {point.load.value:g})"

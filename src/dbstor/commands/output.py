@@ -1,0 +1,31 @@
+"""How the analysis commands (advise, tco) hand over a result: --html, --json or a table."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable
+from typing import Any
+
+from dbstor.errors import UserError
+
+
+def emit_result(
+    args: argparse.Namespace,
+    result: dict[str, Any],
+    page: Callable[[], str],
+    text: Callable[[], str],
+) -> int:
+    """Write --html FILE if asked, then --json or the text table on stdout."""
+    if args.html:
+        try:
+            args.html.write_text(page(), encoding="utf-8")
+        except OSError as exc:
+            raise UserError(f"--html {args.html}: cannot write it ({exc.strerror})") from None
+    if args.json:
+        json.dump(result, sys.stdout, indent=2, allow_nan=False)
+        sys.stdout.write("\n")
+    else:
+        sys.stdout.write(text())
+    return 0
