@@ -42,13 +42,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"dbstor {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMANDS:
-        try:
-            module = importlib.import_module(f"dbstor.commands.{name}")
-        except ModuleNotFoundError as exc:
-            if exc.name != f"dbstor.commands.{name}":
-                raise
-            continue
-        module.register(subparsers)
+        importlib.import_module(f"dbstor.commands.{name}").register(subparsers)
     return parser
 
 
@@ -62,7 +56,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.command is None:
-        args = parser.parse_args(["run", *(argv or [])])
+        parser.print_help()
+        return 0
     try:
         return int(args.handler(args) or 0)
     except UserError as exc:
