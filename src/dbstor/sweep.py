@@ -42,6 +42,8 @@ AUTO_FRACTIONS = (0.10, 0.50, 0.70, 0.80, 0.90, 1.00)  # of the peak, as vdbench
 AUTO_MAX_DEPTH = 256
 AUTO_MIN_GAIN = 0.05  # the search for the peak stops when two doublings in a row add under 5%
 AUTO_STOP_FACTOR = 1.5  # the SLO is "clearly exceeded" at 1.5x its limit
+PRECONDITION_ROUNDS = 10
+PRECONDITION_ROUND_S = 30  # or the point duration, when shorter
 
 
 @dataclass(frozen=True)
@@ -190,8 +192,9 @@ class Sweep:
 
     def _precondition(self) -> None:
         """SNIA PTS-style: random writes over the whole file until the IOPS are steady."""
+        seconds = max(2, min(PRECONDITION_ROUND_S, round(self.plan.duration_s)))
         self.progress.say(
-            "preconditioning: random 8K writes until IOPS are steady (at most 10 rounds of 30 s)"
+            f"preconditioning: random 8K writes until IOPS are steady (at most {PRECONDITION_ROUNDS} rounds of {seconds} s)"
         )
         writer = replace(
             self.profile,
@@ -203,15 +206,12 @@ class Sweep:
             fdatasync=0,
         )
         history: list[float] = []
-        for round_no in range(10):
-            result = self._fio(
-                PointSpec(
-                    writer, self.files.files, self.files.file_size, 32, 1, 30, 0, self.files.direct
-                ),
-                f"precondition-{round_no}",
-            )
-            history.append(result.run.write.iops)
-            window = history[-5:]
+        spec = PointSpec(
+            writer, self.files.files, self.files.file_size, 32, 1, seconds, 0, self.files.direct
+        )
+        for round_no in range(PRECONDITION_ROUNDS):
+            history.append(self._fio(spec, f"precondition-{round_no + 1}").run.write.iops)
+            window = history[-5:]  # SNIA PTS: five rounds within 20% of their mean
             if len(window) == 5 and (max(window) - min(window)) <= 0.2 * (sum(window) / 5):
                 break
         self.run.notes.append(

@@ -306,3 +306,32 @@ def test_unknown_engine_and_unwritable_target(dbstor, tmp_path, loop_fs):
     loop_fs.remount("ro")
     proc = dbstor("run", "--engine", "sqlite", "--target", loop_fs.path, "--users", "1", *SHORT)
     dbstor.assert_user_error(proc, "read-only")
+
+
+def test_instances_series_drives_several_databases_at_once(dbstor, tmp_path):
+    target = tmp_path / "lun"
+    target.mkdir()
+    proc = dbstor(
+        "run",
+        "--engine",
+        "sqlite",
+        "--target",
+        target,
+        "--instances",
+        "1,2",
+        "--users",
+        "2",
+        *SHORT,
+        "--out",
+        "out",
+    )
+    assert proc.returncode == 0, proc.stderr
+    data = dbstor.results(dbstor.only_run_folder(tmp_path / "out"))
+    loads = [p["load"] for p in data["points"]]
+    assert loads == [
+        {"kind": "instances", "value": 1, "jobs": 2},
+        {"kind": "instances", "value": 2, "jobs": 4},
+    ]
+    assert all(p["tps"] > 0 for p in data["points"])
+    assert [entry["instance"] for entry in data["workload"]["load"]] == [0, 1]
+    assert list(target.iterdir()) == []

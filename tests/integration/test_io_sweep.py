@@ -278,3 +278,33 @@ def test_the_kept_job_file_reproduces_the_point_with_plain_fio(dbstor, tmp_path)
         pytest.fail(f"dbstor vs plain fio IOPS differ by more than 25% every time: {pairs}")
     # e.g. "fopen log: No such file or directory" when the job names a relative log path
     assert complaints == [], complaints
+
+
+@pytest.mark.integration
+def test_precondition_writes_until_steady_before_measuring(dbstor, tmp_path):
+    target = tmp_path / "flash"
+    target.mkdir()
+    proc = dbstor(
+        "io",
+        "--target",
+        target,
+        "--iodepth",
+        "4",
+        "--duration",
+        "1",
+        "--warmup",
+        "0",
+        "--size",
+        "16MiB",
+        "--precondition",
+        "--out",
+        "out",
+        timeout=240,
+    )
+    assert proc.returncode == 0, proc.stderr
+    folder = dbstor.only_run_folder(tmp_path / "out")
+    notes = " ".join(dbstor.results(folder)["notes"])
+    assert "preconditioned in" in notes
+    rounds = sorted((folder / "jobs").glob("precondition-*.fio"))
+    assert 5 <= len(rounds) <= 10
+    assert "rw=randwrite" in rounds[0].read_text()
