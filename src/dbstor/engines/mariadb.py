@@ -5,7 +5,7 @@ Managed: a data directory in <data>/dbstor-mariadb-<n>/data, redo logs in
 on the other data paths with DATA DIRECTORY='<path>/dbstor-mariadb-<n>-dK'. InnoDB opens its
 data files with O_DIRECT; performance_schema is on for per-file I/O. The server listens on
 127.0.0.1 at a free port and on a socket in a private directory, as the `mysql` account when
-dbstor runs as root. External: mysql://user:password@host:port/ - dbstor creates database
+dbstor runs as root. External: mysql://user:PASSWORD@host:port/ - dbstor creates database
 `dbstor` (`dbstor_<n>`) holding a marker table, works only there and drops only it.
 Connections are PyMySQL (autocommit off); workloads write %s placeholders.
 """
@@ -73,14 +73,14 @@ def binary_version(server: Path) -> str:
 
 
 def parse_dsn(dsn: str) -> dict[str, Any]:
-    """PyMySQL connect() arguments from mysql://user:password@host:port/[?unix_socket=...]."""
+    """PyMySQL connect() arguments from mysql://user:PASSWORD@host:port/[?unix_socket=...]."""
     try:
         url = urllib.parse.urlsplit(dsn)
         port = url.port or 3306
     except ValueError as exc:
         raise UserError(f"bad MySQL DSN {mask_dsn(dsn)}: {hide(str(exc), [dsn])}") from None
     if url.scheme not in ("mysql", "mariadb", "mysql+pymysql"):
-        raise UserError(f"bad MySQL DSN {mask_dsn(dsn)}: write mysql://user:password@host:port/")
+        raise UserError(f"bad MySQL DSN {mask_dsn(dsn)}: write mysql://user:PASSWORD@host:port/")
     args: dict[str, Any] = {
         "host": url.hostname or "localhost",
         "port": port,

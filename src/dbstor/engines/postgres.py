@@ -290,7 +290,7 @@ class PostgresEngine(ServerEngine):
             psycopg.conninfo.conninfo_to_dict(dsn)
         except (psycopg.Error, ValueError):
             raise UserError(
-                "the PostgreSQL DSN does not parse: write postgresql://user:password@host:port/dbname"
+                "the PostgreSQL DSN does not parse: write postgresql://user:PASSWORD@host:port/dbname"
                 " or key=value pairs"
             ) from None
         try:
