@@ -82,8 +82,8 @@ def memory_sentence(run: Run) -> str | None:
         scope = ", at " + _join([point_label(p, compact=False) for p in memory])
         rates = "Those points' transaction rates show"
     return (
-        f"{MEMORY_LEAD}{scope}: {detail} at {where}. {rates} the host's CPU and memory, not "
-        f"the storage's speed; {ADVICE}."
+        f"{MEMORY_LEAD}{scope}: at {where}, {detail}. {rates} the host's CPU and memory, "
+        f"not the storage's speed; {ADVICE}."
     )
 
 
@@ -258,6 +258,11 @@ def overlay_caption(overlay: Overlay, names: dict[str, str]) -> str:
             f"{fmt_iops(peak_iops)} IOPS: {_relation(busiest.iops, storage)}."
         )
         sentences.append(_capital(sentence))
+        if peak_iops and busiest.iops > 1.1 * peak_iops:
+            sentences.append(
+                "That is more than fio ever drove: the device's figures likely include other "
+                "I/O on the device, or the storage changed between the runs."
+            )
         unread = [p for p in points if device_read_ms(p) == 0.0]
         if unread and len(unread) == len(points):
             sentences.append(
@@ -270,8 +275,8 @@ def overlay_caption(overlay: Overlay, names: dict[str, str]) -> str:
             sentences.append(f"At {where} the device saw no reads, so {verb} at 0 ms.")
         if reads_from_memory(busiest) and len(unread) < len(points):
             sentences.append(
-                f"Its reads came from memory ({_memory_detail(run, busiest)}), so the "
-                "storage's read latency barely touched its transactions."
+                f"Its reads came from memory: {_memory_detail(run, busiest)}. The storage's "
+                "read latency barely touched its transactions."
             )
     for run in overlay.external:
         name = names.get(run.run_id, run.run_id)

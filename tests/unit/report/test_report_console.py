@@ -76,7 +76,8 @@ def test_database_run_summary_fits_80_columns(sqlite_run: Run):
     for cell in ("5,918", "13.8", "2,646", "0.35", "88%", "99.96%", "0.00044", "*"):
         assert cell in row
     assert "* 8 users: from memory, 3 errors, 41 retries, first: Trade-Result: database" in text
-    assert "Reads came from memory, not the storage: 0.00044 device reads per transaction" in text
+    assert "Reads came from memory, not the storage: at 8 users, the highest transaction" in text
+    assert "0.00044 device reads per transaction (hit ratio 99.96%)" in text
     assert "peak: 5,918 TPS at 8 users (transaction p99 13.8 ms; device 2,646 IOPS" in text
 
 

@@ -59,6 +59,10 @@ def test_overlay_comes_first_with_a_caption_from_the_data(default_pair):
         "peak of 56,388 IOPS: it runs far below the storage&#x27;s knee (53,965 IOPS at QD14)."
     ) in html
     assert "At 1 user the device saw no reads, so that point sits at 0 ms." in html
+    assert (
+        "Its reads came from memory: 0.0009 device reads per transaction (hit ratio 99.996%). "
+        "The storage&#x27;s read latency barely touched its transactions."
+    ) in html
 
 
 def test_overlay_chart_draws_the_curve_the_points_and_the_knee(default_pair):
@@ -107,6 +111,14 @@ def test_overlay_caption_says_where_the_database_runs(default_pair, writes, rela
     assert f"{share} of the storage's peak of 56,388 IOPS" in text
 
 
+def test_overlay_caption_when_the_database_outran_fio(default_pair):
+    runs, _ = default_pair
+    runs[1].points[0].write_iops = 92_000.0
+    text = caption(runs)
+    assert "At 1 user the database drove 92,000 IOPS (almost all writes), 163% of" in text
+    assert "more than fio ever drove: the device's figures likely include other I/O" in text
+
+
 def test_overlay_caption_when_the_device_read_nothing_or_has_no_figures(default_pair):
     runs, _ = default_pair
     db = runs[1]
@@ -152,8 +164,8 @@ def test_memory_callout_is_near_the_top(sqlite_run):
     callout = html.index('class="callout memory"')
     assert callout < html.index("How to read this report")
     assert (
-        '<b class="lead">Reads came from memory, not the storage</b>: 0.00044 device reads per '
-        "transaction (hit ratio 99.96%) at 8 users, the highest transaction rate. These "
+        '<b class="lead">Reads came from memory, not the storage</b>: at 8 users, the highest '
+        "transaction rate, 0.00044 device reads per transaction (hit ratio 99.96%). These "
         "transaction rates show the host&#x27;s CPU and memory, not the storage&#x27;s speed"
     ) in html
     assert '<code class="opt">--memory-limit</code>' in html
@@ -179,7 +191,8 @@ def test_memory_sentence_names_the_points_and_falls_back_on_the_hit_ratio(postgr
         point.read_iops = None
         point.cache_hit_ratio = 0.995
     text = memory_sentence(postgres_run)
-    assert "the engine found 99.50% of its reads in its cache at 8 instances × 4 users" in text
+    assert "at 8 instances × 4 users each, the highest transaction rate, the engine found " in text
+    assert "99.50% of its reads in its cache." in text
 
 
 def test_memory_sentence_when_the_engine_and_the_device_disagree(default_pair):
@@ -191,11 +204,12 @@ def test_memory_sentence_when_the_engine_and_the_device_disagree(default_pair):
         point.engine_io["device_reads_per_txn"] = 6.3
     text = memory_sentence(db)
     assert text.startswith(
-        "Reads came from memory, not the storage: the engine read 0.00098 pages per "
-        "transaction from storage (hit ratio 99.996%); the device still saw 6.3 reads per "
-        "transaction, from other I/O on the device or reads the engine does not count at 8 users"
+        "Reads came from memory, not the storage: at 8 users, the highest transaction rate, "
+        "the engine read 0.00098 pages per transaction from storage (hit ratio 99.996%); the "
+        "device still saw 6.3 reads per transaction, from other I/O on the device or reads the "
+        "engine does not count."
     )
-    assert "Its reads came from memory (the engine read 0.00098 pages" in caption(runs)
+    assert "Its reads came from memory: the engine read 0.00098 pages" in caption(runs)
 
 
 # --- a database run's section -------------------------------------------------------------
