@@ -19,7 +19,9 @@ from typing import Any
 from dbstor import __version__
 from dbstor.analysis.curve import find_knee, find_peak
 from dbstor.analysis.trust import drift_pct, is_steady
-from dbstor.drivers.users import DriveResult, Instance, VirtualUsers
+from dbstor.drivers.processes import run_in_processes
+from dbstor.drivers.tally import DriveResult
+from dbstor.drivers.users import Instance
 from dbstor.engines.base import EngineCounters, EngineSettings
 from dbstor.engines.registry import engine_class
 from dbstor.errors import PointFailed
@@ -34,6 +36,7 @@ from dbstor.testfiles import Safety
 from dbstor.workloads.registry import workload_class
 
 MEMORY_READS_PER_TXN = 0.05  # fewer device reads per transaction than this: memory served reads
+RATE_SHORTFALL = 0.97  # an open-loop point finishing fewer of its arrivals than this is saturated
 
 
 @dataclass(frozen=True)
@@ -61,6 +64,7 @@ class DbSweep:
         spec = plan.database
         self.engine_cls = engine_class(spec.engine)
         self.workload_cls = workload_class(spec.workload)
+        self.scale = spec.scale if spec.scale is not None else self.workload_cls.default_scale
         self.instances: list[Instance] = []
         self.devices: list[str] = []
         self.run = Run(
@@ -81,7 +85,7 @@ class DbSweep:
             },
             workload={
                 "name": spec.workload,
-                "scale": spec.scale,
+                "scale": self.scale,
                 "mix": dict(self.workload_cls.mix),
                 "series": spec.describe()["series"],
             },
@@ -139,14 +143,18 @@ class DbSweep:
 
     def _create_instances(self) -> None:
         spec = self.plan.database
-        count = max(spec.series.values) if spec.series.kind == "instances" else 1
+        series = spec.series
+        count = max(series.values) if series.kind == "instances" else 1
+        users = series.users if series.kind in ("instances", "rate") else max(series.values)
         for n in range(count):
             engine = self.engine_cls(self._settings(n))
             self.progress.say(
-                f"creating {self.engine_cls.title} instance {n + 1}/{count} and loading {spec.workload} at scale {spec.scale:,}"
+                f"creating {self.engine_cls.title} instance {n + 1}/{count} and loading "
+                f"{spec.workload} at {self.scale:,} {self.workload_cls.scale_unit}"
             )
+            workload = self.workload_cls(self.scale, seed=spec.seed, options=spec.options)
+            workload.expect_users(users)
             engine.start()
-            workload = self.workload_cls(spec.scale, seed=spec.seed, options=spec.options)
             self.instances.append(Instance(engine, workload))
             report = workload.create(engine, self.progress.say)
             if n == 0:
@@ -160,6 +168,7 @@ class DbSweep:
                     **workload.describe(),
                     "series": self.run.workload["series"],
                     "think_time_ms": spec.think_time_ms,
+                    "client_processes": spec.client_processes,
                 }
             self.run.workload.setdefault("load", []).append(
                 {
@@ -202,22 +211,31 @@ class DbSweep:
         spec, plan = self.plan.database, self.plan
         series = spec.series
         active = self.instances[:value] if series.kind == "instances" else self.instances[:1]
-        users = series.users if series.kind == "instances" else value
+        users = series.users if series.kind in ("instances", "rate") else value
+        rate = float(value) if series.kind == "rate" else None
         load = Load(kind=series.kind, value=value, jobs=users * len(active))
         index = len(self.run.points)
         title = f"[{index + 1}] {series.label(value)}" + (
-            f" x {users} users" if series.kind == "instances" else ""
+            f" x {users} users" if series.kind in ("instances", "rate") else ""
         )
         before = [i.engine.counters() for i in active]
         sampler = Sampler(self.devices)
         sampler.start()
-        driver = VirtualUsers(active, users, spec.think_time_ms, seed=spec.seed + index)
         started = time.monotonic()
         try:
             with self.progress.point(
                 title, plan.duration_s + plan.warmup_s, lambda: _live(sampler)
             ):
-                result = driver.run(plan.warmup_s, plan.duration_s)
+                result = run_in_processes(
+                    active,
+                    users,
+                    spec.client_processes,
+                    plan.warmup_s,
+                    plan.duration_s,
+                    think_time_ms=0.0 if rate else spec.think_time_ms,
+                    seed=spec.seed + index,
+                    rate=rate,
+                )
         finally:
             samples = sampler.stop()
         wall = time.monotonic() - started
@@ -278,7 +296,7 @@ class DbSweep:
             trust.notes.append(
                 f"reads came from memory: {reads_per_txn:.3f} device reads per transaction; the storage was barely read"
             )
-        return Point(
+        point = Point(
             load=load,
             duration_s=plan.duration_s,
             warmup_s=plan.warmup_s,
@@ -290,7 +308,8 @@ class DbSweep:
             write_mbps=device.write_mbps if device else None,
             read_lat_ms=_await(device.read_await_ms if device else None, trust.read_ops),
             write_lat_ms=_await(device.write_await_ms if device else None, trust.write_ops),
-            txn_lat_ms=result.overall.stats(),
+            txn_lat_ms=result.latency.stats(),
+            service_lat_ms=result.service.stats() if result.service else None,
             txn_types={name: h.stats() for name, h in result.per_type.items()},
             device=device,
             cpu=cpu,
@@ -307,6 +326,14 @@ class DbSweep:
                 "storage_read_bytes": engine.storage_read_bytes,
                 "storage_write_bytes": engine.storage_write_bytes,
             },
+            workload_metrics=self.instances[0].workload.point_metrics(
+                {name: h.count for name, h in result.per_type.items()},
+                result.rollbacks,
+                result.measured_s,
+            )
+            or None,
+            client=_client(result, load.jobs, dev_reads, dev_writes),
+            open_loop=_open_loop(result, load),
             errors=result.errors,
             retries=result.retries,
             error_messages=result.messages,
@@ -314,6 +341,13 @@ class DbSweep:
             started_at=datetime.now(UTC).isoformat(timespec="seconds"),
             wall_s=wall,
         )
+        if point.open_loop and point.open_loop["finished_share"] < RATE_SHORTFALL:
+            point.saturated = True
+            point.saturation_reason = (
+                f"finished {point.open_loop['finished_share']:.0%} of the transactions that "
+                f"arrived at {load.value:,.0f}/s ({tps:,.0f}/s): the database fell behind"
+            )
+        return point
 
     def _rows(self, samples: list, result: DriveResult, load: Load, index: int) -> list[dict]:
         warmup = self.plan.warmup_s
@@ -336,6 +370,41 @@ class DbSweep:
                 }
             )
         return rows
+
+
+def _client(
+    result: DriveResult, users: int, dev_reads: float | None, dev_writes: float | None
+) -> dict[str, Any]:
+    """What the load generator cost: CPU over the measured window per transaction and per
+    device I/O, and resident memory per virtual user."""
+    cpu = result.client_cpu_s
+    ios = None if dev_reads is None else (dev_reads + (dev_writes or 0)) * result.measured_s
+    return {
+        "processes": result.processes,
+        "users": users,
+        "cpu_s": cpu,
+        "cores": None if cpu is None or not result.measured_s else cpu / result.measured_s,
+        "cpu_ms_per_txn": None if cpu is None or not result.commits else cpu * 1e3 / result.commits,
+        "cpu_us_per_io": None if cpu is None or not ios else cpu * 1e6 / ios,
+        "rss_per_user_kib": None
+        if result.client_rss_per_user_bytes is None
+        else result.client_rss_per_user_bytes / 1024,
+    }
+
+
+def _open_loop(result: DriveResult, load: Load) -> dict[str, Any] | None:
+    """A rate point's arrivals: how many were due in the window and how many finished."""
+    if result.arrivals is None:
+        return None
+    due = result.arrivals
+    return {
+        "rate_per_s": load.value,
+        "arrivals": due,
+        "finished": result.commits,
+        "backlog": result.backlog,
+        "finished_share": result.commits / due if due else 1.0,
+        "latency_from": "intended start (arrival); arrivals still waiting at the end count at their age then",
+    }
 
 
 def _await(mean_ms: float | None, ops: int) -> LatencyStats | None:
@@ -368,10 +437,12 @@ def _point_line(title: str, point: Point) -> str:
     parts = [
         f"  {title:<20}",
         f"{point.tps:>8,.0f} TPS",
+        *(f"{v:,.0f} {k.upper()}" for k, v in (point.workload_metrics or {}).items() if k != "tpm"),
         f"p99 {txn.p99:.1f} ms" if txn and txn.p99 is not None else "",
         f"{point.iops:,.0f} dev IOPS" if point.read_iops is not None else "",
         f"rd {read.mean:.2f} ms" if read and read.mean is not None else "",
         f"CPU {point.cpu.util_pct:.0f}%" if point.cpu and point.cpu.util_pct is not None else "",
         f"errors {point.errors}" if point.errors else "",
+        "SATURATED" if point.saturated else "",
     ]
     return "  ".join(p for p in parts if p)

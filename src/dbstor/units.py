@@ -110,6 +110,36 @@ def parse_int_list(text: str) -> list[int]:
     return values
 
 
+def parse_scale(text: str | float | int) -> int | float:
+    """'10' -> 10, '0.01' -> 0.01: a workload scale above zero; whole numbers stay ints."""
+    try:
+        value = float(text)
+    except (TypeError, ValueError):
+        raise ValueError(f"{text!r} is not a number, e.g. 10 or 0.1") from None
+    if not value > 0 or value != value or value == float("inf"):
+        raise ValueError(f"{text!r}: the scale must be above zero, e.g. 10 or 0.1")
+    return int(value) if value.is_integer() else value
+
+
+def parse_option(text: str) -> tuple[str, bool | int | float | str]:
+    """'all_warehouses=true' -> ('all_warehouses', True); numbers become numbers."""
+    key, sep, raw = str(text).partition("=")
+    key, raw = key.strip(), raw.strip()
+    if not sep or not key or not raw:
+        raise ValueError(f"{text!r}: expected KEY=VALUE, e.g. all_warehouses=true")
+    lowered = raw.lower()
+    if lowered in ("true", "yes", "on"):
+        return key, True
+    if lowered in ("false", "no", "off"):
+        return key, False
+    for kind in (int, float):
+        try:
+            return key, kind(raw)
+        except ValueError:
+            continue
+    return key, raw
+
+
 def format_size(n_bytes: float) -> str:
     """Bytes -> '8.0 GiB' (binary units, one decimal)."""
     value = float(n_bytes)

@@ -5,6 +5,7 @@ Fixtures:
             (killed at teardown if still running); helpers to read what a run left
   dbstor_class  the same for module-scoped fixtures: dbstor_class(cwd)
   loop_fs   a small ext4 file system on a loop device (root only; skipped otherwise)
+  server_dir  a temporary directory a database server's unprivileged account can reach
 
 Marker:
   skip_without_fio  skip the test when fio is not on PATH
@@ -19,6 +20,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -240,3 +242,13 @@ def loop_fs(tmp_path: Path) -> Iterator[LoopFs]:
     finally:
         _umount(mount_point)
         image.unlink(missing_ok=True)
+
+
+@pytest.fixture
+def server_dir() -> Iterator[Path]:
+    """A directory a database server's unprivileged account can reach (pytest's own tmp
+    directories are private to root)."""
+    path = Path(tempfile.mkdtemp(prefix="dbstor-dbrun-"))
+    path.chmod(0o711)
+    yield path
+    shutil.rmtree(path, ignore_errors=True)

@@ -6,14 +6,12 @@ from __future__ import annotations
 import csv
 import json
 import os
-import shutil
 import signal
-import tempfile
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from needs import usable
 
 from dbstor.engines.base import EngineSettings
 from dbstor.engines.registry import engine_class
@@ -22,22 +20,6 @@ pytestmark = pytest.mark.integration
 
 SHORT = ("--duration", "2", "--warmup", "1", "--scale", "50")
 SECRET = "Zq9-s3cret-Pw"
-
-
-@pytest.fixture
-def server_dir() -> Iterator[Path]:
-    """A directory a database server's unprivileged account can reach (pytest's own tmp
-    directories are private to root)."""
-    path = Path(tempfile.mkdtemp(prefix="dbstor-dbrun-"))
-    path.chmod(0o711)
-    yield path
-    shutil.rmtree(path, ignore_errors=True)
-
-
-def usable(name: str) -> None:
-    availability = engine_class(name).availability()
-    if not availability.usable:
-        pytest.skip(f"{name}: {availability.reason}")
 
 
 def everything_under(path: Path) -> list[Path]:

@@ -10,10 +10,18 @@ from dbstor.commands.common import add_run_flags, finish, parse_flag, safety_fro
 from dbstor.errors import UserError
 from dbstor.progress import Progress
 from dbstor.study.load import load_study, parse_slo_metric
-from dbstor.study.model import DatabaseSpec, LoadSeries, Study, Target
+from dbstor.study.model import DEFAULT_RATE_USERS, DatabaseSpec, LoadSeries, Study, Target
 from dbstor.study.profiles import BUILTIN_PROFILES
 from dbstor.study_runner import run_study
-from dbstor.units import parse_duration, parse_int_list, parse_latency_ms, parse_size
+from dbstor.units import (
+    parse_duration,
+    parse_int_list,
+    parse_latency_ms,
+    parse_option,
+    parse_percent,
+    parse_scale,
+    parse_size,
+)
 
 DEFAULT_DATA_DIR = Path("dbstor-data")
 DSN_ENV = "DBSTOR_DSN"
@@ -86,17 +94,66 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     db.add_argument(
         "--scale",
-        type=int,
-        default=1000,
-        help="workload scale (brokerage: customers; default 1000)",
+        default=None,
+        help=(
+            "workload scale (default per workload): brokerage customers (1000), orders "
+            "warehouses (1), blocks rows per user (10000), dss TPC-H scale factor (1, fractions allowed)"
+        ),
     )
-    db.add_argument(
+    load = parser.add_argument_group("load points (one of --users, --instances, --rate, --streams)")
+    load.add_argument(
         "--users",
         default=None,
-        help="virtual users per point, e.g. 1,2,4,8,16; with --instances: users per instance",
+        help="virtual users per point, e.g. 1,2,4,8,16 (closed loop); with --instances or --rate: one number, the users per instance",
+    )
+    load.add_argument(
+        "--instances", default=None, help="independent databases driven at once, e.g. 1,2,4,6,8"
+    )
+    load.add_argument(
+        "--rate",
+        default=None,
+        help=(
+            "open loop: transactions per second per point, e.g. 100,200,400,800 (Poisson "
+            f"arrivals served by --users users, default {DEFAULT_RATE_USERS}; latency from each "
+            "transaction's intended start)"
+        ),
+    )
+    load.add_argument(
+        "--streams",
+        default=None,
+        help="query workloads (dss): concurrent query streams per point, e.g. 1,2,4 (default: one power run)",
+    )
+    load.add_argument(
+        "--client-processes",
+        default="1",
+        help="client processes the users are spread over (default 1; auto: one per core for an external server)",
     )
     db.add_argument(
-        "--instances", default=None, help="independent databases driven at once, e.g. 1,2,4,6,8"
+        "--option",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a workload option, e.g. --option all_warehouses=true --option procedures=false (see docs/<workload>.md)",
+    )
+    db.add_argument(
+        "--update-pct",
+        default=None,
+        help="blocks: share of transactions that update (default 25, TR-4415's 75/25)",
+    )
+    db.add_argument(
+        "--queries",
+        default=None,
+        help="dss: tr3476 (default: TR-3476's six), all (22), or a list such as 1,6,Q12",
+    )
+    db.add_argument(
+        "--cold",
+        action="store_true",
+        help="dss: restart the engine and drop its files from the page cache before each point",
+    )
+    db.add_argument(
+        "--query-timeout",
+        default=None,
+        help="dss: a query running longer than this fails (recorded) and the run goes on, e.g. 10min",
     )
     db.add_argument(
         "--think-time",
@@ -155,20 +212,65 @@ def _target(items: list[str], label: str | None) -> Target:
     )
 
 
+def _one_user_count(args: argparse.Namespace, flag: str, default: int) -> int:
+    users = parse_flag("--users", parse_int_list, args.users) if args.users else [default]
+    if len(users) != 1:
+        raise UserError(
+            f"--users: with {flag} give one number, the users per instance, e.g. --users 8"
+        )
+    return users[0]
+
+
 def _series(args: argparse.Namespace) -> LoadSeries:
+    given = [f for f in ("instances", "rate", "streams") if getattr(args, f)]
+    if len(given) > 1:
+        raise UserError(
+            f"--{given[0]} and --{given[1]}: give one load series per run (--users, --instances, --rate or --streams)"
+        )
     if args.instances:
-        users = parse_flag("--users", parse_int_list, args.users) if args.users else [4]
-        if len(users) != 1:
-            raise UserError(
-                "--users: with --instances give one number, the users per instance, e.g. --users 8"
-            )
         return LoadSeries(
             kind="instances",
             values=tuple(parse_flag("--instances", parse_int_list, args.instances)),
-            users=users[0],
+            users=_one_user_count(args, "--instances", 4),
         )
+    if args.rate:
+        return LoadSeries(
+            kind="rate",
+            values=tuple(parse_flag("--rate", parse_int_list, args.rate)),
+            users=_one_user_count(args, "--rate", DEFAULT_RATE_USERS),
+            rate_unit="TPS",
+        )
+    if args.streams:
+        if args.users:
+            raise UserError("--users does not apply to --streams: each stream is one client")
+        return LoadSeries(
+            kind="streams", values=tuple(parse_flag("--streams", parse_int_list, args.streams))
+        )
+    if args.workload == "dss":
+        return LoadSeries(kind="streams", values=(1,))
     values = parse_flag("--users", parse_int_list, args.users) if args.users else [1, 2, 4, 8, 16]
     return LoadSeries(kind="users", values=tuple(values))
+
+
+def _options(args: argparse.Namespace) -> dict[str, object]:
+    options = dict(parse_flag("--option", parse_option, item) for item in args.option)
+    if args.update_pct is not None:
+        options["update_pct"] = parse_flag("--update-pct", parse_percent, args.update_pct)
+    if args.queries is not None:
+        options["queries"] = args.queries
+    return options
+
+
+def _client_processes(text: str, external: bool) -> int:
+    if text == "auto":
+        return (os.cpu_count() or 1) if external else 1
+    try:
+        number = int(text)
+    except ValueError:
+        number = 0
+    if number < 1:
+        raise UserError(f"--client-processes: {text!r} is not a count; give 1, 2, ... or auto")
+    return number
 
 
 def study_from_flags(args: argparse.Namespace) -> Study:
@@ -182,14 +284,18 @@ def study_from_flags(args: argparse.Namespace) -> Study:
         if args.target
         else Target(label=args.label or "external", paths=())
     )
-    if args.scale < 1:
-        raise UserError("--scale must be at least 1")
     spec = DatabaseSpec(
         engine=args.engine,
         workload=args.workload,
-        scale=args.scale,
+        scale=parse_flag("--scale", parse_scale, args.scale) if args.scale else None,
         series=_series(args),
         think_time_ms=parse_flag("--think-time", parse_latency_ms, args.think_time),
+        client_processes=_client_processes(args.client_processes, dsn is not None),
+        options=_options(args),
+        cold=args.cold,
+        query_timeout_s=parse_flag("--query-timeout", parse_duration, args.query_timeout)
+        if args.query_timeout
+        else None,
         dsn=dsn,
         buffer_bytes=parse_flag("--buffer", parse_size, args.buffer) if args.buffer else None,
         memory_limit_bytes=parse_flag("--memory-limit", parse_size, args.memory_limit)

@@ -1,78 +1,46 @@
-"""Virtual users: closed-loop clients that run a workload's transaction mix.
+"""Virtual users: clients that run a workload's transaction mix on their own connections.
 
-Each user is a thread with its own connection and session. Users pick transaction types
-by the workload's mix, retry what the engine calls retryable (serialisation failures,
-deadlocks, busy), count other errors, and stop everything when the engine calls an error
-fatal (the server is gone). Latencies after the warm-up go into per-type histograms with
-2%-wide bins, merged exactly across users like fio's.
+Each user is a thread with its own connection and session. Closed loop (the default): a
+user runs one transaction after another, with an optional think time between them. Open
+loop (a rate): transactions arrive at the asked rate (Poisson) and free users pick them up;
+latency runs from each arrival (see pacing.py). Users pick transaction types by the
+workload's mix, retry what the engine calls retryable (serialisation failures, deadlocks,
+busy), count other errors, and stop everything when the engine calls an error fatal (the
+server is gone). With several client processes (processes.py) each runs a share of the
+users with this same class.
 """
 
 from __future__ import annotations
 
 import contextlib
-import math
+import os
 import random
+import resource
 import threading
 import time
-from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from typing import Any
 
-from dbstor.analysis.histogram import LatencyHistogram, merge_all
-from dbstor.engines.base import Engine, ErrorKind, mask_dsn
+from dbstor.analysis.histogram import LatencyHistogram
+from dbstor.drivers.pacing import Arrivals
+from dbstor.drivers.tally import (
+    BIN_GROWTH,
+    DriveResult,
+    Tally,
+    ages_histogram,
+    bin_ns,
+    error_line,
+    merge,
+)
+from dbstor.engines.base import Engine, ErrorKind
 from dbstor.workloads.base import Workload
 
-BIN_GROWTH = 1.02  # each latency bin is 2% wider than the one below
+__all__ = ["BIN_GROWTH", "DriveResult", "Instance", "VirtualUsers", "bin_ns"]
+
 MAX_ATTEMPTS = 10
-MAX_ERROR_MESSAGES = 5
-
-
-def bin_ns(ns: float) -> int:
-    """The representative value of the 2%-wide bin holding a latency in ns."""
-    if ns < 1000:
-        return max(1, int(ns))
-    return int(BIN_GROWTH ** math.floor(math.log(ns, BIN_GROWTH)))
-
-
-@dataclass
-class _Tally:
-    """What one user saw; merged after the point, so users never share a lock."""
-
-    bins: dict[str, Counter[int]] = field(default_factory=dict)
-    total_ns: Counter[str] = field(default_factory=Counter)
-    max_ns: dict[str, float] = field(default_factory=dict)
-    per_second: Counter[int] = field(default_factory=Counter)
-    errors: int = 0
-    retries: int = 0
-    messages: list[str] = field(default_factory=list)
-
-    def record(self, txn: str, ns: float, second: int) -> None:
-        self.bins.setdefault(txn, Counter())[bin_ns(ns)] += 1
-        self.total_ns[txn] += ns
-        self.max_ns[txn] = max(ns, self.max_ns.get(txn, 0.0))
-        self.per_second[second] += 1
-
-    def note(self, exc: BaseException) -> None:
-        text = mask_dsn(f"{type(exc).__name__}: {exc}".strip().splitlines()[0])[:200]
-        if text not in self.messages and len(self.messages) < MAX_ERROR_MESSAGES:
-            self.messages.append(text)
-
-
-@dataclass
-class DriveResult:
-    per_type: dict[str, LatencyHistogram]
-    overall: LatencyHistogram
-    commits: int
-    measured_s: float
-    per_second: list[float]
-    errors: int
-    retries: int
-    messages: list[str]
-    fatal: str | None
-
-    @property
-    def tps(self) -> float:
-        return self.commits / self.measured_s if self.measured_s > 0 else 0.0
+READY_TIMEOUT_S = 600
+PAGE_SIZE = os.sysconf("SC_PAGE_SIZE")
 
 
 @dataclass(frozen=True)
@@ -81,12 +49,42 @@ class Instance:
     workload: Workload
 
 
+@dataclass(frozen=True)
+class Window:
+    """When a point's users start, when measuring starts and when it ends (monotonic s)."""
+
+    start: float
+    measure_start: float
+    end: float
+
+
+FDS_PER_USER = 4  # a connection's socket or database, WAL and shared-memory files
+FDS_SPARE = 256
+
+
+def allow_open_files(users: int) -> None:
+    """Raise the soft open-files limit (up to the hard one) so hundreds of users can
+    each hold a connection; distributions often start processes at 1,024."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    wanted = users * FDS_PER_USER + FDS_SPARE
+    if soft != resource.RLIM_INFINITY and soft < wanted:
+        ceiling = wanted if hard == resource.RLIM_INFINITY else min(wanted, hard)
+        resource.setrlimit(resource.RLIMIT_NOFILE, (ceiling, hard))
+
+
+def rss_bytes() -> int:
+    """This process's resident memory."""
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * PAGE_SIZE
+
+
 class _User(threading.Thread):
-    def __init__(self, driver: VirtualUsers, instance: Instance, user: int, seed: int):
-        super().__init__(name=f"dbstor-user-{user}", daemon=True)
-        self.driver, self.instance, self.user = driver, instance, user
+    def __init__(self, driver: VirtualUsers, instance: int, user: int, seed: int):
+        super().__init__(name=f"dbstor-user-{instance}-{user}", daemon=True)
+        self.driver, self.instance, self.user = driver, driver.instances[instance], user
+        self.index = instance
         self.rng = random.Random(seed)
-        self.tally = _Tally()
+        self.tally = Tally()
 
     def run(self) -> None:
         d = self.driver
@@ -98,30 +96,68 @@ class _User(threading.Thread):
             return
         try:
             d.ready()
-            if not d.go.wait(timeout=600) or d.stop.is_set():
+            if not d.go.wait(timeout=READY_TIMEOUT_S) or d.stop.is_set():
                 return
-            names, weights = list(d.mix), list(d.mix.values())
-            while not d.stop.is_set() and time.monotonic() < d.end:
-                txn = self.rng.choices(names, weights)[0]
-                started = time.monotonic()
-                if not self._attempt(session, txn):
-                    break
-                done = time.monotonic()
-                if started >= d.measure_start:
-                    self.tally.record(txn, (done - started) * 1e9, int(done - d.measure_start))
-                if d.think_s:
-                    d.stop.wait(self.rng.expovariate(1.0 / d.think_s))
+            if d.rate:
+                self._open_loop(session, d.arrivals[self.index])
+            else:
+                self._closed_loop(session)
         finally:
             session.close()
             with contextlib.suppress(Exception):  # a broken connection may not close cleanly
                 connection.close()
 
-    def _attempt(self, session: object, txn: str) -> bool:
+    def _closed_loop(self, session: Any) -> None:
+        d, window = self.driver, self.driver.window
+        while not d.stop.is_set() and time.monotonic() < window.end:
+            txn = self._pick()
+            started = time.monotonic()
+            if not self._attempt(session, txn):
+                return
+            done = time.monotonic()
+            if started >= window.measure_start:
+                self.tally.record(txn, (done - started) * 1e9, int(done - window.measure_start))
+            if d.think_s:
+                d.stop.wait(self.rng.expovariate(1.0 / d.think_s))
+
+    def _open_loop(self, session: Any, arrivals: Arrivals) -> None:
+        d, window = self.driver, self.driver.window
+        while not d.stop.is_set():
+            intended = arrivals.take(timeout=0.1)
+            if intended is None:
+                if time.monotonic() >= window.end or not arrivals.is_alive():
+                    return
+                continue
+            if time.monotonic() >= window.end:
+                arrivals.due.put(intended)  # not started: it is backlog
+                return
+            early = intended - time.monotonic()
+            if early > 0:  # released a moment ahead of its time: keep to the schedule
+                time.sleep(early)
+            txn = self._pick()
+            started = time.monotonic()
+            if not self._attempt(session, txn):
+                return
+            done = time.monotonic()
+            if intended >= window.measure_start:
+                self.tally.record(
+                    txn,
+                    (done - intended) * 1e9,
+                    int(done - window.measure_start),
+                    service_ns=(done - started) * 1e9,
+                )
+
+    def _pick(self) -> str:
+        d = self.driver
+        return self.rng.choices(d.names, d.weights)[0]
+
+    def _attempt(self, session: Any, txn: str) -> bool:
         """Run one transaction with retries; False when the point must stop."""
         engine = self.instance.engine
         for attempt in range(MAX_ATTEMPTS):
             try:
-                session.run(txn)
+                if session.run(txn) is False:
+                    self.tally.rollbacks[txn] += 1
                 return True
             except Exception as exc:
                 kind = engine.classify(exc)
@@ -139,7 +175,11 @@ class _User(threading.Thread):
 
 
 class VirtualUsers:
-    """Drives `users_per_instance` users on each instance for warm-up + duration seconds."""
+    """Drives `users_per_instance` users on each instance for warm-up + duration seconds,
+    closed loop or, with `rate` (transactions per second over all users), open loop.
+
+    `slots` limits this driver to some (instance, user) pairs: a client process runs its
+    share of the users; a user's random stream depends only on its pair."""
 
     def __init__(
         self,
@@ -147,89 +187,141 @@ class VirtualUsers:
         users_per_instance: int,
         think_time_ms: float = 0.0,
         seed: int = 1,
+        rate: float | None = None,
+        slots: Sequence[tuple[int, int]] | None = None,
+        total_users: int | None = None,
     ):
         self.instances = list(instances)
         self.users_per_instance = users_per_instance
         self.think_s = think_time_ms / 1000.0
         self.seed = seed
-        self.mix = dict(self.instances[0].workload.mix)
+        self.rate = rate
+        self.slots = list(slots) if slots is not None else self.all_slots()
+        self.total_users = total_users or len(self.slots)
+        mix = self.instances[0].workload.mix
+        self.names, self.weights = list(mix), list(mix.values())
         self.stop = threading.Event()
         self.go = threading.Event()
-        self.end = 0.0
-        self.measure_start = 0.0
+        self.window = Window(0.0, 0.0, 0.0)
+        self.arrivals: dict[int, Arrivals] = {}
         self._lock = threading.Lock()
         self._ready = 0
         self._all_ready = threading.Event()
+        self._users: list[_User] = []
         self.fatal: str | None = None
+        self.rss_per_user: float | None = None
+
+    def all_slots(self) -> list[tuple[int, int]]:
+        return [(i, u) for i in range(len(self.instances)) for u in range(self.users_per_instance)]
 
     def ready(self) -> None:
         with self._lock:
             self._ready += 1
-            if self._ready == len(self.instances) * self.users_per_instance:
+            if self._ready == len(self._users):
                 self._all_ready.set()
 
     def fail(self, exc: BaseException) -> None:
         with self._lock:
             if self.fatal is None:
-                self.fatal = mask_dsn(f"{type(exc).__name__}: {exc}".strip().splitlines()[0])[:300]
+                self.fatal = error_line(exc, 300)
         self.stop.set()
         self._all_ready.set()
 
-    def run(
-        self, warmup_s: float, duration_s: float, tick: Callable[[], None] | None = None
-    ) -> DriveResult:
-        users = [
-            _User(self, instance, u, self.seed * 100_003 + i * 10_007 + u)
-            for i, instance in enumerate(self.instances)
-            for u in range(self.users_per_instance)
+    def prepare(self) -> None:
+        """Start every user (each connects and opens its session) and wait until all are
+        ready or one failed; measures the memory the users took."""
+        allow_open_files(len(self.slots))
+        before = rss_bytes()
+        self._users = [
+            _User(self, i, u, self.seed * 100_003 + i * 10_007 + u) for i, u in self.slots
         ]
-        for user in users:
+        for user in self._users:
             user.start()
+        self._all_ready.wait()
+        if self._users:
+            self.rss_per_user = max(0, rss_bytes() - before) / len(self._users)
+
+    def drive(
+        self, window: Window, tick: Callable[[], None] | None = None
+    ) -> tuple[list[Tally], float | None]:
+        """Release the users at window.start; return their tallies and the CPU seconds this
+        process used over the measured window."""
+        self.window = window
+        if self.rate:
+            self._start_arrivals()
+        self.go.set()
+        cpu_start = cpu_end = None
         try:
-            self._all_ready.wait()
-            now = time.monotonic()
-            self.measure_start = now + warmup_s
-            self.end = self.measure_start + duration_s
-            self.go.set()
-            for user in users:
+            cpu_start = self._wait_until(window.measure_start, tick)
+            cpu_end = self._wait_until(window.end, tick)
+            for user in self._users:
                 while user.is_alive():
                     user.join(timeout=0.5)
                     if tick:
                         tick()
         except BaseException:
             self.stop.set()
-            self.go.set()
-            for u in users:
+            for u in self._users:
                 u.join(timeout=30)
             raise
-        measured = max(0.0, min(time.monotonic(), self.end) - self.measure_start)
-        return self._merge([u.tally for u in users], measured)
+        cpu = None if cpu_start is None or cpu_end is None else cpu_end - cpu_start
+        return [u.tally for u in self._users], cpu
 
-    def _merge(self, tallies: list[_Tally], measured_s: float) -> DriveResult:
-        per_type: dict[str, LatencyHistogram] = {}
-        for txn in self.mix:
-            per_type[txn] = merge_all(
-                LatencyHistogram(
-                    bins=t.bins.get(txn, Counter()),
-                    total_ns=t.total_ns[txn],
-                    max_ns=t.max_ns.get(txn, 0.0),
-                )
-                for t in tallies
+    def _wait_until(self, moment: float, tick: Callable[[], None] | None) -> float | None:
+        """Wait (ticking) until `moment`; this process's CPU time then, None if stopped."""
+        while (left := moment - time.monotonic()) > 0:
+            if self.stop.wait(min(0.5, left)):
+                return None
+            if tick:
+                tick()
+        return time.process_time()
+
+    def _start_arrivals(self) -> None:
+        assert self.rate
+        per_user = self.rate / self.total_users
+        for i in {i for i, _ in self.slots}:
+            users_here = sum(1 for j, _ in self.slots if j == i)
+            self.arrivals[i] = Arrivals(
+                per_user * users_here,
+                self.window.start,
+                self.window.measure_start,
+                self.window.end,
+                self.stop,
+                seed=self.seed * 7919 + i * 104_729 + self.slots[0][1],
             )
-        overall = merge_all(per_type.values())
-        seconds = math.ceil(measured_s)
-        per_second = [float(sum(t.per_second[s] for t in tallies)) for s in range(seconds)]
-        messages: list[str] = []
-        for t in tallies:
-            messages += [m for m in t.messages if m not in messages]
-        return DriveResult(
-            per_type=per_type,
-            overall=overall,
-            commits=overall.count,
-            measured_s=measured_s,
-            per_second=per_second,
-            errors=sum(t.errors for t in tallies),
-            retries=sum(t.retries for t in tallies),
-            messages=messages[:MAX_ERROR_MESSAGES],
-            fatal=self.fatal,
-        )
+            self.arrivals[i].start()
+
+    def open_loop_counts(self) -> tuple[int, LatencyHistogram]:
+        """Arrivals due in the measured window, and the ages of those never started."""
+        for arrivals in self.arrivals.values():
+            arrivals.join(timeout=5)
+        due = sum(a.in_window for a in self.arrivals.values())
+        left = [t for a in self.arrivals.values() for t in a.left_in_window()]
+        return due, ages_histogram(left, self.window.end)
+
+    def run(
+        self, warmup_s: float, duration_s: float, tick: Callable[[], None] | None = None
+    ) -> DriveResult:
+        """Every user in this process: prepare, drive, merge."""
+        try:
+            self.prepare()
+            now = time.monotonic()
+            window = Window(now, now + warmup_s, now + warmup_s + duration_s)
+            tallies, cpu = self.drive(window, tick)
+        except BaseException:
+            self.stop.set()
+            self.go.set()
+            raise
+        return self.result(tallies, cpu)
+
+    def result(self, tallies: list[Tally], cpu: float | None) -> DriveResult:
+        window = self.window
+        measured = max(0.0, min(time.monotonic(), window.end) - window.measure_start)
+        result = merge(tallies, self.names, measured, open_loop=bool(self.rate))
+        result.fatal = self.fatal
+        result.client_cpu_s = cpu
+        result.client_rss_per_user_bytes = self.rss_per_user
+        if self.rate:
+            result.arrivals, result.unfinished = self.open_loop_counts()
+            result.backlog = result.unfinished.count
+        return result

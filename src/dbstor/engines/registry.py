@@ -15,6 +15,7 @@ ENGINES: dict[str, str] = {
     "postgres": "dbstor.engines.postgres:PostgresEngine",
     "mariadb": "dbstor.engines.mariadb:MariaDBEngine",
     "mysql": "dbstor.engines.mariadb:MySQLEngine",
+    "duckdb": "dbstor.engines.duckdb:DuckDBEngine",
 }
 ALIASES = {"postgresql": "postgres", "pg": "postgres", "sqlite3": "sqlite"}
 

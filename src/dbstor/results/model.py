@@ -98,12 +98,17 @@ class Point:
     write_mbps: float | None = None
     read_lat_ms: LatencyStats | None = None
     write_lat_ms: LatencyStats | None = None
-    txn_lat_ms: LatencyStats | None = None
+    txn_lat_ms: LatencyStats | None = None  # open loop: from each transaction's intended start
+    service_lat_ms: LatencyStats | None = None  # open loop: from pick-up to commit
     device: DeviceStats | None = None
     cpu: CpuStats | None = None
     cache_hit_ratio: float | None = None
     txn_types: dict[str, LatencyStats] | None = None  # per transaction type
     engine_io: dict[str, float | None] | None = None  # engine counters over the point, per txn
+    workload_metrics: dict[str, float] | None = None  # the workload's own figures, e.g. NOPM
+    client: dict[str, Any] | None = None  # the load generator: processes, CPU, memory per user
+    open_loop: dict[str, Any] | None = None  # rate points: arrivals due, achieved, backlog
+    queries: list[dict[str, Any]] | None = None  # query workloads: one entry per query run
     errors: int = 0
     retries: int = 0  # retried transactions (serialisation failures, deadlocks, busy)
     error_messages: list[str] = field(default_factory=list)
@@ -173,7 +178,7 @@ def _build(cls: type, data: dict[str, Any] | None) -> Any:
 def point_from_dict(data: dict[str, Any]) -> Point:
     data = dict(data)
     data["load"] = _build(Load, data.get("load"))
-    for key in ("read_lat_ms", "write_lat_ms", "txn_lat_ms"):
+    for key in ("read_lat_ms", "write_lat_ms", "txn_lat_ms", "service_lat_ms"):
         data[key] = _build(LatencyStats, data.get(key))
     data["device"] = _build(DeviceStats, data.get("device"))
     data["cpu"] = _build(CpuStats, data.get("cpu"))

@@ -15,6 +15,7 @@ from typing import Any, TypeVar
 
 from dbstor.errors import UserError
 from dbstor.study.model import (
+    DEFAULT_RATE_USERS,
     DEFAULT_SLO_LIMIT_MS,
     SERIES_KINDS,
     SLO_METRICS,
@@ -24,7 +25,13 @@ from dbstor.study.model import (
     Target,
 )
 from dbstor.study.profiles import BUILTIN_PROFILES, DISTRIBUTIONS, Profile
-from dbstor.units import parse_duration, parse_latency_ms, parse_percent, parse_size
+from dbstor.units import (
+    parse_duration,
+    parse_latency_ms,
+    parse_percent,
+    parse_scale,
+    parse_size,
+)
 
 T = TypeVar("T")
 _SECTIONS = {"study", "slo", "load", "targets", "profiles", "databases"}
@@ -43,7 +50,8 @@ _LOAD_KEYS = {"kind", "values", "jobs", "iodepth"}
 _TARGET_KEYS = {"label", "path", "paths", "facts", "log", "temp"}
 _DATABASE_KEYS = {
     "engine", "workload", "scale", "users", "instances", "users_per_instance", "think_time",
-    "dsn", "dsn_env", "buffer", "memory_limit", "seed", "options",
+    "dsn", "dsn_env", "buffer", "memory_limit", "seed", "options", "rate", "streams",
+    "client_processes", "cold", "query_timeout",
 }  # fmt: skip
 _PROFILE_KEYS = {
     "based_on", "description", "source", "pattern", "read_pct", "block_size", "block_split",
@@ -209,16 +217,7 @@ def _target(source: str, index: int, table: Any, base_dir: Path) -> Target:
 
 def _database(source: str, index: int, table: Any) -> DatabaseSpec:
     fields = _Fields(source, f"databases[{index}]", table, _DATABASE_KEYS)
-    if "users" in table and "instances" not in table:
-        series = LoadSeries(kind="users", values=fields.get("users", _int_list, ()))
-    elif "instances" in table:
-        series = LoadSeries(
-            kind="instances",
-            values=fields.get("instances", _int_list, ()),
-            users=fields.get("users_per_instance", _positive_int, 4),
-        )
-    else:
-        series = LoadSeries(kind="users", values=(1, 2, 4, 8, 16))
+    series = _database_series(fields, table)
     dsn = fields.get("dsn", _text, None)
     env = fields.get("dsn_env", _text, None)
     if env is not None:
@@ -236,9 +235,12 @@ def _database(source: str, index: int, table: Any) -> DatabaseSpec:
     return DatabaseSpec(
         engine=fields.get("engine", _text, "sqlite"),
         workload=fields.get("workload", _text, "brokerage"),
-        scale=fields.get("scale", _positive_int, 1000),
+        scale=fields.get("scale", parse_scale, None),
         series=series,
         think_time_ms=fields.get("think_time", parse_latency_ms, 0.0),
+        client_processes=fields.get("client_processes", _positive_int, 1),
+        cold=fields.get("cold", _bool, False),
+        query_timeout_s=fields.get("query_timeout", parse_duration, None),
         dsn=dsn,
         buffer_bytes=fields.get("buffer", parse_size, None),
         memory_limit_bytes=fields.get("memory_limit", parse_size, None),
@@ -247,6 +249,35 @@ def _database(source: str, index: int, table: Any) -> DatabaseSpec:
             "options", lambda v: dict(v) if isinstance(v, dict) else _raise_table(), {}
         ),
     )
+
+
+def _database_series(fields: _Fields, table: dict[str, Any]) -> LoadSeries:
+    """users = [..] (closed loop), instances = [..] with users_per_instance, rate = [..] (open
+    loop, transactions per second) served by users = N, or streams = [..] (query workloads)."""
+    given = [k for k in ("instances", "rate", "streams") if k in table]
+    if len(given) > 1:
+        fields.fail(given[1], f"give one load series: {given[0]} or {given[1]}, not both")
+    kind = given[0] if given else "users"
+    if kind == "instances":
+        return LoadSeries(
+            kind="instances",
+            values=fields.get("instances", _int_list, ()),
+            users=fields.get("users_per_instance", _positive_int, 4),
+        )
+    if kind == "rate":
+        return LoadSeries(
+            kind="rate",
+            values=fields.get("rate", _int_list, ()),
+            users=fields.get("users", _positive_int, DEFAULT_RATE_USERS),
+            rate_unit="TPS",
+        )
+    if kind == "streams":
+        return LoadSeries(kind="streams", values=fields.get("streams", _int_list, ()))
+    if "users" in table:
+        return LoadSeries(kind="users", values=fields.get("users", _int_list, ()))
+    if table.get("workload") == "dss":
+        return LoadSeries(kind="streams", values=(1,))
+    return LoadSeries(kind="users", values=(1, 2, 4, 8, 16))
 
 
 def _raise_table() -> dict[str, Any]:

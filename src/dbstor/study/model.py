@@ -13,7 +13,8 @@ SLO_METRICS = tuple(
     f"{direction}_lat_{stat}_ms" for direction in ("read", "write", "txn") for stat in LATENCY_STATS
 )
 SERIES_KINDS = ("iodepth", "jobs", "rate", "auto")
-DATABASE_SERIES_KINDS = ("users", "instances")
+DATABASE_SERIES_KINDS = ("users", "instances", "rate", "streams")
+DEFAULT_RATE_USERS = 32  # users serving an open-loop rate when none are given
 DEFAULT_SLO_LIMIT_MS = 1.0  # TR-4403 and TR-4415 report the load reached "under 1 ms"
 
 
@@ -53,7 +54,8 @@ class LoadSeries:
     values: tuple[int, ...] = ()
     jobs: int = 1  # jobs at every point of an iodepth or rate series
     iodepth: int = 1  # queue depth at every point of a jobs series
-    users: int = 1  # virtual users per instance at every point of an instances series
+    users: int = 1  # users per instance at every point of an instances or a database rate series
+    rate_unit: str = "IOPS"  # what a rate counts: IOPS (fio) or TPS (a database)
 
     def label(self, value: float) -> str:
         prefix = {
@@ -62,20 +64,25 @@ class LoadSeries:
             "rate": "",
             "users": "users ",
             "instances": "instances ",
+            "streams": "streams ",
         }.get(self.kind, "")
-        suffix = " IOPS" if self.kind == "rate" else ""
+        suffix = f" {self.rate_unit}" if self.kind == "rate" else ""
         return f"{prefix}{value:g}{suffix}"
 
 
 @dataclass(frozen=True)
 class DatabaseSpec:
-    """A real database on each target: engine x workload x scale over a users/instances series."""
+    """A real database on each target: engine x workload x scale over a users, instances,
+    rate (open loop, transactions per second) or streams (query workloads) series."""
 
     engine: str = "sqlite"
     workload: str = "brokerage"
-    scale: int = 1000
+    scale: float | None = None  # None: the workload's default scale
     series: LoadSeries = LoadSeries(kind="users", values=(1, 2, 4, 8, 16))
     think_time_ms: float = 0.0
+    client_processes: int = 1  # client processes the virtual users are spread over
+    cold: bool = False  # query workloads: restart the engine and drop cached files per point
+    query_timeout_s: float | None = None  # query workloads: a query running longer fails
     dsn: str | None = None  # an external server; may hold a password, never written out
     buffer_bytes: int | None = None
     memory_limit_bytes: int | None = None
@@ -93,6 +100,9 @@ class DatabaseSpec:
                 "users": self.series.users,
             },
             "think_time_ms": self.think_time_ms,
+            "client_processes": self.client_processes,
+            "cold": self.cold,
+            "query_timeout_s": self.query_timeout_s,
             "external": self.dsn is not None,
             "buffer_bytes": self.buffer_bytes,
             "memory_limit_bytes": self.memory_limit_bytes,

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from dbstor.engines.base import Engine
+from dbstor.errors import UserError
 
 
 @dataclass
@@ -33,10 +34,12 @@ class Session(ABC):
     """One virtual user's state: its connection and its random stream."""
 
     @abstractmethod
-    def run(self, transaction: str) -> None:
+    def run(self, transaction: str) -> bool | None:
         """Run one transaction of this type to its commit (or rollback) on this user's
-        connection. Raises the driver's exception on failure; the caller classifies it
-        with engine.classify() and retries, counts or fails the point."""
+        connection. Return False when the transaction rolled back by design (TPC-C's 1% of
+        New-Orders with an unused item): it counts as done, and as a rollback. Raises the
+        driver's exception on failure; the caller classifies it with engine.classify() and
+        retries, counts or fails the point."""
 
     def close(self) -> None:  # noqa: B027 - optional hook
         """Release what the session holds (its connection is closed by the caller)."""
@@ -49,11 +52,35 @@ class Workload(ABC):
     source: ClassVar[str]
     mix: ClassVar[dict[str, float]]  # transaction type -> share of the mix, in %
     dialects: ClassVar[tuple[str, ...]]  # engine dialects it has SQL for
+    default_scale: ClassVar[int] = 1000
+    scale_unit: ClassVar[str] = "customers"  # what --scale counts, for --help and reports
+    options_help: ClassVar[dict[str, str]] = {}  # option name -> what it does (and default)
+    fractional_scale: ClassVar[bool] = False  # a scale such as 0.01 allowed (TPC-H's factor)
 
-    def __init__(self, scale: int, seed: int = 1, options: dict[str, Any] | None = None):
-        self.scale = scale
+    def __init__(self, scale: float, seed: int = 1, options: dict[str, Any] | None = None):
+        if isinstance(scale, bool) or not isinstance(scale, int | float) or not scale > 0:
+            least = "above zero" if self.fractional_scale else "at least 1"
+            raise UserError(
+                f"{self.name}: the scale ({self.scale_unit}) must be {least}, not {scale!r}"
+            )
+        if not self.fractional_scale and not float(scale).is_integer():
+            raise UserError(
+                f"{self.name}: the scale counts {self.scale_unit}: give a whole number, not {scale!r}"
+            )
+        self.scale = scale if self.fractional_scale else int(scale)
         self.seed = seed
         self.options = options or {}
+
+    def expect_users(self, users: int) -> None:  # noqa: B027 - optional hook
+        """Called before create() with the most virtual users any point will run on one
+        instance (a workload with one schema per user builds that many)."""
+
+    def point_metrics(
+        self, commits: dict[str, int], rollbacks: dict[str, int], seconds: float
+    ) -> dict[str, float]:
+        """Workload-specific figures for one point from its measured transactions by type
+        (commits include rollbacks by design; rollbacks counts those alone), e.g. NOPM."""
+        return {}
 
     @abstractmethod
     def create(self, engine: Engine, say: Callable[[str], None]) -> LoadReport:

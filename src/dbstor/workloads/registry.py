@@ -10,6 +10,9 @@ from dbstor.workloads.base import Workload
 
 WORKLOADS: dict[str, str] = {
     "brokerage": "dbstor.workloads.brokerage:BrokerageWorkload",
+    "orders": "dbstor.workloads.orders:OrdersWorkload",
+    "blocks": "dbstor.workloads.blocks:BlocksWorkload",
+    "dss": "dbstor.workloads.dss:DssWorkload",
 }
 
 

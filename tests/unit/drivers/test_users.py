@@ -6,6 +6,7 @@ from typing import ClassVar
 
 import pytest
 
+from dbstor.drivers.processes import run_in_processes
 from dbstor.drivers.users import BIN_GROWTH, Instance, VirtualUsers, bin_ns
 from dbstor.engines.base import EngineSettings
 from dbstor.engines.sqlite import SQLiteEngine
@@ -19,6 +20,11 @@ class _Session(Session):
 
     def run(self, transaction):
         self.calls += 1
+        if self.fail == "slow":
+            time.sleep(0.02)
+        if self.fail == "rollback" and transaction == "write":
+            self.conn.rollback()
+            return False
         if transaction == "write":
             if self.fail == "busy" and self.calls % 2:
                 raise sqlite3.OperationalError("database is locked")
@@ -94,4 +100,49 @@ def test_fatal_stops_every_user(tmp_path):
     started = time.monotonic()
     result = VirtualUsers([instance(tmp_path, "fatal")], 4).run(0, 30)
     assert time.monotonic() - started < 5
+    assert result.fatal == "DatabaseError: disk I/O error"
+
+
+def test_rollbacks_by_design_count_as_done(tmp_path):
+    result = VirtualUsers([instance(tmp_path, "rollback")], 2).run(0, 0.5)
+    assert result.errors == 0 and result.fatal is None
+    assert result.rollbacks["write"] == result.per_type["write"].count > 0
+
+
+def test_open_loop_holds_the_rate_and_measures_from_arrival(tmp_path):
+    inst = instance(tmp_path)
+    result = VirtualUsers([inst], 4, rate=300.0).run(warmup_s=0.3, duration_s=2.0)
+    assert result.fatal is None
+    # Poisson arrivals: 600 expected, five standard deviations either way
+    assert 600 - 5 * 600**0.5 < result.arrivals < 600 + 5 * 600**0.5
+    # all but those arriving in the last moments were served
+    assert result.backlog <= 5 and result.commits >= result.arrivals - 10
+    assert result.overall.percentile_ns(1) >= 1000, "never started ahead of its arrival"
+    assert result.service is not None and result.service.count == result.commits
+    assert result.service.stats().mean <= result.overall.stats().mean
+
+
+def test_open_loop_shows_queueing_when_the_database_falls_behind(tmp_path):
+    # one user, 20 ms per transaction (50/s at best), asked for 150/s: arrivals queue up
+    inst = instance(tmp_path, "slow")
+    result = VirtualUsers([inst], 1, rate=150.0).run(warmup_s=0, duration_s=1.5)
+    assert result.tps < 60
+    assert result.backlog > 50
+    assert result.overall.stats().mean > 5 * result.service.stats().mean
+
+
+def test_users_in_two_processes_add_up(tmp_path):
+    inst = instance(tmp_path)
+    result = run_in_processes([inst], 4, processes=2, warmup_s=0.3, duration_s=1.0)
+    assert result.processes == 2 and result.fatal is None
+    assert result.commits > 50
+    assert result.client_cpu_s is not None and result.client_cpu_s > 0
+    writes = inst.engine.connect().execute("SELECT n FROM c").fetchone()[0]
+    assert writes >= result.per_type["write"].count
+
+
+def test_a_fatal_error_in_one_process_stops_all(tmp_path):
+    started = time.monotonic()
+    result = run_in_processes([instance(tmp_path, "fatal")], 4, 2, warmup_s=0, duration_s=30)
+    assert time.monotonic() - started < 10
     assert result.fatal == "DatabaseError: disk I/O error"

@@ -1,0 +1,226 @@
+"""Virtual users spread over several client processes, so the client is not held to one core.
+
+The parent forks one process per share of the users before any user thread starts; each
+child runs its share with VirtualUsers, says when its users are connected, starts at the
+moment the parent gives (time.monotonic is one clock for every process on the host) and
+sends back its users' tallies, its CPU over the measured window and what its users cost
+in memory. A fatal error in one child stops the others.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import multiprocessing
+import signal
+import time
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any
+
+from dbstor.analysis.histogram import merge_all
+from dbstor.drivers.tally import DriveResult, error_line, merge
+from dbstor.drivers.users import Instance, VirtualUsers, Window
+
+HELD_SIGNALS = {signal.SIGINT, signal.SIGTERM}
+START_MARGIN_S = 0.05  # between telling the children the start moment and that moment
+CHILD_TIMEOUT_S = 600
+
+
+@contextlib.contextmanager
+def _signals_held() -> Iterator[None]:
+    """Hold Ctrl-C and SIGTERM while forking; they are delivered when released."""
+    signal.pthread_sigmask(signal.SIG_BLOCK, HELD_SIGNALS)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, HELD_SIGNALS)
+
+
+class _Link:
+    """Two one-way pipes: a process that exits with messages unread cannot wipe out what
+    it sent (a socket pair would reset the connection)."""
+
+    def __init__(self, incoming: Any, outgoing: Any):
+        self.incoming, self.outgoing = incoming, outgoing
+
+    def send(self, message: tuple[str, Any]) -> None:
+        self.outgoing.send(message)
+
+    def recv(self) -> tuple[str, Any]:
+        return self.incoming.recv()
+
+    def poll(self, timeout: float = 0.0) -> bool:
+        return self.incoming.poll(timeout)
+
+    def close(self) -> None:
+        self.incoming.close()
+        self.outgoing.close()
+
+
+def run_in_processes(
+    instances: Sequence[Instance],
+    users_per_instance: int,
+    processes: int,
+    warmup_s: float,
+    duration_s: float,
+    think_time_ms: float = 0.0,
+    seed: int = 1,
+    rate: float | None = None,
+    tick: Callable[[], None] | None = None,
+) -> DriveResult:
+    """Like VirtualUsers(...).run(), with the users dealt round-robin over `processes`."""
+    slots = [(i, u) for i in range(len(instances)) for u in range(users_per_instance)]
+    processes = max(1, min(processes, len(slots)))
+    if processes == 1:
+        return VirtualUsers(instances, users_per_instance, think_time_ms, seed, rate).run(
+            warmup_s, duration_s, tick
+        )
+    context = multiprocessing.get_context("fork")
+    children: list[tuple[Any, Any]] = []
+    for share in (slots[p::processes] for p in range(processes)):
+        down_read, down_write = context.Pipe(duplex=False)
+        up_read, up_write = context.Pipe(duplex=False)
+        there = _Link(down_read, up_write)
+        args = (there, instances, users_per_instance, think_time_ms, seed, rate, share, len(slots))
+        child = context.Process(target=_child, args=args, daemon=True, name="dbstor-client")
+        with _signals_held():  # a Ctrl-C that lands mid-fork must not be lost
+            child.start()
+        there.close()
+        children.append((child, _Link(up_read, down_write)))
+    try:
+        return _conduct(children, warmup_s, duration_s, instances, rate, tick)
+    finally:
+        for child, pipe in children:
+            with contextlib.suppress(OSError):
+                pipe.send(("stop", None))
+            child.join(timeout=10)
+            if child.is_alive():
+                child.kill()
+            pipe.close()
+
+
+def _conduct(
+    children: list[tuple[Any, Any]],
+    warmup_s: float,
+    duration_s: float,
+    instances: Sequence[Instance],
+    rate: float | None,
+    tick: Callable[[], None] | None,
+) -> DriveResult:
+    fatal: str | None = None
+    for _, pipe in children:
+        kind, value = _receive(pipe, tick)
+        if kind == "fatal":
+            fatal = fatal or value
+    now = time.monotonic() + START_MARGIN_S
+    window = Window(now, now + warmup_s, now + warmup_s + duration_s)
+    for _, pipe in children:
+        pipe.send(("go", None if fatal else window))
+    reports = []
+    pending = list(children)
+    while pending:
+        for child in list(pending):
+            pipe = child[1]
+            if pipe.poll(0.2):
+                try:
+                    kind, value = pipe.recv()
+                except EOFError:
+                    kind, value = "fatal", "a client process ended without its results"
+                    pending.remove(child)
+                if kind == "fatal":
+                    fatal = fatal or value
+                    for _, other in pending:
+                        with contextlib.suppress(OSError):
+                            other.send(("stop", None))
+                    continue
+                reports.append(value)
+                pending.remove(child)
+            elif not child[0].is_alive():
+                fatal = fatal or "a client process died"
+                pending.remove(child)
+        if tick:
+            tick()
+    measured = max(0.0, min(time.monotonic(), window.end) - window.measure_start)
+    names = list(instances[0].workload.mix)
+    result = merge(
+        [t for r in reports for t in r["tallies"]], names, measured, open_loop=bool(rate)
+    )
+    result.fatal = fatal or next((r["fatal"] for r in reports if r["fatal"]), None)
+    cpus = [r["cpu"] for r in reports]
+    result.client_cpu_s = None if None in cpus or not cpus else sum(cpus)
+    per_user = [r["rss_per_user"] for r in reports if r["rss_per_user"] is not None]
+    result.client_rss_per_user_bytes = sum(per_user) / len(per_user) if per_user else None
+    result.processes = len(children)
+    if rate:
+        result.arrivals = sum(r["arrivals"] for r in reports)
+        result.unfinished = merge_all(r["unfinished"] for r in reports if r["unfinished"])
+        result.backlog = result.unfinished.count
+    return result
+
+
+def _receive(pipe: Any, tick: Callable[[], None] | None) -> tuple[str, Any]:
+    deadline = time.monotonic() + CHILD_TIMEOUT_S
+    while time.monotonic() < deadline:
+        if pipe.poll(0.2):
+            try:
+                return pipe.recv()
+            except EOFError:
+                return "fatal", "a client process ended before its users connected"
+        if tick:
+            tick()
+    return "fatal", "a client process did not get its users connected in time"
+
+
+def _child(
+    pipe: Any,
+    instances: Sequence[Instance],
+    users_per_instance: int,
+    think_time_ms: float,
+    seed: int,
+    rate: float | None,
+    slots: list[tuple[int, int]],
+    total_users: int,
+) -> None:
+    """One client process: its share of the users, on the parent's clock."""
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, HELD_SIGNALS)
+    driver = VirtualUsers(
+        instances, users_per_instance, think_time_ms, seed, rate, slots, total_users
+    )
+    try:
+        driver.prepare()
+        pipe.send(("fatal", driver.fatal) if driver.fatal else ("ready", None))
+        kind, window = pipe.recv()
+        if kind != "go" or window is None:
+            driver.stop.set()
+            driver.go.set()
+            return
+
+        def listen() -> None:
+            if pipe.poll() and pipe.recv()[0] == "stop":
+                driver.stop.set()
+
+        tallies, cpu = driver.drive(window, listen)
+        result = driver.result(tallies, cpu)
+        if driver.fatal:
+            with contextlib.suppress(OSError):
+                pipe.send(("fatal", driver.fatal))
+        pipe.send(
+            (
+                "done",
+                {
+                    "tallies": tallies,
+                    "cpu": cpu,
+                    "rss_per_user": driver.rss_per_user,
+                    "fatal": driver.fatal,
+                    "arrivals": result.arrivals or 0,
+                    "unfinished": result.unfinished,
+                },
+            )
+        )
+    except KeyboardInterrupt:
+        driver.stop.set()
+        driver.go.set()
+    except Exception as exc:  # say why, so the parent's message is not "it died"
+        driver.stop.set()
+        driver.go.set()
+        with contextlib.suppress(OSError):
+            pipe.send(("fatal", f"client process: {error_line(exc, 300)}"))

@@ -1,0 +1,157 @@
+"""What virtual users saw, kept per user without locks and merged exactly after a point.
+
+Latencies go into per-type histograms with 2%-wide bins, merged across users (and client
+processes) like fio's. In the open loop a transaction's latency runs from its intended
+start (its arrival), so time spent queued behind a slow storage shows up; its service time
+(from the moment a user picked it up) is kept apart.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from dbstor.analysis.histogram import LatencyHistogram, merge_all
+from dbstor.engines.base import mask_dsn
+
+BIN_GROWTH = 1.02  # each latency bin is 2% wider than the one below
+MAX_ERROR_MESSAGES = 5
+
+
+def bin_ns(ns: float) -> int:
+    """The representative value of the 2%-wide bin holding a latency in ns."""
+    if ns < 1000:
+        return max(1, int(ns))
+    return int(BIN_GROWTH ** math.floor(math.log(ns, BIN_GROWTH)))
+
+
+def error_line(exc: BaseException, limit: int = 200) -> str:
+    """An exception as one line, passwords masked."""
+    return mask_dsn(f"{type(exc).__name__}: {exc}".strip().splitlines()[0])[:limit]
+
+
+@dataclass
+class Tally:
+    """What one user saw; plain data, so a client process can send it back pickled."""
+
+    bins: dict[str, Counter[int]] = field(default_factory=dict)
+    total_ns: Counter[str] = field(default_factory=Counter)
+    max_ns: dict[str, float] = field(default_factory=dict)
+    service_bins: Counter[int] = field(default_factory=Counter)
+    service_total_ns: float = 0.0
+    service_max_ns: float = 0.0
+    rollbacks: Counter[str] = field(default_factory=Counter)
+    per_second: Counter[int] = field(default_factory=Counter)
+    errors: int = 0
+    retries: int = 0
+    messages: list[str] = field(default_factory=list)
+
+    def record(self, txn: str, ns: float, second: int, service_ns: float | None = None) -> None:
+        self.bins.setdefault(txn, Counter())[bin_ns(ns)] += 1
+        self.total_ns[txn] += ns
+        self.max_ns[txn] = max(ns, self.max_ns.get(txn, 0.0))
+        self.per_second[second] += 1
+        if service_ns is not None:
+            self.service_bins[bin_ns(service_ns)] += 1
+            self.service_total_ns += service_ns
+            self.service_max_ns = max(self.service_max_ns, service_ns)
+
+    def note(self, exc: BaseException) -> None:
+        text = error_line(exc)
+        if text not in self.messages and len(self.messages) < MAX_ERROR_MESSAGES:
+            self.messages.append(text)
+
+
+@dataclass
+class DriveResult:
+    per_type: dict[str, LatencyHistogram]
+    overall: LatencyHistogram  # closed loop: service time; open loop: from intended start
+    commits: int
+    measured_s: float
+    per_second: list[float]
+    errors: int
+    retries: int
+    messages: list[str]
+    fatal: str | None
+    rollbacks: dict[str, int] = field(default_factory=dict)
+    service: LatencyHistogram | None = None  # open loop only: from pick-up to commit
+    arrivals: int | None = None  # open loop: transactions due in the measured window
+    backlog: int | None = None  # open loop: due but never started when the point ended
+    unfinished: LatencyHistogram | None = None  # the backlog's ages at the end: lower bounds
+    client_cpu_s: float | None = None  # the client's CPU over the measured window
+    client_rss_per_user_bytes: float | None = None
+    processes: int = 1
+
+    @property
+    def tps(self) -> float:
+        return self.commits / self.measured_s if self.measured_s > 0 else 0.0
+
+    @property
+    def latency(self) -> LatencyHistogram:
+        """Every transaction's latency; in the open loop also the arrivals still waiting at
+        the end, at their age then (a lower bound), so an overloaded point cannot look fast
+        by leaving its slowest transactions out."""
+        return self.overall.merge(self.unfinished) if self.unfinished else self.overall
+
+
+def ages_histogram(intended: Iterable[float], end: float) -> LatencyHistogram:
+    """How long each waiting arrival had waited at `end`."""
+    histogram = LatencyHistogram()
+    for t in intended:
+        ns = (end - t) * 1e9
+        histogram.bins[bin_ns(ns)] += 1
+        histogram.total_ns += ns
+        histogram.max_ns = max(histogram.max_ns, ns)
+    return histogram
+
+
+def merge(
+    tallies: Iterable[Tally], mix: Iterable[str], measured_s: float, open_loop: bool
+) -> DriveResult:
+    """One result from every user's tally (the fatal error and open-loop counts are added
+    by the caller)."""
+    tallies = list(tallies)
+    per_type: dict[str, LatencyHistogram] = {}
+    for txn in mix:
+        per_type[txn] = merge_all(
+            LatencyHistogram(
+                bins=t.bins.get(txn, Counter()),
+                total_ns=t.total_ns[txn],
+                max_ns=t.max_ns.get(txn, 0.0),
+            )
+            for t in tallies
+        )
+    overall = merge_all(per_type.values())
+    service = (
+        merge_all(
+            LatencyHistogram(
+                bins=t.service_bins, total_ns=t.service_total_ns, max_ns=t.service_max_ns
+            )
+            for t in tallies
+        )
+        if open_loop
+        else None
+    )
+    seconds = math.ceil(measured_s)
+    per_second = [float(sum(t.per_second[s] for t in tallies)) for s in range(seconds)]
+    messages: list[str] = []
+    for t in tallies:
+        messages += [m for m in t.messages if m not in messages]
+    rollbacks: Counter[str] = Counter()
+    for t in tallies:
+        rollbacks.update(t.rollbacks)
+    return DriveResult(
+        per_type=per_type,
+        overall=overall,
+        commits=overall.count,
+        measured_s=measured_s,
+        per_second=per_second,
+        errors=sum(t.errors for t in tallies),
+        retries=sum(t.retries for t in tallies),
+        messages=messages[:MAX_ERROR_MESSAGES],
+        fatal=None,
+        rollbacks=dict(rollbacks),
+        service=service,
+    )
