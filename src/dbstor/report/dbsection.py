@@ -6,6 +6,7 @@ from html import escape
 from typing import Any
 
 from dbstor.report.database import is_external, memory_html, memory_sentence, point_label
+from dbstor.report.dbclient import client_caption, client_table
 from dbstor.report.dbfigures import device_chart, tps_chart, txn_types_chart
 from dbstor.report.dbtables import (
     db_points_table,
@@ -116,6 +117,9 @@ def database_section(run: Run, name: str, rows: list[dict[str, Any]] | None) -> 
         "page cache may still serve without touching the storage.</p>"
     )
     parts.append(engine_io_table(run))
+    parts.append("<h3>The client</h3>")
+    parts.append(client_caption(run))
+    parts.append(client_table(run))
     parts.append("<h3>Errors and retries</h3>")
     parts.append(errors_block(run))
     parts.append("<h3>Loading the database</h3>")
