@@ -20,11 +20,14 @@ BIN_GROWTH = 1.02  # each latency bin is 2% wider than the one below
 MAX_ERROR_MESSAGES = 5
 
 
+_LOG_GROWTH = math.log(BIN_GROWTH)
+
+
 def bin_ns(ns: float) -> int:
     """The representative value of the 2%-wide bin holding a latency in ns."""
     if ns < 1000:
         return max(1, int(ns))
-    return int(BIN_GROWTH ** math.floor(math.log(ns, BIN_GROWTH)))
+    return int(BIN_GROWTH ** math.floor(math.log(ns) / _LOG_GROWTH))
 
 
 def error_line(exc: BaseException, limit: int = 200) -> str:
@@ -49,9 +52,13 @@ class Tally:
     messages: list[str] = field(default_factory=list)
 
     def record(self, txn: str, ns: float, second: int, service_ns: float | None = None) -> None:
-        self.bins.setdefault(txn, Counter())[bin_ns(ns)] += 1
+        bins = self.bins.get(txn)
+        if bins is None:
+            bins = self.bins[txn] = Counter()
+        bins[bin_ns(ns)] += 1
         self.total_ns[txn] += ns
-        self.max_ns[txn] = max(ns, self.max_ns.get(txn, 0.0))
+        if ns > self.max_ns.get(txn, 0.0):
+            self.max_ns[txn] = ns
         self.per_second[second] += 1
         if service_ns is not None:
             self.service_bins[bin_ns(service_ns)] += 1

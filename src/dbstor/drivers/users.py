@@ -13,6 +13,7 @@ users with this same class.
 from __future__ import annotations
 
 import contextlib
+import itertools
 import os
 import random
 import resource
@@ -149,7 +150,7 @@ class _User(threading.Thread):
 
     def _pick(self) -> str:
         d = self.driver
-        return self.rng.choices(d.names, d.weights)[0]
+        return self.rng.choices(d.names, cum_weights=d.cum_weights)[0]
 
     def _attempt(self, session: Any, txn: str) -> bool:
         """Run one transaction with retries; False when the point must stop."""
@@ -199,7 +200,8 @@ class VirtualUsers:
         self.slots = list(slots) if slots is not None else self.all_slots()
         self.total_users = total_users or len(self.slots)
         mix = self.instances[0].workload.mix
-        self.names, self.weights = list(mix), list(mix.values())
+        self.names = list(mix)
+        self.cum_weights = list(itertools.accumulate(mix.values()))
         self.stop = threading.Event()
         self.go = threading.Event()
         self.window = Window(0.0, 0.0, 0.0)

@@ -51,6 +51,15 @@ FATAL_CODES = {2003, 2006, 2013, 2055, 1927, 1053, 1021, 1114, 4031}  # gone, sh
 SEARCH_DIRS = ("/usr/sbin", "/usr/local/sbin", "/usr/local/mysql/bin", "/usr/libexec", "/usr/bin")
 
 
+INNODB_PAGE = 16 << 10
+DEFAULT_LRU_SCAN_DEPTH = 1536
+
+
+def lru_scan_depth(pool_bytes: int) -> int:
+    """InnoDB's free-page target, at most an eighth of a small buffer pool."""
+    return max(128, min(DEFAULT_LRU_SCAN_DEPTH, pool_bytes // INNODB_PAGE // 8))
+
+
 def find_binary(names: tuple[str, ...]) -> Path | None:
     """The first of `names` on PATH or in the usual server directories."""
     for name in names:
@@ -200,6 +209,8 @@ class MariaDBEngine(ServerEngine):
             f"tmpdir={tmp or self.datadir}",
             "innodb_flush_method=O_DIRECT",
             f"innodb_buffer_pool_size={buffers}",
+            # the default keeps 1,536 pages free per pool: most of a small pool would hold no data
+            f"innodb_lru_scan_depth={lru_scan_depth(buffers)}",
             "innodb_file_per_table=ON",
             "innodb_flush_log_at_trx_commit=1",
             f"max_connections={MAX_CONNECTIONS}",

@@ -1,0 +1,179 @@
+"""dbstor's orders workload against HammerDB TPROC-C, side by side on one PostgreSQL.
+
+One managed PostgreSQL server (shared_buffers 1 GB, as the team's baseline) holds both
+schemas: dbstor's orders database and HammerDB's tpcc database, the same warehouses. Each
+tool builds its schema (timed: wall and client CPU), then for every virtual-user count the
+two tools take turns, `--pairs` times, with the same ramp and measured time. Printed:
+NOPM, client CPU per new order and the build, with dbstor / HammerDB ratios (medians).
+
+HammerDB is not part of dbstor: give the script that runs it (see /work/peers/hammerdb/
+INSTALL.md for how it was installed here):
+
+    .venv/bin/python bench/bench_orders_hammerdb.py \\
+        --hammerdb /work/peers/hammerdb/run_tprocc.sh --warehouses 4 --users 4,8 --pairs 2
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import secrets
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from dbstor.drivers.processes import run_in_processes
+from dbstor.drivers.users import Instance
+from dbstor.engines.base import EngineSettings
+from dbstor.engines.postgres import SUPERUSER, PostgresEngine
+from dbstor.workloads.orders import OrdersWorkload
+
+BUFFER = 1 << 30
+
+
+def _cpu_self_and_children() -> float:
+    me = resource.getrusage(resource.RUSAGE_SELF)
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
+
+
+def dbstor_build(engine: PostgresEngine, warehouses: int) -> tuple[OrdersWorkload, dict]:
+    workload = OrdersWorkload(warehouses, seed=1)
+    cpu, wall = _cpu_self_and_children(), time.monotonic()
+    report = workload.create(engine, lambda line: print(f"  {line}", file=sys.stderr))
+    return workload, {
+        "build_wall_s": time.monotonic() - wall,
+        "build_client_cpu_s": _cpu_self_and_children() - cpu,
+        "rows": report.rows,
+    }
+
+
+def dbstor_run(
+    engine: PostgresEngine, workload: OrdersWorkload, users: int, ramp: int, measured: int
+) -> dict:
+    result = run_in_processes([Instance(engine, workload)], users, 1, ramp, measured)
+    if result.fatal:
+        raise SystemExit(f"dbstor run failed: {result.fatal}")
+    counts = {name: h.count for name, h in result.per_type.items()}
+    metrics = workload.point_metrics(counts, result.rollbacks, result.measured_s)
+    new_orders = metrics["nopm"] * result.measured_s / 60
+    return {
+        "nopm": metrics["nopm"],
+        "tpm": metrics["tpm"],
+        "client_cpu_s": result.client_cpu_s,
+        "client_cores": result.client_cpu_s / result.measured_s,
+        "cpu_ms_per_new_order": result.client_cpu_s * 1e3 / new_orders,
+        "errors": result.errors,
+    }
+
+
+def hammerdb(script: Path, engine: PostgresEngine, password: str, extra: list[str]) -> dict:
+    cmd = [
+        str(script),
+        "--host", "127.0.0.1", "--port", str(engine.port), "--superuser", SUPERUSER,
+        "--password", password, *extra,
+    ]  # fmt: skip
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=3600)
+    if done.returncode != 0:
+        raise SystemExit(f"HammerDB failed ({done.returncode}): {done.stderr[-2000:]}")
+    data = json.loads(done.stdout.strip().splitlines()[-1])
+    measured = data["measured_s"]
+    new_orders = data["nopm"] * measured / 60
+    data["cpu_ms_per_new_order"] = data["run_client_cpu_s"] * 1e3 / new_orders
+    return data
+
+
+def _median(rows: list[dict], key: str) -> float:
+    return statistics.median(r[key] for r in rows)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--hammerdb", type=Path, required=True, help="run_tprocc.sh or equivalent")
+    parser.add_argument("--warehouses", type=int, default=4)
+    parser.add_argument("--build-users", type=int, default=2, help="HammerDB's build users")
+    parser.add_argument("--users", default="4,8")
+    parser.add_argument(
+        "--ramp", type=int, default=30, help="seconds (a multiple of 6 for HammerDB)"
+    )
+    parser.add_argument("--measured", type=int, default=60, help="seconds (a multiple of 6)")
+    parser.add_argument("--pairs", type=int, default=1)
+    parser.add_argument("--dir", type=Path, default=None, help="where the server's files go")
+    args = parser.parse_args()
+    base = Path(tempfile.mkdtemp(prefix="dbstor-bench-orders-", dir=args.dir))
+    base.chmod(0o711)
+    (base / "data").mkdir()
+    engine = PostgresEngine(EngineSettings(paths={"data": [base / "data"]}, buffer_bytes=BUFFER))
+    password = secrets.token_hex(12)  # a throwaway server's throwaway password
+    rows: dict[str, list[dict]] = {"dbstor": [], "hammerdb": []}
+    try:
+        engine.start()
+        with engine._server_admin() as conn:
+            conn.execute(f"ALTER ROLE {SUPERUSER} PASSWORD '{password}'")
+        workload, dbstor_built = dbstor_build(engine, args.warehouses)
+        print(f"dbstor build: {dbstor_built}", file=sys.stderr)
+        hdb_built = hammerdb(
+            args.hammerdb, engine, password,
+            ["--warehouses", str(args.warehouses), "--build-users", str(args.build_users),
+             "--virtual-users", "1", "--ramp-seconds", "6", "--measured-seconds", "6", "--replace"],
+        )  # fmt: skip
+        print(f"HammerDB build: {hdb_built['build_wall_s']} s", file=sys.stderr)
+        for users in [int(u) for u in args.users.split(",")]:
+            for pair in range(args.pairs):
+                order = ("dbstor", "hammerdb") if pair % 2 == 0 else ("hammerdb", "dbstor")
+                for tool in order:
+                    if tool == "dbstor":
+                        row = dbstor_run(engine, workload, users, args.ramp, args.measured)
+                    else:
+                        row = hammerdb(
+                            args.hammerdb, engine, password,
+                            ["--warehouses", str(args.warehouses), "--virtual-users", str(users),
+                             "--ramp-seconds", str(args.ramp), "--measured-seconds",
+                             str(args.measured), "--skip-build"],
+                        )  # fmt: skip
+                    row["users"] = users
+                    rows[tool].append(row)
+                    print(f"{tool} {users} users: NOPM {row['nopm']:,.0f}", file=sys.stderr)
+    finally:
+        engine.stop()
+        shutil.rmtree(base, ignore_errors=True)
+    print(_markdown(args, rows, dbstor_built, hdb_built))
+    return 0
+
+
+def _markdown(args: Any, rows: dict[str, list[dict]], dbstor_built: dict, hdb_built: dict) -> str:
+    lines = [
+        f"{args.warehouses} warehouses, ramp {args.ramp} s, measured {args.measured} s, "
+        f"{args.pairs} pair(s) per user count, medians:",
+        "",
+        "| users | dbstor NOPM | HammerDB NOPM | NOPM ratio | dbstor client ms CPU / new order "
+        "| HammerDB | CPU ratio |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for users in sorted({r["users"] for r in rows["dbstor"]}):
+        ours = [r for r in rows["dbstor"] if r["users"] == users]
+        theirs = [r for r in rows["hammerdb"] if r["users"] == users]
+        a, b = _median(ours, "nopm"), _median(theirs, "nopm")
+        c, d = _median(ours, "cpu_ms_per_new_order"), _median(theirs, "cpu_ms_per_new_order")
+        lines.append(
+            f"| {users} | {a:,.0f} | {b:,.0f} | {a / b:.2f} | {c:.3f} | {d:.3f} | {c / d:.2f} |"
+        )
+    lines += [
+        "",
+        f"Build of {args.warehouses} warehouses: dbstor {dbstor_built['build_wall_s']:.1f} s wall, "
+        f"{dbstor_built['build_client_cpu_s']:.1f} s client CPU; HammerDB "
+        f"({args.build_users} build users) {hdb_built['build_wall_s']:.1f} s wall, "
+        f"{hdb_built['build_client_cpu_s']:.1f} s client CPU; wall ratio "
+        f"{dbstor_built['build_wall_s'] / hdb_built['build_wall_s']:.2f}.",
+    ]
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
