@@ -1,60 +1,34 @@
-"""The brokerage schema: TPC-E's trading tables, simplified, and their DDL per dialect.
+"""The brokerage schema: TPC-E's trading tables, simplified.
 
-Column types are written once in a neutral form and mapped per dialect. Money is kept in
-integer cents and times in integer seconds (days for dates) on every engine, so the three
-dialects do the same exact arithmetic and the bulk loaders need no formatting. Primary keys
-and secondary indexes are listed apart from the columns so that each dialect can build
-them when it is cheapest: SQLite and InnoDB cluster rows on the primary key (rows are
-generated in key order), PostgreSQL adds its keys after COPY; secondary indexes always
-come after loading.
+The tables are written in the neutral types of dbstor.workloads.tables (money in integer
+cents, times in integer seconds, days for dates), which also renders their DDL per
+dialect; this module re-exports those functions under the names the brokerage code uses.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dbstor.workloads.tables import (
+    DIALECTS,
+    Table,
+    add_primary_key,
+    column_type,
+    create_indexes,
+    create_table,
+)
+from dbstor.workloads.tables import analyze as analyze_tables
+from dbstor.workloads.tables import table as _t
 
-# neutral type -> (sqlite, postgres, mysql)
-_TYPES = {
-    "id": ("INTEGER", "BIGINT", "BIGINT"),
-    "int": ("INTEGER", "INTEGER", "INT"),
-    "small": ("INTEGER", "SMALLINT", "SMALLINT"),
-    "money": ("INTEGER", "BIGINT", "BIGINT"),  # cents
-    "ts": ("INTEGER", "BIGINT", "BIGINT"),  # seconds since 1970-01-01 UTC
-    "day": ("INTEGER", "INTEGER", "INT"),  # days since 1970-01-01
-}
-_DIALECT_COLUMN = {"sqlite": 0, "postgres": 1, "mysql": 2}
-DIALECTS = tuple(_DIALECT_COLUMN)
-
-
-@dataclass(frozen=True)
-class Table:
-    """One table: columns (name, neutral type; 'str:N' is VARCHAR(N), a trailing '?'
-    allows NULL), primary key and secondary indexes (name, columns)."""
-
-    name: str
-    columns: tuple[tuple[str, str], ...]
-    key: tuple[str, ...]
-    indexes: tuple[tuple[str, tuple[str, ...]], ...] = ()
-
-    @property
-    def column_names(self) -> tuple[str, ...]:
-        return tuple(c for c, _ in self.columns)
-
-    @property
-    def rowid_key(self) -> bool:
-        """A single integer key: SQLite's INTEGER PRIMARY KEY (the rowid itself)."""
-        return len(self.key) == 1 and dict(self.columns)[self.key[0]].rstrip("?") == "id"
-
-
-def _t(name: str, columns: str, key: str, *indexes: tuple[str, str]) -> Table:
-    cols = tuple(tuple(c.split()) for c in columns.split(","))
-    return Table(
-        name,
-        tuple((c[0], c[1]) for c in cols),  # type: ignore[misc]
-        tuple(key.split()),
-        tuple((n, tuple(c.split())) for n, c in indexes),
-    )
-
+__all__ = [
+    "DIALECTS",
+    "TABLE",
+    "TABLES",
+    "Table",
+    "add_primary_key",
+    "analyze",
+    "column_type",
+    "create_indexes",
+    "create_table",
+]
 
 # In placement order: engine.placement(i) spreads them round-robin over the data paths, so
 # the big ones come first and land on different files.
@@ -135,65 +109,6 @@ TABLES: tuple[Table, ...] = (
 TABLE = {t.name: t for t in TABLES}
 
 
-def column_type(neutral: str, dialect: str) -> str:
-    """The dialect's type for a neutral type, with NOT NULL unless it ends in '?'."""
-    nullable = neutral.endswith("?")
-    base = neutral.rstrip("?")
-    if base.startswith("str:"):
-        sql = f"VARCHAR({base[4:]})"
-    else:
-        sql = _TYPES[base][_DIALECT_COLUMN[dialect]]
-    return sql if nullable else f"{sql} NOT NULL"
-
-
-def create_table(table: Table, dialect: str, prefix: str = "", suffix: str = "") -> str:
-    """CREATE TABLE for a dialect; (prefix, suffix) come from engine.placement()."""
-    cols = [f"{name} {column_type(kind, dialect)}" for name, kind in table.columns]
-    key = ", ".join(table.key)
-    if dialect == "sqlite":
-        if table.rowid_key:
-            cols[0] = f"{table.key[0]} INTEGER PRIMARY KEY"
-            return f"CREATE TABLE {prefix}{table.name} ({', '.join(cols)}){suffix}"
-        return (
-            f"CREATE TABLE {prefix}{table.name} ({', '.join(cols)}, PRIMARY KEY ({key}))"
-            f" WITHOUT ROWID{suffix}"
-        )
-    if dialect == "mysql":
-        return (
-            f"CREATE TABLE {prefix}{table.name} ({', '.join(cols)}, PRIMARY KEY ({key}))"
-            f" ENGINE=InnoDB{suffix}"
-        )
-    if dialect == "postgres":  # key added after COPY (add_primary_key)
-        return f"CREATE TABLE {prefix}{table.name} ({', '.join(cols)}){suffix}"
-    raise ValueError(f"unknown dialect {dialect!r}")
-
-
-def add_primary_key(table: Table, dialect: str, suffix: str = "") -> str | None:
-    """PostgreSQL's primary key, built after loading; None where it exists from CREATE."""
-    if dialect != "postgres":
-        return None
-    using = f" USING INDEX{suffix}" if suffix else ""
-    return (
-        f"ALTER TABLE {table.name} ADD CONSTRAINT {table.name}_pkey"
-        f" PRIMARY KEY ({', '.join(table.key)}){using}"
-    )
-
-
-def create_indexes(table: Table, dialect: str, prefix: str = "", suffix: str = "") -> list[str]:
-    """CREATE INDEX statements: SQLite puts the schema prefix on the index name, PostgreSQL
-    takes the tablespace suffix, MariaDB keeps indexes in the table's own file."""
-    out = []
-    for name, columns in table.indexes:
-        tail = suffix if dialect == "postgres" else ""
-        index = f"{prefix}{name}" if dialect == "sqlite" else name
-        out.append(f"CREATE INDEX {index} ON {table.name} ({', '.join(columns)}){tail}")
-    return out
-
-
 def analyze(dialect: str) -> list[str]:
     """Statements that gather optimizer statistics on every table."""
-    if dialect == "sqlite":
-        return ["ANALYZE"]
-    if dialect == "postgres":
-        return [f"ANALYZE {t.name}" for t in TABLES]
-    return [f"ANALYZE TABLE {', '.join(t.name for t in TABLES)}"]
+    return analyze_tables(dialect, TABLES)

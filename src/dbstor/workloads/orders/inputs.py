@@ -1,0 +1,190 @@
+"""What each transaction asks for, drawn as TPC-C's terminal draws it (clauses 2.4.1, 2.5.1,
+2.6.1, 2.7.1 and 2.8.1), apart from running it: the client-side statements and the stored
+procedures execute the same inputs, so both paths can be compared on the same requests.
+
+A terminal (virtual user) has a home warehouse, (user % W) + 1 as HammerDB assigns them,
+or with all_warehouses a warehouse drawn uniformly for every transaction; and a district
+of its own for Stock-Level ((user // W) % 10 + 1), TPC-C's fixed district per terminal.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from dataclasses import dataclass
+
+from dbstor.workloads.orders.tpcc import (
+    CUSTOMERS,
+    DISTRICTS,
+    ITEMS,
+    LINES,
+    LOAD_TS,
+    UNUSED_ITEM,
+    Constants,
+    last_name,
+    nurand,
+)
+
+REMOTE_LINE_PCT = 1  # New-Order: a line's supplying warehouse is another one (W > 1)
+ROLLBACK_PCT = 1  # New-Order: the last line asks for an unused item
+BY_NAME_PCT = 60  # Payment and Order-Status: customer by last name
+REMOTE_PAYMENT_PCT = 15  # Payment: the customer belongs to another warehouse (W > 1)
+
+
+@dataclass(frozen=True)
+class Customer:
+    """A customer by id, or by last name (c_id 0): the one in the middle of those with the
+    name, ordered by first name."""
+
+    w_id: int
+    d_id: int
+    c_id: int
+    c_last: str | None
+
+
+@dataclass(frozen=True)
+class NewOrder:
+    w_id: int
+    d_id: int
+    c_id: int
+    lines: tuple[tuple[int, int, int], ...]  # (item id, supplying warehouse, quantity)
+    entry_d: int
+
+    @property
+    def all_local(self) -> int:
+        return int(all(supply == self.w_id for _, supply, _ in self.lines))
+
+
+@dataclass(frozen=True)
+class Payment:
+    w_id: int
+    d_id: int
+    customer: Customer
+    amount: int  # cents
+    date: int
+
+
+@dataclass(frozen=True)
+class OrderStatus:
+    customer: Customer
+
+
+@dataclass(frozen=True)
+class Delivery:
+    w_id: int
+    carrier_id: int
+    date: int
+
+
+@dataclass(frozen=True)
+class StockLevel:
+    w_id: int
+    d_id: int
+    threshold: int
+
+
+Inputs = NewOrder | Payment | OrderStatus | Delivery | StockLevel
+
+
+def now() -> int:
+    """Seconds since the epoch, never before the load's timestamp."""
+    return max(LOAD_TS + 1, int(time.time()))
+
+
+class Terminal:
+    """Draws one virtual user's transaction inputs from its own random stream."""
+
+    def __init__(
+        self,
+        warehouses: int,
+        user: int,
+        rng: random.Random,
+        constants: Constants,
+        all_warehouses: bool = False,
+    ):
+        self.warehouses, self.rng, self.c = warehouses, rng, constants
+        self.home = user % warehouses + 1
+        self.district = (user // warehouses) % DISTRICTS + 1
+        self.all_warehouses = all_warehouses
+
+    def draw(self, transaction: str) -> Inputs:
+        if transaction not in _DRAW:
+            raise ValueError(f"unknown orders transaction {transaction!r}")
+        return _DRAW[transaction](self)
+
+    def warehouse(self) -> int:
+        if self.all_warehouses:
+            return self.rng.randint(1, self.warehouses)
+        return self.home
+
+    def other_warehouse(self, w_id: int) -> int:
+        """A warehouse other than w_id, uniformly (W > 1)."""
+        other = self.rng.randint(1, self.warehouses - 1)
+        return other if other < w_id else other + 1
+
+    def percent(self, pct: int) -> bool:
+        return self.rng.randint(1, 100) <= pct
+
+    def customer_id(self) -> int:
+        return nurand(self.rng, 1023, 1, CUSTOMERS, self.c.c_id)
+
+    def customer(self, w_id: int, d_id: int) -> Customer:
+        if self.percent(BY_NAME_PCT):
+            name = last_name(nurand(self.rng, 255, 0, 999, self.c.c_last_run))
+            return Customer(w_id, d_id, 0, name)
+        return Customer(w_id, d_id, self.customer_id(), None)
+
+    def new_order(self) -> NewOrder:
+        rng, w_id = self.rng, self.warehouse()
+        d_id, c_id = rng.randint(1, DISTRICTS), self.customer_id()
+        count = rng.randint(*LINES)
+        rollback = self.percent(ROLLBACK_PCT)
+        lines = []
+        for n in range(count):
+            item = nurand(rng, 8191, 1, ITEMS, self.c.item)
+            if rollback and n == count - 1:
+                item = UNUSED_ITEM
+            supply = w_id
+            if self.warehouses > 1 and self.percent(REMOTE_LINE_PCT):
+                supply = self.other_warehouse(w_id)
+            lines.append((item, supply, rng.randint(1, 10)))
+        # stock rows are locked in (warehouse, item) order, so New-Orders never deadlock
+        lines.sort(key=lambda line: (line[1], line[0]))
+        return NewOrder(w_id, d_id, c_id, tuple(lines), now())
+
+    def payment(self) -> Payment:
+        rng, w_id = self.rng, self.warehouse()
+        d_id = rng.randint(1, DISTRICTS)
+        c_w_id, c_d_id = w_id, d_id
+        if self.warehouses > 1 and self.percent(REMOTE_PAYMENT_PCT):
+            c_w_id, c_d_id = self.other_warehouse(w_id), rng.randint(1, DISTRICTS)
+        customer = self.customer(c_w_id, c_d_id)
+        return Payment(w_id, d_id, customer, rng.randint(100, 500_000), now())
+
+    def order_status(self) -> OrderStatus:
+        w_id = self.warehouse()
+        return OrderStatus(self.customer(w_id, self.rng.randint(1, DISTRICTS)))
+
+    def delivery(self) -> Delivery:
+        return Delivery(self.warehouse(), self.rng.randint(1, 10), now())
+
+    def stock_level(self) -> StockLevel:
+        return StockLevel(self.warehouse(), self.district, self.rng.randint(10, 20))
+
+
+_DRAW = {
+    "New-Order": Terminal.new_order,
+    "Payment": Terminal.payment,
+    "Order-Status": Terminal.order_status,
+    "Delivery": Terminal.delivery,
+    "Stock-Level": Terminal.stock_level,
+}
+TRANSACTIONS = tuple(_DRAW)
+WRITERS = frozenset({"New-Order", "Payment", "Delivery"})
+NAMES: dict[type, str] = {
+    NewOrder: "New-Order",
+    Payment: "Payment",
+    OrderStatus: "Order-Status",
+    Delivery: "Delivery",
+    StockLevel: "Stock-Level",
+}

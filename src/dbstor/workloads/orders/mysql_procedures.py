@@ -1,0 +1,223 @@
+"""The five transactions as MariaDB/MySQL stored procedures, one CALL each.
+
+They are called on an autocommit connection and run their own START TRANSACTION ...
+COMMIT, so one CALL is one transaction; any error rolls it back (EXIT HANDLER) and
+reaches the client unchanged (RESIGNAL), so deadlocks are retried as on the client path.
+Each ends with one result row. New-Order's item lists come as comma-separated text (no
+arrays here). Statements and their order follow client.py, so both paths have the same
+effects.
+"""
+
+from __future__ import annotations
+
+_DIST = "CASE p_d " + " ".join(f"WHEN {d} THEN s_dist_{d:02d}" for d in range(1, 10))
+_DIST += " ELSE s_dist_10 END"
+_NTH = "CAST(SUBSTRING_INDEX(SUBSTRING_INDEX({csv}, ',', v_i), ',', -1) AS SIGNED)"
+_ON_ERROR = "DECLARE EXIT HANDLER FOR SQLEXCEPTION BEGIN ROLLBACK; RESIGNAL; END;"
+
+_PICK_CUSTOMER = """
+    IF p_c_last IS NOT NULL THEN
+        SELECT COUNT(*) INTO v_n FROM customer
+            WHERE c_w_id = p_c_w AND c_d_id = p_c_d AND c_last = p_c_last;
+        SET v_n = (GREATEST(v_n, 1) - 1) DIV 2;
+        SELECT c_id INTO v_c FROM customer
+            WHERE c_w_id = p_c_w AND c_d_id = p_c_d AND c_last = p_c_last
+            ORDER BY c_first, c_id LIMIT v_n, 1;
+    END IF;
+"""
+
+NEW_ORDER = f"""
+CREATE PROCEDURE orders_new_order(p_w INT, p_d INT, p_c INT, p_entry BIGINT,
+    p_items VARCHAR(255), p_supply VARCHAR(255), p_qty VARCHAR(255))
+body: BEGIN
+    DECLARE v_w_tax, v_d_tax, v_discount, v_o_id, v_count, v_i, v_item, v_supply, v_qty,
+        v_stock INT;
+    DECLARE v_all_local INT DEFAULT 1;
+    DECLARE v_found INT DEFAULT 1;
+    DECLARE v_price BIGINT;
+    DECLARE v_last, v_credit, v_name, v_idata, v_dist, v_sdata VARCHAR(64);
+    DECLARE CONTINUE HANDLER FOR NOT FOUND SET v_found = 0;
+    {_ON_ERROR}
+    START TRANSACTION;
+    SELECT w_tax INTO v_w_tax FROM warehouse WHERE w_id = p_w;
+    SELECT d_tax, d_next_o_id INTO v_d_tax, v_o_id FROM district
+        WHERE d_w_id = p_w AND d_id = p_d FOR UPDATE;
+    UPDATE district SET d_next_o_id = d_next_o_id + 1 WHERE d_w_id = p_w AND d_id = p_d;
+    SELECT c_discount, c_last, c_credit INTO v_discount, v_last, v_credit FROM customer
+        WHERE c_w_id = p_w AND c_d_id = p_d AND c_id = p_c;
+    SET v_count = 1 + LENGTH(p_items) - LENGTH(REPLACE(p_items, ',', ''));
+    SET v_i = 1;
+    WHILE v_i <= v_count DO
+        IF {_NTH.format(csv="p_supply")} <> p_w THEN SET v_all_local = 0; END IF;
+        SET v_i = v_i + 1;
+    END WHILE;
+    INSERT INTO orders (o_id, o_d_id, o_w_id, o_c_id, o_entry_d, o_carrier_id, o_ol_cnt,
+        o_all_local) VALUES (v_o_id, p_d, p_w, p_c, p_entry, NULL, v_count, v_all_local);
+    INSERT INTO new_order (no_o_id, no_d_id, no_w_id) VALUES (v_o_id, p_d, p_w);
+    SET v_i = 1;
+    WHILE v_i <= v_count DO
+        SET v_item = {_NTH.format(csv="p_items")};
+        SET v_supply = {_NTH.format(csv="p_supply")};
+        SET v_qty = {_NTH.format(csv="p_qty")};
+        SET v_found = 1;
+        SELECT i_price, i_name, i_data INTO v_price, v_name, v_idata FROM item
+            WHERE i_id = v_item;
+        IF v_found = 0 THEN
+            ROLLBACK;
+            SELECT 1, v_o_id;
+            LEAVE body;
+        END IF;
+        SELECT s_quantity, {_DIST}, s_data INTO v_stock, v_dist, v_sdata FROM stock
+            WHERE s_w_id = v_supply AND s_i_id = v_item FOR UPDATE;
+        SET v_stock = v_stock - v_qty;
+        IF v_stock < 10 THEN SET v_stock = v_stock + 91; END IF;
+        UPDATE stock SET s_quantity = v_stock, s_ytd = s_ytd + v_qty,
+            s_order_cnt = s_order_cnt + 1,
+            s_remote_cnt = s_remote_cnt + IF(v_supply <> p_w, 1, 0)
+            WHERE s_w_id = v_supply AND s_i_id = v_item;
+        INSERT INTO order_line (ol_o_id, ol_d_id, ol_w_id, ol_number, ol_i_id, ol_supply_w_id,
+            ol_delivery_d, ol_quantity, ol_amount, ol_dist_info)
+            VALUES (v_o_id, p_d, p_w, v_i, v_item, v_supply, NULL, v_qty, v_qty * v_price,
+                v_dist);
+        SET v_i = v_i + 1;
+    END WHILE;
+    COMMIT;
+    SELECT 0, v_o_id;
+END"""
+
+PAYMENT = f"""
+CREATE PROCEDURE orders_payment(p_w INT, p_d INT, p_c_w INT, p_c_d INT, p_c INT,
+    p_c_last VARCHAR(16), p_amount BIGINT, p_date BIGINT)
+BEGIN
+    DECLARE v_c INT DEFAULT p_c;
+    DECLARE v_n INT;
+    DECLARE v_w_name, v_d_name VARCHAR(10);
+    DECLARE v_street_1, v_street_2, v_city VARCHAR(20);
+    DECLARE v_state VARCHAR(2);
+    DECLARE v_zip VARCHAR(9);
+    DECLARE v_credit VARCHAR(2);
+    DECLARE v_balance BIGINT;
+    DECLARE v_data VARCHAR(500);
+    {_ON_ERROR}
+    START TRANSACTION;
+    UPDATE warehouse SET w_ytd = w_ytd + p_amount WHERE w_id = p_w;
+    SELECT w_name, w_street_1, w_street_2, w_city, w_state, w_zip
+        INTO v_w_name, v_street_1, v_street_2, v_city, v_state, v_zip
+        FROM warehouse WHERE w_id = p_w;
+    UPDATE district SET d_ytd = d_ytd + p_amount WHERE d_w_id = p_w AND d_id = p_d;
+    SELECT d_name, d_street_1, d_street_2, d_city, d_state, d_zip
+        INTO v_d_name, v_street_1, v_street_2, v_city, v_state, v_zip
+        FROM district WHERE d_w_id = p_w AND d_id = p_d;
+{_PICK_CUSTOMER}
+    SELECT c_credit, c_balance, c_data INTO v_credit, v_balance, v_data FROM customer
+        WHERE c_w_id = p_c_w AND c_d_id = p_c_d AND c_id = v_c FOR UPDATE;
+    IF v_credit = 'BC' THEN
+        UPDATE customer SET c_balance = c_balance - p_amount,
+            c_ytd_payment = c_ytd_payment + p_amount, c_payment_cnt = c_payment_cnt + 1,
+            c_data = SUBSTRING(CONCAT(v_c, ' ', p_c_d, ' ', p_c_w, ' ', p_d, ' ', p_w, ' ',
+                p_amount, ' ', v_data), 1, 500)
+            WHERE c_w_id = p_c_w AND c_d_id = p_c_d AND c_id = v_c;
+    ELSE
+        UPDATE customer SET c_balance = c_balance - p_amount,
+            c_ytd_payment = c_ytd_payment + p_amount, c_payment_cnt = c_payment_cnt + 1
+            WHERE c_w_id = p_c_w AND c_d_id = p_c_d AND c_id = v_c;
+    END IF;
+    INSERT INTO history (h_c_id, h_c_d_id, h_c_w_id, h_d_id, h_w_id, h_date, h_amount, h_data)
+        VALUES (v_c, p_c_d, p_c_w, p_d, p_w, p_date, p_amount,
+            CONCAT(v_w_name, '    ', v_d_name));
+    COMMIT;
+    SELECT v_c;
+END"""
+
+ORDER_STATUS = f"""
+CREATE PROCEDURE orders_order_status(p_c_w INT, p_c_d INT, p_c INT, p_c_last VARCHAR(16))
+BEGIN
+    DECLARE v_c INT DEFAULT p_c;
+    DECLARE v_n, v_o, v_carrier, v_lines INT;
+    DECLARE v_entry, v_balance, v_amount, v_delivery BIGINT;
+    DECLARE v_first, v_last VARCHAR(16);
+    DECLARE v_middle VARCHAR(2);
+    DECLARE v_items, v_supply, v_qty BIGINT;
+    DECLARE CONTINUE HANDLER FOR NOT FOUND SET v_o = NULL;
+    {_ON_ERROR}
+    START TRANSACTION READ ONLY;
+{_PICK_CUSTOMER}
+    SELECT c_balance, c_first, c_middle, c_last INTO v_balance, v_first, v_middle, v_last
+        FROM customer WHERE c_w_id = p_c_w AND c_d_id = p_c_d AND c_id = v_c;
+    SELECT o_id, o_entry_d, o_carrier_id INTO v_o, v_entry, v_carrier FROM orders
+        WHERE o_w_id = p_c_w AND o_d_id = p_c_d AND o_c_id = v_c ORDER BY o_id DESC LIMIT 1;
+    IF v_o IS NOT NULL THEN
+        SELECT COUNT(*), SUM(ol_i_id), SUM(ol_supply_w_id), SUM(ol_quantity), SUM(ol_amount),
+            MAX(ol_delivery_d) INTO v_lines, v_items, v_supply, v_qty, v_amount, v_delivery
+            FROM order_line WHERE ol_w_id = p_c_w AND ol_d_id = p_c_d AND ol_o_id = v_o;
+    END IF;
+    COMMIT;
+    SELECT v_c, v_o, v_lines;
+END"""
+
+DELIVERY = f"""
+CREATE PROCEDURE orders_delivery(p_w INT, p_carrier INT, p_date BIGINT)
+BEGIN
+    DECLARE v_d INT DEFAULT 1;
+    DECLARE v_o, v_c INT;
+    DECLARE v_amount BIGINT;
+    DECLARE v_delivered INT DEFAULT 0;
+    DECLARE CONTINUE HANDLER FOR NOT FOUND SET v_o = NULL;
+    {_ON_ERROR}
+    START TRANSACTION;
+    WHILE v_d <= 10 DO
+        SET v_o = NULL;
+        SELECT no_o_id INTO v_o FROM new_order WHERE no_w_id = p_w AND no_d_id = v_d
+            ORDER BY no_o_id LIMIT 1 FOR UPDATE;
+        IF v_o IS NOT NULL THEN
+            DELETE FROM new_order WHERE no_w_id = p_w AND no_d_id = v_d AND no_o_id = v_o;
+            SELECT o_c_id INTO v_c FROM orders
+                WHERE o_w_id = p_w AND o_d_id = v_d AND o_id = v_o;
+            UPDATE orders SET o_carrier_id = p_carrier
+                WHERE o_w_id = p_w AND o_d_id = v_d AND o_id = v_o;
+            UPDATE order_line SET ol_delivery_d = p_date
+                WHERE ol_w_id = p_w AND ol_d_id = v_d AND ol_o_id = v_o;
+            SELECT COALESCE(SUM(ol_amount), 0) INTO v_amount FROM order_line
+                WHERE ol_w_id = p_w AND ol_d_id = v_d AND ol_o_id = v_o;
+            UPDATE customer SET c_balance = c_balance + v_amount,
+                c_delivery_cnt = c_delivery_cnt + 1
+                WHERE c_w_id = p_w AND c_d_id = v_d AND c_id = v_c;
+            SET v_delivered = v_delivered + 1;
+        END IF;
+        SET v_d = v_d + 1;
+    END WHILE;
+    COMMIT;
+    SELECT v_delivered;
+END"""
+
+STOCK_LEVEL = f"""
+CREATE PROCEDURE orders_stock_level(p_w INT, p_d INT, p_threshold INT)
+BEGIN
+    DECLARE v_next, v_low INT;
+    {_ON_ERROR}
+    START TRANSACTION READ ONLY;
+    SELECT d_next_o_id INTO v_next FROM district WHERE d_w_id = p_w AND d_id = p_d;
+    SELECT COUNT(DISTINCT s_i_id) INTO v_low FROM order_line JOIN stock
+        ON s_w_id = ol_w_id AND s_i_id = ol_i_id
+        WHERE ol_w_id = p_w AND ol_d_id = p_d AND ol_o_id < v_next AND ol_o_id >= v_next - 20
+        AND s_quantity < p_threshold;
+    COMMIT;
+    SELECT v_low;
+END"""
+
+NAMES = ("new_order", "payment", "order_status", "delivery", "stock_level")
+DDL = [f"DROP PROCEDURE IF EXISTS orders_{name}" for name in NAMES] + [
+    NEW_ORDER,
+    PAYMENT,
+    ORDER_STATUS,
+    DELIVERY,
+    STOCK_LEVEL,
+]
+
+CALLS = {
+    "New-Order": "CALL orders_new_order(%s, %s, %s, %s, %s, %s, %s)",
+    "Payment": "CALL orders_payment(%s, %s, %s, %s, %s, %s, %s, %s)",
+    "Order-Status": "CALL orders_order_status(%s, %s, %s, %s)",
+    "Delivery": "CALL orders_delivery(%s, %s, %s)",
+    "Stock-Level": "CALL orders_stock_level(%s, %s, %s)",
+}

@@ -1,0 +1,79 @@
+"""Server-side transactions: which dialects have them, their DDL, and calling them.
+
+On PostgreSQL (PL/pgSQL procedures) and MariaDB/MySQL (stored procedures) one CALL on an
+autocommit connection is one whole transaction: one round trip, so the client stays cheap
+and the load point measures the database rather than the driver. SQLite has no stored
+procedures: its sessions always run the client-side statements.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from dbstor.workloads.orders import mysql_procedures, plpgsql
+from dbstor.workloads.orders.inputs import (
+    Delivery,
+    Inputs,
+    NewOrder,
+    OrderStatus,
+    Payment,
+    StockLevel,
+)
+
+DIALECTS = ("postgres", "mysql")
+
+
+def ddl(dialect: str) -> list[str]:
+    """Statements creating the procedures on a dialect (none where there are none)."""
+    if dialect == "postgres":
+        return list(plpgsql.DDL)
+    if dialect == "mysql":
+        return list(mysql_procedures.DDL)
+    return []
+
+
+def set_autocommit(connection: Any, dialect: str) -> None:
+    """Let every CALL be its own transaction (psycopg: attribute; PyMySQL: method)."""
+    if dialect == "postgres":
+        connection.autocommit = True
+    else:
+        connection.autocommit(True)
+
+
+class Procedures:
+    """Runs transactions as one CALL each on one autocommit connection."""
+
+    def __init__(self, connection: Any, dialect: str):
+        if dialect not in DIALECTS:
+            raise ValueError(f"no stored procedures on {dialect!r}")
+        set_autocommit(connection, dialect)
+        self.cur, self.dialect = connection.cursor(), dialect
+        self.calls = plpgsql.CALLS if dialect == "postgres" else mysql_procedures.CALLS
+
+    def run(self, inputs: Inputs) -> bool:
+        """CALL the transaction; False when New-Order rolled back (its unused item)."""
+        name, params = self._call(inputs)
+        self.cur.execute(self.calls[name], params)
+        row = self.cur.fetchone()
+        if self.dialect == "mysql":
+            while self.cur.nextset():  # the CALL's own status result
+                pass
+        return not (name == "New-Order" and row is not None and row[0] != 0)
+
+    def _call(self, t: Inputs) -> tuple[str, tuple]:
+        if isinstance(t, NewOrder):
+            items, supply, qty = (list(column) for column in zip(*t.lines, strict=True))
+            if self.dialect == "mysql":
+                items, supply, qty = (",".join(map(str, c)) for c in (items, supply, qty))
+            return "New-Order", (t.w_id, t.d_id, t.c_id, t.entry_d, items, supply, qty)
+        if isinstance(t, Payment):
+            c = t.customer
+            return "Payment", (t.w_id, t.d_id, c.w_id, c.d_id, c.c_id, c.c_last, t.amount, t.date)
+        if isinstance(t, OrderStatus):
+            c = t.customer
+            return "Order-Status", (c.w_id, c.d_id, c.c_id, c.c_last)
+        if isinstance(t, Delivery):
+            return "Delivery", (t.w_id, t.carrier_id, t.date)
+        if isinstance(t, StockLevel):
+            return "Stock-Level", (t.w_id, t.d_id, t.threshold)
+        raise TypeError(f"not an orders transaction: {t!r}")

@@ -1,0 +1,105 @@
+"""TPC-C's cardinalities and random rules (clauses 2.1.6, 4.3.2 and 4.3.3 of the spec).
+
+NURand(A, x, y) = (((random(0, A) | random(x, y)) + C) % (y - x + 1)) + x picks customer
+ids (A = 1023), item ids (A = 8191) and last names (A = 255) so that some are much hotter
+than others. C is a constant per field; the one for last names differs between the load
+(C_LOAD) and the run (C_RUN) by TPC-C's rule (|C_RUN - C_LOAD| in 65..119, not 96 or 112).
+All constants come from the seed, so the generator and every session agree on them.
+"""
+
+from __future__ import annotations
+
+import random
+import string
+import sys
+from array import array
+from dataclasses import dataclass
+
+DISTRICTS = 10  # per warehouse
+CUSTOMERS = 3000  # per district
+ITEMS = 100_000  # also stock rows per warehouse
+ORDERS = 3000  # initial orders per district
+NEW_ORDERS = 900  # the last 900 initial orders of each district are undelivered
+FIRST_NEW_ORDER = ORDERS - NEW_ORDERS + 1  # 2101
+LINES = (5, 15)  # order lines per order
+UNUSED_ITEM = ITEMS + 1  # New-Order's 1% rollback asks for it
+LOAD_TS = 1_700_000_000  # the load's "now" (2023-11-14), so a seed gives the same rows
+WAREHOUSE_YTD = 30_000_000  # cents: 300,000.00
+DISTRICT_YTD = 3_000_000  # cents: 30,000.00
+SYLLABLES = ("BAR", "OUGHT", "ABLE", "PRI", "PRES", "ESE", "ANTI", "CALLY", "ATION", "EING")
+ORIGINAL = "ORIGINAL"
+
+_ALNUM = (string.ascii_letters + string.digits).encode()
+_TO_ALNUM = bytes(_ALNUM[i % len(_ALNUM)] for i in range(256))
+_TO_DIGIT = bytes(ord("0") + i % 10 for i in range(256))
+_TO_LETTER = bytes(ord("A") + i % 26 for i in range(256))
+
+
+def last_name(number: int) -> str:
+    """C_LAST for a number 0..999: three syllables by its digits (371 -> PRICALLYOUGHT)."""
+    return SYLLABLES[number // 100] + SYLLABLES[number // 10 % 10] + SYLLABLES[number % 10]
+
+
+@dataclass(frozen=True)
+class Constants:
+    """TPC-C's NURand constants C, drawn from the seed."""
+
+    c_last_load: int
+    c_last_run: int
+    c_id: int
+    item: int
+
+    @classmethod
+    def from_seed(cls, seed: int) -> Constants:
+        rng = random.Random(f"{seed}:nurand")
+        load = rng.randint(0, 255)
+        while True:
+            run = rng.randint(0, 255)
+            delta = abs(run - load)
+            if 65 <= delta <= 119 and delta not in (96, 112):
+                break
+        return cls(load, run, rng.randint(0, 1023), rng.randint(0, 8191))
+
+
+def nurand(rng: random.Random, a: int, x: int, y: int, c: int) -> int:
+    """TPC-C's non-uniform random number in [x, y]."""
+    return (((rng.randint(0, a) | rng.randint(x, y)) + c) % (y - x + 1)) + x
+
+
+def u32(rng: random.Random, count: int) -> array:
+    """`count` random 32-bit numbers from one call (little-endian on every host)."""
+    out = array("I", rng.randbytes(4 * count))
+    if sys.byteorder == "big":
+        out.byteswap()
+    return out
+
+
+class Text:
+    """Random text drawn from one stream and handed out in slices that never overlap, so
+    the data is as incompressible as TPC-C's random strings: a-strings (letters and
+    digits), n-strings (digits) and letters."""
+
+    BLOCK = 1 << 20
+
+    def __init__(self, rng: random.Random, table: bytes = _TO_ALNUM):
+        self.rng, self.table = rng, table
+        self.buf, self.pos = "", 0
+
+    def take(self, n: int) -> str:
+        if self.pos + n > len(self.buf):
+            self.buf = self.rng.randbytes(max(n, self.BLOCK)).translate(self.table).decode()
+            self.pos = 0
+        self.pos += n
+        return self.buf[self.pos - n : self.pos]
+
+
+def alnum(rng: random.Random) -> Text:
+    return Text(rng, _TO_ALNUM)
+
+
+def digits(rng: random.Random) -> Text:
+    return Text(rng, _TO_DIGIT)
+
+
+def letters(rng: random.Random) -> Text:
+    return Text(rng, _TO_LETTER)

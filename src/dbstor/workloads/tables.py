@@ -1,0 +1,123 @@
+"""Tables written once in neutral column types, and their DDL per dialect.
+
+A workload lists its tables here (columns, primary key, secondary indexes); the bulk loader
+(bulk.py) creates, loads, keys, indexes and analyzes them on any engine. Column types are
+neutral and mapped per dialect: integers for money (cents) and times (seconds or days), so
+the dialects do the same exact arithmetic and the loaders need no formatting. Primary keys
+and secondary indexes are listed apart from the columns so that each dialect builds them
+when it is cheapest: SQLite and InnoDB cluster rows on the primary key (rows are generated
+in key order), PostgreSQL adds its keys after COPY; secondary indexes always come after
+loading. A table with no key (TPC-C's history) is a heap everywhere.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+# neutral type -> (sqlite, postgres, mysql)
+_TYPES = {
+    "id": ("INTEGER", "BIGINT", "BIGINT"),
+    "int": ("INTEGER", "INTEGER", "INT"),
+    "small": ("INTEGER", "SMALLINT", "SMALLINT"),
+    "money": ("INTEGER", "BIGINT", "BIGINT"),  # cents
+    "ts": ("INTEGER", "BIGINT", "BIGINT"),  # seconds since 1970-01-01 UTC
+    "day": ("INTEGER", "INTEGER", "INT"),  # days since 1970-01-01
+}
+_DIALECT_COLUMN = {"sqlite": 0, "postgres": 1, "mysql": 2}
+DIALECTS = tuple(_DIALECT_COLUMN)
+_INTEGERS = ("id", "int")
+
+
+@dataclass(frozen=True)
+class Table:
+    """One table: columns (name, neutral type; 'str:N' is VARCHAR(N), a trailing '?'
+    allows NULL), primary key (may be empty) and secondary indexes (name, columns)."""
+
+    name: str
+    columns: tuple[tuple[str, str], ...]
+    key: tuple[str, ...]
+    indexes: tuple[tuple[str, tuple[str, ...]], ...] = ()
+
+    @property
+    def column_names(self) -> tuple[str, ...]:
+        return tuple(c for c, _ in self.columns)
+
+    @property
+    def rowid_key(self) -> bool:
+        """A single integer key: SQLite's INTEGER PRIMARY KEY (the rowid itself)."""
+        return len(self.key) == 1 and dict(self.columns)[self.key[0]].rstrip("?") in _INTEGERS
+
+
+def table(name: str, columns: str, key: str, *indexes: tuple[str, str]) -> Table:
+    """A Table from text: columns 'name type, name type, ...', key 'col col' (or ''),
+    indexes ('index_name', 'col col')."""
+    cols = tuple(tuple(c.split()) for c in columns.split(","))
+    return Table(
+        name,
+        tuple((c[0], c[1]) for c in cols),  # type: ignore[misc]
+        tuple(key.split()),
+        tuple((n, tuple(c.split())) for n, c in indexes),
+    )
+
+
+def column_type(neutral: str, dialect: str) -> str:
+    """The dialect's type for a neutral type, with NOT NULL unless it ends in '?'."""
+    nullable = neutral.endswith("?")
+    base = neutral.rstrip("?")
+    if base.startswith("str:"):
+        sql = f"VARCHAR({base[4:]})"
+    else:
+        sql = _TYPES[base][_DIALECT_COLUMN[dialect]]
+    return sql if nullable else f"{sql} NOT NULL"
+
+
+def create_table(table: Table, dialect: str, prefix: str = "", suffix: str = "") -> str:
+    """CREATE TABLE for a dialect; (prefix, suffix) come from engine.placement()."""
+    cols = [f"{name} {column_type(kind, dialect)}" for name, kind in table.columns]
+    key = f", PRIMARY KEY ({', '.join(table.key)})" if table.key else ""
+    head = f"CREATE TABLE {prefix}{table.name}"
+    if dialect == "sqlite":
+        if table.rowid_key:
+            at = table.column_names.index(table.key[0])
+            cols[at] = f"{table.key[0]} INTEGER PRIMARY KEY"
+            return f"{head} ({', '.join(cols)}){suffix}"
+        rowid = " WITHOUT ROWID" if table.key else ""
+        return f"{head} ({', '.join(cols)}{key}){rowid}{suffix}"
+    if dialect == "mysql":
+        return f"{head} ({', '.join(cols)}{key}) ENGINE=InnoDB{suffix}"
+    if dialect == "postgres":  # key added after COPY (add_primary_key)
+        return f"{head} ({', '.join(cols)}){suffix}"
+    raise ValueError(f"unknown dialect {dialect!r}")
+
+
+def add_primary_key(table: Table, dialect: str, suffix: str = "") -> str | None:
+    """PostgreSQL's primary key, built after loading; None where it exists from CREATE
+    (or the table has none)."""
+    if dialect != "postgres" or not table.key:
+        return None
+    using = f" USING INDEX{suffix}" if suffix else ""
+    return (
+        f"ALTER TABLE {table.name} ADD CONSTRAINT {table.name}_pkey"
+        f" PRIMARY KEY ({', '.join(table.key)}){using}"
+    )
+
+
+def create_indexes(table: Table, dialect: str, prefix: str = "", suffix: str = "") -> list[str]:
+    """CREATE INDEX statements: SQLite puts the schema prefix on the index name, PostgreSQL
+    takes the tablespace suffix, MariaDB keeps indexes in the table's own file."""
+    out = []
+    for name, columns in table.indexes:
+        tail = suffix if dialect == "postgres" else ""
+        index = f"{prefix}{name}" if dialect == "sqlite" else name
+        out.append(f"CREATE INDEX {index} ON {table.name} ({', '.join(columns)}){tail}")
+    return out
+
+
+def analyze(dialect: str, tables: Sequence[Table]) -> list[str]:
+    """Statements that gather optimizer statistics on the tables."""
+    if dialect == "sqlite":
+        return ["ANALYZE"]
+    if dialect == "postgres":
+        return [f"ANALYZE {t.name}" for t in tables]
+    return [f"ANALYZE TABLE {', '.join(t.name for t in tables)}"]
