@@ -17,6 +17,7 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
+from dbstor.engines.pg_prepared import PreparedStatements
 from dbstor.workloads.base import Session
 from dbstor.workloads.blocks import sql
 
@@ -56,42 +57,22 @@ class _Cursor:
 class _Prepared:
     """The two statements prepared on a psycopg connection's libpq handle."""
 
-    READ, UPDATE = b"dbstor_blocks_read", b"dbstor_blocks_update"
-
     def __init__(self, connection: Any, table: str, batch: int):
-        from psycopg import errors, pq
-
-        self.errors, self.ok = errors, (pq.ExecStatus.TUPLES_OK, pq.ExecStatus.COMMAND_OK)
-        self.bad = pq.ConnStatus.BAD
-        connection.commit()
-        connection.autocommit = True
-        self.pg = connection.pgconn
-        self.encoding = connection.info.encoding
         types = [INT4_OID] * batch
-        for name, text in (
-            (self.READ, sql.read_sql("postgres", table, batch)),
-            (self.UPDATE, sql.update_sql("postgres", table, batch)),
-        ):
-            numbered = text.replace("%s", "$%d") % tuple(range(1, batch + 1))
-            self._check(self.pg.prepare(name, numbered.encode(), types))
-
-    def _check(self, result: Any) -> Any:
-        """The result, or the exception psycopg's cursor would raise: the server's error
-        with its SQLSTATE, or OperationalError (fatal) when the connection is lost."""
-        if result.status in self.ok:
-            return result
-        if self.pg.status == self.bad:
-            message = result.error_message.decode(self.encoding, "replace").strip()
-            raise self.errors.OperationalError(f"the connection to PostgreSQL is lost: {message}")
-        raise self.errors.error_from_result(result, encoding=self.encoding)
+        self.statements = PreparedStatements(
+            connection,
+            {
+                "read": sql.read_sql("postgres", table, batch),
+                "update": sql.update_sql("postgres", table, batch),
+            },
+            {"read": types, "update": types},
+        )
 
     def read(self, keys: Sequence[int]) -> int:
-        result = self._check(self.pg.exec_prepared(self.READ, [b"%d" % k for k in keys]))
-        return int(result.get_value(0, 0))
+        return int(self.statements.run("read", keys).get_value(0, 0))
 
     def update(self, keys: Sequence[int]) -> int:
-        result = self._check(self.pg.exec_prepared(self.UPDATE, [b"%d" % k for k in keys]))
-        return int(result.command_tuples or 0)
+        return int(self.statements.run("update", keys).command_tuples or 0)
 
     def close(self) -> None:
         pass

@@ -23,6 +23,7 @@ from dbstor.workloads.orders.tpcc import (
     Constants,
     last_name,
     nurand,
+    rand_int,
 )
 
 REMOTE_LINE_PCT = 1  # New-Order: a line's supplying warehouse is another one (W > 1)
@@ -114,16 +115,16 @@ class Terminal:
 
     def warehouse(self) -> int:
         if self.all_warehouses:
-            return self.rng.randint(1, self.warehouses)
+            return rand_int(self.rng, 1, self.warehouses)
         return self.home
 
     def other_warehouse(self, w_id: int) -> int:
         """A warehouse other than w_id, uniformly (W > 1)."""
-        other = self.rng.randint(1, self.warehouses - 1)
+        other = rand_int(self.rng, 1, self.warehouses - 1)
         return other if other < w_id else other + 1
 
     def percent(self, pct: int) -> bool:
-        return self.rng.randint(1, 100) <= pct
+        return rand_int(self.rng, 1, 100) <= pct
 
     def customer_id(self) -> int:
         return nurand(self.rng, 1023, 1, CUSTOMERS, self.c.c_id)
@@ -136,8 +137,8 @@ class Terminal:
 
     def new_order(self) -> NewOrder:
         rng, w_id = self.rng, self.warehouse()
-        d_id, c_id = rng.randint(1, DISTRICTS), self.customer_id()
-        count = rng.randint(*LINES)
+        d_id, c_id = rand_int(rng, 1, DISTRICTS), self.customer_id()
+        count = rand_int(rng, *LINES)
         rollback = self.percent(ROLLBACK_PCT)
         lines = []
         for n in range(count):
@@ -147,29 +148,29 @@ class Terminal:
             supply = w_id
             if self.warehouses > 1 and self.percent(REMOTE_LINE_PCT):
                 supply = self.other_warehouse(w_id)
-            lines.append((item, supply, rng.randint(1, 10)))
+            lines.append((item, supply, rand_int(rng, 1, 10)))
         # stock rows are locked in (warehouse, item) order, so New-Orders never deadlock
         lines.sort(key=lambda line: (line[1], line[0]))
         return NewOrder(w_id, d_id, c_id, tuple(lines), now())
 
     def payment(self) -> Payment:
         rng, w_id = self.rng, self.warehouse()
-        d_id = rng.randint(1, DISTRICTS)
+        d_id = rand_int(rng, 1, DISTRICTS)
         c_w_id, c_d_id = w_id, d_id
         if self.warehouses > 1 and self.percent(REMOTE_PAYMENT_PCT):
-            c_w_id, c_d_id = self.other_warehouse(w_id), rng.randint(1, DISTRICTS)
+            c_w_id, c_d_id = self.other_warehouse(w_id), rand_int(rng, 1, DISTRICTS)
         customer = self.customer(c_w_id, c_d_id)
-        return Payment(w_id, d_id, customer, rng.randint(100, 500_000), now())
+        return Payment(w_id, d_id, customer, rand_int(rng, 100, 500_000), now())
 
     def order_status(self) -> OrderStatus:
         w_id = self.warehouse()
-        return OrderStatus(self.customer(w_id, self.rng.randint(1, DISTRICTS)))
+        return OrderStatus(self.customer(w_id, rand_int(self.rng, 1, DISTRICTS)))
 
     def delivery(self) -> Delivery:
-        return Delivery(self.warehouse(), self.rng.randint(1, 10), now())
+        return Delivery(self.warehouse(), rand_int(self.rng, 1, 10), now())
 
     def stock_level(self) -> StockLevel:
-        return StockLevel(self.warehouse(), self.district, self.rng.randint(10, 20))
+        return StockLevel(self.warehouse(), self.district, rand_int(self.rng, 10, 20))
 
 
 _DRAW = {

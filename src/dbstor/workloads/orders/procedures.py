@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from dbstor.engines.pg_prepared import PreparedStatements
 from dbstor.workloads.orders import mysql_procedures, plpgsql
 from dbstor.workloads.orders.inputs import (
     Delivery,
@@ -47,17 +48,23 @@ class Procedures:
         if dialect not in DIALECTS:
             raise ValueError(f"no stored procedures on {dialect!r}")
         set_autocommit(connection, dialect)
-        self.cur, self.dialect = connection.cursor(), dialect
-        self.calls = plpgsql.CALLS if dialect == "postgres" else mysql_procedures.CALLS
+        self.dialect = dialect
+        if dialect == "postgres":  # prepared once, run through libpq: the cheapest client path
+            self.prepared = PreparedStatements(connection, plpgsql.CALLS)
+        else:
+            self.cur = connection.cursor()
 
     def run(self, inputs: Inputs) -> bool:
         """CALL the transaction; False when New-Order rolled back (its unused item)."""
         name, params = self._call(inputs)
-        self.cur.execute(self.calls[name], params)
+        if self.dialect == "postgres":
+            result = self.prepared.run(name, params)
+            status = result.get_value(0, 0) if result.ntuples else None
+            return not (name == "New-Order" and status is not None and status != b"0")
+        self.cur.execute(mysql_procedures.CALLS[name], params)
         row = self.cur.fetchone()
-        if self.dialect == "mysql":
-            while self.cur.nextset():  # the CALL's own status result
-                pass
+        while self.cur.nextset():  # the CALL's own status result
+            pass
         return not (name == "New-Order" and row is not None and row[0] != 0)
 
     def _call(self, t: Inputs) -> tuple[str, tuple]:
