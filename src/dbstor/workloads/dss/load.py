@@ -1,0 +1,89 @@
+"""Building the dss database: generate with tpchgen-cli into a staging folder on the target,
+load it through the engine's bulk path, build keys and indexes, gather statistics, and
+remove the staging folder.
+
+The staging folder goes on the temp role's path when the target has one, else on the
+first data path (an external server's target has neither: the system's temp folder), so
+generating the data is I/O on the storage under test too, as a DBA's staging area would be.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from types import ModuleType
+
+from dbstor.engines.base import Engine
+from dbstor.engines.duckdb import cpu_threads
+from dbstor.workloads.base import LoadReport
+from dbstor.workloads.dss import load_duckdb, load_postgres, load_sqlite
+from dbstor.workloads.dss.generate import Generated, generate, scale_text, staging_directory
+from dbstor.workloads.dss.phases import Phases
+
+LOADERS: dict[str, ModuleType] = {
+    "duckdb": load_duckdb,
+    "postgres": load_postgres,
+    "sqlite": load_sqlite,
+}
+DEFAULT_INDEXES = {"duckdb": "none", "postgres": "all", "sqlite": "all"}
+
+
+def staging_parent(engine: Engine) -> Path:
+    paths = engine.settings.paths
+    for role in ("temp", "data"):
+        if paths.get(role):
+            return Path(paths[role][0])
+    return Path(tempfile.gettempdir())
+
+
+def build(
+    engine: Engine, scale: float, indexes: str, say: Callable[[str], None]
+) -> tuple[LoadReport, dict[str, float]]:
+    """Generate, load, key, index and analyze; the report and the seconds per phase."""
+    loader = LOADERS[engine.dialect]
+    workers = cpu_threads()
+    parts = workers if loader is load_postgres else 1
+    started = time.monotonic()
+    stage = staging_directory(staging_parent(engine), scale, loader.FORMAT)
+    try:
+        say(
+            f"  dss: generating TPC-H scale factor {scale_text(scale)} with tpchgen-cli "
+            f"({loader.FORMAT}) in {stage}"
+        )
+        data = generate(scale, loader.FORMAT, stage, parts=parts)
+        size = data.bytes
+        say(
+            f"  dss: generated {size / 1e6:,.0f} MB of {loader.FORMAT} in {data.seconds:.1f} s "
+            f"({size / 1e6 / max(data.seconds, 1e-9):,.0f} MB/s)"
+        )
+        if loader is load_postgres:
+            phases = loader.build(engine, data, scale, indexes, say, workers=workers)
+        else:
+            phases = loader.build(engine, data, scale, indexes, say)
+    finally:
+        shutil.rmtree(stage, ignore_errors=True)
+    seconds = time.monotonic() - started
+    report = LoadReport(
+        rows=sum(phases.rows.values()), seconds=seconds, bytes=size, tables=dict(phases.rows)
+    )
+    timings = {"generate_s": data.seconds, **{f"{k}_s": v for k, v in phases.seconds.items()}}
+    timings["total_s"] = seconds
+    say(_summary(report, phases, data, indexes))
+    return report, timings
+
+
+def _summary(report: LoadReport, phases: Phases, data: Generated, indexes: str) -> str:
+    load = phases.seconds.get("load", 0.0)
+    rate = report.rows / load if load > 0 else 0.0
+    mbps = (report.bytes or 0) / 1e6 / load if load > 0 else 0.0
+    keys = phases.seconds.get("keys")
+    key_text = f", keys and indexes in {keys:.1f} s" if keys is not None else ", no keys"
+    return (
+        f"  dss: {report.rows:,} rows loaded in {load:.1f} s ({rate:,.0f} rows/s, "
+        f"{mbps:,.1f} MB/s of {data.fmt}){key_text} (indexes={indexes}), statistics in "
+        f"{phases.seconds.get('analyze', 0.0):.1f} s; {report.seconds:.1f} s in all "
+        f"({report.rows_per_s:,.0f} rows/s)"
+    )
