@@ -46,7 +46,9 @@ def client_table(run: Run) -> str:
             cells += [
                 _cell(DASH if share is None else f"{100 * share:.1f}%", "num"),
                 _cell(fmt_int(loop.get("backlog")), "num"),
-                _cell(fmt_ms(point.txn_lat_ms.p99 if point.txn_lat_ms else None, unit=False), "num"),
+                _cell(
+                    fmt_ms(point.txn_lat_ms.p99 if point.txn_lat_ms else None, unit=False), "num"
+                ),
                 _cell(
                     fmt_ms(point.service_lat_ms.p99 if point.service_lat_ms else None, unit=False),
                     "num",
