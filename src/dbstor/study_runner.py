@@ -16,12 +16,13 @@ from typing import Any
 
 from dbstor.analysis.compare import compare_runs
 from dbstor.db_sweep import DbRunPlan, DbSweep
+from dbstor.dss_sweep import DssSweep, check_query_spec, runs_queries
 from dbstor.engines.registry import engine_class
 from dbstor.errors import UserError
 from dbstor.progress import Progress
 from dbstor.results.model import Run
 from dbstor.results.store import RESULTS_FILE, read_run_folder, read_samples, write_text_atomic
-from dbstor.study.model import Study
+from dbstor.study.model import DatabaseSpec, Study
 from dbstor.sweep import RunPlan, Sweep, new_run_id
 from dbstor.testfiles import Safety, check_directory
 from dbstor.workloads.registry import workload_class
@@ -115,6 +116,19 @@ def preflight(study: Study) -> None:
             raise UserError(
                 f"engine {spec.engine} needs a target directory (--target) or an external server (--dsn)"
             )
+        check_query_spec(spec)
+        check_load_spec(spec)
+
+
+def check_load_spec(spec: DatabaseSpec) -> None:
+    """The workload's scale and options (its constructor raises UserError on bad ones) and
+    the load series, before anything is created."""
+    cls = workload_class(spec.workload)
+    cls(spec.scale if spec.scale is not None else cls.default_scale, spec.seed, spec.options)
+    if spec.series.kind == "rate" and spec.think_time_ms:
+        raise UserError(
+            "--think-time does not apply to --rate: at a rate, arrivals set the pace; drop one"
+        )
 
 
 def run_study(study: Study, out: Path, safety: Safety, progress: Progress) -> StudyOutcome:
@@ -147,7 +161,10 @@ def run_study(study: Study, out: Path, safety: Safety, progress: Progress) -> St
 
         if isinstance(plan, DbRunPlan):
             what = f"{plan.database.workload} on {plan.database.engine}"
-            sweep: Sweep | DbSweep = DbSweep(plan, folder, safety, progress, on_point=callback)
+            runner = DssSweep if runs_queries(plan.database) else DbSweep
+            sweep: Sweep | DbSweep | DssSweep = runner(
+                plan, folder, safety, progress, on_point=callback
+            )
         else:
             what = f"fio {plan.profile.name}"
             sweep = Sweep(plan, folder, safety, progress, on_point=callback)

@@ -169,6 +169,10 @@ def _matched(runs: Sequence[Run], labels: list[str], baseline: int) -> list[dict
 
 def compare_runs(runs: Sequence[Run], baseline: str | None = None) -> dict[str, Any]:
     """Normalise every run to the baseline run (= 100); see the module docstring."""
+    from dbstor.analysis.dss_compare import compare_query_runs, is_query_run
+
+    if runs and all(is_query_run(r) for r in runs):  # query runs: total elapsed time
+        return compare_query_runs(runs, baseline)
     labels = [run_label(r, runs) for r in runs]
     base_index = 0
     if baseline is not None:

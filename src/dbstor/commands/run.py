@@ -247,6 +247,10 @@ def _series(args: argparse.Namespace) -> LoadSeries:
             kind="streams", values=tuple(parse_flag("--streams", parse_int_list, args.streams))
         )
     if args.workload == "dss":
+        if args.users:
+            raise UserError(
+                "--users does not apply to dss: give query streams, e.g. --streams 1,2,4"
+            )
         return LoadSeries(kind="streams", values=(1,))
     values = parse_flag("--users", parse_int_list, args.users) if args.users else [1, 2, 4, 8, 16]
     return LoadSeries(kind="users", values=tuple(values))

@@ -338,6 +338,11 @@ class DuckDBEngine(Engine):
     def data_paths(self) -> dict[str, list[str]]:
         return {"data": [str(f) for f in self.files], "temp": [str(self.temp_dir)]}
 
+    def cache_paths(self) -> list[Path]:
+        """The database files, their write-ahead logs and the temp directory."""
+        wals = [w for w in map(self._wal, self.files) if w.exists()]
+        return [*super().cache_paths(), *wals]
+
     def describe(self) -> dict[str, Any]:
         info = super().describe()
         info.update(

@@ -59,6 +59,7 @@ class ServerEngine(Engine):
         self._made = False  # external: dbstor's schema or database exists
         self._monitor: Any = None
         self._lock = threading.Lock()
+        self._launched: tuple[list[str], Account, Path] | None = None  # for restart()
 
     # --- what each engine supplies ----------------------------------------------------------
 
@@ -173,9 +174,24 @@ class ServerEngine(Engine):
     def launch(self, cmd: list[str], account: Account, home: Path) -> None:
         """Start the server under the memory cap, logging to home/server.log, and wait until
         it takes connections."""
+        self._launched = (list(cmd), account, home)
         self.cap.create()
         self.server.start(cmd, account, home, home / "server.log")
         self.server.wait_ready(self.probe, f"{self.title} on port {self.port}")
+
+    def restart(self) -> None:
+        """Managed: stop the server process with its clean shutdown (which writes its
+        cache back), keep the data directory, start it again on the same port, socket and
+        memory cap, and wait until it takes connections. External: not possible."""
+        if not self.managed:
+            raise NotImplementedError(
+                f"dbstor does not restart an external {self.title} server; its caches stay warm"
+            )
+        if self._launched is None:
+            raise NotImplementedError(f"the {self.title} server was never started")
+        self._close_monitor()
+        self.server.stop(self.stop_signal)
+        self.launch(*self._launched)
 
     def _start_external(self) -> None:
         """Create and mark dbstor's workspace; refuse one of that name dbstor did not make."""

@@ -123,6 +123,13 @@ class SQLiteEngine(Engine):
     def version(self) -> str:
         return sqlite3.sqlite_version
 
+    def restart(self) -> None:
+        """Nothing to restart: SQLite runs inside each caller's connection, and its cache
+        lives and dies with the connection. Close the connections, then drop_cache()."""
+
+    def cache_paths(self) -> list[Path]:
+        return [p for f in self.files for p in (f, *self._sidecars(f)) if p.exists()]
+
     def alive(self) -> bool:
         return all(f.exists() for f in self.files)
 

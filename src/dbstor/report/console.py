@@ -10,7 +10,9 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from dbstor.analysis.dss_compare import is_query_run
 from dbstor.report.database import memory_sentence, point_label, reads_per_txn
+from dbstor.report.dssconsole import print_dss_comparison, print_dss_summary
 from dbstor.report.figures import COMPARED, run_names
 from dbstor.report.fmt import (
     DASH,
@@ -176,6 +178,9 @@ def _instances_label(point: Point) -> str:
 def print_run_summary(run: Run, console: Console | None = None) -> None:
     """Print every load point of a run, then its peak and its knee under the SLO; for a
     database whose reads came from memory, say so in yellow."""
+    if is_query_run(run):
+        print_dss_summary(run, console)
+        return
     console = console or Console()
     name = run_names([run])[0]
     builder = _db_points_table if is_database(run) else _points_table
@@ -217,6 +222,9 @@ def _pair(values: dict[str, Any], normalised: dict[str, Any], key: str) -> str:
 
 def print_comparison(comparison: dict, console: Console | None = None) -> None:
     """Print a comparison: values with baseline = 100 in brackets, factors and warnings."""
+    if comparison.get("kind") == "dss":
+        print_dss_comparison(comparison, console)
+        return
     console = console or Console()
     baseline = str(comparison.get("baseline", ""))
     runs = comparison.get("runs") or []

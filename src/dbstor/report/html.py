@@ -13,6 +13,7 @@ from dbstor import __version__
 from dbstor.report.database import memory_html, memory_sentence, overlay_caption, overlays
 from dbstor.report.dbfigures import overlay_chart, tps_latency_curve
 from dbstor.report.dbsection import database_section
+from dbstor.report.dss import dss_card, dss_comparison_block, dss_howto, dss_section, is_query_run
 from dbstor.report.figures import (
     curve_chart,
     host_tool,
@@ -73,6 +74,9 @@ _LOAD_WORDS = {
 
 
 def _howto(runs: Sequence[Run], overlaid: bool) -> str:
+    queries, runs = dss_howto(runs), [r for r in runs if not is_query_run(r)]
+    if not runs:
+        return f'<section class="howto"><h2>How to read this report</h2><ul>{"".join(queries)}</ul></section>'
     kinds = {p.load.kind for r in runs for p in r.points}
     what = " or ".join(_LOAD_WORDS.get(k, k) for k in sorted(kinds)) or "a level of load"
     fio = [r for r in runs if not is_database(r)]
@@ -124,6 +128,7 @@ def _howto(runs: Sequence[Run], overlaid: bool) -> str:
             "<li><b>Latency</b>: the latency the client sees, from sending a request to its "
             "answer; the device's await from /proc/diskstats is shown beside it.</li>"
         )
+    items.extend(queries)
     items.append(
         "<li>Flags in the tables mark numbers to trust less; the legend at the end explains "
         "them.</li>"
@@ -134,7 +139,7 @@ def _howto(runs: Sequence[Run], overlaid: bool) -> str:
 def _callouts(runs: Sequence[Run], names: list[str]) -> str:
     parts = []
     for run, name in zip(runs, names, strict=True):
-        memory = memory_sentence(run)
+        memory = None if is_query_run(run) else memory_sentence(run)  # its section says it
         if memory:
             who = f"<b>{escape(name)}</b>: " if len(runs) > 1 else ""
             parts.append(f'<div class="callout memory">{who}{memory_html(memory)}</div>')
@@ -164,6 +169,9 @@ def _badge(status: str) -> str:
 def _cards(runs: Sequence[Run], names: list[str]) -> str:
     cards = []
     for run, name in zip(runs, names, strict=True):
+        if is_query_run(run):
+            cards.append(dss_card(run, name))
+            continue
         workload = (run.workload or {}).get("name", "")
         engine = (run.engine or {}).get("name", "")
         lines = [peak_sentence(run), knee_sentence(run)]
@@ -290,20 +298,25 @@ def render_report(
         raise ValueError("render_report needs at least one run")
     names = run_names(runs)
     title = title or _default_title(runs, names)
-    overlay, placed = _overlay_sections(runs, names)
+    curved = [(r, n) for r, n in zip(runs, names, strict=True) if not is_query_run(r)]
+    curve_runs, curve_names = [r for r, _ in curved], [n for _, n in curved]
+    overlay, placed = _overlay_sections(curve_runs, curve_names)
     body = [
         _header(title, runs),
         _callouts(runs, names),
         _howto(runs, bool(overlay)),
         overlay,
         _cards(runs, names),
-        _curves(runs, names, placed),
+        _curves(curve_runs, curve_names, placed) if curve_runs else "",
     ]
     if comparison:
-        body.append(comparison_block(comparison))
+        dss = comparison.get("kind") == "dss"
+        body.append(dss_comparison_block(comparison) if dss else comparison_block(comparison))
     for run, name in zip(runs, names, strict=True):
         rows = _samples_for(samples, run, name)
-        if is_database(run):
+        if is_query_run(run):
+            body.append(dss_section(run, name, rows))
+        elif is_database(run):
             body.append(database_section(run, name, rows))
         else:
             body.append(_run_section(run, name, rows))

@@ -17,6 +17,7 @@ from dbstor.errors import UserError
 from dbstor.workloads.base import LoadReport, Session, Workload
 from dbstor.workloads.dss import catalog, params, queries
 from dbstor.workloads.dss.catalog import QuerySpec
+from dbstor.workloads.dss.generate import find_generator
 from dbstor.workloads.dss.load import DEFAULT_INDEXES, build
 from dbstor.workloads.dss.phases import INDEX_CHOICES
 from dbstor.workloads.dss.schema import expected_rows
@@ -97,6 +98,10 @@ class DssWorkload(Workload):
             )
         self.indexes = None if indexes is None else str(indexes).lower()
         self.load_seconds: dict[str, float] = {}
+
+    def preflight(self) -> None:
+        """What can fail before anything is created: the data generator must be there."""
+        find_generator()
 
     @staticmethod
     def _seed(value: Any) -> int | None:
