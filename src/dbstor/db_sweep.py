@@ -306,8 +306,8 @@ class DbSweep:
             write_iops=dev_writes,
             read_mbps=device.read_mbps if device else None,
             write_mbps=device.write_mbps if device else None,
-            read_lat_ms=_await(device.read_await_ms if device else None, trust.read_ops),
-            write_lat_ms=_await(device.write_await_ms if device else None, trust.write_ops),
+            read_lat_ms=device_await(device.read_await_ms if device else None, trust.read_ops),
+            write_lat_ms=device_await(device.write_await_ms if device else None, trust.write_ops),
             txn_lat_ms=result.latency.stats(),
             service_lat_ms=result.service.stats() if result.service else None,
             txn_types={name: h.stats() for name, h in result.per_type.items()},
@@ -407,7 +407,7 @@ def _open_loop(result: DriveResult, load: Load) -> dict[str, Any] | None:
     }
 
 
-def _await(mean_ms: float | None, ops: int) -> LatencyStats | None:
+def device_await(mean_ms: float | None, ops: int) -> LatencyStats | None:
     """The device's average wait per I/O: diskstats gives a mean, not a distribution."""
     return None if mean_ms is None else LatencyStats(mean=mean_ms, count=ops)
 

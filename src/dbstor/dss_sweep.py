@@ -19,37 +19,32 @@ point, and the points before it stay.
 from __future__ import annotations
 
 import contextlib
-import math
 import os
 import threading
-import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from dbstor import __version__
-from dbstor.db_sweep import DbRunPlan
-from dbstor.engines.base import Engine, EngineSettings, mask_dsn
+from dbstor.analysis.queries import elapsed_stats, peak_of_queries, point_metrics
+from dbstor.db_sweep import DbRunPlan, device_await
+from dbstor.drivers.streams import StreamsOutcome, StreamsRun, one_line
+from dbstor.engines.base import Engine, EngineSettings
 from dbstor.engines.registry import engine_class
 from dbstor.errors import PointFailed, UserError
 from dbstor.host import host_facts
 from dbstor.progress import Progress
-from dbstor.results.model import LatencyStats, Load, Point, Run, Trust, run_status
+from dbstor.results.model import Load, Point, Run, Trust, run_status
 from dbstor.results.store import append_samples, save_run
 from dbstor.study.model import DatabaseSpec
 from dbstor.telemetry.disk import devices_for_path
 from dbstor.telemetry.sampler import Sampler
-from dbstor.telemetry.window import WindowCounters, window_stats
+from dbstor.telemetry.window import WindowCounters
 from dbstor.testfiles import Safety
 from dbstor.workloads.registry import workload_class
 
-ERROR_CHARS = 300  # a query's error line is cut to this length
 MEMORY_SHARE = 0.1  # a point whose device read less than this share of the database: memory
-JOIN_POLL_S = 0.2  # how often the main thread looks up from waiting (so Ctrl-C is prompt)
-STOP_WAIT_S = 15.0  # how long interrupted streams get to give their connections back
-TIMEOUT_SQLSTATE = "57014"  # PostgreSQL: canceling statement due to statement timeout
 
 
 # --- what a query workload is ------------------------------------------------------------
@@ -94,330 +89,6 @@ def check_query_spec(spec: DatabaseSpec) -> None:
     check = getattr(workload, "preflight", None)
     if callable(check):
         check()
-
-
-# --- one query ---------------------------------------------------------------------------
-
-
-def one_line(exc: BaseException) -> str:
-    """The first non-empty line of an error, passwords masked, at most ERROR_CHARS long."""
-    text = str(exc).strip() or type(exc).__name__
-    line = next((ln.strip() for ln in text.splitlines() if ln.strip()), text)
-    line = mask_dsn(line)
-    return line if len(line) <= ERROR_CHARS else line[: ERROR_CHARS - 1] + "…"
-
-
-def interrupt(connection: Any) -> bool:
-    """Stop the statement running on `connection` from another thread: DuckDB's and
-    SQLite's interrupt(), psycopg's cancel; False when the driver has no way to."""
-    for name in ("interrupt", "cancel_safe", "cancel"):
-        method = getattr(connection, name, None)
-        if callable(method):
-            with contextlib.suppress(Exception):
-                method()
-            return True
-    return False
-
-
-def can_interrupt(connection: Any) -> bool:
-    return any(
-        callable(getattr(connection, n, None)) for n in ("interrupt", "cancel_safe", "cancel")
-    )
-
-
-class QueryTimer:
-    """Interrupts the statement on a connection once it has run `seconds` (None: never).
-    Fires only while the statement runs, so the next one is never hit by a late timer."""
-
-    def __init__(self, connection: Any, seconds: float | None):
-        self.connection, self.seconds = connection, seconds
-        self.fired = False
-        self._lock = threading.Lock()
-        self._running = False
-        self._timer: threading.Timer | None = None
-
-    def _fire(self) -> None:
-        with self._lock:
-            if self._running:
-                self.fired = True
-                interrupt(self.connection)
-
-    def __enter__(self) -> QueryTimer:
-        self._running = True
-        if self.seconds is not None:
-            self._timer = threading.Timer(self.seconds, self._fire)
-            self._timer.daemon = True
-            self._timer.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        with self._lock:
-            self._running = False
-        if self._timer is not None:
-            self._timer.cancel()
-
-
-def end_transaction(connection: Any) -> None:
-    """Leave no transaction open after a query (psycopg opens one per statement)."""
-    with contextlib.suppress(Exception):
-        connection.rollback()
-
-
-def set_statement_timeout(connection: Any, dialect: str, seconds: float | None) -> None:
-    """The server-side limit where the engine has one (PostgreSQL's statement_timeout);
-    elsewhere the QueryTimer interrupts from the client."""
-    if seconds is None or dialect != "postgres":
-        return
-    cursor = connection.cursor()
-    cursor.execute(f"SET statement_timeout = {max(1, round(seconds * 1000))}")
-    cursor.close()
-    connection.commit()
-
-
-# --- streams of queries ------------------------------------------------------------------
-
-
-@dataclass
-class StreamsOutcome:
-    records: list[dict[str, Any]] = field(default_factory=list)
-    stream_s: dict[int, float] = field(default_factory=dict)  # stream -> its wall seconds
-    wall_s: float = 0.0
-    fatal: str | None = None  # why the point cannot count (the server died, no connection)
-    interrupted: bool = False
-
-
-class StreamsRun:
-    """Runs query streams at once, one thread and one connection each, and records every
-    query. `on_query(record)` is called (under a lock) as each query finishes."""
-
-    def __init__(
-        self,
-        engine: Engine,
-        streams: dict[int, list[tuple[Any, str]]],
-        run_query: Callable[[Any, str], int],
-        counters: WindowCounters,
-        timeout_s: float | None,
-        cache: str,
-        on_query: Callable[[dict[str, Any]], None],
-    ):
-        self.engine, self.streams, self.run_query = engine, streams, run_query
-        self.counters, self.timeout_s, self.cache = counters, timeout_s, cache
-        self.on_query = on_query
-        self.outcome = StreamsOutcome()
-        self._lock = threading.Lock()
-        self._stop = threading.Event()
-        self._open: dict[int, Any] = {}  # stream -> its connection while a query runs
-        self._t0 = 0.0
-
-    def run(self) -> StreamsOutcome:
-        """Run every stream to its end (or to a fatal error); Ctrl-C interrupts the running
-        queries, waits briefly for the streams, marks the outcome and re-raises."""
-        self._t0 = time.monotonic()
-        threads = [
-            threading.Thread(
-                target=self._stream, args=(number, queries), name=f"dbstor-stream-{number}",
-                daemon=True,
-            )
-            for number, queries in self.streams.items()
-        ]  # fmt: skip
-        for thread in threads:
-            thread.start()
-        try:
-            for thread in threads:
-                while thread.is_alive():
-                    thread.join(JOIN_POLL_S)
-        except KeyboardInterrupt:
-            self.outcome.interrupted = True
-            self._stop.set()
-            with self._lock:
-                running = list(self._open.values())
-            for connection in running:
-                interrupt(connection)
-            deadline = time.monotonic() + STOP_WAIT_S
-            for thread in threads:
-                thread.join(max(0.0, deadline - time.monotonic()))
-            raise
-        finally:
-            self.outcome.wall_s = time.monotonic() - self._t0
-        return self.outcome
-
-    def _fatal(self, why: str) -> None:
-        with self._lock:
-            if self.outcome.fatal is None:
-                self.outcome.fatal = why
-        self._stop.set()
-
-    def _stream(self, number: int, queries: list[tuple[Any, str]]) -> None:
-        connection = None
-        try:
-            connection = self.engine.connect()
-            set_statement_timeout(connection, self.engine.dialect, self.timeout_s)
-            for position, (spec, sql) in enumerate(queries, 1):
-                if self._stop.is_set():
-                    break
-                record = self._query(connection, number, position, spec, sql)
-                with self._lock:
-                    self.outcome.records.append(record)
-                    self.on_query(record)
-                if record["status"] != "ok" and not self.engine.alive():
-                    self._fatal(
-                        f"the {self.engine.title} server stopped during the point; "
-                        f"{record['name']} {record['status']}: {record['error']}"
-                    )
-                    break
-        except Exception as exc:  # no connection: the stream cannot run at all
-            alive = self.engine.alive()
-            why = "" if alive else f"the {self.engine.title} server stopped during the point; "
-            self._fatal(f"{why}stream {number} could not connect: {one_line(exc)}")
-        finally:
-            with self._lock:
-                self.outcome.stream_s[number] = time.monotonic() - self._t0
-            if connection is not None:
-                with contextlib.suppress(Exception):
-                    connection.close()
-
-    def _query(
-        self, connection: Any, number: int, position: int, spec: Any, sql: str
-    ) -> dict[str, Any]:
-        rows: int | None = None
-        error: str | None = None
-        status = "ok"
-        before = self.counters.read()
-        with self._lock:
-            self._open[number] = connection
-        timer = QueryTimer(connection, self.timeout_s)
-        started = time.perf_counter()
-        try:
-            with timer:
-                rows = int(self.run_query(connection, sql))
-        except Exception as exc:
-            error = one_line(exc)
-            timed_out = timer.fired or (
-                self.timeout_s is not None and getattr(exc, "sqlstate", None) == TIMEOUT_SQLSTATE
-            )
-            status = "timeout" if timed_out else "failed"
-            if self._stop.is_set() and not timed_out:
-                status, error = "failed", f"interrupted: {error}"
-        finally:
-            elapsed = time.perf_counter() - started
-            with self._lock:
-                self._open.pop(number, None)
-        after = self.counters.read()
-        end_transaction(connection)
-        window = window_stats(before, after)
-        if status == "timeout":
-            error = f"over the query timeout of {self.timeout_s:g} s, stopped after {elapsed:.1f} s"
-        elif (
-            status == "ok"
-            and self.timeout_s is not None
-            and elapsed > self.timeout_s
-            and not can_interrupt(connection)
-        ):
-            status = "timeout"
-            error = (
-                f"ran {elapsed:.1f} s, over the query timeout of {self.timeout_s:g} s "
-                "(this engine's queries cannot be interrupted)"
-            )
-        device, cpu = window.device, window.cpu
-        return {
-            "stream": number,
-            "position": position,
-            "number": getattr(spec, "number", None),
-            "name": str(getattr(spec, "name", f"query {position}")),
-            "title": getattr(spec, "title", None),
-            "tr3476": getattr(spec, "tr3476", None),
-            "tr3476_code": getattr(spec, "tr3476_code", None),
-            "status": status,
-            "error": error,
-            "elapsed_s": elapsed,
-            "rows": rows,
-            "started_s": round(before.t - self._t0, 3),
-            "read_mbps": device.read_mbps if device else None,
-            "read_iops": device.read_iops if device else None,
-            "write_mbps": device.write_mbps if device else None,
-            "read_mb": window.read_bytes / 1e6 if window.read_bytes is not None else None,
-            "cpu_pct": cpu.util_pct,
-            "iowait_pct": cpu.iowait_pct,
-            "cache": self.cache,
-        }
-
-
-# --- a point's figures -------------------------------------------------------------------
-
-
-def geomean(values: Sequence[float]) -> float | None:
-    """Geometric mean of positive values (TPC-H's power metric uses one of query times)."""
-    positive = [v for v in values if v > 0]
-    if not positive:
-        return None
-    return math.exp(sum(math.log(v) for v in positive) / len(positive))
-
-
-def total_elapsed(records: Sequence[dict[str, Any]], stream_s: dict[int, float]) -> float:
-    """A power run's total is the sum of its query times (TR-3476's total execution time);
-    a throughput run's is the wall time of its slowest stream (TPC-H's Ts)."""
-    if set(stream_s) <= {0}:
-        return float(sum(r["elapsed_s"] for r in records))
-    return max(stream_s.values(), default=0.0)
-
-
-def elapsed_stats(seconds: Sequence[float]) -> LatencyStats | None:
-    """Query elapsed times in ms: mean, median, max; p95 and p99 only with 20 and 100."""
-    if not seconds:
-        return None
-    ms = sorted(s * 1000.0 for s in seconds)
-
-    def rank(q: float) -> float:
-        return ms[min(len(ms) - 1, max(0, math.ceil(q * len(ms)) - 1))]
-
-    middle = len(ms) // 2
-    median = ms[middle] if len(ms) % 2 else (ms[middle - 1] + ms[middle]) / 2
-    return LatencyStats(
-        mean=sum(ms) / len(ms),
-        p50=median,
-        p95=rank(0.95) if len(ms) >= 20 else None,
-        p99=rank(0.99) if len(ms) >= 100 else None,
-        max=ms[-1],
-        count=len(ms),
-    )
-
-
-def point_metrics(
-    records: Sequence[dict[str, Any]], stream_s: dict[int, float], streams: int
-) -> dict[str, float]:
-    """The point's workload figures: total elapsed, queries per hour, geometric mean."""
-    ok = [r for r in records if r["status"] == "ok"]
-    total = total_elapsed(records, stream_s)
-    out: dict[str, float] = {
-        "streams": streams,
-        "total_elapsed_s": total,
-        "queries": len(records),
-        "queries_ok": len(ok),
-        "queries_failed": sum(r["status"] == "failed" for r in records),
-        "queries_timeout": sum(r["status"] == "timeout" for r in records),
-    }
-    if total > 0:
-        out["queries_per_hour"] = len(ok) * 3600.0 / total
-    mean = geomean([r["elapsed_s"] for r in ok])
-    if mean is not None:
-        out["geomean_s"] = mean
-    return out
-
-
-def peak_of_queries(points: Sequence[Point]) -> dict[str, Any] | None:
-    """A query run's peak: its finished point with the most queries per hour."""
-    finished = [p for p in points if p.ok and (p.workload_metrics or {}).get("queries_per_hour")]
-    if not finished:
-        return None
-    best = max(finished, key=lambda p: (p.workload_metrics or {})["queries_per_hour"])
-    return {
-        "load": best.load.value,
-        "kind": best.load.kind,
-        "iops": best.iops,
-        "tps": best.tps,
-        "queries_per_hour": (best.workload_metrics or {})["queries_per_hour"],
-        "basis": "queries per hour",
-    }
 
 
 def _files_bytes(paths: Sequence[Path]) -> int | None:
@@ -810,8 +481,8 @@ class DssSweep:
             write_iops=device.write_iops if device else None,
             read_mbps=device.read_mbps if device else None,
             write_mbps=device.write_mbps if device else None,
-            read_lat_ms=_await(device.read_await_ms if device else None, trust.read_ops),
-            write_lat_ms=_await(device.write_await_ms if device else None, trust.write_ops),
+            read_lat_ms=device_await(device.read_await_ms if device else None, trust.read_ops),
+            write_lat_ms=device_await(device.write_await_ms if device else None, trust.write_ops),
             txn_lat_ms=elapsed_stats([r["elapsed_s"] for r in ok]),
             device=device,
             cpu=cpu,
@@ -863,10 +534,6 @@ def _describe(workload: Any) -> dict[str, Any]:
         return dict(workload.describe())
     except Exception:  # a workload without a transaction mix describes itself partly
         return {"name": getattr(workload, "name", None), "scale": getattr(workload, "scale", None)}
-
-
-def _await(mean_ms: float | None, ops: int) -> LatencyStats | None:
-    return None if mean_ms is None else LatencyStats(mean=mean_ms, count=ops)
 
 
 def _query_line(record: dict[str, Any], streams: int) -> str:

@@ -17,17 +17,10 @@ from typing import Any, ClassVar
 import pytest
 
 from dbstor import dss_sweep
+from dbstor.analysis.queries import elapsed_stats, geomean, point_metrics, total_elapsed
 from dbstor.db_sweep import DbRunPlan
-from dbstor.dss_sweep import (
-    DssSweep,
-    QueryTimer,
-    check_query_spec,
-    elapsed_stats,
-    geomean,
-    one_line,
-    point_metrics,
-    total_elapsed,
-)
+from dbstor.drivers.streams import QueryTimer, one_line
+from dbstor.dss_sweep import DssSweep, check_query_spec
 from dbstor.engines.base import drop_page_cache
 from dbstor.errors import PointFailed, UserError
 from dbstor.progress import Progress
