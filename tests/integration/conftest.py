@@ -53,6 +53,12 @@ def _env(env: dict[str, str] | None) -> dict[str, str]:
     return base
 
 
+def _default_interrupt() -> None:
+    """Give the child Ctrl-C's default handling: a harness started in the background
+    (nohup ... &) passes SIGINT on as ignored, and the Ctrl-C tests would then hang."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 class Dbstor:
     """The dbstor CLI as a subprocess, plus what tests need to look at what it left.
 
@@ -92,6 +98,7 @@ class Dbstor:
             stderr=subprocess.PIPE,
             text=True,
             start_new_session=True,
+            preexec_fn=_default_interrupt,
         )
         self.started.append(proc)
         return proc
