@@ -149,7 +149,8 @@ def main() -> int:
                     else:
                         row = hammerdb(
                             args.hammerdb, engine, password,
-                            ["--warehouses", str(args.warehouses), "--virtual-users", str(users),
+                            ["--warehouses", str(args.warehouses), "--build-users",
+                             str(args.build_users), "--virtual-users", str(users),
                              "--ramp-seconds", str(args.ramp), "--measured-seconds",
                              str(args.measured), "--skip-build"],
                         )  # fmt: skip
