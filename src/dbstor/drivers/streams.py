@@ -24,6 +24,19 @@ TIMEOUT_SQLSTATE = "57014"  # PostgreSQL: canceling statement due to statement t
 # --- one query ---------------------------------------------------------------------------
 
 
+SERVER_GONE_GRACE_S = 1.0  # a killed server's processes take a moment to be reaped
+
+
+def server_gone(engine: Engine) -> bool:
+    """Whether the engine's server has stopped, allowing it a moment to be seen gone."""
+    deadline = time.monotonic() + SERVER_GONE_GRACE_S
+    while engine.alive():
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(0.1)
+    return True
+
+
 def one_line(exc: BaseException) -> str:
     """The first non-empty line of an error, passwords masked, at most ERROR_CHARS long."""
     text = str(exc).strip() or type(exc).__name__
@@ -191,8 +204,8 @@ class StreamsRun:
                     )
                     break
         except Exception as exc:  # no connection: the stream cannot run at all
-            alive = self.engine.alive()
-            why = "" if alive else f"the {self.engine.title} server stopped during the point; "
+            gone = server_gone(self.engine)
+            why = f"the {self.engine.title} server stopped during the point; " if gone else ""
             self._fatal(f"{why}stream {number} could not connect: {one_line(exc)}")
         finally:
             with self._lock:
