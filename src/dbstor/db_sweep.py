@@ -50,6 +50,34 @@ class DbRunPlan:
     study: dict[str, Any]
 
 
+def new_database_run(
+    plan: DbRunPlan, engine_cls: type, workload: dict[str, Any], slo: dict[str, Any]
+) -> Run:
+    """A database run's results before its first point: the target, the engine (its
+    version comes once it is started), the workload, the host and the SLO."""
+    return Run(
+        run_id=plan.run_id,
+        tool_version=__version__,
+        study=plan.study,
+        target={
+            "label": plan.target.label,
+            "paths": {r: [str(p) for p in ps] for r, ps in plan.target.roles.items()},
+            "device": None,
+            "facts": plan.target.facts,
+        },
+        engine={
+            "name": engine_cls.name,
+            "title": engine_cls.title,
+            "version": None,
+            "managed": plan.database.dsn is None,
+        },
+        workload=workload,
+        host=host_facts(),
+        slo=slo,
+        created_at=datetime.now(UTC).isoformat(timespec="seconds"),
+    )
+
+
 class DbSweep:
     def __init__(
         self,
@@ -67,31 +95,16 @@ class DbSweep:
         self.scale = spec.scale if spec.scale is not None else self.workload_cls.default_scale
         self.instances: list[Instance] = []
         self.devices: list[str] = []
-        self.run = Run(
-            run_id=plan.run_id,
-            tool_version=__version__,
-            study=plan.study,
-            target={
-                "label": plan.target.label,
-                "paths": {r: [str(p) for p in ps] for r, ps in plan.target.roles.items()},
-                "device": None,
-                "facts": plan.target.facts,
-            },
-            engine={
-                "name": self.engine_cls.name,
-                "title": self.engine_cls.title,
-                "version": None,
-                "managed": spec.dsn is None,
-            },
-            workload={
+        self.run = new_database_run(
+            plan,
+            self.engine_cls,
+            {
                 "name": spec.workload,
                 "scale": self.scale,
                 "mix": dict(self.workload_cls.mix),
                 "series": spec.describe()["series"],
             },
-            host=host_facts(),
             slo={"metric": plan.slo.metric, "limit_ms": plan.slo.limit_ms},
-            created_at=datetime.now(UTC).isoformat(timespec="seconds"),
         )
 
     # --- lifecycle -----------------------------------------------------------------

@@ -26,14 +26,12 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from dbstor import __version__
 from dbstor.analysis.queries import elapsed_stats, peak_of_queries, point_metrics
-from dbstor.db_sweep import DbRunPlan, device_await
+from dbstor.db_sweep import DbRunPlan, device_await, new_database_run
 from dbstor.drivers.streams import StreamsOutcome, StreamsRun, one_line
 from dbstor.engines.base import Engine, EngineSettings
 from dbstor.engines.registry import engine_class
 from dbstor.errors import PointFailed, UserError
-from dbstor.host import host_facts
 from dbstor.progress import Progress
 from dbstor.results.model import Load, Point, Run, Trust, run_status
 from dbstor.results.store import append_samples, save_run
@@ -136,23 +134,10 @@ class DssSweep:
         self.database_bytes: int | None = None
         self._lock = threading.Lock()  # results.json is written from the stream threads
         self._noted: set[str] = set()
-        self.run = Run(
-            run_id=plan.run_id,
-            tool_version=__version__,
-            study=plan.study,
-            target={
-                "label": plan.target.label,
-                "paths": {r: [str(p) for p in ps] for r, ps in plan.target.roles.items()},
-                "device": None,
-                "facts": plan.target.facts,
-            },
-            engine={
-                "name": self.engine_cls.name,
-                "title": self.engine_cls.title,
-                "version": None,
-                "managed": spec.dsn is None,
-            },
-            workload={
+        self.run = new_database_run(
+            plan,
+            self.engine_cls,
+            {
                 "name": spec.workload,
                 "kind": "queries",
                 "scale": self.scale,
@@ -160,9 +145,7 @@ class DssSweep:
                 "cache": self.cache,
                 "query_timeout_s": spec.query_timeout_s,
             },
-            host=host_facts(),
             slo={"metric": None, "limit_ms": None},  # no latency limit: compare elapsed time
-            created_at=datetime.now(UTC).isoformat(timespec="seconds"),
         )
 
     # --- lifecycle -----------------------------------------------------------------

@@ -21,6 +21,7 @@ from dbstor.workloads.dss.generate import find_generator
 from dbstor.workloads.dss.load import DEFAULT_INDEXES, build
 from dbstor.workloads.dss.phases import INDEX_CHOICES
 from dbstor.workloads.dss.schema import expected_rows
+from dbstor.workloads.options import option_flag, option_whole
 
 OPTIONS = {
     "queries": f"which queries: {catalog.VALID_NAMES} (default tr3476)",
@@ -30,17 +31,6 @@ OPTIONS = {
     "(default: none on DuckDB, all on PostgreSQL and SQLite)",
     "seed": "random seed for the substitution parameters (default: the study's seed)",
 }
-_TRUE = ("1", "true", "yes", "on")
-_FALSE = ("0", "false", "no", "off", "")
-
-
-def _flag(value: Any, name: str) -> bool:
-    if isinstance(value, bool):
-        return value
-    text = str(value).strip().lower()
-    if text in _TRUE or text in _FALSE:
-        return text in _TRUE
-    raise UserError(f"dss option {name} must be true or false, not {value!r}")
 
 
 def _scale(value: Any) -> float:
@@ -88,8 +78,11 @@ class DssWorkload(Workload):
                 f"unknown dss option(s) {', '.join(unknown)}; known: {', '.join(OPTIONS)}"
             )
         self.scale = _scale(scale)
-        self.seed = self._seed(self.options.get("seed", seed))  # type: ignore[assignment]
-        self.validate = self.seed is None or _flag(self.options.get("validate", False), "validate")
+        seed_value = self.options.get("seed", seed)
+        self.seed = None if seed_value is None else option_whole("dss", "seed", seed_value)  # type: ignore[assignment]
+        self.validate = self.seed is None or option_flag(
+            "dss", "validate", self.options.get("validate", False)
+        )
         self.selected = catalog.select_queries(self.options.get("queries"))
         indexes = self.options.get("indexes")
         if indexes is not None and str(indexes).lower() not in INDEX_CHOICES:
@@ -102,17 +95,6 @@ class DssWorkload(Workload):
     def preflight(self) -> None:
         """What can fail before anything is created: the data generator must be there."""
         find_generator()
-
-    @staticmethod
-    def _seed(value: Any) -> int | None:
-        if value is None:
-            return None
-        try:
-            if isinstance(value, bool) or int(value) != float(value):
-                raise ValueError
-            return int(value)
-        except (TypeError, ValueError):
-            raise UserError(f"dss option seed must be a whole number, not {value!r}") from None
 
     # --- the queries --------------------------------------------------------------------------
 

@@ -11,6 +11,7 @@ from dbstor.engines.base import Engine
 from dbstor.errors import UserError
 from dbstor.workloads import bulk
 from dbstor.workloads.base import LoadReport, Workload
+from dbstor.workloads.options import option_flag, option_whole
 from dbstor.workloads.orders import procedures
 from dbstor.workloads.orders.generate import chunks, expected_rows, generate
 from dbstor.workloads.orders.schema import TABLES
@@ -33,28 +34,6 @@ OPTIONS = {
     "MariaDB/MySQL; false: client-side statements (SQLite always runs those) (default true)",
     "seed": "random seed for data and sessions (default: the study's seed)",
 }
-_TRUE = ("true", "yes", "on", "1")
-_FALSE = ("false", "no", "off", "0")
-
-
-def _flag(options: dict[str, Any], name: str, default: bool) -> bool:
-    value = options.get(name, default)
-    if isinstance(value, bool):
-        return value
-    text = str(value).strip().lower()
-    if text in _TRUE or text in _FALSE:
-        return text in _TRUE
-    raise UserError(f"orders option {name} must be true or false, not {value!r}")
-
-
-def _seed(options: dict[str, Any], default: int) -> int:
-    value = options.get("seed", default)
-    try:
-        if isinstance(value, bool) or int(value) != float(value):
-            raise ValueError
-        return int(value)
-    except (TypeError, ValueError, OverflowError):
-        raise UserError(f"orders option seed must be a whole number, not {value!r}") from None
 
 
 class OrdersWorkload(Workload):
@@ -85,9 +64,11 @@ class OrdersWorkload(Workload):
                 f"unknown orders option(s) {', '.join(unknown)}; known: {', '.join(OPTIONS)}"
             )
         self.warehouses = int(self.scale)
-        self.seed = _seed(self.options, seed)
-        self.all_warehouses = _flag(self.options, "all_warehouses", False)
-        self.procedures = _flag(self.options, "procedures", True)
+        self.seed = option_whole("orders", "seed", self.options.get("seed", seed))
+        self.all_warehouses = option_flag(
+            "orders", "all_warehouses", self.options.get("all_warehouses", False)
+        )
+        self.procedures = option_flag("orders", "procedures", self.options.get("procedures", True))
         self.constants = Constants.from_seed(self.seed)
         self._streams = itertools.count()  # new session streams at every load point
 
