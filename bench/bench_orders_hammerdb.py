@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import resource
 import secrets
 import shutil
@@ -25,6 +26,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -41,6 +43,37 @@ def _cpu_self_and_children() -> float:
     me = resource.getrusage(resource.RUSAGE_SELF)
     kids = resource.getrusage(resource.RUSAGE_CHILDREN)
     return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
+
+
+def server_cpu_s(engine: PostgresEngine) -> float:
+    """CPU seconds of the server's processes, with the children it has reaped (backends
+    that exited), from /proc."""
+    total = 0
+    for pid in engine.server.pids():
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:  # exited between the listing and the read
+            continue
+        total += sum(int(f) for f in fields[11:15])  # utime stime cutime cstime
+    return total / os.sysconf("SC_CLK_TCK")
+
+
+def committed_new_orders(engine: PostgresEngine, database: str) -> int:
+    """New-Orders committed so far: the districts' next order ids, summed."""
+    with engine._admin(dbname=database) as conn:
+        return int(conn.execute("SELECT sum(d_next_o_id) FROM district").fetchone()[0])
+
+
+def server_side(
+    engine: PostgresEngine, database: str, run: Callable[..., dict], *args: Any
+) -> dict:
+    """Run a tool and add the server's CPU per committed New-Order over the whole run
+    (ramp and measured: both tools alike, counted in the database, not by the tool)."""
+    cpu, orders = server_cpu_s(engine), committed_new_orders(engine, database)
+    row = run(*args)
+    done = committed_new_orders(engine, database) - orders
+    row["server_ms_per_new_order"] = (server_cpu_s(engine) - cpu) * 1e3 / max(done, 1)
+    return row
 
 
 def dbstor_build(engine: PostgresEngine, warehouses: int) -> tuple[OrdersWorkload, dict]:
@@ -76,7 +109,7 @@ def dbstor_run(
 def hammerdb(script: Path, engine: PostgresEngine, password: str, extra: list[str]) -> dict:
     cmd = [
         str(script),
-        "--host", "127.0.0.1", "--port", str(engine.port), "--superuser", SUPERUSER,
+        "--host", str(engine.sockdir), "--port", str(engine.port), "--superuser", SUPERUSER,
         "--password", password, *extra,
     ]  # fmt: skip
     done = subprocess.run(cmd, capture_output=True, text=True, timeout=3600)
@@ -145,18 +178,28 @@ def main() -> int:
                 order = ("dbstor", "hammerdb") if pair % 2 == 0 else ("hammerdb", "dbstor")
                 for tool in order:
                     if tool == "dbstor":
-                        row = dbstor_run(engine, workload, users, args.ramp, args.measured)
-                    else:
-                        row = hammerdb(
-                            args.hammerdb, engine, password,
-                            ["--warehouses", str(args.warehouses), "--build-users",
-                             str(args.build_users), "--virtual-users", str(users),
-                             "--ramp-seconds", str(args.ramp), "--measured-seconds",
-                             str(args.measured), "--skip-build"],
+                        row = server_side(
+                            engine, "dbstor", dbstor_run,
+                            engine, workload, users, args.ramp, args.measured,
                         )  # fmt: skip
+                    else:
+                        flags = [
+                            "--warehouses", str(args.warehouses), "--build-users",
+                            str(args.build_users), "--virtual-users", str(users),
+                            "--ramp-seconds", str(args.ramp), "--measured-seconds",
+                            str(args.measured), "--skip-build",
+                        ]  # fmt: skip
+                        row = server_side(
+                            engine, "tpcc", hammerdb, args.hammerdb, engine, password, flags
+                        )
                     row["users"] = users
                     rows[tool].append(row)
-                    print(f"{tool} {users} users: NOPM {row['nopm']:,.0f}", file=sys.stderr)
+                    print(
+                        f"{tool} {users} users: NOPM {row['nopm']:,.0f}, client ms CPU per new"
+                        f" order {row['cpu_ms_per_new_order']:.3f}, server"
+                        f" {row['server_ms_per_new_order']:.3f}",
+                        file=sys.stderr,
+                    )
     finally:
         engine.stop()
         shutil.rmtree(base, ignore_errors=True)
@@ -170,16 +213,18 @@ def _markdown(args: Any, rows: dict[str, list[dict]], dbstor_built: dict, hdb_bu
         f"{args.pairs} pair(s) per user count, medians:",
         "",
         "| users | dbstor NOPM | HammerDB NOPM | NOPM ratio | dbstor client ms CPU / new order "
-        "| HammerDB | CPU ratio |",
-        "|---|---|---|---|---|---|---|",
+        "| HammerDB | CPU ratio | dbstor server ms CPU / new order | HammerDB | ratio |",
+        "|---|---|---|---|---|---|---|---|---|---|",
     ]
     for users in sorted({r["users"] for r in rows["dbstor"]}):
         ours = [r for r in rows["dbstor"] if r["users"] == users]
         theirs = [r for r in rows["hammerdb"] if r["users"] == users]
         a, b = _median(ours, "nopm"), _median(theirs, "nopm")
         c, d = _median(ours, "cpu_ms_per_new_order"), _median(theirs, "cpu_ms_per_new_order")
+        e, f = _median(ours, "server_ms_per_new_order"), _median(theirs, "server_ms_per_new_order")
         lines.append(
-            f"| {users} | {a:,.0f} | {b:,.0f} | {a / b:.2f} | {c:.3f} | {d:.3f} | {c / d:.2f} |"
+            f"| {users} | {a:,.0f} | {b:,.0f} | {a / b:.2f} | {c:.3f} | {d:.3f} | {c / d:.2f} "
+            f"| {e:.3f} | {f:.3f} | {e / f:.2f} |"
         )
     lines += [
         "",

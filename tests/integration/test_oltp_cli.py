@@ -89,6 +89,28 @@ def test_orders_server_killed_mid_point_keeps_the_finished_ones(dbstor, tmp_path
     assert data["points"][-1]["status"] == "failed"
 
 
+def test_ctrl_c_stops_orders_users_on_one_loop_thread(dbstor, tmp_path, server_dir):
+    # PostgreSQL procedure sessions are driven by the driver's loop thread (multiplex.py)
+    usable("postgres")
+    target = server_dir / "lun"
+    target.mkdir()
+    proc = dbstor.start(
+        "run", "--engine", "postgres", "--workload", "orders", "--scale", "1",
+        "--target", target, "--users", "4,4,4", "--duration", "3", "--warmup", "0",
+        "--out", "out",
+    )  # fmt: skip
+    dbstor.wait_for_points(tmp_path / "out", 1, proc, timeout=180)
+    os.kill(proc.pid, signal.SIGINT)
+    _, stderr = proc.communicate(timeout=120)
+    assert proc.returncode == 130, stderr
+    assert "Traceback" not in stderr
+    data = dbstor.results(dbstor.only_run_folder(tmp_path / "out"))
+    first = data["points"][0]
+    assert first["status"] == "ok" and first["workload_metrics"]["nopm"] > 0
+    assert first["errors"] == 0
+    assert list(target.glob("dbstor-pg-*")) == []  # the server it started is gone
+
+
 @pytest.mark.parametrize("workload", ["orders", "blocks"])
 def test_wrong_dsn_is_one_line_without_the_password(dbstor, workload):
     secret = "Wr0ng-s3cret"

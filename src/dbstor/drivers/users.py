@@ -1,7 +1,10 @@
 """Virtual users: clients that run a workload's transaction mix on their own connections.
 
 Each user is a thread with its own connection and session. Closed loop (the default): a
-user runs one transaction after another, with an optional think time between them. Open
+user runs one transaction after another, with an optional think time between them; users
+whose sessions can send a transaction and read its reply apart (one stored-procedure CALL)
+are driven instead by one loop thread of the driver (multiplex.py), each still with one
+transaction in flight, which costs the client far less CPU than a thread per user. Open
 loop (a rate): transactions arrive at the asked rate (Poisson) and free users pick them up;
 latency runs from each arrival (see pacing.py). Users pick transaction types by the
 workload's mix, retry what the engine calls retryable (serialisation failures, deadlocks,
@@ -24,6 +27,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from dbstor.analysis.histogram import LatencyHistogram
+from dbstor.drivers.multiplex import run_multiplexed
 from dbstor.drivers.pacing import Arrivals
 from dbstor.drivers.tally import (
     BIN_GROWTH,
@@ -86,6 +90,10 @@ class _User(threading.Thread):
         self.index = instance
         self.rng = random.Random(seed)
         self.tally = Tally()
+        self.max_attempts = MAX_ATTEMPTS
+        self.session: Any = None
+        self.multiplexed = False  # driven by the driver's one loop thread (multiplex.py)
+        self.finished = threading.Event()  # set by that loop when it is done with this user
 
     def run(self) -> None:
         d = self.driver
@@ -95,11 +103,17 @@ class _User(threading.Thread):
         except Exception as exc:  # cannot even connect: the point cannot run
             d.fail(exc)
             return
+        self.session = session
+        self.multiplexed = session.can_submit and not d.rate and not d.think_s
         try:
             d.ready()
             if not d.go.wait(timeout=READY_TIMEOUT_S) or d.stop.is_set():
                 return
-            if d.rate:
+            if self.multiplexed:
+                while not self.finished.wait(0.5):
+                    if d.stop.is_set() and not d.multiplexing():
+                        return
+            elif d.rate:
                 self._open_loop(session, d.arrivals[self.index])
             else:
                 self._closed_loop(session)
@@ -111,12 +125,13 @@ class _User(threading.Thread):
     def _closed_loop(self, session: Any) -> None:
         d, window = self.driver, self.driver.window
         while not d.stop.is_set() and time.monotonic() < window.end:
-            txn = self._pick()
+            txn = self.pick()
             started = time.monotonic()
-            if not self._attempt(session, txn):
+            finished = self._attempt(session, txn)
+            if finished is False:
                 return
             done = time.monotonic()
-            if started >= window.measure_start:
+            if finished and started >= window.measure_start:
                 self.tally.record(txn, (done - started) * 1e9, int(done - window.measure_start))
             if d.think_s:
                 d.stop.wait(self.rng.expovariate(1.0 / d.think_s))
@@ -135,12 +150,13 @@ class _User(threading.Thread):
             early = intended - time.monotonic()
             if early > 0:  # released a moment ahead of its time: keep to the schedule
                 time.sleep(early)
-            txn = self._pick()
+            txn = self.pick()
             started = time.monotonic()
-            if not self._attempt(session, txn):
+            finished = self._attempt(session, txn)
+            if finished is False:
                 return
             done = time.monotonic()
-            if intended >= window.measure_start:
+            if finished and intended >= window.measure_start:
                 self.tally.record(
                     txn,
                     (done - intended) * 1e9,
@@ -148,12 +164,13 @@ class _User(threading.Thread):
                     service_ns=(done - started) * 1e9,
                 )
 
-    def _pick(self) -> str:
+    def pick(self) -> str:
         d = self.driver
         return self.rng.choices(d.names, cum_weights=d.cum_weights)[0]
 
-    def _attempt(self, session: Any, txn: str) -> bool:
-        """Run one transaction with retries; False when the point must stop."""
+    def _attempt(self, session: Any, txn: str) -> bool | None:
+        """Run one transaction with retries: True when it finished, None when it failed
+        (counted as an error, its latency not recorded), False when the point must stop."""
         engine = self.instance.engine
         for attempt in range(MAX_ATTEMPTS):
             try:
@@ -171,8 +188,8 @@ class _User(threading.Thread):
                     continue
                 self.tally.errors += 1
                 self.tally.note(exc)
-                return True
-        return True
+                return None
+        return None
 
 
 class VirtualUsers:
@@ -210,6 +227,7 @@ class VirtualUsers:
         self._ready = 0
         self._all_ready = threading.Event()
         self._users: list[_User] = []
+        self._loop: threading.Thread | None = None  # drives the multiplexed users
         self.fatal: str | None = None
         self.rss_per_user: float | None = None
 
@@ -252,6 +270,12 @@ class VirtualUsers:
         if self.rate:
             self._start_arrivals()
         self.go.set()
+        together = [u for u in self._users if u.multiplexed]
+        if together:
+            self._loop = threading.Thread(
+                target=run_multiplexed, args=(self, together), name="dbstor-users", daemon=True
+            )
+            self._loop.start()
         cpu_start = cpu_end = None
         try:
             cpu_start = self._wait_until(window.measure_start, tick)
@@ -268,6 +292,10 @@ class VirtualUsers:
             raise
         cpu = None if cpu_start is None or cpu_end is None else cpu_end - cpu_start
         return [u.tally for u in self._users], cpu
+
+    def multiplexing(self) -> bool:
+        """Whether the loop thread of the multiplexed users is running."""
+        return self._loop is not None and self._loop.is_alive()
 
     def _wait_until(self, moment: float, tick: Callable[[], None] | None) -> float | None:
         """Wait (ticking) until `moment`; this process's CPU time then, None if stopped."""

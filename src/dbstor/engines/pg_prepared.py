@@ -46,6 +46,7 @@ class PreparedStatements:
         self.pg = connection.pgconn
         self.encoding = connection.info.encoding
         self.names: dict[str, bytes] = {}
+        self._result: Any = None  # the first result of a statement sent and not yet received
         for number, (name, text) in enumerate(statements.items()):
             count = text.count("%s")
             numbered = text.replace("%s", "$%d") % tuple(range(1, count + 1))
@@ -65,3 +66,22 @@ class PreparedStatements:
     def run(self, name: str, params: Iterable[Param]) -> Any:
         """Execute a prepared statement; its libpq result (get_value(row, col) -> bytes)."""
         return self.check(self.pg.exec_prepared(self.names[name], [encode(p) for p in params]))
+
+    def send(self, name: str, params: Iterable[Param]) -> int:
+        """Send a prepared statement without waiting for it; the socket its reply comes on."""
+        self.pg.send_query_prepared(self.names[name], [encode(p) for p in params])
+        self._result = None
+        return self.pg.socket
+
+    def receive(self) -> Any:
+        """After the socket turned readable: None while the reply is incomplete, else the
+        sent statement's result, as run() returns it (or raises)."""
+        pg = self.pg
+        pg.consume_input()
+        while not pg.is_busy():
+            result = pg.get_result()
+            if result is None:  # the reply is complete
+                return self.check(self._result)
+            if self._result is None:
+                self._result = result
+        return None

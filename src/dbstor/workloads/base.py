@@ -41,6 +41,20 @@ class Session(ABC):
         driver's exception on failure; the caller classifies it with engine.classify() and
         retries, counts or fails the point."""
 
+    # Sessions whose transaction is one request and one reply may also offer them apart, so
+    # that one client thread can keep many users' requests in flight (drivers/multiplex.py)
+    can_submit: bool = False
+
+    def submit(self, transaction: str) -> int:
+        """Send one transaction of this type without waiting: the socket its reply comes
+        on. Only when can_submit."""
+        raise NotImplementedError(f"{type(self).__name__} runs transactions with run() only")
+
+    def collect(self) -> bool | None:
+        """Read what has arrived for the submitted transaction: None while its reply is
+        incomplete, else what run() returns; raises as run() would."""
+        raise NotImplementedError(f"{type(self).__name__} runs transactions with run() only")
+
     def close(self) -> None:  # noqa: B027 - optional hook
         """Release what the session holds (its connection is closed by the caller)."""
 

@@ -93,6 +93,7 @@ def test_busy_is_retried_and_other_errors_counted(tmp_path):
     assert busy.retries > 0 and busy.errors == 0 and busy.fatal is None
     errors = VirtualUsers([instance(tmp_path / "error", "error")], 2).run(0, 1)
     assert errors.errors > 0 and errors.fatal is None
+    assert errors.per_type["write"].count == 0  # a failed transaction is not a finished one
     assert errors.messages == ["IntegrityError: UNIQUE constraint failed: t.k"]
 
 

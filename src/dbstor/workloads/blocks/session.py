@@ -5,7 +5,8 @@ committed by the engine as the statement ends (durably: the engines keep synchro
 commits). The client does as little as it can per transaction:
   postgres  both statements are prepared once on the session's connection and run through
             psycopg's libpq layer (Connection.pgconn.exec_prepared, keys sent as text):
-            about half the client CPU of a cursor's execute() and fetchone().
+            about half the client CPU of a cursor's execute() and fetchone(); without a
+            think time the driver's loop thread sends and collects them (submit/collect).
   sqlite    the driver's statement cache keeps both statements prepared.
   mysql     PyMySQL has no server-side statements: it fills the %s in on the client.
 """
@@ -69,10 +70,17 @@ class _Prepared:
         )
 
     def read(self, keys: Sequence[int]) -> int:
-        return int(self.statements.run("read", keys).get_value(0, 0))
+        return self.found("read", self.statements.run("read", keys))
 
     def update(self, keys: Sequence[int]) -> int:
-        return int(self.statements.run("update", keys).command_tuples or 0)
+        return self.found("update", self.statements.run("update", keys))
+
+    @staticmethod
+    def found(transaction: str, result: Any) -> int:
+        """The rows a read counted or an update changed."""
+        if transaction == "read":
+            return int(result.get_value(0, 0))
+        return int(result.command_tuples or 0)
 
     def close(self) -> None:
         pass
@@ -100,6 +108,8 @@ class BlocksSession(Session):
         self.table, self.rows, self.batch, self.rng = table, rows, batch, rng
         self.done: Counter[str] = Counter()  # transactions this session finished, by type
         self._ids = range(1, rows + 1)
+        self.can_submit = dialect == "postgres"  # one prepared statement: submit, collect
+        self._sent = ""  # the transaction submit() sent
 
     def keys(self) -> Sequence[int]:
         """`batch` distinct random row ids, sorted."""
@@ -114,6 +124,24 @@ class BlocksSession(Session):
             found = self.statements.update(self.keys())
         else:
             raise ValueError(f"unknown blocks transaction {transaction!r}")
+        self._finish(transaction, found)
+
+    def submit(self, transaction: str) -> int:
+        assert isinstance(self.statements, _Prepared)
+        if transaction not in ("read", "update"):
+            raise ValueError(f"unknown blocks transaction {transaction!r}")
+        self._sent = transaction
+        return self.statements.statements.send(transaction, self.keys())
+
+    def collect(self) -> bool | None:
+        assert isinstance(self.statements, _Prepared)
+        result = self.statements.statements.receive()
+        if result is None:
+            return None
+        self._finish(self._sent, _Prepared.found(self._sent, result))
+        return True
+
+    def _finish(self, transaction: str, found: int) -> None:
         if found != self.batch:
             raise MissingRows(
                 f"blocks {transaction} found {found} of {self.batch} rows in {self.table}: "

@@ -58,20 +58,29 @@ class Procedures:
         """CALL the transaction; False when New-Order rolled back (its unused item)."""
         name, params = self._call(inputs)
         if self.dialect == "postgres":
-            result = self.prepared.run(name, params)
-            status = result.get_value(0, 0) if result.ntuples else None
-            return not (name == "New-Order" and status is not None and status != b"0")
+            return _committed(name, self.prepared.run(name, params))
         self.cur.execute(mysql_procedures.CALLS[name], params)
         row = self.cur.fetchone()
         while self.cur.nextset():  # the CALL's own status result
             pass
         return not (name == "New-Order" and row is not None and row[0] != 0)
 
+    def send(self, inputs: Inputs) -> int:
+        """Send the CALL without waiting (PostgreSQL only); the socket its reply comes on."""
+        self._sent, params = self._call(inputs)
+        return self.prepared.send(self._sent, params)
+
+    def receive(self) -> bool | None:
+        """None while the sent CALL's reply is incomplete, else as run()."""
+        result = self.prepared.receive()
+        return None if result is None else _committed(self._sent, result)
+
     def _call(self, t: Inputs) -> tuple[str, tuple]:
         if isinstance(t, NewOrder):
-            items, supply, qty = (list(column) for column in zip(*t.lines, strict=True))
-            if self.dialect == "mysql":
-                items, supply, qty = (",".join(map(str, c)) for c in (items, supply, qty))
+            # the lines as three lists in text: {1,2,3} for int[] (PostgreSQL), 1,2,3 for
+            # the procedure to split (MariaDB)
+            form = "{%s}" if self.dialect == "postgres" else "%s"
+            items, supply, qty = (form % ",".join(map(str, c)) for c in zip(*t.lines, strict=True))
             return "New-Order", (t.w_id, t.d_id, t.c_id, t.entry_d, items, supply, qty)
         if isinstance(t, Payment):
             c = t.customer
@@ -84,3 +93,9 @@ class Procedures:
         if isinstance(t, StockLevel):
             return "Stock-Level", (t.w_id, t.d_id, t.threshold)
         raise TypeError(f"not an orders transaction: {t!r}")
+
+
+def _committed(name: str, result: Any) -> bool:
+    """False when a PostgreSQL New-Order CALL reports its rollback (status 1)."""
+    status = result.get_value(0, 0) if result.ntuples else None
+    return not (name == "New-Order" and status is not None and status != b"0")

@@ -42,8 +42,11 @@ class OrdersSession(Session):
             self.server = procedures.Procedures(connection, dialect)
         else:
             self.client = Client(connection.cursor(), dialect)
+        # one CALL per transaction through libpq: submit() and collect() apart
+        self.can_submit = self.use_procedures and dialect == "postgres"
         self.outcomes: Counter[str] = Counter()  # committed transactions by type
         self.rolled_back = 0  # New-Orders rolled back by design
+        self.submitted: Any = None  # the inputs of the transaction submit() sent
 
     @classmethod
     def create(
@@ -79,9 +82,19 @@ class OrdersSession(Session):
             with contextlib.suppress(Exception):
                 self.conn.rollback()
             raise
-        name = NAMES[type(inputs)]
+        return self._count(inputs, done)
+
+    def submit(self, transaction: str) -> int:
+        self.submitted = self.draw(transaction)
+        return self.server.send(self.submitted)
+
+    def collect(self) -> bool | None:
+        done = self.server.receive()
+        return None if done is None else self._count(self.submitted, done)
+
+    def _count(self, inputs: Inputs, done: bool) -> bool:
         if done:
-            self.outcomes[name] += 1
+            self.outcomes[NAMES[type(inputs)]] += 1
         else:
             self.rolled_back += 1
         return done

@@ -1,0 +1,131 @@
+"""Many virtual users on one client thread: each keeps one transaction in flight.
+
+A user whose session can send a transaction and read its reply apart (Session.can_submit:
+one request, one reply, such as one stored-procedure CALL) need not block a thread of its
+own. One thread sends every such user's next transaction, waits on all their sockets at
+once and, as replies complete, records them and sends the next. Each transaction still
+waits for its reply before its user sends another, so the load is the same closed loop as
+with a thread per user; but the client no longer pays for a thread waking per reply and
+for handing Python's lock from thread to thread, which at a few thousand transactions a
+second is most of its CPU. Retries, errors and a fatal error are handled as a user thread
+handles them (users.py).
+"""
+
+from __future__ import annotations
+
+import selectors
+import time
+from typing import TYPE_CHECKING, Any
+
+from dbstor.engines.base import ErrorKind
+
+if TYPE_CHECKING:
+    from dbstor.drivers.users import VirtualUsers, _User
+
+POLL_S = 0.2  # how often the loop looks at the stop flag while nothing arrives
+
+
+class _InFlight:
+    """One user's transaction on the wire: what it is, since when, which attempt. One per
+    user, reused, so that its socket stays registered with the selector all along."""
+
+    def __init__(self, user: _User):
+        self.user, self.txn, self.attempt, self.started = user, "", 0, 0.0
+        self.fd: int | None = None
+
+
+def run_multiplexed(driver: VirtualUsers, users: list[_User]) -> None:
+    """Drive these users' sessions from this thread until the window ends or the driver
+    stops; every user's finished flag is set on the way out."""
+    selector = selectors.DefaultSelector()
+    try:
+        _loop(driver, users, selector)
+    except BaseException as exc:  # a bug here must stop the point, not hang the users
+        driver.fail(exc)
+    finally:
+        selector.close()
+        for user in users:
+            user.finished.set()
+
+
+def _loop(driver: VirtualUsers, users: list[_User], selector: selectors.BaseSelector) -> None:
+    window, busy = driver.window, 0
+    for user in users:
+        flight = _InFlight(user)
+        busy += _send(driver, selector, flight, user.pick(), 0)
+    while busy and not driver.stop.is_set():
+        for key, _ in selector.select(POLL_S):
+            flight = key.data
+            outcome = _receive(driver, flight)
+            if outcome is None:
+                continue  # the reply is not complete yet
+            busy -= 1
+            sent = 0
+            if outcome == "retry":
+                sent = _send(driver, selector, flight, flight.txn, flight.attempt + 1)
+            elif outcome != "fatal" and time.monotonic() < window.end:
+                sent = _send(driver, selector, flight, flight.user.pick(), 0)
+            if not sent and flight.fd is not None:  # this user is done
+                selector.unregister(flight.fd)
+                flight.fd = None
+            busy += sent
+
+
+def _send(
+    driver: VirtualUsers,
+    selector: selectors.BaseSelector,
+    flight: _InFlight,
+    txn: str,
+    attempt: int,
+) -> int:
+    """Submit the user's next transaction: 1 when it is on the wire, else 0."""
+    while not driver.stop.is_set():
+        flight.txn, flight.attempt, flight.started = txn, attempt, time.monotonic()
+        try:
+            fd = flight.user.session.submit(txn)
+        except Exception as exc:
+            if _failed(driver, flight, exc) == "retry":
+                attempt += 1
+                continue
+            return 0
+        if fd != flight.fd:  # the first time (a session keeps its socket)
+            if flight.fd is not None:
+                selector.unregister(flight.fd)
+            selector.register(fd, selectors.EVENT_READ, flight)
+            flight.fd = fd
+        return 1
+    return 0
+
+
+def _receive(driver: VirtualUsers, flight: _InFlight) -> Any:
+    """None while the reply is incomplete; else "done", "retry" or "fatal"."""
+    user = flight.user
+    try:
+        done = user.session.collect()
+    except Exception as exc:
+        return _failed(driver, flight, exc)
+    if done is None:
+        return None
+    finished = time.monotonic()
+    if done is False:
+        user.tally.rollbacks[flight.txn] += 1
+    measure_start = driver.window.measure_start
+    if flight.started >= measure_start:
+        ns = (finished - flight.started) * 1e9
+        user.tally.record(flight.txn, ns, int(finished - measure_start))
+    return "done"
+
+
+def _failed(driver: VirtualUsers, flight: _InFlight, exc: Exception) -> str:
+    """Classify a failed transaction as a user thread would: "retry", "fatal" or "done"."""
+    user = flight.user
+    kind = user.instance.engine.classify(exc)
+    if kind == ErrorKind.FATAL:
+        driver.fail(exc)
+        return "fatal"
+    if kind == ErrorKind.RETRY and flight.attempt + 1 < user.max_attempts:
+        user.tally.retries += 1
+        return "retry"
+    user.tally.errors += 1
+    user.tally.note(exc)
+    return "done"
