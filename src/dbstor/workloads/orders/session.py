@@ -94,7 +94,8 @@ class OrdersSession(Session):
 
     def _count(self, inputs: Inputs, done: bool) -> bool:
         if done:
-            self.outcomes[NAMES[type(inputs)]] += 1
+            name = NAMES[type(inputs)]
+            self.outcomes[name] = self.outcomes.get(name, 0) + 1
         else:
             self.rolled_back += 1
         return done
