@@ -13,7 +13,7 @@ handles them (users.py).
 
 from __future__ import annotations
 
-import selectors
+import select
 import time
 from typing import TYPE_CHECKING, Any
 
@@ -27,53 +27,75 @@ POLL_S = 0.2  # how often the loop looks at the stop flag while nothing arrives
 
 class _InFlight:
     """One user's transaction on the wire: what it is, since when, which attempt. One per
-    user, reused, so that its socket stays registered with the selector all along."""
+    user, reused, so that its socket stays registered in the epoll set all along."""
 
     def __init__(self, user: _User):
         self.user, self.txn, self.attempt, self.started = user, "", 0, 0.0
         self.fd: int | None = None
 
 
+class _Sockets:
+    """The in-flight users' sockets in an epoll set (dbstor runs on Linux)."""
+
+    def __init__(self) -> None:
+        self.epoll = select.epoll()
+        self.flights: dict[int, _InFlight] = {}
+
+    def register(self, fd: int, flight: _InFlight) -> None:
+        self.epoll.register(fd, select.EPOLLIN)
+        self.flights[fd] = flight
+
+    def unregister(self, fd: int) -> None:
+        self.epoll.unregister(fd)
+        del self.flights[fd]
+
+    def ready(self, timeout_s: float) -> list[_InFlight]:
+        """The flights whose sockets can be read, waiting up to timeout_s for one."""
+        return [self.flights[fd] for fd, _ in self.epoll.poll(timeout_s)]
+
+    def close(self) -> None:
+        self.epoll.close()
+
+
 def run_multiplexed(driver: VirtualUsers, users: list[_User]) -> None:
     """Drive these users' sessions from this thread until the window ends or the driver
     stops; every user's finished flag is set on the way out."""
-    selector = selectors.DefaultSelector()
+    sockets = _Sockets()
     try:
-        _loop(driver, users, selector)
+        _loop(driver, users, sockets)
     except BaseException as exc:  # a bug here must stop the point, not hang the users
         driver.fail(exc)
     finally:
-        selector.close()
+        sockets.close()
         for user in users:
             user.finished.set()
 
 
-def _loop(driver: VirtualUsers, users: list[_User], selector: selectors.BaseSelector) -> None:
+def _loop(driver: VirtualUsers, users: list[_User], sockets: _Sockets) -> None:
     window, busy = driver.window, 0
     for user in users:
         flight = _InFlight(user)
-        busy += _send(driver, selector, flight, user.pick(), 0)
+        busy += _send(driver, sockets, flight, user.pick(), 0)
     while busy and not driver.stop.is_set():
-        for key, _ in selector.select(POLL_S):
-            flight = key.data
+        for flight in sockets.ready(POLL_S):
             outcome = _receive(driver, flight)
             if outcome is None:
                 continue  # the reply is not complete yet
             busy -= 1
             sent = 0
             if outcome == "retry":
-                sent = _send(driver, selector, flight, flight.txn, flight.attempt + 1)
+                sent = _send(driver, sockets, flight, flight.txn, flight.attempt + 1)
             elif outcome != "fatal" and time.monotonic() < window.end:
-                sent = _send(driver, selector, flight, flight.user.pick(), 0)
+                sent = _send(driver, sockets, flight, flight.user.pick(), 0)
             if not sent and flight.fd is not None:  # this user is done
-                selector.unregister(flight.fd)
+                sockets.unregister(flight.fd)
                 flight.fd = None
             busy += sent
 
 
 def _send(
     driver: VirtualUsers,
-    selector: selectors.BaseSelector,
+    sockets: _Sockets,
     flight: _InFlight,
     txn: str,
     attempt: int,
@@ -90,8 +112,8 @@ def _send(
             return 0
         if fd != flight.fd:  # the first time (a session keeps its socket)
             if flight.fd is not None:
-                selector.unregister(flight.fd)
-            selector.register(fd, selectors.EVENT_READ, flight)
+                sockets.unregister(flight.fd)
+            sockets.register(fd, flight)
             flight.fd = fd
         return 1
     return 0

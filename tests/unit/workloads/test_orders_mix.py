@@ -147,7 +147,7 @@ def test_customer_ids_are_nurand_and_draws_are_reproducible():
     b = [terminal(2).draw(txn) for txn in TRANSACTIONS]
     for x, y in zip(a, b, strict=True):
         if isinstance(x, NewOrder | Payment | Delivery):
-            x, y = (vars(v) | {"entry_d": 0, "date": 0} for v in (x, y))
+            x, y = (v._asdict() | {"entry_d": 0, "date": 0} for v in (x, y))
         assert x == y
     with pytest.raises(ValueError, match="unknown orders transaction"):
         terminal(1).draw("Trade-Order")

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import random
 import time
-from dataclasses import dataclass
 from operator import itemgetter
+from typing import NamedTuple
 
 from dbstor.workloads.orders.tpcc import (
     CUSTOMERS,
@@ -33,8 +33,7 @@ BY_NAME_PCT = 60  # Payment and Order-Status: customer by last name
 REMOTE_PAYMENT_PCT = 15  # Payment: the customer belongs to another warehouse (W > 1)
 
 
-@dataclass(frozen=True)
-class Customer:
+class Customer(NamedTuple):
     """A customer by id, or by last name (c_id 0): the one in the middle of those with the
     name, ordered by first name."""
 
@@ -44,8 +43,7 @@ class Customer:
     c_last: str | None
 
 
-@dataclass(frozen=True)
-class NewOrder:
+class NewOrder(NamedTuple):
     w_id: int
     d_id: int
     c_id: int
@@ -57,8 +55,7 @@ class NewOrder:
         return int(all(supply == self.w_id for _, supply, _ in self.lines))
 
 
-@dataclass(frozen=True)
-class Payment:
+class Payment(NamedTuple):
     w_id: int
     d_id: int
     customer: Customer
@@ -66,20 +63,17 @@ class Payment:
     date: int
 
 
-@dataclass(frozen=True)
-class OrderStatus:
+class OrderStatus(NamedTuple):
     customer: Customer
 
 
-@dataclass(frozen=True)
-class Delivery:
+class Delivery(NamedTuple):
     w_id: int
     carrier_id: int
     date: int
 
 
-@dataclass(frozen=True)
-class StockLevel:
+class StockLevel(NamedTuple):
     w_id: int
     d_id: int
     threshold: int
@@ -139,11 +133,11 @@ class Terminal:
     def new_order(self) -> NewOrder:
         # rand_int and nurand written out: a New-Order draws some forty numbers, and the
         # calls were most of its cost; the same draws in the same order
-        rng, random, c_item = self.rng, self.rng.random, self.c.item
+        random, c_item = self.rng.random, self.c.item
         w_id = self.warehouse()
         d_id, c_id = 1 + int(random() * DISTRICTS), self.customer_id()
-        count = rand_int(rng, *LINES)
-        rollback = self.percent(ROLLBACK_PCT)
+        count = LINES[0] + int(random() * (LINES[1] - LINES[0] + 1))
+        rollback = 1 + int(random() * 100) <= ROLLBACK_PCT
         remote = self.warehouses > 1
         lines = []
         for _ in range(count):
