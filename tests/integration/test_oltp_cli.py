@@ -69,16 +69,23 @@ def test_unknown_workload_option_is_one_line(dbstor, tmp_path):
     assert list(target.iterdir()) == []
 
 
-def test_orders_server_killed_mid_point_keeps_the_finished_ones(dbstor, tmp_path, server_dir):
+def _orders_on_postgres_after_one_point(dbstor, tmp_path, server_dir, users):
+    """A three-point orders run on a managed PostgreSQL, once its first point is saved:
+    the process and the target."""
     usable("postgres")
     target = server_dir / "lun"
     target.mkdir()
     proc = dbstor.start(
         "run", "--engine", "postgres", "--workload", "orders", "--scale", "1",
-        "--target", target, "--users", "2,2,2", "--duration", "3", "--warmup", "0",
-        "--out", "out",
+        "--target", target, "--users", ",".join([str(users)] * 3), "--duration", "3",
+        "--warmup", "0", "--out", "out",
     )  # fmt: skip
     dbstor.wait_for_points(tmp_path / "out", 1, proc, timeout=180)
+    return proc, target
+
+
+def test_orders_server_killed_mid_point_keeps_the_finished_ones(dbstor, tmp_path, server_dir):
+    proc, target = _orders_on_postgres_after_one_point(dbstor, tmp_path, server_dir, 2)
     pidfile = next(target.glob("dbstor-pg-*/data/postmaster.pid"))
     os.kill(int(pidfile.read_text().split()[0]), signal.SIGKILL)
     _, stderr = proc.communicate(timeout=120)
@@ -91,15 +98,7 @@ def test_orders_server_killed_mid_point_keeps_the_finished_ones(dbstor, tmp_path
 
 def test_ctrl_c_stops_orders_users_on_one_loop_thread(dbstor, tmp_path, server_dir):
     # PostgreSQL procedure sessions are driven by the driver's loop thread (multiplex.py)
-    usable("postgres")
-    target = server_dir / "lun"
-    target.mkdir()
-    proc = dbstor.start(
-        "run", "--engine", "postgres", "--workload", "orders", "--scale", "1",
-        "--target", target, "--users", "4,4,4", "--duration", "3", "--warmup", "0",
-        "--out", "out",
-    )  # fmt: skip
-    dbstor.wait_for_points(tmp_path / "out", 1, proc, timeout=180)
+    proc, target = _orders_on_postgres_after_one_point(dbstor, tmp_path, server_dir, 4)
     os.kill(proc.pid, signal.SIGINT)
     _, stderr = proc.communicate(timeout=120)
     assert proc.returncode == 130, stderr
