@@ -78,7 +78,10 @@ def new_database_run(
     )
 
 
-class DbSweep:
+class DatabaseRunner:
+    """What every database run starts from: its plan, folder, safety rules, progress, the
+    callback after each point, and the engine and workload classes and scale it names."""
+
     def __init__(
         self,
         plan: DbRunPlan,
@@ -93,6 +96,19 @@ class DbSweep:
         self.engine_cls = engine_class(spec.engine)
         self.workload_cls = workload_class(spec.workload)
         self.scale = spec.scale if spec.scale is not None else self.workload_cls.default_scale
+
+
+class DbSweep(DatabaseRunner):
+    def __init__(
+        self,
+        plan: DbRunPlan,
+        folder: Path,
+        safety: Safety,
+        progress: Progress,
+        on_point: Callable[[Run], None] | None = None,
+    ):
+        super().__init__(plan, folder, safety, progress, on_point)
+        spec = plan.database
         self.instances: list[Instance] = []
         self.devices: list[str] = []
         self.run = new_database_run(

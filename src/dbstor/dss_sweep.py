@@ -27,10 +27,9 @@ from pathlib import Path
 from typing import Any
 
 from dbstor.analysis.queries import elapsed_stats, peak_of_queries, point_metrics
-from dbstor.db_sweep import DbRunPlan, device_await, new_database_run
+from dbstor.db_sweep import DatabaseRunner, DbRunPlan, device_await, new_database_run
 from dbstor.drivers.streams import StreamsOutcome, StreamsRun, one_line
 from dbstor.engines.base import Engine, EngineSettings
-from dbstor.engines.registry import engine_class
 from dbstor.errors import PointFailed, UserError
 from dbstor.progress import Progress
 from dbstor.results.model import Load, Point, Run, Trust, run_status
@@ -109,7 +108,7 @@ def _point_title(index: int, streams: int, cache: str) -> str:
 # --- the run -----------------------------------------------------------------------------
 
 
-class DssSweep:
+class DssSweep(DatabaseRunner):
     """A query run: same plan, folder, safety, progress and on_point as DbSweep."""
 
     def __init__(
@@ -120,12 +119,8 @@ class DssSweep:
         progress: Progress,
         on_point: Callable[[Run], None] | None = None,
     ):
-        self.plan, self.folder, self.safety, self.progress = plan, folder, safety, progress
-        self.on_point = on_point or (lambda run: None)
+        super().__init__(plan, folder, safety, progress, on_point)
         spec = plan.database
-        self.engine_cls = engine_class(spec.engine)
-        self.workload_cls = workload_class(spec.workload)
-        self.scale = spec.scale if spec.scale is not None else self.workload_cls.default_scale
         self.cache = "cold" if spec.cold else "warm"
         self.engine: Engine | None = None
         self.workload: Any = None
