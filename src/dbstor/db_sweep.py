@@ -80,7 +80,9 @@ def new_database_run(
 
 class DatabaseRunner:
     """What every database run starts from: its plan, folder, safety rules, progress, the
-    callback after each point, and the engine and workload classes and scale it names."""
+    callback after each point, the engine and workload classes and scale it names, and its
+    results header. A runner adds its own state in setup() and says what its results
+    record of the workload (workload_header()) and of the latency limit (slo())."""
 
     def __init__(
         self,
@@ -96,32 +98,27 @@ class DatabaseRunner:
         self.engine_cls = engine_class(spec.engine)
         self.workload_cls = workload_class(spec.workload)
         self.scale = spec.scale if spec.scale is not None else self.workload_cls.default_scale
+        self.devices: list[str] = []
+        self.setup()
+        self.run = new_database_run(plan, self.engine_cls, self.workload_header(), slo=self.slo())
+
+    def setup(self) -> None:
+        """The runner's own state, before its results header is made."""
+
+    def workload_header(self) -> dict[str, Any]:
+        spec = self.plan.database
+        return {"name": spec.workload, "scale": self.scale, "series": spec.describe()["series"]}
+
+    def slo(self) -> dict[str, Any]:
+        return {"metric": self.plan.slo.metric, "limit_ms": self.plan.slo.limit_ms}
 
 
 class DbSweep(DatabaseRunner):
-    def __init__(
-        self,
-        plan: DbRunPlan,
-        folder: Path,
-        safety: Safety,
-        progress: Progress,
-        on_point: Callable[[Run], None] | None = None,
-    ):
-        super().__init__(plan, folder, safety, progress, on_point)
-        spec = plan.database
+    def setup(self) -> None:
         self.instances: list[Instance] = []
-        self.devices: list[str] = []
-        self.run = new_database_run(
-            plan,
-            self.engine_cls,
-            {
-                "name": spec.workload,
-                "scale": self.scale,
-                "mix": dict(self.workload_cls.mix),
-                "series": spec.describe()["series"],
-            },
-            slo={"metric": plan.slo.metric, "limit_ms": plan.slo.limit_ms},
-        )
+
+    def workload_header(self) -> dict[str, Any]:
+        return {**super().workload_header(), "mix": dict(self.workload_cls.mix)}
 
     # --- lifecycle -----------------------------------------------------------------
 

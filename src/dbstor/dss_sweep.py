@@ -21,24 +21,22 @@ from __future__ import annotations
 import contextlib
 import os
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from dbstor.analysis.queries import elapsed_stats, peak_of_queries, point_metrics
-from dbstor.db_sweep import DatabaseRunner, DbRunPlan, device_await, new_database_run
+from dbstor.db_sweep import DatabaseRunner, device_await
 from dbstor.drivers.streams import StreamsOutcome, StreamsRun, one_line
 from dbstor.engines.base import Engine, EngineSettings
 from dbstor.errors import PointFailed, UserError
-from dbstor.progress import Progress
 from dbstor.results.model import Load, Point, Run, Trust, run_status
 from dbstor.results.store import append_samples, save_run
 from dbstor.study.model import DatabaseSpec
 from dbstor.telemetry.disk import devices_for_path
 from dbstor.telemetry.sampler import Sampler
 from dbstor.telemetry.window import WindowCounters
-from dbstor.testfiles import Safety
 from dbstor.workloads.registry import workload_class
 
 MEMORY_SHARE = 0.1  # a point whose device read less than this share of the database: memory
@@ -111,37 +109,21 @@ def _point_title(index: int, streams: int, cache: str) -> str:
 class DssSweep(DatabaseRunner):
     """A query run: same plan, folder, safety, progress and on_point as DbSweep."""
 
-    def __init__(
-        self,
-        plan: DbRunPlan,
-        folder: Path,
-        safety: Safety,
-        progress: Progress,
-        on_point: Callable[[Run], None] | None = None,
-    ):
-        super().__init__(plan, folder, safety, progress, on_point)
-        spec = plan.database
-        self.cache = "cold" if spec.cold else "warm"
+    def setup(self) -> None:
+        self.cache = "cold" if self.plan.database.cold else "warm"
         self.engine: Engine | None = None
         self.workload: Any = None
-        self.devices: list[str] = []
         self.counters = WindowCounters()
         self.database_bytes: int | None = None
         self._lock = threading.Lock()  # results.json is written from the stream threads
         self._noted: set[str] = set()
-        self.run = new_database_run(
-            plan,
-            self.engine_cls,
-            {
-                "name": spec.workload,
-                "kind": "queries",
-                "scale": self.scale,
-                "series": spec.describe()["series"],
-                "cache": self.cache,
-                "query_timeout_s": spec.query_timeout_s,
-            },
-            slo={"metric": None, "limit_ms": None},  # no latency limit: compare elapsed time
-        )
+
+    def workload_header(self) -> dict[str, Any]:
+        header = {**super().workload_header(), "kind": "queries", "cache": self.cache}
+        return header | {"query_timeout_s": self.plan.database.query_timeout_s}
+
+    def slo(self) -> dict[str, Any]:
+        return {"metric": None, "limit_ms": None}  # no latency limit: compare elapsed time
 
     # --- lifecycle -----------------------------------------------------------------
 
