@@ -122,11 +122,11 @@ class PrometheusSource:
     def _fetch(self, start: float, end: float, step: float) -> list[Series]:
         steps: dict[str, dict[float, float]] = {}
         summaries: dict[str, float | None] = {}
+        gauges: dict[str, list[dict[str, Any]]] = {}
         for spec in self.preset.quantities.values():
             main, per = self.selectors(spec)
             if spec.kind == "gauge":
-                rows = self.client.query_range(main, start, end, step)
-                steps[spec.quantity] = _combine_gauges(spec, rows)
+                gauges[spec.quantity] = self.client.query_range(main, start, end, step)
                 continue
             num = self._counter(main, start, end, step)
             den = self._counter(per, start, end, step) if per else None
@@ -135,6 +135,14 @@ class PrometheusSource:
             per_step, total = _counter_figures(spec, num, den)
             steps[spec.quantity] = per_step
             summaries[spec.quantity] = total
+        for quantity, rows in gauges.items():
+            spec = self.preset.quantities[quantity]
+            ops_quantity = LATENCY_OPS.get(quantity)
+            ops_spec = self.preset.quantities.get(ops_quantity or "")
+            weights = gauges.get(ops_quantity or "")
+            if ops_spec is None or ops_spec.kind != "gauge":
+                weights = None
+            steps[quantity] = _combine_gauges(spec, rows, weights, ops_spec)
         out: list[Series] = []
         for quantity, points in steps.items():
             if not points:
@@ -235,19 +243,43 @@ def _step_increases(series: list[Raw]) -> dict[float, tuple[float, float]]:
     return out
 
 
-def _combine_gauges(spec: QuerySpec, rows: list[dict[str, Any]]) -> dict[float, float]:
-    """Per step: rates summed over the series (volumes add up), latencies and CPU averaged."""
+def _combine_gauges(
+    spec: QuerySpec,
+    rows: list[dict[str, Any]],
+    ops_rows: list[dict[str, Any]] | None = None,
+    ops_spec: QuerySpec | None = None,
+) -> dict[float, float]:
+    """Per step: rates summed over the series (volumes add up); latencies averaged over the
+    series weighted by each one's operations (matched by labels but the metric name and
+    `dimension`) when `ops_rows` has them, else plainly; CPU averaged."""
+    weights: dict[tuple[tuple[str, str], ...], dict[float, float]] = {}
+    for row in ops_rows or ():
+        weights[_identity(row)] = {
+            t: v * (ops_spec.factor if ops_spec else 1.0) for t, v in _values(row)
+        }
+    if not all(_identity(row) in weights for row in rows):
+        weights = {}  # some series have no ops beside them: weigh all alike
     sums: dict[float, float] = {}
-    counts: dict[float, int] = {}
+    totals: dict[float, float] = {}
+    additive = spec.quantity.endswith(("_iops", "_mbps"))
     for row in rows:
+        series_weights = weights.get(_identity(row))
         for t, v in _values(row):
             if math.isnan(v):
                 continue
-            sums[t] = sums.get(t, 0.0) + v * spec.factor
-            counts[t] = counts.get(t, 0) + 1
-    if spec.quantity.endswith(("_iops", "_mbps")):
+            w = 1.0
+            if not additive and series_weights is not None:
+                w = series_weights.get(t, 0.0)
+            sums[t] = sums.get(t, 0.0) + v * spec.factor * w
+            totals[t] = totals.get(t, 0.0) + w
+    if additive:
         return sums
-    return {t: sums[t] / counts[t] for t in sums}
+    return {t: sums[t] / totals[t] for t in sums if totals[t] > 0}
+
+
+def _identity(row: dict[str, Any]) -> tuple[tuple[str, str], ...]:
+    labels = row.get("metric") or {}
+    return tuple(sorted((k, v) for k, v in labels.items() if k not in ("__name__", "dimension")))
 
 
 def _weighted_mean(points: dict[float, float], weights: dict[float, float] | None) -> float:
