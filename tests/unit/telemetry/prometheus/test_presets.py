@@ -84,3 +84,9 @@ def test_a_users_own_preset_file(tmp_path: Path) -> None:
     preset = load_preset(str(path))
     spec = preset.quantities["read_latency_ms"]
     assert (preset.name, spec.factor, str(spec.match[0])) == ("mine", 1e-3, 'pool="fast"')
+
+
+def test_every_preset_is_in_the_docs() -> None:
+    docs = (Path(__file__).parents[4] / "docs" / "telemetry.md").read_text()
+    for name in preset_names():
+        assert f"| `{name}` |" in docs, name
