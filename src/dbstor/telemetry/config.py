@@ -8,7 +8,8 @@ fetches each point's window, giving per point the layers side by side for result
 from __future__ import annotations
 
 import difflib
-from collections.abc import Mapping
+import time
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -142,6 +143,25 @@ class Layers:
         """Each source over one point's measured window [start, end] (epoch seconds)."""
         return [s.fetch(start, end, self.config.step_s) for s in self.sources]
 
-    def point_layers(self, start: float, end: float) -> dict[str, dict[str, object]]:
-        """The Prometheus layers of one point, by layer, missing ones with their reason."""
+    @property
+    def settle_s(self) -> float:
+        """How long after a window's end its last samples take to land in Prometheus: the
+        widest sample spacing preflight saw (one step before preflight), plus half a second."""
+        spacings = [getattr(s, "spacing_s", None) for s in self.sources]
+        known = [s for s in spacings if s is not None]
+        return (max(known) if known else self.config.step_s) + 0.5
+
+    def point_layers(
+        self,
+        start: float,
+        end: float,
+        *,
+        clock: Callable[[], float] = time.time,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> dict[str, dict[str, object]]:
+        """The Prometheus layers of one point, by layer, missing ones with their reason;
+        waits first until the window's last samples have landed (settle_s after its end)."""
+        wait = end + self.settle_s - clock()
+        if wait > 0:
+            sleep(wait)
         return layers_side_by_side(self.fetch(start, end))

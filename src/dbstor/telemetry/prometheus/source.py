@@ -51,6 +51,7 @@ class PrometheusSource:
         self.name = preset.name
         self.selection: tuple[Matcher, ...] = parse_matchers(selection, f"{preset.name} selection")
         self._clock = clock
+        self.spacing_s: float | None = None  # the widest gap between samples preflight saw
 
     # --- the queries ---------------------------------------------------------------
 
@@ -91,6 +92,8 @@ class PrometheusSource:
                         "says; fix the preset"
                     )
                 spacing = _spacing(series)
+                if spacing is not None:
+                    self.spacing_s = max(spacing, self.spacing_s or 0.0)
                 if spacing is not None and spacing > window_s:
                     raise UserError(
                         f"{where}: samples are {spacing:.0f} s apart, longer than a "
