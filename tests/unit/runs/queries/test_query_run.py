@@ -1,4 +1,4 @@
-"""The query runner (DssSweep) on real SQLite with a tiny query workload defined here:
+"""The query run (runs/queries) on real SQLite with a tiny query workload defined here:
 per-query records, timeouts and failures recorded while the run goes on, throughput
 streams, results written after every query, cold points; and its helpers."""
 
@@ -16,15 +16,17 @@ from typing import Any, ClassVar
 
 import pytest
 
-from dbstor import db_sweep, dss_sweep
 from dbstor.analysis.queries import elapsed_stats, geomean, point_metrics, total_elapsed
-from dbstor.db_sweep import DbRunPlan
 from dbstor.drivers.streams import QueryTimer, one_line
-from dbstor.dss_sweep import DssSweep, check_query_spec
 from dbstor.engines.base import drop_page_cache
 from dbstor.errors import PointFailed, UserError
-from dbstor.progress import Progress
 from dbstor.results.store import load_run
+from dbstor.runs.database import plan as run_plan
+from dbstor.runs.database.plan import DbRunPlan
+from dbstor.runs.progress import Progress
+from dbstor.runs.queries import checks, worker
+from dbstor.runs.queries.checks import check_query_spec
+from dbstor.runs.queries.run import QueryRun
 from dbstor.study.model import DatabaseSpec, LoadSeries, Slo, Target
 from dbstor.telemetry.window import Reading, WindowCounters, window_stats
 from dbstor.testfiles import Safety
@@ -109,15 +111,15 @@ class TinyQueries(Workload):
 
 @pytest.fixture(autouse=True)
 def tiny_registered(monkeypatch):
-    real = dss_sweep.workload_class
-    for module in (dss_sweep, db_sweep):  # the spec check, and the runner's set-up
+    real = checks.workload_class
+    for module in (checks, run_plan, worker):  # the spec check, the run's set-up, the worker
         monkeypatch.setattr(
             module, "workload_class", lambda name: TinyQueries if name == "tinyq" else real(name)
         )
     TinyQueries.peeks = []
 
 
-def sweep(tmp_path: Path, streams=(1,), **spec: Any) -> DssSweep:
+def sweep(tmp_path: Path, streams=(1,), **spec: Any) -> QueryRun:
     target = tmp_path / "lun"
     target.mkdir(exist_ok=True)
     folder = tmp_path / "out" / "run1"
@@ -139,7 +141,7 @@ def sweep(tmp_path: Path, streams=(1,), **spec: Any) -> DssSweep:
         warmup_s=0.0,
         study={},
     )
-    return DssSweep(plan, folder, Safety(), Progress(quiet=True))
+    return QueryRun(plan, folder, Safety(), Progress(quiet=True))
 
 
 def test_power_run_records_every_query_and_the_point(tmp_path):
@@ -257,7 +259,7 @@ def test_a_dead_engine_fails_the_point_and_keeps_the_ones_before(tmp_path, monke
 
     def measure(value: int):
         if work.run.points:  # second point: the engine is gone
-            monkeypatch.setattr(work.engine, "alive", lambda: False)
+            monkeypatch.setattr(work.worker.engine, "alive", lambda: False)
         return real_measure(value)
 
     monkeypatch.setattr(work, "_measure", measure)

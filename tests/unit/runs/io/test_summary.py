@@ -3,21 +3,28 @@ from pathlib import Path
 import pytest
 
 from dbstor.drivers.fio_output import parse_fio_json
-from dbstor.drivers.fio_runner import FioResult
-from dbstor.points import Repeat, mark_saturation, summarise_point
 from dbstor.results.model import CpuStats, DeviceStats, Load, Point
+from dbstor.runs.io.point import IoOutcome
+from dbstor.runs.io.summary import mark_saturation, summarise_point
 
-FIXTURE = Path(__file__).parents[1] / "fixtures" / "fio" / "randrw-8k-qd4-1job.json"
+FIXTURE = Path(__file__).parents[3] / "fixtures" / "fio" / "randrw-8k-qd4-1job.json"
 
 
-def repeat(scale: float = 1.0, cpu: float = 50.0) -> Repeat:
+def repeat(scale: float = 1.0, cpu: float = 50.0) -> IoOutcome:
     run = parse_fio_json(FIXTURE.read_text())
     run.read.iops *= scale
     run.write.iops *= scale
-    return Repeat(
-        fio=FioResult(run, [100.0] * 6, [10.0] * 6, Path("x.fio")),
+    return IoOutcome(
+        fio=run,
+        read_iops_per_second=[100.0] * 6,
+        write_iops_per_second=[10.0] * 6,
+        samples=[],
         cpu=CpuStats(util_pct=cpu),
         device=DeviceStats(name="vda", read_iops=1.0),
+        job_text="",
+        output_text="",
+        ioengine="io_uring",
+        started_at=0.0,
         wall_s=3.0,
     )
 

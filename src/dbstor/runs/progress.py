@@ -14,7 +14,16 @@ from collections.abc import Callable
 from rich.console import Console
 
 
+def live_device_iops(sample: dict | None) -> float | None:
+    """Read plus write IOPS of the device in a telemetry sample, for the live line."""
+    if not sample or sample.get("dev_read_iops") is None:
+        return None
+    return (sample["dev_read_iops"] or 0) + (sample["dev_write_iops"] or 0)
+
+
 class Progress:
+    """Progress lines on stderr (none when quiet) and a live line per point."""
+
     def __init__(self, console: Console | None = None, quiet: bool = False):
         self.console = console or Console(stderr=True)
         self.quiet = quiet
@@ -31,6 +40,8 @@ class Progress:
 
 
 class _PointDisplay:
+    """The live line of one point: title, seconds elapsed of the total, device IOPS."""
+
     def __init__(
         self, progress: Progress, title: str, total_s: float, live_iops: Callable[[], float | None]
     ):

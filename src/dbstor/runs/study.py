@@ -1,4 +1,5 @@
-"""A study: every target x profile run in turn, then the comparison and one report.
+"""A study: every target x profile (or database) run in turn, then the comparison and one
+report; plus reading a run or study folder back.
 
 A study with one run writes OUT/<run-id>/. With several runs it writes a study folder
 OUT/<stamp>-<study>/ holding study.json, comparison.json, report.html (all runs and the
@@ -15,15 +16,19 @@ from pathlib import Path
 from typing import Any
 
 from dbstor.analysis.compare import compare_runs
-from dbstor.db_sweep import DbRunPlan, DbSweep
-from dbstor.dss_sweep import DssSweep, check_query_spec, runs_queries
 from dbstor.engines.registry import engine_class
 from dbstor.errors import UserError
-from dbstor.progress import Progress
 from dbstor.results.model import Run
 from dbstor.results.store import RESULTS_FILE, read_run_folder, read_samples, write_text_atomic
+from dbstor.runs.database.plan import DbRunPlan
+from dbstor.runs.database.run import DatabaseRun
+from dbstor.runs.folder import new_run_id
+from dbstor.runs.io.plan import IoRunPlan
+from dbstor.runs.io.run import IoRun
+from dbstor.runs.progress import Progress
+from dbstor.runs.queries.checks import check_query_spec, runs_queries
+from dbstor.runs.queries.run import QueryRun
 from dbstor.study.model import DatabaseSpec, Study
-from dbstor.sweep import RunPlan, Sweep, new_run_id
 from dbstor.testfiles import Safety, check_directory
 from dbstor.workloads.registry import workload_class
 
@@ -49,10 +54,10 @@ def make_out_dir(out: Path) -> Path:
     return out
 
 
-def plans_for(study: Study, parent: Path) -> list[RunPlan | DbRunPlan]:
+def plans_for(study: Study, parent: Path) -> list[IoRunPlan | DbRunPlan]:
     description = study.describe()
-    fio_plans: list[RunPlan | DbRunPlan] = [
-        RunPlan(
+    fio_plans: list[IoRunPlan | DbRunPlan] = [
+        IoRunPlan(
             run_id=new_run_id(target.label, profile.name, parent),
             target=target,
             profile=profile,
@@ -161,19 +166,19 @@ def run_study(study: Study, out: Path, safety: Safety, progress: Progress) -> St
 
         if isinstance(plan, DbRunPlan):
             what = f"{plan.database.workload} on {plan.database.engine}"
-            runner = DssSweep if runs_queries(plan.database) else DbSweep
-            sweep: Sweep | DbSweep | DssSweep = runner(
+            runner = QueryRun if runs_queries(plan.database) else DatabaseRun
+            run: IoRun | DatabaseRun | QueryRun = runner(
                 plan, folder, safety, progress, on_point=callback
             )
         else:
             what = f"fio {plan.profile.name}"
-            sweep = Sweep(plan, folder, safety, progress, on_point=callback)
+            run = IoRun(plan, folder, safety, progress, on_point=callback)
         progress.say(f"run {number}/{len(plans)}: {plan.target.label} x {what} -> {folder}")
         outcome.run_folders.append(folder)
         try:
-            sweep.execute()
+            run.execute()
         finally:
-            outcome.runs.append(sweep.run)
+            outcome.runs.append(run.run)
     if study_folder:
         outcome.comparison = _render_study(study_folder, outcome.runs, study)
     return outcome
