@@ -11,10 +11,9 @@ from rich.table import Table
 from rich.text import Text
 
 from dbstor.analysis.dss_compare import is_query_run
-from dbstor.report.database import memory_sentence, point_label, reads_per_txn
-from dbstor.report.dssconsole import print_dss_comparison, print_dss_summary
-from dbstor.report.figures import COMPARED, run_names
-from dbstor.report.fmt import (
+from dbstor.report.database.memory import memory_sentence, point_label, reads_per_txn
+from dbstor.report.kit.figures import COMPARED, run_names
+from dbstor.report.kit.fmt import (
     DASH,
     fmt_factor,
     fmt_iops,
@@ -26,7 +25,7 @@ from dbstor.report.fmt import (
     fmt_ratio,
     load_text,
 )
-from dbstor.report.summary import (
+from dbstor.report.kit.summary import (
     cache_sentence,
     is_database,
     knee_sentence,
@@ -36,6 +35,7 @@ from dbstor.report.summary import (
     slo_of,
     table_points,
 )
+from dbstor.report.queries.console import print_dss_comparison, print_dss_summary
 from dbstor.results.model import Point, Run
 
 _STATUS_STYLE = {"complete": "green", "interrupted": "yellow", "running": "yellow", "failed": "red"}

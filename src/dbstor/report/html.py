@@ -10,11 +10,11 @@ from pathlib import Path
 from typing import Any
 
 from dbstor import __version__
-from dbstor.report.database import memory_html, memory_sentence, overlay_caption, overlays
-from dbstor.report.dbfigures import overlay_chart, tps_latency_curve
-from dbstor.report.dbsection import database_section
-from dbstor.report.dss import dss_card, dss_comparison_block, dss_howto, dss_section, is_query_run
-from dbstor.report.figures import (
+from dbstor.report.database.figures import overlay_chart, tps_latency_curve
+from dbstor.report.database.memory import memory_html, memory_sentence, overlay_caption, overlays
+from dbstor.report.database.section import database_section
+from dbstor.report.io.tables import comparison_block, facts_block, flag_legend, points_table
+from dbstor.report.kit.figures import (
     curve_chart,
     host_tool,
     iops_cpu_chart,
@@ -22,15 +22,21 @@ from dbstor.report.figures import (
     run_names,
     timeseries_chart,
 )
-from dbstor.report.style import CSS
-from dbstor.report.summary import (
+from dbstor.report.kit.style import CSS
+from dbstor.report.kit.summary import (
     cache_sentence,
     is_database,
     knee_sentence,
     peak_sentence,
     slo_of,
 )
-from dbstor.report.tables import comparison_block, facts_block, flag_legend, points_table
+from dbstor.report.queries.section import (
+    dss_card,
+    dss_comparison_block,
+    dss_howto,
+    dss_section,
+    is_query_run,
+)
 from dbstor.results.model import Run
 from dbstor.results.store import REPORT_FILE, write_text_atomic
 

@@ -9,8 +9,9 @@ from __future__ import annotations
 from html import escape
 from typing import Any
 
-from dbstor.report.database import point_label, reads_per_txn
-from dbstor.report.fmt import (
+from dbstor.report.database.memory import point_label, reads_per_txn
+from dbstor.report.io.tables import _cell, _fact, _flags_cell, _head, _point_notes
+from dbstor.report.kit.fmt import (
     DASH,
     fmt_bytes,
     fmt_int,
@@ -22,8 +23,7 @@ from dbstor.report.fmt import (
     fmt_ratio,
     fmt_value,
 )
-from dbstor.report.summary import metric_value, ok_points, peak_of, slo_of, table_points
-from dbstor.report.tables import _cell, _fact, _flags_cell, _head, _point_notes
+from dbstor.report.kit.summary import metric_value, ok_points, peak_of, slo_of, table_points
 from dbstor.results.model import LatencyStats, Point, Run
 
 TOP_OBJECTS = 10

@@ -8,8 +8,8 @@ from __future__ import annotations
 from html import escape
 from typing import Any
 
-from dbstor.report.figures import COMPARED, comparison_chart
-from dbstor.report.fmt import (
+from dbstor.report.kit.figures import COMPARED, comparison_chart
+from dbstor.report.kit.fmt import (
     DASH,
     fmt_bytes,
     fmt_factor,
@@ -21,7 +21,7 @@ from dbstor.report.fmt import (
     fmt_value,
     load_text,
 )
-from dbstor.report.summary import FLAG_LEGEND, metric_value, point_flags, slo_of, table_points
+from dbstor.report.kit.summary import FLAG_LEGEND, metric_value, point_flags, slo_of, table_points
 from dbstor.results.model import Point, Run
 
 _LATENCY_COLUMNS = [("read", "p50"), ("read", "p99"), ("read", "p999"), ("write", "p99")]

@@ -10,7 +10,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from dbstor.report.fmt import (
+from dbstor.report.kit.fmt import (
     fmt_bytes,
     fmt_iops,
     fmt_limit_ms,

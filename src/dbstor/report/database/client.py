@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from html import escape
 
-from dbstor.report.database import point_label
-from dbstor.report.dbtables import _table
-from dbstor.report.fmt import DASH, fmt_int, fmt_iops, fmt_ms, fmt_num
-from dbstor.report.summary import ok_points
-from dbstor.report.tables import _cell
+from dbstor.report.database.memory import point_label
+from dbstor.report.database.tables import _table
+from dbstor.report.io.tables import _cell
+from dbstor.report.kit.fmt import DASH, fmt_int, fmt_iops, fmt_ms, fmt_num
+from dbstor.report.kit.summary import ok_points
 from dbstor.results.model import Point, Run
 
 METRIC_LABELS = {"nopm": "NOPM|new orders/min", "tpm": "TPM|txn/min"}

@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from html import escape
 
 from dbstor.analysis.curve import value_at_knee
-from dbstor.report.fmt import fmt_iops, fmt_per_txn, fmt_ratio, fmt_share, load_text
-from dbstor.report.summary import (
+from dbstor.report.kit.fmt import fmt_iops, fmt_per_txn, fmt_ratio, fmt_share, load_text
+from dbstor.report.kit.summary import (
     MEMORY_READS_PER_TXN,
     is_database,
     knee_of,

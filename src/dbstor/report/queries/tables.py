@@ -9,7 +9,8 @@ from __future__ import annotations
 from html import escape
 from typing import Any
 
-from dbstor.report.fmt import (
+from dbstor.report.io.tables import _cell, _head
+from dbstor.report.kit.fmt import (
     DASH,
     fmt_bytes,
     fmt_int,
@@ -18,7 +19,6 @@ from dbstor.report.fmt import (
     fmt_num,
     fmt_pct,
 )
-from dbstor.report.tables import _cell, _head
 from dbstor.results.model import Point, Run
 
 

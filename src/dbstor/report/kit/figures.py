@@ -7,10 +7,10 @@ from collections.abc import Sequence
 from typing import Any
 
 from dbstor.analysis.compare import run_label
-from dbstor.report.charts import Highlight, Ref, Series, bar_chart, line_chart
-from dbstor.report.fmt import fmt_iops, load_text
-from dbstor.report.summary import knee_of, main_points, ok_points, slo_of
-from dbstor.report.svg import PALETTE
+from dbstor.report.kit.charts import Highlight, Ref, Series, bar_chart, line_chart
+from dbstor.report.kit.fmt import fmt_iops, load_text
+from dbstor.report.kit.summary import knee_of, main_points, ok_points, slo_of
+from dbstor.report.kit.svg import PALETTE
 from dbstor.results.model import Point, Run
 
 PERCENT_TICKS = [0.0, 20.0, 40.0, 60.0, 80.0, 100.0]
