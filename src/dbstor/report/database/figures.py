@@ -5,17 +5,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from dbstor.report.database.memory import (
+from dbstor.report.database.overlay import (
     Overlay,
     device_read_ms,
     placed_points,
-    point_label,
     storage_knee,
     storage_read_ms,
 )
 from dbstor.report.kit.charts import Highlight, Series, bar_chart, hbar_chart, line_chart
 from dbstor.report.kit.fmt import fmt_iops, fmt_ms
-from dbstor.report.kit.summary import main_points, ok_points
+from dbstor.report.kit.summary import main_points, ok_points, point_label
 from dbstor.report.kit.svg import PALETTE
 from dbstor.results.model import Point, Run
 

@@ -1,5 +1,6 @@
-"""The report's figures, built from runs: the IOPS-latency curve, IOPS and CPU per load
-point, host versus device latency, per-second time series, and the comparison bars."""
+"""Figures and names more than one kind of run uses: a short unique name per run, who
+measured latency at the host, the IOPS-latency curve (fio and database runs), and the
+per-second time series."""
 
 from __future__ import annotations
 
@@ -7,19 +8,13 @@ from collections.abc import Sequence
 from typing import Any
 
 from dbstor.analysis.compare import run_label
-from dbstor.report.kit.charts import Highlight, Ref, Series, bar_chart, line_chart
+from dbstor.report.kit.charts import Highlight, Ref, Series, line_chart
 from dbstor.report.kit.fmt import fmt_iops, load_text
-from dbstor.report.kit.summary import knee_of, main_points, ok_points, slo_of
+from dbstor.report.kit.summary import knee_of, ok_points, point_label, slo_of
 from dbstor.report.kit.svg import PALETTE
-from dbstor.results.model import Point, Run
+from dbstor.results.model import Run
 
 PERCENT_TICKS = [0.0, 20.0, 40.0, 60.0, 80.0, 100.0]
-COMPARED = (
-    ("iops", "IOPS"),
-    ("tps", "TPS"),
-    ("read_lat_ms", "read latency"),
-    ("cpu_pct", "CPU"),
-)
 
 
 def run_names(runs: Sequence[Run]) -> list[str]:
@@ -36,15 +31,6 @@ def host_tool(runs: Sequence[Run]) -> str:
     return "fio" if engines == {"fio"} else "the client"
 
 
-def _load_label(point: Point) -> str:
-    return load_text(point.load.kind, point.load.value, point.load.jobs)
-
-
-def _category(point: Point) -> str:
-    """A load point's axis label; failed points say so, since their bars are missing."""
-    return _load_label(point) + ("" if point.ok else " failed")
-
-
 def curve_chart(runs: Sequence[Run], names: Sequence[str] | None = None) -> str:
     """IOPS (x) against the SLO latency metric (y): one line per run, the SLO and the knees."""
     slo = slo_of(runs[0])
@@ -58,7 +44,7 @@ def curve_chart(runs: Sequence[Run], names: Sequence[str] | None = None) -> str:
                 name,
                 [p.iops for p in points],
                 [slo.value(p) for p in points],
-                [_load_label(p) for p in points],
+                [point_label(p) for p in points],
                 color=color,
                 marker=("circle", "square", "triangle", "diamond")[index % 4],
             )
@@ -85,92 +71,6 @@ def curve_chart(runs: Sequence[Run], names: Sequence[str] | None = None) -> str:
             f"Each line is a run; each marker a load point. The dashed line is the SLO "
             f"({slo.text}); the ringed diamond marks the knee."
         ),
-    )
-
-
-def iops_cpu_chart(run: Run) -> str:
-    """IOPS as bars per load point, host CPU and device busy % as lines on a 0-100% axis."""
-    points = main_points(run)
-    lines = [
-        Series(
-            "host CPU busy %",
-            [],
-            [p.cpu.util_pct if p.ok and p.cpu else None for p in points],
-            color="#D55E00",
-            right=True,
-        ),
-    ]
-    if any(p.device and p.device.util_pct is not None for p in points):
-        lines.append(
-            Series(
-                "device busy %",
-                [],
-                [p.device.util_pct if p.ok and p.device else None for p in points],
-                color="#009E73",
-                marker="square",
-                dashed=True,
-                right=True,
-            )
-        )
-    bars = [Series("IOPS (reads + writes)", [], [p.iops if p.ok else None for p in points])]
-    bars[0].color = "#0072B2"
-    return bar_chart(
-        [_category(p) for p in points],
-        bars,
-        title="IOPS and CPU per load point",
-        y_label="IOPS",
-        x_label="load point",
-        lines=lines,
-        y2_label="busy %",
-        y2_ticks=PERCENT_TICKS,
-        height=330,
-    )
-
-
-def latency_chart(run: Run) -> str:
-    """Mean latency seen at the host (fio or the client) beside the device's await."""
-    points = main_points(run)
-    tool = "fio" if host_tool([run]) == "fio" else "client"
-
-    def host(side: str) -> list[float | None]:
-        stats = [getattr(p, f"{side}_lat_ms") if p.ok else None for p in points]
-        return [s.mean if s else None for s in stats]
-
-    def device(side: str) -> list[float | None]:
-        return [
-            getattr(p.device, f"{side}_await_ms") if p.ok and p.device else None for p in points
-        ]
-
-    index = list(range(len(points)))
-    series = [
-        Series(f"read, host ({tool})", index, host("read"), color="#0072B2"),
-        Series(
-            "read, device await",
-            index,
-            device("read"),
-            color="#0072B2",
-            marker="square",
-            dashed=True,
-        ),
-        Series(f"write, host ({tool})", index, host("write"), color="#E69F00", marker="triangle"),
-        Series(
-            "write, device await",
-            index,
-            device("write"),
-            color="#E69F00",
-            marker="diamond",
-            dashed=True,
-        ),
-    ]
-    series = [s for s in series if any(v is not None for v in s.ys)]
-    return line_chart(
-        series,
-        title="Mean latency at the host and at the device",
-        x_label="load point",
-        y_label="mean latency (ms)",
-        categories=[_category(p) for p in points],
-        height=330,
-        description="The gap between host and device latency is time spent in the host I/O stack and the path.",
     )
 
 
@@ -217,35 +117,3 @@ def _sum(row: dict[str, Any], *keys: str) -> float | None:
     values = [row.get(k) for k in keys]
     numbers = [v for v in values if isinstance(v, int | float)]
     return float(sum(numbers)) if numbers else None
-
-
-def comparison_chart(comparison: dict[str, Any]) -> str:
-    """Grouped bars of the normalised values (baseline = 100) per metric, one bar per run."""
-    runs = comparison.get("runs") or []
-    metrics = [
-        (key, name)
-        for key, name in COMPARED
-        if any((r.get("normalised") or {}).get(key) is not None for r in runs)
-    ]
-    bars = [
-        Series(
-            str(r.get("label")),
-            [],
-            [(r.get("normalised") or {}).get(key) for key, _ in metrics],
-            color=PALETTE[i % len(PALETTE)],
-        )
-        for i, r in enumerate(runs)
-    ]
-    baseline = str(comparison.get("baseline", "baseline"))
-    return bar_chart(
-        [name for _, name in metrics],
-        bars,
-        title=f"Relative to {baseline} = 100",
-        y_label=f"relative value ({baseline} = 100)",
-        refs=[Ref(100.0, f"{baseline} = 100", color="#444")],
-        height=340,
-        description=(
-            "Higher is better for IOPS and TPS, lower for latency; more CPU usually means the "
-            "host waits less on storage and does more work."
-        ),
-    )

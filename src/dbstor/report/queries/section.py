@@ -10,9 +10,9 @@ from typing import Any
 
 from dbstor.analysis.dss_compare import finished, is_query_run
 from dbstor.report.database.tables import engine_block
-from dbstor.report.io.tables import facts_block
 from dbstor.report.kit.figures import timeseries_chart
 from dbstor.report.kit.fmt import fmt_int, fmt_num
+from dbstor.report.kit.tables import facts_block
 from dbstor.report.queries.figures import comparison_query_charts, relative_chart, run_query_charts
 from dbstor.report.queries.tables import (
     comparison_queries_table,
@@ -25,7 +25,7 @@ from dbstor.report.queries.tables import (
 )
 from dbstor.results.model import Run
 
-__all__ = ["dss_card", "dss_comparison_block", "dss_howto", "dss_section", "is_query_run"]
+__all__ = ["dss_card", "dss_comparison_block", "dss_howto", "dss_section"]
 
 CACHE_WORDS = {
     "warm": "warm: one unmeasured power run filled the caches before the first point",

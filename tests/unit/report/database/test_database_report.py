@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from dbstor.report.database.memory import memory_sentence, overlay_caption, overlays
+from dbstor.report.database.memory import memory_sentence
+from dbstor.report.database.overlay import overlay_caption, overlays
 from dbstor.report.html import render_report
 from dbstor.report.kit.figures import run_names
 from dbstor.results.model import LatencyStats, Run
