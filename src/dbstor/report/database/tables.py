@@ -9,8 +9,8 @@ from __future__ import annotations
 from html import escape
 from typing import Any
 
-from dbstor.report.database import point_label, reads_per_txn
-from dbstor.report.fmt import (
+from dbstor.report.database.memory import reads_per_txn
+from dbstor.report.kit.fmt import (
     DASH,
     fmt_bytes,
     fmt_int,
@@ -22,22 +22,20 @@ from dbstor.report.fmt import (
     fmt_ratio,
     fmt_value,
 )
-from dbstor.report.summary import metric_value, ok_points, peak_of, slo_of, table_points
-from dbstor.report.tables import _cell, _fact, _flags_cell, _head, _point_notes
+from dbstor.report.kit.summary import (
+    metric_value,
+    ok_points,
+    peak_of,
+    point_label,
+    slo_of,
+    table_points,
+)
+from dbstor.report.kit.tables import cell, fact_text, flags_cell, point_notes, scroll_table
 from dbstor.results.model import LatencyStats, Point, Run
 
 TOP_OBJECTS = 10
 FIRST_MESSAGES = 3
 _TXN_STATS = (("mean", "mean"), ("p50", "p50"), ("p95", "p95"), ("p99", "p99"), ("p999", "p99.9"))
-
-
-def _table(head: list[str], rows: list[str], cls: str = "") -> str:
-    header = "".join(_head(h) for h in head)
-    attrs = f' class="{cls}"' if cls else ""
-    return (
-        f'<div class="scroll"><table{attrs}><thead><tr>{header}</tr></thead>'
-        f"<tbody>{''.join(rows)}</tbody></table></div>"
-    )
 
 
 def _stat(stats: LatencyStats | None, name: str) -> float | None:
@@ -47,9 +45,9 @@ def _stat(stats: LatencyStats | None, name: str) -> float | None:
 def _slo_cell(run: Run, point: Point, metric: str, value: float | None) -> str:
     slo = slo_of(run)
     if metric != slo.metric or value is None or not slo.limit_ms:
-        return _cell(fmt_ms(value, unit=False), "num")
+        return cell(fmt_ms(value, unit=False), "num")
     over = value > slo.limit_ms
-    return _cell(
+    return cell(
         fmt_ms(value, unit=False),
         "num over" if over else "num within",
         f"{slo.text}: {'over' if over else 'within'}",
@@ -69,25 +67,25 @@ def db_points_table(run: Run) -> str:
             error = escape(point.error or "no error message recorded")
             rows.append(
                 f'<tr class="failed"><th scope="row">{load}</th>'
-                f'<td colspan="{len(head) - 2}">failed: {error}</td>{_flags_cell(point)}</tr>'
+                f'<td colspan="{len(head) - 2}">failed: {error}</td>{flags_cell(point)}</tr>'
             )
             continue
-        cells = [_cell(fmt_iops(point.tps), "num")]
+        cells = [cell(fmt_iops(point.tps), "num")]
         for stat, _ in _TXN_STATS:
             metric = f"txn_lat_{stat}_ms"
             cells.append(_slo_cell(run, point, metric, metric_value(point, metric)))
         split = DASH
         if point.read_iops is not None or point.write_iops is not None:
             split = f"{fmt_iops(point.read_iops)} / {fmt_iops(point.write_iops)}"
-        cells.append(_cell(split, "num"))
+        cells.append(cell(split, "num"))
         for side in ("read", "write"):
             metric = f"{side}_lat_mean_ms"
             cells.append(_slo_cell(run, point, metric, metric_value(point, metric)))
-        cells.append(_cell(fmt_pct(point.cpu.util_pct if point.cpu else None), "num"))
-        cells.append(_cell(fmt_ratio(point.cache_hit_ratio), "num"))
-        cells.append(_flags_cell(point))
+        cells.append(cell(fmt_pct(point.cpu.util_pct if point.cpu else None), "num"))
+        cells.append(cell(fmt_ratio(point.cache_hit_ratio), "num"))
+        cells.append(flags_cell(point))
         rows.append(f'<tr><th scope="row">{load}</th>{"".join(cells)}</tr>')
-    return _table(head, rows, "points") + _point_notes(run)
+    return scroll_table(head, rows, "points") + point_notes(run)
 
 
 def _mix(run: Run) -> dict[str, float]:
@@ -115,13 +113,13 @@ def txn_types_table(run: Run, point: Point) -> str:
         done = f"{100.0 * one.count / total:.1f}%" if one and total else DASH
         share = f"{mix[name]:g}%" if name in mix else DASH
         cells = [
-            _cell(share, "num"),
-            _cell(done, "num"),
-            _cell(fmt_int(one.count if one else None), "num"),
+            cell(share, "num"),
+            cell(done, "num"),
+            cell(fmt_int(one.count if one else None), "num"),
         ]
-        cells += [_cell(fmt_ms(_stat(one, stat), unit=False), "num") for stat, _ in _TXN_STATS]
+        cells += [cell(fmt_ms(_stat(one, stat), unit=False), "num") for stat, _ in _TXN_STATS]
         rows.append(f'<tr><th scope="row">{escape(name)}</th>{"".join(cells)}</tr>')
-    return _table(head, rows)
+    return scroll_table(head, rows)
 
 
 def txn_p99_matrix(run: Run) -> str:
@@ -133,11 +131,11 @@ def txn_p99_matrix(run: Run) -> str:
     rows = []
     for name in _types_in_order(run, points):
         cells = "".join(
-            _cell(fmt_ms(_stat((p.txn_types or {}).get(name), "p99"), unit=False), "num")
+            cell(fmt_ms(_stat((p.txn_types or {}).get(name), "p99"), unit=False), "num")
             for p in points
         )
         rows.append(f'<tr><th scope="row">{escape(name)}</th>{cells}</tr>')
-    return _table(head, rows)
+    return scroll_table(head, rows)
 
 
 def engine_io_table(run: Run) -> str:
@@ -157,19 +155,19 @@ def engine_io_table(run: Run) -> str:
     for point in ok_points(run):
         io = point.engine_io or {}
         cells = [
-            _cell(fmt_iops(point.tps), "num"),
-            _cell(fmt_per_txn(reads_per_txn(point)), "num"),
-            _cell(fmt_per_txn(io.get("device_writes_per_txn")), "num"),
-            _cell(fmt_per_txn(io.get("engine_physical_reads_per_txn")), "num"),
-            _cell(fmt_per_txn(io.get("engine_physical_writes_per_txn")), "num"),
-            _cell(fmt_ratio(point.cache_hit_ratio), "num"),
-            _cell(fmt_bytes(io.get("storage_read_bytes")), "num"),
-            _cell(fmt_bytes(io.get("storage_write_bytes")), "num"),
+            cell(fmt_iops(point.tps), "num"),
+            cell(fmt_per_txn(reads_per_txn(point)), "num"),
+            cell(fmt_per_txn(io.get("device_writes_per_txn")), "num"),
+            cell(fmt_per_txn(io.get("engine_physical_reads_per_txn")), "num"),
+            cell(fmt_per_txn(io.get("engine_physical_writes_per_txn")), "num"),
+            cell(fmt_ratio(point.cache_hit_ratio), "num"),
+            cell(fmt_bytes(io.get("storage_read_bytes")), "num"),
+            cell(fmt_bytes(io.get("storage_write_bytes")), "num"),
         ]
         rows.append(f'<tr><th scope="row">{escape(point_label(point))}</th>{"".join(cells)}</tr>')
     if not rows:
         return "<p>No load point finished.</p>"
-    return _table(head, rows)
+    return scroll_table(head, rows)
 
 
 def errors_block(run: Run) -> str:
@@ -188,7 +186,7 @@ def errors_block(run: Run) -> str:
             items += f"<li>… and {more} more</li>"
         rows.append(
             f'<tr><th scope="row">{escape(point_label(point))}</th>'
-            f"{_cell(fmt_int(point.errors), 'num')}{_cell(fmt_int(point.retries), 'num')}"
+            f"{cell(fmt_int(point.errors), 'num')}{cell(fmt_int(point.retries), 'num')}"
             f'<td><ul class="messages">{items or "<li>" + DASH + "</li>"}</ul></td></tr>'
         )
     if not rows:
@@ -197,7 +195,7 @@ def errors_block(run: Run) -> str:
         "<p>Errors are transactions that failed and were counted; retries are transactions "
         "run again after a serialisation failure, a deadlock or a busy database.</p>"
     )
-    return intro + _table(["load", "errors", "retries", "first messages"], rows)
+    return intro + scroll_table(["load", "errors", "retries", "first messages"], rows)
 
 
 def load_report(run: Run) -> str:
@@ -207,11 +205,11 @@ def load_report(run: Run) -> str:
         return "<p>No load report: the database was not built by this run.</p>"
     rows = [
         f'<tr><th scope="row">{escape(fmt_value(x.get("instance")))}</th>'
-        f"{_cell(fmt_int(x.get('rows')), 'num')}{_cell(fmt_num(x.get('seconds'), 3), 'num')}"
-        f"{_cell(fmt_int(x.get('rows_per_s')), 'num')}{_cell(fmt_bytes(x.get('bytes')), 'num')}</tr>"
+        f"{cell(fmt_int(x.get('rows')), 'num')}{cell(fmt_num(x.get('seconds'), 3), 'num')}"
+        f"{cell(fmt_int(x.get('rows_per_s')), 'num')}{cell(fmt_bytes(x.get('bytes')), 'num')}</tr>"
         for x in loads
     ]
-    return _table(["instance", "rows", "seconds", "rows/s", "size"], rows)
+    return scroll_table(["instance", "rows", "seconds", "rows/s", "size"], rows)
 
 
 def _engine_rows(engine: dict[str, Any]) -> list[tuple[str, str]]:
@@ -263,7 +261,7 @@ def _engine_fact(key: str, value: Any) -> str:
     """Ports and process ids are names, not quantities: no thousands separators."""
     if key in ("port", "pid") and isinstance(value, int):
         return str(value)
-    return _fact(key, value)
+    return fact_text(key, value)
 
 
 _ENGINE_SHOWN = {"name", "title", "version", "managed", "dsn", "buffer_bytes", "cache_bytes"}
@@ -307,10 +305,10 @@ def objects_table(run: Run) -> str:
     rows = []
     for one in top:
         cells = [
-            _cell(str(one.get("kind") or DASH)),
-            _cell(fmt_bytes(one.get("size_bytes")), "num"),
+            cell(str(one.get("kind") or DASH)),
+            cell(fmt_bytes(one.get("size_bytes")), "num"),
         ]
-        cells += [_cell(fmt(one.get(key)), "num") for key, _, fmt in columns]
+        cells += [cell(fmt(one.get(key)), "num") for key, _, fmt in columns]
         rows.append(f'<tr><th scope="row">{escape(str(one.get("name")))}</th>{"".join(cells)}</tr>')
     total = sum(o.get("size_bytes") or 0 for o in objects)
     since = stats.get("cumulative_since")
@@ -321,7 +319,7 @@ def objects_table(run: Run) -> str:
         notes.append(f"I/O counted since {since}")
     if not columns:
         notes.append("this engine keeps no per-object I/O counters, so only sizes are shown")
-    return _table(head, rows) + f'<p class="meta">{escape("; ".join(notes))}.</p>'
+    return scroll_table(head, rows) + f'<p class="meta">{escape("; ".join(notes))}.</p>'
 
 
 def peak_point(run: Run) -> Point | None:

@@ -7,8 +7,8 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from dbstor.report.charts import Highlight, Ref, Series, bar_chart, line_chart
-from dbstor.report.svg import Labels, Scale, nice_number, nice_ticks, tick_text
+from dbstor.report.kit.charts import Highlight, Ref, Series, bar_chart, line_chart
+from dbstor.report.kit.svg import Labels, Scale, nice_number, nice_ticks, tick_text
 
 SVG = "{http://www.w3.org/2000/svg}"
 
@@ -165,7 +165,7 @@ def test_bar_chart_with_lines_on_a_right_axis():
 
 
 def test_line_chart_log_axis_and_points_without_a_line():
-    from dbstor.report.charts import hbar_chart
+    from dbstor.report.kit.charts import hbar_chart
 
     svg = line_chart(
         [

@@ -6,7 +6,7 @@ from __future__ import annotations
 from html import escape
 from typing import Any
 
-from dbstor.report.page import standalone_page
+from dbstor.report.kit.page import standalone_page
 from dbstor.units import format_size
 
 MAX_ROWS = 200

@@ -6,6 +6,7 @@ Every formatter takes None and returns a dash, so tables never crash on a missin
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from typing import Any
 
 DASH = "–"
@@ -176,3 +177,15 @@ def load_text(kind: str | None, value: float | None, jobs: int = 1, compact: boo
             return f"{number} inst × {each} {users}"
         return f"{number} {'instance' if value == 1 else 'instances'} × {each} {users} each"
     return f"{number} {short if compact else long}"
+
+
+def capitalise(text: str) -> str:
+    """The text with its first letter upper-case; the rest as it is."""
+    return text[:1].upper() + text[1:]
+
+
+def join_words(words: Sequence[str]) -> str:
+    """'a', 'a and b', 'a, b and c'."""
+    if len(words) <= 2:
+        return " and ".join(words)
+    return ", ".join(words[:-1]) + " and " + words[-1]

@@ -14,9 +14,9 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from dbstor.report.dsstables import fmt_s, point_title
-from dbstor.report.figures import run_names
-from dbstor.report.fmt import DASH, fmt_int, fmt_mbps, fmt_num, fmt_pct
+from dbstor.report.kit.figures import run_names
+from dbstor.report.kit.fmt import DASH, fmt_int, fmt_mbps, fmt_num, fmt_pct
+from dbstor.report.queries.tables import fmt_s, point_title
 from dbstor.results.model import Run
 
 _STATUS_STYLE = {"complete": "green", "interrupted": "yellow", "running": "yellow", "failed": "red"}

@@ -9,26 +9,9 @@ from __future__ import annotations
 from html import escape
 from typing import Any
 
-from dbstor.report.fmt import (
-    DASH,
-    fmt_bytes,
-    fmt_int,
-    fmt_iops,
-    fmt_mbps,
-    fmt_num,
-    fmt_pct,
-)
-from dbstor.report.tables import _cell, _head
+from dbstor.report.kit.fmt import DASH, fmt_bytes, fmt_int, fmt_iops, fmt_mbps, fmt_num, fmt_pct
+from dbstor.report.kit.tables import cell, scroll_table
 from dbstor.results.model import Point, Run
-
-
-def table(head: list[str], rows: list[str], cls: str = "") -> str:
-    header = "".join(_head(h) for h in head)
-    attrs = f' class="{cls}"' if cls else ""
-    return (
-        f'<div class="scroll"><table{attrs}><thead><tr>{header}</tr></thead>'
-        f"<tbody>{''.join(rows)}</tbody></table></div>"
-    )
 
 
 def fmt_s(value: float | None) -> str:
@@ -57,23 +40,23 @@ def points_table(run: Run) -> str:
         cls = "" if point.ok else ' class="failed"'
         rows.append(
             f'<tr{cls}><th scope="row">{escape(point_title(point))}</th>'
-            + _cell(fmt_s(m.get("total_elapsed_s")), "num")
-            + _cell(fmt_int(m.get("queries_per_hour")), "num")
-            + _cell(fmt_s(m.get("geomean_s")), "num")
-            + _cell(
+            + cell(fmt_s(m.get("total_elapsed_s")), "num")
+            + cell(fmt_int(m.get("queries_per_hour")), "num")
+            + cell(fmt_s(m.get("geomean_s")), "num")
+            + cell(
                 f"{fmt_int(m.get('queries_ok'))} / {bad}"
                 if m
                 else fmt_int(len(point.queries or [])),
                 "num",
             )
-            + _cell(fmt_mbps(point.read_mbps), "num")
-            + _cell(fmt_iops(point.read_iops), "num")
-            + _cell(fmt_mbps(point.write_mbps), "num")
-            + _cell(fmt_pct(point.cpu.util_pct if point.cpu else None), "num")
-            + _cell(_status(point))
+            + cell(fmt_mbps(point.read_mbps), "num")
+            + cell(fmt_iops(point.read_iops), "num")
+            + cell(fmt_mbps(point.write_mbps), "num")
+            + cell(fmt_pct(point.cpu.util_pct if point.cpu else None), "num")
+            + cell(_status(point))
             + "</tr>"
         )
-    return table(
+    return scroll_table(
         [
             "point",
             "total elapsed|s",
@@ -99,18 +82,18 @@ def queries_table(point: Point) -> str:
         ok = q.get("status") == "ok"
         status = "ok" if ok else f"{q.get('status')}: {q.get('error') or DASH}"
         cells = [
-            *([_cell(fmt_int(q.get("stream")), "num")] if streams else []),
-            _cell(fmt_int(q.get("position")), "num"),
+            *([cell(fmt_int(q.get("stream")), "num")] if streams else []),
+            cell(fmt_int(q.get("position")), "num"),
             f'<th scope="row">{escape(str(q.get("name")))}</th>',
-            _cell(str(q.get("tr3476") or DASH)),
-            _cell(str(q.get("title") or DASH)),
-            _cell(fmt_int(q.get("rows")), "num"),
-            _cell(fmt_s(q.get("elapsed_s")), "num"),
-            _cell(fmt_mbps(q.get("read_mbps")), "num"),
-            _cell(fmt_iops(q.get("read_iops")), "num"),
-            _cell(fmt_pct(q.get("cpu_pct")), "num"),
-            _cell(str(q.get("cache") or DASH)),
-            _cell(status),
+            cell(str(q.get("tr3476") or DASH)),
+            cell(str(q.get("title") or DASH)),
+            cell(fmt_int(q.get("rows")), "num"),
+            cell(fmt_s(q.get("elapsed_s")), "num"),
+            cell(fmt_mbps(q.get("read_mbps")), "num"),
+            cell(fmt_iops(q.get("read_iops")), "num"),
+            cell(fmt_pct(q.get("cpu_pct")), "num"),
+            cell(str(q.get("cache") or DASH)),
+            cell(status),
         ]
         cls = "" if ok else ' class="failed"'
         rows.append(f"<tr{cls}>{''.join(cells)}</tr>")
@@ -128,7 +111,7 @@ def queries_table(point: Point) -> str:
         "cache",
         "status",
     ]
-    return table(head, rows, "queries")
+    return scroll_table(head, rows, "queries")
 
 
 def load_table(run: Run) -> str:
@@ -139,17 +122,17 @@ def load_table(run: Run) -> str:
         return "<p>No load report: the database was not built by this run.</p>"
     rows = [
         "<tr>"
-        + _cell(fmt_int(x.get("rows")), "num")
-        + _cell(fmt_num(x.get("seconds"), 3), "num")
-        + _cell(fmt_int(x.get("rows_per_s")), "num")
-        + _cell(fmt_bytes(x.get("bytes")), "num")
-        + _cell(fmt_mbps(x.get("mb_per_s")), "num")
-        + _cell(fmt_bytes(workload.get("database_bytes")), "num")
+        + cell(fmt_int(x.get("rows")), "num")
+        + cell(fmt_num(x.get("seconds"), 3), "num")
+        + cell(fmt_int(x.get("rows_per_s")), "num")
+        + cell(fmt_bytes(x.get("bytes")), "num")
+        + cell(fmt_mbps(x.get("mb_per_s")), "num")
+        + cell(fmt_bytes(workload.get("database_bytes")), "num")
         + "</tr>"
         for x in loads
     ]
     head = ["rows", "seconds", "rows/s", "generated", "MB/s", "database on disk"]
-    return table(head, rows)
+    return scroll_table(head, rows)
 
 
 # --- across targets ----------------------------------------------------------------------
@@ -169,15 +152,13 @@ def comparison_runs_table(comparison: dict[str, Any]) -> str:
         v, n = r.get("values") or {}, r.get("normalised") or {}
         rows.append(
             f'<tr><th scope="row">{escape(str(r.get("label")))}</th>'
-            + _cell(str(r.get("basis") or DASH))
-            + _cell(str(r.get("cache") or DASH))
-            + _cell(_with_norm(v.get("total_elapsed_s"), n.get("total_elapsed_s"), fmt_s), "num")
-            + _cell(
-                _with_norm(v.get("queries_per_hour"), n.get("queries_per_hour"), fmt_int), "num"
-            )
-            + _cell(_with_norm(v.get("geomean_s"), n.get("geomean_s"), fmt_s), "num")
-            + _cell(_with_norm(v.get("read_mbps"), n.get("read_mbps"), fmt_mbps), "num")
-            + _cell(_with_norm(v.get("cpu_pct"), n.get("cpu_pct"), fmt_pct), "num")
+            + cell(str(r.get("basis") or DASH))
+            + cell(str(r.get("cache") or DASH))
+            + cell(_with_norm(v.get("total_elapsed_s"), n.get("total_elapsed_s"), fmt_s), "num")
+            + cell(_with_norm(v.get("queries_per_hour"), n.get("queries_per_hour"), fmt_int), "num")
+            + cell(_with_norm(v.get("geomean_s"), n.get("geomean_s"), fmt_s), "num")
+            + cell(_with_norm(v.get("read_mbps"), n.get("read_mbps"), fmt_mbps), "num")
+            + cell(_with_norm(v.get("cpu_pct"), n.get("cpu_pct"), fmt_pct), "num")
             + "</tr>"
         )
     head = [
@@ -190,7 +171,7 @@ def comparison_runs_table(comparison: dict[str, Any]) -> str:
         "read|MB/s",
         "CPU",
     ]
-    return table(head, rows)
+    return scroll_table(head, rows)
 
 
 def comparison_queries_table(comparison: dict[str, Any]) -> str:
@@ -201,12 +182,12 @@ def comparison_queries_table(comparison: dict[str, Any]) -> str:
         values, norm = q.get("values") or {}, q.get("normalised") or {}
         rows.append(
             f'<tr><th scope="row">{escape(str(q.get("name")))}</th>'
-            + _cell(str(q.get("tr3476") or DASH))
+            + cell(str(q.get("tr3476") or DASH))
             + "".join(
-                _cell(_with_norm(values.get(label), norm.get(label), fmt_s), "num")
+                cell(_with_norm(values.get(label), norm.get(label), fmt_s), "num")
                 for label in labels
             )
             + "</tr>"
         )
     head = ["query", "TR-3476 name", *(f"{label}|s (= 100)" for label in labels)]
-    return table(head, rows)
+    return scroll_table(head, rows)

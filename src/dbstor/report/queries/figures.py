@@ -8,8 +8,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from dbstor.analysis.dss_compare import finished, per_query, query_order
-from dbstor.report.charts import Ref, Series, bar_chart
-from dbstor.report.svg import PALETTE
+from dbstor.report.kit.charts import Ref, Series, bar_chart
+from dbstor.report.kit.svg import PALETTE
 from dbstor.results.model import Point, Run
 
 FIGURES = {

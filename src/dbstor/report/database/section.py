@@ -5,10 +5,10 @@ from __future__ import annotations
 from html import escape
 from typing import Any
 
-from dbstor.report.database import is_external, memory_html, memory_sentence, point_label
-from dbstor.report.dbclient import client_caption, client_table
-from dbstor.report.dbfigures import device_chart, tps_chart, txn_types_chart
-from dbstor.report.dbtables import (
+from dbstor.report.database.client import client_caption, client_table
+from dbstor.report.database.figures import device_chart, tps_chart, txn_types_chart
+from dbstor.report.database.memory import is_external, memory_html, memory_sentence
+from dbstor.report.database.tables import (
     db_points_table,
     engine_block,
     engine_io_table,
@@ -19,10 +19,10 @@ from dbstor.report.dbtables import (
     txn_p99_matrix,
     txn_types_table,
 )
-from dbstor.report.figures import timeseries_chart
-from dbstor.report.fmt import fmt_bytes, fmt_iops, fmt_num
-from dbstor.report.summary import slo_of
-from dbstor.report.tables import facts_block
+from dbstor.report.kit.figures import timeseries_chart
+from dbstor.report.kit.fmt import fmt_bytes, fmt_iops, fmt_num
+from dbstor.report.kit.summary import point_label, slo_of
+from dbstor.report.kit.tables import facts_block
 from dbstor.results.model import Run
 
 

@@ -11,8 +11,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from html import escape
 
-from dbstor.report.fmt import fmt_num
-from dbstor.report.svg import (
+from dbstor.report.kit.fmt import fmt_num
+from dbstor.report.kit.svg import (
     GRID,
     HALO,
     INK,

@@ -277,7 +277,7 @@ def test_fio_and_query_runs_in_one_report(fc, samples):
 def test_terminal_summary_and_comparison():
     from rich.console import Console
 
-    from dbstor.report.dssconsole import print_dss_comparison, print_dss_summary
+    from dbstor.report.queries.console import print_dss_comparison, print_dss_summary
 
     fc, iscsi = query_run("FC", 2131.1), query_run("ISCSI", 2389.9)
     iscsi.points[0].queries[0] = query(6, 9.0, status="timeout", error="over the query timeout")

@@ -9,13 +9,14 @@ from pathlib import Path
 
 import pytest
 
-from dbstor.report.database import memory_sentence, overlay_caption, overlays
-from dbstor.report.figures import run_names
+from dbstor.report.database.memory import memory_sentence
+from dbstor.report.database.overlay import overlay_caption, overlays
 from dbstor.report.html import render_report
+from dbstor.report.kit.figures import run_names
 from dbstor.results.model import LatencyStats, Run
 from dbstor.results.store import read_samples
 
-GOLDEN = Path(__file__).resolve().parents[2] / "golden"
+GOLDEN = Path(__file__).resolve().parents[3] / "golden"
 
 SVG_BLOCK = re.compile(r"<svg\b.*?</svg>", re.S)
 NS = "{http://www.w3.org/2000/svg}"

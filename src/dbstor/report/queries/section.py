@@ -9,9 +9,12 @@ from html import escape
 from typing import Any
 
 from dbstor.analysis.dss_compare import finished, is_query_run
-from dbstor.report.dbtables import engine_block
-from dbstor.report.dssfigures import comparison_query_charts, relative_chart, run_query_charts
-from dbstor.report.dsstables import (
+from dbstor.report.database.tables import engine_block
+from dbstor.report.kit.figures import timeseries_chart
+from dbstor.report.kit.fmt import fmt_int, fmt_num
+from dbstor.report.kit.tables import facts_block
+from dbstor.report.queries.figures import comparison_query_charts, relative_chart, run_query_charts
+from dbstor.report.queries.tables import (
     comparison_queries_table,
     comparison_runs_table,
     fmt_s,
@@ -20,12 +23,9 @@ from dbstor.report.dsstables import (
     points_table,
     queries_table,
 )
-from dbstor.report.figures import timeseries_chart
-from dbstor.report.fmt import fmt_int, fmt_num
-from dbstor.report.tables import facts_block
 from dbstor.results.model import Run
 
-__all__ = ["dss_card", "dss_comparison_block", "dss_howto", "dss_section", "is_query_run"]
+__all__ = ["dss_card", "dss_comparison_block", "dss_howto", "dss_section"]
 
 CACHE_WORDS = {
     "warm": "warm: one unmeasured power run filled the caches before the first point",

@@ -1,126 +1,29 @@
-"""What a database run says, in words shared by the HTML report and the terminal: whether
-the storage did the work or memory did, and where the database ran on the storage's curve.
+"""The database on the storage's curve: fio runs and database runs on one target label,
+where the database ran on the storage's IOPS-latency curve, and the caption that says so
+from the data.
 
-A database run's read and write latencies are the device's await (diskstats has a mean,
-not a distribution); its throughput is transactions; its IOPS are what the device under
-the target saw, not what the engine asked for.
+A database run's IOPS are what the device under the target saw, not what the engine asked
+for; its read latency is the device's await (diskstats has a mean, not a distribution).
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from html import escape
 
 from dbstor.analysis.curve import value_at_knee
-from dbstor.report.fmt import fmt_iops, fmt_per_txn, fmt_ratio, fmt_share, load_text
-from dbstor.report.summary import (
-    MEMORY_READS_PER_TXN,
+from dbstor.report.database.memory import is_external, memory_detail
+from dbstor.report.kit.fmt import capitalise, fmt_iops, fmt_share, join_words, load_text
+from dbstor.report.kit.summary import (
     is_database,
     knee_of,
     ok_points,
     peak_of,
+    point_label,
     reads_from_memory,
     slo_of,
 )
 from dbstor.results.model import Point, Run
-
-_OPTION = re.compile(r"(--[a-z][a-z-]*)")
-MEMORY_LEAD = "Reads came from memory, not the storage"
-ADVICE = "a larger --scale or a smaller --buffer/--memory-limit makes the storage do the work"
-
-
-def point_label(point: Point, compact: bool = True) -> str:
-    return load_text(point.load.kind, point.load.value, point.load.jobs, compact=compact)
-
-
-def _capital(text: str) -> str:
-    return text[:1].upper() + text[1:]
-
-
-def _join(words: Sequence[str]) -> str:
-    if len(words) <= 2:
-        return " and ".join(words)
-    return ", ".join(words[:-1]) + " and " + words[-1]
-
-
-def is_external(run: Run) -> bool:
-    """An engine dbstor did not manage: its device figures are this host's, not the server's."""
-    return (run.engine or {}).get("managed") is False
-
-
-def reads_per_txn(point: Point) -> float | None:
-    """Device reads per transaction: the engine_io figure, else device reads over TPS."""
-    value = (point.engine_io or {}).get("device_reads_per_txn")
-    if isinstance(value, int | float):
-        return float(value)
-    if point.read_iops is not None and point.tps:
-        return point.read_iops / point.tps
-    return None
-
-
-def memory_sentence(run: Run) -> str | None:
-    """The honesty callout: reads came from memory, so TPS shows the host, not the storage.
-
-    None for fio runs and for database runs whose storage was read."""
-    if not is_database(run):
-        return None
-    points = ok_points(run)
-    memory = [p for p in points if reads_from_memory(p)]
-    if not memory:
-        return None
-    peak = peak_of(run)
-    ref = peak if peak in memory else max(memory, key=lambda p: p.tps or 0.0)
-    detail = _memory_detail(run, ref)
-    where = point_label(ref, compact=False)
-    if ref is peak:
-        where += ", the highest transaction rate"
-    if len(memory) == len(points):
-        scope, rates = "", "These transaction rates show"
-    else:
-        scope = ", at " + _join([point_label(p, compact=False) for p in memory])
-        rates = "Those points' transaction rates show"
-    return (
-        f"{MEMORY_LEAD}{scope}: at {where}, {detail}. {rates} the host's CPU and memory, "
-        f"not the storage's speed; {ADVICE}."
-    )
-
-
-def _memory_detail(run: Run, point: Point) -> str:
-    """Why the point's reads came from memory: few device reads, or few reads by the engine
-    (and then what the device saw, which may be other I/O on a shared device)."""
-    device = None if is_external(run) else reads_per_txn(point)
-    engine = (point.engine_io or {}).get("engine_physical_reads_per_txn")
-    ratio = point.cache_hit_ratio
-    hit = f"hit ratio {fmt_ratio(ratio)}" if ratio is not None else ""
-    if device is not None and device < MEMORY_READS_PER_TXN:
-        return f"{fmt_per_txn(device)} device reads per transaction" + (f" ({hit})" if hit else "")
-    if isinstance(engine, int | float):
-        text = f"the engine read {fmt_per_txn(engine)} pages per transaction from storage"
-        text += f" ({hit})" if hit else ""
-    elif ratio is not None:
-        text = f"the engine found {fmt_ratio(ratio)} of its reads in its cache"
-    else:
-        return "the engine's counters say so"
-    if device is not None:
-        text += (
-            f"; the device still saw {fmt_per_txn(device)} reads per transaction, from other "
-            "I/O on the device or reads the engine does not count"
-        )
-    return text
-
-
-def memory_html(sentence: str) -> str:
-    """The memory sentence as HTML, its lead in bold."""
-    lead, rest = sentence[: len(MEMORY_LEAD)], sentence[len(MEMORY_LEAD) :]
-    rest = _OPTION.sub(r'<code class="opt">\1</code>', escape(rest))
-    if lead != MEMORY_LEAD:
-        return escape(lead) + rest
-    return f'<b class="lead">{escape(lead)}</b>{rest}'
-
-
-# --- the database on the storage's curve ---------------------------------------------
 
 
 @dataclass
@@ -234,11 +137,11 @@ def overlay_caption(overlay: Overlay, names: dict[str, str]) -> str:
         who = f"{names.get(run.run_id, run.run_id)}: " if many else ""
         points = placed_points(run)
         if not ok_points(run):
-            sentences.append(_capital(f"{who}the database run has no finished load point yet."))
+            sentences.append(capitalise(f"{who}the database run has no finished load point yet."))
             continue
         if not points:
             sentences.append(
-                _capital(
+                capitalise(
                     f"{who}the database run has no device statistics, so it cannot be placed "
                     "on the storage's curve."
                 )
@@ -257,7 +160,7 @@ def overlay_caption(overlay: Overlay, names: dict[str, str]) -> str:
             f"{fmt_iops(busiest.iops)} IOPS{mix}, {share} of the storage's peak of "
             f"{fmt_iops(peak_iops)} IOPS: {_relation(busiest.iops, storage)}."
         )
-        sentences.append(_capital(sentence))
+        sentences.append(capitalise(sentence))
         if peak_iops and busiest.iops > 1.1 * peak_iops:
             sentences.append(
                 "That is more than fio ever drove: the device's figures likely include other "
@@ -270,12 +173,12 @@ def overlay_caption(overlay: Overlay, names: dict[str, str]) -> str:
                 "0 ms: every read came from memory."
             )
         elif unread:
-            where = _join([point_label(p, compact=False) for p in unread])
+            where = join_words([point_label(p, compact=False) for p in unread])
             verb = "that point sits" if len(unread) == 1 else "those points sit"
             sentences.append(f"At {where} the device saw no reads, so {verb} at 0 ms.")
         if reads_from_memory(busiest) and len(unread) < len(points):
             sentences.append(
-                f"Its reads came from memory: {_memory_detail(run, busiest)}. The storage's "
+                f"Its reads came from memory: {memory_detail(run, busiest)}. The storage's "
                 "read latency barely touched its transactions."
             )
     for run in overlay.external:

@@ -5,18 +5,17 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from dbstor.report.charts import Highlight, Series, bar_chart, hbar_chart, line_chart
-from dbstor.report.database import (
+from dbstor.report.database.overlay import (
     Overlay,
     device_read_ms,
     placed_points,
-    point_label,
     storage_knee,
     storage_read_ms,
 )
-from dbstor.report.fmt import fmt_iops, fmt_ms
-from dbstor.report.summary import main_points, ok_points
-from dbstor.report.svg import PALETTE
+from dbstor.report.kit.charts import Highlight, Series, bar_chart, hbar_chart, line_chart
+from dbstor.report.kit.fmt import fmt_iops, fmt_ms
+from dbstor.report.kit.summary import main_points, ok_points, point_label
+from dbstor.report.kit.svg import PALETTE
 from dbstor.results.model import Point, Run
 
 STORAGE_COLOURS = ("#0072B2", "#56B4E9", "#444444")

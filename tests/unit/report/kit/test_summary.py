@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dbstor.report.summary import (
+from dbstor.report.kit.summary import (
     Slo,
     cache_sentence,
     knee_of,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import copy
 
-from dbstor.report.dbclient import client_caption, client_table
+from dbstor.report.database.client import client_caption, client_table
 from dbstor.results.model import LatencyStats, Load
 
 

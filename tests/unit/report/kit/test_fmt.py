@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from dbstor.report import fmt
+from dbstor.report.kit import fmt
 
 
 @pytest.mark.parametrize(

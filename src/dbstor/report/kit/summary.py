@@ -10,14 +10,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from dbstor.report.fmt import (
-    fmt_bytes,
-    fmt_iops,
-    fmt_limit_ms,
-    fmt_ms,
-    fmt_share,
-    load_text,
-)
+from dbstor.report.kit.fmt import fmt_bytes, fmt_iops, fmt_limit_ms, fmt_ms, fmt_share, load_text
 from dbstor.results.model import Point, Run
 from dbstor.units import parse_size
 
@@ -372,3 +365,8 @@ def cache_sentence(run: Run) -> str | None:
     if not clauses:
         return subject + "."
     return f"{subject}: {', '.join(clauses)}."
+
+
+def point_label(point: Point, compact: bool = True) -> str:
+    """A load point's load in words: 'QD8', '4 users', '2 inst × 4 users'."""
+    return load_text(point.load.kind, point.load.value, point.load.jobs, compact=compact)

@@ -5,11 +5,9 @@ from __future__ import annotations
 
 from html import escape
 
-from dbstor.report.database import point_label
-from dbstor.report.dbtables import _table
-from dbstor.report.fmt import DASH, fmt_int, fmt_iops, fmt_ms, fmt_num
-from dbstor.report.summary import ok_points
-from dbstor.report.tables import _cell
+from dbstor.report.kit.fmt import DASH, fmt_int, fmt_iops, fmt_ms, fmt_num
+from dbstor.report.kit.summary import ok_points, point_label
+from dbstor.report.kit.tables import cell, scroll_table
 from dbstor.results.model import Point, Run
 
 METRIC_LABELS = {"nopm": "NOPM|new orders/min", "tpm": "TPM|txn/min"}
@@ -37,33 +35,31 @@ def client_table(run: Run) -> str:
     head += ["memory|KiB per user"]
     rows = []
     for point in points:
-        cells = [_cell(fmt_iops(point.tps), "num")]
+        cells = [cell(fmt_iops(point.tps), "num")]
         values = point.workload_metrics or {}
-        cells += [_cell(fmt_iops(values.get(m)), "num") for m in metrics]
+        cells += [cell(fmt_iops(values.get(m)), "num") for m in metrics]
         if open_loop:
             loop = point.open_loop or {}
             share = loop.get("finished_share")
             cells += [
-                _cell(DASH if share is None else f"{100 * share:.1f}%", "num"),
-                _cell(fmt_int(loop.get("backlog")), "num"),
-                _cell(
-                    fmt_ms(point.txn_lat_ms.p99 if point.txn_lat_ms else None, unit=False), "num"
-                ),
-                _cell(
+                cell(DASH if share is None else f"{100 * share:.1f}%", "num"),
+                cell(fmt_int(loop.get("backlog")), "num"),
+                cell(fmt_ms(point.txn_lat_ms.p99 if point.txn_lat_ms else None, unit=False), "num"),
+                cell(
                     fmt_ms(point.service_lat_ms.p99 if point.service_lat_ms else None, unit=False),
                     "num",
                 ),
             ]
         client = point.client or {}
         cells += [
-            _cell(fmt_int(client.get("processes")), "num"),
-            _cell(fmt_num(client.get("cores"), 2), "num"),
-            _cell(fmt_num(client.get("cpu_ms_per_txn"), 3), "num"),
-            _cell(fmt_num(client.get("cpu_us_per_io"), 3), "num"),
-            _cell(fmt_num(client.get("rss_per_user_kib"), 3), "num"),
+            cell(fmt_int(client.get("processes")), "num"),
+            cell(fmt_num(client.get("cores"), 2), "num"),
+            cell(fmt_num(client.get("cpu_ms_per_txn"), 3), "num"),
+            cell(fmt_num(client.get("cpu_us_per_io"), 3), "num"),
+            cell(fmt_num(client.get("rss_per_user_kib"), 3), "num"),
         ]
         rows.append(f'<tr><th scope="row">{escape(point_label(point))}</th>{"".join(cells)}</tr>')
-    return _table(head, rows)
+    return scroll_table(head, rows)
 
 
 def client_caption(run: Run) -> str:
