@@ -10,6 +10,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from dbstor.analysis.trust import MEMORY_READS_PER_TXN
 from dbstor.report.kit.fmt import fmt_bytes, fmt_iops, fmt_limit_ms, fmt_ms, fmt_share, load_text
 from dbstor.results.model import Point, Run
 from dbstor.units import parse_size
@@ -33,7 +34,6 @@ FLAG_LEGEND = {
         "storage's"
     ),
 }
-MEMORY_READS_PER_TXN = 0.05  # as db_sweep: fewer device reads per transaction means memory
 MEMORY_HIT_RATIO = 0.99
 
 

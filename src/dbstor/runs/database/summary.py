@@ -7,12 +7,11 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from dbstor.analysis.trust import drift_pct, is_steady
+from dbstor.analysis.trust import MEMORY_READS_PER_TXN, drift_pct, is_steady
 from dbstor.drivers.tally import DriveResult
 from dbstor.results.model import LatencyStats, Load, Point, Trust
 from dbstor.runs.database.point import TxnOutcome
 
-MEMORY_READS_PER_TXN = 0.05  # fewer device reads per transaction than this: memory served reads
 RATE_SHORTFALL = 0.97  # an open-loop point finishing fewer of its arrivals than this is saturated
 
 
