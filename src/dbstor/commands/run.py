@@ -7,6 +7,7 @@ import os
 from pathlib import Path
 
 from dbstor.commands.common import add_run_flags, finish, parse_flag, safety_from
+from dbstor.commands.telemetry_flags import add_telemetry_flags, with_telemetry
 from dbstor.errors import UserError
 from dbstor.runs.progress import Progress
 from dbstor.runs.study import run_study
@@ -181,6 +182,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         default=None,
         help="which latency the SLO limits (default read_lat_mean_ms: device read await)",
     )
+    add_telemetry_flags(parser)
     add_run_flags(parser)
     parser.set_defaults(handler=run)
 
@@ -334,6 +336,7 @@ def run(args: argparse.Namespace) -> int:
         study = study_from_flags(args)
     else:
         study = default_study()
+    study = with_telemetry(study, args)
     progress = Progress(quiet=args.quiet)
     outcome = run_study(study, args.out, safety_from(args), progress)
     return finish(outcome, args, progress)

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 
+from dbstor.study.model import Study
 from dbstor.telemetry.config import TelemetryConfig
 
 
@@ -55,3 +57,9 @@ def telemetry_from_args(args: argparse.Namespace) -> TelemetryConfig | None:
         db_host=args.db_host,
         metrics_port=args.metrics_port,
     )
+
+
+def with_telemetry(study: Study, args: argparse.Namespace) -> Study:
+    """The study with the flags' telemetry, which replaces a study file's [telemetry] table."""
+    config = telemetry_from_args(args)
+    return study if config is None else dataclasses.replace(study, telemetry=config)

@@ -119,6 +119,9 @@ class Point:
     trust: Trust = field(default_factory=Trust)
     started_at: str | None = None
     wall_s: float | None = None
+    # With telemetry beyond this host (docs/telemetry.md): the point by layer (client,
+    # host_device, remote_device, storage), each with its source and figures or `missing`.
+    layers: dict[str, dict[str, Any]] | None = None
 
     @property
     def iops(self) -> float:
@@ -150,6 +153,9 @@ class Run:
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
+        for point in data["points"]:
+            if point.get("layers") is None:
+                point.pop("layers", None)  # only runs with telemetry beyond this host have it
         data = {"schema": data.pop("schema"), **data}
         return data
 

@@ -28,6 +28,7 @@ from dbstor.runs.io.run import IoRun
 from dbstor.runs.progress import Progress
 from dbstor.runs.queries.checks import check_query_spec, runs_queries
 from dbstor.runs.queries.run import QueryRun
+from dbstor.runs.telemetry import RunTelemetry
 from dbstor.study.model import DatabaseSpec, Study
 from dbstor.testfiles import Safety, check_directory
 from dbstor.workloads.registry import workload_class
@@ -138,7 +139,29 @@ def check_load_spec(spec: DatabaseSpec) -> None:
 
 def run_study(study: Study, out: Path, safety: Safety, progress: Progress) -> StudyOutcome:
     preflight(study)
-    make_out_dir(out)
+    telemetry = None
+    if study.telemetry is not None:
+        telemetry = RunTelemetry(study.telemetry, run=study.name, kind=_kind(study))
+        telemetry.preflight(study.duration_s)  # every Prometheus query, before anything exists
+    try:
+        make_out_dir(out)
+        if telemetry is not None:
+            telemetry.open()
+        return _run_plans(study, out, safety, progress, telemetry)
+    finally:
+        if telemetry is not None:
+            telemetry.close()
+
+
+def _kind(study: Study) -> str:
+    if not study.databases:
+        return "io"
+    return "queries" if any(runs_queries(d) for d in study.databases) else "database"
+
+
+def _run_plans(
+    study: Study, out: Path, safety: Safety, progress: Progress, telemetry: RunTelemetry | None
+) -> StudyOutcome:
     stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
     many = len(study.targets) * (len(study.profiles) + len(study.databases)) > 1
     study_folder = out / f"{stamp}-{_slug(study.name)}" if many else None
@@ -168,11 +191,11 @@ def run_study(study: Study, out: Path, safety: Safety, progress: Progress) -> St
             what = f"{plan.database.workload} on {plan.database.engine}"
             runner = QueryRun if runs_queries(plan.database) else DatabaseRun
             run: IoRun | DatabaseRun | QueryRun = runner(
-                plan, folder, safety, progress, on_point=callback
+                plan, folder, safety, progress, on_point=callback, telemetry=telemetry
             )
         else:
             what = f"fio {plan.profile.name}"
-            run = IoRun(plan, folder, safety, progress, on_point=callback)
+            run = IoRun(plan, folder, safety, progress, on_point=callback, telemetry=telemetry)
         progress.say(f"run {number}/{len(plans)}: {plan.target.label} x {what} -> {folder}")
         outcome.run_folders.append(folder)
         try:

@@ -25,6 +25,7 @@ from dbstor.study.model import (
     Target,
 )
 from dbstor.study.profiles import BUILTIN_PROFILES, DISTRIBUTIONS, Profile
+from dbstor.telemetry.config import config_from_table
 from dbstor.units import (
     parse_duration,
     parse_latency_ms,
@@ -34,7 +35,7 @@ from dbstor.units import (
 )
 
 T = TypeVar("T")
-_SECTIONS = {"study", "slo", "load", "targets", "profiles", "databases"}
+_SECTIONS = {"study", "slo", "load", "targets", "profiles", "databases", "telemetry"}
 _STUDY_KEYS = {
     "name",
     "profiles",
@@ -348,6 +349,7 @@ def study_from_dict(data: dict[str, Any], source: str, base_dir: Path) -> Study:
         baseline=baseline,
         source=source,
         databases=tuple(_database(source, i, t) for i, t in enumerate(databases)),
+        telemetry=config_from_table(data["telemetry"], source) if "telemetry" in data else None,
     )
 
 

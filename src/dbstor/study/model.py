@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from dbstor.study.profiles import Profile
+from dbstor.telemetry.config import TelemetryConfig
 
 LATENCY_STATS = ("mean", "p50", "p95", "p99", "p999")
 SLO_METRICS = tuple(
@@ -127,6 +128,7 @@ class Study:
     baseline: str | None = None  # label of the baseline target; default the first
     source: str = "built-in"
     databases: tuple[DatabaseSpec, ...] = ()
+    telemetry: TelemetryConfig | None = None  # Prometheus layers, live figures
 
     def series_for(self, profile: Profile) -> LoadSeries:
         if self.series is not None:
@@ -171,4 +173,4 @@ class Study:
             "precondition": self.precondition,
             "baseline": self.baseline,
             "databases": [d.describe() for d in self.databases],
-        }
+        } | ({"telemetry": self.telemetry.describe()} if self.telemetry else {})

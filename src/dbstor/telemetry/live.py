@@ -10,6 +10,8 @@ figures are those of the point being measured:
   dbstor_point_ops / _errors        operations / errors in the point so far
   dbstor_point_ops_per_second       its throughput so far
   dbstor_point_latency_seconds{quantile}  percentiles of its running histogram
+  dbstor_last_point, dbstor_last_point_ops_per_second,
+  dbstor_last_point_latency_seconds{quantile}   the last finished point, as results.json has it
   dbstor_ops_total, dbstor_errors_total   counters over the whole run
   dbstor_run_info{run,kind}         1, with the run's name and kind
 """
@@ -62,6 +64,20 @@ class LiveFigures:
         self._latency = pc.Gauge(
             "dbstor_point_latency_seconds",
             "Latency percentiles of the point so far, from its running histogram",
+            ["quantile"],
+            registry=r,
+        )
+        self._last_point = pc.Gauge(
+            "dbstor_last_point", "Number of the last finished load point", registry=r
+        )
+        self._last_rate = pc.Gauge(
+            "dbstor_last_point_ops_per_second",
+            "The last finished point's throughput, as its results.json has it",
+            registry=r,
+        )
+        self._last_latency = pc.Gauge(
+            "dbstor_last_point_latency_seconds",
+            "The last finished point's latency percentiles, as its results.json has them",
             ["quantile"],
             registry=r,
         )
@@ -124,6 +140,18 @@ class LiveFigures:
                     value = hist.percentile_ns(q * 100)
                     if value is not None:
                         self._latency.labels(quantile=f"{q:g}").set(value / 1e9)
+
+    def finish_point(
+        self, number: int, ops_per_second: float, quantiles_s: Mapping[str, float]
+    ) -> None:
+        """A point finished: its figures as the results have them (latency percentiles in
+        seconds by quantile, "0.5", "0.99"...), kept until the next point finishes."""
+        with self._lock:
+            self._last_point.set(number)
+            self._last_rate.set(ops_per_second)
+            self._last_latency.clear()
+            for q, value in quantiles_s.items():
+                self._last_latency.labels(quantile=q).set(value)
 
     def close(self) -> None:
         """Stop serving (safe to call twice)."""

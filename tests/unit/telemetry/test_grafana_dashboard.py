@@ -19,6 +19,9 @@ LIVE = {
     "dbstor_ops_total",
     "dbstor_errors_total",
     "dbstor_run_info",
+    "dbstor_last_point",
+    "dbstor_last_point_ops_per_second",
+    "dbstor_last_point_latency_seconds",
 }
 
 

@@ -19,6 +19,7 @@ from dbstor.runs.database.point import DbPoint, TxnOutcome
 from dbstor.runs.database.summary import database_point, point_line
 from dbstor.runs.database.worker import DatabaseWorker
 from dbstor.runs.progress import live_device_iops
+from dbstor.runs.telemetry import measured_window, storage_text
 from dbstor.telemetry.disk import devices_for_path
 
 
@@ -132,6 +133,8 @@ class DatabaseRun(DatabaseRunner):
         title = f"[{index + 1}] {series.label(value)}" + (
             f" x {point.users} users" if series.kind in ("instances", "rate") else ""
         )
+        if self.telemetry:
+            self.telemetry.start_point(index + 1, {load.kind: load.value, "users": load.jobs})
         with self.progress.point(
             title,
             plan.duration_s + plan.warmup_s,
@@ -159,9 +162,12 @@ class DatabaseRun(DatabaseRunner):
         counts = {name: h.count for name, h in result.per_type.items()}
         metrics = self.metrics.point_metrics(counts, result.rollbacks, result.measured_s)
         done = database_point(load, outcome, plan.duration_s, plan.warmup_s, metrics)
+        if self.telemetry:
+            window = measured_window(outcome.started_at, plan.warmup_s, plan.duration_s)
+            self.telemetry.finish_point(index + 1, done, [window], self.plan.database.engine)
         self.run.points.append(done)
         self.folder.save()
-        self.progress.say(point_line(title, done))
+        self.progress.say(point_line(title, done) + storage_text(done))
         return done
 
     def _rows(self, outcome: TxnOutcome, load: Load, index: int) -> list[dict]:
