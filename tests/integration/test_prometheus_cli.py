@@ -121,3 +121,39 @@ def test_storage_without_prometheus_is_one_line(dbstor, tmp_path: Path) -> None:
     result = dbstor("io", "--target", str(tmp_path), "--storage", "purefa")
     assert result.returncode == 2
     assert "--storage needs --prometheus URL" in result.stderr
+
+
+def test_database_run_with_the_database_hosts_device(dbstor, tmp_path: Path) -> None:
+    """A database run with --db-host: the named device's figures from node_exporter sit
+    beside the transaction latency and /proc's device in each point's layers."""
+    device = (devices_for_path(tmp_path) or [None])[0]
+    if device is None:
+        pytest.skip(f"no block device under {tmp_path}")
+    (tmp_path / "data").mkdir()
+    with node_exporter(tmp_path) as target, prometheus(tmp_path, {"node": [target]}) as server:
+        server.wait_for(f'node_disk_reads_completed_total{{instance="{target}"}}')
+        time.sleep(3)
+        result = dbstor(
+            "run",
+            "--engine", "sqlite",
+            "--workload", "brokerage",
+            "--scale", "1000",
+            "--target", str(tmp_path / "data"),
+            "--users", "1,2",
+            "--duration", "4s",
+            "--warmup", "1s",
+            "--prometheus", server.url,
+            "--db-host", f'instance="{target}",device="{device}"',
+            "--out", str(tmp_path / "results"),
+            timeout=300,
+        )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    results = json.loads(next((tmp_path / "results").glob("*/results.json")).read_text())
+    for point in results["points"]:
+        layers = point["layers"]
+        assert list(layers) == ["client", "host_device", "remote_device"]
+        assert layers["client"]["source"] == "sqlite"
+        assert layers["client"]["txn_latency_ms"] > 0
+        remote = layers["remote_device"]
+        assert remote["source"] == "node-exporter" and "missing" not in remote
+        assert remote["cpu_util_pct"] is not None

@@ -21,6 +21,16 @@ DEVICE_LAYERS = ("remote_device", "host_device")  # the database's own device fi
 Layers = Mapping[str, Mapping[str, object]]
 
 
+def layer_figure(layers: Layers | None, layer: str, key: str) -> float | None:
+    """One figure of one layer of a point's "layers" (None when absent or missing)."""
+    return _figure(layers or {}, layer, key)
+
+
+def has_layer(points_layers: list[Layers | None], layer: str) -> bool:
+    """Whether any point has this layer (even one that went missing)."""
+    return any(layer in (layers or {}) for layers in points_layers)
+
+
 def _figure(layers: Layers, layer: str, key: str) -> float | None:
     value = (layers.get(layer) or {}).get(key)
     return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
