@@ -66,3 +66,27 @@ def test_point_layers_side_by_side() -> None:
     assert layers["client"] == {"source": "fio", "read_iops": 900.0, "read_latency_ms": 4.3}
     assert layers["host_device"]["read_latency_ms"] == 4.1
     assert layers["host_device"]["cpu_util_pct"] == 35.0
+
+
+def test_a_study_files_telemetry_table(tmp_path) -> None:
+    from dbstor.study.load import load_study
+
+    study = tmp_path / "s.toml"
+    study.write_text(
+        '[study]\nprofiles = ["io-oltp"]\n[[targets]]\nlabel = "A"\npath = "."\n'
+        '[telemetry]\nprometheus = "http://prom:9090"\nstorage = "ontap-harvest"\n'
+        'storage_select = \'volume="sqldata"\'\ndb_host = \'instance="db:9100",device="sdb"\'\n'
+        "metrics_port = 9464\n"
+    )
+    loaded = load_study(study)
+    assert loaded.telemetry == TelemetryConfig(
+        prometheus="http://prom:9090",
+        storage="ontap-harvest",
+        storage_select='volume="sqldata"',
+        db_host='instance="db:9100",device="sdb"',
+        metrics_port=9464,
+    )
+    assert loaded.describe()["telemetry"]["storage"] == "ontap-harvest"
+    study.write_text('[[targets]]\nlabel = "A"\npath = "."\n[telemetry]\nmetrics_port = "x"\n')
+    with pytest.raises(UserError, match=r"s.toml: telemetry.metrics_port: must be a port number"):
+        load_study(study)
