@@ -76,6 +76,7 @@ def test_io_run_with_layers_and_live_figures(dbstor, tmp_path: Path) -> None:
         assert scraped
         live_rate = float(server.wait_for("dbstor_last_point_ops_per_second")[0]["value"][1])
         live_p99 = server.wait_for('dbstor_last_point_latency_seconds{quantile="0.99"}')
+        assert server.wait_for("dbstor_point_device_iops > 0")  # live while a point runs
         stdout, stderr = proc.communicate(timeout=180)
     assert proc.returncode == 0, stderr
     results = json.loads(next((tmp_path / "results").glob("*/results.json")).read_text())

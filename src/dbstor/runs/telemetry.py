@@ -7,7 +7,8 @@ and finish_point() (the point's layers side by side in results.json; live: its f
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import threading
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from dbstor.results.model import LatencyStats, Point
@@ -22,6 +23,7 @@ class RunTelemetry:
         self.config = config
         self.layers = Layers(config)
         self.live: Any = None
+        self._ticker: tuple[threading.Event, threading.Thread] | None = None
         self._run, self._kind = run, kind
 
     def preflight(self, window_s: float) -> None:
@@ -36,13 +38,40 @@ class RunTelemetry:
             self.live = LiveFigures(self.config.metrics_port, run=self._run, kind=self._kind)
 
     def close(self) -> None:
+        self._stop_ticker()
         if self.live is not None:
             self.live.close()
             self.live = None
 
-    def start_point(self, number: int, load: dict[str, float]) -> None:
-        if self.live is not None:
-            self.live.start_point(number, load)
+    def start_point(
+        self,
+        number: int,
+        load: dict[str, float],
+        device_iops: Callable[[], float | None] | None = None,
+    ) -> None:
+        """A point begins: live, its number and load, and (every second until it finishes)
+        `device_iops()`, this host's device IOPS from the worker's latest sample."""
+        if self.live is None:
+            return
+        self._stop_ticker()
+        self.live.start_point(number, load)
+        if device_iops is not None:
+            stop = threading.Event()
+            live = self.live
+
+            def tick() -> None:
+                while not stop.wait(1.0):
+                    live.device_sample(device_iops())
+
+            self._ticker = (stop, threading.Thread(target=tick, name="dbstor-live", daemon=True))
+            self._ticker[1].start()
+
+    def _stop_ticker(self) -> None:
+        if self._ticker is not None:
+            stop, thread = self._ticker
+            stop.set()
+            thread.join(timeout=5)
+            self._ticker = None
 
     def finish_point(
         self,
@@ -53,6 +82,7 @@ class RunTelemetry:
     ) -> None:
         """Fill point.layers from the measured windows (epoch seconds), and publish the
         point's figures live."""
+        self._stop_ticker()
         if self.layers:
             fetched = [self.layers.point_layers(start, end) for start, end in windows]
             point.layers = point_layers(point, client_source, merge_windows(fetched))
@@ -62,9 +92,16 @@ class RunTelemetry:
             self.live.finish_point(number, rate, _stats_seconds(point))
 
 
-def measured_window(started_at: float, warmup_s: float, duration_s: float) -> tuple[float, float]:
-    """A point's measured window in epoch seconds: after its warm-up, for its duration."""
-    return started_at + warmup_s, started_at + warmup_s + duration_s
+def measured_window(
+    started_at: float, warmup_s: float, duration_s: float, samples: Sequence[dict[str, Any]] = ()
+) -> tuple[float, float]:
+    """A point's measured window in epoch seconds, the one its /proc figures cover: from
+    the end of the warm-up to the sampler's last snapshot (the end of the duration when
+    there are no samples), so that every layer is read over the same seconds."""
+    end = started_at + warmup_s + duration_s
+    if samples and samples[-1].get("t_s") is not None:
+        end = started_at + float(samples[-1]["t_s"])
+    return started_at + warmup_s, end
 
 
 def storage_text(point: Point) -> str:

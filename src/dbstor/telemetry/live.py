@@ -10,6 +10,7 @@ figures are those of the point being measured:
   dbstor_point_ops / _errors        operations / errors in the point so far
   dbstor_point_ops_per_second       its throughput so far
   dbstor_point_latency_seconds{quantile}  percentiles of its running histogram
+  dbstor_point_device_iops          this host's device IOPS, live from the sampler
   dbstor_last_point, dbstor_last_point_ops_per_second,
   dbstor_last_point_latency_seconds{quantile}   the last finished point, as results.json has it
   dbstor_ops_total, dbstor_errors_total   counters over the whole run
@@ -65,6 +66,11 @@ class LiveFigures:
             "dbstor_point_latency_seconds",
             "Latency percentiles of the point so far, from its running histogram",
             ["quantile"],
+            registry=r,
+        )
+        self._device_iops = pc.Gauge(
+            "dbstor_point_device_iops",
+            "This host's device IOPS in the point's latest sample (live, once a second)",
             registry=r,
         )
         self._last_point = pc.Gauge(
@@ -140,6 +146,11 @@ class LiveFigures:
                     value = hist.percentile_ns(q * 100)
                     if value is not None:
                         self._latency.labels(quantile=f"{q:g}").set(value / 1e9)
+
+    def device_sample(self, iops: float | None) -> None:
+        """The device IOPS of the point's latest telemetry sample, while it runs."""
+        if iops is not None:
+            self._device_iops.set(iops)
 
     def finish_point(
         self, number: int, ops_per_second: float, quantiles_s: Mapping[str, float]

@@ -20,6 +20,7 @@ LIVE = {
     "dbstor_errors_total",
     "dbstor_run_info",
     "dbstor_last_point",
+    "dbstor_point_device_iops",
     "dbstor_last_point_ops_per_second",
     "dbstor_last_point_latency_seconds",
 }

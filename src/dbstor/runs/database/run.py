@@ -134,7 +134,11 @@ class DatabaseRun(DatabaseRunner):
             f" x {point.users} users" if series.kind in ("instances", "rate") else ""
         )
         if self.telemetry:
-            self.telemetry.start_point(index + 1, {load.kind: load.value, "users": load.jobs})
+            self.telemetry.start_point(
+                index + 1,
+                {load.kind: load.value, "users": load.jobs},
+                lambda: live_device_iops(self.worker.latest()),
+            )
         with self.progress.point(
             title,
             plan.duration_s + plan.warmup_s,
@@ -163,7 +167,9 @@ class DatabaseRun(DatabaseRunner):
         metrics = self.metrics.point_metrics(counts, result.rollbacks, result.measured_s)
         done = database_point(load, outcome, plan.duration_s, plan.warmup_s, metrics)
         if self.telemetry:
-            window = measured_window(outcome.started_at, plan.warmup_s, plan.duration_s)
+            window = measured_window(
+                outcome.started_at, plan.warmup_s, plan.duration_s, outcome.samples
+            )
             self.telemetry.finish_point(index + 1, done, [window], self.plan.database.engine)
         self.run.points.append(done)
         self.folder.save()

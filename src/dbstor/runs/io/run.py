@@ -143,7 +143,11 @@ class IoRun:
         title = f"[{index + 1}] {label}" + (" (search)" if series == "discovery" else "")
         repeats: list[IoOutcome] = []
         if self.telemetry:
-            self.telemetry.start_point(index + 1, {load.kind: load.value, "jobs": load.jobs})
+            self.telemetry.start_point(
+                index + 1,
+                {load.kind: load.value, "jobs": load.jobs},
+                lambda: live_device_iops(self.worker.latest()),
+            )
         try:
             for r in range(plan.repeats):
                 repeats.append(self._repeat(load, depth, index, r, title))
@@ -165,7 +169,8 @@ class IoRun:
         point.started_at = datetime.now(UTC).isoformat(timespec="seconds")
         if self.telemetry:
             windows = [
-                measured_window(o.started_at, plan.warmup_s, plan.duration_s) for o in repeats
+                measured_window(o.started_at, plan.warmup_s, plan.duration_s, o.samples)
+                for o in repeats
             ]
             self.telemetry.finish_point(index + 1, point, windows, "fio")
         self.run.points.append(point)
