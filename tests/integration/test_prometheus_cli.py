@@ -97,6 +97,8 @@ def test_io_run_with_layers_and_live_figures(dbstor, tmp_path: Path) -> None:
         assert remote["read_iops"] == pytest.approx(host["read_iops"], rel=0.05)
         assert layers["client"]["source"] == "fio"
     assert "storage read" in stderr + stdout
+    report = next((tmp_path / "results").glob("*/report.html")).read_text()
+    assert "Mean read latency by layer" in report
 
 
 def test_prometheus_not_there_stops_before_anything(dbstor, tmp_path: Path) -> None:
