@@ -98,10 +98,12 @@ def measured_window(
     """A point's measured window in epoch seconds, the one its /proc figures cover: from
     the end of the warm-up to the sampler's last snapshot (the end of the duration when
     there are no samples), so that every layer is read over the same seconds."""
-    end = started_at + warmup_s + duration_s
-    if samples and samples[-1].get("t_s") is not None:
-        end = started_at + float(samples[-1]["t_s"])
-    return started_at + warmup_s, end
+    times = [float(s["t_s"]) for s in samples if s.get("t_s") is not None]
+    if not times:
+        return started_at + warmup_s, started_at + warmup_s + duration_s
+    # The snapshot Sampler.summarise() starts from: the nearest to the warm-up's end.
+    first = min(reversed([0.0, *times]), key=lambda t: abs(t - warmup_s))
+    return started_at + first, started_at + times[-1]
 
 
 def storage_text(point: Point) -> str:

@@ -11,7 +11,8 @@ from dbstor.telemetry.config import TelemetryConfig
 
 def test_the_window_ends_where_the_samples_end() -> None:
     assert measured_window(1000.0, 5.0, 30.0) == (1005.0, 1035.0)
-    assert measured_window(1000.0, 5.0, 30.0, [{"t_s": 1.0}, {"t_s": 35.4}]) == (1005.0, 1035.4)
+    samples = [{"t_s": 4.2}, {"t_s": 5.4}, {"t_s": 35.4}]  # the sampler's snapshots
+    assert measured_window(1000.0, 5.0, 30.0, samples) == (1005.4, 1035.4)
 
 
 def test_repeats_average_and_a_missing_layer_stays_missing() -> None:
