@@ -129,12 +129,10 @@ def _receive(driver: VirtualUsers, flight: _InFlight) -> Any:
     if done is None:
         return None
     finished = time.monotonic()
-    if done is False:
-        user.tally.rollbacks[flight.txn] += 1
     measure_start = driver.window.measure_start
     if flight.started >= measure_start:
         ns = (finished - flight.started) * 1e9
-        user.tally.record(flight.txn, ns, int(finished - measure_start))
+        user.tally.record(flight.txn, ns, int(finished - measure_start), rolled_back=done is False)
     return "done"
 
 
