@@ -18,7 +18,8 @@ from typing import Any
 
 from dbstor.analysis.histogram import merge_all
 from dbstor.drivers.tally import DriveResult, error_line, merge
-from dbstor.drivers.users import Instance, VirtualUsers, Window
+from dbstor.drivers.users import Instance, VirtualUsers
+from dbstor.drivers.window import Window
 
 HELD_SIGNALS = {signal.SIGINT, signal.SIGTERM}
 START_MARGIN_S = 0.05  # between telling the children the start moment and that moment
