@@ -43,7 +43,7 @@ from dbstor.drivers.window import Window
 from dbstor.engines.base import Engine, ErrorKind
 from dbstor.workloads.base import Workload
 
-__all__ = ["BIN_GROWTH", "DriveResult", "Instance", "VirtualUsers", "Window", "bin_ns"]
+__all__ = ["BIN_GROWTH", "DriveResult", "Instance", "VirtualUsers", "bin_ns"]
 
 MAX_ATTEMPTS = 10
 READY_TIMEOUT_S = 600
