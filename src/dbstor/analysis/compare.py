@@ -14,19 +14,13 @@ from collections.abc import Sequence
 from typing import Any
 
 from dbstor.analysis.curve import curve_points, find_knee, find_peak, slo_value, value_at_knee
+from dbstor.analysis.dss_compare import compare_query_runs, is_query_run
+from dbstor.analysis.labels import baseline_index, run_label
 from dbstor.results.model import Point, Run
 
+__all__ = ["METRICS", "comparability_warnings", "compare_runs", "factor_text", "run_label"]
+
 METRICS = ("throughput", "iops", "tps", "read_lat_ms", "cpu_pct")
-
-
-def run_label(run: Run, runs: Sequence[Run]) -> str:
-    """The target label, plus the workload when the runs differ in workload."""
-    label = str(run.target.get("label", run.run_id))
-    workloads = {r.workload.get("name") for r in runs}
-    labels = [str(r.target.get("label")) for r in runs]
-    if len(workloads) > 1 or labels.count(label) > 1:
-        return f"{label} {run.workload.get('name')}"
-    return label
 
 
 def _cpu(p: Point) -> float | None:
@@ -169,19 +163,10 @@ def _matched(runs: Sequence[Run], labels: list[str], baseline: int) -> list[dict
 
 def compare_runs(runs: Sequence[Run], baseline: str | None = None) -> dict[str, Any]:
     """Normalise every run to the baseline run (= 100); see the module docstring."""
-    from dbstor.analysis.dss_compare import compare_query_runs, is_query_run
-
     if runs and all(is_query_run(r) for r in runs):  # query runs: total elapsed time
         return compare_query_runs(runs, baseline)
     labels = [run_label(r, runs) for r in runs]
-    base_index = 0
-    if baseline is not None:
-        matches = [
-            i
-            for i, r in enumerate(runs)
-            if baseline in (labels[i], r.run_id, r.target.get("label"))
-        ]
-        base_index = matches[0] if matches else 0
+    base_index = baseline_index(runs, labels, baseline)
     base_run = runs[base_index]
     _, base_point = _at_basis(base_run)
     latency_load = base_point.get("load") if base_point else None

@@ -19,7 +19,8 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from dbstor.drivers.tally import DriveResult, error_line, merge, merge_results
-from dbstor.drivers.users import Instance, VirtualUsers, Window
+from dbstor.drivers.users import Instance, VirtualUsers
+from dbstor.drivers.window import Window
 
 HELD_SIGNALS = {signal.SIGINT, signal.SIGTERM}
 START_MARGIN_S = 0.05  # between telling the children the start moment and that moment

@@ -39,6 +39,7 @@ from dbstor.drivers.tally import (
     error_line,
     merge,
 )
+from dbstor.drivers.window import Window
 from dbstor.engines.base import Engine, ErrorKind
 from dbstor.workloads.base import Workload
 
@@ -53,15 +54,6 @@ PAGE_SIZE = os.sysconf("SC_PAGE_SIZE")
 class Instance:
     engine: Engine
     workload: Workload
-
-
-@dataclass(frozen=True)
-class Window:
-    """When a point's users start, when measuring starts and when it ends (monotonic s)."""
-
-    start: float
-    measure_start: float
-    end: float
 
 
 FDS_PER_USER = 4  # a connection's socket or database, WAL and shared-memory files
@@ -88,6 +80,7 @@ class _User(threading.Thread):
     def __init__(self, driver: VirtualUsers, instance: int, user: int, seed: int):
         super().__init__(name=f"dbstor-user-{instance}-{user}", daemon=True)
         self.driver, self.instance, self.user = driver, driver.instances[instance], user
+        self.engine = self.instance.engine
         self.index = instance
         self.rng = random.Random(seed)
         self.tally = Tally()
