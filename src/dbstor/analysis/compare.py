@@ -150,6 +150,7 @@ def comparability_warnings(runs: Sequence[Run]) -> tuple[bool, list[str]]:
         )
     checks = (
         ("scale", lambda r: r.workload.get("scale")),
+        ("data written (--data)", _data_written),
         ("test file sizes", lambda r: r.workload.get("file_size_bytes")),
         ("durations per point", lambda r: r.study.get("duration_s")),
         ("SLOs", lambda r: (r.slo.get("metric"), r.slo.get("limit_ms"))),
@@ -163,6 +164,16 @@ def comparability_warnings(runs: Sequence[Run]) -> tuple[bool, list[str]]:
         if len(values) > 1:
             warnings.append(f"the runs differ in {what}: compare with care")
     return comparable, warnings
+
+
+def _data_written(run: Run) -> tuple[Any, ...]:
+    """What an io run wrote: kind, compression, dedup (runs before --data: incompressible)."""
+    data = run.workload.get("data") or {}
+    return (
+        data.get("kind", "incompressible"),
+        data.get("compression", 1.0),
+        data.get("dedupe_pct", 0.0),
+    )
 
 
 def _drives(run: Run) -> float | None:

@@ -107,7 +107,10 @@ def print_comparison(comparison: dict, console: Console | None = None) -> None:
     console.print(table)
     if comparison.get("comparable") is False:
         console.print(
-            Text("these runs are not comparable as they stand: no verdict is drawn; see the warnings", "bold red")
+            Text(
+                "these runs are not comparable as they stand: no verdict is drawn; see the warnings",
+                "bold red",
+            )
         )
     for warning in comparison.get("warnings") or []:
         console.print(Text(f"warning: {warning}", style="yellow"))

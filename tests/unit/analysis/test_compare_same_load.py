@@ -89,3 +89,10 @@ def test_per_disk_efficiency_uses_the_drive_counts():
     c = compare_runs([LEGACY, FLASH], "LEGACY")
     [row] = c["per_disk"]
     assert row["drive_reduction"] == 2.0 and row["per_disk_efficiency"] == pytest.approx(2 * 8)
+
+
+def test_runs_that_wrote_other_data_say_so():
+    compressible = oltp_run("FLASH", FLASH.points, drives=24)
+    compressible.workload = {**FLASH.workload, "data": {"kind": "ratio", "compression": 1.8}}
+    c = compare_runs([LEGACY, compressible], "LEGACY")
+    assert any("data written" in w for w in c["warnings"])
