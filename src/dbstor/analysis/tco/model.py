@@ -9,6 +9,7 @@ silently: every default used is listed too.
 from __future__ import annotations
 
 import argparse
+import math
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -270,21 +271,53 @@ def read_toml(path: Path) -> dict[str, Any]:
     return out
 
 
+# the largest value each kind of number may take: beyond these an input is a typing
+# mistake, not a case (and floats beyond them lose whole units or overflow)
+LIMITS = {
+    "servers": 100_000,
+    "sockets": 64,
+    "cores": 4_096,
+    "years": 30,
+    "money": 1e12,
+}
+
+
+def _whole(raw: Any) -> int:
+    """A whole number of 1 or more from a TOML value or a flag's text (ValueError if not)."""
+    if isinstance(raw, bool) or not isinstance(raw, int | float | str):
+        raise ValueError
+    value = float(str(raw).replace(",", "").strip()) if isinstance(raw, str) else float(raw)
+    if not math.isfinite(value) or value != int(value) or value < 1:
+        raise ValueError
+    return int(value)
+
+
 def _convert(spec: Field, raw: Any, where: str) -> Any:
     label = f"{where}{spec.toml if where.endswith(': ') else spec.flag}"
     try:
         if spec.kind == "int":
-            if isinstance(raw, bool) or float(raw) != int(float(raw)) or int(float(raw)) < 1:
-                raise ValueError
-            return int(float(raw))
+            value = _whole(raw)
+            limit = LIMITS.get(spec.name)
+            if limit is not None and value > limit:
+                raise UserError(f"{label} {value:,} is more than {limit:,}; give 1 to {limit:,}")
+            return value
         if spec.kind == "pct":
+            if isinstance(raw, bool) or not isinstance(raw, int | float | str):
+                raise ValueError(f"{raw!r} is not a percentage")
             return parse_percent(raw)
         if spec.kind in ("money", "float"):
+            if isinstance(raw, bool) or not isinstance(raw, int | float | str):
+                raise ValueError
             value = float(str(raw).replace(",", "").replace("$", "").strip())
-            if value < 0 or value != value:
+            if value != value:
+                raise ValueError
+            if value < 0:
                 raise UserError(
                     f"{label} must not be negative (got {raw}); prices and factors are 0 or more"
                 )
+            limit = LIMITS["money"] if spec.kind == "money" else 1e6
+            if value > limit:
+                raise UserError(f"{label} {_short(raw)} is more than {limit:,.0f}; give 0 to {limit:,.0f}")
             return value
         if spec.kind == "bool":
             if isinstance(raw, bool):
@@ -292,16 +325,29 @@ def _convert(spec: Field, raw: Any, where: str) -> Any:
             if str(raw).lower() in ("true", "yes", "1", "false", "no", "0"):
                 return str(raw).lower() in ("true", "yes", "1")
             raise ValueError
+        if not isinstance(raw, str | int | float) or isinstance(raw, bool):
+            raise ValueError
         if spec.kind == "path":
             return Path(str(raw))
-        return str(raw)
-    except ValueError as exc:
+        text = str(raw)
+        if len(text) > 100 or not text.isprintable():
+            raise UserError(f"{label}: give a short printable name (at most 100 characters)")
+        return text
+    except (ValueError, OverflowError) as exc:
         if spec.kind == "pct" and str(exc):
             raise UserError(f"{label}: {exc}; give a percentage 0..100, e.g. 40%") from None
-        hint = {"int": "a whole number of 1 or more", "bool": "true or false"}.get(
-            spec.kind, "a number"
-        )
-        raise UserError(f"{label}: {raw!r} is not {hint}") from None
+        hint = {
+            "int": f"a whole number from 1 to {LIMITS.get(spec.name, 10**9):,}",
+            "bool": "true or false",
+            "str": "a name",
+            "path": "a folder",
+        }.get(spec.kind, "a number")
+        raise UserError(f"{label}: {_short(raw)} is not {hint}") from None
+
+
+def _short(raw: Any) -> str:
+    text = repr(raw)
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def resolve(toml_path: Path | None, args: argparse.Namespace) -> TcoInputs:
