@@ -199,11 +199,22 @@ def usable(
                 f"{level.name}; change --raid-group or --spares"
             )
         parity_members = groups * level.parity
-        sizes = f"{groups - 1} x {group} + 1 x {last}" if last != group else f"{groups} x {group}"
+        built = [group] * (groups - 1) + [last]
+        sizes = (
+            f"{groups - 1} x {group} + 1 x {last}"
+            if last != group and groups > 1
+            else f"{groups} x {last}"
+        )
         desc = f"{level.name}: {groups} group(s) ({sizes} members), {level.parity} parity each = {parity_members}"
     remaining -= parity_members * member
     lines.append(
-        _line("parity", desc, parity_members * member, remaining, data.layout_source(level, group))
+        _line(
+            "parity",
+            desc,
+            parity_members * member,
+            remaining,
+            data.layout_source(level, built if not level.mirror else []),
+        )
     )
     data_members = members - parity_members
 

@@ -65,13 +65,18 @@ RAID_LEVELS: dict[str, RaidLevel] = {
 }
 
 
-def layout_source(level: RaidLevel, group: int) -> str:
-    """The parity line's source, for the group size actually used."""
+def layout_source(level: RaidLevel, sizes: list[int]) -> str:
+    """The parity line's source, for the RAID groups actually built (their sizes)."""
     if level.mirror:
         return level.source
-    layout = f"groups of {group}: {group - level.parity} data + {level.parity} parity"
+    kinds = sorted(set(sizes), reverse=True)
+    layout = " and ".join(
+        f"{sizes.count(n)} group{'s' if sizes.count(n) > 1 else ''} of {n}: "
+        f"{n - level.parity} data + {level.parity} parity"
+        for n in kinds
+    )
     if level.name == "raid-dp":
-        seed = group == 23
+        seed = kinds == [23]
         return (
             f"NetApp RAID-DP, two parity drives per group; {layout}"
             + (" (the TR-4403 and TR-4415 layout)" if seed else "")

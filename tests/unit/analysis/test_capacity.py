@@ -145,7 +145,7 @@ def test_every_netapp_right_size_is_below_its_drive():
     ("group", "expect"),
     [
         (23, "groups of 23: 21 data + 2 parity (the TR-4403 and TR-4415 layout)"),
-        (16, "groups of 16: 14 data + 2 parity; NetApp"),
+        (16, "2 groups of 16: 14 data + 2 parity and 1 group of 14"),
     ],
 )
 def test_parity_source_describes_the_layout_used(group, expect):
