@@ -121,9 +121,7 @@ def test_html_section_from_a_real_scan(tmp_path):
 
 def test_copies_given_directly_tr4403():
     # TR-4403: "up to an additional 16x", data snapshots every 2 h: 16 copies given as such
-    r = model(
-        {"data": (11.2 * TB, 7.3 * TB)}, {"data": 7200.0}, {}, {"*": 0.05}, copies={"*": 16}
-    )
+    r = model({"data": (11.2 * TB, 7.3 * TB)}, {"data": 7200.0}, {}, {"*": 0.05}, copies={"*": 16})
     role = r["roles"][0]
     assert (role["copies"], role["copies_given"], role["retention_s"]) == (16, True, 16 * 7200)
     assert r["seed_style"]["as_tr4403"]["total_ratio"] == pytest.approx(17.53, abs=0.01)

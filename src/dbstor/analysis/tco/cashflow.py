@@ -61,9 +61,7 @@ def after_by_ceiling(servers: int, cpu_after: float, ceiling: float) -> dict[str
     TR-4403's 10 -> 5 is the 80% entry at 40% CPU after (each server then runs two of the
     old servers' loads, 2 x 40%)."""
     ceilings = sorted({*SENSITIVITY_CEILINGS, ceiling})
-    return {
-        f"{c:g}%": min(servers, servers_needed(servers, cpu_after, c)[0]) for c in ceilings
-    }
+    return {f"{c:g}%": min(servers, servers_needed(servers, cpu_after, c)[0]) for c in ceilings}
 
 
 def compute(inp: TcoInputs, cpu_note: str | None = None) -> dict[str, Any]:

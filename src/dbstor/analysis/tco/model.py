@@ -317,7 +317,9 @@ def _convert(spec: Field, raw: Any, where: str) -> Any:
                 )
             limit = LIMITS["money"] if spec.kind == "money" else 1e6
             if value > limit:
-                raise UserError(f"{label} {_short(raw)} is more than {limit:,.0f}; give 0 to {limit:,.0f}")
+                raise UserError(
+                    f"{label} {_short(raw)} is more than {limit:,.0f}; give 0 to {limit:,.0f}"
+                )
             return value
         if spec.kind == "bool":
             if isinstance(raw, bool):
