@@ -420,3 +420,31 @@ def test_client_statements_when_the_server_loop_is_off(built):
     assert run.fatal is None and run.errors == 0, run.messages
     updates = run.per_type["update"].count
     assert updates > 0 and sum(after.values()) - sum(before.values()) == updates * 2
+
+
+def _row_versions(conn: Any, table: str) -> dict[int, int]:
+    return dict(query(conn, f"SELECT id, version FROM {table}"))
+
+
+def test_server_loop_keys_repeat_from_the_same_seed(built):
+    """The server draws the keys from a generator seeded from the session's seed: the same
+    workload seed updates the same rows, in any engine that runs the loop."""
+    engine = built.engine
+    if engine.dialect == "sqlite":
+        pytest.skip("SQLite runs client statements")
+    changes = []
+    for _ in range(2):
+        workload = BlocksWorkload(ROWS, seed=SEED + 1, options={"batch": 5, "server_loop": True})
+        workload.expect_users(USERS)
+        conn = engine.connect()
+        try:
+            before = _row_versions(conn, "user_1")
+            session = workload.session(engine, conn, 0)
+            for _ in range(3):
+                session.run("update")
+            session.close()
+            after = _row_versions(conn, "user_1")
+        finally:
+            conn.close()
+        changes.append({k: after[k] - before[k] for k in after if after[k] != before[k]})
+    assert sum(changes[0].values()) == 15 and changes[0] == changes[1]

@@ -18,8 +18,8 @@ transaction (an update call commits its n row changes together, as the client pa
 `IN (...)` statement does). The key is computed into a variable before its statement, so
 the statement is a plain index lookup (a volatile random() in the WHERE clause would
 forbid the index). Keys come from the server's own generator, seeded per session from the
-session's seed (PostgreSQL setseed; MariaDB RAND(seed) once), so a session's keys repeat
-from run to run on one engine version.
+session's seed (PostgreSQL setseed; MariaDB the session's rand_seed1 and rand_seed2), so
+a session's keys repeat from run to run on one engine version.
 
 PostgreSQL: PL/pgSQL functions called by SELECT (prepared once, run through libpq).
 MariaDB/MySQL: stored procedures called by CALL, ending with one result row.
@@ -146,7 +146,13 @@ def calls(dialect: str, table: str) -> dict[str, str]:
 
 
 def seed_statement(dialect: str, value: float) -> tuple[str, tuple]:
-    """Seed the server's generator for this session from a number in [0, 1)."""
+    """Seed the server's generator for this session from a number in [0, 1): PostgreSQL's
+    setseed(); MariaDB's session generator through rand_seed1/rand_seed2 (RAND(N) would
+    seed only its own statement's)."""
     if dialect == "postgres":
         return "SELECT setseed(%s)", (2.0 * value - 1.0,)
-    return "SELECT RAND(%s)", (int(value * 2**31),)
+    top = 0x3FFFFFFE  # MariaDB's generator keeps its seeds below 2^30
+    return (
+        "SET SESSION rand_seed1 = %s, rand_seed2 = %s",
+        (1 + int(value * top), 1 + int((value * 7919.0) % 1.0 * top)),
+    )

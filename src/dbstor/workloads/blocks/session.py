@@ -109,7 +109,6 @@ class _ServerLoop:
         connection.autocommit(True)
         self.cur = connection.cursor()
         self.cur.execute(text, params)
-        self.cur.fetchall()
         self.calls = calls
 
     def read(self, keys: Sequence[int]) -> int:
