@@ -31,10 +31,10 @@ def test_options_parse_numbers_and_strings():
     assert BlocksWorkload(500, options={"batch": 4.0}).settings.batch == 4
     defaults = BlocksWorkload(500).settings
     assert (defaults.update_pct, defaults.batch, defaults.server_loop) == (25.0, None, True)
-    # the batch not given: 4 visits a call where the loop runs in the server, else 1
-    assert [defaults.batch_for(d) for d in ("postgres", "mysql", "sqlite")] == [4, 4, 1]
+    # the batch not given: 4 visits a call on every engine and path
+    assert [defaults.batch_for(d) for d in ("postgres", "mysql", "sqlite", None)] == [4] * 4
     client = BlocksWorkload(500, options={"server_loop": "false"}).settings
-    assert [client.batch_for(d) for d in ("postgres", "sqlite")] == [1, 1]
+    assert [client.batch_for(d) for d in ("postgres", "sqlite")] == [4, 4]
     assert BlocksWorkload(2).settings.batch_for("postgres") == 2  # never more than the rows
     assert BlocksWorkload(500, options={"batch": 9}).settings.batch_for("sqlite") == 9
 
@@ -73,7 +73,7 @@ def test_bad_scale(scale):
 def test_options_help_lists_every_option_with_its_default():
     assert set(BlocksWorkload.options_help) == {"update_pct", "batch", "server_loop"}
     assert "default 25" in BlocksWorkload.options_help["update_pct"]
-    assert "default 4 with the server loop, 1 with client" in BlocksWorkload.options_help["batch"]
+    assert "default 4" in BlocksWorkload.options_help["batch"]
     assert "true (default)" in BlocksWorkload.options_help["server_loop"]
     for name in BlocksWorkload.options_help:  # every listed option is accepted
         BlocksWorkload(100, options={name: 1})
