@@ -366,3 +366,45 @@ def test_advise_run_folder_refuses_bad_counters(field, value):
             _one_line(err)
             return
     assert all(0 <= (getattr(o, field) or 0) < 2**63 for o in objects)
+
+
+# --- snapshot flags of `dbstor efficiency` ----------------------------------------------
+
+SCHEDULE_TEXT = st.one_of(
+    st.sampled_from(["data=2h,log=15m", "1h", "data=0s", "data=1e400h", "x=", "=2h", "2h,3h"]),
+    st.text(max_size=12),
+)
+RATE_TEXT = st.one_of(
+    st.sampled_from(["5%/h", "100%/m", "0%/h", "1e400%/h", "999999999999999999999%/s", "5%"]),
+    st.text(max_size=10),
+)
+RETENTION_TEXT = st.one_of(
+    st.sampled_from(["24h", "1e400h", "0s", "data=24h,log=48h", "99999999999999d", "-1h"]),
+    st.text(max_size=10),
+)
+COPIES_TEXT = st.one_of(
+    st.sampled_from(["16", "0", "data=16,log=96", "1e3", "-4"]), st.text(max_size=6)
+)
+
+
+@FAST
+@given(SCHEDULE_TEXT, RATE_TEXT, RETENTION_TEXT, st.one_of(st.none(), COPIES_TEXT))
+def test_snapshot_flags_give_a_model_or_a_value_error(schedule, rate, retention, copies):
+    from dbstor.analysis.efficiency import snapshots
+    from dbstor.units import parse_duration
+
+    try:
+        plan = snapshots.parse_schedule(schedule)
+        keep = snapshots.parse_per_role(retention, parse_duration, "retention", "24h")
+        change = snapshots.parse_per_role(rate, snapshots.parse_rate, "change rate", "5%/h")
+        count = (
+            snapshots.parse_per_role(copies, snapshots.parse_copies, "copies", "16")
+            if copies is not None
+            else None
+        )
+        result = snapshots.model({"data": (1e12, 5e11)}, plan, keep, change, count)
+    except ValueError as err:
+        assert str(err) and "\n" not in str(err)
+        return
+    assert _finite(result)
+    assert all(role["copies"] >= 0 and role["snapshot_bytes"] >= 0 for role in result["roles"])
