@@ -96,3 +96,19 @@ def test_runs_that_wrote_other_data_say_so():
     compressible.workload = {**FLASH.workload, "data": {"kind": "ratio", "compression": 1.8}}
     c = compare_runs([LEGACY, compressible], "LEGACY")
     assert any("data written" in w for w in c["warnings"])
+
+
+@pytest.mark.parametrize(
+    ("base_drives", "drives", "performance", "per_disk"),
+    [(75, 6, 1.15, "x14.4"), (45, 5, 1.78, "x16")],  # h6080's two per-disk figures
+)
+def test_per_disk_efficiency_reproduces_h6080(base_drives, drives, performance, per_disk):
+    base = oltp_run("HDD", LEGACY.points, drives=base_drives)
+    faster = [
+        users_point(p.load.value, p.read_iops * performance, p.read_lat_ms.mean, 10, 100)
+        for p in LEGACY.points
+    ]
+    flash = oltp_run("SSD", faster, drives=drives)
+    [row] = compare_runs([base, flash], "HDD")["per_disk"]
+    assert row["performance_factor"] == pytest.approx(performance)
+    assert factor(row["per_disk_efficiency"] * 100) == per_disk
