@@ -157,7 +157,9 @@ class DatabaseRun(DatabaseRunner):
             self.folder.save()
             raise PointFailed(f"{title.strip()}: {failed.error}")
         counts = {name: h.count for name, h in result.per_type.items()}
-        metrics = self.metrics.point_metrics(counts, result.rollbacks, result.measured_s)
+        metrics = self.metrics.point_metrics(
+            counts, result.rollbacks, result.measured_s, latency_ms=result.latency.stats()
+        )
         done = database_point(load, outcome, plan.duration_s, plan.warmup_s, metrics)
         self.run.points.append(done)
         self.folder.save()
