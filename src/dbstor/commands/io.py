@@ -10,6 +10,7 @@ from dbstor.commands.telemetry_flags import add_telemetry_flags, with_telemetry
 from dbstor.errors import UserError
 from dbstor.runs.progress import Progress
 from dbstor.runs.study import run_study
+from dbstor.study.data import DATA_HELP, parse_data_pattern
 from dbstor.study.load import parse_slo_metric, resolve_profile
 from dbstor.study.model import LoadSeries, Study, Target
 from dbstor.study.profiles import BUILTIN_PROFILES
@@ -92,6 +93,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--precondition",
         action="store_true",
         help="write the files until IOPS are steady before measuring (flash)",
+    )
+    parser.add_argument(
+        "--data", default="incompressible", help=f"what the writes write: {DATA_HELP}"
     )
     parser.add_argument(
         "--fact",
@@ -195,6 +199,7 @@ def study_from_args(args: argparse.Namespace) -> Study:
         precondition=args.precondition,
         baseline=args.baseline,
         source="command line",
+        data=parse_data_pattern(args.data),
     )
 
 

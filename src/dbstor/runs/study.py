@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import stat
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -23,6 +23,7 @@ from dbstor.results.store import RESULTS_FILE, read_run_folder, read_samples, wr
 from dbstor.runs.database.plan import DbRunPlan
 from dbstor.runs.database.run import DatabaseRun
 from dbstor.runs.folder import new_run_id
+from dbstor.runs.io.data_check import resolve_data_pattern
 from dbstor.runs.io.plan import IoRunPlan
 from dbstor.runs.io.run import IoRun
 from dbstor.runs.progress import Progress
@@ -70,6 +71,7 @@ def plans_for(study: Study, parent: Path) -> list[IoRunPlan | DbRunPlan]:
             file_size=study.file_size,
             precondition=study.precondition,
             study=description,
+            data=study.data,
         )
         for target in study.targets
         for profile in study.profiles
@@ -143,6 +145,9 @@ def run_study(study: Study, out: Path, safety: Safety, progress: Progress) -> St
     if study.telemetry is not None:
         telemetry = RunTelemetry(study.telemetry, run=study.name, kind=_kind(study))
         telemetry.preflight(study.duration_s)  # every Prometheus query, before anything exists
+    if study.profiles and study.data.kind == "from":
+        progress.say(f"measuring the compressibility of {study.data.source} for the test data")
+        study = replace(study, data=resolve_data_pattern(study.data))
     try:
         make_out_dir(out)
         if telemetry is not None:
