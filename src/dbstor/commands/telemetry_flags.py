@@ -6,7 +6,7 @@ import argparse
 import dataclasses
 
 from dbstor.study.model import Study
-from dbstor.telemetry.config import TelemetryConfig
+from dbstor.study.telemetry import TelemetryConfig
 
 
 def add_telemetry_flags(parser: argparse.ArgumentParser) -> None:

@@ -12,7 +12,8 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from dbstor.results.model import LatencyStats, Point
-from dbstor.telemetry.config import Layers, TelemetryConfig
+from dbstor.study.telemetry import TelemetryConfig
+from dbstor.telemetry.config import Layers
 from dbstor.telemetry.layers import point_layers
 
 

@@ -26,7 +26,7 @@ from dbstor.study.model import (
     Target,
 )
 from dbstor.study.profiles import BUILTIN_PROFILES, DISTRIBUTIONS, Profile
-from dbstor.telemetry.config import config_from_table
+from dbstor.study.telemetry import config_from_table
 from dbstor.units import (
     parse_duration,
     parse_latency_ms,

@@ -8,7 +8,7 @@ from typing import Any
 
 from dbstor.study.data import DataPattern
 from dbstor.study.profiles import Profile
-from dbstor.telemetry.config import TelemetryConfig
+from dbstor.study.telemetry import TelemetryConfig
 
 LATENCY_STATS = ("mean", "p50", "p95", "p99", "p999")
 SLO_METRICS = tuple(

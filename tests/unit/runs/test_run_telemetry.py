@@ -6,7 +6,7 @@ import pytest
 
 from dbstor.results.model import LatencyStats, Load, Point
 from dbstor.runs.telemetry import RunTelemetry, measured_window, merge_windows, storage_text
-from dbstor.telemetry.config import TelemetryConfig
+from dbstor.study.telemetry import TelemetryConfig
 
 
 def test_the_window_ends_where_the_samples_end() -> None:

@@ -6,7 +6,8 @@ import pytest
 
 from dbstor.errors import UserError
 from dbstor.results.model import CpuStats, DeviceStats, LatencyStats, Load, Point
-from dbstor.telemetry.config import Layers, TelemetryConfig, config_from_table
+from dbstor.study.telemetry import TelemetryConfig, config_from_table
+from dbstor.telemetry.config import Layers
 from dbstor.telemetry.layers import point_layers
 
 
