@@ -1,6 +1,6 @@
 """Telemetry from Prometheus: an HTTP API client, exporter presets as data, and the source.
 
-See docs/telemetry.md. The presets live in presets/*.toml, one per exporter, each citing
+See docs/telemetry.md. The presets live in exporters/*.toml, one per exporter, each citing
 the exporter's documentation for its metric names and units.
 """
 

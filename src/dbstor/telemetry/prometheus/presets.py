@@ -1,6 +1,6 @@
 """Exporter presets: which Prometheus metrics give dbstor's quantities, in which units.
 
-A preset is a TOML file (shipped ones in presets/, or the user's own) naming, for each
+A preset is a TOML file (shipped ones in exporters/, or the user's own) naming, for each
 quantity, a metric and its kind:
 
 - counter: a cumulative counter of operations or bytes; dbstor takes its increase over
@@ -105,7 +105,7 @@ class Preset:
 
 def preset_names() -> list[str]:
     """The shipped presets' names."""
-    folder = resources.files(__package__).joinpath("presets")
+    folder = resources.files(__package__).joinpath("exporters")
     return sorted(
         p.name.removesuffix(".toml") for p in folder.iterdir() if p.name.endswith(".toml")
     )
@@ -114,7 +114,7 @@ def preset_names() -> list[str]:
 def load_preset(name_or_path: str) -> Preset:
     """A shipped preset by name, or the user's own TOML file by path; UserError otherwise."""
     if name_or_path in preset_names():
-        res = resources.files(__package__).joinpath("presets", f"{name_or_path}.toml")
+        res = resources.files(__package__).joinpath("exporters", f"{name_or_path}.toml")
         return parse_preset(tomllib.loads(res.read_text()), name_or_path)
     path = Path(name_or_path)
     if path.suffix == ".toml" and path.is_file():
