@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import shutil
 import signal
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
+from dbstor import lifeline
 from dbstor.drivers.fio_output import FioRun, parse_fio_json, parse_iops_log
 from dbstor.errors import PointFailed, UserError
 
@@ -43,9 +45,30 @@ def fio_version() -> str:
     return out.stdout.strip()
 
 
+def _named_errors(text: str) -> str:
+    """'job a: error 22' -> 'job a: error 22 (Invalid argument)'."""
+    return re.sub(r"error (\d+)(?! \()", lambda m: f"error {m[1]} ({os.strerror(int(m[1]))})", text)
+
+
+def _failure_text(returncode: int, stderr: str, output: Path) -> str:
+    """What fio said about its failure: its stderr, else the errors in its JSON output, with
+    how it ended (a signal, an exit status) when it said nothing."""
+    text = stderr.strip()
+    if not text:
+        with contextlib.suppress(OSError, ValueError):
+            text = "; ".join(parse_fio_json(output.read_text(encoding="utf-8")).errors)
+    if returncode < 0:
+        name = signal.Signals(-returncode).name if -returncode in signal.valid_signals() else ""
+        end = f"fio was killed by signal {-returncode} {name}".strip()
+        return f"{end}: {text}" if text else f"{end} (out of memory, or killed by someone)"
+    return text or f"fio exited with status {returncode} and printed nothing"
+
+
 def _classify_failure(stderr: str, where: str) -> Exception:
+    stderr = _named_errors(stderr)
     text = stderr.lower()
-    last = next((ln.strip() for ln in reversed(stderr.splitlines()) if ln.strip()), "no message")
+    lines = [ln.strip() for ln in stderr.splitlines() if ln.strip()]
+    last = "; ".join(lines[-3:])[-400:] if lines else "no message"
     if "no space left" in text or "enospc" in text:
         return UserError(
             f"the file system under {where} is full: free space or choose a smaller --size"
@@ -56,6 +79,8 @@ def _classify_failure(stderr: str, where: str) -> Exception:
         return UserError(f"permission denied writing under {where}: choose a target you can write")
     if "io_uring" in text or ("engine" in text and "load" in text):
         return EngineUnavailable(last)
+    if "invalid argument" in text:
+        last += " (fio or its I/O engine refused a setting, e.g. an --iodepth above its limit)"
     return PointFailed(f"fio failed: {last}")
 
 
@@ -72,10 +97,11 @@ def run_job(job_text: str, job_file: Path, where: str, timeout_s: float) -> FioR
     # fio runs in its own process group so that its job processes can be stopped together:
     # Ctrl-C is forwarded to the group, and whatever still runs after a grace period is killed.
     proc = subprocess.Popen(
-        cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, start_new_session=True
+        cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True
     )
+    lifeline.watch_tree(proc.pid)  # fio and its job processes die with dbstor, even on kill -9
     try:
-        _, stderr = proc.communicate(timeout=timeout_s)
+        stderr, _ = proc.communicate(timeout=timeout_s)
     except subprocess.TimeoutExpired:
         _stop_group(proc, signal.SIGKILL)
         raise PointFailed(
@@ -84,8 +110,10 @@ def run_job(job_text: str, job_file: Path, where: str, timeout_s: float) -> FioR
     except BaseException:
         _stop_group(proc, signal.SIGINT)
         raise
+    finally:
+        lifeline.forget_tree(proc.pid)
     if proc.returncode != 0:
-        raise _classify_failure(stderr, where)
+        raise _classify_failure(_failure_text(proc.returncode, stderr, output), where)
     try:
         run = parse_fio_json(output.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:

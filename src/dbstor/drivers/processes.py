@@ -16,6 +16,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
+from dbstor import lifeline
 from dbstor.analysis.histogram import merge_all
 from dbstor.drivers.tally import DriveResult, error_line, merge
 from dbstor.drivers.users import Instance, VirtualUsers, Window
@@ -84,6 +85,7 @@ def run_in_processes(
         child = context.Process(target=_child, args=args, daemon=True, name="dbstor-client")
         with _signals_held():  # a Ctrl-C that lands mid-fork must not be lost
             child.start()
+        lifeline.watch_tree(child.pid)  # killed by the watcher if dbstor is killed
         there.close()
         children.append((child, _Link(up_read, down_write)))
     try:
@@ -95,6 +97,8 @@ def run_in_processes(
             child.join(timeout=10)
             if child.is_alive():
                 child.kill()
+                child.join(timeout=10)
+            lifeline.forget_tree(child.pid)
             pipe.close()
 
 

@@ -16,6 +16,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from dbstor import lifeline
 from dbstor.engines.account import Account, can_write, chown_tree
 from dbstor.engines.process import process_running
 from dbstor.errors import UserError
@@ -26,9 +27,16 @@ MARKER_FILE = ".dbstor-engine.json"
 class OwnedDirs:
     """The directories one server instance creates on the target paths, each marked."""
 
-    def __init__(self, engine: str, instance: int, account: Account, allow_overwrite: bool):
+    def __init__(
+        self,
+        engine: str,
+        instance: int,
+        account: Account,
+        allow_overwrite: bool,
+        keep: bool = False,
+    ):
         self.engine, self.instance, self.account = engine, instance, account
-        self.allow_overwrite = allow_overwrite
+        self.allow_overwrite, self.keep = allow_overwrite, keep
         self.claimed: dict[Path, bool] = {}  # directory -> dbstor created it (mkdir)
 
     def claim(self, parent: Path, name: str, role: str) -> Path:
@@ -72,6 +80,8 @@ class OwnedDirs:
                     f"make {path.parent} writable or choose another {role} path"
                 ) from None
         self.claimed[path] = created
+        if created and not self.keep:
+            lifeline.watch_dir(path)  # removed by the watcher if dbstor is killed
         info = {
             "created_by": "dbstor",
             "engine": self.engine,
@@ -102,6 +112,7 @@ class OwnedDirs:
         for path, created in reversed(list(self.claimed.items())):
             if created:
                 shutil.rmtree(path, ignore_errors=True)
+                lifeline.forget_dir(path)
             else:
                 empty_directory(path)
                 with contextlib.suppress(FileNotFoundError):

@@ -20,6 +20,7 @@ from abc import abstractmethod
 from pathlib import Path
 from typing import Any, ClassVar
 
+from dbstor import lifeline
 from dbstor.engines.account import Account, chown_tree, service_account
 from dbstor.engines.base import MARKER_TABLE, Engine, EngineCounters, EngineSettings, mask_dsn
 from dbstor.engines.cgroup import MemoryCap
@@ -138,6 +139,7 @@ class ServerEngine(Engine):
             self.cap.remove()
             if self.sockdir is not None:
                 shutil.rmtree(self.sockdir, ignore_errors=True)
+                lifeline.forget_dir(self.sockdir)
                 self.sockdir = None
             if self.dirs is not None and not self.settings.keep:
                 self.dirs.remove()
@@ -153,11 +155,16 @@ class ServerEngine(Engine):
             raise UserError(f"the {self.name} engine needs a data path in the target")
         account = service_account(self.accounts)
         self.dirs = OwnedDirs(
-            self.name, self.settings.instance, account, self.settings.allow_overwrite
+            self.name,
+            self.settings.instance,
+            account,
+            self.settings.allow_overwrite,
+            keep=self.settings.keep,
         )
         home = self.dirs.claim(data[0], name, "data")
         short = "/tmp" if os.access("/tmp", os.W_OK) else None  # a socket path has ~100 bytes
         self.sockdir = Path(tempfile.mkdtemp(prefix=f"{name}-", dir=short))
+        lifeline.watch_dir(self.sockdir)  # removed by the watcher if dbstor is killed
         chown_tree(self.sockdir, account)
         self.port = free_port()
         return account, home
