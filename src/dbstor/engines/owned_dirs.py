@@ -90,7 +90,12 @@ class OwnedDirs:
             "made_dir": created,
             "created_at": datetime.now(UTC).isoformat(timespec="seconds"),
         }
-        (path / MARKER_FILE).write_text(json.dumps(info) + "\n", encoding="utf-8")
+        marker = path / MARKER_FILE
+        with contextlib.suppress(FileNotFoundError):
+            marker.unlink()  # never follows a link
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+        with open(os.open(marker, flags, 0o644), "w", encoding="utf-8") as handle:
+            handle.write(json.dumps(info) + "\n")
         chown_tree(path, self.account)
         if not can_write(path, self.account):
             raise UserError(
@@ -130,8 +135,10 @@ def _is_dbstor(pid: int) -> bool:
 def read_marker(path: Path) -> dict[str, Any] | None:
     """dbstor's marker in a directory, or None."""
     try:
-        data = json.loads((path / MARKER_FILE).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK
+        with open(os.open(path / MARKER_FILE, flags), encoding="utf-8") as handle:
+            data = json.loads(handle.read(1 << 16))
+    except (OSError, ValueError, RecursionError):
         return None
     return data if isinstance(data, dict) and data.get("created_by") == "dbstor" else None
 

@@ -15,7 +15,7 @@ import csv
 import errno
 import json
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -79,7 +79,9 @@ def _disk_errors(path: Path) -> Iterator[None]:
 NO_FOLLOW = os.O_NOFOLLOW | os.O_CLOEXEC
 
 
-def write_text_atomic(path: Path, text: str) -> None:
+def write_text_atomic(
+    path: Path, text: str, before_rename: Callable[[int], object] | None = None
+) -> None:
     """Write text so that readers see the old file or the new one, never half of one; the
     temporary file is made new (never through a link) and removed on any failure."""
     tmp = path.with_name(f".{path.name}.tmp")
@@ -91,6 +93,8 @@ def write_text_atomic(path: Path, text: str) -> None:
             with open(fd, "w", encoding="utf-8") as handle:
                 handle.write(text)
                 handle.flush()
+                if before_rename is not None:
+                    before_rename(handle.fileno())
                 os.fsync(handle.fileno())
             if os.path.islink(path):
                 raise OSError(errno.ELOOP, "is a symbolic link", str(path))
