@@ -14,11 +14,15 @@ from pathlib import Path
 from dbstor import lifeline
 from dbstor.drivers.fio_output import FioRun, parse_fio_json, parse_iops_log
 from dbstor.errors import PointFailed, UserError
+from dbstor.results.store import mount_point
 
 FIO_MISSING = (
     "fio is not installed: install it (Debian/Ubuntu: 'apt-get install fio'; RHEL/Fedora: "
     "'dnf install fio'; macOS: 'brew install fio') or put it on PATH, then run again"
 )
+
+
+FULL_BELOW = 1 << 20  # free bytes under which a file system counts as full
 
 
 class EngineUnavailable(Exception):
@@ -71,7 +75,8 @@ def _classify_failure(stderr: str, where: str) -> Exception:
     last = "; ".join(lines[-3:])[-400:] if lines else "no message"
     if "no space left" in text or "enospc" in text:
         return UserError(
-            f"the file system under {where} is full: free space or choose a smaller --size"
+            f"the file system under {where} is full (fio: {last}): dbstor removes its test "
+            "files and keeps the finished points; free space or choose a smaller --size"
         )
     if "read-only file system" in text or "erofs" in text:
         return UserError(f"{where} is on a read-only file system: choose a writable target")
@@ -117,6 +122,13 @@ def run_job(job_text: str, job_file: Path, where: str, timeout_s: float) -> FioR
     try:
         run = parse_fio_json(output.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
+        _remove_outputs(job_file)  # half-written: of no use to anyone
+        if shutil.disk_usage(output.parent).free < FULL_BELOW:
+            raise UserError(
+                f"the file system at {mount_point(output.parent)} is full: fio could not write "
+                f"its output {output.name}; the finished points are kept in "
+                f"{job_file.parent.parent}; free space there and run again"
+            ) from None
         raise PointFailed(f"could not read fio's output {output}: {exc}") from None
     if run.errors:
         raise _classify_failure(stderr + "\n" + "; ".join(run.errors), where)
@@ -136,6 +148,16 @@ def _stop_group(proc: subprocess.Popen, sig: signal.Signals, grace_s: float = 5.
         with contextlib.suppress(ProcessLookupError):
             os.killpg(proc.pid, signal.SIGKILL)
         proc.communicate()
+
+
+def _remove_outputs(job_file: Path) -> None:
+    """Remove what fio wrote for a job (its JSON output, its iops logs); keep the job file."""
+    for path in (
+        job_file.with_suffix(".json"),
+        *job_file.parent.glob(f"{job_file.stem}_iops.*.log"),
+    ):
+        with contextlib.suppress(FileNotFoundError):
+            path.unlink()
 
 
 def _collect_iops_logs(job_file: Path) -> tuple[list[float], list[float]]:
