@@ -39,7 +39,7 @@ MAX_SCALE = 100_000  # TPC-H's largest scale factor (100 TB)
 
 
 def _shown(text: object) -> str:
-    shown = repr(text)
+    shown = str(text).lower() if isinstance(text, bool) else repr(text)
     return shown if len(shown) <= 40 else shown[:37] + "..."
 
 
@@ -56,8 +56,11 @@ def _number(text: object, what: str) -> float:
     """A plain number given as a number (never a boolean, never inf or NaN)."""
     if isinstance(text, bool):
         raise ValueError(f"{str(text).lower()} is not a {what}")
-    value = float(text)  # type: ignore[arg-type]
-    if not math.isfinite(value):
+    try:
+        value = float(text)  # type: ignore[arg-type]
+    except OverflowError:
+        return math.inf if text > 0 else -math.inf  # type: ignore[operator]
+    if math.isnan(value):
         raise ValueError(f"{_shown(text)} is not a {what}")
     return value
 
@@ -167,11 +170,11 @@ def parse_int_list(text: str, limit: int = MAX_COUNT) -> list[int]:
     values = []
     for part in str(text).split(","):
         part = part.strip()
-        if not (part.isascii() and part.isdigit()) or len(part) > 18 or int(part) <= 0:
+        if not (part.isascii() and part.isdigit()) or int(part) <= 0:
             raise ValueError(
                 f"{_shown(text)}: expected positive whole numbers separated by commas, e.g. 1,2,4,8"
             )
-        if int(part) > limit:
+        if len(part) > 18 or int(part) > limit:
             raise ValueError(f"{_shown(text)}: {part} is too large: at most {limit}")
         values.append(int(part))
     return values

@@ -6,13 +6,13 @@ finish; peak and knee are recomputed from the points each time the file is writt
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import MISSING, asdict, dataclass, field, fields
 from typing import Any
 
 from dbstor.errors import PointFailed, UserError
+from dbstor.results.checks import CHECKS, FieldError, check_header, check_value, json_repr
 
 SCHEMA_VERSION = 1
 LOAD_KINDS = ("iodepth", "jobs", "rate", "users", "instances", "streams")
@@ -170,10 +170,6 @@ def run_status(run: Run) -> Iterator[None]:
     run.status = "complete"
 
 
-class FieldError(ValueError):
-    """A results.json field holds the wrong kind of value: names the field and what fits."""
-
-
 _NESTED = {
     "load": Load,
     "read_lat_ms": LatencyStats,
@@ -185,53 +181,6 @@ _NESTED = {
     "iops_spread": Spread,
     "trust": Trust,
 }
-
-
-def _is_number(value: Any) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool)
-
-
-def _check(value: Any, hint: str, where: str) -> None:
-    """Raise FieldError unless value fits the dataclass field's annotation (as written)."""
-    optional = hint.endswith(" | None")
-    base = hint.removesuffix(" | None")
-    if value is None:
-        if optional:
-            return
-        raise FieldError(f"{where}: expected {_describe(base)}, got null")
-    fits = {
-        "float": _is_number,
-        "int": lambda v: isinstance(v, int) and not isinstance(v, bool),
-        "str": lambda v: isinstance(v, str),
-        "bool": lambda v: isinstance(v, bool),
-        "list[str]": lambda v: isinstance(v, list) and all(isinstance(i, str) for i in v),
-    }.get(base)
-    if base.startswith("dict["):
-        fits = lambda v: isinstance(v, dict)  # noqa: E731
-    elif base.startswith("list["):
-        fits = fits or (lambda v: isinstance(v, list))
-    if fits is not None and not fits(value):
-        shown = json_repr(value)
-        raise FieldError(f"{where}: expected {_describe(base)}{' or null' * optional}, got {shown}")
-
-
-def _describe(base: str) -> str:
-    return {
-        "float": "a number",
-        "int": "a whole number",
-        "str": "a string",
-        "bool": "true or false",
-        "list[str]": "a list of strings",
-    }.get(base, "an object" if base.startswith("dict[") or base[:1].isupper() else "a list")
-
-
-def json_repr(value: Any) -> str:
-    """A short rendering of a JSON value for a message."""
-    try:
-        text = json.dumps(value, allow_nan=False)
-    except (TypeError, ValueError):
-        text = repr(value)
-    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def _build(cls: type, data: Any, where: str) -> Any:
@@ -249,7 +198,9 @@ def _build(cls: type, data: Any, where: str) -> Any:
         if key in _NESTED:
             value = _build(_NESTED[key], value, name)
         else:
-            _check(value, str(spec.type), name)
+            check_value(value, str(spec.type), name)
+            if key in CHECKS:
+                CHECKS[key](value, name)
         values[key] = value
     missing = [f.name for f in known.values() if f.name not in values and _required(f)]
     if missing:
@@ -289,6 +240,7 @@ def run_from_dict(data: Any) -> Run:
     if not isinstance(points, list):
         raise FieldError(f"points: expected a list, got {json_repr(points)}")
     data["points"] = [point_from_dict(p, f"points[{i}]") for i, p in enumerate(points)]
+    check_header(data)
     run = _build(Run, {k: v for k, v in data.items() if k != "points"}, "")
     run.points = data["points"]
     return run

@@ -25,7 +25,7 @@ from dbstor.study.model import (
     Target,
 )
 from dbstor.study.profiles import BUILTIN_PROFILES, DISTRIBUTIONS, Profile
-from dbstor.study.values import boolean, int_list, nonempty, one_of, positive_int
+from dbstor.study.values import boolean, int_list, nonempty, one_of, positive_int, short
 from dbstor.study.values import count as whole_count
 from dbstor.units import (
     parse_duration,
@@ -172,7 +172,7 @@ def _target(source: str, index: int, table: Any, base_dir: Path) -> Target:
     raw = table.get("paths", [table["path"]] if "path" in table else None)
     if not raw or not isinstance(raw, list) or not all(isinstance(p, str) and p for p in raw):
         fields.fail("paths", 'must be a non-empty list of directories, e.g. ["/mnt/lun1"]')
-    paths = tuple((base_dir / Path(p).expanduser()).resolve() for p in raw)
+    paths = tuple(_directory(fields, "paths", base_dir, p) for p in raw)
     facts = fields.get("facts", lambda v: dict(v) if isinstance(v, dict) else _raise_table(), {})
     extra = {}
     for role in ("log", "temp"):
@@ -182,8 +182,17 @@ def _target(source: str, index: int, table: Any, base_dir: Path) -> Target:
         listed = [value] if isinstance(value, str) else value
         if not isinstance(listed, list) or not all(isinstance(p, str) and p for p in listed):
             fields.fail(role, f'must be a directory or a list of them, e.g. {role} = "/mnt/{role}"')
-        extra[role] = tuple((base_dir / Path(p).expanduser()).resolve() for p in listed)
+        extra[role] = tuple(_directory(fields, role, base_dir, p) for p in listed)
     return Target(label=label, paths=paths, facts=facts, **extra)
+
+
+def _directory(fields: _Fields, key: str, base_dir: Path, text: str) -> Path:
+    """A directory path as written (~ expanded, relative to the study file's folder)."""
+    try:
+        return (base_dir / Path(text).expanduser()).resolve()
+    except (ValueError, RuntimeError, OSError) as exc:
+        fields.fail(key, f"{short(text)} is not a usable path ({exc})")
+    raise AssertionError("unreachable")
 
 
 def _database(source: str, index: int, table: Any) -> DatabaseSpec:
