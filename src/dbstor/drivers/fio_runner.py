@@ -8,6 +8,7 @@ import re
 import shutil
 import signal
 import subprocess
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -101,22 +102,27 @@ def run_job(job_text: str, job_file: Path, where: str, timeout_s: float) -> FioR
     cmd = [fio_binary(), "--output-format=json+", f"--output={output}", str(job_file)]
     # fio runs in its own process group so that its job processes can be stopped together:
     # Ctrl-C is forwarded to the group, and whatever still runs after a grace period is killed.
-    proc = subprocess.Popen(
-        cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True
-    )
-    lifeline.watch_tree(proc.pid)  # fio and its job processes die with dbstor, even on kill -9
-    try:
-        stderr, _ = proc.communicate(timeout=timeout_s)
-    except subprocess.TimeoutExpired:
-        _stop_group(proc, signal.SIGKILL)
-        raise PointFailed(
-            f"fio did not finish within {timeout_s:.0f} s; the storage may be hung"
-        ) from None
-    except BaseException:
-        _stop_group(proc, signal.SIGINT)
-        raise
-    finally:
-        lifeline.forget_tree(proc.pid)
+    # What fio says goes to an unnamed file, not a pipe: a job process outliving a killed fio
+    # would hold a pipe open until its runtime ends.
+    with tempfile.TemporaryFile() as said:
+        proc = subprocess.Popen(cmd, stdout=said, stderr=subprocess.STDOUT, start_new_session=True)
+        lifeline.watch_tree(proc.pid)  # fio and its job processes die with dbstor, even on kill -9
+        try:
+            proc.wait(timeout=timeout_s)
+        except subprocess.TimeoutExpired:
+            _stop_group(proc, signal.SIGKILL)
+            raise PointFailed(
+                f"fio did not finish within {timeout_s:.0f} s; the storage may be hung"
+            ) from None
+        except BaseException:
+            _stop_group(proc, signal.SIGINT)
+            raise
+        finally:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(proc.pid, signal.SIGKILL)  # job processes of a fio that was killed
+            lifeline.forget_tree(proc.pid)
+        said.seek(0)
+        stderr = said.read(1 << 20).decode(errors="replace")
     if proc.returncode != 0:
         raise _classify_failure(_failure_text(proc.returncode, stderr, output), where)
     try:
