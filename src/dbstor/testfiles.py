@@ -226,7 +226,15 @@ def check_directory(path: Path) -> None:
             f"target path {path} does not exist: create it (e.g. mkdir -p {path}) or fix the path"
         )
     if not path.is_dir():
-        raise UserError(f"target path {path} is not a directory or a block device")
+        if stat.S_ISBLK(path.stat().st_mode):
+            raise UserError(
+                f"target path {path} is a block device, and this engine keeps its files in a "
+                "directory: make a file system on it, mount it and give the mount point "
+                "(only fio runs on a raw device)"
+            )
+        raise UserError(
+            f"target path {path} is not a directory: give a directory (or, for fio, a block device)"
+        )
     if os.statvfs(path).f_flag & os.ST_RDONLY:
         raise UserError(
             f"target path {path} is on a read-only file system: choose a writable target"

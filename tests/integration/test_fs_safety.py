@@ -99,3 +99,11 @@ def test_sqlite_refuses_a_dangling_link_with_its_database_name(dbstor, tmp_path,
     )  # fmt: skip
     dbstor.assert_user_error(proc, str(link), "symbolic link")
     assert os.path.islink(link) and not elsewhere.exists()
+
+
+def test_sqlite_on_a_block_device_says_to_mount_it(dbstor, loop_fs):
+    proc = dbstor(
+        "run", "--engine", "sqlite", "--target", loop_fs.device, "--users", "1", "--duration",
+        "1", "--warmup", "0", "--scale", "50", "--out", "out", "--quiet",
+    )  # fmt: skip
+    dbstor.assert_user_error(proc, f"{loop_fs.device} is a block device", "mount it")
