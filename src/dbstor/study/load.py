@@ -25,7 +25,15 @@ from dbstor.study.model import (
     Target,
 )
 from dbstor.study.profiles import BUILTIN_PROFILES, DISTRIBUTIONS, Profile
-from dbstor.study.values import boolean, int_list, nonempty, one_of, positive_int, short
+from dbstor.study.values import (
+    boolean,
+    int_list,
+    nonempty,
+    one_of,
+    positive_int,
+    short,
+    target_label,
+)
 from dbstor.study.values import count as whole_count
 from dbstor.units import (
     parse_duration,
@@ -62,7 +70,6 @@ _PROFILE_KEYS = {
     "distribution", "files", "fdatasync", "ioengine", "load_kind", "series", "slo_metric",
 }  # fmt: skip
 _DSN_WITH_PASSWORD = re.compile(r"://[^:/@\s]+:[^@\s]+@|password\s*=", re.IGNORECASE)
-_LABEL = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,39}$")
 
 
 class _Fields:
@@ -164,9 +171,7 @@ def resolve_profile(name: str, custom: dict[str, Profile] | None = None) -> Prof
 
 def _target(source: str, index: int, table: Any, base_dir: Path) -> Target:
     fields = _Fields(source, f"targets[{index}]", table, _TARGET_KEYS)
-    label = fields.get("label", nonempty, f"T{index + 1}")
-    if not _LABEL.match(label):
-        fields.fail("label", f"{label!r}: use letters, digits, '.', '_' or '-' (at most 40)")
+    label = fields.get("label", target_label, f"T{index + 1}")
     if "path" in table and "paths" in table:
         fields.fail("paths", "give either path or paths, not both")
     raw = table.get("paths", [table["path"]] if "path" in table else None)

@@ -5,6 +5,7 @@ study/load.py adds the file and the field.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -58,3 +59,17 @@ def one_of(choices: tuple[str, ...]) -> Callable[[Any], str]:
         return value
 
     return parse
+
+
+LABEL_RULE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,39}")
+
+
+def target_label(value: Any) -> str:
+    """A target's label, the same rule from a flag or a study file: a letter or digit, then
+    letters, digits, '.', '_' or '-', at most 40 in all."""
+    if not isinstance(value, str) or not LABEL_RULE.fullmatch(value):
+        raise ValueError(
+            f"{short(value)}: a label is a letter or digit, then letters, digits, '.', '_' or "
+            "'-', at most 40 characters (e.g. array-a_fc.1)"
+        )
+    return value
