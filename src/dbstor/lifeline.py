@@ -29,8 +29,10 @@ import socket
 import stat
 import subprocess
 import sys
+import tempfile
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -162,6 +164,19 @@ def watch_dir(path: Path) -> None:
 
 def forget_dir(path: Path) -> None:
     _send({"op": "forget-dir", "path": str(path)})
+
+
+@contextlib.contextmanager
+def scratch_dir(prefix: str = "dbstor-") -> Iterator[Path]:
+    """A temporary directory (like tempfile.TemporaryDirectory) that the watcher removes if
+    dbstor is killed while it exists."""
+    with tempfile.TemporaryDirectory(prefix=prefix) as name:
+        path = Path(name)
+        watch_dir(path)
+        try:
+            yield path
+        finally:
+            forget_dir(path)
 
 
 def watcher_pid() -> int | None:

@@ -84,6 +84,25 @@ def test_a_layout_that_runs_out_of_space_names_the_file_system(tmp_path, tmpfs):
     assert "No space left on device" in message and "smaller --size" in message, message
 
 
+def _descendants(root: int) -> list[int]:
+    children: dict[int, list[int]] = {}
+    for entry in os.scandir("/proc"):
+        if entry.name.isdigit():
+            try:
+                raw = Path(f"/proc/{entry.name}/stat").read_text()
+            except OSError:
+                continue
+            children.setdefault(int(raw[raw.rfind(")") + 2 :].split()[1]), []).append(
+                int(entry.name)
+            )
+    out, todo = [], list(children.get(root, []))
+    while todo:
+        pid = todo.pop(0)
+        out.append(pid)
+        todo.extend(children.get(pid, []))
+    return out
+
+
 def test_fio_killed_mid_point_says_so(dbstor, tmp_path):
     target = tmp_path / "target"
     target.mkdir()
@@ -94,16 +113,14 @@ def test_fio_killed_mid_point_says_so(dbstor, tmp_path):
     deadline = time.monotonic() + 120
     fio = None
     while fio is None and time.monotonic() < deadline:
-        for entry in os.scandir("/proc"):
-            if entry.name.isdigit():
-                try:
-                    cmd = Path(f"/proc/{entry.name}/cmdline").read_bytes()
-                except OSError:
-                    continue
-                cwd = Path(f"/proc/{entry.name}/cwd")
-                if b"point-01.fio" in cmd and cwd.resolve() == tmp_path.resolve():
-                    fio = int(entry.name)
-                    break
+        for pid in _descendants(proc.pid):
+            try:
+                cmd = Path(f"/proc/{pid}/cmdline").read_bytes()
+            except OSError:
+                continue
+            if b"point-01.fio" in cmd:
+                fio = pid  # breadth first: fio's main process comes before its job processes
+                break
         time.sleep(0.1)
     assert fio is not None, "fio never started on the first point"
     time.sleep(1)

@@ -31,13 +31,15 @@ OWNER = textwrap.dedent(
     lifeline.watch_tree(b.pid)
     lifeline.forget_tree(b.pid)
     gone.mkdir(); kept.mkdir()
+    held = lifeline.scratch_dir()
+    scratch = held.__enter__()
     lifeline.watch_dir(gone)
     lifeline.watch_dir(kept)
     lifeline.forget_dir(kept)
     if os.fork() == 0:  # a child that outlives its parent must not hold the watcher's pipe
         time.sleep(300)
         os._exit(0)
-    print(a.pid, b.pid, lifeline.watcher_pid(), flush=True)
+    print(a.pid, b.pid, lifeline.watcher_pid(), scratch, flush=True)
     time.sleep(300)
     """
 )
@@ -74,8 +76,11 @@ def test_sigkill_of_the_owner_kills_its_trees_and_removes_its_dirs(tmp_path):
         text=True,
         env=env,
     )
+    b, forked = 0, []
     try:
-        a, b, watcher = map(int, owner.stdout.readline().split())
+        line = owner.stdout.readline().split()
+        a, b, watcher, scratch = int(line[0]), int(line[1]), int(line[2]), Path(line[3])
+        assert scratch.is_dir()
         grandchildren = _children_of(a)
         forked = [p for p in _children_of(owner.pid) if p not in (a, b, watcher)]
         assert grandchildren and forked
@@ -85,11 +90,11 @@ def test_sigkill_of_the_owner_kills_its_trees_and_removes_its_dirs(tmp_path):
         while time.monotonic() < deadline and (_alive(a) or gone.exists() or _alive(watcher)):
             time.sleep(0.05)
         assert not _alive(a) and not any(_alive(p) for p in grandchildren)
-        assert not gone.exists() and not _alive(watcher)
+        assert not gone.exists() and not scratch.exists() and not _alive(watcher)
         assert _alive(b) and kept.is_dir(), "forgotten things are left alone"
     finally:
         for pid in (b, *forked):
-            if _alive(pid):
+            if pid and _alive(pid):
                 os.kill(pid, signal.SIGKILL)
 
 

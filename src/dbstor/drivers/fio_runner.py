@@ -96,6 +96,7 @@ def run_job(job_text: str, job_file: Path, where: str, timeout_s: float) -> FioR
     On Ctrl-C (or any other interruption) fio's process group is stopped, then the
     interruption goes on up.
     """
+    job_file = job_file.absolute()
     job_file.parent.mkdir(parents=True, exist_ok=True)
     job_file.write_text(job_text, encoding="utf-8")
     output = job_file.with_suffix(".json")
@@ -105,7 +106,14 @@ def run_job(job_text: str, job_file: Path, where: str, timeout_s: float) -> FioR
     # What fio says goes to an unnamed file, not a pipe: a job process outliving a killed fio
     # would hold a pipe open until its runtime ends.
     with tempfile.TemporaryFile() as said:
-        proc = subprocess.Popen(cmd, stdout=said, stderr=subprocess.STDOUT, start_new_session=True)
+        # fio runs in the job file's folder, so that log files named in the job land there.
+        proc = subprocess.Popen(
+            cmd,
+            stdout=said,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+            cwd=job_file.parent,
+        )
         lifeline.watch_tree(proc.pid)  # fio and its job processes die with dbstor, even on kill -9
         try:
             proc.wait(timeout=timeout_s)
