@@ -11,6 +11,11 @@ No link is ever followed: a symbolic link with a test file's name or the manifes
 refused (never written through, never deleted), and a file named like the manifest that
 dbstor did not write (wrong content, or missing the token in its extended attribute) is
 refused and left as it is.
+
+It sits at the foundation, beside errors, units and results: the io run lays out fio's
+files with it, and the engines that keep database files on the target (sqlite, duckdb)
+use its ownership checks (check_directory, is_owned, record_owned, remove_owned). It
+imports only the foundation, never engines, drivers or runs.
 """
 
 from __future__ import annotations

@@ -13,13 +13,15 @@ from __future__ import annotations
 import contextlib
 import multiprocessing
 import signal
+import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any
+from typing import Any, Protocol
 
 from dbstor import lifeline
 from dbstor.drivers.tally import DriveResult, error_line, merge, merge_results
-from dbstor.drivers.users import Instance, VirtualUsers, Window
+from dbstor.drivers.users import Instance, VirtualUsers
+from dbstor.drivers.window import Window
 
 HELD_SIGNALS = {signal.SIGINT, signal.SIGTERM}
 START_MARGIN_S = 0.05  # between telling the children the start moment and that moment
@@ -34,6 +36,14 @@ def _signals_held() -> Iterator[None]:
         yield
     finally:
         signal.pthread_sigmask(signal.SIG_UNBLOCK, HELD_SIGNALS)
+
+
+class ClientGroup(Protocol):
+    """What the client processes of an embedded engine join (engines/embedded_cap.py)."""
+
+    def join(self) -> None: ...
+
+    def tighten(self) -> None: ...
 
 
 class _Link:
@@ -67,13 +77,19 @@ def run_in_processes(
     seed: int = 1,
     rate: float | None = None,
     tick: Callable[[], None] | None = None,
+    on_mark: Callable[[str], None] | None = None,
+    group: ClientGroup | None = None,
 ) -> DriveResult:
-    """Like VirtualUsers(...).run(), with the users dealt round-robin over `processes`."""
+    """Like VirtualUsers(...).run(), with the users dealt round-robin over `processes`.
+    `on_mark("measure_start")` and `on_mark("end")` are called, in this process, when the
+    measured window starts and ends. With a `group` (an embedded engine's memory cap) the
+    users always run in forked processes that join the group before they connect, and the
+    group is tightened once every user has connected, before the point starts."""
     slots = [(i, u) for i in range(len(instances)) for u in range(users_per_instance)]
     processes = max(1, min(processes, len(slots)))
-    if processes == 1:
+    if processes == 1 and group is None:
         return VirtualUsers(instances, users_per_instance, think_time_ms, seed, rate).run(
-            warmup_s, duration_s, tick
+            warmup_s, duration_s, tick, on_mark
         )
     context = multiprocessing.get_context("fork")
     children: list[tuple[Any, Any]] = []
@@ -81,7 +97,10 @@ def run_in_processes(
         down_read, down_write = context.Pipe(duplex=False)
         up_read, up_write = context.Pipe(duplex=False)
         there = _Link(down_read, up_write)
-        args = (there, instances, users_per_instance, think_time_ms, seed, rate, share, len(slots))
+        args = (
+            there, instances, users_per_instance, think_time_ms, seed, rate, share, len(slots),
+            group,
+        )  # fmt: skip
         child = context.Process(target=_child, args=args, daemon=True, name="dbstor-client")
         with _signals_held():  # a Ctrl-C that lands mid-fork must not be lost
             child.start()
@@ -89,7 +108,7 @@ def run_in_processes(
         there.close()
         children.append((child, _Link(up_read, down_write)))
     try:
-        return _conduct(children, warmup_s, duration_s, instances, rate, tick)
+        return _conduct(children, warmup_s, duration_s, instances, rate, tick, on_mark, group)
     finally:
         for child, pipe in children:
             with contextlib.suppress(OSError):
@@ -109,16 +128,21 @@ def _conduct(
     instances: Sequence[Instance],
     rate: float | None,
     tick: Callable[[], None] | None,
+    on_mark: Callable[[str], None] | None = None,
+    group: ClientGroup | None = None,
 ) -> DriveResult:
     fatal: str | None = None
     for _, pipe in children:
         kind, value = _receive(pipe, tick)
         if kind == "fatal":
             fatal = fatal or value
+    if group is not None and not fatal:
+        group.tighten()
     now = time.monotonic() + START_MARGIN_S
     window = Window(now, now + warmup_s, now + warmup_s + duration_s)
     for _, pipe in children:
         pipe.send(("go", None if fatal else window))
+    marks = _Marks(window, on_mark) if on_mark and not fatal else None
     reports = []
     pending = list(children)
     while pending:
@@ -143,6 +167,8 @@ def _conduct(
                 pending.remove(child)
         if tick:
             tick()
+    if marks:
+        marks.finish()
     measured = max(0.0, min(time.monotonic(), window.end) - window.measure_start)
     if not reports:
         result = merge([], list(instances[0].workload.mix), measured, open_loop=bool(rate))
@@ -152,6 +178,31 @@ def _conduct(
     result.fatal = fatal or result.fatal
     result.processes = len(children)
     return result
+
+
+class _Marks(threading.Thread):
+    """Calls on_mark at the measured window's start and end, while the children drive."""
+
+    def __init__(self, window: Window, on_mark: Callable[[str], None]):
+        super().__init__(name="dbstor-window-marks", daemon=True)
+        self.window, self.on_mark = window, on_mark
+        self.stopped = threading.Event()
+        self.start()
+
+    def run(self) -> None:
+        for name, moment in (
+            ("measure_start", self.window.measure_start),
+            ("end", self.window.end),
+        ):
+            if self.stopped.wait(max(0.0, moment - time.monotonic())):
+                return
+            self.on_mark(name)
+
+    def finish(self) -> None:
+        """Wait for the end mark when the window ran its course; skip it when cut short."""
+        if time.monotonic() < self.window.end:
+            self.stopped.set()
+        self.join(timeout=30)
 
 
 def _receive(pipe: Any, tick: Callable[[], None] | None) -> tuple[str, Any]:
@@ -176,9 +227,12 @@ def _child(
     rate: float | None,
     slots: list[tuple[int, int]],
     total_users: int,
+    group: ClientGroup | None = None,
 ) -> None:
     """One client process: its share of the users, on the parent's clock."""
     signal.pthread_sigmask(signal.SIG_UNBLOCK, HELD_SIGNALS)
+    if group is not None:
+        group.join()  # before any memory of its own: all of it counts in the group
     driver = VirtualUsers(
         instances, users_per_instance, think_time_ms, seed, rate, slots, total_users
     )

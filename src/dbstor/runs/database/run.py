@@ -65,6 +65,7 @@ class DatabaseRun(DatabaseRunner):
             facts = self.worker.prepare(instance_setup(self.plan, self.scale, n, users))
             if n == 0:
                 self.run.engine = facts["engine"]
+                self._say_uncapped(facts["engine"])
                 self.run.target["paths"] = facts["data_paths"] | {
                     r: [str(p) for p in ps]
                     for r, ps in self.plan.target.roles.items()
@@ -90,6 +91,14 @@ class DatabaseRun(DatabaseRunner):
                 f"  loaded {load['rows']:,} rows in {load['seconds']:.1f} s ({load['rows_per_s']:,.0f} rows/s)"
             )
             self.folder.save()
+
+    def _say_uncapped(self, engine: dict[str, Any]) -> None:
+        """One line when --memory-limit was asked for and no cap could be applied."""
+        cap = str(engine.get("memory_cap") or "")
+        if self.plan.database.memory_limit_bytes is not None and cap.startswith("none"):
+            line = f"memory limit not applied ({cap[6:]}): the run goes on uncapped"
+            self.progress.say(line)
+            self.run.notes.append(line)
 
     def _record_objects(self) -> None:
         if not self.worker.instances:
@@ -139,6 +148,8 @@ class DatabaseRun(DatabaseRunner):
         ):
             outcome = TxnOutcome.from_dict(self.worker.measure(point.to_dict()))
         self.folder.add_samples(self._rows(outcome, load, index))
+        if outcome.memory_cap:
+            self.run.engine["memory_cap"] = outcome.memory_cap
         result = outcome.drive
         if result.fatal:
             why = (
@@ -157,7 +168,9 @@ class DatabaseRun(DatabaseRunner):
             self.folder.save()
             raise PointFailed(f"{title.strip()}: {failed.error}")
         counts = {name: h.count for name, h in result.per_type.items()}
-        metrics = self.metrics.point_metrics(counts, result.rollbacks, result.measured_s)
+        metrics = self.metrics.point_metrics(
+            counts, result.rollbacks, result.measured_s, latency_ms=result.latency.stats()
+        )
         done = database_point(load, outcome, plan.duration_s, plan.warmup_s, metrics)
         self.run.points.append(done)
         self.folder.save()
