@@ -7,6 +7,8 @@ import json
 from collections.abc import Callable
 from typing import Any
 
+from dbstor.study.model import SLO_METRICS
+
 
 class FieldError(ValueError):
     """A results.json field holds the wrong kind of value: names the field and what fits."""
@@ -75,7 +77,7 @@ HEADER_FIELDS = {
     ("workload", "load"): "list[Any] | None",
     ("workload", "scale"): _NUMBER_OR_NULL,
     ("study", "name"): "str | None",
-    ("slo", "metric"): "str | None",
+    ("slo", "metric"): "str",
     ("slo", "limit_ms"): _NUMBER_OR_NULL,
     ("engine_stats", "objects"): "list[Any] | None",
 }
@@ -93,8 +95,21 @@ SUMMARY_FIELDS = {  # peak and knee
 }
 
 
+REQUIRED = {
+    "slo": ("metric", "limit_ms"),
+    "target": ("label",),
+    "engine": ("name",),
+    "workload": ("name",),
+}
+
+
 def check_header(data: dict[str, Any]) -> None:
     """The reports' fields inside results.json's free-form objects (when present)."""
+    for section, keys in REQUIRED.items():
+        table = data.get(section)
+        for key in keys if isinstance(table, dict) else ():
+            if key not in table:
+                raise FieldError(f"{section}: missing field {key!r}")
     for section in ("target", "engine", "workload", "host", "study", "slo"):
         table = data.get(section)
         for key, value in table.items() if isinstance(table, dict) else ():
@@ -103,6 +118,12 @@ def check_header(data: dict[str, Any]) -> None:
                 hint = _NUMBER_OR_NULL
             if hint is not None:
                 check_value(value, hint, f"{section}.{key}")
+    slo = data.get("slo")
+    metric = slo.get("metric") if isinstance(slo, dict) else None
+    if metric is not None and metric not in SLO_METRICS:
+        raise FieldError(
+            f"slo.metric: expected one of {', '.join(SLO_METRICS)}, got {json_repr(metric)}"
+        )
     for section in ("peak", "knee"):
         table = data.get(section)
         for key, value in table.items() if isinstance(table, dict) else ():

@@ -37,7 +37,7 @@ VALUES = st.sampled_from([None, True, 0, -1, 1e300, "x", "", [], {}, [1], {"a": 
 
 
 @settings(
-    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
 @given(st.sampled_from(FIELDS), VALUES)
 def test_any_field_any_value_renders_or_is_refused(tmp_path, field, value):
