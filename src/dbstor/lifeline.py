@@ -229,14 +229,28 @@ def kill_trees(trees: dict[int, str], grace_s: float = 10.0) -> None:
         time.sleep(0.05)
 
 
-def remove_dirs(dirs: dict[str, tuple[int, int]]) -> None:
-    """Remove each directory that is still the one registered (device, inode), never a link."""
+def remove_dirs(dirs: dict[str, tuple[int, int]], grace_s: float = 5.0) -> None:
+    """Remove each directory that is still the one registered (device, inode), never a link.
+    A cgroup (whose control files cannot be unlinked) goes with rmdir once the processes
+    killed in it have left."""
     for path, (dev, ino) in dirs.items():
         try:
             info = os.lstat(path)
         except OSError:
             continue
-        if stat.S_ISDIR(info.st_mode) and (info.st_dev, info.st_ino) == (dev, ino):
+        if not stat.S_ISDIR(info.st_mode) or (info.st_dev, info.st_ino) != (dev, ino):
+            continue
+        if Path(path, "cgroup.procs").exists():
+            deadline = time.monotonic() + grace_s
+            while time.monotonic() < deadline:
+                try:
+                    os.rmdir(path)
+                    break
+                except FileNotFoundError:
+                    break
+                except OSError:
+                    time.sleep(0.05)  # busy: a killed process has not left yet
+        else:
             shutil.rmtree(path, ignore_errors=True)
 
 

@@ -49,6 +49,23 @@ def _cmdline(pid: int) -> str:
         return ""
 
 
+def _cgroups_of(pid: int) -> list[Path]:
+    """The memory cgroup directories dbstor made for this process (cgroup v1 or v2)."""
+    found = []
+    for line in Path(f"/proc/{pid}/cgroup").read_text().splitlines():
+        hierarchy, controllers, path = line.split(":", 2)
+        if "dbstor-" not in path:
+            continue
+        for mount in ("/sys/fs/cgroup/memory", "/sys/fs/cgroup", "/sys/fs/cgroup/unified"):
+            if (hierarchy == "0" or "memory" in controllers.split(",")) and Path(
+                mount + path
+            ).is_dir():
+                found.append(Path(mount + path))
+                break
+    assert found, Path(f"/proc/{pid}/cgroup").read_text()
+    return found
+
+
 def _alive(pid: int, started: str) -> bool:
     try:
         raw = Path(f"/proc/{pid}/stat").read_text()
@@ -115,6 +132,7 @@ def test_kill9_of_a_postgres_run_leaves_no_server_client_or_socket(dbstor, tmp_p
     target.mkdir()
     args = ("run", "--engine", "postgres", "--target", target, "--client-processes", "2")
     args += ("--users", "4", "--duration", "120", "--warmup", "0", "--scale", "50")
+    args += ("--memory-limit", "2GiB")  # a cgroup too
     proc = dbstor.start(*args, "--out", "out")
     me = _cmdline(proc.pid)
     _wait_for(proc, "client processes", lambda t: sum(_cmdline(p) == me for p in t) >= 3)
@@ -126,12 +144,14 @@ def test_kill9_of_a_postgres_run_leaves_no_server_client_or_socket(dbstor, tmp_p
     backends = [p for p in seen if "postgres" in _cmdline(p)]
     assert clients and len(backends) > 1, {p: _cmdline(p) for p in seen}
     instance = pidfile.parent.parent
-    took = _kill_and_wait(proc, seen, [sockdir, instance])
+    cgroups = _cgroups_of(postmaster)
+    took = _kill_and_wait(proc, seen, [sockdir, instance, *cgroups])
     print(
         f"postgres, {len(backends)} server and {len(clients)} client processes gone {took:.1f} s after kill -9"
     )
     _interrupted(dbstor, tmp_path / "out")
     again = dbstor(*args[:5], "--users", "2", "--duration", "1", "--scale", "50", "--out", "o2")
+    print(f"cgroups gone: {[str(c) for c in cgroups]}")
     assert again.returncode == 0, again.stderr
     assert list(target.iterdir()) == []
 
