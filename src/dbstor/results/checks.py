@@ -77,7 +77,7 @@ HEADER_FIELDS = {
     ("workload", "load"): "list[Any] | None",
     ("workload", "scale"): _NUMBER_OR_NULL,
     ("study", "name"): "str | None",
-    ("slo", "metric"): "str",
+    ("slo", "metric"): "str | None",
     ("slo", "limit_ms"): _NUMBER_OR_NULL,
     ("engine_stats", "objects"): "list[Any] | None",
 }
@@ -124,6 +124,11 @@ def check_header(data: dict[str, Any]) -> None:
         raise FieldError(
             f"slo.metric: expected one of {', '.join(SLO_METRICS)}, got {json_repr(metric)}"
         )
+    if isinstance(slo, dict) and metric is None and not _query_run(data):
+        raise FieldError(
+            f"slo.metric: expected one of {', '.join(SLO_METRICS)} (only a query run has "
+            "none), got null"
+        )
     for section in ("peak", "knee"):
         table = data.get(section)
         for key, value in table.items() if isinstance(table, dict) else ():
@@ -156,6 +161,17 @@ def check_header(data: dict[str, Any]) -> None:
             raise FieldError(f"{where}: expected an object, got {json_repr(obj)}")
         for key, value in obj.items():
             check_value(value, OBJECT_FIELDS.get(key, _NUMBER_OR_NULL), f"{where}.{key}")
+
+
+def _query_run(data: dict[str, Any]) -> bool:
+    """A query run's points are loads of streams (it has no latency limit)."""
+    points = data.get("points")
+    kinds = {
+        p["load"].get("kind")
+        for p in (points if isinstance(points, list) else ())
+        if isinstance(p, dict) and isinstance(p.get("load"), dict)
+    }
+    return kinds <= {"streams"}
 
 
 def check_numbers(table: Any, where: str) -> None:
