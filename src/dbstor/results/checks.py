@@ -107,7 +107,7 @@ def check_header(data: dict[str, Any]) -> None:
     """The reports' fields inside results.json's free-form objects (when present)."""
     for section, keys in REQUIRED.items():
         table = data.get(section)
-        for key in keys if isinstance(table, dict) else ():
+        for key in keys if isinstance(table, dict) and table else ():  # {}: nothing recorded
             if key not in table:
                 raise FieldError(f"{section}: missing field {key!r}")
     for section in ("target", "engine", "workload", "host", "study", "slo"):
@@ -124,11 +124,18 @@ def check_header(data: dict[str, Any]) -> None:
         raise FieldError(
             f"slo.metric: expected one of {', '.join(SLO_METRICS)}, got {json_repr(metric)}"
         )
-    if isinstance(slo, dict) and metric is None and not _query_run(data):
-        raise FieldError(
-            f"slo.metric: expected one of {', '.join(SLO_METRICS)} (only a query run has "
-            "none), got null"
-        )
+    if isinstance(slo, dict) and slo and not _query_run(data):
+        if metric is None:
+            raise FieldError(
+                f"slo.metric: expected one of {', '.join(SLO_METRICS)} (only a query run has "
+                "none), got null"
+            )
+        limit = slo.get("limit_ms")
+        if not is_number(limit) or not limit > 0:
+            raise FieldError(
+                "slo.limit_ms: expected a number above zero (only a query run has none), "
+                f"got {json_repr(limit)}"
+            )
     for section in ("peak", "knee"):
         table = data.get(section)
         for key, value in table.items() if isinstance(table, dict) else ():

@@ -254,8 +254,8 @@ def run_from_dict(data: Any) -> Run:
     points = data.get("points", [])
     if not isinstance(points, list):
         raise FieldError(f"points: expected a list, got {json_repr(points)}")
+    check_header(data)  # before the points become Points: it reads their load kinds
     data["points"] = [point_from_dict(p, f"points[{i}]") for i, p in enumerate(points)]
-    check_header(data)
     run = _build(Run, {k: v for k, v in data.items() if k != "points"}, "")
     run.points = data["points"]
     return run
