@@ -15,3 +15,26 @@ class PointFailed(Exception):
 
     Finished points stay on disk; the run ends with a non-zero status.
     """
+
+
+_FULL_WORDS = (
+    "no space left on device",  # the OS's ENOSPC, as drivers and DuckDB quote it
+    "database or disk is full",  # SQLite
+    "disk full",
+    "got error 28",  # MariaDB/MySQL: errno 28 from the storage engine
+    "is full",  # MariaDB/MySQL 1114: the table 'x' is full
+)
+
+
+def is_disk_full(exc: BaseException) -> bool:
+    """Whether an exception from the OS or a database driver means a full file system
+    (ENOSPC or EDQUOT; PostgreSQL's SQLSTATE 53100; the messages SQLite, MariaDB and DuckDB
+    give), so that a caller can say so in one line instead of a traceback."""
+    import errno
+
+    if isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EDQUOT):
+        return True
+    if getattr(exc, "sqlstate", None) == "53100":
+        return True
+    text = str(exc).lower()
+    return any(words in text for words in _FULL_WORDS)

@@ -7,6 +7,11 @@ directory. A file of the same name that is not in the manifest, or whose inode d
 belongs to someone else. A block device is refused unless the user passes both
 --allow-overwrite and --i-know-this-destroys-data.
 
+No link is ever followed: a symbolic link with a test file's name or the manifest's is
+refused (never written through, never deleted), and a file named like the manifest that
+dbstor did not write (wrong content, or missing the token in its extended attribute) is
+refused and left as it is.
+
 It sits at the foundation, beside errors, units and results: the io run lays out fio's
 files with it, and the engines that keep database files on the target (sqlite, duckdb)
 use its ownership checks (check_directory, is_owned, record_owned, remove_owned). It
@@ -24,6 +29,7 @@ import stat
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from dbstor.errors import UserError
 from dbstor.results.store import write_text_atomic
@@ -56,48 +62,133 @@ class TestFiles:
             remove_owned(path)
 
 
-def _read_manifest(directory: Path) -> dict[str, dict[str, int]]:
+def _foreign_manifest(path: Path, why: str) -> UserError:
+    return UserError(
+        f"{path} {why} and was not written by dbstor (dbstor keeps its list of the files it "
+        "made under that name): move it away or choose another target; dbstor leaves it as it is"
+    )
+
+
+def _xattr(path: Path | int) -> str | None:
+    """The owner token in the extended attribute; None when there is none or no xattrs."""
     try:
-        return json.loads((directory / MANIFEST).read_text(encoding="utf-8"))
-    except (FileNotFoundError, ValueError):
-        return {}
+        if isinstance(path, int):
+            return os.getxattr(path, OWNER_XATTR).decode()
+        return os.getxattr(path, OWNER_XATTR, follow_symlinks=False).decode()
+    except (OSError, UnicodeDecodeError):
+        return None
 
 
-def _write_manifest(directory: Path, entries: dict[str, dict[str, int]]) -> None:
+def _xattrs_work(path: Path) -> bool:
+    try:
+        os.getxattr(path, OWNER_XATTR, follow_symlinks=False)
+    except OSError as exc:
+        return exc.errno not in (errno.ENOTSUP, errno.EOPNOTSUPP)
+    return True
+
+
+def _read_manifest(directory: Path) -> dict[str, dict[str, Any]]:
+    """The manifest's entries ({} when there is none); UserError when a file of that name is
+    a link, not a regular file, or not dbstor's."""
     path = directory / MANIFEST
-    if entries:
-        write_text_atomic(path, json.dumps(entries, indent=1) + "\n")
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK)
+    except FileNotFoundError:
+        return {}
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise _foreign_manifest(path, "is a symbolic link") from None
+        raise UserError(f"cannot read {path}: {exc.strerror}") from None
+    with open(fd, "rb") as handle:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise _foreign_manifest(path, "is not a regular file")
+        raw, token = handle.read(1 << 22), _xattr(fd)
+    try:
+        data = json.loads(raw)
+    except (ValueError, RecursionError):
+        raise _foreign_manifest(path, "is not JSON") from None
+    if isinstance(data, dict) and data.get("created_by") == "dbstor":
+        files = data.get("files")
+        if data.get("xattr") and token != data.get("token"):
+            raise _foreign_manifest(path, "does not carry dbstor's token")
     else:
+        files = data  # the first form: names -> entries
+    if not isinstance(files, dict) or not all(
+        isinstance(e, dict) and isinstance(e.get("inode"), int) for e in files.values()
+    ):
+        raise _foreign_manifest(path, "does not list files as dbstor does")
+    return files
+
+
+def _write_manifest(directory: Path, entries: dict[str, dict[str, Any]]) -> None:
+    path = directory / MANIFEST
+    if not entries:
         with contextlib.suppress(FileNotFoundError):
             path.unlink()
+        return
+    token = uuid.uuid4().hex
+    works = _xattrs_work(directory)
+    data = {"created_by": "dbstor", "token": token, "xattr": works, "files": entries}
+    write_text_atomic(
+        path,
+        json.dumps(data, indent=1) + "\n",
+        before_rename=lambda fd: os.setxattr(fd, OWNER_XATTR, token.encode()) if works else None,
+    )
+
+
+def refuse_link(path: Path) -> None:
+    if os.path.islink(path):
+        raise UserError(
+            f"{path} is a symbolic link: dbstor never writes through links nor removes them; "
+            "remove it yourself or choose another target"
+        )
 
 
 def is_owned(path: Path) -> bool:
     """Ours when the manifest names it with this inode and, where the file system keeps
     extended attributes, the file still carries the token written when it was created
     (a file deleted and made anew by someone else can get the same inode number back).
+    A symbolic link is never ours.
     """
-    entry = _read_manifest(path.parent).get(path.name)
     try:
-        if entry is None or entry.get("inode") != path.stat().st_ino:
-            return False
+        info = os.lstat(path)
     except FileNotFoundError:
+        return False
+    if not stat.S_ISREG(info.st_mode) and not stat.S_ISBLK(info.st_mode):
+        return False
+    entry = _read_manifest(path.parent).get(path.name)
+    if entry is None or entry.get("inode") != info.st_ino:
         return False
     token = entry.get("token")
     try:
-        return token is None or os.getxattr(path, OWNER_XATTR).decode() == token
+        return (
+            token is None or os.getxattr(path, OWNER_XATTR, follow_symlinks=False).decode() == token
+        )
     except OSError as exc:
         return exc.errno in (errno.ENOTSUP, errno.EOPNOTSUPP) and not entry.get("xattr", False)
 
 
+def create_owned(path: Path) -> None:
+    """Create the file if it is not there (never through a link) and record it as ours."""
+    refuse_link(path)
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
+    except OSError as exc:
+        raise UserError(f"cannot create {path}: {exc.strerror}") from None
+    os.close(fd)
+    record_owned(path)
+
+
 def record_owned(path: Path) -> None:
+    refuse_link(path)
     entries = _read_manifest(path.parent)
-    entry: dict[str, object] = {"inode": path.stat().st_ino, "size": path.stat().st_size}
+    info = os.lstat(path)
+    entry: dict[str, Any] = {"inode": info.st_ino, "size": info.st_size}
     previous = entries.get(path.name)
     token = previous.get("token") if previous and previous.get("inode") == entry["inode"] else None
     token = token or uuid.uuid4().hex
     try:
-        os.setxattr(path, OWNER_XATTR, token.encode())
+        os.setxattr(path, OWNER_XATTR, token.encode(), follow_symlinks=False)
         entry.update(token=token, xattr=True)
     except OSError:
         pass  # no user xattrs here (e.g. tmpfs on older kernels): the inode alone identifies it
@@ -106,6 +197,7 @@ def record_owned(path: Path) -> None:
 
 
 def remove_owned(path: Path) -> None:
+    """Remove the file if it is ours (never a link, never a foreign file) and its entry."""
     if is_owned(path):
         path.unlink()
     entries = _read_manifest(path.parent)
@@ -116,8 +208,11 @@ def remove_owned(path: Path) -> None:
 def supports_direct_io(directory: Path) -> bool:
     """Whether files in this directory can be opened with O_DIRECT (tmpfs cannot)."""
     probe = directory / f".dbstor-direct-probe-{os.getpid()}"
+    with contextlib.suppress(FileNotFoundError):
+        probe.unlink()  # a killed run's; unlink never follows a link
     try:
-        fd = os.open(probe, os.O_CREAT | os.O_WRONLY | getattr(os, "O_DIRECT", 0), 0o600)
+        flags = os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_WRONLY | getattr(os, "O_DIRECT", 0)
+        fd = os.open(probe, flags, 0o600)
         os.close(fd)
         return True
     except OSError as exc:
@@ -136,7 +231,15 @@ def check_directory(path: Path) -> None:
             f"target path {path} does not exist: create it (e.g. mkdir -p {path}) or fix the path"
         )
     if not path.is_dir():
-        raise UserError(f"target path {path} is not a directory or a block device")
+        if stat.S_ISBLK(path.stat().st_mode):
+            raise UserError(
+                f"target path {path} is a block device, and this engine keeps its files in a "
+                "directory: make a file system on it, mount it and give the mount point "
+                "(only fio runs on a raw device)"
+            )
+        raise UserError(
+            f"target path {path} is not a directory: give a directory (or, for fio, a block device)"
+        )
     if os.statvfs(path).f_flag & os.ST_RDONLY:
         raise UserError(
             f"target path {path} is on a read-only file system: choose a writable target"
@@ -145,7 +248,9 @@ def check_directory(path: Path) -> None:
         raise UserError(f"target path {path} is not writable: choose a directory you can write")
     try:
         probe = path / f".dbstor-write-probe-{os.getpid()}"
-        probe.write_bytes(b"")
+        with contextlib.suppress(FileNotFoundError):
+            probe.unlink()
+        os.close(os.open(probe, os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_WRONLY, 0o600))
         probe.unlink()
     except OSError as exc:
         if exc.errno == errno.EROFS:
@@ -169,12 +274,19 @@ def plan_files(
         return TestFiles(files=(device,), file_size=0, is_device=True, direct=True)
     for path in paths:
         check_directory(path)
+        refuse_link(path / MANIFEST)
+        _read_manifest(path)  # a foreign file of that name is refused before anything is made
     count = len(paths) * files_per_path
     per_file = max(1024 * 1024, total_size // count // (1024 * 1024) * (1024 * 1024))
     files = tuple(
         path / f"dbstor-{profile_name}-{i}.dat" for path in paths for i in range(files_per_path)
     )
     for file in files:
+        refuse_link(file)
+        if os.path.lexists(file) and not stat.S_ISREG(os.lstat(file).st_mode):
+            raise UserError(
+                f"{file} exists and is not a regular file: move it away or choose another target"
+            )
         if file.exists() and not is_owned(file) and not safety.allow_overwrite:
             raise UserError(
                 f"{file} exists and was not created by dbstor: move it away, choose another target, "
@@ -190,7 +302,7 @@ def check_free_space(test_files: TestFiles) -> None:
         return
     needed: dict[int, tuple[Path, int]] = {}
     for file in test_files.files:
-        have = file.stat().st_size if file.exists() else 0
+        have = file.stat().st_blocks * 512 if file.exists() else 0  # a sparse file holds less
         device = file.parent.stat().st_dev
         path, total = needed.get(device, (file.parent, 0))
         needed[device] = (path, total + max(0, test_files.file_size - have))
@@ -215,3 +327,11 @@ def record_created(test_files: TestFiles) -> None:
     for file in test_files.files:
         if file.exists() and not test_files.is_device:
             record_owned(file)
+
+
+def create_files(test_files: TestFiles) -> None:
+    """Create the test files that are not there yet (never through a link) and record them
+    all as dbstor's before anything is written into them."""
+    if not test_files.is_device:
+        for file in test_files.files:
+            create_owned(file)

@@ -1,9 +1,12 @@
 """Parsing of the quantities users type: sizes, durations, latencies, rates, lists.
 
-Every parser raises ValueError with a message that says what is allowed; callers wrap
-it into a UserError naming the flag or the study field.
+Every parser raises ValueError with a message that says what is allowed, and only
+ValueError, whatever it is given (a boolean is not a number here, and no value is infinite,
+not-a-number or beyond the limit the message names); callers wrap it into a UserError naming
+the flag or the study field.
 """
 
+import math
 import re
 
 _SIZE_UNITS = {
@@ -25,27 +28,66 @@ _SIZE_UNITS = {
     "PB": 1000**5,
     "PIB": 1024**5,
 }
-_NUMBER_UNIT = re.compile(r"^\s*([0-9]*\.?[0-9]+)\s*([a-zA-Z%/]*)\s*$")
+_NUMBER_UNIT = re.compile(r"^\s*([0-9]*\.?[0-9]+)\s*([a-zA-Z%/]*)\s*$", re.ASCII)
+
+MAX_SIZE = 1024**6  # 1 EiB: beyond any storage dbstor will meet
+MAX_DURATION_S = 366 * 86400.0  # a year
+MAX_POINT_S = 86400.0  # a load point (or its warm-up) of at most a day
+MAX_LATENCY_MS = 3600 * 1000.0  # an hour
+MAX_COUNT = 1_000_000  # users, queue depths, instances, streams, repeats...
+MAX_SCALE = 100_000  # TPC-H's largest scale factor (100 TB)
 
 
-def _split(text: str, what: str) -> tuple[float, str]:
+def _shown(text: object) -> str:
+    shown = str(text).lower() if isinstance(text, bool) else repr(text)
+    return shown if len(shown) <= 40 else shown[:37] + "..."
+
+
+def _split(text: object, what: str) -> tuple[float, str]:
+    if isinstance(text, bool) or not isinstance(text, str | int | float):
+        raise ValueError(f"{_shown(text)} is not a {what}")
     match = _NUMBER_UNIT.match(str(text))
     if not match:
-        raise ValueError(f"{text!r} is not a {what}")
+        raise ValueError(f"{_shown(text)} is not a {what}")
     return float(match.group(1)), match.group(2)
+
+
+def _number(text: object, what: str) -> float:
+    """A plain number given as a number (never a boolean, never inf or NaN)."""
+    if isinstance(text, bool):
+        raise ValueError(f"{str(text).lower()} is not a {what}")
+    try:
+        value = float(text)  # type: ignore[arg-type]
+    except OverflowError:
+        return math.inf if text > 0 else -math.inf  # type: ignore[operator]
+    if math.isnan(value):
+        raise ValueError(f"{_shown(text)} is not a {what}")
+    return value
+
+
+def _at_most(value: float, limit: float, text: object, limit_text: str) -> float:
+    if not math.isfinite(value) or value > limit:
+        raise ValueError(f"{_shown(text)} is too large: at most {limit_text}")
+    if value < 0:
+        raise ValueError(f"{_shown(text)} is negative")
+    return value
 
 
 def parse_size(text: str | int) -> int:
     """'8GiB' -> bytes. K, M, G, T alone are binary (fio's habit); KB, MB... are decimal."""
-    if isinstance(text, int):
-        return text
-    value, unit = _split(text, "size (e.g. 512MiB, 8GiB, 800GB)")
+    what = "size (e.g. 512MiB, 8GiB, 800GB)"
+    if isinstance(text, int | float) and not isinstance(text, bool):
+        value = _number(text, what)
+        if not value.is_integer():
+            raise ValueError(f"{_shown(text)} is not a whole number of bytes")
+        return int(_at_most(value, MAX_SIZE, text, "1024PiB"))
+    value, unit = _split(text, what)
     factor = _SIZE_UNITS.get(unit.upper())
     if factor is None:
         raise ValueError(
-            f"{text!r}: unknown size unit {unit!r}; use B, KiB, MiB, GiB, TiB, KB, MB, GB, TB"
+            f"{_shown(text)}: unknown size unit {unit!r}; use B, KiB, MiB, GiB, TiB, KB, MB, GB, TB"
         )
-    return int(value * factor)
+    return int(_at_most(value * factor, MAX_SIZE, text, "1024PiB"))
 
 
 _TIME_UNITS = {
@@ -61,63 +103,96 @@ _TIME_UNITS = {
 }
 
 
-def parse_duration(text: str | float | int) -> float:
-    """'30s', '2m', '1h', 45 -> seconds."""
-    if isinstance(text, int | float):
-        return float(text)
-    value, unit = _split(text, "duration (e.g. 30s, 2m, 1h)")
-    factor = _TIME_UNITS.get(unit.lower())
-    if factor is None:
-        raise ValueError(f"{text!r}: unknown time unit {unit!r}; use s, m, h")
-    return value * factor
+def parse_duration(text: str | float | int, limit_s: float = MAX_DURATION_S) -> float:
+    """'30s', '2m', '1h', 45 -> seconds (0 up to limit_s)."""
+    what = "duration (e.g. 30s, 2m, 1h)"
+    if isinstance(text, int | float) and not isinstance(text, bool):
+        seconds = _number(text, what)
+    else:
+        value, unit = _split(text, what)
+        factor = _TIME_UNITS.get(unit.lower())
+        if factor is None:
+            raise ValueError(f"{_shown(text)}: unknown time unit {unit!r}; use s, m, h")
+        seconds = value * factor
+    return _at_most(seconds, limit_s, text, _duration_text(limit_s))
+
+
+def _duration_text(seconds: float) -> str:
+    for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
+        if seconds >= size and seconds % size == 0:
+            return f"{seconds / size:.0f}{unit}"
+    return f"{seconds:g}s"
+
+
+def parse_point_duration(text: str | float | int) -> float:
+    """How long a load point is held: at least 1 s, at most a day."""
+    seconds = parse_duration(text, MAX_POINT_S)
+    if seconds < 1:
+        raise ValueError(f"{_shown(text)}: must be at least 1s")
+    return seconds
+
+
+def parse_warmup(text: str | float | int) -> float:
+    """A load point's warm-up: 0 up to a day."""
+    return parse_duration(text, MAX_POINT_S)
 
 
 def parse_latency_ms(text: str | float | int) -> float:
-    """'1ms', '500us', '0.02s', 20 (taken as ms) -> milliseconds."""
-    if isinstance(text, int | float):
-        return float(text)
-    value, unit = _split(text, "latency (e.g. 1ms, 500us, 20ms)")
-    factors = {"": 1.0, "ms": 1.0, "us": 0.001, "s": 1000.0, "ns": 1e-6}
-    factor = factors.get(unit.lower())
-    if factor is None:
-        raise ValueError(f"{text!r}: unknown latency unit {unit!r}; use us, ms or s")
-    return value * factor
+    """'1ms', '500us', '0.02s', 20 (taken as ms) -> milliseconds (0 up to an hour)."""
+    what = "latency (e.g. 1ms, 500us, 20ms)"
+    if isinstance(text, int | float) and not isinstance(text, bool):
+        ms = _number(text, what)
+    else:
+        value, unit = _split(text, what)
+        factors = {"": 1.0, "ms": 1.0, "us": 0.001, "s": 1000.0, "ns": 1e-6}
+        factor = factors.get(unit.lower())
+        if factor is None:
+            raise ValueError(f"{_shown(text)}: unknown latency unit {unit!r}; use us, ms or s")
+        ms = value * factor
+    return _at_most(ms, MAX_LATENCY_MS, text, "1h (3600000ms)")
 
 
 def parse_percent(text: str | float | int) -> float:
     """'25%', '25', 25 -> 25.0 (a percentage, 0..100)."""
-    if isinstance(text, int | float):
-        value = float(text)
+    if isinstance(text, int | float) and not isinstance(text, bool):
+        value = _number(text, "percentage (e.g. 25%)")
     else:
         value, unit = _split(text, "percentage (e.g. 25%)")
         if unit not in ("", "%"):
-            raise ValueError(f"{text!r} is not a percentage (e.g. 25%)")
+            raise ValueError(f"{_shown(text)} is not a percentage (e.g. 25%)")
     if not 0 <= value <= 100:
-        raise ValueError(f"{text!r} is outside 0..100%")
+        raise ValueError(f"{_shown(text)} is outside 0..100%")
     return value
 
 
-def parse_int_list(text: str) -> list[int]:
-    """'1,2,4,8' -> [1, 2, 4, 8]; every value a positive whole number."""
+def parse_int_list(text: str, limit: int = MAX_COUNT) -> list[int]:
+    """'1,2,4,8' -> [1, 2, 4, 8]; every value a positive whole number up to limit."""
     values = []
     for part in str(text).split(","):
         part = part.strip()
-        if not part.isdigit() or int(part) <= 0:
+        if not (part.isascii() and part.isdigit()) or int(part) <= 0:
             raise ValueError(
-                f"{text!r}: expected positive whole numbers separated by commas, e.g. 1,2,4,8"
+                f"{_shown(text)}: expected positive whole numbers separated by commas, e.g. 1,2,4,8"
             )
+        if len(part) > 18 or int(part) > limit:
+            raise ValueError(f"{_shown(text)}: {part} is too large: at most {limit}")
         values.append(int(part))
     return values
 
 
 def parse_scale(text: str | float | int) -> int | float:
-    """'10' -> 10, '0.01' -> 0.01: a workload scale above zero; whole numbers stay ints."""
+    """'10' -> 10, '0.01' -> 0.01: a workload scale above zero, at most MAX_SCALE; whole
+    numbers stay ints."""
+    if isinstance(text, bool) or not isinstance(text, str | int | float):
+        raise ValueError(f"{_shown(text)} is not a number, e.g. 10 or 0.1")
     try:
         value = float(text)
-    except (TypeError, ValueError):
-        raise ValueError(f"{text!r} is not a number, e.g. 10 or 0.1") from None
-    if not value > 0 or value != value or value == float("inf"):
-        raise ValueError(f"{text!r}: the scale must be above zero, e.g. 10 or 0.1")
+    except (ValueError, OverflowError):
+        raise ValueError(f"{_shown(text)} is not a number, e.g. 10 or 0.1") from None
+    if not value > 0 or not math.isfinite(value):
+        raise ValueError(f"{_shown(text)}: the scale must be above zero, e.g. 10 or 0.1")
+    if value > MAX_SCALE:
+        raise ValueError(f"{_shown(text)} is too large: the scale is at most {MAX_SCALE}")
     return int(value) if value.is_integer() else value
 
 
@@ -134,9 +209,11 @@ def parse_option(text: str) -> tuple[str, bool | int | float | str]:
         return key, False
     for kind in (int, float):
         try:
-            return key, kind(raw)
-        except ValueError:
+            number = kind(raw)
+        except (ValueError, OverflowError):
             continue
+        if math.isfinite(number) and abs(number) < 2**63:
+            return key, number
     return key, raw
 
 

@@ -1,3 +1,4 @@
+import json
 import os
 from pathlib import Path
 
@@ -8,6 +9,7 @@ from dbstor.testfiles import (
     MANIFEST,
     Safety,
     check_free_space,
+    create_files,
     plan_files,
     record_created,
     reusable,
@@ -88,3 +90,35 @@ def test_free_space_is_checked(tmp_path):
     files.file_size = os.statvfs(tmp_path).f_bavail * os.statvfs(tmp_path).f_frsize * 2
     with pytest.raises(UserError, match="free space or choose a smaller --size"):
         check_free_space(files)
+
+
+def test_a_link_is_never_owned_nor_removed(tmp_path):
+    files = plan_files((tmp_path,), "io-oltp", 1, 1 << 20, Safety())
+    (path,) = files.files
+    path.write_bytes(b"\0")
+    record_created(files)
+    real = tmp_path / "real.dat"
+    path.rename(real)
+    path.symlink_to(real)  # the recorded name now a link to the very file dbstor made
+    files.remove()
+    assert path.is_symlink() and real.exists()
+    with pytest.raises(UserError, match="symbolic link"):
+        plan_files((tmp_path,), "io-oltp", 1, 1 << 20, Safety(allow_overwrite=True))
+
+
+def test_the_first_manifest_form_is_still_read(tmp_path):
+    path = tmp_path / "dbstor-io-oltp-0.dat"
+    path.write_bytes(b"\0")
+    (tmp_path / MANIFEST).write_text(json.dumps({path.name: {"inode": path.stat().st_ino}}))
+    files = plan_files((tmp_path,), "io-oltp", 1, 1 << 20, Safety())
+    files.remove()
+    assert not path.exists() and not (tmp_path / MANIFEST).exists()
+
+
+def test_create_files_never_creates_through_a_link(tmp_path):
+    files = plan_files((tmp_path,), "io-oltp", 1, 1 << 20, Safety())
+    (path,) = files.files
+    path.symlink_to(tmp_path / "outside.dat")  # appears after planning
+    with pytest.raises(UserError, match="symbolic link"):
+        create_files(files)
+    assert not (tmp_path / "outside.dat").exists() and path.is_symlink()

@@ -4,19 +4,26 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import shutil
 import signal
 import subprocess
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from dbstor import lifeline
 from dbstor.drivers.fio_output import FioRun, parse_fio_json, parse_iops_log
 from dbstor.errors import PointFailed, UserError
+from dbstor.results.store import mount_point
 
 FIO_MISSING = (
     "fio is not installed: install it (Debian/Ubuntu: 'apt-get install fio'; RHEL/Fedora: "
     "'dnf install fio'; macOS: 'brew install fio') or put it on PATH, then run again"
 )
+
+
+FULL_BELOW = 1 << 20  # free bytes under which a file system counts as full
 
 
 class EngineUnavailable(Exception):
@@ -43,12 +50,34 @@ def fio_version() -> str:
     return out.stdout.strip()
 
 
+def _named_errors(text: str) -> str:
+    """'job a: error 22' -> 'job a: error 22 (Invalid argument)'."""
+    return re.sub(r"error (\d+)(?! \()", lambda m: f"error {m[1]} ({os.strerror(int(m[1]))})", text)
+
+
+def _failure_text(returncode: int, stderr: str, output: Path) -> str:
+    """What fio said about its failure: its stderr, else the errors in its JSON output, with
+    how it ended (a signal, an exit status) when it said nothing."""
+    text = stderr.strip()
+    if not text:
+        with contextlib.suppress(OSError, ValueError):
+            text = "; ".join(parse_fio_json(output.read_text(encoding="utf-8")).errors)
+    if returncode < 0:
+        name = signal.Signals(-returncode).name if -returncode in signal.valid_signals() else ""
+        end = f"fio was killed by signal {-returncode} {name}".strip()
+        return f"{end}: {text}" if text else f"{end} (out of memory, or killed by someone)"
+    return text or f"fio exited with status {returncode} and printed nothing"
+
+
 def _classify_failure(stderr: str, where: str) -> Exception:
+    stderr = _named_errors(stderr)
     text = stderr.lower()
-    last = next((ln.strip() for ln in reversed(stderr.splitlines()) if ln.strip()), "no message")
+    lines = [ln.strip() for ln in stderr.splitlines() if ln.strip()]
+    last = "; ".join(lines[-3:])[-400:] if lines else "no message"
     if "no space left" in text or "enospc" in text:
         return UserError(
-            f"the file system under {where} is full: free space or choose a smaller --size"
+            f"the file system under {where} is full (fio: {last}): dbstor removes its test "
+            "files and keeps the finished points; free space or choose a smaller --size"
         )
     if "read-only file system" in text or "erofs" in text:
         return UserError(f"{where} is on a read-only file system: choose a writable target")
@@ -56,6 +85,8 @@ def _classify_failure(stderr: str, where: str) -> Exception:
         return UserError(f"permission denied writing under {where}: choose a target you can write")
     if "io_uring" in text or ("engine" in text and "load" in text):
         return EngineUnavailable(last)
+    if "invalid argument" in text:
+        last += " (fio or its I/O engine refused a setting, e.g. an --iodepth above its limit)"
     return PointFailed(f"fio failed: {last}")
 
 
@@ -72,30 +103,46 @@ def run_job(job_text: str, job_file: Path, where: str, timeout_s: float) -> FioR
     cmd = [fio_binary(), "--output-format=json+", f"--output={output}", str(job_file)]
     # fio runs in its own process group so that its job processes can be stopped together:
     # Ctrl-C is forwarded to the group, and whatever still runs after a grace period is killed.
-    # fio runs in the job file's folder, so that log files named in the job land there.
-    proc = subprocess.Popen(
-        cmd,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-        start_new_session=True,
-        cwd=job_file.parent,
-    )
-    try:
-        _, stderr = proc.communicate(timeout=timeout_s)
-    except subprocess.TimeoutExpired:
-        _stop_group(proc, signal.SIGKILL)
-        raise PointFailed(
-            f"fio did not finish within {timeout_s:.0f} s; the storage may be hung"
-        ) from None
-    except BaseException:
-        _stop_group(proc, signal.SIGINT)
-        raise
+    # What fio says goes to an unnamed file, not a pipe: a job process outliving a killed fio
+    # would hold a pipe open until its runtime ends.
+    with tempfile.TemporaryFile() as said:
+        # fio runs in the job file's folder, so that log files named in the job land there.
+        proc = subprocess.Popen(
+            cmd,
+            stdout=said,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+            cwd=job_file.parent,
+        )
+        lifeline.watch_tree(proc.pid)  # fio and its job processes die with dbstor, even on kill -9
+        try:
+            proc.wait(timeout=timeout_s)
+        except subprocess.TimeoutExpired:
+            _stop_group(proc, signal.SIGKILL)
+            raise PointFailed(
+                f"fio did not finish within {timeout_s:.0f} s; the storage may be hung"
+            ) from None
+        except BaseException:
+            _stop_group(proc, signal.SIGINT)
+            raise
+        finally:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(proc.pid, signal.SIGKILL)  # job processes of a fio that was killed
+            lifeline.forget_tree(proc.pid)
+        said.seek(0)
+        stderr = said.read(1 << 20).decode(errors="replace")
     if proc.returncode != 0:
-        raise _classify_failure(stderr, where)
+        raise _classify_failure(_failure_text(proc.returncode, stderr, output), where)
     try:
         run = parse_fio_json(output.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
+        _remove_outputs(job_file)  # half-written: of no use to anyone
+        if shutil.disk_usage(output.parent).free < FULL_BELOW:
+            raise UserError(
+                f"the file system at {mount_point(output.parent)} is full: fio could not write "
+                f"its output {output.name}; the finished points are kept in "
+                f"{job_file.parent.parent}; free space there and run again"
+            ) from None
         raise PointFailed(f"could not read fio's output {output}: {exc}") from None
     if run.errors:
         raise _classify_failure(stderr + "\n" + "; ".join(run.errors), where)
@@ -115,6 +162,16 @@ def _stop_group(proc: subprocess.Popen, sig: signal.Signals, grace_s: float = 5.
         with contextlib.suppress(ProcessLookupError):
             os.killpg(proc.pid, signal.SIGKILL)
         proc.communicate()
+
+
+def _remove_outputs(job_file: Path) -> None:
+    """Remove what fio wrote for a job (its JSON output, its iops logs); keep the job file."""
+    for path in (
+        job_file.with_suffix(".json"),
+        *job_file.parent.glob(f"{job_file.stem}_iops.*.log"),
+    ):
+        with contextlib.suppress(FileNotFoundError):
+            path.unlink()
 
 
 def _collect_iops_logs(job_file: Path) -> tuple[list[float], list[float]]:

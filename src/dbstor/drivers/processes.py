@@ -18,6 +18,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, Protocol
 
+from dbstor import lifeline
 from dbstor.drivers.tally import DriveResult, error_line, merge, merge_results
 from dbstor.drivers.users import Instance, VirtualUsers
 from dbstor.drivers.window import Window
@@ -103,6 +104,7 @@ def run_in_processes(
         child = context.Process(target=_child, args=args, daemon=True, name="dbstor-client")
         with _signals_held():  # a Ctrl-C that lands mid-fork must not be lost
             child.start()
+        lifeline.watch_tree(child.pid)  # killed by the watcher if dbstor is killed
         there.close()
         children.append((child, _Link(up_read, down_write)))
     try:
@@ -114,6 +116,8 @@ def run_in_processes(
             child.join(timeout=10)
             if child.is_alive():
                 child.kill()
+                child.join(timeout=10)
+            lifeline.forget_tree(child.pid)
             pipe.close()
 
 

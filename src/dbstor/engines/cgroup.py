@@ -12,6 +12,8 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from dbstor import lifeline
+
 
 def _mounts() -> list[tuple[str, str, str, set[str]]]:
     """(mount point, root, fstype, super options) of cgroup mounts."""
@@ -85,6 +87,7 @@ class MemoryCap:
             return False
         self.group, self.version = group, version
         self.note = f"{limit_file}={self.limit}"
+        lifeline.watch_dir(group)  # removed by the watcher if dbstor is killed
         return True
 
     def add(self, pids: Sequence[int]) -> None:
@@ -138,6 +141,7 @@ class MemoryCap:
                     with contextlib.suppress(OSError):
                         (self.group.parent / "cgroup.procs").write_text(str(pid))
                 time.sleep(0.1)
+        lifeline.forget_dir(self.group)
 
     def describe(self) -> str:
         """Which mechanism capped the server's memory, or why none did."""

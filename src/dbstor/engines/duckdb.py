@@ -40,7 +40,7 @@ from dbstor.engines.base import (
     ObjectIO,
 )
 from dbstor.errors import UserError
-from dbstor.testfiles import check_directory, is_owned, record_owned, remove_owned
+from dbstor.testfiles import check_directory, is_owned, record_owned, refuse_link, remove_owned
 
 MISSING = "DuckDB's Python package is not installed: pip install 'dbstor[duckdb]'"
 TEMP_MARKER = ".dbstor-duckdb-temp"
@@ -145,6 +145,8 @@ class DuckDBEngine(Engine):
         for directory in {f.parent for f in self.files} | {self.temp_dir.parent}:
             check_directory(directory)
         for file in self.files:
+            for path in (file, self._wal(file)):
+                refuse_link(path)  # never written through, never removed
             ours = is_owned(file) or not file.exists()
             for path in (file, self._wal(file)):
                 if path.exists() and not ours and not self.settings.allow_overwrite:

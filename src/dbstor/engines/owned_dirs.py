@@ -16,6 +16,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from dbstor import lifeline
 from dbstor.engines.account import Account, can_write, chown_tree
 from dbstor.engines.process import process_running
 from dbstor.errors import UserError
@@ -26,9 +27,16 @@ MARKER_FILE = ".dbstor-engine.json"
 class OwnedDirs:
     """The directories one server instance creates on the target paths, each marked."""
 
-    def __init__(self, engine: str, instance: int, account: Account, allow_overwrite: bool):
+    def __init__(
+        self,
+        engine: str,
+        instance: int,
+        account: Account,
+        allow_overwrite: bool,
+        keep: bool = False,
+    ):
         self.engine, self.instance, self.account = engine, instance, account
-        self.allow_overwrite = allow_overwrite
+        self.allow_overwrite, self.keep = allow_overwrite, keep
         self.claimed: dict[Path, bool] = {}  # directory -> dbstor created it (mkdir)
 
     def claim(self, parent: Path, name: str, role: str) -> Path:
@@ -72,6 +80,8 @@ class OwnedDirs:
                     f"make {path.parent} writable or choose another {role} path"
                 ) from None
         self.claimed[path] = created
+        if created and not self.keep:
+            lifeline.watch_dir(path)  # removed by the watcher if dbstor is killed
         info = {
             "created_by": "dbstor",
             "engine": self.engine,
@@ -80,7 +90,12 @@ class OwnedDirs:
             "made_dir": created,
             "created_at": datetime.now(UTC).isoformat(timespec="seconds"),
         }
-        (path / MARKER_FILE).write_text(json.dumps(info) + "\n", encoding="utf-8")
+        marker = path / MARKER_FILE
+        with contextlib.suppress(FileNotFoundError):
+            marker.unlink()  # never follows a link
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+        with open(os.open(marker, flags, 0o644), "w", encoding="utf-8") as handle:
+            handle.write(json.dumps(info) + "\n")
         chown_tree(path, self.account)
         if not can_write(path, self.account):
             raise UserError(
@@ -102,6 +117,7 @@ class OwnedDirs:
         for path, created in reversed(list(self.claimed.items())):
             if created:
                 shutil.rmtree(path, ignore_errors=True)
+                lifeline.forget_dir(path)
             else:
                 empty_directory(path)
                 with contextlib.suppress(FileNotFoundError):
@@ -119,8 +135,10 @@ def _is_dbstor(pid: int) -> bool:
 def read_marker(path: Path) -> dict[str, Any] | None:
     """dbstor's marker in a directory, or None."""
     try:
-        data = json.loads((path / MARKER_FILE).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK
+        with open(os.open(path / MARKER_FILE, flags), encoding="utf-8") as handle:
+            data = json.loads(handle.read(1 << 16))
+    except (OSError, ValueError, RecursionError):
         return None
     return data if isinstance(data, dict) and data.get("created_by") == "dbstor" else None
 

@@ -16,6 +16,7 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from dbstor import lifeline
 from dbstor.engines.account import Account, server_env
 from dbstor.engines.cgroup import MemoryCap
 from dbstor.engines.messages import log_tail
@@ -108,6 +109,7 @@ class ServerProcess:
                 )
             except OSError as exc:
                 raise UserError(f"cannot start {cmd[0]}: {exc.strerror}") from None
+        lifeline.watch_tree(self.proc.pid)  # killed with its children if dbstor is killed
         self.cap.add([self.proc.pid])
 
     @property
@@ -166,4 +168,5 @@ class ServerProcess:
                     os.kill(pid, signal.SIGKILL)
         with contextlib.suppress(subprocess.TimeoutExpired):
             self.proc.wait(10)
+        lifeline.forget_tree(self.proc.pid)
         self.proc = None

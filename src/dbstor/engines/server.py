@@ -20,12 +20,14 @@ from abc import abstractmethod
 from pathlib import Path
 from typing import Any, ClassVar
 
+from dbstor import lifeline
 from dbstor.engines.account import Account, chown_tree, service_account
 from dbstor.engines.base import MARKER_TABLE, Engine, EngineCounters, EngineSettings, mask_dsn
 from dbstor.engines.cgroup import MemoryCap
 from dbstor.engines.owned_dirs import OwnedDirs
 from dbstor.engines.process import ServerProcess, free_port, tree_io
 from dbstor.errors import UserError
+from dbstor.units import format_size
 
 
 def import_driver(module: str, missing: str) -> Any:
@@ -34,6 +36,56 @@ def import_driver(module: str, missing: str) -> Any:
         return importlib.import_module(module)
     except ImportError:
         raise UserError(missing) from None
+
+
+MIN_MEMORY_LIMIT = 64 << 20  # below this no managed server starts
+
+
+def host_memory_bytes() -> int | None:
+    """MemTotal of /proc/meminfo (None when unreadable)."""
+    with contextlib.suppress(OSError, ValueError, IndexError):
+        for line in Path("/proc/meminfo").read_text().splitlines():
+            if line.startswith("MemTotal:"):
+                return int(line.split()[1]) * 1024
+    return None
+
+
+def memory_flags(settings: EngineSettings) -> str:
+    """'--buffer 1.0 GiB --memory-limit 2.0 GiB' for the memory settings given, or ''."""
+    parts = []
+    if settings.buffer_bytes:
+        parts.append(f"--buffer {format_size(settings.buffer_bytes)}")
+    if settings.memory_limit_bytes:
+        parts.append(f"--memory-limit {format_size(settings.memory_limit_bytes)}")
+    return " ".join(parts)
+
+
+def _example(n_bytes: int) -> str:
+    """A round size at most n_bytes (a power of two MiB), as a flag takes it: '2048MiB'."""
+    mib = max(1, n_bytes >> 20)
+    return f"{1 << (mib.bit_length() - 1)}MiB"
+
+
+def check_memory_flags(title: str, settings: EngineSettings) -> None:
+    """Refuse, naming the flag and a value that works, memory settings no server can start
+    with: a cap below 64 MiB, a buffer larger than the host's memory or than the cap."""
+    buffer, cap = settings.buffer_bytes, settings.memory_limit_bytes
+    if cap is not None and cap < MIN_MEMORY_LIMIT:
+        raise UserError(
+            f"--memory-limit {format_size(cap)} is too small for a {title} server: give at "
+            f"least {format_size(MIN_MEMORY_LIMIT)}, e.g. --memory-limit 1GiB"
+        )
+    memory = host_memory_bytes()
+    if buffer is not None and memory is not None and buffer >= memory:
+        raise UserError(
+            f"--buffer {format_size(buffer)} is more than this host's memory "
+            f"({format_size(memory)}): give less than that, e.g. --buffer {_example(memory // 8)}"
+        )
+    if buffer is not None and cap is not None and buffer >= cap:
+        raise UserError(
+            f"--buffer {format_size(buffer)} does not fit in --memory-limit {format_size(cap)}: "
+            f"give a buffer under the limit, e.g. --buffer {_example(cap // 4)}"
+        )
 
 
 class ServerEngine(Engine):
@@ -138,6 +190,7 @@ class ServerEngine(Engine):
             self.cap.remove()
             if self.sockdir is not None:
                 shutil.rmtree(self.sockdir, ignore_errors=True)
+                lifeline.forget_dir(self.sockdir)
                 self.sockdir = None
             if self.dirs is not None and not self.settings.keep:
                 self.dirs.remove()
@@ -151,13 +204,19 @@ class ServerEngine(Engine):
         data = self.settings.paths.get("data") or []
         if not data:
             raise UserError(f"the {self.name} engine needs a data path in the target")
+        check_memory_flags(self.title, self.settings)
         account = service_account(self.accounts)
         self.dirs = OwnedDirs(
-            self.name, self.settings.instance, account, self.settings.allow_overwrite
+            self.name,
+            self.settings.instance,
+            account,
+            self.settings.allow_overwrite,
+            keep=self.settings.keep,
         )
         home = self.dirs.claim(data[0], name, "data")
         short = "/tmp" if os.access("/tmp", os.W_OK) else None  # a socket path has ~100 bytes
         self.sockdir = Path(tempfile.mkdtemp(prefix=f"{name}-", dir=short))
+        lifeline.watch_dir(self.sockdir)  # removed by the watcher if dbstor is killed
         chown_tree(self.sockdir, account)
         self.port = free_port()
         return account, home
@@ -177,7 +236,16 @@ class ServerEngine(Engine):
         self._launched = (list(cmd), account, home)
         self.cap.create()
         self.server.start(cmd, account, home, home / "server.log")
-        self.server.wait_ready(self.probe, f"{self.title} on port {self.port}")
+        try:
+            self.server.wait_ready(self.probe, f"{self.title} on port {self.port}")
+        except UserError as exc:
+            given = memory_flags(self.settings)
+            if not given:
+                raise
+            raise UserError(
+                f"{exc}; it was started with {given}: try smaller values, e.g. --buffer 128MiB "
+                "--memory-limit 2GiB"
+            ) from None
 
     def restart(self) -> None:
         """Managed: stop the server process with its clean shutdown (which writes its

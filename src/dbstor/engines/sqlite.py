@@ -29,7 +29,7 @@ from dbstor.engines.base import (
 from dbstor.engines.embedded_cap import EmbeddedCap
 from dbstor.engines.process import process_tree
 from dbstor.errors import UserError
-from dbstor.testfiles import check_directory, is_owned, record_owned, remove_owned
+from dbstor.testfiles import check_directory, is_owned, record_owned, refuse_link, remove_owned
 
 PAGE_SIZE = 8192
 DEFAULT_CACHE_BYTES = 2 * 1024 * 1024
@@ -96,6 +96,8 @@ class SQLiteEngine(Engine):
         for directory in {f.parent for f in self.files}:
             check_directory(directory)
         for file in self.files:
+            for path in (file, *self._sidecars(file)):
+                refuse_link(path)  # never written through, never removed
             ours = is_owned(file) or not file.exists()
             for path in (file, *self._sidecars(file)):
                 if path.exists() and not ours and not self.settings.allow_overwrite:

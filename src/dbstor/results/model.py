@@ -8,10 +8,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import MISSING, asdict, dataclass, field, fields
 from typing import Any
 
 from dbstor.errors import PointFailed, UserError
+from dbstor.results.checks import CHECKS, FieldError, check_header, check_value, json_repr
 
 SCHEMA_VERSION = 1
 LOAD_KINDS = ("iodepth", "jobs", "rate", "users", "instances", "streams")
@@ -164,6 +165,7 @@ class Run:
     status: str = "running"  # running | complete | interrupted | failed
     notes: list[str] = field(default_factory=list)
     engine_stats: dict[str, Any] | None = None  # per-object I/O etc., for the placement advisor
+    owner: dict[str, Any] | None = None  # the dbstor process writing it: pid, host, boot_id
     schema: int = SCHEMA_VERSION
 
     def to_dict(self) -> dict[str, Any]:
@@ -189,28 +191,77 @@ def run_status(run: Run) -> Iterator[None]:
     run.status = "complete"
 
 
-def _build(cls: type, data: dict[str, Any] | None) -> Any:
+_NESTED = {
+    "load": Load,
+    "read_lat_ms": LatencyStats,
+    "write_lat_ms": LatencyStats,
+    "txn_lat_ms": LatencyStats,
+    "service_lat_ms": LatencyStats,
+    "device": DeviceStats,
+    "cpu": CpuStats,
+    "iops_spread": Spread,
+    "trust": Trust,
+}
+
+
+def _build(cls: type, data: Any, where: str) -> Any:
     if data is None:
         return None
-    known = {f.name for f in fields(cls)}
-    return cls(**{k: v for k, v in data.items() if k in known})
+    if not isinstance(data, dict):
+        raise FieldError(f"{where}: expected an object, got {json_repr(data)}")
+    known = {f.name: f for f in fields(cls)}
+    values = {}
+    for key, value in data.items():
+        spec = known.get(key)
+        if spec is None:
+            continue  # a field from a newer or older dbstor: ignored
+        name = f"{where}.{key}" if where else key
+        if key in _NESTED:
+            value = _build(_NESTED[key], value, name)
+        else:
+            check_value(value, str(spec.type), name)
+            if key in CHECKS:
+                CHECKS[key](value, name)
+        values[key] = value
+    missing = [f.name for f in known.values() if f.name not in values and _required(f)]
+    if missing:
+        raise FieldError(f"{where or 'the top level'}: missing field {missing[0]!r}")
+    return cls(**values)
 
 
-def point_from_dict(data: dict[str, Any]) -> Point:
+def _required(spec: Any) -> bool:
+    return spec.default is MISSING and spec.default_factory is MISSING
+
+
+def point_from_dict(data: Any, where: str = "points[0]") -> Point:
+    if not isinstance(data, dict):
+        raise FieldError(f"{where}: expected an object, got {json_repr(data)}")
     data = dict(data)
-    data["load"] = _build(Load, data.get("load"))
-    for key in ("read_lat_ms", "write_lat_ms", "txn_lat_ms", "service_lat_ms"):
-        data[key] = _build(LatencyStats, data.get(key))
-    data["device"] = _build(DeviceStats, data.get("device"))
-    data["cpu"] = _build(CpuStats, data.get("cpu"))
-    data["iops_spread"] = _build(Spread, data.get("iops_spread"))
-    data["trust"] = _build(Trust, data.get("trust")) or Trust()
-    if data.get("txn_types") is not None:
-        data["txn_types"] = {k: _build(LatencyStats, v) for k, v in data["txn_types"].items()}
-    return _build(Point, data)
+    types = data.get("txn_types")
+    if types is not None:
+        if not isinstance(types, dict):
+            raise FieldError(f"{where}.txn_types: expected an object, got {json_repr(types)}")
+        data["txn_types"] = {
+            k: _build(LatencyStats, v, f"{where}.txn_types.{k}") for k, v in types.items()
+        }
+    point = _build(Point, {k: v for k, v in data.items() if k != "txn_types"}, where)
+    if point.load is None:
+        raise FieldError(f"{where}.load: expected an object, got null")
+    point.txn_types = data.get("txn_types")
+    point.trust = point.trust or Trust()
+    return point
 
 
-def run_from_dict(data: dict[str, Any]) -> Run:
+def run_from_dict(data: Any) -> Run:
+    """A Run from results.json's data; FieldError names the first field that does not fit."""
+    if not isinstance(data, dict):
+        raise FieldError(f"expected a JSON object at the top, got {json_repr(data)}")
     data = dict(data)
-    data["points"] = [point_from_dict(p) for p in data.get("points", [])]
-    return _build(Run, data)
+    points = data.get("points", [])
+    if not isinstance(points, list):
+        raise FieldError(f"points: expected a list, got {json_repr(points)}")
+    check_header(data)  # before the points become Points: it reads their load kinds
+    data["points"] = [point_from_dict(p, f"points[{i}]") for i, p in enumerate(points)]
+    run = _build(Run, {k: v for k, v in data.items() if k != "points"}, "")
+    run.points = data["points"]
+    return run

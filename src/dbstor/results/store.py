@@ -2,22 +2,27 @@
 samples.csv (appended as points finish) and report.html.
 
 A crash or Ctrl-C between points loses nothing that finished: every write goes to a
-temporary file in the same folder and is renamed over the old one.
+temporary file in the same folder and is renamed over the old one. No write follows a
+symbolic link. While a run is going, results.json names the dbstor process writing it
+(pid, host, boot id, start time); a folder still "running" whose writer is gone is read as
+"interrupted".
 """
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import errno
 import json
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from dbstor import lifeline
 from dbstor.errors import UserError
-from dbstor.results.model import SAMPLE_KEYS, SCHEMA_VERSION, Run, run_from_dict
+from dbstor.results.model import SAMPLE_KEYS, SCHEMA_VERSION, FieldError, Run, run_from_dict
 
 RESULTS_FILE = "results.json"
 SAMPLES_FILE = "samples.csv"
@@ -37,37 +42,72 @@ SAMPLE_COLUMNS = (
 )
 
 
+def mount_point(path: Path) -> Path:
+    """The mount point of the file system holding path (its nearest existing ancestor)."""
+    path = Path(os.path.abspath(path))
+    while not path.exists() and path != path.parent:
+        path = path.parent
+    device = path.stat().st_dev
+    while path != path.parent and path.parent.stat().st_dev == device:
+        path = path.parent
+    return path
+
+
 @contextmanager
 def _disk_errors(path: Path) -> Iterator[None]:
     """A full or read-only disk while writing results is the user's to fix: one clear line."""
     try:
         yield
     except OSError as exc:
-        if exc.errno == errno.ENOSPC:
+        if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+            where = mount_point(path.parent)
             raise UserError(
-                f"the disk holding {path.parent} is full: free space and run again (results written so far are kept)"
+                f"the file system at {where} is full (writing {path}): the results written "
+                f"before it are kept in {path.parent}; free space there and run again"
+            ) from None
+        if exc.errno == errno.ELOOP:
+            raise UserError(
+                f"{path} is a symbolic link: dbstor does not write through links; remove it "
+                "or choose another --out"
             ) from None
         if exc.errno in (errno.EROFS, errno.EACCES, errno.EPERM):
             raise UserError(f"cannot write {path}: {exc.strerror}; choose another --out") from None
         raise
 
 
-def write_text_atomic(path: Path, text: str) -> None:
-    """Write text so that readers see the old file or the new one, never half of one."""
+NO_FOLLOW = os.O_NOFOLLOW | os.O_CLOEXEC
+
+
+def write_text_atomic(
+    path: Path, text: str, before_rename: Callable[[int], object] | None = None
+) -> None:
+    """Write text so that readers see the old file or the new one, never half of one; the
+    temporary file is made new (never through a link) and removed on any failure."""
     tmp = path.with_name(f".{path.name}.tmp")
     with _disk_errors(path):
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)  # a stale one (a killed run's); unlink never follows a link
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | NO_FOLLOW, 0o644)
         try:
-            with open(tmp, "w", encoding="utf-8") as handle:
+            with open(fd, "w", encoding="utf-8") as handle:
                 handle.write(text)
                 handle.flush()
+                if before_rename is not None:
+                    before_rename(handle.fileno())
                 os.fsync(handle.fileno())
+            if os.path.islink(path):
+                raise OSError(errno.ELOOP, "is a symbolic link", str(path))
             os.replace(tmp, path)
         finally:
             tmp.unlink(missing_ok=True)
 
 
 def save_run(folder: Path, run: Run) -> None:
-    folder.mkdir(parents=True, exist_ok=True)
+    """Write results.json; a running run records which process writes it."""
+    if run.status == "running" and run.owner is None:
+        run.owner = lifeline.owner_facts()
+    with _disk_errors(folder / RESULTS_FILE):
+        folder.mkdir(parents=True, exist_ok=True)
     text = json.dumps(run.to_dict(), indent=2, allow_nan=False, default=_json_default)
     write_text_atomic(folder / RESULTS_FILE, text + "\n")
 
@@ -79,17 +119,27 @@ def _json_default(value: Any) -> Any:
 
 
 def append_samples(folder: Path, rows: Iterable[dict[str, Any]]) -> None:
-    """Append telemetry rows; the header is written when the file is new."""
+    """Append telemetry rows; the header is written when the file is new. On a failure the
+    file is cut back to where it was, so no half row is ever left."""
     path = folder / SAMPLES_FILE
-    new = not path.exists()
-    with _disk_errors(path), open(path, "a", newline="", encoding="utf-8") as handle:
-        writer = csv.DictWriter(handle, fieldnames=SAMPLE_COLUMNS, extrasaction="ignore")
-        if new:
-            writer.writeheader()
-        for row in rows:
-            writer.writerow({k: _csv_value(row.get(k)) for k in SAMPLE_COLUMNS})
-        handle.flush()
-        os.fsync(handle.fileno())
+    with _disk_errors(path):
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | NO_FOLLOW, 0o644)
+        size = os.fstat(fd).st_size
+        try:
+            with open(fd, "a", newline="", encoding="utf-8", closefd=False) as handle:
+                writer = csv.DictWriter(handle, fieldnames=SAMPLE_COLUMNS, extrasaction="ignore")
+                if size == 0:
+                    writer.writeheader()
+                for row in rows:
+                    writer.writerow({k: _csv_value(row.get(k)) for k in SAMPLE_COLUMNS})
+                handle.flush()
+                os.fsync(fd)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.ftruncate(fd, size)
+            raise
+        finally:
+            os.close(fd)
 
 
 def _csv_value(value: Any) -> Any:
@@ -119,11 +169,15 @@ def _parse_cell(text: str | None) -> Any:
     return int(number) if number.is_integer() and "." not in text and "e" not in text else number
 
 
-def migrate(data: dict[str, Any]) -> dict[str, Any]:
+def migrate(data: Any) -> dict[str, Any]:
     """Bring an older results.json up to the current schema (none older than 1 exists yet)."""
+    if not isinstance(data, dict):
+        raise FieldError("expected a JSON object at the top: not a dbstor results.json")
     schema = data.get("schema")
     if schema is None:
         raise ValueError("no 'schema' field: not a dbstor results.json")
+    if not isinstance(schema, int) or isinstance(schema, bool) or schema < 1:
+        raise FieldError(f"schema: expected a whole number from 1, got {schema!r}")
     if schema > SCHEMA_VERSION:
         raise ValueError(
             f"results schema {schema} is newer than this dbstor understands ({SCHEMA_VERSION}); "
@@ -139,12 +193,49 @@ def read_run_folder(folder: Path, what: str = "") -> Run:
         raise UserError(f"{name}: not a dbstor run folder (no {RESULTS_FILE})")
     try:
         return load_run(folder)
-    except (OSError, ValueError, TypeError, KeyError) as exc:
-        raise UserError(f"{name}: cannot read {RESULTS_FILE} ({exc})") from None
+    except (OSError, ValueError, TypeError, KeyError, RecursionError) as exc:
+        raise UserError(
+            f"{name}: cannot read {folder / RESULTS_FILE} ({exc}); it is not a results.json "
+            "this dbstor can read: run again or restore it"
+        ) from None
 
 
 def load_run(folder: Path) -> Run:
+    """A run folder's results.json; a run still marked running whose dbstor process is gone
+    (killed, crashed, the host rebooted) comes back as interrupted."""
     path = folder / RESULTS_FILE
     with open(path, encoding="utf-8") as handle:
         data = json.load(handle)
-    return run_from_dict(migrate(data))
+    run = run_from_dict(migrate(data))
+    if run.status == "running" and lifeline.owner_gone(run.owner):
+        run.status = "interrupted"
+        owner = run.owner or {}
+        run.notes.append(
+            f"dbstor (pid {owner.get('pid')} on {owner.get('host')}) ended before this run "
+            "finished: it was killed or crashed; the finished points are kept"
+        )
+    return run
+
+
+def read_study_index(folder: Path, index_file: str = "study.json") -> list[str]:
+    """The run folder names a study folder's index lists; every failure is one UserError
+    naming the file, the field and what was expected."""
+    path = folder / index_file
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError, RecursionError) as exc:
+        raise UserError(
+            f"cannot read {path} ({exc}): not a study folder this dbstor can read; "
+            "give a run folder, or run the study again"
+        ) from None
+    runs = data.get("runs") if isinstance(data, dict) else None
+    if not isinstance(data, dict) or not isinstance(runs, list):
+        raise UserError(f"{path}: field 'runs' must be a list of run folder names")
+    for i, name in enumerate(runs):
+        if not isinstance(name, str) or not name or name in (".", "..") or "/" in name:
+            raise UserError(
+                f"{path}: runs[{i}] must be the name of a run folder in {folder}, got {name!r}"[
+                    :300
+                ]
+            )
+    return list(runs)

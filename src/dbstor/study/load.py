@@ -27,12 +27,24 @@ from dbstor.study.model import (
 )
 from dbstor.study.profiles import BUILTIN_PROFILES, DISTRIBUTIONS, Profile
 from dbstor.study.telemetry import config_from_table
+from dbstor.study.values import (
+    boolean,
+    int_list,
+    nonempty,
+    one_of,
+    positive_int,
+    short,
+    target_label,
+)
+from dbstor.study.values import count as whole_count
 from dbstor.units import (
     parse_duration,
     parse_latency_ms,
     parse_percent,
+    parse_point_duration,
     parse_scale,
     parse_size,
+    parse_warmup,
 )
 
 T = TypeVar("T")
@@ -61,7 +73,6 @@ _PROFILE_KEYS = {
     "distribution", "files", "fdatasync", "ioengine", "load_kind", "series", "slo_metric",
 }  # fmt: skip
 _DSN_WITH_PASSWORD = re.compile(r"://[^:/@\s]+:[^@\s]+@|password\s*=", re.IGNORECASE)
-_LABEL = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,39}$")
 
 
 class _Fields:
@@ -87,51 +98,18 @@ class _Fields:
             return default
         try:
             return parse(self.table[key])
-        except (ValueError, TypeError) as exc:
+        except (ValueError, TypeError, OverflowError) as exc:
             self.fail(key, str(exc))
         raise AssertionError("unreachable")
 
 
-def _positive_int(value: Any) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
-        raise ValueError(f"{value!r} is not a positive whole number")
-    return value
-
-
-def _int_list(value: Any) -> tuple[int, ...]:
-    if not isinstance(value, list) or not value:
-        raise ValueError("must be a non-empty list of positive whole numbers, e.g. [1, 2, 4, 8]")
-    return tuple(_positive_int(v) for v in value)
-
-
-def _text(value: Any) -> str:
-    if not isinstance(value, str) or not value.strip():
-        raise ValueError("must be a non-empty string")
-    return value
-
-
-def _bool(value: Any) -> bool:
-    if not isinstance(value, bool):
-        raise ValueError("must be true or false")
-    return value
-
-
-def _one_of(choices: tuple[str, ...]) -> Callable[[Any], str]:
-    def parse(value: Any) -> str:
-        if value not in choices:
-            raise ValueError(f"{value!r} is not one of {', '.join(choices)}")
-        return value
-
-    return parse
-
-
 def parse_slo_metric(value: Any) -> str:
-    return _one_of(SLO_METRICS)(value)
+    return one_of(SLO_METRICS)(value)
 
 
 def parse_distribution(value: Any) -> str:
     """fio random_distribution: uniform, zipf:THETA, pareto:H, normal:DEV, zoned:A/B:C/D..."""
-    text = _text(value)
+    text = nonempty(value)
     name = text.split(":", 1)[0]
     if name not in DISTRIBUTIONS:
         raise ValueError(f"{text!r}: distribution must be one of {', '.join(DISTRIBUTIONS)}")
@@ -153,7 +131,7 @@ def parse_block_split(value: Any) -> tuple[tuple[int, float], ...]:
 
 def _profile(source: str, name: str, table: Any) -> Profile:
     fields = _Fields(source, f"profiles.{name}", table, _PROFILE_KEYS)
-    base_name = fields.get("based_on", _text, "io-oltp")
+    base_name = fields.get("based_on", nonempty, "io-oltp")
     if base_name not in BUILTIN_PROFILES:
         fields.fail(
             "based_on", f"{base_name!r} is not a built-in profile: {', '.join(BUILTIN_PROFILES)}"
@@ -166,20 +144,20 @@ def _profile(source: str, name: str, table: Any) -> Profile:
     return dataclasses.replace(
         base,
         name=name,
-        description=fields.get("description", _text, f"custom profile based on {base_name}"),
-        source=fields.get("source", _text, f"defined in {source}"),
-        pattern=fields.get("pattern", _one_of(("random", "sequential")), base.pattern),
+        description=fields.get("description", nonempty, f"custom profile based on {base_name}"),
+        source=fields.get("source", nonempty, f"defined in {source}"),
+        pattern=fields.get("pattern", one_of(("random", "sequential")), base.pattern),
         read_pct=fields.get("read_pct", parse_percent, base.read_pct),
         block_size=block_size,
         block_split=split,
         distribution=fields.get("distribution", parse_distribution, base.distribution),
-        files=fields.get("files", _positive_int, base.files),
-        fdatasync=fields.get("fdatasync", lambda v: int(v), base.fdatasync),
+        files=fields.get("files", positive_int, base.files),
+        fdatasync=fields.get("fdatasync", whole_count, base.fdatasync),
         ioengine=fields.get(
-            "ioengine", _one_of(("io_uring", "libaio", "psync", "sync", "posixaio")), base.ioengine
+            "ioengine", one_of(("io_uring", "libaio", "psync", "sync", "posixaio")), base.ioengine
         ),
-        load_kind=fields.get("load_kind", _one_of(("iodepth", "jobs")), base.load_kind),
-        default_series=fields.get("series", _int_list, base.default_series),
+        load_kind=fields.get("load_kind", one_of(("iodepth", "jobs")), base.load_kind),
+        default_series=fields.get("series", int_list, base.default_series),
         slo_metric=fields.get("slo_metric", parse_slo_metric, base.slo_metric),
     )
 
@@ -196,15 +174,13 @@ def resolve_profile(name: str, custom: dict[str, Profile] | None = None) -> Prof
 
 def _target(source: str, index: int, table: Any, base_dir: Path) -> Target:
     fields = _Fields(source, f"targets[{index}]", table, _TARGET_KEYS)
-    label = fields.get("label", _text, f"T{index + 1}")
-    if not _LABEL.match(label):
-        fields.fail("label", f"{label!r}: use letters, digits, '.', '_' or '-' (at most 40)")
+    label = fields.get("label", target_label, f"T{index + 1}")
     if "path" in table and "paths" in table:
         fields.fail("paths", "give either path or paths, not both")
     raw = table.get("paths", [table["path"]] if "path" in table else None)
     if not raw or not isinstance(raw, list) or not all(isinstance(p, str) and p for p in raw):
         fields.fail("paths", 'must be a non-empty list of directories, e.g. ["/mnt/lun1"]')
-    paths = tuple((base_dir / Path(p).expanduser()).resolve() for p in raw)
+    paths = tuple(_directory(fields, "paths", base_dir, p) for p in raw)
     facts = fields.get("facts", lambda v: dict(v) if isinstance(v, dict) else _raise_table(), {})
     extra = {}
     for role in ("log", "temp"):
@@ -214,40 +190,51 @@ def _target(source: str, index: int, table: Any, base_dir: Path) -> Target:
         listed = [value] if isinstance(value, str) else value
         if not isinstance(listed, list) or not all(isinstance(p, str) and p for p in listed):
             fields.fail(role, f'must be a directory or a list of them, e.g. {role} = "/mnt/{role}"')
-        extra[role] = tuple((base_dir / Path(p).expanduser()).resolve() for p in listed)
+        extra[role] = tuple(_directory(fields, role, base_dir, p) for p in listed)
     return Target(label=label, paths=paths, facts=facts, **extra)
+
+
+def _directory(fields: _Fields, key: str, base_dir: Path, text: str) -> Path:
+    """A directory path as written (~ expanded, relative to the study file's folder)."""
+    try:
+        return (base_dir / Path(text).expanduser()).resolve()
+    except (ValueError, RuntimeError, OSError) as exc:
+        fields.fail(key, f"{short(text)} is not a usable path ({exc})")
+    raise AssertionError("unreachable")
 
 
 def _database(source: str, index: int, table: Any) -> DatabaseSpec:
     fields = _Fields(source, f"databases[{index}]", table, _DATABASE_KEYS)
     series = _database_series(fields, table)
-    dsn = fields.get("dsn", _text, None)
-    env = fields.get("dsn_env", _text, None)
-    if env is not None:
-        dsn = os.environ.get(env)
-        if dsn is None:
-            fields.fail(
-                "dsn_env",
-                f"the environment variable {env} is not set; export it with the server's DSN",
-            )
+    dsn = fields.get("dsn", nonempty, None)
     if dsn is not None and _DSN_WITH_PASSWORD.search(dsn):
         fields.fail(
             "dsn",
             'holds a password: keep it out of study files; use dsn_env = "NAME" and export NAME instead',
         )
+    env = fields.get("dsn_env", nonempty, None)
+    if env is not None:
+        if dsn is not None:
+            fields.fail("dsn_env", "give either dsn or dsn_env, not both")
+        dsn = os.environ.get(env)  # a password here is the documented way to give one
+        if dsn is None:
+            fields.fail(
+                "dsn_env",
+                f"the environment variable {env} is not set; export it with the server's DSN",
+            )
     return DatabaseSpec(
-        engine=fields.get("engine", _text, "sqlite"),
-        workload=fields.get("workload", _text, "brokerage"),
+        engine=fields.get("engine", nonempty, "sqlite"),
+        workload=fields.get("workload", nonempty, "brokerage"),
         scale=fields.get("scale", parse_scale, None),
         series=series,
         think_time_ms=fields.get("think_time", parse_latency_ms, 0.0),
-        client_processes=fields.get("client_processes", _positive_int, 1),
-        cold=fields.get("cold", _bool, False),
+        client_processes=fields.get("client_processes", positive_int, 1),
+        cold=fields.get("cold", boolean, False),
         query_timeout_s=fields.get("query_timeout", parse_duration, None),
         dsn=dsn,
         buffer_bytes=fields.get("buffer", parse_size, None),
         memory_limit_bytes=fields.get("memory_limit", parse_size, None),
-        seed=fields.get("seed", _positive_int, 1),
+        seed=fields.get("seed", positive_int, 1),
         options=fields.get(
             "options", lambda v: dict(v) if isinstance(v, dict) else _raise_table(), {}
         ),
@@ -264,20 +251,20 @@ def _database_series(fields: _Fields, table: dict[str, Any]) -> LoadSeries:
     if kind == "instances":
         return LoadSeries(
             kind="instances",
-            values=fields.get("instances", _int_list, ()),
-            users=fields.get("users_per_instance", _positive_int, 4),
+            values=fields.get("instances", int_list, ()),
+            users=fields.get("users_per_instance", positive_int, 4),
         )
     if kind == "rate":
         return LoadSeries(
             kind="rate",
-            values=fields.get("rate", _int_list, ()),
-            users=fields.get("users", _positive_int, DEFAULT_RATE_USERS),
+            values=fields.get("rate", int_list, ()),
+            users=fields.get("users", positive_int, DEFAULT_RATE_USERS),
             rate_unit="TPS",
         )
     if kind == "streams":
-        return LoadSeries(kind="streams", values=fields.get("streams", _int_list, ()))
+        return LoadSeries(kind="streams", values=fields.get("streams", int_list, ()))
     if "users" in table:
-        return LoadSeries(kind="users", values=fields.get("users", _int_list, ()))
+        return LoadSeries(kind="users", values=fields.get("users", int_list, ()))
     if table.get("workload") == "dss":
         return LoadSeries(kind="streams", values=(1,))
     return LoadSeries(kind="users", values=(1, 2, 4, 8, 16))
@@ -305,16 +292,17 @@ def study_from_dict(data: dict[str, Any], source: str, base_dir: Path) -> Study:
     top = _Fields(source, "", data, _SECTIONS)
     del top
     study = _Fields(source, "study", data.get("study", {}), _STUDY_KEYS)
-    custom = {
-        name: _profile(source, name, table) for name, table in data.get("profiles", {}).items()
-    }
+    profiles_raw = data.get("profiles", {})
+    if not isinstance(profiles_raw, dict):
+        raise UserError(f"{source}: profiles: write [profiles.NAME] tables")
+    custom = {name: _profile(source, name, table) for name, table in profiles_raw.items()}
     databases = data.get("databases", [])
     if not isinstance(databases, list):
         raise UserError(f"{source}: databases: write [[databases]] tables")
     default_profiles = [] if databases else ["io-oltp"]
     profile_names = study.get(
         "profiles",
-        lambda v: [_text(x) for x in v] if isinstance(v, list) else [_text(v)],
+        lambda v: [nonempty(x) for x in v] if isinstance(v, list) else [nonempty(v)],
         default_profiles,
     )
     profiles = []
@@ -334,40 +322,26 @@ def study_from_dict(data: dict[str, Any], source: str, base_dir: Path) -> Study:
     labels = [t.label for t in targets]
     if len(set(labels)) != len(labels):
         raise UserError(f"{source}: targets: labels must differ; got {', '.join(labels)}")
-    baseline = study.get("baseline", _text, None)
+    baseline = study.get("baseline", nonempty, None)
     if baseline is not None and baseline not in labels:
         study.fail("baseline", f"{baseline!r} is not a target label: {', '.join(labels)}")
     return Study(
-        name=study.get("name", _text, Path(source).stem),
+        name=study.get("name", nonempty, Path(source).stem),
         targets=targets,
         profiles=tuple(profiles),
         series=_series(source, data["load"]) if "load" in data else None,
-        duration_s=study.get("duration", _positive_seconds, 30.0),
-        warmup_s=study.get("warmup", _seconds, 5.0),
-        repeats=study.get("repeats", _positive_int, 1),
+        duration_s=study.get("duration", parse_point_duration, 30.0),
+        warmup_s=study.get("warmup", parse_warmup, 5.0),
+        repeats=study.get("repeats", positive_int, 1),
         file_size=study.get("size", _positive_size, 1024**3),
         **_slo(source, data.get("slo", {})),
-        precondition=study.get("precondition", _bool, False),
+        precondition=study.get("precondition", boolean, False),
         baseline=baseline,
         source=source,
         databases=tuple(_database(source, i, t) for i, t in enumerate(databases)),
         data=parse_data_pattern(study.table.get("data", "incompressible"), f"{source}: study.data"),
         telemetry=config_from_table(data["telemetry"], source) if "telemetry" in data else None,
     )
-
-
-def _seconds(value: Any) -> float:
-    seconds = parse_duration(value)
-    if seconds < 0:
-        raise ValueError("must not be negative")
-    return seconds
-
-
-def _positive_seconds(value: Any) -> float:
-    seconds = parse_duration(value)
-    if seconds < 1:
-        raise ValueError(f"{value!r}: must be at least 1s")
-    return seconds
 
 
 def _positive_size(value: Any) -> int:
@@ -379,15 +353,15 @@ def _positive_size(value: Any) -> int:
 
 def _series(source: str, table: Any) -> LoadSeries:
     fields = _Fields(source, "load", table, _LOAD_KEYS)
-    kind = fields.get("kind", _one_of(SERIES_KINDS), "iodepth")
-    values = fields.get("values", _int_list, ())
+    kind = fields.get("kind", one_of(SERIES_KINDS), "iodepth")
+    values = fields.get("values", int_list, ())
     if kind != "auto" and not values:
         fields.fail("values", f"a {kind} series needs values, e.g. [1, 2, 4, 8]")
     return LoadSeries(
         kind=kind,
         values=values,
-        jobs=fields.get("jobs", _positive_int, 1),
-        iodepth=fields.get("iodepth", _positive_int, 1),
+        jobs=fields.get("jobs", positive_int, 1),
+        iodepth=fields.get("iodepth", positive_int, 1),
     )
 
 

@@ -1,0 +1,286 @@
+"""Nothing dbstor starts outlives it, even after kill -9: one small watcher per dbstor process.
+
+On first use dbstor starts a watcher (`python -m dbstor.lifeline`) in its own session; the
+watcher's stdin is the read end of a pipe whose only writer is dbstor. dbstor tells it, one
+JSON line at a time, which process trees it started (a root pid and its start time) and
+which directories it made (path, device and inode), and forgets them again when it has
+cleaned them up itself. When the pipe reaches end of file -- dbstor ended, however: a clean
+exit, a traceback, SIGKILL, the OOM killer -- the watcher kills whatever is still alive in
+the trees it holds and removes the directories it still holds, then exits.
+
+Why a watcher and not PR_SET_PDEATHSIG: the parent-death signal is cleared when a child
+switches credentials (a server runs as the postgres or mysql account), it fires when the
+forking *thread* ends rather than the process, and it never reaches the server's own
+children (PostgreSQL's backends make themselves session leaders, so a process-group kill
+misses them too). The kernel closes the pipe whatever killed dbstor; the watcher takes a
+snapshot of each tree by parent pid while its root still lives, so nothing re-parented to
+init escapes. Start times guard against pids reused since; device and inode against a
+directory replaced since (and shutil.rmtree never follows a link).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import signal
+import socket
+import stat
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+_lock = threading.Lock()
+_state: dict[str, Any] = {"owner": None, "fd": None, "watcher": None}
+
+
+# --- facts about processes (/proc) ----------------------------------------------------------
+
+
+def _stat_fields(pid: int) -> list[str] | None:
+    try:
+        raw = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    return raw[raw.rfind(")") + 2 :].split()  # state, ppid, pgrp, session, ...
+
+
+def start_time(pid: int) -> str:
+    """The process's start time in clock ticks since boot ('' when it is gone)."""
+    fields = _stat_fields(pid)
+    return fields[19] if fields and len(fields) > 19 else ""
+
+
+def _alive(pid: int, started: str) -> bool:
+    fields = _stat_fields(pid)
+    return bool(fields) and fields[0] not in ("Z", "X") and fields[19] == started
+
+
+def boot_id() -> str:
+    try:
+        return Path("/proc/sys/kernel/random/boot_id").read_text().strip()
+    except OSError:
+        return ""
+
+
+def owner_facts() -> dict[str, Any]:
+    """Who writes a results folder: enough to tell later whether that process still runs."""
+    return {
+        "pid": os.getpid(),
+        "host": socket.gethostname(),
+        "boot_id": boot_id(),
+        "start_time": start_time(os.getpid()),
+    }
+
+
+def owner_gone(facts: Any) -> bool | None:
+    """True when the process the facts describe has ended (same host: another boot, or no
+    such process with that start time); None when this host cannot tell (another host,
+    facts missing or malformed)."""
+    if not isinstance(facts, dict) or facts.get("host") != socket.gethostname():
+        return None
+    pid, started = facts.get("pid"), facts.get("start_time")
+    if not isinstance(pid, int) or isinstance(pid, bool) or not isinstance(started, str):
+        return None
+    if facts.get("boot_id") and facts.get("boot_id") != boot_id():
+        return True
+    return not _alive(pid, started)
+
+
+# --- dbstor's side ----------------------------------------------------------------------
+
+
+def _forget_in_child() -> None:
+    """A forked child (a client process) must not hold the pipe open: dbstor's death would
+    then not reach the watcher while the child lives."""
+    fd = _state["fd"]
+    _state.update(owner=None, fd=None, watcher=None)
+    if fd is not None:
+        with contextlib.suppress(OSError):
+            os.close(fd)
+
+
+os.register_at_fork(after_in_child=_forget_in_child)
+
+
+def _start_watcher() -> None:
+    read_end, write_end = os.pipe()  # both close-on-exec: no program dbstor runs inherits them
+    package_root = str(Path(__file__).resolve().parent.parent)
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [package_root, env.get("PYTHONPATH")]))
+    try:
+        watcher = subprocess.Popen(
+            [sys.executable, "-m", "dbstor.lifeline"],
+            stdin=read_end,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            cwd="/",  # never keep a target's file system busy
+            env=env,
+            start_new_session=True,  # a kill of dbstor's process group spares it
+        )
+    except OSError:
+        os.close(write_end)
+        raise
+    finally:
+        os.close(read_end)
+    _state.update(owner=os.getpid(), fd=write_end, watcher=watcher)
+
+
+def _send(message: dict[str, Any]) -> None:
+    line = (json.dumps(message) + "\n").encode()
+    with _lock:
+        if _state["owner"] != os.getpid():
+            try:
+                _start_watcher()
+            except OSError:
+                return  # no watcher: normal cleanup still works, kill -9 leaves things behind
+        with contextlib.suppress(OSError):  # the watcher was killed: nothing more to do
+            os.write(_state["fd"], line)
+
+
+def watch_tree(pid: int) -> None:
+    """Kill this process and all its descendants if dbstor dies before forget_tree(pid)."""
+    started = start_time(pid)
+    if started:
+        _send({"op": "tree", "pid": pid, "start": started})
+
+
+def forget_tree(pid: int) -> None:
+    _send({"op": "forget-tree", "pid": pid})
+
+
+def watch_dir(path: Path) -> None:
+    """Remove this directory (the one there now, by device and inode) if dbstor dies
+    before forget_dir(path)."""
+    info = os.lstat(path)
+    _send({"op": "dir", "path": str(path), "dev": info.st_dev, "ino": info.st_ino})
+
+
+def forget_dir(path: Path) -> None:
+    _send({"op": "forget-dir", "path": str(path)})
+
+
+@contextlib.contextmanager
+def scratch_dir(prefix: str = "dbstor-") -> Iterator[Path]:
+    """A temporary directory (like tempfile.TemporaryDirectory) that the watcher removes if
+    dbstor is killed while it exists."""
+    with tempfile.TemporaryDirectory(prefix=prefix) as name:
+        path = Path(name)
+        watch_dir(path)
+        try:
+            yield path
+        finally:
+            forget_dir(path)
+
+
+def watcher_pid() -> int | None:
+    """The watcher's pid in this process (None before first use); for tests."""
+    watcher = _state["watcher"]
+    return watcher.pid if watcher is not None and _state["owner"] == os.getpid() else None
+
+
+# --- the watcher's side -----------------------------------------------------------------
+
+
+def _children() -> dict[int, list[int]]:
+    out: dict[int, list[int]] = {}
+    for entry in os.scandir("/proc"):
+        if entry.name.isdigit():
+            fields = _stat_fields(int(entry.name))
+            if fields is not None and len(fields) > 1:
+                out.setdefault(int(fields[1]), []).append(int(entry.name))
+    return out
+
+
+def _tree(root: int, children: dict[int, list[int]]) -> list[tuple[int, str]]:
+    found, todo = [], [root]
+    while todo:
+        pid = todo.pop()
+        started = start_time(pid)
+        if started:
+            found.append((pid, started))
+        todo.extend(children.get(pid, []))
+    return found
+
+
+def kill_trees(trees: dict[int, str], grace_s: float = 10.0) -> None:
+    """SIGKILL every live process in the given trees (root pid -> start time) until none
+    is left or grace_s has passed; new children forked meanwhile are caught on the next pass."""
+    seen: dict[int, str] = {}
+    deadline = time.monotonic() + grace_s
+    while time.monotonic() < deadline:
+        children = _children()
+        roots = [(pid, begun) for pid, begun in {**trees, **seen}.items() if _alive(pid, begun)]
+        for root, _ in roots:
+            for pid, begun in _tree(root, children):
+                seen.setdefault(pid, begun)
+        live = [pid for pid, begun in seen.items() if _alive(pid, begun)]
+        if not live:
+            return
+        for pid in live:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, signal.SIGKILL)
+        time.sleep(0.05)
+
+
+def remove_dirs(dirs: dict[str, tuple[int, int]], grace_s: float = 5.0) -> None:
+    """Remove each directory that is still the one registered (device, inode), never a link.
+    A cgroup (whose control files cannot be unlinked) goes with rmdir once the processes
+    killed in it have left."""
+    for path, (dev, ino) in dirs.items():
+        try:
+            info = os.lstat(path)
+        except OSError:
+            continue
+        if not stat.S_ISDIR(info.st_mode) or (info.st_dev, info.st_ino) != (dev, ino):
+            continue
+        if Path(path, "cgroup.procs").exists():
+            deadline = time.monotonic() + grace_s
+            while time.monotonic() < deadline:
+                try:
+                    os.rmdir(path)
+                    break
+                except FileNotFoundError:
+                    break
+                except OSError:
+                    time.sleep(0.05)  # busy: a killed process has not left yet
+        else:
+            shutil.rmtree(path, ignore_errors=True)
+
+
+def watch(stream: Any) -> None:
+    """Read registrations until end of file, then kill and remove what is still held."""
+    trees: dict[int, str] = {}
+    dirs: dict[str, tuple[int, int]] = {}
+    for raw in stream:
+        try:
+            message = json.loads(raw)
+            op = message["op"]
+            if op == "tree":
+                trees[int(message["pid"])] = str(message["start"])
+            elif op == "forget-tree":
+                trees.pop(int(message["pid"]), None)
+            elif op == "dir":
+                dirs[str(message["path"])] = (int(message["dev"]), int(message["ino"]))
+            elif op == "forget-dir":
+                dirs.pop(str(message["path"]), None)
+        except (ValueError, KeyError, TypeError):
+            continue
+    kill_trees(trees)
+    remove_dirs(dirs)
+
+
+def main() -> None:
+    for sig in (signal.SIGINT, signal.SIGHUP, signal.SIGPIPE):
+        signal.signal(sig, signal.SIG_IGN)
+    watch(sys.stdin.buffer)
+
+
+if __name__ == "__main__":
+    main()

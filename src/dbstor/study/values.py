@@ -1,0 +1,75 @@
+"""The plain values a study file holds: whole numbers, lists of them, strings, booleans,
+choices. Each raises ValueError naming the value and what is allowed (the limit included);
+study/load.py adds the file and the field.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any
+
+from dbstor.units import MAX_COUNT
+
+
+def positive_int(value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+        raise ValueError(f"{short(value)} is not a positive whole number")
+    if value > MAX_COUNT:
+        raise ValueError(f"{value} is too large: at most {MAX_COUNT}")
+    return value
+
+
+def count(value: Any) -> int:
+    """A whole number from 0 (e.g. fdatasync: every N writes, 0 for never)."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise ValueError(f"{short(value)} is not a whole number from 0")
+    if value > MAX_COUNT:
+        raise ValueError(f"{value} is too large: at most {MAX_COUNT}")
+    return value
+
+
+def short(value: Any) -> str:
+    shown = repr(value)
+    return shown if len(shown) <= 40 else shown[:37] + "..."
+
+
+def int_list(value: Any) -> tuple[int, ...]:
+    if not isinstance(value, list) or not value:
+        raise ValueError("must be a non-empty list of positive whole numbers, e.g. [1, 2, 4, 8]")
+    return tuple(positive_int(v) for v in value)
+
+
+def nonempty(value: Any) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise ValueError("must be a non-empty string")
+    return value
+
+
+def boolean(value: Any) -> bool:
+    if not isinstance(value, bool):
+        raise ValueError("must be true or false")
+    return value
+
+
+def one_of(choices: tuple[str, ...]) -> Callable[[Any], str]:
+    def parse(value: Any) -> str:
+        if not isinstance(value, str) or value not in choices:
+            raise ValueError(f"{short(value)} is not one of {', '.join(choices)}")
+        return value
+
+    return parse
+
+
+LABEL_RULE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,39}")
+
+
+def target_label(value: Any) -> str:
+    """A target's label, the same rule from a flag or a study file: a letter or digit, then
+    letters, digits, '.', '_' or '-', at most 40 in all."""
+    if not isinstance(value, str) or not LABEL_RULE.fullmatch(value):
+        raise ValueError(
+            f"{short(value)}: a label is a letter or digit, then letters, digits, '.', '_' or "
+            "'-', at most 40 characters (e.g. array-a_fc.1)"
+        )
+    return value

@@ -1,0 +1,78 @@
+"""docs/bad-input.md's table, run: every command in it gives one line, exit 2, holding the
+fragment the table promises, and leaves the user's files as they were."""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import shutil
+from pathlib import Path
+
+import pytest
+
+pytestmark = [pytest.mark.integration, pytest.mark.skip_without_fio]
+
+ROOT = Path(__file__).parents[2]
+DOC = ROOT / "docs" / "bad-input.md"
+GOLDEN_RUN = ROOT / "tests" / "golden" / "sqlite-brokerage"
+NOTES = "my own notes, not dbstor's\n"
+
+
+def _rows() -> list[tuple[str, str, str]]:
+    text = DOC.read_text(encoding="utf-8")
+    body = text.split("<!-- rows checked by", 1)[1].split("<!-- end of checked rows -->", 1)[0]
+    rows = []
+    for line in body.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) == 3 and cells[1].startswith("`dbstor "):
+            rows.append((cells[0], cells[1].strip("`"), cells[2].strip("`")))
+    return rows
+
+
+ROWS = _rows()
+
+
+def test_the_table_is_there():
+    assert len(ROWS) >= 15, ROWS
+
+
+def _fixtures(cwd: Path) -> None:
+    (cwd / "target").mkdir()
+    (cwd / "linked").mkdir()
+    (cwd / "linked" / "dbstor-io-oltp-0.dat").symlink_to(cwd / "nowhere" / "victim.dat")
+    (cwd / "foreign").mkdir()
+    (cwd / "foreign" / ".dbstor-owned.json").write_text(NOTES, encoding="utf-8")
+    data = json.loads((GOLDEN_RUN / "results.json").read_text(encoding="utf-8"))
+    for name, change in (
+        ("wrong-type-run", lambda d: d["points"][0].__setitem__("tps", "fast")),
+        ("no-id-run", lambda d: d.pop("run_id")),
+    ):
+        shutil.copytree(GOLDEN_RUN, cwd / name)
+        changed = json.loads(json.dumps(data))
+        change(changed)
+        (cwd / name / "results.json").write_text(json.dumps(changed), encoding="utf-8")
+    (cwd / "corrupt-run").mkdir()
+    (cwd / "corrupt-run" / "results.json").write_text('{"schema": 1, "points": [')
+    target = '[[targets]]\nlabel = "A"\npath = "target"\n'
+    (cwd / "bool-duration.toml").write_text(f"[study]\nduration = true\n{target}")
+    (cwd / "long.toml").write_text(f'[study]\nduration = "2d"\n{target}')
+    (cwd / "many.toml").write_text(f"[study]\nrepeats = 10000000\n{target}")
+
+
+@pytest.mark.parametrize(("what", "command", "fragment"), ROWS, ids=[r[0] for r in ROWS])
+def test_row(dbstor, tmp_path, what, command, fragment):
+    _fixtures(tmp_path)
+    before = sorted(str(p.relative_to(tmp_path)) for p in tmp_path.rglob("*"))
+    args = shlex.split(command)[1:]
+    proc = dbstor(*args)
+    dbstor.assert_user_error(proc, fragment)
+    assert not (tmp_path / "nowhere").exists(), "written through a link"
+    assert os.readlink(tmp_path / "linked" / "dbstor-io-oltp-0.dat")
+    assert (tmp_path / "foreign" / ".dbstor-owned.json").read_text() == NOTES
+    made = [
+        p
+        for p in tmp_path.rglob("*")
+        if str(p.relative_to(tmp_path)) not in before and not p.is_dir()
+    ]
+    assert made == [], f"a refused command left {made}"

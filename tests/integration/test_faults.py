@@ -1,0 +1,144 @@
+"""Faults with a clear end, on real tmpfs mounts and real fio: a results folder whose file
+system fills up mid-run, a layout that runs out of space, fio killed mid-point and fio
+refusing a job. One line naming the problem (and the full file system), exit 2 where it is
+the user's to fix, nothing half-made left, every finished point kept."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from dbstor.drivers.fio_runner import run_job
+from dbstor.errors import UserError
+
+pytestmark = [pytest.mark.integration, pytest.mark.skip_without_fio]
+
+
+@pytest.fixture
+def tmpfs(tmp_path: Path) -> Iterator[callable]:
+    """tmpfs(name, size) -> a fresh tmpfs of that size mounted at tmp_path/name."""
+    if os.geteuid() != 0:
+        pytest.skip("needs root to mount a tmpfs")
+    mounted: list[Path] = []
+
+    def mount(name: str, size: str) -> Path:
+        path = tmp_path / name
+        path.mkdir()
+        done = subprocess.run(
+            ["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(path)],
+            capture_output=True,
+            text=True,
+        )
+        if done.returncode != 0:
+            pytest.skip(f"cannot mount a tmpfs here: {done.stderr.strip()}")
+        mounted.append(path)
+        return path
+
+    yield mount
+    for path in mounted:
+        for _ in range(20):
+            if subprocess.run(["umount", str(path)], capture_output=True).returncode == 0:
+                break
+            time.sleep(0.25)
+
+
+def test_results_folder_filling_up_keeps_the_finished_points(dbstor, tmp_path, tmpfs):
+    out = tmpfs("out", "160k")
+    target = tmp_path / "target"
+    target.mkdir()
+    proc = dbstor(
+        "io", "--target", target, "--iodepth", "1,2,4,8,16,32", "--duration", "2",
+        "--warmup", "0", "--size", "16MiB", "--out", out, timeout=300,
+    )  # fmt: skip
+    assert proc.returncode == 2, proc.stderr
+    assert "Traceback" not in proc.stderr
+    line = proc.stderr.strip().splitlines()[-1]
+    assert line.startswith("dbstor: error: the file system at") and str(out) in line, line
+    assert "full" in line and "kept" in line, line
+    folder = dbstor.only_run_folder(out)
+    data = json.loads((folder / "results.json").read_text(encoding="utf-8"))  # whole JSON
+    assert sum(p["status"] == "ok" for p in data["points"]) >= 1
+    names = sorted(p.name for p in folder.rglob("*"))
+    assert not [n for n in names if n.endswith(".tmp")], names  # no half-written file
+    for json_file in (folder / "jobs").glob("*.json"):
+        json.loads(json_file.read_text(encoding="utf-8"))  # fio outputs kept are whole
+    rows = (folder / "samples.csv").read_text(encoding="utf-8").splitlines()
+    assert len({row.count(",") for row in rows}) == 1, "a half-written samples row"
+    assert dbstor.leftovers(target) == []  # the test files were removed
+
+
+def test_a_layout_that_runs_out_of_space_names_the_file_system(tmp_path, tmpfs):
+    target = tmpfs("small", "8m")
+    job = f"[layout]\nfilename={target}/dbstor-io-oltp-0.dat\nsize=16M\nrw=write\nbs=1M\n"
+    with pytest.raises(UserError) as caught:
+        run_job(job, tmp_path / "jobs" / "layout.fio", str(target), timeout_s=120)
+    message = str(caught.value)
+    assert str(target) in message and "is full" in message, message
+    assert "No space left on device" in message and "smaller --size" in message, message
+
+
+def _descendants(root: int) -> list[int]:
+    children: dict[int, list[int]] = {}
+    for entry in os.scandir("/proc"):
+        if entry.name.isdigit():
+            try:
+                raw = Path(f"/proc/{entry.name}/stat").read_text()
+            except OSError:
+                continue
+            children.setdefault(int(raw[raw.rfind(")") + 2 :].split()[1]), []).append(
+                int(entry.name)
+            )
+    out, todo = [], list(children.get(root, []))
+    while todo:
+        pid = todo.pop(0)
+        out.append(pid)
+        todo.extend(children.get(pid, []))
+    return out
+
+
+def test_fio_killed_mid_point_says_so(dbstor, tmp_path):
+    target = tmp_path / "target"
+    target.mkdir()
+    proc = dbstor.start(
+        "io", "--target", target, "--iodepth", "1", "--duration", "60", "--warmup", "0",
+        "--size", "16MiB", "--out", "out",
+    )  # fmt: skip
+    deadline = time.monotonic() + 120
+    fio = None
+    while fio is None and time.monotonic() < deadline:
+        for pid in _descendants(proc.pid):
+            try:
+                cmd = Path(f"/proc/{pid}/cmdline").read_bytes()
+            except OSError:
+                continue
+            if b"point-01.fio" in cmd:
+                fio = pid  # breadth first: fio's main process comes before its job processes
+                break
+        time.sleep(0.1)
+    assert fio is not None, "fio never started on the first point"
+    time.sleep(1)
+    os.kill(fio, signal.SIGKILL)
+    _, stderr = proc.communicate(timeout=120)
+    assert "Traceback" not in stderr, stderr
+    data = dbstor.results(dbstor.only_run_folder(tmp_path / "out"))
+    error = data["points"][0]["error"]
+    assert data["points"][0]["status"] == "failed" and "killed by signal 9 SIGKILL" in error, error
+    assert "no message" not in error
+
+
+def test_fio_refusing_a_setting_gives_fios_reason(tmp_path):
+    job = (
+        f"[q]\nfilename={tmp_path}/f.dat\nsize=4M\nrw=randread\nioengine=io_uring\n"
+        "iodepth=100000\ntime_based=1\nruntime=1\n"
+    )
+    with pytest.raises(Exception) as caught:
+        run_job(job, tmp_path / "jobs" / "q.fio", str(tmp_path), timeout_s=60)
+    message = str(caught.value)
+    assert "no message" not in message and "error 22 (Invalid argument)" in message, message
