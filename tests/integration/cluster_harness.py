@@ -26,8 +26,6 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-import pytest
-
 BIN = Path(sys.executable).parent
 PORT = 6379  # the namespace is ours: Ray's usual port cannot clash with anyone's
 WAIT_NODES_S = 120.0
@@ -239,16 +237,3 @@ def is_loopback(address: str) -> bool:
     if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
         ip = ip.ipv4_mapped
     return ip.is_loopback
-
-
-@pytest.fixture(scope="module")
-def loopback_cluster():
-    reason = can_run()
-    if reason:
-        pytest.skip(reason)
-    cluster = LoopbackCluster(["h1", "h2", "h3"])
-    try:
-        cluster.start()
-        yield cluster
-    finally:
-        cluster.stop()

@@ -4,8 +4,9 @@ The agent starts the guard with a pipe on its stdin and tells it which paths it 
 Every half second the guard notes the process groups of the agent's descendants (fio and
 its jobs, database servers). When the pipe closes without a 'quit' line (the agent
 exited, crashed or was killed by Ray because its driver died), the guard stops those
-process groups (SIGTERM, then SIGKILL) and removes the registered paths. The guard runs in
-its own session so that whatever kills the agent's group does not kill it too.
+process groups (SIGTERM, then SIGKILL) and removes the registered paths. The guard detaches
+(double fork, own session): Ray kills an exiting worker's direct children and may kill its
+process group, and the guard must outlive the agent to clean up after it.
 
     python -m dbstor.cluster.guard AGENT_PID
 """
@@ -130,13 +131,13 @@ class GuardClient:
         self._proc = subprocess.Popen(
             [sys.executable, "-m", "dbstor.cluster.guard", str(os.getpid())],
             stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
             start_new_session=True,
             close_fds=True,
         )
-
-    @property
-    def pid(self) -> int:
-        return self._proc.pid
+        assert self._proc.stdout is not None
+        self.pid = int(self._proc.stdout.readline() or 0)  # the detached guard
+        self._proc.wait()
 
     def _send(self, line: str) -> None:
         if self._proc.stdin is None or "\n" in line:
@@ -154,10 +155,24 @@ class GuardClient:
     def close(self) -> None:
         """A clean end: the guard leaves everything alone and exits."""
         self._send("quit")
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            self._proc.wait(timeout=5)
+        if self._proc.stdin is not None:
+            with contextlib.suppress(BrokenPipeError):
+                self._proc.stdin.close()
+
+
+def detach_and_guard(agent_pid: int) -> int:
+    """Fork; the parent prints the guard's pid and exits, the child guards."""
+    child = os.fork()
+    if child:
+        print(child, flush=True)
+        return 0
+    os.setsid()
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    sys.stdout.close()
+    os.close(1)
+    os.open(os.devnull, os.O_WRONLY)
+    return run_guard(agent_pid)
 
 
 if __name__ == "__main__":
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    sys.exit(run_guard(int(sys.argv[1])))
+    sys.exit(detach_and_guard(int(sys.argv[1])))

@@ -51,7 +51,13 @@ class FioProbe:
         with self.file.open("wb") as out:
             for _ in range(max(1, size // CHUNK)):
                 out.write(os.urandom(CHUNK))
-        return {"created": [str(self.folder)], "files": [str(self.file)]}
+        # A secret arrives opened on this host (actor.unseal); say which, never what.
+        received = sorted(setup.get("secrets", {}))
+        return {
+            "created": [str(self.folder)],
+            "files": [str(self.file)],
+            "secrets_received": received,
+        }
 
     def measure(self, point: dict) -> dict:
         assert self.folder is not None and self.file is not None

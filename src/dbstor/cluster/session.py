@@ -34,7 +34,9 @@ PLACE_TIMEOUT_S = 120.0  # a host's first worker process may take a while to sta
 CALL_TIMEOUT_S = 60.0
 BEAT_EVERY_S = 2.0
 START_MARGIN_S = 0.5
-LATE_GRACE_S = 30.0  # a host this late after a point's end is taken as cut off
+LATE_GRACE_S = 30.0
+STOP_TIMEOUT_S = 15.0
+CLOSE_TIMEOUT_S = 30.0  # a host this late after a point's end is taken as cut off
 
 
 class HostFailed(PointFailed):
@@ -58,14 +60,22 @@ class ClusterPoint:
 
 
 class ClusterSession:
-    def __init__(self, address: str, names: Sequence[str], lease_s: float = 10.0) -> None:
+    def __init__(
+        self,
+        address: str,
+        names: Sequence[str],
+        lease_s: float = 10.0,
+        late_grace_s: float = LATE_GRACE_S,
+    ) -> None:
         self.address = address
         self.names = list(names)
         self.lease_s = lease_s
+        self.late_grace_s = late_grace_s
         self.hosts: list[HostNode] = []
         self.agents: dict[str, Any] = {}
         self.offsets: dict[str, ClockOffset] = {}
         self.facts: dict[str, dict] = {}
+        self.given_up: set[str] = set()
         self._ray: Any = None
         self._beating = threading.Event()
 
@@ -169,7 +179,7 @@ class ClusterSession:
             self.agents[name].measure.remote({**point, "start_at": instants[name]}): name
             for name, point in points.items()
         }
-        deadline = time.monotonic() + START_MARGIN_S + duration_s + LATE_GRACE_S
+        deadline = time.monotonic() + START_MARGIN_S + duration_s + self.late_grace_s
         outcomes: dict[str, dict] = {}
         try:
             pending = list(refs)
@@ -193,6 +203,8 @@ class ClusterSession:
         except BaseException as exc:
             failed = exc.host if isinstance(exc, HostFailed) else None
             self.stop_all(f"host {failed} failed" if failed else "interrupted", skip=failed)
+            if failed:  # a dead or hung host is not waited for again when closing
+                self.given_up.add(failed)
             raise
         skew, starts = start_skew({n: o["started_at"] for n, o in outcomes.items()}, self.offsets)
         return ClusterPoint(outcomes, starts, skew, skew_limit_s(duration_s))
@@ -202,7 +214,7 @@ class ClusterSession:
         ray = self._ray
         refs = [a.stop.remote(reason) for name, a in self.agents.items() if name != skip]
         if refs:
-            ray.wait(refs, num_returns=len(refs), timeout=15)
+            ray.wait(refs, num_returns=len(refs), timeout=STOP_TIMEOUT_S)
 
     # -- closing -----------------------------------------------------------------------------
     def close(self) -> None:
@@ -211,8 +223,9 @@ class ClusterSession:
         if ray is None or not self.agents:
             self._beating.clear()
             return
-        refs = [a.close.remote() for a in self.agents.values()]
-        ray.wait(refs, num_returns=len(refs), timeout=CALL_TIMEOUT_S)
+        refs = [a.close.remote() for n, a in self.agents.items() if n not in self.given_up]
+        if refs:
+            ray.wait(refs, num_returns=len(refs), timeout=CLOSE_TIMEOUT_S)
         self._beating.clear()
         for agent in self.agents.values():
             try:
