@@ -9,6 +9,7 @@ from dbstor.results.model import Spread
 
 STEADY_MAX_DRIFT_PCT = 10.0  # SNIA PTS: the slope over the window stays within 10% of the mean
 NOISY_SPREAD_PCT = 10.0  # repeats whose IOPS differ by more than this are flagged
+MEMORY_READS_PER_TXN = 0.05  # fewer device reads per transaction than this: memory served reads
 
 
 def drift_pct(per_second: Sequence[float], window: int | None = None) -> float | None:

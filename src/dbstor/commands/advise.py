@@ -13,10 +13,10 @@ from typing import Any
 
 from dbstor.analysis.placement import inputs
 from dbstor.analysis.placement.analysis import DEFAULT_FAST_LATENCY_MS, Tiers, analyse
-from dbstor.analysis.placement.html import render_advise_section, render_page
 from dbstor.analysis.placement.model import DbObject
 from dbstor.commands.output import emit_result
 from dbstor.errors import UserError
+from dbstor.report.tools.placement import render_advise_section, render_page
 from dbstor.units import format_size, parse_duration, parse_latency_ms, parse_size
 
 EXAMPLES = """examples:

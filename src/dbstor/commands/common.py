@@ -10,9 +10,9 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from dbstor.errors import UserError
-from dbstor.progress import Progress
 from dbstor.results.model import Point, Run
-from dbstor.study_runner import StudyOutcome
+from dbstor.runs.progress import Progress
+from dbstor.runs.study import StudyOutcome
 from dbstor.testfiles import Safety
 
 T = TypeVar("T")

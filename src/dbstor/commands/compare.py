@@ -10,7 +10,7 @@ from pathlib import Path
 from dbstor.analysis.compare import compare_runs
 from dbstor.errors import UserError
 from dbstor.results.model import Run
-from dbstor.study_runner import load_folder
+from dbstor.runs.study import load_folder
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -65,7 +65,7 @@ def run(args: argparse.Namespace) -> int:
             )
     comparison = compare_runs(runs, baseline)
     if args.report:
-        from dbstor.study_runner import render
+        from dbstor.runs.study import render
 
         args.report.mkdir(parents=True, exist_ok=True)
         render(args.report, runs, comparison, "comparison")

@@ -7,11 +7,11 @@ from pathlib import Path
 
 from dbstor.commands.common import add_run_flags, finish, parse_flag, safety_from
 from dbstor.errors import UserError
-from dbstor.progress import Progress
+from dbstor.runs.progress import Progress
+from dbstor.runs.study import run_study
 from dbstor.study.load import parse_slo_metric, resolve_profile
 from dbstor.study.model import LoadSeries, Study, Target
 from dbstor.study.profiles import BUILTIN_PROFILES
-from dbstor.study_runner import run_study
 from dbstor.units import parse_duration, parse_int_list, parse_latency_ms, parse_size
 
 

@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 
 from dbstor.analysis.compare import compare_runs
-from dbstor.study_runner import STUDY_FILE, load_folder, render
+from dbstor.runs.study import STUDY_FILE, load_folder, render
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

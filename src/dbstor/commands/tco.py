@@ -12,10 +12,10 @@ from pathlib import Path
 from typing import Any
 
 from dbstor.analysis.tco.cashflow import compute
-from dbstor.analysis.tco.html import render_page, render_tco_section
 from dbstor.analysis.tco.model import FIELDS, TcoInputs, resolve
 from dbstor.commands.output import emit_result
 from dbstor.errors import UserError
+from dbstor.report.tools.tco import render_page, render_tco_section
 
 EXAMPLES = """examples:
   dbstor tco consolidation.toml

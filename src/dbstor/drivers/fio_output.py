@@ -19,6 +19,25 @@ class DirectionTotals:
     bytes_per_s: float = 0.0
     histogram: LatencyHistogram = field(default_factory=LatencyHistogram)
 
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "ios": self.ios,
+            "io_bytes": self.io_bytes,
+            "iops": self.iops,
+            "bytes_per_s": self.bytes_per_s,
+            "histogram": self.histogram.to_dict(),
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> DirectionTotals:
+        return cls(
+            ios=int(data["ios"]),
+            io_bytes=int(data["io_bytes"]),
+            iops=float(data["iops"]),
+            bytes_per_s=float(data["bytes_per_s"]),
+            histogram=LatencyHistogram.from_dict(data["histogram"]),
+        )
+
 
 @dataclass
 class FioRun:
@@ -30,26 +49,77 @@ class FioRun:
     errors: list[str]
     client_cpu_pct: float  # fio's own user+system CPU, % of one core summed over jobs
 
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "version": self.version,
+            "read": self.read.to_dict(),
+            "write": self.write.to_dict(),
+            "runtime_s": self.runtime_s,
+            "jobs": self.jobs,
+            "errors": list(self.errors),
+            "client_cpu_pct": self.client_cpu_pct,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> FioRun:
+        return cls(
+            version=str(data["version"]),
+            read=DirectionTotals.from_dict(data["read"]),
+            write=DirectionTotals.from_dict(data["write"]),
+            runtime_s=float(data["runtime_s"]),
+            jobs=int(data["jobs"]),
+            errors=list(data["errors"]),
+            client_cpu_pct=float(data["client_cpu_pct"]),
+        )
+
+
+def merge_directions(parts: list[DirectionTotals]) -> DirectionTotals:
+    """One direction's totals over several fio runs at once (hosts): counts, rates and
+    histogram bins added."""
+    return DirectionTotals(
+        ios=sum(p.ios for p in parts),
+        io_bytes=sum(p.io_bytes for p in parts),
+        iops=sum(p.iops for p in parts),
+        bytes_per_s=sum(p.bytes_per_s for p in parts),
+        histogram=merge_all(p.histogram for p in parts),
+    )
+
+
+def merge_fio_runs(parts: list[FioRun]) -> FioRun:
+    """Several fio runs measured over the same window (one per host) as one: every
+    direction summed, the longest runtime, all jobs and errors."""
+    return FioRun(
+        version=parts[0].version,
+        read=merge_directions([p.read for p in parts]),
+        write=merge_directions([p.write for p in parts]),
+        runtime_s=max(p.runtime_s for p in parts),
+        jobs=sum(p.jobs for p in parts),
+        errors=[e for p in parts for e in p.errors],
+        client_cpu_pct=sum(p.client_cpu_pct for p in parts),
+    )
+
 
 def _direction(jobs: list[dict[str, Any]], key: str) -> DirectionTotals:
-    totals = DirectionTotals()
-    histograms = []
-    for job in jobs:
-        side = job.get(key) or {}
-        ios = int(side.get("total_ios", 0))
-        totals.ios += ios
-        totals.io_bytes += int(side.get("io_bytes", 0))
-        totals.iops += float(side.get("iops", 0.0))
-        totals.bytes_per_s += float(side.get("bw_bytes", 0.0))
-        clat = side.get("clat_ns") or {}
-        if clat.get("N"):
-            histograms.append(
-                LatencyHistogram.from_fio(
-                    clat.get("bins", {}), clat.get("mean", 0.0), clat["N"], clat.get("max", 0.0)
-                )
-            )
-    totals.histogram = merge_all(histograms)
-    return totals
+    """One direction summed over fio's jobs: the same merge as across hosts."""
+    return merge_directions([_job_direction(job.get(key) or {}) for job in jobs])
+
+
+def _job_direction(side: dict[str, Any]) -> DirectionTotals:
+    clat = side.get("clat_ns") or {}
+    histogram = (
+        LatencyHistogram.from_fio(
+            clat.get("bins", {}), clat.get("mean", 0.0), clat["N"], clat.get("max", 0.0)
+        )
+        if clat.get("N")
+        else LatencyHistogram()
+    )
+    return DirectionTotals(
+        ios=int(side.get("total_ios", 0)),
+        io_bytes=int(side.get("io_bytes", 0)),
+        iops=float(side.get("iops", 0.0)),
+        bytes_per_s=float(side.get("bw_bytes", 0.0)),
+        histogram=histogram,
+    )
 
 
 def parse_fio_json(text: str) -> FioRun:

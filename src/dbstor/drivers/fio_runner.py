@@ -65,14 +65,21 @@ def run_job(job_text: str, job_file: Path, where: str, timeout_s: float) -> FioR
     On Ctrl-C (or any other interruption) fio's process group is stopped, then the
     interruption goes on up.
     """
+    job_file = job_file.absolute()
     job_file.parent.mkdir(parents=True, exist_ok=True)
     job_file.write_text(job_text, encoding="utf-8")
     output = job_file.with_suffix(".json")
     cmd = [fio_binary(), "--output-format=json+", f"--output={output}", str(job_file)]
     # fio runs in its own process group so that its job processes can be stopped together:
     # Ctrl-C is forwarded to the group, and whatever still runs after a grace period is killed.
+    # fio runs in the job file's folder, so that log files named in the job land there.
     proc = subprocess.Popen(
-        cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, start_new_session=True
+        cmd,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+        cwd=job_file.parent,
     )
     try:
         _, stderr = proc.communicate(timeout=timeout_s)

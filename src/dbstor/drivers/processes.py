@@ -3,8 +3,9 @@
 The parent forks one process per share of the users before any user thread starts; each
 child runs its share with VirtualUsers, says when its users are connected, starts at the
 moment the parent gives (time.monotonic is one clock for every process on the host) and
-sends back its users' tallies, its CPU over the measured window and what its users cost
-in memory. A fatal error in one child stops the others.
+sends back its users' merged result (plain data: histograms, counts, its CPU over the
+measured window, what its users cost in memory); the parent merges those with the same
+exact merge as across instances and hosts (tally.merge_results). A fatal error in one child stops the others.
 """
 
 from __future__ import annotations
@@ -16,8 +17,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
-from dbstor.analysis.histogram import merge_all
-from dbstor.drivers.tally import DriveResult, error_line, merge
+from dbstor.drivers.tally import DriveResult, error_line, merge, merge_results
 from dbstor.drivers.users import Instance, VirtualUsers, Window
 
 HELD_SIGNALS = {signal.SIGINT, signal.SIGTERM}
@@ -140,20 +140,13 @@ def _conduct(
         if tick:
             tick()
     measured = max(0.0, min(time.monotonic(), window.end) - window.measure_start)
-    names = list(instances[0].workload.mix)
-    result = merge(
-        [t for r in reports for t in r["tallies"]], names, measured, open_loop=bool(rate)
-    )
-    result.fatal = fatal or next((r["fatal"] for r in reports if r["fatal"]), None)
-    cpus = [r["cpu"] for r in reports]
-    result.client_cpu_s = None if None in cpus or not cpus else sum(cpus)
-    per_user = [r["rss_per_user"] for r in reports if r["rss_per_user"] is not None]
-    result.client_rss_per_user_bytes = sum(per_user) / len(per_user) if per_user else None
+    if not reports:
+        result = merge([], list(instances[0].workload.mix), measured, open_loop=bool(rate))
+    else:
+        result = merge_results([DriveResult.from_dict(r) for r in reports])
+        result.measured_s = measured
+    result.fatal = fatal or result.fatal
     result.processes = len(children)
-    if rate:
-        result.arrivals = sum(r["arrivals"] for r in reports)
-        result.unfinished = merge_all(r["unfinished"] for r in reports if r["unfinished"])
-        result.backlog = result.unfinished.count
     return result
 
 
@@ -203,19 +196,7 @@ def _child(
         if driver.fatal:
             with contextlib.suppress(OSError):
                 pipe.send(("fatal", driver.fatal))
-        pipe.send(
-            (
-                "done",
-                {
-                    "tallies": tallies,
-                    "cpu": cpu,
-                    "rss_per_user": driver.rss_per_user,
-                    "fatal": driver.fatal,
-                    "arrivals": result.arrivals or 0,
-                    "unfinished": result.unfinished,
-                },
-            )
-        )
+        pipe.send(("done", result.to_dict()))
     except KeyboardInterrupt:
         driver.stop.set()
         driver.go.set()

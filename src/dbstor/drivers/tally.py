@@ -12,6 +12,7 @@ import math
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import Any
 
 from dbstor.analysis.histogram import LatencyHistogram, merge_all
 from dbstor.engines.base import mask_dsn
@@ -99,6 +100,58 @@ class DriveResult:
     def tps(self) -> float:
         return self.commits / self.measured_s if self.measured_s > 0 else 0.0
 
+    def to_dict(self) -> dict[str, Any]:
+        """Plain data: histograms as bins, counters as numbers (see runs/database/point.py)."""
+        data: dict[str, Any] = {
+            name: getattr(self, name)
+            for name in (
+                "commits",
+                "measured_s",
+                "errors",
+                "retries",
+                "fatal",
+                "arrivals",
+                "backlog",
+                "client_cpu_s",
+                "client_rss_per_user_bytes",
+                "processes",
+            )
+        }
+        data["per_type"] = {name: h.to_dict() for name, h in self.per_type.items()}
+        data["overall"] = self.overall.to_dict()
+        data["per_second"] = list(self.per_second)
+        data["messages"] = list(self.messages)
+        data["rollbacks"] = dict(self.rollbacks)
+        for name in ("service", "unfinished"):
+            histogram = getattr(self, name)
+            data[name] = histogram.to_dict() if histogram is not None else None
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> DriveResult:
+        def histogram(value: dict[str, Any] | None) -> LatencyHistogram | None:
+            return None if value is None else LatencyHistogram.from_dict(value)
+
+        return cls(
+            per_type={n: LatencyHistogram.from_dict(h) for n, h in data["per_type"].items()},
+            overall=LatencyHistogram.from_dict(data["overall"]),
+            commits=int(data["commits"]),
+            measured_s=float(data["measured_s"]),
+            per_second=[float(v) for v in data["per_second"]],
+            errors=int(data["errors"]),
+            retries=int(data["retries"]),
+            messages=list(data["messages"]),
+            fatal=data["fatal"],
+            rollbacks={k: int(v) for k, v in data["rollbacks"].items()},
+            service=histogram(data["service"]),
+            arrivals=data["arrivals"],
+            backlog=data["backlog"],
+            unfinished=histogram(data["unfinished"]),
+            client_cpu_s=data["client_cpu_s"],
+            client_rss_per_user_bytes=data["client_rss_per_user_bytes"],
+            processes=int(data["processes"]),
+        )
+
     @property
     def latency(self) -> LatencyHistogram:
         """Every transaction's latency; in the open loop also the arrivals still waiting at
@@ -165,4 +218,49 @@ def merge(
         fatal=None,
         rollbacks=dict(rollbacks),
         service=service,
+    )
+
+
+def merge_results(results: list[DriveResult]) -> DriveResult:
+    """One result from the results of users driven apart over the same window (client
+    processes, instances, hosts): histograms bin by bin, counts and per-second commits
+    added, CPU added, memory per user averaged, the first fatal error. Exact: merging the
+    results of two groups of users equals the result of all their tallies merged."""
+    per_type: dict[str, LatencyHistogram] = {}
+    for name in dict.fromkeys(n for r in results for n in r.per_type):
+        per_type[name] = merge_all(r.per_type[name] for r in results if name in r.per_type)
+    seconds = max((len(r.per_second) for r in results), default=0)
+    messages: list[str] = []
+    for r in results:
+        messages += [m for m in r.messages if m not in messages]
+    rollbacks: Counter[str] = Counter()
+    for r in results:
+        rollbacks.update(r.rollbacks)
+    cpus = [r.client_cpu_s for r in results]
+    per_user = [
+        r.client_rss_per_user_bytes for r in results if r.client_rss_per_user_bytes is not None
+    ]
+    services = [r.service for r in results if r.service is not None]
+    open_loop = any(r.arrivals is not None for r in results)
+    unfinished = merge_all(r.unfinished for r in results if r.unfinished) if open_loop else None
+    return DriveResult(
+        per_type=per_type,
+        overall=merge_all(r.overall for r in results),
+        commits=sum(r.commits for r in results),
+        measured_s=max((r.measured_s for r in results), default=0.0),
+        per_second=[
+            sum(r.per_second[s] for r in results if s < len(r.per_second)) for s in range(seconds)
+        ],
+        errors=sum(r.errors for r in results),
+        retries=sum(r.retries for r in results),
+        messages=messages[:MAX_ERROR_MESSAGES],
+        fatal=next((r.fatal for r in results if r.fatal), None),
+        rollbacks=dict(rollbacks),
+        service=merge_all(services) if services else None,
+        arrivals=sum(r.arrivals or 0 for r in results) if open_loop else None,
+        backlog=unfinished.count if unfinished is not None else None,
+        unfinished=unfinished,
+        client_cpu_s=None if not cpus or None in cpus else sum(c for c in cpus if c is not None),
+        client_rss_per_user_bytes=sum(per_user) / len(per_user) if per_user else None,
+        processes=sum(r.processes for r in results),
     )

@@ -70,6 +70,16 @@ class EngineCounters:
         return None
 
 
+def sum_counters(parts: Iterable[EngineCounters]) -> EngineCounters:
+    """Counters of several instances (or hosts) added; a counter one of them lacks is None."""
+    parts = list(parts)
+    total = EngineCounters()
+    for name in vars(total):
+        values = [getattr(p, name) for p in parts]
+        setattr(total, name, None if any(v is None for v in values) else sum(values))
+    return total
+
+
 @dataclass
 class ObjectIO:
     """Cumulative I/O of one table, index or file, for the placement advisor."""

@@ -7,39 +7,33 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from html import escape
 from pathlib import Path
-from typing import Any
 
 from dbstor import __version__
-from dbstor.report.database import memory_html, memory_sentence, overlay_caption, overlays
-from dbstor.report.dbfigures import overlay_chart, tps_latency_curve
-from dbstor.report.dbsection import database_section
-from dbstor.report.dss import dss_card, dss_comparison_block, dss_howto, dss_section, is_query_run
-from dbstor.report.figures import (
-    curve_chart,
-    host_tool,
-    iops_cpu_chart,
-    latency_chart,
-    run_names,
-    timeseries_chart,
-)
-from dbstor.report.style import CSS
-from dbstor.report.summary import (
+from dbstor.analysis.dss_compare import is_query_run
+from dbstor.report.database.figures import overlay_chart, tps_latency_curve
+from dbstor.report.database.memory import memory_html, memory_sentence
+from dbstor.report.database.overlay import overlay_caption, overlays
+from dbstor.report.database.section import database_section
+from dbstor.report.io.section import io_section
+from dbstor.report.kit.comparison import comparison_block
+from dbstor.report.kit.figures import curve_chart, host_tool, run_names
+from dbstor.report.kit.style import CSS
+from dbstor.report.kit.summary import (
     cache_sentence,
     is_database,
     knee_sentence,
     peak_sentence,
     slo_of,
 )
-from dbstor.report.tables import comparison_block, facts_block, flag_legend, points_table
+from dbstor.report.kit.tables import STATUS_TEXT, flag_legend, status_badge
+from dbstor.report.queries.section import (
+    dss_card,
+    dss_comparison_block,
+    dss_howto,
+    dss_section,
+)
 from dbstor.results.model import Run
 from dbstor.results.store import REPORT_FILE, write_text_atomic
-
-_STATUS_TEXT = {
-    "complete": "complete",
-    "interrupted": "interrupted",
-    "failed": "failed",
-    "running": "still running",
-}
 
 
 def _default_title(runs: Sequence[Run], names: list[str]) -> str:
@@ -153,17 +147,12 @@ def _callouts(runs: Sequence[Run], names: list[str]) -> str:
             )
         elif run.status in ("interrupted", "running"):
             parts.append(
-                f'<div class="callout warn">{who}the run is <b>{escape(_STATUS_TEXT[run.status])}</b>; '
+                f'<div class="callout warn">{who}the run is <b>{escape(STATUS_TEXT[run.status])}</b>; '
                 f"this report covers the {finished} load points that finished.</div>"
             )
         for note in run.notes or []:
             parts.append(f'<div class="callout warn">{who}{escape(str(note))}</div>')
     return "".join(parts)
-
-
-def _badge(status: str) -> str:
-    text = _STATUS_TEXT.get(status, status)
-    return f'<span class="badge {escape(status)}">{escape(text)}</span>'
 
 
 def _cards(runs: Sequence[Run], names: list[str]) -> str:
@@ -182,48 +171,11 @@ def _cards(runs: Sequence[Run], names: list[str]) -> str:
             lines.append("reads came from memory: see the warning above.")
         body = "".join(f"<p>{escape(line[0].upper() + line[1:])}</p>" for line in lines)
         cards.append(
-            f'<div class="card"><h3>{escape(name)}{_badge(run.status)}</h3>'
+            f'<div class="card"><h3>{escape(name)}{status_badge(run.status)}</h3>'
             f'<p class="meta">{escape(" · ".join(x for x in (workload, engine, run.run_id) if x))}</p>'
             f"{body}</div>"
         )
     return f'<section><h2>Summary</h2><div class="cards">{"".join(cards)}</div></section>'
-
-
-def _run_section(run: Run, name: str, rows: list[dict[str, Any]] | None) -> str:
-    parts = [f'<section class="run"><h2>{escape(name)}{_badge(run.status)}</h2>']
-    has_device = any(p.device is not None for p in run.points if p.ok)
-    busy = "the host CPU and the device were" if has_device else "the host CPU was"
-    parts.append(
-        f"<figure>{iops_cpu_chart(run)}<figcaption>Bars: IOPS at each load point. "
-        f"Lines: how busy {busy} (right axis).</figcaption></figure>"
-    )
-    device_note = (
-        "Dashed: the device's await from /proc/diskstats. The gap is time in the host I/O "
-        "stack and the path."
-        if has_device
-        else "No device statistics: no block device was found under the target."
-    )
-    parts.append(
-        f"<figure>{latency_chart(run)}<figcaption>Solid: mean latency {host_tool([run])} saw "
-        "at the host. "
-        f"{device_note}</figcaption></figure>"
-    )
-    series = timeseries_chart(run, rows) if rows else None
-    if series:
-        parts.append(
-            f"<figure>{series}<figcaption>One sample per second; a grey line marks the "
-            "start of each load point. A slope at the end of a point means it was not "
-            "steady.</figcaption></figure>"
-        )
-    parts.append("<h3>Load points</h3>")
-    parts.append(points_table(run))
-    parts.append("<h3>Study and host facts</h3>")
-    cache = cache_sentence(run)
-    if cache:
-        parts.append(f"<p>{escape(cache)}</p>")
-    parts.append(facts_block(run))
-    parts.append("</section>")
-    return "".join(parts)
 
 
 def _overlay_sections(runs: Sequence[Run], names: list[str]) -> tuple[str, set[str]]:
@@ -319,7 +271,7 @@ def render_report(
         elif is_database(run):
             body.append(database_section(run, name, rows))
         else:
-            body.append(_run_section(run, name, rows))
+            body.append(io_section(run, name, rows))
     body.append(f"<section><h2>Flags</h2>{flag_legend()}</section>")
     body.extend(extra_sections or [])
     body.append(

@@ -2,8 +2,8 @@
 
 import pytest
 
-from dbstor.analysis.efficiency.html import render_efficiency_section
 from dbstor.analysis.efficiency.snapshots import model, parse_per_role, parse_rate, parse_schedule
+from dbstor.report.tools.efficiency import render_efficiency_section
 from dbstor.units import parse_duration
 
 TB = 1e12

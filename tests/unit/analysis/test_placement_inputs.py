@@ -8,13 +8,13 @@ from pathlib import Path
 import pytest
 
 from dbstor.analysis.placement.analysis import Tiers, analyse
-from dbstor.analysis.placement.html import render_advise_section, render_page
 from dbstor.analysis.placement.inputs import load_files, parse_run, parse_sqlserver
 from dbstor.analysis.placement.model import DbObject
 from dbstor.analysis.placement.oracle import parse_oracle
 from dbstor.analysis.placement.postgres import mask_dsn, scrub
 from dbstor.analysis.placement.runs import tier_latency_ms
 from dbstor.errors import UserError
+from dbstor.report.tools.placement import render_advise_section, render_page
 from dbstor.results.model import LatencyStats, Load, Point, Run
 from dbstor.results.store import save_run
 

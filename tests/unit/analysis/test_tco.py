@@ -7,12 +7,12 @@ from pathlib import Path
 import pytest
 
 from dbstor.analysis.tco.cashflow import compute, npv, payback_months, roi, servers_needed
-from dbstor.analysis.tco.html import render_tco_section
 from dbstor.analysis.tco.licences import licences_per_server
 from dbstor.analysis.tco.model import resolve
 from dbstor.analysis.tco.runs import cpu_from_runs
 from dbstor.commands import tco as tco_command
 from dbstor.errors import UserError
+from dbstor.report.tools.tco import render_tco_section
 from dbstor.results.model import CpuStats, Load, Point, Run
 from dbstor.results.store import save_run
 

@@ -1,7 +1,6 @@
 """The consolidation cost case (TR-4403, TR-4415): servers, licences, ROI, NPV, payback."""
 
 from dbstor.analysis.tco.cashflow import compute, npv, payback_months, roi, servers_needed
-from dbstor.analysis.tco.html import render_tco_section
 from dbstor.analysis.tco.licences import licences_per_server
 
 __all__ = [
@@ -9,7 +8,6 @@ __all__ = [
     "licences_per_server",
     "npv",
     "payback_months",
-    "render_tco_section",
     "roi",
     "servers_needed",
 ]

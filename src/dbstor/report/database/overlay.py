@@ -1,0 +1,190 @@
+"""The database on the storage's curve: fio runs and database runs on one target label,
+where the database ran on the storage's IOPS-latency curve, and the caption that says so
+from the data.
+
+A database run's IOPS are what the device under the target saw, not what the engine asked
+for; its read latency is the device's await (diskstats has a mean, not a distribution).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from dbstor.analysis.curve import value_at_knee
+from dbstor.report.database.memory import is_external, memory_detail
+from dbstor.report.kit.fmt import capitalise, fmt_iops, fmt_share, join_words, load_text
+from dbstor.report.kit.summary import (
+    is_database,
+    knee_of,
+    ok_points,
+    peak_of,
+    point_label,
+    reads_from_memory,
+    slo_of,
+)
+from dbstor.results.model import Point, Run
+
+
+@dataclass
+class Overlay:
+    """fio runs and database runs on one target label: the storage's curve and where the
+    database ran on it."""
+
+    label: str
+    storage: list[Run]  # fio runs; the first is the curve the caption reads
+    databases: list[Run]  # managed database runs, placed on the curve
+    external: list[Run] = field(default_factory=list)  # left out: their devices are elsewhere
+
+
+def overlays(runs: Sequence[Run]) -> list[Overlay]:
+    """One overlay per target label that has both a fio run and a database run."""
+    out = []
+    labels: list[str] = []
+    for run in runs:
+        label = str((run.target or {}).get("label", ""))
+        if label not in labels:
+            labels.append(label)
+    for label in labels:
+        same = [r for r in runs if str((r.target or {}).get("label", "")) == label]
+        fio = [r for r in same if not is_database(r) and ok_points(r)]
+        dbs = [r for r in same if is_database(r)]
+        if not fio or not dbs:
+            continue
+        fio.sort(key=lambda r: (r.workload or {}).get("name") != "io-oltp")
+        managed = [r for r in dbs if not is_external(r)]
+        external = [r for r in dbs if is_external(r)]
+        if managed:  # an external server's devices are elsewhere: nothing to place
+            out.append(Overlay(label, fio, managed, external))
+    return out
+
+
+def placed_points(run: Run) -> list[Point]:
+    """A database run's finished points that have device IOPS to place on the curve."""
+    return [p for p in ok_points(run) if p.read_iops is not None or p.write_iops is not None]
+
+
+def device_read_ms(point: Point) -> float:
+    """The y of a database point on the overlay: device read await, 0 when nothing was read."""
+    stats = point.read_lat_ms
+    if not point.read_iops or stats is None or stats.mean is None:
+        return 0.0
+    return stats.mean
+
+
+def storage_read_ms(point: Point) -> float | None:
+    """The y of a fio point on the overlay: fio's mean read latency."""
+    return point.read_lat_ms.mean if point.read_lat_ms else None
+
+
+@dataclass
+class KneeMark:
+    iops: float
+    read_ms: float
+    load: str
+    slo_text: str
+
+
+def storage_knee(run: Run) -> KneeMark | None:
+    """The storage's knee on the overlay's axes (mean read latency at the knee's load)."""
+    knee = knee_of(run)
+    if knee.state != "found" or knee.iops is None or knee.load_value is None:
+        return None
+    y = value_at_knee(run.points, {"load": knee.load_value}, storage_read_ms)
+    if y is None:
+        return None
+    slo = slo_of(run)
+    limit = f"{slo.name} ≤ {slo.limit_ms:g} ms" if slo.limit_ms else slo.name
+    return KneeMark(knee.iops, y, load_text(knee.load_kind, knee.load_value), limit)
+
+
+def _relation(iops: float, storage: Run) -> str:
+    knee = knee_of(storage)
+    peak = peak_of(storage)
+    if knee.state == "found" and knee.iops:
+        ratio = iops / knee.iops
+        where = (
+            f"the storage's knee ({fmt_iops(knee.iops)} IOPS at "
+            f"{load_text(knee.load_kind, knee.load_value)})"
+        )
+        if ratio < 0.5:
+            return f"it runs far below {where}"
+        if ratio < 0.9:
+            return f"it runs below {where}"
+        if ratio <= 1.1:
+            return f"it runs close to {where}"
+        return f"it runs past {where}: expect the storage's latency to climb"
+    top = peak.iops if peak else 0.0
+    if knee.state == "beyond":
+        qualifier = "far below" if top and iops < 0.5 * top else "below"
+        return (
+            f"it runs {qualifier} the highest load the storage sustained within its SLO "
+            "(the storage's knee lies beyond its highest measured load)"
+        )
+    if top and iops > 0.9 * top:
+        return "it runs close to the storage's peak"
+    return "it runs far below the storage's peak" if iops < 0.5 * top else "it runs below it"
+
+
+def overlay_caption(overlay: Overlay, names: dict[str, str]) -> str:
+    """Sentences computed from the data: where each database ran against the storage."""
+    storage = overlay.storage[0]
+    peak = peak_of(storage)
+    peak_iops = peak.iops if peak else 0.0
+    sentences = []
+    many = len(overlay.databases) > 1
+    for run in overlay.databases:
+        who = f"{names.get(run.run_id, run.run_id)}: " if many else ""
+        points = placed_points(run)
+        if not ok_points(run):
+            sentences.append(capitalise(f"{who}the database run has no finished load point yet."))
+            continue
+        if not points:
+            sentences.append(
+                capitalise(
+                    f"{who}the database run has no device statistics, so it cannot be placed "
+                    "on the storage's curve."
+                )
+            )
+            continue
+        busiest = max(points, key=lambda p: p.iops)
+        writes = (busiest.write_iops or 0.0) / busiest.iops if busiest.iops else 0.0
+        mix = ""
+        if writes >= 0.995:
+            mix = " (almost all writes)"
+        elif writes >= 0.5:
+            mix = f" ({fmt_share(writes, 1.0)} writes)"
+        share = fmt_share(busiest.iops, peak_iops) if peak_iops else "an unknown share"
+        sentence = (
+            f"{who}At {point_label(busiest, compact=False)} the database drove "
+            f"{fmt_iops(busiest.iops)} IOPS{mix}, {share} of the storage's peak of "
+            f"{fmt_iops(peak_iops)} IOPS: {_relation(busiest.iops, storage)}."
+        )
+        sentences.append(capitalise(sentence))
+        if peak_iops and busiest.iops > 1.1 * peak_iops:
+            sentences.append(
+                "That is more than fio ever drove: the device's figures likely include other "
+                "I/O on the device, or the storage changed between the runs."
+            )
+        unread = [p for p in points if device_read_ms(p) == 0.0]
+        if unread and len(unread) == len(points):
+            sentences.append(
+                "The device saw no reads at any load point, so the database's points sit at "
+                "0 ms: every read came from memory."
+            )
+        elif unread:
+            where = join_words([point_label(p, compact=False) for p in unread])
+            verb = "that point sits" if len(unread) == 1 else "those points sit"
+            sentences.append(f"At {where} the device saw no reads, so {verb} at 0 ms.")
+        if reads_from_memory(busiest) and len(unread) < len(points):
+            sentences.append(
+                f"Its reads came from memory: {memory_detail(run, busiest)}. The storage's "
+                "read latency barely touched its transactions."
+            )
+    for run in overlay.external:
+        name = names.get(run.run_id, run.run_id)
+        sentences.append(
+            f"{name} ran on an external server: its device figures are this host's, so it "
+            "is left off this chart."
+        )
+    return " ".join(sentences)

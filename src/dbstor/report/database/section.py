@@ -1,0 +1,163 @@
+"""One database run's section of the HTML report: its charts, tables and facts."""
+
+from __future__ import annotations
+
+from html import escape
+from typing import Any
+
+from dbstor.report.database.client import client_caption, client_table
+from dbstor.report.database.figures import device_chart, tps_chart, txn_types_chart
+from dbstor.report.database.memory import is_external, memory_html, memory_sentence
+from dbstor.report.database.tables import (
+    db_points_table,
+    engine_block,
+    engine_io_table,
+    errors_block,
+    load_report,
+    objects_table,
+    peak_point,
+    txn_p99_matrix,
+    txn_types_table,
+)
+from dbstor.report.kit.figures import timeseries_chart
+from dbstor.report.kit.fmt import fmt_bytes, fmt_iops, fmt_num
+from dbstor.report.kit.summary import point_label, slo_of
+from dbstor.report.kit.tables import facts_block
+from dbstor.results.model import Run
+
+
+def _badge(status: str) -> str:
+    text = {"running": "still running"}.get(status, status)
+    return f'<span class="badge {escape(status)}">{escape(text)}</span>'
+
+
+def _what_ran(run: Run) -> str:
+    engine = run.engine or {}
+    workload = run.workload or {}
+    parts = [
+        " ".join(
+            str(x) for x in (engine.get("title") or engine.get("name"), engine.get("version")) if x
+        ),
+        "external server" if is_external(run) else "managed by dbstor",
+    ]
+    title = workload.get("title") or workload.get("name")
+    if title:
+        scale = workload.get("scale")
+        parts.append(f"{title}" + (f", scale {fmt_num(scale, 6)}" if scale is not None else ""))
+    series = workload.get("series") or {}
+    values = series.get("values") or []
+    if values and series.get("kind") == "instances":
+        parts.append(
+            f"{'–'.join(fmt_num(v) for v in (values[0], values[-1]))} instances × "
+            f"{series.get('users', 1)} users each"
+        )
+    elif values:
+        parts.append(f"{'–'.join(fmt_num(v) for v in (values[0], values[-1]))} virtual users")
+    think = workload.get("think_time_ms")
+    if isinstance(think, int | float):
+        parts.append("no think time" if think == 0 else f"think time {fmt_num(think)} ms")
+    return " · ".join(p for p in parts if p)
+
+
+def database_section(run: Run, name: str, rows: list[dict[str, Any]] | None) -> str:
+    """The section of one database run: TPS and latency, the device, transaction types,
+    engine I/O, errors, the load report, the engine and its objects, the facts."""
+    slo = slo_of(run)
+    parts = [
+        f'<section class="run database"><h2>{escape(name)}{_badge(run.status)}</h2>',
+        f'<p class="meta">{escape(_what_ran(run))}</p>',
+    ]
+    memory = memory_sentence(run)
+    if memory:
+        parts.append(f'<div class="callout memory">{memory_html(memory)}</div>')
+    parts.append(
+        f"<figure>{tps_chart(run)}<figcaption>Bars: transactions per second the virtual users "
+        "completed. Line: the p99 transaction latency the client measured, from the start of "
+        "a transaction to its commit (right axis).</figcaption></figure>"
+    )
+    if is_external(run):
+        device_note = (
+            "The engine is an external server: these are this host's devices, which may not "
+            "hold the database."
+        )
+    else:
+        device_note = (
+            f"Mean await from /proc/diskstats; the SLO ({escape(slo.text)}) limits the read await."
+        )
+    parts.append(
+        f"<figure>{device_chart(run)}<figcaption>What the storage actually had to do: reads "
+        f"and writes per second at the block device under the target (right axis: their "
+        f"await). {device_note}</figcaption></figure>"
+    )
+    series = timeseries_chart(run, rows) if rows else None
+    if series:
+        parts.append(
+            f"<figure>{series}<figcaption>One sample per second; a grey line marks the start of "
+            "each load point. TPS is counted over measured seconds only.</figcaption></figure>"
+        )
+    parts.append("<h3>Load points</h3>")
+    parts.append(db_points_table(run))
+    peak = peak_point(run)
+    if peak is not None:
+        where = point_label(peak, compact=False)
+        parts.append(
+            f"<h3>Transaction types at {escape(where)}, the highest TPS "
+            f"({escape(fmt_iops(peak.tps))})</h3>"
+        )
+        parts.append(txn_types_table(run, peak))
+        parts.append(f"<figure>{txn_types_chart(run, peak)}</figure>")
+        matrix = txn_p99_matrix(run)
+        if matrix:
+            parts.append("<h3>p99 latency by transaction type and load point</h3>")
+            parts.append(matrix)
+    parts.append("<h3>Engine I/O per transaction</h3>")
+    parts.append(
+        "<p>Device reads and writes per transaction say how hard each transaction made the "
+        "storage work; engine physical reads are the engine's cache misses, which the host's "
+        "page cache may still serve without touching the storage.</p>"
+    )
+    parts.append(engine_io_table(run))
+    parts.append("<h3>The client</h3>")
+    parts.append(client_caption(run))
+    parts.append(client_table(run))
+    parts.append("<h3>Errors and retries</h3>")
+    parts.append(errors_block(run))
+    parts.append("<h3>Loading the database</h3>")
+    parts.append(load_report(run))
+    parts.append("<h3>Engine</h3>")
+    parts.append(engine_block(run))
+    parts.append("<h3>Largest database objects</h3>")
+    parts.append(objects_table(run))
+    parts.append("<h3>Study and host facts</h3>")
+    sizing = _sizing(run)
+    if sizing:
+        parts.append(f"<p>{escape(sizing)}</p>")
+    parts.append(facts_block(run, engine=False))
+    parts.append("</section>")
+    return "".join(parts)
+
+
+def _sizing(run: Run) -> str | None:
+    """The database's size against host memory and any memory cap: could memory hold it?"""
+    memory = (run.host or {}).get("memory_bytes")
+    loads = [x for x in (run.workload or {}).get("load") or [] if isinstance(x, dict)]
+    size = sum(x.get("bytes") or 0 for x in loads)
+    if not size:
+        return None
+    what = (
+        f"The database is {fmt_bytes(size)}"
+        if len(loads) == 1
+        else (f"The {len(loads)} databases are {fmt_bytes(size)} together")
+    )
+    cap = (run.engine or {}).get("memory_limit_bytes")
+    if isinstance(cap, int | float) and cap:
+        whose = "each instance's" if len(loads) > 1 else "the engine's"
+        return f"{what}; {whose} memory was capped at {fmt_bytes(cap)} (--memory-limit)."
+    if not isinstance(memory, int | float) or not memory or is_external(run):
+        return f"{what}."
+    if size < memory:
+        return (
+            f"{what}; the host has {fmt_bytes(memory)} of memory, so its page cache can hold "
+            "all of it."
+        )
+    return f"{what}, more than the host's {fmt_bytes(memory)} of memory."

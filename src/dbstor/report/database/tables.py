@@ -1,0 +1,328 @@
+"""HTML tables of a database run: load points, transaction types, engine I/O per
+transaction, errors, the load report, the engine and its largest objects.
+
+Every string from results is escaped here: engine messages and object names are data.
+"""
+
+from __future__ import annotations
+
+from html import escape
+from typing import Any
+
+from dbstor.report.database.memory import reads_per_txn
+from dbstor.report.kit.fmt import (
+    DASH,
+    fmt_bytes,
+    fmt_int,
+    fmt_iops,
+    fmt_ms,
+    fmt_num,
+    fmt_pct,
+    fmt_per_txn,
+    fmt_ratio,
+    fmt_value,
+)
+from dbstor.report.kit.summary import (
+    metric_value,
+    ok_points,
+    peak_of,
+    point_label,
+    slo_of,
+    table_points,
+)
+from dbstor.report.kit.tables import cell, fact_text, flags_cell, point_notes, scroll_table
+from dbstor.results.model import LatencyStats, Point, Run
+
+TOP_OBJECTS = 10
+FIRST_MESSAGES = 3
+_TXN_STATS = (("mean", "mean"), ("p50", "p50"), ("p95", "p95"), ("p99", "p99"), ("p999", "p99.9"))
+
+
+def _stat(stats: LatencyStats | None, name: str) -> float | None:
+    return None if stats is None else getattr(stats, name)
+
+
+def _slo_cell(run: Run, point: Point, metric: str, value: float | None) -> str:
+    slo = slo_of(run)
+    if metric != slo.metric or value is None or not slo.limit_ms:
+        return cell(fmt_ms(value, unit=False), "num")
+    over = value > slo.limit_ms
+    return cell(
+        fmt_ms(value, unit=False),
+        "num over" if over else "num within",
+        f"{slo.text}: {'over' if over else 'within'}",
+    )
+
+
+def db_points_table(run: Run) -> str:
+    """Every load point of a database run: transactions, latency, the device, the host."""
+    head = ["load", "TPS"]
+    head += [f"{label}|txn ms" for _, label in _TXN_STATS]
+    head += ["IOPS|device r / w", "read await|device ms", "write await|device ms"]
+    head += ["CPU", "hit ratio", "flags"]
+    rows = []
+    for point in table_points(run):
+        load = escape(point_label(point))
+        if not point.ok:
+            error = escape(point.error or "no error message recorded")
+            rows.append(
+                f'<tr class="failed"><th scope="row">{load}</th>'
+                f'<td colspan="{len(head) - 2}">failed: {error}</td>{flags_cell(point)}</tr>'
+            )
+            continue
+        cells = [cell(fmt_iops(point.tps), "num")]
+        for stat, _ in _TXN_STATS:
+            metric = f"txn_lat_{stat}_ms"
+            cells.append(_slo_cell(run, point, metric, metric_value(point, metric)))
+        split = DASH
+        if point.read_iops is not None or point.write_iops is not None:
+            split = f"{fmt_iops(point.read_iops)} / {fmt_iops(point.write_iops)}"
+        cells.append(cell(split, "num"))
+        for side in ("read", "write"):
+            metric = f"{side}_lat_mean_ms"
+            cells.append(_slo_cell(run, point, metric, metric_value(point, metric)))
+        cells.append(cell(fmt_pct(point.cpu.util_pct if point.cpu else None), "num"))
+        cells.append(cell(fmt_ratio(point.cache_hit_ratio), "num"))
+        cells.append(flags_cell(point))
+        rows.append(f'<tr><th scope="row">{load}</th>{"".join(cells)}</tr>')
+    return scroll_table(head, rows, "points") + point_notes(run)
+
+
+def _mix(run: Run) -> dict[str, float]:
+    mix = (run.workload or {}).get("mix") or {}
+    return {str(k): float(v) for k, v in mix.items() if isinstance(v, int | float)}
+
+
+def _types_in_order(run: Run, points: list[Point]) -> list[str]:
+    mix = _mix(run)
+    names = {t for p in points for t in (p.txn_types or {})}
+    return sorted(names, key=lambda t: (-mix.get(t, 0.0), t))
+
+
+def txn_types_table(run: Run, point: Point) -> str:
+    """One point's transaction types: share of the mix, count and latency."""
+    mix = _mix(run)
+    types = _types_in_order(run, [point])
+    stats = point.txn_types or {}
+    total = sum((stats[t].count or 0) for t in types if stats.get(t)) or 0
+    head = ["type", "share of mix|set", "share of mix|done", "count"]
+    head += [f"{label}|ms" for _, label in _TXN_STATS]
+    rows = []
+    for name in types:
+        one = stats.get(name)
+        done = f"{100.0 * one.count / total:.1f}%" if one and total else DASH
+        share = f"{mix[name]:g}%" if name in mix else DASH
+        cells = [
+            cell(share, "num"),
+            cell(done, "num"),
+            cell(fmt_int(one.count if one else None), "num"),
+        ]
+        cells += [cell(fmt_ms(_stat(one, stat), unit=False), "num") for stat, _ in _TXN_STATS]
+        rows.append(f'<tr><th scope="row">{escape(name)}</th>{"".join(cells)}</tr>')
+    return scroll_table(head, rows)
+
+
+def txn_p99_matrix(run: Run) -> str:
+    """p99 latency of every transaction type at every load point: what degrades first."""
+    points = [p for p in ok_points(run) if p.txn_types]
+    if len(points) < 2:
+        return ""
+    head = ["type", *(f"{point_label(p)}|p99 ms" for p in points)]
+    rows = []
+    for name in _types_in_order(run, points):
+        cells = "".join(
+            cell(fmt_ms(_stat((p.txn_types or {}).get(name), "p99"), unit=False), "num")
+            for p in points
+        )
+        rows.append(f'<tr><th scope="row">{escape(name)}</th>{cells}</tr>')
+    return scroll_table(head, rows)
+
+
+def engine_io_table(run: Run) -> str:
+    """Device and engine I/O per transaction, and the engine's cache hit ratio, per point."""
+    head = [
+        "load",
+        "TPS",
+        "device reads|per txn",
+        "device writes|per txn",
+        "engine physical reads|per txn",
+        "engine physical writes|per txn",
+        "cache hit ratio",
+        "read from storage",
+        "written to storage",
+    ]
+    rows = []
+    for point in ok_points(run):
+        io = point.engine_io or {}
+        cells = [
+            cell(fmt_iops(point.tps), "num"),
+            cell(fmt_per_txn(reads_per_txn(point)), "num"),
+            cell(fmt_per_txn(io.get("device_writes_per_txn")), "num"),
+            cell(fmt_per_txn(io.get("engine_physical_reads_per_txn")), "num"),
+            cell(fmt_per_txn(io.get("engine_physical_writes_per_txn")), "num"),
+            cell(fmt_ratio(point.cache_hit_ratio), "num"),
+            cell(fmt_bytes(io.get("storage_read_bytes")), "num"),
+            cell(fmt_bytes(io.get("storage_write_bytes")), "num"),
+        ]
+        rows.append(f'<tr><th scope="row">{escape(point_label(point))}</th>{"".join(cells)}</tr>')
+    if not rows:
+        return "<p>No load point finished.</p>"
+    return scroll_table(head, rows)
+
+
+def errors_block(run: Run) -> str:
+    """Errors and retries per point with the first messages, or one line saying none."""
+    rows = []
+    for point in table_points(run):
+        if point.ok and not point.errors and not point.retries and not point.error_messages:
+            continue
+        messages = list(point.error_messages or [])
+        if not point.ok:
+            messages.insert(0, f"the point failed: {point.error or 'no error message recorded'}")
+        shown = messages[:FIRST_MESSAGES]
+        more = len(messages) - len(shown)
+        items = "".join(f"<li>{escape(str(m))}</li>" for m in shown)
+        if more > 0:
+            items += f"<li>… and {more} more</li>"
+        rows.append(
+            f'<tr><th scope="row">{escape(point_label(point))}</th>'
+            f"{cell(fmt_int(point.errors), 'num')}{cell(fmt_int(point.retries), 'num')}"
+            f'<td><ul class="messages">{items or "<li>" + DASH + "</li>"}</ul></td></tr>'
+        )
+    if not rows:
+        return "<p>No errors and no retries at any load point.</p>"
+    intro = (
+        "<p>Errors are transactions that failed and were counted; retries are transactions "
+        "run again after a serialisation failure, a deadlock or a busy database.</p>"
+    )
+    return intro + scroll_table(["load", "errors", "retries", "first messages"], rows)
+
+
+def load_report(run: Run) -> str:
+    """How long building the database took: rows, seconds, rows per second, size."""
+    loads = [x for x in (run.workload or {}).get("load") or [] if isinstance(x, dict)]
+    if not loads:
+        return "<p>No load report: the database was not built by this run.</p>"
+    rows = [
+        f'<tr><th scope="row">{escape(fmt_value(x.get("instance")))}</th>'
+        f"{cell(fmt_int(x.get('rows')), 'num')}{cell(fmt_num(x.get('seconds'), 3), 'num')}"
+        f"{cell(fmt_int(x.get('rows_per_s')), 'num')}{cell(fmt_bytes(x.get('bytes')), 'num')}</tr>"
+        for x in loads
+    ]
+    return scroll_table(["instance", "rows", "seconds", "rows/s", "size"], rows)
+
+
+def _engine_rows(engine: dict[str, Any]) -> list[tuple[str, str]]:
+    name = engine.get("title") or engine.get("name") or DASH
+    managed = engine.get("managed")
+    if managed is False:
+        dsn = f" ({engine['dsn']})" if engine.get("dsn") else ""
+        how = f"external server{dsn}: dbstor did not start it and did not size its memory"
+    elif managed:
+        how = "managed: dbstor created it on the target and removed it afterwards"
+    else:
+        how = DASH
+    buffer = engine.get("buffer_bytes")
+    settings = engine.get("settings") if isinstance(engine.get("settings"), dict) else {}
+    default = next(
+        (
+            value
+            for value in (
+                engine.get("cache_bytes"),
+                settings.get("shared_buffers_bytes"),
+                settings.get("innodb_buffer_pool_size"),
+            )
+            if isinstance(value, int | float) and not isinstance(value, bool)
+        ),
+        None,
+    )
+    if buffer is not None:
+        cache = f"{fmt_bytes(buffer)} (--buffer)"
+    elif default is not None:
+        cache = f"{fmt_bytes(default)} (dbstor's default for this engine)"
+    else:
+        cache = "the engine's own default"
+    limit = engine.get("memory_limit_bytes")
+    cap = f"{fmt_bytes(limit)} (--memory-limit)" if limit is not None else "none"
+    if engine.get("memory_cap"):
+        cap += f"; {engine['memory_cap']}"
+    elif limit is None:
+        cap += ": the host's page cache can hold the database"
+    return [
+        ("engine", str(name)),
+        ("version", fmt_value(engine.get("version"))),
+        ("how it ran", how),
+        ("engine cache", cache),
+        ("memory cap", cap),
+    ]
+
+
+def _engine_fact(key: str, value: Any) -> str:
+    """Ports and process ids are names, not quantities: no thousands separators."""
+    if key in ("port", "pid") and isinstance(value, int):
+        return str(value)
+    return fact_text(key, value)
+
+
+_ENGINE_SHOWN = {"name", "title", "version", "managed", "dsn", "buffer_bytes", "cache_bytes"}
+_ENGINE_SHOWN |= {"memory_limit_bytes", "memory_cap"}
+
+
+def engine_block(run: Run) -> str:
+    """The engine's facts: which, which version, managed or external, cache and memory cap."""
+    engine = dict(run.engine or {})
+    rows = "".join(
+        f"<tr><th>{escape(k)}</th><td>{escape(v)}</td></tr>" for k, v in _engine_rows(engine)
+    )
+    rest = {k: v for k, v in engine.items() if k not in _ENGINE_SHOWN}
+    rows += "".join(
+        f"<tr><th>{escape(str(k))}</th><td>{escape(_engine_fact(str(k), v))}</td></tr>"
+        for k, v in rest.items()
+    )
+    return f'<div class="facts engine"><table>{rows}</table></div>'
+
+
+_OBJECT_COLUMNS = (
+    ("reads", "reads", fmt_int),
+    ("writes", "writes", fmt_int),
+    ("read_bytes", "read", fmt_bytes),
+    ("write_bytes", "written", fmt_bytes),
+    ("read_stall_ms", "read stall|ms", fmt_int),
+    ("write_stall_ms", "write stall|ms", fmt_int),
+)
+
+
+def objects_table(run: Run) -> str:
+    """The largest tables and indexes, with their I/O when the engine counts it."""
+    stats = run.engine_stats or {}
+    objects = [o for o in stats.get("objects") or [] if isinstance(o, dict)]
+    if not objects:
+        return "<p>The engine reported no per-object figures.</p>"
+    objects.sort(key=lambda o: -(o.get("size_bytes") or 0))
+    top = objects[:TOP_OBJECTS]
+    columns = [c for c in _OBJECT_COLUMNS if any(o.get(c[0]) is not None for o in objects)]
+    head = ["object", "kind", "size", *(label for _, label, _ in columns)]
+    rows = []
+    for one in top:
+        cells = [
+            cell(str(one.get("kind") or DASH)),
+            cell(fmt_bytes(one.get("size_bytes")), "num"),
+        ]
+        cells += [cell(fmt(one.get(key)), "num") for key, _, fmt in columns]
+        rows.append(f'<tr><th scope="row">{escape(str(one.get("name")))}</th>{"".join(cells)}</tr>')
+    total = sum(o.get("size_bytes") or 0 for o in objects)
+    since = stats.get("cumulative_since")
+    notes = [f"{len(objects)} objects, {fmt_bytes(total)} in all"]
+    if len(objects) > len(top):
+        notes[0] += f"; the {len(top)} largest are shown"
+    if since and columns:
+        notes.append(f"I/O counted since {since}")
+    if not columns:
+        notes.append("this engine keeps no per-object I/O counters, so only sizes are shown")
+    return scroll_table(head, rows) + f'<p class="meta">{escape("; ".join(notes))}.</p>'
+
+
+def peak_point(run: Run) -> Point | None:
+    """The point the transaction-type detail is shown for: the highest TPS."""
+    point = peak_of(run)
+    return point if point is not None and point.txn_types else None

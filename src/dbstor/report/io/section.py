@@ -1,0 +1,52 @@
+"""A fio run's section of the HTML report: IOPS and CPU, host and device latency, the
+per-second series, every load point, and the study and host facts."""
+
+from __future__ import annotations
+
+from html import escape
+from typing import Any
+
+from dbstor.report.io.figures import iops_cpu_chart, latency_chart
+from dbstor.report.io.tables import points_table
+from dbstor.report.kit.figures import host_tool, timeseries_chart
+from dbstor.report.kit.summary import cache_sentence
+from dbstor.report.kit.tables import facts_block, status_badge
+from dbstor.results.model import Run
+
+
+def io_section(run: Run, name: str, rows: list[dict[str, Any]] | None) -> str:
+    """The section of one fio run; `rows` are its samples.csv rows, if any."""
+    parts = [f'<section class="run"><h2>{escape(name)}{status_badge(run.status)}</h2>']
+    has_device = any(p.device is not None for p in run.points if p.ok)
+    busy = "the host CPU and the device were" if has_device else "the host CPU was"
+    parts.append(
+        f"<figure>{iops_cpu_chart(run)}<figcaption>Bars: IOPS at each load point. "
+        f"Lines: how busy {busy} (right axis).</figcaption></figure>"
+    )
+    device_note = (
+        "Dashed: the device's await from /proc/diskstats. The gap is time in the host I/O "
+        "stack and the path."
+        if has_device
+        else "No device statistics: no block device was found under the target."
+    )
+    parts.append(
+        f"<figure>{latency_chart(run)}<figcaption>Solid: mean latency {host_tool([run])} saw "
+        "at the host. "
+        f"{device_note}</figcaption></figure>"
+    )
+    series = timeseries_chart(run, rows) if rows else None
+    if series:
+        parts.append(
+            f"<figure>{series}<figcaption>One sample per second; a grey line marks the "
+            "start of each load point. A slope at the end of a point means it was not "
+            "steady.</figcaption></figure>"
+        )
+    parts.append("<h3>Load points</h3>")
+    parts.append(points_table(run))
+    parts.append("<h3>Study and host facts</h3>")
+    cache = cache_sentence(run)
+    if cache:
+        parts.append(f"<p>{escape(cache)}</p>")
+    parts.append(facts_block(run))
+    parts.append("</section>")
+    return "".join(parts)

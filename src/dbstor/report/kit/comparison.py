@@ -1,0 +1,181 @@
+"""Runs compared against a baseline in the HTML report (fio and database runs, as
+analysis.compare makes the comparison): factors, warnings, the normalised bars, the
+values at each run's knee, the matched load points and per-disk efficiency.
+
+Query runs are compared on elapsed time instead: report/queries has that block.
+"""
+
+from __future__ import annotations
+
+from html import escape
+from typing import Any
+
+from dbstor.report.kit.charts import Ref, Series, bar_chart
+from dbstor.report.kit.fmt import (
+    DASH,
+    fmt_factor,
+    fmt_iops,
+    fmt_ms,
+    fmt_num,
+    fmt_pct,
+    fmt_value,
+    load_text,
+)
+from dbstor.report.kit.svg import PALETTE
+
+COMPARED = (
+    ("iops", "IOPS"),
+    ("tps", "TPS"),
+    ("read_lat_ms", "read latency"),
+    ("cpu_pct", "CPU"),
+)
+
+
+def comparison_chart(comparison: dict[str, Any]) -> str:
+    """Grouped bars of the normalised values (baseline = 100) per metric, one bar per run."""
+    runs = comparison.get("runs") or []
+    metrics = [
+        (key, name)
+        for key, name in COMPARED
+        if any((r.get("normalised") or {}).get(key) is not None for r in runs)
+    ]
+    bars = [
+        Series(
+            str(r.get("label")),
+            [],
+            [(r.get("normalised") or {}).get(key) for key, _ in metrics],
+            color=PALETTE[i % len(PALETTE)],
+        )
+        for i, r in enumerate(runs)
+    ]
+    baseline = str(comparison.get("baseline", "baseline"))
+    return bar_chart(
+        [name for _, name in metrics],
+        bars,
+        title=f"Relative to {baseline} = 100",
+        y_label=f"relative value ({baseline} = 100)",
+        refs=[Ref(100.0, f"{baseline} = 100", color="#444")],
+        height=340,
+        description=(
+            "Higher is better for IOPS and TPS, lower for latency; more CPU usually means the "
+            "host waits less on storage and does more work."
+        ),
+    )
+
+
+def _pair(values: dict[str, Any], normalised: dict[str, Any], key: str) -> str:
+    value = values.get(key)
+    if value is None:
+        return DASH
+    shown = (
+        fmt_ms(value)
+        if key == "read_lat_ms"
+        else fmt_pct(value)
+        if key == "cpu_pct"
+        else fmt_iops(value)
+    )
+    norm = normalised.get(key)
+    return shown if norm is None else f"{shown} ({fmt_num(norm, 3)})"
+
+
+def comparison_block(comparison: dict[str, Any]) -> str:
+    """The comparison section: factors, warnings, the normalised bars and the tables."""
+    baseline = str(comparison.get("baseline", ""))
+    runs = comparison.get("runs") or []
+    parts = [f"<h2>Comparison against {escape(baseline)} (baseline = 100)</h2>"]
+    if comparison.get("comparable") is False:
+        parts.append(
+            '<div class="callout bad"><b>These runs are not comparable as they stand.</b> '
+            "Read the warnings before using the factors.</div>"
+        )
+    for warning in comparison.get("warnings") or []:
+        parts.append(f'<div class="callout warn">{escape(str(warning))}</div>')
+    factors = comparison.get("factors") or []
+    if factors:
+        items = "".join(
+            f"<li><b>{escape(str(f.get('label')))} vs {escape(baseline)}</b>: {escape(str(f.get('text')))}</li>"
+            for f in factors
+        )
+        parts.append(f'<ul class="factors">{items}</ul>')
+    parts.append(
+        f"<figure>{comparison_chart(comparison)}<figcaption>Throughput and CPU of each run at "
+        f"its knee (or at its peak when it has no knee), as a share of {escape(baseline)}"
+        f"{escape(_latency_basis(comparison))}. Higher is better for IOPS and TPS, lower for "
+        "latency.</figcaption></figure>"
+    )
+    keys = [
+        (k, n) for k, n in COMPARED if any((r.get("values") or {}).get(k) is not None for r in runs)
+    ]
+    head = "".join(f"<th>{escape(n)}</th>" for _, n in keys)
+    body = "".join(
+        f"<tr><th>{escape(str(r.get('label')))}</th><td>{escape(str(r.get('workload', DASH)))}</td>"
+        f"<td>{escape(str(r.get('basis', DASH)))}</td>"
+        + "".join(
+            f'<td class="num">{escape(_pair(r.get("values") or {}, r.get("normalised") or {}, k))}</td>'
+            for k, _ in keys
+        )
+        + "</tr>"
+        for r in runs
+    )
+    parts.append(
+        f'<div class="scroll"><table><thead><tr><th>run</th><th>workload</th><th>at</th>{head}'
+        f"</tr></thead><tbody>{body}</tbody></table></div>"
+    )
+    parts.append(_matched_table(comparison, keys))
+    parts.append(_per_disk_table(comparison.get("per_disk") or []))
+    return f'<section class="comparison">{"".join(parts)}</section>'
+
+
+def _latency_basis(comparison: dict[str, Any]) -> str:
+    load = comparison.get("latency_at_load")
+    if not isinstance(load, int | float):
+        return ""
+    matched = comparison.get("matched") or [{}]
+    kind = (matched[0].get("load") or {}).get("kind", "iodepth")
+    where = load_text(kind, load, compact=False)
+    return f"; read latency at one load for every run, the baseline's knee ({where})"
+
+
+def _matched_table(comparison: dict[str, Any], keys: list[tuple[str, str]]) -> str:
+    matched = comparison.get("matched") or []
+    if not matched:
+        return ""
+    labels = [str(r.get("label")) for r in comparison.get("runs") or []]
+    head = "".join(f'<th colspan="{len(keys)}">{escape(label)}</th>' for label in labels)
+    sub = "".join(f"<th>{escape(n)}</th>" for _ in labels for _, n in keys)
+    rows = []
+    for match in matched:
+        load = match.get("load") or {}
+        cells = "".join(
+            f'<td class="num">{escape(_pair((match.get("values") or {}).get(label) or {}, (match.get("normalised") or {}).get(label) or {}, k))}</td>'
+            for label in labels
+            for k, _ in keys
+        )
+        rows.append(
+            f"<tr><th>{escape(load_text(load.get('kind'), load.get('value')))}</th>{cells}</tr>"
+        )
+    return (
+        "<h3>Matched load points</h3><p>The same load on every run; relative values in brackets.</p>"
+        f'<div class="scroll"><table><thead><tr><th rowspan="2">load</th>{head}</tr><tr>{sub}</tr></thead>'
+        f"<tbody>{''.join(rows)}</tbody></table></div>"
+    )
+
+
+def _per_disk_table(per_disk: list[dict[str, Any]]) -> str:
+    if not per_disk:
+        return ""
+    rows = "".join(
+        f"<tr><th>{escape(str(d.get('label')))}</th>"
+        f'<td class="num">{escape(fmt_value(d.get("drives")))}</td>'
+        f'<td class="num">{escape(fmt_value(d.get("baseline_drives")))}</td>'
+        f'<td class="num">{escape(fmt_factor(d.get("drive_reduction")))}</td>'
+        f'<td class="num">{escape(fmt_factor(d.get("performance_factor")))}</td>'
+        f'<td class="num">{escape(fmt_factor(d.get("per_disk_efficiency")))}</td></tr>'
+        for d in per_disk
+    )
+    return (
+        "<h3>Per-disk efficiency</h3><p>Drive reduction × performance factor: how much more work each "
+        "drive does than in the baseline.</p><table><thead><tr><th>run</th><th>drives</th>"
+        "<th>baseline drives</th><th>drive reduction</th><th>performance factor</th>"
+        f"<th>per-disk efficiency</th></tr></thead><tbody>{rows}</tbody></table>"
+    )

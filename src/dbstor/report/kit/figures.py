@@ -1,0 +1,119 @@
+"""Figures and names more than one kind of run uses: a short unique name per run, who
+measured latency at the host, the IOPS-latency curve (fio and database runs), and the
+per-second time series."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from dbstor.analysis.compare import run_label
+from dbstor.report.kit.charts import Highlight, Ref, Series, line_chart
+from dbstor.report.kit.fmt import fmt_iops, load_text
+from dbstor.report.kit.summary import knee_of, ok_points, point_label, slo_of
+from dbstor.report.kit.svg import PALETTE
+from dbstor.results.model import Run
+
+PERCENT_TICKS = [0.0, 20.0, 40.0, 60.0, 80.0, 100.0]
+
+
+def run_names(runs: Sequence[Run]) -> list[str]:
+    """A short, unique name per run, as the comparison labels it (label, plus workload)."""
+    names = [run_label(run, runs) for run in runs]
+    if len(set(names)) < len(names):
+        names = [f"{name} ({run.run_id})" for name, run in zip(names, runs, strict=True)]
+    return names
+
+
+def host_tool(runs: Sequence[Run]) -> str:
+    """Who measured latency at the host: 'fio' for fio runs, else 'the client'."""
+    engines = {str((run.engine or {}).get("name", "")) for run in runs}
+    return "fio" if engines == {"fio"} else "the client"
+
+
+def curve_chart(runs: Sequence[Run], names: Sequence[str] | None = None) -> str:
+    """IOPS (x) against the SLO latency metric (y): one line per run, the SLO and the knees."""
+    slo = slo_of(runs[0])
+    names = list(names) if names is not None else run_names(runs)
+    series, highlights = [], []
+    for index, (run, name) in enumerate(zip(runs, names, strict=True)):
+        points = ok_points(run)
+        color = PALETTE[index % len(PALETTE)]
+        series.append(
+            Series(
+                name,
+                [p.iops for p in points],
+                [slo.value(p) for p in points],
+                [point_label(p) for p in points],
+                color=color,
+                marker=("circle", "square", "triangle", "diamond")[index % 4],
+            )
+        )
+        knee = knee_of(run)
+        if knee.state == "found" and knee.iops is not None and knee.latency_ms is not None:
+            prefix = f"{name} knee" if len(runs) > 1 else "knee"
+            label = f"{prefix} {fmt_iops(knee.iops)} IOPS"
+            ring = color if len(runs) > 1 else "#b00020"
+            highlights.append(Highlight(knee.iops, knee.latency_ms, label, ring))
+    refs = [Ref(slo.limit_ms, slo.text)] if slo.limit_ms is not None else []
+    measured = f"measured by {host_tool(runs)}"
+    if slo.device:
+        measured = "at the device under the target (/proc/diskstats)"
+    return line_chart(
+        series,
+        title=f"IOPS against {slo.name} latency as load rises",
+        x_label=f"total IOPS (reads + writes), {measured}",
+        y_label=f"{slo.name} latency (ms)",
+        refs=refs,
+        highlights=highlights,
+        height=420,
+        description=(
+            f"Each line is a run; each marker a load point. The dashed line is the SLO "
+            f"({slo.text}); the ringed diamond marks the knee."
+        ),
+    )
+
+
+def timeseries_chart(run: Run, rows: Sequence[dict[str, Any]]) -> str | None:
+    """IOPS and CPU per second across the whole run, one band per load point; None if no rows."""
+    rows = [r for r in rows if r.get("run_id") in (None, run.run_id)]
+    if not rows:
+        return None
+    xs, iops, cpu, tps, refs = [], [], [], [], []
+    last_key = None
+    for second, row in enumerate(rows):
+        key = (row.get("point"), row.get("repeat"))
+        if key != last_key:
+            label = load_text(row.get("load_kind"), row.get("load_value"))
+            refs.append(Ref(float(second), label, axis="x", color="#888"))
+            last_key = key
+        xs.append(float(second))
+        iops.append(
+            _sum(row, "io_read_iops", "io_write_iops")
+            or _sum(row, "dev_read_iops", "dev_write_iops")
+        )
+        cpu.append(row.get("cpu_util_pct"))
+        tps.append(row.get("tps") if isinstance(row.get("tps"), int | float) else None)
+    has_tps = any(v is not None for v in tps)
+    series = [
+        Series("device IOPS" if has_tps else "IOPS", xs, iops, color="#0072B2", marker=None),
+        Series("host CPU busy %", xs, cpu, color="#D55E00", marker=None, right=True),
+    ]
+    if has_tps:
+        series.insert(0, Series("transactions per second", xs, tps, color="#009E73", marker=None))
+    return line_chart(
+        series,
+        title=f"Per-second {'TPS, ' if has_tps else ''}IOPS and CPU (warm-up included)",
+        x_label="seconds of sampling, load points back to back",
+        y_label="per second" if has_tps else "IOPS",
+        refs=refs,
+        y2_label="busy %",
+        y2_ticks=PERCENT_TICKS,
+        height=300,
+    )
+
+
+def _sum(row: dict[str, Any], *keys: str) -> float | None:
+    values = [row.get(k) for k in keys]
+    numbers = [v for v in values if isinstance(v, int | float)]
+    return float(sum(numbers)) if numbers else None

@@ -1,0 +1,1 @@
+"""Stand-alone HTML pages of the analysis tools: tco, advise (placement) and efficiency."""

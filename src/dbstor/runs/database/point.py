@@ -1,0 +1,134 @@
+"""One database load point measured from a plain description, on the host that holds the
+database instances it drives.
+
+`DbPoint` says how many of the prepared instances take part, how many virtual users per
+instance in how many client processes, the rate (open loop) or think time, the measured
+window and warm-up, and when to start; `measure_database_point` drives the users with
+/proc telemetry and the engines' counters beside them and returns a `TxnOutcome`: the
+users' merged result (per-transaction-type latency histograms, commits, errors, retries,
+per-second commits, open-loop arrivals, client CPU and memory), the engines' counters over
+the point, the host's samples and its CPU and device figures over the measured window.
+Both convert to and from plain dicts. Nothing here knows the results folder, the terminal
+or the report.
+"""
+
+from __future__ import annotations
+
+import socket
+import time
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from dbstor.drivers.processes import run_in_processes
+from dbstor.drivers.tally import DriveResult
+from dbstor.drivers.users import Instance
+from dbstor.engines.base import EngineCounters, sum_counters
+from dbstor.results.model import CpuStats, DeviceStats
+from dbstor.runs.measuring import sample_rows, wait_until
+from dbstor.telemetry.sampler import Sampler
+
+
+@dataclass(frozen=True)
+class DbPoint:
+    """One point of a database run, as plain data."""
+
+    index: int  # the point's place in the run (0-based); seeds the users' draws
+    instances: int  # the first N prepared instances take part
+    users: int  # virtual users per instance
+    warmup_s: float
+    duration_s: float
+    client_processes: int = 1
+    think_time_ms: float = 0.0
+    seed: int = 1
+    rate: float | None = None  # open loop: transactions per second over all instances
+    devices: tuple[str, ...] = ()  # /proc/diskstats names to sample, top device first
+    start_at: float | None = None  # epoch seconds on the measuring host: start then
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> DbPoint:
+        return cls(**{**data, "devices": tuple(data.get("devices", ()))})
+
+
+@dataclass
+class TxnOutcome:
+    """What one database point measured on one host, as plain data."""
+
+    drive: DriveResult
+    counters: EngineCounters  # the taking-part instances' counters over the point, summed
+    samples: list[dict[str, Any]]
+    cpu: CpuStats
+    device: DeviceStats | None
+    alive: bool  # every taking-part instance still up at the end
+    started_at: float  # epoch seconds on the measuring host when the users were started
+    wall_s: float
+    host: str = field(default_factory=socket.gethostname)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "kind": "transactions",
+            "drive": self.drive.to_dict(),
+            "counters": asdict(self.counters),
+            "samples": [dict(s) for s in self.samples],
+            "cpu": asdict(self.cpu),
+            "device": asdict(self.device) if self.device else None,
+            "alive": self.alive,
+            "started_at": self.started_at,
+            "wall_s": self.wall_s,
+            "host": self.host,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> TxnOutcome:
+        return cls(
+            drive=DriveResult.from_dict(data["drive"]),
+            counters=EngineCounters(**data["counters"]),
+            samples=list(data["samples"]),
+            cpu=CpuStats(**data["cpu"]),
+            device=DeviceStats(**data["device"]) if data.get("device") else None,
+            alive=bool(data["alive"]),
+            started_at=float(data["started_at"]),
+            wall_s=float(data["wall_s"]),
+            host=data.get("host", ""),
+        )
+
+
+def measure_database_point(
+    instances: list[Instance], point: DbPoint, sampler: Sampler | None = None
+) -> TxnOutcome:
+    """Drive the point's users against the first `point.instances` instances."""
+    active = instances[: point.instances]
+    sampler = sampler or Sampler(point.devices)
+    wait_until(point.start_at)
+    before = [i.engine.counters() for i in active]
+    sampler.start()
+    started_at, started = time.time(), time.monotonic()
+    try:
+        result = run_in_processes(
+            active,
+            point.users,
+            point.client_processes,
+            point.warmup_s,
+            point.duration_s,
+            think_time_ms=0.0 if point.rate else point.think_time_ms,
+            seed=point.seed + point.index,
+            rate=point.rate,
+        )
+    finally:
+        samples = sampler.stop()
+    wall = time.monotonic() - started
+    alive = all(i.engine.alive() for i in active) if result.fatal else True
+    after = [i.engine.counters() for i in active] if alive else before
+    cpu, device = sampler.summarise(samples, start_s=point.warmup_s)
+    return TxnOutcome(
+        drive=result,
+        counters=sum_counters(a.minus(b) for a, b in zip(after, before, strict=True)),
+        samples=sample_rows(samples),
+        cpu=cpu,
+        device=device,
+        alive=alive,
+        started_at=started_at,
+        wall_s=wall,
+    )

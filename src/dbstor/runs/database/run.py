@@ -1,0 +1,185 @@
+"""One database run: a real database (engine x workload) on a target over a users,
+instances or rate series, measured with the storage and the host, written to its folder.
+
+Lifecycle: create and load every instance the series needs (through the database worker)
+-> for each point describe it, let the worker measure it (virtual users, telemetry and
+engine counters beside them) and save the point -> record per-object I/O for the placement
+advisor -> stop the engines and remove what they created unless kept. A server that dies
+mid-point fails that point; finished points stay.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from dbstor.errors import PointFailed
+from dbstor.results.model import Load, Point, Run, run_status
+from dbstor.runs.database.plan import DatabaseRunner, device_note, instance_setup
+from dbstor.runs.database.point import DbPoint, TxnOutcome
+from dbstor.runs.database.summary import database_point, point_line
+from dbstor.runs.database.worker import DatabaseWorker
+from dbstor.runs.progress import live_device_iops
+from dbstor.telemetry.disk import devices_for_path
+
+
+class DatabaseRun(DatabaseRunner):
+    def setup(self) -> None:
+        self.worker = DatabaseWorker(self.safety, say=self.progress.say)
+        spec = self.plan.database
+        self.metrics = self.workload_cls(self.scale, seed=spec.seed, options=spec.options)
+
+    def workload_header(self) -> dict[str, Any]:
+        return {**super().workload_header(), "mix": dict(self.workload_cls.mix)}
+
+    # --- lifecycle -----------------------------------------------------------------
+
+    def execute(self) -> Run:
+        spec = self.plan.database
+        data = self.plan.target.paths[0] if self.plan.target.paths else None
+        self.devices = devices_for_path(data) if data and spec.dsn is None else []
+        device_note(self.run, self.devices, external=spec.dsn is not None)
+        self.folder.save()
+        try:
+            with run_status(self.run):
+                self._create_instances()
+                for value in spec.series.values:
+                    self._measure(value)
+        finally:
+            try:
+                self._record_objects()
+                self.folder.save()
+            finally:
+                self.run.notes.extend(self.worker.cleanup()["notes"])
+        return self.run
+
+    def _create_instances(self) -> None:
+        spec = self.plan.database
+        series = spec.series
+        count = max(series.values) if series.kind == "instances" else 1
+        users = series.users if series.kind in ("instances", "rate") else max(series.values)
+        for n in range(count):
+            self.progress.say(
+                f"creating {self.engine_cls.title} instance {n + 1}/{count} and loading "
+                f"{spec.workload} at {self.scale:,} {self.workload_cls.scale_unit}"
+            )
+            facts = self.worker.prepare(instance_setup(self.plan, self.scale, n, users))
+            if n == 0:
+                self.run.engine = facts["engine"]
+                self.run.target["paths"] = facts["data_paths"] | {
+                    r: [str(p) for p in ps]
+                    for r, ps in self.plan.target.roles.items()
+                    if r != "data"
+                }
+                self.run.workload = {
+                    **facts["workload"],
+                    "series": self.run.workload["series"],
+                    "think_time_ms": spec.think_time_ms,
+                    "client_processes": spec.client_processes,
+                }
+            load = facts["load"]
+            self.run.workload.setdefault("load", []).append(
+                {
+                    "instance": n,
+                    "rows": load["rows"],
+                    "seconds": round(load["seconds"], 2),
+                    "rows_per_s": round(load["rows_per_s"]),
+                    "bytes": load["bytes"],
+                }
+            )
+            self.progress.say(
+                f"  loaded {load['rows']:,} rows in {load['seconds']:.1f} s ({load['rows_per_s']:,.0f} rows/s)"
+            )
+            self.folder.save()
+
+    def _record_objects(self) -> None:
+        if not self.worker.instances:
+            return
+        try:
+            objects = self.worker.objects()
+        except Exception as exc:  # the server may be gone; the points matter more
+            self.run.notes.append(f"per-object I/O could not be read: {exc}")
+            return
+        self.run.engine_stats = {
+            "objects": objects,
+            "instance": 0,
+            "cumulative_since": "instance start",
+        }
+
+    # --- points --------------------------------------------------------------------
+
+    def describe_point(self, value: int, index: int) -> DbPoint:
+        """The plain description of the point at this load value."""
+        spec, plan = self.plan.database, self.plan
+        series = spec.series
+        return DbPoint(
+            index=index,
+            instances=value if series.kind == "instances" else 1,
+            users=series.users if series.kind in ("instances", "rate") else value,
+            warmup_s=plan.warmup_s,
+            duration_s=plan.duration_s,
+            client_processes=spec.client_processes,
+            think_time_ms=spec.think_time_ms,
+            seed=spec.seed,
+            rate=float(value) if series.kind == "rate" else None,
+            devices=tuple(self.devices),
+        )
+
+    def _measure(self, value: int) -> Point:
+        plan, series = self.plan, self.plan.database.series
+        index = len(self.run.points)
+        point = self.describe_point(value, index)
+        load = Load(kind=series.kind, value=value, jobs=point.users * point.instances)
+        title = f"[{index + 1}] {series.label(value)}" + (
+            f" x {point.users} users" if series.kind in ("instances", "rate") else ""
+        )
+        with self.progress.point(
+            title,
+            plan.duration_s + plan.warmup_s,
+            lambda: live_device_iops(self.worker.latest()),
+        ):
+            outcome = TxnOutcome.from_dict(self.worker.measure(point.to_dict()))
+        self.folder.add_samples(self._rows(outcome, load, index))
+        result = outcome.drive
+        if result.fatal:
+            why = (
+                ""
+                if outcome.alive
+                else f"the {self.engine_cls.title} server stopped during the point; "
+            )
+            failed = Point(
+                load=load,
+                duration_s=plan.duration_s,
+                warmup_s=plan.warmup_s,
+                status="failed",
+                error=f"{why}{result.fatal}",
+            )
+            self.run.points.append(failed)
+            self.folder.save()
+            raise PointFailed(f"{title.strip()}: {failed.error}")
+        counts = {name: h.count for name, h in result.per_type.items()}
+        metrics = self.metrics.point_metrics(counts, result.rollbacks, result.measured_s)
+        done = database_point(load, outcome, plan.duration_s, plan.warmup_s, metrics)
+        self.run.points.append(done)
+        self.folder.save()
+        self.progress.say(point_line(title, done))
+        return done
+
+    def _rows(self, outcome: TxnOutcome, load: Load, index: int) -> list[dict]:
+        warmup, per_second = self.plan.warmup_s, outcome.drive.per_second
+        rows = []
+        for sample in outcome.samples:
+            t = sample["t_s"]
+            second = round(t - warmup) - 1
+            rows.append(
+                {
+                    **sample,
+                    "run_id": self.run.run_id,
+                    "point": index + 1,
+                    "repeat": 1,
+                    "load_kind": load.kind,
+                    "load_value": load.value,
+                    "phase": "measure" if t - 0.5 > warmup else "warmup",
+                    "tps": per_second[second] if 0 <= second < len(per_second) else None,
+                }
+            )
+        return rows

@@ -1,0 +1,155 @@
+"""A database load point summarised: a TxnOutcome (merged users, engine counters, the
+host's telemetry) into a Point result with throughput, latency, device and engine I/O per
+transaction, the client's cost and open-loop figures; and its line on the terminal."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from dbstor.analysis.trust import MEMORY_READS_PER_TXN, drift_pct, is_steady
+from dbstor.drivers.tally import DriveResult
+from dbstor.results.model import LatencyStats, Load, Point, Trust
+from dbstor.runs.database.point import TxnOutcome
+
+RATE_SHORTFALL = 0.97  # an open-loop point finishing fewer of its arrivals than this is saturated
+
+
+def database_point(
+    load: Load,
+    outcome: TxnOutcome,
+    duration_s: float,
+    warmup_s: float,
+    workload_metrics: dict[str, float] | None,
+) -> Point:
+    """The point result of a finished database point."""
+    result, device, engine = outcome.drive, outcome.device, outcome.counters
+    tps = result.tps
+    dev_reads = device.read_iops if device else None
+    dev_writes = device.write_iops if device else None
+
+    def per_txn(value: float | None) -> float | None:
+        return None if value is None or not tps else value / tps
+
+    drift = drift_pct(result.per_second)
+    trust = Trust(
+        steady=is_steady(drift),
+        slope_pct=drift,
+        read_ops=round((dev_reads or 0) * duration_s),
+        write_ops=round((dev_writes or 0) * duration_s),
+    )
+    trust.p99_trusted = result.commits >= 1000
+    trust.p999_trusted = result.commits >= 10_000
+    if trust.steady is False:
+        trust.notes.append(
+            f"not steady: transactions per second drifted {drift:+.0f}% over the last half"
+        )
+    reads_per_txn = per_txn(dev_reads)
+    if reads_per_txn is not None and reads_per_txn < MEMORY_READS_PER_TXN:
+        trust.notes.append(
+            f"reads came from memory: {reads_per_txn:.3f} device reads per transaction; the storage was barely read"
+        )
+    point = Point(
+        load=load,
+        duration_s=duration_s,
+        warmup_s=warmup_s,
+        tps=tps,
+        tpm=tps * 60,
+        read_iops=dev_reads,
+        write_iops=dev_writes,
+        read_mbps=device.read_mbps if device else None,
+        write_mbps=device.write_mbps if device else None,
+        read_lat_ms=device_await(device.read_await_ms if device else None, trust.read_ops),
+        write_lat_ms=device_await(device.write_await_ms if device else None, trust.write_ops),
+        txn_lat_ms=result.latency.stats(),
+        service_lat_ms=result.service.stats() if result.service else None,
+        txn_types={name: h.stats() for name, h in result.per_type.items()},
+        device=device,
+        cpu=outcome.cpu,
+        cache_hit_ratio=engine.hit_ratio,
+        engine_io={
+            "device_reads_per_txn": reads_per_txn,
+            "device_writes_per_txn": per_txn(dev_writes),
+            "engine_physical_reads_per_txn": per_txn(rate(engine.physical_reads, duration_s)),
+            "engine_physical_writes_per_txn": per_txn(rate(engine.physical_writes, duration_s)),
+            "storage_read_bytes": engine.storage_read_bytes,
+            "storage_write_bytes": engine.storage_write_bytes,
+        },
+        workload_metrics=workload_metrics or None,
+        client=client_cost(result, load.jobs, dev_reads, dev_writes),
+        open_loop=open_loop(result, load),
+        errors=result.errors,
+        retries=result.retries,
+        error_messages=result.messages,
+        trust=trust,
+        started_at=datetime.now(UTC).isoformat(timespec="seconds"),
+        wall_s=outcome.wall_s,
+    )
+    if point.open_loop and point.open_loop["finished_share"] < RATE_SHORTFALL:
+        point.saturated = True
+        point.saturation_reason = (
+            f"finished {point.open_loop['finished_share']:.0%} of the transactions that "
+            f"arrived at {load.value:,.0f}/s ({tps:,.0f}/s): the database fell behind"
+        )
+    return point
+
+
+def client_cost(
+    result: DriveResult, users: int, dev_reads: float | None, dev_writes: float | None
+) -> dict[str, Any]:
+    """What the load generator cost: CPU over the measured window per transaction and per
+    device I/O, and resident memory per virtual user."""
+    cpu = result.client_cpu_s
+    ios = None if dev_reads is None else (dev_reads + (dev_writes or 0)) * result.measured_s
+    return {
+        "processes": result.processes,
+        "users": users,
+        "cpu_s": cpu,
+        "cores": None if cpu is None or not result.measured_s else cpu / result.measured_s,
+        "cpu_ms_per_txn": None if cpu is None or not result.commits else cpu * 1e3 / result.commits,
+        "cpu_us_per_io": None if cpu is None or not ios else cpu * 1e6 / ios,
+        "rss_per_user_kib": None
+        if result.client_rss_per_user_bytes is None
+        else result.client_rss_per_user_bytes / 1024,
+    }
+
+
+def open_loop(result: DriveResult, load: Load) -> dict[str, Any] | None:
+    """A rate point's arrivals: how many were due in the window and how many finished."""
+    if result.arrivals is None:
+        return None
+    due = result.arrivals
+    return {
+        "rate_per_s": load.value,
+        "arrivals": due,
+        "finished": result.commits,
+        "backlog": result.backlog,
+        "finished_share": result.commits / due if due else 1.0,
+        "latency_from": "intended start (arrival); arrivals still waiting at the end count at their age then",
+    }
+
+
+def device_await(mean_ms: float | None, ops: int) -> LatencyStats | None:
+    """The device's average wait per I/O: diskstats gives a mean, not a distribution."""
+    return None if mean_ms is None else LatencyStats(mean=mean_ms, count=ops)
+
+
+def rate(total: float | None, seconds: float) -> float | None:
+    return None if total is None or seconds <= 0 else total / seconds
+
+
+def point_line(title: str, point: Point) -> str:
+    """The terminal's line for a finished database point."""
+    txn, read = point.txn_lat_ms, point.read_lat_ms
+    parts = [
+        f"  {title:<20}",
+        f"{point.tps:>8,.0f} TPS",
+        *(f"{v:,.0f} {k.upper()}" for k, v in (point.workload_metrics or {}).items() if k != "tpm"),
+        f"p99 {txn.p99:.1f} ms" if txn and txn.p99 is not None else "",
+        f"{point.iops:,.0f} dev IOPS" if point.read_iops is not None else "",
+        f"rd {read.mean:.2f} ms" if read and read.mean is not None else "",
+        f"CPU {point.cpu.util_pct:.0f}%" if point.cpu and point.cpu.util_pct is not None else "",
+        f"errors {point.errors}" if point.errors else "",
+        "SATURATED" if point.saturated else "",
+    ]
+    return "  ".join(p for p in parts if p)

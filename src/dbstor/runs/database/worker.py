@@ -1,0 +1,101 @@
+"""The database worker: creates, loads and stops database instances and measures points
+against them on the host it runs on, taking and giving plain dicts (see runs/worker.py)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from dbstor.drivers.users import Instance
+from dbstor.engines.base import EngineSettings
+from dbstor.engines.registry import engine_class
+from dbstor.errors import UserError
+from dbstor.runs.database.point import DbPoint, measure_database_point
+from dbstor.telemetry.sampler import Sampler
+from dbstor.testfiles import Safety
+from dbstor.workloads.registry import workload_class
+
+
+def dsn_of(setup: dict[str, Any]) -> str | None:
+    """The external server's DSN: given, or read from the environment variable named by
+    dsn_env (so that a password need not travel in the description)."""
+    if setup.get("dsn"):
+        return str(setup["dsn"])
+    name = setup.get("dsn_env")
+    if not name:
+        return None
+    value = os.environ.get(str(name))
+    if not value:
+        raise UserError(f"environment variable {name} is not set: set it to the server's DSN")
+    return value
+
+
+class DatabaseWorker:
+    kind = "database"
+
+    def __init__(self, safety: Safety, say: Callable[[str], None] | None = None):
+        self.safety = safety
+        self.say = say or (lambda message: None)
+        self.instances: list[Instance] = []
+        self.sampler: Sampler | None = None
+
+    def prepare(self, setup: dict[str, Any]) -> dict[str, Any]:
+        """Create, start and load one instance (setup from runs.database.plan.instance_setup):
+        its engine, data paths, workload description and load report."""
+        settings = EngineSettings(
+            paths={role: [Path(p) for p in paths] for role, paths in setup["paths"].items()},
+            dsn=dsn_of(setup),
+            instance=int(setup["instance"]),
+            buffer_bytes=setup.get("buffer_bytes"),
+            memory_limit_bytes=setup.get("memory_limit_bytes"),
+            keep=self.safety.keep,
+            allow_overwrite=self.safety.allow_overwrite,
+        )
+        engine = engine_class(setup["engine"])(settings)
+        workload = workload_class(setup["workload"])(
+            setup["scale"], seed=setup["seed"], options=setup["options"]
+        )
+        workload.expect_users(int(setup["users"]))
+        engine.start()
+        self.instances.append(Instance(engine, workload))
+        report = workload.create(engine, self.say)
+        return {
+            "engine": engine.describe(),
+            "data_paths": engine.data_paths(),
+            "workload": workload.describe(),
+            "load": {
+                "rows": report.rows,
+                "seconds": report.seconds,
+                "rows_per_s": report.rows_per_s,
+                "bytes": report.bytes,
+            },
+        }
+
+    def measure(self, point: dict[str, Any]) -> dict[str, Any]:
+        """One load point -> its TxnOutcome as a dict."""
+        described = DbPoint.from_dict(point)
+        self.sampler = Sampler(described.devices)
+        return measure_database_point(self.instances, described, self.sampler).to_dict()
+
+    def latest(self) -> dict[str, Any] | None:
+        sample = self.sampler.latest() if self.sampler else None
+        return dict(sample) if sample else None
+
+    def objects(self) -> list[dict[str, Any]]:
+        """Per-object I/O of the first instance since it started (for the placement advisor)."""
+        if not self.instances:
+            return []
+        return [vars(o) for o in self.instances[0].engine.object_io()]
+
+    def cleanup(self) -> dict[str, Any]:
+        """Stop every instance (removing what it created unless kept); stopping one that
+        fails must not keep the others running."""
+        notes = []
+        for instance in self.instances:
+            try:
+                instance.engine.stop()
+            except Exception as exc:
+                notes.append(f"stopping {instance.engine.title} failed: {exc}")
+        return {"notes": notes}

@@ -1,0 +1,66 @@
+"""A run's folder kept up to date while it runs: results.json rewritten after every point
+(with the run's peak and knee), samples.csv rows as points finish, fio's job files, and a
+callback after every save (the study re-renders the report there)."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterable
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from dbstor.results.model import Run
+from dbstor.results.store import append_samples, save_run, write_text_atomic
+
+JOBS_FOLDER = "jobs"
+
+
+def new_run_id(label: str, workload: str, parent: Path) -> str:
+    """<stamp>-<target label>-<workload>, with -2, -3... when the folder exists."""
+    stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
+    base = f"{stamp}-{label}-{workload}"
+    run_id, n = base, 2
+    while (parent / run_id).exists():
+        run_id, n = f"{base}-{n}", n + 1
+    return run_id
+
+
+class RunFolder:
+    """Where one run's results live. `conclude(run)` fills the run-wide figures (peak,
+    knee) before each save; `on_save(run)` is called after each save that notifies.
+    Saves may come from several threads (a query run saves after every query)."""
+
+    def __init__(
+        self,
+        path: Path,
+        run: Run,
+        conclude: Callable[[Run], None],
+        on_save: Callable[[Run], None] | None = None,
+    ):
+        self.path, self.run, self.conclude = path, run, conclude
+        self.on_save = on_save or (lambda run: None)
+        self.lock = threading.RLock()  # held while results.json is written
+
+    def save(self, notify: bool = True) -> None:
+        with self.lock:
+            self.conclude(self.run)
+            save_run(self.path, self.run)
+        if notify:
+            self.on_save(self.run)
+
+    def note(self, text: str) -> None:
+        """Add a run note once."""
+        if text not in self.run.notes:
+            self.run.notes.append(text)
+
+    def add_samples(self, rows: Iterable[dict[str, Any]]) -> None:
+        append_samples(self.path, rows)
+
+    def keep_job(self, name: str, job_text: str, output_text: str | None) -> None:
+        """Keep a fio job file (and fio's json+ output) so the point can be rerun with fio."""
+        jobs = self.path / JOBS_FOLDER
+        jobs.mkdir(parents=True, exist_ok=True)
+        write_text_atomic(jobs / f"{name}.fio", job_text)
+        if output_text is not None:
+            write_text_atomic(jobs / f"{name}.json", output_text)

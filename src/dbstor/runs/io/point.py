@@ -1,0 +1,205 @@
+"""One io load point measured from a plain description, on whichever host runs it.
+
+`IoPoint` says what fio runs (profile, files, queue depth, jobs, rate, duration, warm-up)
+and when to start; `measure_io_point` runs fio there with /proc telemetry beside it and
+returns an `IoOutcome`: fio's totals and json+ latency bins (mergeable), its per-second
+IOPS, the host's samples and its CPU and device figures over the measured window, and the
+job file that was run. Both convert to and from plain dicts, so the point can be measured
+on another host. Nothing here knows the results folder, the terminal or the report.
+"""
+
+from __future__ import annotations
+
+import socket
+import tempfile
+import time
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from dbstor.drivers.fio_job import PointSpec, build_point_job
+from dbstor.drivers.fio_output import FioRun
+from dbstor.drivers.fio_runner import EngineUnavailable, run_job
+from dbstor.errors import PointFailed
+from dbstor.results.model import CpuStats, DeviceStats
+from dbstor.runs.measuring import sample_rows, wait_until
+from dbstor.study.profiles import Profile
+from dbstor.telemetry.sampler import Sampler
+
+FALLBACK_ENGINE = "libaio"
+
+
+def profile_to_dict(profile: Profile) -> dict[str, Any]:
+    return asdict(profile)
+
+
+def profile_from_dict(data: dict[str, Any]) -> Profile:
+    data = dict(data)
+    data["block_split"] = tuple(tuple(pair) for pair in data.get("block_split", ()))
+    data["default_series"] = tuple(data.get("default_series", ()))
+    return Profile(**data)
+
+
+@dataclass(frozen=True)
+class IoPoint:
+    """What one fio run at one load point does, as plain data."""
+
+    name: str  # the job's name, e.g. point-03 or point-03-r2
+    profile: Profile
+    files: tuple[str, ...]
+    file_size: int  # bytes per file; 0 for a block device
+    iodepth: int
+    jobs: int
+    duration_s: float
+    warmup_s: float
+    direct: bool = True
+    rate_iops: float | None = None  # open loop: total IOPS across all jobs
+    ioengine: str | None = None  # overrides the profile's engine
+    devices: tuple[str, ...] = ()  # /proc/diskstats names to sample, top device first
+    where: str = ""  # the target as the user named it, for messages
+    start_at: float | None = None  # epoch seconds on the measuring host: start then
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["profile"] = profile_to_dict(self.profile)
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> IoPoint:
+        data = dict(data)
+        data["profile"] = profile_from_dict(data["profile"])
+        data["files"] = tuple(data["files"])
+        data["devices"] = tuple(data.get("devices", ()))
+        return cls(**data)
+
+    def spec(self, log_name: str | None) -> PointSpec:
+        return PointSpec(
+            profile=self.profile,
+            files=tuple(Path(f) for f in self.files),
+            file_size=self.file_size,
+            iodepth=self.iodepth,
+            jobs=self.jobs,
+            duration_s=self.duration_s,
+            warmup_s=self.warmup_s,
+            direct=self.direct,
+            rate_iops=self.rate_iops,
+            ioengine=self.ioengine,
+            iops_log=Path(log_name) if log_name else None,
+        )
+
+
+@dataclass
+class IoOutcome:
+    """What one fio run at one point measured on one host, as plain data."""
+
+    fio: FioRun
+    read_iops_per_second: list[float]  # fio's own, summed over jobs, measured seconds
+    write_iops_per_second: list[float]
+    samples: list[dict[str, Any]]  # the host's telemetry, one row a second
+    cpu: CpuStats
+    device: DeviceStats | None
+    job_text: str  # the job file that ran (rerunnable with plain fio)
+    output_text: str  # fio's json+ output
+    ioengine: str
+    started_at: float  # epoch seconds on the measuring host when fio was started
+    wall_s: float
+    host: str = field(default_factory=socket.gethostname)
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def iops(self) -> float:
+        return self.fio.read.iops + self.fio.write.iops
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "kind": "io",
+            "fio": self.fio.to_dict(),
+            "read_iops_per_second": list(self.read_iops_per_second),
+            "write_iops_per_second": list(self.write_iops_per_second),
+            "samples": [dict(s) for s in self.samples],
+            "cpu": asdict(self.cpu),
+            "device": asdict(self.device) if self.device else None,
+            "job_text": self.job_text,
+            "output_text": self.output_text,
+            "ioengine": self.ioengine,
+            "started_at": self.started_at,
+            "wall_s": self.wall_s,
+            "host": self.host,
+            "notes": list(self.notes),
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> IoOutcome:
+        return cls(
+            fio=FioRun.from_dict(data["fio"]),
+            read_iops_per_second=list(data["read_iops_per_second"]),
+            write_iops_per_second=list(data["write_iops_per_second"]),
+            samples=list(data["samples"]),
+            cpu=CpuStats(**data["cpu"]),
+            device=DeviceStats(**data["device"]) if data.get("device") else None,
+            job_text=data["job_text"],
+            output_text=data["output_text"],
+            ioengine=data["ioengine"],
+            started_at=float(data["started_at"]),
+            wall_s=float(data["wall_s"]),
+            host=data.get("host", ""),
+            notes=list(data.get("notes", [])),
+        )
+
+
+def run_fio(point: IoPoint, timeout_s: float) -> tuple[Any, str, str, str]:
+    """Run the point's job once in a scratch folder: (result, job text, output, engine).
+    When io_uring cannot run here, the same job runs again on libaio."""
+    engine = point.ioengine or point.profile.ioengine
+    try:
+        return (*_run_in_scratch(point, timeout_s), engine)
+    except EngineUnavailable as exc:
+        if engine != "io_uring":
+            raise PointFailed(f"fio's I/O engine is unavailable: {exc}") from None
+        fallback = replace(point, ioengine=FALLBACK_ENGINE)
+        result, job_text, output = _run_in_scratch(fallback, timeout_s)
+        return result, job_text, output, f"{FALLBACK_ENGINE} ({exc})"
+
+
+def _run_in_scratch(point: IoPoint, timeout_s: float) -> tuple[Any, str, str]:
+    with tempfile.TemporaryDirectory(prefix="dbstor-fio-") as scratch:
+        job_file = Path(scratch) / f"{point.name}.fio"
+        job_text = build_point_job(point.spec(point.name))
+        result = run_job(job_text, job_file, point.where, timeout_s)
+        output = job_file.with_suffix(".json").read_text(encoding="utf-8")
+    return result, job_text, output
+
+
+def measure_io_point(point: IoPoint, sampler: Sampler | None = None) -> IoOutcome:
+    """Measure one point on this host: telemetry starts, fio runs (from point.start_at),
+    telemetry stops. Raises UserError for what the user must fix and PointFailed when the
+    point could not be measured."""
+    sampler = sampler or Sampler(point.devices)
+    wait_until(point.start_at)
+    sampler.start()
+    started_at, started = time.time(), time.monotonic()
+    try:
+        result, job_text, output, engine = run_fio(point, point.duration_s + point.warmup_s + 120)
+    finally:
+        samples = sampler.stop()
+    wall = time.monotonic() - started
+    cpu, device = sampler.summarise(samples, start_s=point.warmup_s)
+    notes = []
+    if engine.startswith(FALLBACK_ENGINE):
+        reason = engine.split("(", 1)[1].rstrip(")")
+        notes.append(f"io_uring is unavailable here ({reason}); fell back to libaio")
+        engine = FALLBACK_ENGINE
+    return IoOutcome(
+        fio=result.run,
+        read_iops_per_second=result.read_iops_per_second,
+        write_iops_per_second=result.write_iops_per_second,
+        samples=sample_rows(samples),
+        cpu=cpu,
+        device=device,
+        job_text=job_text,
+        output_text=output,
+        ioengine=engine,
+        started_at=started_at,
+        wall_s=wall,
+        notes=notes,
+    )

@@ -1,0 +1,225 @@
+"""One io run: a target x a fio profile over a load series, written to its run folder.
+
+Lifecycle: check fio and the target -> lay out the test files -> (precondition) ->
+measure each load point through the io worker (telemetry beside it) -> after every point
+rewrite results.json, append samples.csv and re-render report.html -> remove the test
+files unless kept. Ctrl-C, a full disk or a failed point end the run with its finished
+points on disk.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from dbstor.analysis.curve import find_knee, find_peak, slo_value
+from dbstor.drivers.fio_runner import fio_version
+from dbstor.errors import PointFailed, UserError
+from dbstor.results.model import Load, Point, Run, run_status
+from dbstor.runs.folder import RunFolder
+from dbstor.runs.io.plan import IoRunPlan, new_io_run
+from dbstor.runs.io.point import IoOutcome, IoPoint, profile_to_dict
+from dbstor.runs.io.summary import mark_saturation, point_line, summarise_point
+from dbstor.runs.io.worker import IoWorker
+from dbstor.runs.progress import Progress, live_device_iops
+from dbstor.testfiles import Safety
+
+AUTO_FRACTIONS = (0.10, 0.50, 0.70, 0.80, 0.90, 1.00)  # of the peak, as vdbench's curve runs
+AUTO_MAX_DEPTH = 256
+AUTO_MIN_GAIN = 0.05  # the search for the peak stops when two doublings in a row add under 5%
+AUTO_STOP_FACTOR = 1.5  # the SLO is "clearly exceeded" at 1.5x its limit
+
+
+class IoRun:
+    """Executes one IoRunPlan into its folder. `on_point` is called after each save."""
+
+    def __init__(
+        self,
+        plan: IoRunPlan,
+        folder: Path,
+        safety: Safety,
+        progress: Progress,
+        on_point: Callable[[Run], None] | None = None,
+    ):
+        self.plan, self.progress = plan, progress
+        self.run = new_io_run(plan)
+        self.folder = RunFolder(folder, self.run, self._conclude, on_point)
+        self.worker = IoWorker(safety, say=progress.say)
+        self.target: dict[str, Any] = {}
+
+    def _conclude(self, run: Run) -> None:
+        run.peak = find_peak(run.points)
+        run.knee = find_knee(run.points, self.plan.slo.metric, self.plan.slo.limit_ms)
+
+    # --- lifecycle -----------------------------------------------------------------
+
+    def execute(self) -> Run:
+        plan = self.plan
+        self.run.engine["version"] = fio_version()
+        setup = {
+            "paths": [str(p) for p in plan.target.paths],
+            "profile": profile_to_dict(plan.profile),
+            "file_size": plan.file_size,
+            "precondition": plan.precondition,
+            "duration_s": plan.duration_s,
+            "where": self._where(),
+        }
+        self.target = self.worker.plan(setup)
+        self.run.target["device"] = ",".join(self.target["devices"]) or None
+        self.run.workload["direct"] = self.target["direct"]
+        self.run.notes.extend(self.target["notes"])
+        self.folder.save()
+        try:
+            with run_status(self.run):
+                self._prepare(setup)
+                self._measure_series()
+        finally:
+            try:
+                self.folder.save()
+            finally:
+                self.worker.cleanup()
+        return self.run
+
+    def _prepare(self, setup: dict[str, Any]) -> None:
+        prepared = self.worker.prepare(setup)
+        for name, (job, output) in prepared["jobs"].items():
+            self.folder.keep_job(name, job, output)
+        self.run.notes.extend(prepared["notes"])
+
+    # --- load series ---------------------------------------------------------------
+
+    def _measure_series(self) -> None:
+        series = self.plan.series
+        if series.kind == "auto":
+            self._auto()
+            return
+        for value in series.values:
+            self._measure(
+                Load(kind=series.kind, value=value, jobs=self._jobs_for(series.kind, value))
+            )
+
+    def _jobs_for(self, kind: str, value: float) -> int:
+        return int(value) if kind == "jobs" else self.plan.series.jobs
+
+    def _auto(self) -> None:
+        """Find the peak by doubling the load, then measure at fractions of it."""
+        kind = self.plan.profile.load_kind
+        best: Point | None = None
+        value, flat_steps = 1, 0
+        while value <= AUTO_MAX_DEPTH and flat_steps < 2:
+            load = Load(kind=kind, value=value, jobs=self._jobs_for(kind, value))
+            point = self._measure(load, series="discovery")
+            gained = best is None or point.iops >= best.iops * (1 + AUTO_MIN_GAIN)
+            flat_steps = 0 if gained else flat_steps + 1
+            best = point if best is None or point.iops > best.iops else best
+            value *= 2
+        assert best is not None
+        peak_iops, depth = best.iops, int(best.load.value)
+        where = self.plan.series.label(depth) if kind == "iodepth" else f"{depth} jobs"
+        self.progress.say(f"peak {peak_iops:,.0f} IOPS at {where}; measuring at fractions of it")
+        for fraction in AUTO_FRACTIONS:
+            rate = round(peak_iops * fraction)
+            point = self._measure(
+                Load(kind="rate", value=rate, jobs=self._jobs_for(kind, depth)),
+                depth=max(2, depth * 2) if kind == "iodepth" else 1,
+            )
+            metric = slo_value(point, self.plan.slo.metric)
+            if metric is not None and metric > AUTO_STOP_FACTOR * self.plan.slo.limit_ms:
+                self.run.notes.append(
+                    f"auto: stopped at {fraction:.0%} of the peak, where the SLO was clearly exceeded ({metric:.2f} ms)"
+                )
+                break
+
+    def _where(self) -> str:
+        return ", ".join(str(p) for p in self.plan.target.paths)
+
+    def _measure(self, load: Load, series: str = "main", depth: int | None = None) -> Point:
+        plan, index = self.plan, len(self.run.points)
+        label = plan.series.label(load.value) if load.kind != "jobs" else f"{load.value:g} jobs"
+        title = f"[{index + 1}] {label}" + (" (search)" if series == "discovery" else "")
+        repeats: list[IoOutcome] = []
+        try:
+            for r in range(plan.repeats):
+                repeats.append(self._repeat(load, depth, index, r, title))
+        except (UserError, PointFailed) as exc:
+            failed = Point(
+                load=load,
+                duration_s=plan.duration_s,
+                warmup_s=plan.warmup_s,
+                status="failed",
+                error=str(exc),
+                series=series,
+            )
+            self.run.points.append(failed)
+            raise
+        point = summarise_point(load, repeats, plan.duration_s, plan.warmup_s)
+        point.series = series
+        previous = next((p for p in reversed(self.run.points) if p.series == series and p.ok), None)
+        mark_saturation(point, previous)
+        point.started_at = datetime.now(UTC).isoformat(timespec="seconds")
+        self.run.points.append(point)
+        self.folder.save()
+        self.progress.say(point_line(title, point, plan.slo.metric))
+        return point
+
+    def describe_point(self, load: Load, depth: int | None, index: int, repeat: int) -> IoPoint:
+        """The plain description of one fio run at this load."""
+        plan = self.plan
+        name = f"point-{index + 1:02d}" + (f"-r{repeat + 1}" if plan.repeats > 1 else "")
+        return IoPoint(
+            name=name,
+            profile=plan.profile,
+            files=tuple(self.target["files"]),
+            file_size=self.target["file_size"],
+            iodepth=depth or (int(load.value) if load.kind == "iodepth" else plan.series.iodepth),
+            jobs=load.jobs,
+            duration_s=plan.duration_s,
+            warmup_s=plan.warmup_s,
+            direct=self.target["direct"],
+            rate_iops=load.value if load.kind == "rate" else None,
+            devices=tuple(self.target["devices"]),
+            where=self._where(),
+        )
+
+    def _repeat(
+        self, load: Load, depth: int | None, index: int, repeat: int, title: str
+    ) -> IoOutcome:
+        plan = self.plan
+        point = self.describe_point(load, depth, index, repeat)
+        with self.progress.point(
+            title + (f" repeat {repeat + 1}" if plan.repeats > 1 else ""),
+            plan.duration_s + plan.warmup_s,
+            lambda: live_device_iops(self.worker.latest()),
+        ):
+            outcome = IoOutcome.from_dict(self.worker.measure(point.to_dict()))
+        for note in outcome.notes:
+            self.folder.note(note)
+        self.folder.keep_job(point.name, outcome.job_text, outcome.output_text)
+        self.folder.add_samples(self._sample_rows(outcome, load, index, repeat))
+        return outcome
+
+    def _sample_rows(
+        self, outcome: IoOutcome, load: Load, index: int, repeat: int
+    ) -> list[dict[str, Any]]:
+        warmup = self.plan.warmup_s
+        reads, writes = outcome.read_iops_per_second, outcome.write_iops_per_second
+        rows = []
+        for sample in outcome.samples:
+            t = sample["t_s"]  # the end of the sample's interval
+            second = round(t - warmup) - 1  # fio's per-second log, which starts after warm-up
+            rows.append(
+                {
+                    **sample,
+                    "run_id": self.run.run_id,
+                    "point": index + 1,
+                    "repeat": repeat + 1,
+                    "load_kind": load.kind,
+                    "load_value": load.value,
+                    "phase": "measure" if t - 0.5 > warmup else "warmup",
+                    "io_read_iops": reads[second] if 0 <= second < len(reads) else None,
+                    "io_write_iops": writes[second] if 0 <= second < len(writes) else None,
+                }
+            )
+        return rows

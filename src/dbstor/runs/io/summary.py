@@ -1,0 +1,134 @@
+"""An io load point summarised: its repeats' outcomes (fio plus telemetry) into a Point
+result, the saturation flag, and its line on the terminal."""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Sequence
+from dataclasses import fields
+
+from dbstor.analysis.curve import slo_value
+from dbstor.analysis.histogram import MIN_OPS_P99, MIN_OPS_P999, merge_all
+from dbstor.analysis.trust import drift_pct, is_noisy, is_steady, spread
+from dbstor.results.model import CpuStats, DeviceStats, Load, Point, Trust
+from dbstor.runs.io.point import IoOutcome
+
+RATE_SHORTFALL = 0.97  # an open-loop point that reaches less than 97% of its rate is saturated
+SATURATION_LOAD_STEP = 1.5  # load grew at least this much...
+SATURATION_MIN_GAIN = 0.05  # ...but throughput less than 5%
+
+
+def mean_fields(items: Sequence[object], cls: type) -> object:
+    values = {}
+    for f in fields(cls):
+        column = [getattr(i, f.name) for i in items if getattr(i, f.name) is not None]
+        if not column:
+            values[f.name] = None
+        elif isinstance(column[0], int | float) and not isinstance(column[0], bool):
+            values[f.name] = statistics.fmean(column)
+        else:
+            values[f.name] = column[0]
+    return cls(**values)
+
+
+def summarise_point(
+    load: Load, repeats: Sequence[IoOutcome], duration_s: float, warmup_s: float
+) -> Point:
+    """Throughput is the median repeat's; percentiles come from all repeats' merged histograms."""
+    by_iops = sorted(repeats, key=lambda r: r.iops)
+    median = by_iops[len(by_iops) // 2]
+    reads = merge_all(r.fio.read.histogram for r in repeats)
+    writes = merge_all(r.fio.write.histogram for r in repeats)
+    per_second = [
+        a + b
+        for a, b in zip(median.read_iops_per_second, median.write_iops_per_second, strict=False)
+    ]
+    drift = drift_pct(per_second)
+    trust = Trust(
+        steady=is_steady(drift),
+        slope_pct=drift,
+        read_ops=reads.count,
+        write_ops=writes.count,
+        p99_trusted=(reads.count or MIN_OPS_P99) >= MIN_OPS_P99
+        and (writes.count or MIN_OPS_P99) >= MIN_OPS_P99,
+        p999_trusted=(reads.count or MIN_OPS_P999) >= MIN_OPS_P999
+        and (writes.count or MIN_OPS_P999) >= MIN_OPS_P999,
+    )
+    if trust.steady is False:
+        trust.notes.append(
+            f"not steady: IOPS drifted {drift:+.0f}% over the last half of the point"
+        )
+    if not trust.p999_trusted:
+        trust.notes.append("too few I/Os for a p99.9 (needs 10,000 per direction)")
+    point = Point(
+        load=load,
+        duration_s=duration_s,
+        warmup_s=warmup_s,
+        read_iops=median.fio.read.iops,
+        write_iops=median.fio.write.iops,
+        read_mbps=median.fio.read.bytes_per_s / 1e6,
+        write_mbps=median.fio.write.bytes_per_s / 1e6,
+        read_lat_ms=reads.stats() if reads.count else None,
+        write_lat_ms=writes.stats() if writes.count else None,
+        device=mean_fields([r.device for r in repeats if r.device], DeviceStats)
+        if any(r.device for r in repeats)
+        else None,
+        cpu=mean_fields([r.cpu for r in repeats], CpuStats),
+        repeats=len(repeats),
+        trust=trust,
+        wall_s=sum(r.wall_s for r in repeats),
+    )
+    if len(repeats) > 1:
+        point.iops_spread = spread([r.iops for r in repeats])
+        trust.noisy = is_noisy(point.iops_spread)
+        if trust.noisy:
+            trust.notes.append("noisy: repeats differ by more than 10% in IOPS")
+    return point
+
+
+def mark_saturation(point: Point, previous: Point | None) -> None:
+    """Flag a point whose rate fell short, or whose load grew without throughput growing."""
+    if point.load.kind == "rate":
+        if point.iops < RATE_SHORTFALL * point.load.value:
+            point.saturated = True
+            point.saturation_reason = (
+                f"reached {point.iops:,.0f} of {point.load.value:,.0f} IOPS asked for "
+                f"({point.iops / point.load.value:.0%})"
+            )
+        return
+    if previous is None or not previous.ok or previous.iops <= 0:
+        return
+    load_step = point.load.value / previous.load.value
+    gain = point.iops / previous.iops - 1
+    if load_step >= SATURATION_LOAD_STEP and gain < SATURATION_MIN_GAIN:
+        point.saturated = True
+        point.saturation_reason = f"load x{load_step:.3g} but IOPS {gain:+.0%}: the queue is full"
+
+
+def point_line(title: str, point: Point, slo_metric: str) -> str:
+    """The terminal's line for a finished io point."""
+    read_p99 = (
+        point.read_lat_ms.p99 if point.read_lat_ms and point.read_lat_ms.p99 is not None else None
+    )
+    metric = slo_value(point, slo_metric)
+    flags = [
+        f
+        for f, on in (
+            ("saturated", point.saturated),
+            ("not steady", point.trust.steady is False),
+            ("noisy", point.trust.noisy),
+        )
+        if on
+    ]
+    cpu = point.cpu.util_pct if point.cpu and point.cpu.util_pct is not None else None
+    parts = [
+        f"  {title:<28}",
+        f"{point.iops:>10,.0f} IOPS",
+        f"read p99 {read_p99:.3f} ms" if read_p99 is not None else "read p99 -",
+        f"SLO metric {metric:.3f} ms"
+        if metric is not None and slo_metric != "read_lat_p99_ms"
+        else "",
+        f"CPU {cpu:.0f}%" if cpu is not None else "",
+        f"[{', '.join(flags)}]" if flags else "",
+    ]
+    return "  ".join(p for p in parts if p)

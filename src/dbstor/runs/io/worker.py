@@ -1,0 +1,77 @@
+"""The io worker: prepares an io run's target and measures its points on the host it runs
+on, taking and giving plain dicts (see runs/worker.py). It remembers what it laid out, so
+that cleanup() removes it, and whether fio had to fall back from io_uring."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import replace
+from typing import Any
+
+from dbstor.runs.io.point import FALLBACK_ENGINE, IoPoint, measure_io_point, profile_from_dict
+from dbstor.runs.io.prepare import Prepared, lay_out, plan_target, precondition
+from dbstor.telemetry.sampler import Sampler
+from dbstor.testfiles import Safety
+
+
+class IoWorker:
+    kind = "io"
+
+    def __init__(self, safety: Safety, say: Callable[[str], None] | None = None):
+        self.safety = safety
+        self.say = say or (lambda message: None)
+        self.prepared: Prepared | None = None
+        self.engine_override: str | None = None  # libaio once io_uring was refused
+        self.sampler: Sampler | None = None
+
+    def plan(self, setup: dict[str, Any]) -> dict[str, Any]:
+        """Decide and check the test files (nothing written yet): files, devices, notes.
+        setup: paths, profile (dict), file_size (total bytes)."""
+        self.prepared = plan_target(setup, self.safety)
+        return self.prepared.to_dict()
+
+    def prepare(self, setup: dict[str, Any]) -> dict[str, Any]:
+        """Lay the files out (and precondition them when setup['precondition']); plan()
+        first when it was not called. Returns the plan's facts with the new notes and the
+        fio job files that ran."""
+        if self.prepared is None:
+            self.plan(setup)
+        assert self.prepared is not None
+        prepared = self.prepared
+        prepared.notes.clear()
+        prepared.jobs.clear()
+        where = setup.get("where", "")
+        lay_out(prepared, where, self.say)
+        if setup.get("precondition"):
+            profile = profile_from_dict(setup["profile"])
+            engine = precondition(prepared, profile, float(setup["duration_s"]), where, self.say)
+            self._engine_used(engine, prepared.notes)
+        return prepared.to_dict()
+
+    def measure(self, point: dict[str, Any]) -> dict[str, Any]:
+        """One load point -> its IoOutcome as a dict."""
+        described = IoPoint.from_dict(point)
+        if self.engine_override:
+            described = replace(described, ioengine=self.engine_override)
+        self.sampler = Sampler(described.devices)
+        outcome = measure_io_point(described, self.sampler)
+        if outcome.notes and outcome.ioengine == FALLBACK_ENGINE:
+            self.engine_override = FALLBACK_ENGINE
+        return outcome.to_dict()
+
+    def latest(self) -> dict[str, Any] | None:
+        """The newest telemetry sample of the point being measured."""
+        sample = self.sampler.latest() if self.sampler else None
+        return dict(sample) if sample else None
+
+    def cleanup(self) -> dict[str, Any]:
+        """Remove the test files dbstor created, unless kept."""
+        if self.prepared and not self.safety.keep:
+            self.prepared.files.remove()
+        return {"notes": []}
+
+    def _engine_used(self, engine: str, notes: list[str]) -> None:
+        if engine.startswith(FALLBACK_ENGINE) and self.engine_override is None:
+            self.engine_override = FALLBACK_ENGINE
+            reason = engine.split("(", 1)[1].rstrip(")") if "(" in engine else engine
+            notes.append(f"io_uring is unavailable here ({reason}); fell back to libaio")

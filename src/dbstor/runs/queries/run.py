@@ -1,0 +1,214 @@
+"""One query-workload run (dss, TPC-H-like): a real database on a target, its selected
+queries run as power and throughput runs, every query measured with the storage and the
+host, written to its run folder.
+
+Lifecycle: create the engine and load the data (rows/s and MB/s recorded) -> warm: one
+unmeasured power run fills the caches; cold: before every point the engine restarts and
+its files are dropped from the host's page cache -> for each streams value N a point:
+N == 1 is a power run (stream 0, each query once, in order), N > 1 a throughput run (N
+streams at once, each on its own connection, streams 1..N in their own query order) ->
+stop the engine and remove what it created unless kept.
+
+Each query records its elapsed time, rows, status (ok, failed, timeout) and what the
+device under the target and the host's CPU did during it. results.json is rewritten after
+every query, so a killed run keeps the queries that finished. A query that fails or runs
+past the query timeout is recorded and the run goes on; a server that dies fails the
+point, and the points before it stay.
+"""
+
+from __future__ import annotations
+
+import time
+from datetime import UTC, datetime
+from typing import Any
+
+from dbstor.analysis.queries import peak_of_queries
+from dbstor.errors import PointFailed
+from dbstor.results.model import Load, Point, Run, run_status
+from dbstor.runs.database.plan import DatabaseRunner, device_note, instance_setup
+from dbstor.runs.queries.point import QueryOutcome, QueryPoint
+from dbstor.runs.queries.summary import (
+    failed_point,
+    point_line,
+    point_title,
+    query_line,
+    query_point,
+)
+from dbstor.runs.queries.worker import QueryWorker
+from dbstor.telemetry.disk import devices_for_path
+
+
+class QueryRun(DatabaseRunner):
+    """A query run: same plan, folder, safety, progress and on_point as DatabaseRun."""
+
+    def setup(self) -> None:
+        self.cache = "cold" if self.plan.database.cold else "warm"
+        self.worker = QueryWorker(self.safety, say=self.progress.say)
+        self.database_bytes: int | None = None
+
+    def workload_header(self) -> dict[str, Any]:
+        header = {**super().workload_header(), "kind": "queries", "cache": self.cache}
+        return header | {"query_timeout_s": self.plan.database.query_timeout_s}
+
+    def slo(self) -> dict[str, Any]:
+        return {"metric": None, "limit_ms": None}  # no latency limit: compare elapsed time
+
+    def conclude(self, run: Run) -> None:
+        run.peak = peak_of_queries(run.points)
+        run.knee = None  # no latency limit applies to a query run
+
+    # --- lifecycle -----------------------------------------------------------------
+
+    def execute(self) -> Run:
+        spec = self.plan.database
+        data = self.plan.target.paths[0] if self.plan.target.paths else None
+        self.devices = devices_for_path(data) if data and spec.dsn is None else []
+        device_note(self.run, self.devices, external=spec.dsn is not None)
+        self.folder.save()
+        try:
+            with run_status(self.run):
+                self._create()
+                if spec.cold:
+                    self.progress.say(
+                        "cold: before each point the engine restarts and its files are "
+                        "dropped from the page cache"
+                    )
+                else:
+                    self._warm_up()
+                for value in spec.series.values:
+                    self._measure(value)
+        finally:
+            try:
+                self.folder.save()
+            finally:
+                self.run.notes.extend(self.worker.cleanup()["notes"])
+        return self.run
+
+    def _create(self) -> None:
+        setup = instance_setup(self.plan, self.scale, 0, 1)
+        setup |= {"devices": self.devices, "query_timeout_s": self.plan.database.query_timeout_s}
+        facts = self.worker.prepare(setup)
+        self.database_bytes = facts["database_bytes"]
+        self.run.engine = facts["engine"]
+        self.run.target["paths"] = facts["data_paths"] | {
+            r: [str(p) for p in ps] for r, ps in self.plan.target.roles.items() if r != "data"
+        }
+        self.run.workload = {
+            **facts["workload"],
+            **{k: v for k, v in self.run.workload.items() if k != "scale"},
+            "queries": facts["queries"],
+            "database_bytes": self.database_bytes,
+        }
+        load = facts["load"]
+        seconds = load["seconds"]
+        mbps = load["bytes"] / seconds / 1e6 if load["bytes"] and seconds > 0 else None
+        self.run.workload["load"] = [
+            {
+                "instance": 0,
+                "rows": load["rows"],
+                "seconds": round(seconds, 2),
+                "rows_per_s": round(load["rows_per_s"]),
+                "bytes": load["bytes"],
+                "mb_per_s": round(mbps, 2) if mbps is not None else None,
+                "tables": load["tables"],
+            }
+        ]
+        speed = f", {mbps:,.1f} MB/s" if mbps is not None else ""
+        self.progress.say(
+            f"  loaded {load['rows']:,} rows in {seconds:.1f} s "
+            f"({load['rows_per_s']:,.0f} rows/s{speed})"
+        )
+        self.folder.save()
+
+    def _warm_up(self) -> None:
+        """One unmeasured power run, so that the first point meets the caches the later
+        ones do (warm)."""
+        self.progress.say(
+            f"warm-up: one power run of {self.worker.count_queries(1)} queries fills the "
+            "caches (not measured)"
+        )
+        warm = self.worker.warm_up()
+        first = warm.pop("first_not_ok")
+        self.run.workload["warmup"] = warm
+        if first:
+            self.folder.note(
+                f"warm-up: {warm['not_ok']} of {warm['queries']} queries did not finish "
+                f"(first: {first})"
+            )
+        self.folder.save(notify=False)
+
+    # --- points --------------------------------------------------------------------
+
+    def _measure(self, streams: int) -> Point:
+        index = len(self.run.points)
+        title = point_title(index, streams, self.cache)
+        load = Load(kind="streams", value=streams, jobs=streams)
+        started_at = datetime.now(UTC).isoformat(timespec="seconds")
+        partial = Point(
+            load=load, duration_s=0.0, status="running", queries=[], started_at=started_at
+        )
+        with self.folder.lock:
+            self.run.points.append(partial)
+        self.progress.say(title)
+
+        def on_record(record: dict[str, Any]) -> None:
+            assert partial.queries is not None
+            partial.queries.append(record)
+            self.progress.say(query_line(record, streams))
+            self.folder.save(notify=False)
+
+        point = QueryPoint(
+            index=index,
+            streams=streams,
+            cache=self.cache,
+            query_timeout_s=self.plan.database.query_timeout_s,
+            devices=tuple(self.devices),
+        )
+        started = time.monotonic()
+        try:
+            data = self.worker.measure(point.to_dict(), on_record)
+        except PointFailed as exc:  # the engine did not come back for a cold point
+            self._replace(
+                index, Point(load=load, duration_s=0.0, status="failed", error=str(exc), queries=[])
+            )
+            self.folder.save()
+            raise PointFailed(f"{title}: {exc}") from None
+        except KeyboardInterrupt:
+            done = sum(r["status"] == "ok" for r in partial.queries or [])
+            planned = self.worker.count_queries(streams)
+            error = f"interrupted (Ctrl-C) after {done} of {planned} queries"
+            wall = time.monotonic() - started
+            self._replace(index, failed_point(load, error, partial.queries or [], wall, started_at))
+            raise
+        for note in data.pop("notes"):
+            self.folder.note(note)
+        outcome = QueryOutcome.from_dict(data)
+        self.folder.add_samples(self._rows(outcome, load, index))
+        if outcome.fatal:
+            failed = failed_point(load, outcome.fatal, outcome.records, outcome.wall_s, started_at)
+            self._replace(index, failed)
+            self.folder.save()
+            raise PointFailed(f"{title}: {failed.error}")
+        done = query_point(load, outcome, started_at, self.database_bytes, self.cache)
+        self._replace(index, done)
+        self.folder.save()
+        self.progress.say(point_line(title, done))
+        return done
+
+    def _replace(self, index: int, point: Point) -> None:
+        with self.folder.lock:
+            self.run.points[index] = point
+
+    def _rows(self, outcome: QueryOutcome, load: Load, index: int) -> list[dict]:
+        return [
+            {
+                **sample,
+                "run_id": self.run.run_id,
+                "point": index + 1,
+                "repeat": 1,
+                "load_kind": load.kind,
+                "load_value": load.value,
+                "phase": "measure",
+            }
+            for sample in outcome.samples
+        ]

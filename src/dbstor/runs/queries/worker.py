@@ -1,0 +1,134 @@
+"""The query worker: creates and loads one database, warms or chills its caches and
+measures query points against it on the host it runs on, taking and giving plain dicts
+(see runs/worker.py)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from dbstor.drivers.streams import one_line
+from dbstor.engines.base import Engine, EngineSettings
+from dbstor.engines.registry import engine_class
+from dbstor.runs.database.worker import dsn_of
+from dbstor.runs.queries.point import QueryPoint, measure_query_point
+from dbstor.runs.queries.prepare import (
+    describe_workload,
+    files_bytes,
+    make_cold,
+    stream_queries,
+    warm_up,
+)
+from dbstor.telemetry.sampler import Sampler
+from dbstor.telemetry.window import WindowCounters
+from dbstor.testfiles import Safety
+from dbstor.workloads.registry import workload_class
+
+
+class QueryWorker:
+    kind = "queries"
+
+    def __init__(self, safety: Safety, say: Callable[[str], None] | None = None):
+        self.safety = safety
+        self.say = say or (lambda message: None)
+        self.engine: Engine | None = None
+        self.workload: Any = None
+        self.counters = WindowCounters()
+        self.sampler: Sampler | None = None
+        self.timeout_s: float | None = None
+
+    def prepare(self, setup: dict[str, Any]) -> dict[str, Any]:
+        """Create, start and load the database (setup as runs.database.plan.instance_setup,
+        plus devices and query_timeout_s): the engine, data paths, workload, chosen queries,
+        load report and the database's size on this host."""
+        self.counters = WindowCounters(setup.get("devices", ()))
+        self.timeout_s = setup.get("query_timeout_s")
+        workload = workload_class(setup["workload"])(
+            setup["scale"], seed=setup["seed"], options=setup["options"]
+        )
+        chosen = workload.query_set()  # bad query names fail here, before anything exists
+        settings = EngineSettings(
+            paths={role: [Path(p) for p in paths] for role, paths in setup["paths"].items()},
+            dsn=dsn_of(setup),
+            instance=0,
+            buffer_bytes=setup.get("buffer_bytes"),
+            memory_limit_bytes=setup.get("memory_limit_bytes"),
+            keep=self.safety.keep,
+            allow_overwrite=self.safety.allow_overwrite,
+        )
+        engine = engine_class(setup["engine"])(settings)
+        self.say(
+            f"creating {engine.title} and loading {setup['workload']} at scale "
+            f"{setup['scale']:g} ({', '.join(q.name for q in chosen)})"
+        )
+        self.engine, self.workload = engine, workload
+        engine.start()
+        report = workload.create(engine, self.say)
+        return {
+            "engine": engine.describe(),
+            "data_paths": engine.data_paths(),
+            "workload": describe_workload(workload),
+            "queries": [
+                {
+                    "number": q.number,
+                    "name": q.name,
+                    "title": q.title,
+                    "tr3476": q.tr3476,
+                    "tr3476_code": getattr(q, "tr3476_code", None),
+                }
+                for q in chosen
+            ],
+            "database_bytes": files_bytes(engine.cache_paths()) if engine.managed else None,
+            "load": {
+                "rows": report.rows,
+                "seconds": report.seconds,
+                "rows_per_s": report.rows_per_s,
+                "bytes": report.bytes,
+                "tables": dict(report.tables),
+            },
+        }
+
+    def count_queries(self, streams: int) -> int:
+        assert self.engine is not None
+        return sum(len(q) for q in stream_queries(self.workload, self.engine, streams).values())
+
+    def warm_up(self) -> dict[str, Any]:
+        """One unmeasured power run (see prepare.warm_up)."""
+        assert self.engine is not None
+        return warm_up(self.engine, self.workload, self.counters, self.timeout_s)
+
+    def measure(
+        self, point: dict[str, Any], on_record: Callable[[dict[str, Any]], None] | None = None
+    ) -> dict[str, Any]:
+        """One point -> its QueryOutcome as a dict (with the cold step's notes under
+        "notes"). Raises PointFailed when a cold point's engine does not come back."""
+        assert self.engine is not None
+        described = QueryPoint.from_dict(point)
+        cold_note, notes = make_cold(self.engine) if described.cache == "cold" else (None, [])
+        queries = stream_queries(self.workload, self.engine, described.streams)
+        self.sampler = Sampler(described.devices)
+        outcome = measure_query_point(
+            self.engine,
+            queries,
+            self.workload.run_query,
+            described,
+            self.counters,
+            on_record,
+            self.sampler,
+        )
+        outcome.cold_note = cold_note
+        return {**outcome.to_dict(), "notes": notes}
+
+    def latest(self) -> dict[str, Any] | None:
+        sample = self.sampler.latest() if self.sampler else None
+        return dict(sample) if sample else None
+
+    def cleanup(self) -> dict[str, Any]:
+        if self.engine is None:
+            return {"notes": []}
+        try:
+            self.engine.stop()
+        except Exception as exc:  # the points matter more than a clean stop
+            return {"notes": [f"stopping {self.engine.title} failed: {one_line(exc)}"]}
+        return {"notes": []}

@@ -1,0 +1,225 @@
+"""A study: every target x profile (or database) run in turn, then the comparison and one
+report; plus reading a run or study folder back.
+
+A study with one run writes OUT/<run-id>/. With several runs it writes a study folder
+OUT/<stamp>-<study>/ holding study.json, comparison.json, report.html (all runs and the
+comparison) and one run folder per run.
+"""
+
+from __future__ import annotations
+
+import json
+import stat
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from dbstor.analysis.compare import compare_runs
+from dbstor.engines.registry import engine_class
+from dbstor.errors import UserError
+from dbstor.results.model import Run
+from dbstor.results.store import RESULTS_FILE, read_run_folder, read_samples, write_text_atomic
+from dbstor.runs.database.plan import DbRunPlan
+from dbstor.runs.database.run import DatabaseRun
+from dbstor.runs.folder import new_run_id
+from dbstor.runs.io.plan import IoRunPlan
+from dbstor.runs.io.run import IoRun
+from dbstor.runs.progress import Progress
+from dbstor.runs.queries.checks import check_query_spec, runs_queries
+from dbstor.runs.queries.run import QueryRun
+from dbstor.study.model import DatabaseSpec, Study
+from dbstor.testfiles import Safety, check_directory
+from dbstor.workloads.registry import workload_class
+
+STUDY_FILE = "study.json"
+COMPARISON_FILE = "comparison.json"
+
+
+@dataclass
+class StudyOutcome:
+    folder: Path  # the study folder, or the run folder of a one-run study
+    runs: list[Run] = field(default_factory=list)
+    run_folders: list[Path] = field(default_factory=list)
+    comparison: dict[str, Any] | None = None
+
+
+def make_out_dir(out: Path) -> Path:
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise UserError(
+            f"cannot create the results folder {out}: {exc.strerror}; choose another --out"
+        ) from None
+    return out
+
+
+def plans_for(study: Study, parent: Path) -> list[IoRunPlan | DbRunPlan]:
+    description = study.describe()
+    fio_plans: list[IoRunPlan | DbRunPlan] = [
+        IoRunPlan(
+            run_id=new_run_id(target.label, profile.name, parent),
+            target=target,
+            profile=profile,
+            series=study.series_for(profile),
+            slo=study.slo_for(profile),
+            duration_s=study.duration_s,
+            warmup_s=study.warmup_s,
+            repeats=study.repeats,
+            file_size=study.file_size,
+            precondition=study.precondition,
+            study=description,
+        )
+        for target in study.targets
+        for profile in study.profiles
+    ]
+    db_plans = [
+        DbRunPlan(
+            run_id=new_run_id(target.label, spec.workload, parent),
+            target=target,
+            database=spec,
+            slo=study.slo_for_database(),
+            duration_s=study.duration_s,
+            warmup_s=study.warmup_s,
+            study=description,
+        )
+        for target in study.targets
+        for spec in study.databases
+    ]
+    return fio_plans + db_plans
+
+
+def render(folder: Path, runs: list[Run], comparison: dict[str, Any] | None, title: str) -> Path:
+    """(Re)write folder/report.html for these runs."""
+    from dbstor.report.html import write_report
+
+    samples = {}
+    for run in runs:
+        run_folder = folder if (folder / RESULTS_FILE).exists() else folder / run.run_id
+        samples[run.run_id] = read_samples(run_folder)
+    return write_report(folder, runs, samples=samples, comparison=comparison, title=title)
+
+
+def preflight(study: Study) -> None:
+    """Check what can be checked before any load runs, so that a bad path or an unusable
+    engine in the last run of a long study stops it at once, not hours later."""
+    for target in study.targets:
+        for path in (p for paths in target.roles.values() for p in paths):
+            if not (path.exists() and stat.S_ISBLK(path.stat().st_mode)):
+                check_directory(path)
+    for spec in study.databases:
+        engine = engine_class(spec.engine)
+        availability = engine.availability()
+        if not availability.usable:
+            raise UserError(f"engine {spec.engine} is not usable here: {availability.reason}")
+        dialects = workload_class(spec.workload).dialects
+        if engine.dialect not in dialects:
+            raise UserError(
+                f"workload {spec.workload} has no SQL for {engine.title}; it runs on: {', '.join(dialects)}"
+            )
+        if spec.dsn is None and any(not t.paths for t in study.targets):
+            raise UserError(
+                f"engine {spec.engine} needs a target directory (--target) or an external server (--dsn)"
+            )
+        check_query_spec(spec)
+        check_load_spec(spec)
+
+
+def check_load_spec(spec: DatabaseSpec) -> None:
+    """The workload's scale and options (its constructor raises UserError on bad ones) and
+    the load series, before anything is created."""
+    cls = workload_class(spec.workload)
+    cls(spec.scale if spec.scale is not None else cls.default_scale, spec.seed, spec.options)
+    if spec.series.kind == "rate" and spec.think_time_ms:
+        raise UserError(
+            "--think-time does not apply to --rate: at a rate, arrivals set the pace; drop one"
+        )
+
+
+def run_study(study: Study, out: Path, safety: Safety, progress: Progress) -> StudyOutcome:
+    preflight(study)
+    make_out_dir(out)
+    stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
+    many = len(study.targets) * (len(study.profiles) + len(study.databases)) > 1
+    study_folder = out / f"{stamp}-{_slug(study.name)}" if many else None
+    parent = study_folder or out
+    plans = plans_for(study, parent)
+    outcome = StudyOutcome(folder=study_folder or parent / plans[0].run_id)
+    if study_folder:
+        study_folder.mkdir(parents=True, exist_ok=True)
+        write_text_atomic(
+            study_folder / STUDY_FILE,
+            json.dumps({"study": study.describe(), "runs": [p.run_id for p in plans]}, indent=2)
+            + "\n",
+        )
+
+    def after_point(run: Run, folder: Path) -> None:
+        render(folder, [run], None, f"{study.name}: {run.target['label']} {run.workload['name']}")
+        if study_folder:
+            _render_study(study_folder, [*outcome.runs, run], study)
+
+    for number, plan in enumerate(plans, 1):
+        folder = parent / plan.run_id
+
+        def callback(run: Run, f: Path = folder) -> None:
+            after_point(run, f)
+
+        if isinstance(plan, DbRunPlan):
+            what = f"{plan.database.workload} on {plan.database.engine}"
+            runner = QueryRun if runs_queries(plan.database) else DatabaseRun
+            run: IoRun | DatabaseRun | QueryRun = runner(
+                plan, folder, safety, progress, on_point=callback
+            )
+        else:
+            what = f"fio {plan.profile.name}"
+            run = IoRun(plan, folder, safety, progress, on_point=callback)
+        progress.say(f"run {number}/{len(plans)}: {plan.target.label} x {what} -> {folder}")
+        outcome.run_folders.append(folder)
+        try:
+            run.execute()
+        finally:
+            outcome.runs.append(run.run)
+    if study_folder:
+        outcome.comparison = _render_study(study_folder, outcome.runs, study)
+    return outcome
+
+
+def study_comparison(runs: list[Run], baseline: str | None) -> dict[str, Any] | None:
+    """Targets compared within a workload: the first workload that ran on several targets."""
+    by_workload: dict[str, list[Run]] = {}
+    for run in runs:
+        by_workload.setdefault(str(run.workload.get("name")), []).append(run)
+    groups = [group for group in by_workload.values() if len(group) > 1]
+    if groups:
+        return compare_runs(groups[0], baseline)
+    return compare_runs(runs, baseline) if len(by_workload) == 1 and len(runs) > 1 else None
+
+
+def _render_study(folder: Path, runs: list[Run], study: Study) -> dict[str, Any] | None:
+    comparison = study_comparison(runs, study.baseline)
+    if comparison is not None:
+        write_text_atomic(folder / COMPARISON_FILE, json.dumps(comparison, indent=2) + "\n")
+    render(folder, runs, comparison, study.name)
+    return comparison
+
+
+def _slug(text: str) -> str:
+    keep = "".join(c if c.isalnum() or c in "-_." else "-" for c in text.strip())
+    return "-".join(filter(None, keep.split("-")))[:40] or "study"
+
+
+def load_folder(folder: Path) -> tuple[list[Run], list[Path]]:
+    """Runs from a run folder or a study folder (its run subfolders, in study order)."""
+    if (folder / RESULTS_FILE).exists():
+        return [read_run_folder(folder)], [folder]
+    if (folder / STUDY_FILE).exists():
+        ids = json.loads((folder / STUDY_FILE).read_text(encoding="utf-8")).get("runs", [])
+        folders = [folder / i for i in ids if (folder / i / RESULTS_FILE).exists()]
+        return [read_run_folder(f) for f in folders], folders
+    if not folder.exists():
+        raise UserError(
+            f"{folder} does not exist: give a run folder (with results.json) or a study folder"
+        )
+    raise UserError(
+        f"{folder} holds no results.json or study.json: give a dbstor run or study folder"
+    )

@@ -1,0 +1,196 @@
+"""The merges are exact: merging the outcomes of parts (fio jobs, users, client processes,
+instances, hosts) equals measuring the whole; outcomes survive the trip through plain
+JSON unchanged, so a point measured on another host merges the same way."""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections import Counter
+from pathlib import Path
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from dbstor.analysis.histogram import LatencyHistogram
+from dbstor.drivers.fio_output import parse_fio_json
+from dbstor.drivers.tally import DriveResult, Tally, bin_ns, merge, merge_results
+from dbstor.engines.base import EngineCounters
+from dbstor.results.model import CpuStats, DeviceStats
+from dbstor.runs.database.point import TxnOutcome
+from dbstor.runs.io.point import IoOutcome
+from dbstor.runs.merge import (
+    merge_counters,
+    merge_histograms,
+    merge_io_outcomes,
+    merge_samples,
+    merge_txn_outcomes,
+)
+from dbstor.runs.queries.point import QueryOutcome
+
+FIO = Path(__file__).parents[2] / "fixtures" / "fio"
+MIX = ("new_order", "payment", "delivery")
+
+latencies = st.lists(st.integers(min_value=1, max_value=10**10), min_size=1, max_size=300)
+parts_of = st.integers(min_value=1, max_value=6)
+
+
+def histogram_of(values: list[int]) -> LatencyHistogram:
+    histogram = LatencyHistogram()
+    for ns in values:
+        histogram.bins[bin_ns(ns)] += 1
+        histogram.total_ns += ns
+        histogram.max_ns = max(histogram.max_ns, ns)
+    return histogram
+
+
+@settings(max_examples=60, deadline=None)
+@given(latencies, parts_of)
+def test_histograms_of_parts_merge_into_the_histogram_of_all(values, parts):
+    whole = histogram_of(values)
+    merged = merge_histograms(histogram_of(values[i::parts]) for i in range(parts))
+    assert merged.bins == whole.bins and merged.max_ns == whole.max_ns
+    assert merged.total_ns == sum(values)
+    for q in (50, 95, 99, 99.9):
+        assert merged.percentile_ns(q) == whole.percentile_ns(q)
+
+
+transactions = st.lists(
+    st.tuples(
+        st.sampled_from(MIX),
+        st.integers(min_value=1_000, max_value=5 * 10**9),
+        st.integers(min_value=0, max_value=9),
+        st.booleans(),
+    ),
+    min_size=1,
+    max_size=200,
+)
+
+
+def tallies_of(rows: list[tuple[str, int, int, bool]], users: int) -> list[Tally]:
+    tallies = [Tally() for _ in range(users)]
+    for n, (txn, ns, second, rolled_back) in enumerate(rows):
+        tally = tallies[n % users]
+        tally.record(txn, ns, second)
+        if rolled_back:
+            tally.rollbacks[txn] += 1
+        if ns % 7 == 0:
+            tally.errors += 1
+            tally.retries += 2
+    return tallies
+
+
+def comparable(result: DriveResult) -> dict:
+    data = result.to_dict()
+    data.pop("processes")
+    return data
+
+
+@settings(max_examples=60, deadline=None)
+@given(transactions, st.integers(min_value=1, max_value=8), parts_of)
+def test_results_of_groups_of_users_merge_into_the_result_of_all(rows, users, groups):
+    tallies = tallies_of(rows, users)
+    whole = merge(tallies, MIX, 10.0, open_loop=False)
+    parts = [merge(tallies[g::groups], MIX, 10.0, open_loop=False) for g in range(groups)]
+    merged = merge_results([p for p in parts if p.per_type])
+    assert comparable(merged) == comparable(whole)
+    assert merged.latency.stats() == whole.latency.stats()
+
+
+def test_fio_jobs_merge_like_hosts():
+    """Two hosts running one job each merge into what one fio run with both jobs gives."""
+    one = json.loads((FIO / "randrw-8k-qd4-1job.json").read_text())
+    second = copy.deepcopy(one)
+    both = copy.deepcopy(one)
+    both["jobs"] = one["jobs"] + second["jobs"]
+    hosts = [
+        outcome(parse_fio_json(json.dumps(d)), host) for d, host in ((one, "h1"), (second, "h2"))
+    ]
+    merged = merge_io_outcomes(hosts)
+    whole = parse_fio_json(json.dumps(both))
+    assert merged["fio"].to_dict() == whole.to_dict()
+    assert merged["read_iops_per_second"] == [200.0, 200.0]
+    assert [h["host"] for h in merged["hosts"]] == ["h1", "h2"]
+    assert {row["host"] for row in merged["samples"]} == {"h1", "h2"}
+
+
+def outcome(run, host: str) -> IoOutcome:
+    return IoOutcome(
+        fio=run,
+        read_iops_per_second=[100.0, 100.0],
+        write_iops_per_second=[10.0, 10.0],
+        samples=[{"t_s": 1.0, "dev_read_iops": 5.0}],
+        cpu=CpuStats(util_pct=50.0),
+        device=DeviceStats(name="vda", read_iops=5.0),
+        job_text="[global]\n",
+        output_text="{}",
+        ioengine="io_uring",
+        started_at=1.5,
+        wall_s=3.0,
+        host=host,
+    )
+
+
+def test_counters_add_and_a_missing_counter_stays_missing():
+    total = merge_counters(
+        [EngineCounters(logical_reads=10, physical_reads=2), EngineCounters(logical_reads=5)]
+    )
+    assert total.logical_reads == 15 and total.physical_reads is None
+
+
+def test_samples_of_hosts_keep_their_host():
+    rows = merge_samples({"h1": [{"t_s": 1.0}], "h2": [{"t_s": 1.0}, {"t_s": 2.0}]})
+    assert [(r["host"], r["t_s"]) for r in rows] == [("h1", 1.0), ("h2", 1.0), ("h2", 2.0)]
+
+
+def through_json(data: dict) -> dict:
+    return json.loads(json.dumps(data))
+
+
+def test_io_outcome_survives_plain_json():
+    run = parse_fio_json((FIO / "randrw-8k-qd4-2job.json").read_text())
+    original = outcome(run, "h1")
+    again = IoOutcome.from_dict(through_json(original.to_dict()))
+    assert again == original
+
+
+def test_database_outcome_survives_plain_json_and_merges():
+    tallies = tallies_of([("payment", 2_000_000, 0, False), ("new_order", 9_000_000, 1, True)], 2)
+    drive = merge(tallies, MIX, 2.0, open_loop=True)
+    drive.arrivals, drive.unfinished = 5, histogram_of([3_000_000])
+    drive.backlog = 1
+    original = TxnOutcome(
+        drive=drive,
+        counters=EngineCounters(logical_reads=100, physical_reads=7),
+        samples=[{"t_s": 1.0}],
+        cpu=CpuStats(util_pct=10.0),
+        device=None,
+        alive=True,
+        started_at=2.0,
+        wall_s=3.0,
+        host="h1",
+    )
+    again = TxnOutcome.from_dict(through_json(original.to_dict()))
+    assert again == original
+    merged = merge_txn_outcomes([again, again])
+    assert merged["drive"].commits == 2 * drive.commits
+    assert merged["drive"].arrivals == 10 and merged["drive"].backlog == 2
+    assert merged["counters"].physical_reads == 14
+    assert merged["drive"].rollbacks == dict(Counter({"new_order": 2}))
+
+
+def test_query_outcome_survives_plain_json():
+    original = QueryOutcome(
+        records=[{"name": "Q1", "stream": 0, "position": 0, "status": "ok", "elapsed_s": 1.0}],
+        stream_s={0: 1.0},
+        wall_s=1.2,
+        fatal=None,
+        counters=EngineCounters(storage_read_bytes=4096),
+        samples=[],
+        cpu=CpuStats(),
+        device=DeviceStats(name="vda"),
+        started_at=3.0,
+        cold_note="cold: restarted",
+        host="h1",
+    )
+    assert QueryOutcome.from_dict(through_json(original.to_dict())) == original
