@@ -41,6 +41,7 @@ class HostAgent:
     ) -> None:
         self.name = name
         self.worker: Any = None
+        self._made: list[Path] = []
         self._guard = GuardClient()
         self._lease_s = lease_s
         self._last_beat = time.monotonic()
@@ -73,9 +74,38 @@ class HostAgent:
         return bool(running)
 
     # -- the work ------------------------------------------------------------------------
-    def prepare(self, kind: str, safety: Mapping[str, Any], setup: Mapping[str, Any]) -> dict:
+    def plan(self, kind: str, safety: Mapping[str, Any], setup: Mapping[str, Any]) -> dict:
+        """Make the worker and let it decide (and check) what it will lay out; nothing written."""
         self.worker = make_worker(kind, safety)
-        facts = dict(self.worker.prepare(dict(setup)) or {})
+        planner = getattr(self.worker, "plan", None)
+        return dict(planner(self.own_folders(setup)) or {}) if planner else {}
+
+    def own_folders(self, setup: Mapping[str, Any]) -> dict:
+        """With setup['host_folders'], each directory in setup['paths'] becomes this host's own
+        subfolder `dbstor-host-NAME` (made here, removed at cleanup): hosts that share a file
+        system (NFS, SMB, one machine) never share test files."""
+        setup = dict(setup)
+        if not setup.get("host_folders"):
+            return setup
+        paths = []
+        for text in setup.get("paths", []):
+            path = Path(text)
+            if not path.is_dir():
+                paths.append(text)
+                continue
+            own = path / f"dbstor-host-{self.name}"
+            if not own.exists():
+                own.mkdir()
+                self._made.append(own)
+                self._guard.register(own)
+            paths.append(str(own))
+        setup["paths"] = paths
+        return setup
+
+    def prepare(self, kind: str, safety: Mapping[str, Any], setup: Mapping[str, Any]) -> dict:
+        if self.worker is None:
+            self.worker = make_worker(kind, safety)
+        facts = dict(self.worker.prepare(self.own_folders(setup)) or {})
         for path in facts.get("created", []):
             self._guard.register(Path(path))
         return facts
@@ -102,6 +132,11 @@ class HostAgent:
             notes = dict(worker.cleanup() or {})
             for path in notes.get("removed", []):
                 self._guard.forget(Path(path))
+        for own in reversed(self._made):
+            with contextlib.suppress(OSError):  # kept test files stay, and so does their folder
+                own.rmdir()
+                self._guard.forget(own)
+        self._made = []
         return notes
 
     def close(self) -> dict:

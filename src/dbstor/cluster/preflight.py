@@ -51,6 +51,8 @@ def engine_problem(engine: str) -> str | None:
 def target_problem(target: str, min_free_bytes: int) -> str | None:
     """The target must exist, be a writable directory and have room for the test files."""
     path = Path(target)
+    if path.is_block_device():
+        return None  # the io run's own checks decide whether a device may be used
     if not path.exists():
         return f"target {target} does not exist there: create it or mount the storage there"
     if not path.is_dir():

@@ -126,6 +126,13 @@ class ClusterSession:
         ray = self._ray
         try:
             return ray.get(ref, timeout=timeout)
+        except ray.exceptions.RayTaskError as exc:  # the call raised on the host
+            cause = exc.cause
+            if isinstance(cause, UserError):
+                raise UserError(f"host {host}: {cause}") from None
+            if isinstance(cause, PointFailed):
+                raise HostFailed(host, str(cause)) from None
+            raise HostFailed(host, f"could not {what}: {_first_line(cause or exc)}") from None
         except ray.exceptions.GetTimeoutError:
             raise UserError(
                 f"host {host} did not {what} within {timeout:.0f} s: check that its Ray node "
@@ -156,18 +163,16 @@ class ClusterSession:
             if problems:
                 raise UserError(f"host {name}: {problems[0]}")
 
+    def result(self, ref: Any, host: str, what: str) -> Any:
+        """A call's answer; a host that died or failed in it is a failed point naming it."""
+        return self._get(ref, host, what, None)
+
     def prepare(self, kind: str, safety: Mapping[str, Any], setups: Mapping[str, Mapping]) -> dict:
         refs = {
             name: self.agents[name].prepare.remote(kind, dict(safety), dict(setup))
             for name, setup in setups.items()
         }
-        facts = {}
-        for name, ref in refs.items():
-            try:
-                facts[name] = self._get(ref, name, "prepare", None)
-            except UserError as exc:
-                raise PointFailed(str(exc)) from None
-        return facts
+        return {name: self._get(ref, name, "prepare", None) for name, ref in refs.items()}
 
     # -- one point on every host, started together ------------------------------------------
     def measure(self, points: Mapping[str, Mapping[str, Any]], duration_s: float) -> ClusterPoint:

@@ -119,6 +119,8 @@ class Point:
     trust: Trust = field(default_factory=Trust)
     started_at: str | None = None
     wall_s: float | None = None
+    hosts: list[dict[str, Any]] | None = None  # a cluster point: each host's own figures
+    start_skew_ms: float | None = None  # a cluster point: last host's start - first host's
 
     @property
     def iops(self) -> float:
@@ -127,6 +129,9 @@ class Point:
     @property
     def ok(self) -> bool:
         return self.status == "ok"
+
+
+CLUSTER_POINT_FIELDS = ("hosts", "start_skew_ms")
 
 
 @dataclass
@@ -151,6 +156,10 @@ class Run:
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
         data = {"schema": data.pop("schema"), **data}
+        for point in data["points"]:  # cluster-only fields appear only on cluster points
+            for key in CLUSTER_POINT_FIELDS:
+                if point.get(key) is None:
+                    point.pop(key, None)
         return data
 
 

@@ -83,12 +83,18 @@ def append_samples(folder: Path, rows: Iterable[dict[str, Any]]) -> None:
     """Append telemetry rows; the header is written when the file is new."""
     path = folder / SAMPLES_FILE
     new = not path.exists()
+    rows = list(rows)
+    if new:  # rows measured on several hosts (a cluster) add a host column
+        columns = [*SAMPLE_COLUMNS, "host"] if any("host" in r for r in rows) else SAMPLE_COLUMNS
+    else:
+        with open(path, newline="", encoding="utf-8") as handle:
+            columns = next(csv.reader(handle), None) or SAMPLE_COLUMNS
     with _disk_errors(path), open(path, "a", newline="", encoding="utf-8") as handle:
-        writer = csv.DictWriter(handle, fieldnames=SAMPLE_COLUMNS, extrasaction="ignore")
+        writer = csv.DictWriter(handle, fieldnames=columns, extrasaction="ignore")
         if new:
             writer.writeheader()
         for row in rows:
-            writer.writerow({k: _csv_value(row.get(k)) for k in SAMPLE_COLUMNS})
+            writer.writerow({k: _csv_value(row.get(k)) for k in columns})
         handle.flush()
         os.fsync(handle.fileno())
 

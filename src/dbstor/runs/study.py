@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import stat
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -100,10 +101,11 @@ def render(folder: Path, runs: list[Run], comparison: dict[str, Any] | None, tit
     return write_report(folder, runs, samples=samples, comparison=comparison, title=title)
 
 
-def preflight(study: Study) -> None:
+def preflight(study: Study, local_targets: bool = True) -> None:
     """Check what can be checked before any load runs, so that a bad path or an unusable
-    engine in the last run of a long study stops it at once, not hours later."""
-    for target in study.targets:
+    engine in the last run of a long study stops it at once, not hours later. Targets
+    measured on other hosts (local_targets False) are checked there."""
+    for target in study.targets if local_targets else ():
         for path in (p for paths in target.roles.values() for p in paths):
             if not (path.exists() and stat.S_ISBLK(path.stat().st_mode)):
                 check_directory(path)
@@ -136,8 +138,16 @@ def check_load_spec(spec: DatabaseSpec) -> None:
         )
 
 
-def run_study(study: Study, out: Path, safety: Safety, progress: Progress) -> StudyOutcome:
-    preflight(study)
+def run_study(
+    study: Study,
+    out: Path,
+    safety: Safety,
+    progress: Progress,
+    io_worker: Callable[[Safety, Callable[[str], None]], Any] | None = None,
+) -> StudyOutcome:
+    """Run every plan of the study. `io_worker(safety, say)` makes the worker for each io
+    run when its points are measured elsewhere (a cluster); default: this host."""
+    preflight(study, local_targets=io_worker is None)
     make_out_dir(out)
     stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
     many = len(study.targets) * (len(study.profiles) + len(study.databases)) > 1
@@ -172,7 +182,8 @@ def run_study(study: Study, out: Path, safety: Safety, progress: Progress) -> St
             )
         else:
             what = f"fio {plan.profile.name}"
-            run = IoRun(plan, folder, safety, progress, on_point=callback)
+            worker = io_worker(safety, progress.say) if io_worker else None
+            run = IoRun(plan, folder, safety, progress, on_point=callback, worker=worker)
         progress.say(f"run {number}/{len(plans)}: {plan.target.label} x {what} -> {folder}")
         outcome.run_folders.append(folder)
         try:
