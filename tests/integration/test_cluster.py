@@ -136,3 +136,29 @@ def test_a_password_never_reaches_rays_logs(loopback_cluster, target):
     leaks = [f for f in files if secret.encode() in f.read_bytes()]
     assert leaks == []
     assert secret not in proc.stdout + proc.stderr
+
+
+def test_io_on_three_hosts_is_one_merged_curve(loopback_cluster, target, tmp_path):
+    out = tmp_path / "results"
+    proc = loopback_cluster.dbstor(
+        *("io", "--cluster", loopback_cluster.address, "--hosts", "h1,h2,h3"),
+        *("--target", str(target), "--iodepth", "1,4", "--duration", "2s", "--warmup", "0s"),
+        *("--size", "16MiB", "--out", str(out), "--quiet"),
+    )
+    assert proc.returncode == 0, proc.stderr
+    folder = next(out.iterdir())
+    run = json.loads((folder / "results.json").read_text())
+    assert run["status"] == "complete" and run["target"]["hosts"] == HOSTS
+    for point in run["points"]:
+        hosts = point["hosts"]
+        assert [h["host"] for h in hosts] == HOSTS
+        assert point["read_iops"] == pytest.approx(sum(h["read_iops"] for h in hosts))
+        assert point["write_iops"] == pytest.approx(sum(h["write_iops"] for h in hosts))
+        p99s = [h["read_lat_ms"]["p99"] for h in hosts]
+        assert min(p99s) <= point["read_lat_ms"]["p99"] <= max(p99s)  # from summed bins
+        assert 0 <= point["start_skew_ms"] < 50
+        assert sorted(h["start_offset_ms"] for h in hosts)[0] == 0
+    samples = (folder / "samples.csv").read_text().splitlines()
+    assert samples[0].split(",")[-1] == "host"
+    assert {line.split(",")[-1] for line in samples[1:]} == set(HOSTS)
+    assert list(target.iterdir()) == []  # every host removed its files and its own folder

@@ -151,3 +151,31 @@ def test_a_node_killed_mid_point_fails_the_point_naming_it(cluster, target):
     assert "a load point failed: host h3: died or was cut off mid-point" in stderr, stderr
     took = wait_for(lambda: not fio_pids(cluster) and not list(target.iterdir()), 30)
     print(f"every host's load stopped and files removed {took:.1f} s after the driver ended")
+
+
+def test_an_io_run_keeps_finished_points_when_a_node_dies(cluster, target, tmp_path):
+    out = tmp_path / "results"
+    run = cluster.popen(
+        [
+            sys.executable,
+            *("-m", "dbstor", "io", "--cluster", cluster.address, "--hosts", "h1,h2"),
+            *("--target", str(target), "--iodepth", "1,2", "--duration", "6s"),
+            *("--warmup", "0s", "--size", "16MiB", "--out", str(out), "--quiet"),
+        ]
+    )
+
+    def finished_points() -> int:
+        found = list(out.glob("*/results.json"))
+        return len(json.loads(found[0].read_text())["points"]) if found else 0
+
+    wait_for(lambda: finished_points() == 1, 120)
+    wait_for(lambda: len(fio_pids(cluster)) >= 2, 30)  # the second point is running
+    os.kill(cluster.raylet_of("h2"), signal.SIGKILL)
+    assert run.wait(timeout=120) == 1
+    stderr = run.stderr.read()
+    assert "a load point failed: host h2: died or was cut off mid-point" in stderr, stderr
+    results = json.loads(next(out.glob("*/results.json")).read_text())
+    assert [p["status"] for p in results["points"]] == ["ok", "failed"]
+    assert "host h2" in results["points"][1]["error"]
+    assert results["status"] == "failed"
+    wait_for(lambda: not fio_pids(cluster) and not list(target.iterdir()), 30)
