@@ -162,3 +162,25 @@ def test_io_on_three_hosts_is_one_merged_curve(loopback_cluster, target, tmp_pat
     assert samples[0].split(",")[-1] == "host"
     assert {line.split(",")[-1] for line in samples[1:]} == set(HOSTS)
     assert list(target.iterdir()) == []  # every host removed its files and its own folder
+
+
+def test_instances_spread_over_hosts_in_order(loopback_cluster, target, tmp_path):
+    """TR-4403's ramp: instance 1 on h1, instance 2 on h2; one merged result per point."""
+    out = tmp_path / "results"
+    proc = loopback_cluster.dbstor(
+        *("run", "--cluster", loopback_cluster.address, "--hosts", "h1,h2"),
+        *("--engine", "sqlite", "--target", str(target), "--instances", "1,2", "--users", "2"),
+        *("--duration", "2s", "--warmup", "0s", "--scale", "1", "--out", str(out), "--quiet"),
+    )
+    assert proc.returncode == 0, proc.stderr
+    run = json.loads(next(out.glob("*/results.json")).read_text())
+    assert run["status"] == "complete" and run["target"]["hosts"] == ["h1", "h2"]
+    one, two = run["points"]
+    assert [h["host"] for h in one["hosts"]] == ["h1"]
+    assert [h["host"] for h in two["hosts"]] == ["h1", "h2"]
+    for point in (one, two):
+        assert point["tps"] == pytest.approx(sum(h["tps"] for h in point["hosts"]))
+        p99s = [h["txn_lat_ms"]["p99"] for h in point["hosts"]]
+        assert min(p99s) <= point["txn_lat_ms"]["p99"] <= max(p99s)  # from summed histograms
+    assert two["start_skew_ms"] < 50
+    assert list(target.iterdir()) == []  # both hosts' databases removed

@@ -125,6 +125,12 @@ class HostAgent:
         outcome["host"] = self.name
         return outcome
 
+    def ask(self, question: str) -> Any:
+        """A read-only question to the worker: 'objects' (per-object I/O), 'latest' sample."""
+        if question not in ("objects", "latest") or self.worker is None:
+            return None
+        return getattr(self.worker, question)()
+
     def cleanup(self) -> dict:
         notes: dict = {}
         if self.worker is not None:

@@ -12,45 +12,14 @@ from __future__ import annotations
 import statistics
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, fields
-from pathlib import Path
 from typing import Any
 
-from dbstor.cluster.hosts import parse_host_list
 from dbstor.cluster.session import ClusterPoint, ClusterSession
 from dbstor.results.model import CpuStats, DeviceStats, Load
 from dbstor.runs.io.point import IoOutcome
 from dbstor.runs.io.summary import summarise_point
 from dbstor.runs.merge import merge_io_outcomes
-from dbstor.runs.progress import Progress
-from dbstor.runs.study import StudyOutcome, run_study
-from dbstor.study.model import Study
 from dbstor.testfiles import Safety
-
-
-def run_study_on_hosts(
-    address: str,
-    hosts_text: str | None,
-    study: Study,
-    out: Path,
-    safety: Safety,
-    progress: Progress,
-) -> StudyOutcome:
-    """An io study with every point measured on every named host at once."""
-    names = parse_host_list(hosts_text) if hosts_text else []
-    with ClusterSession(address, names) as session:
-        for target in study.targets:
-            for path in target.paths:
-                spec = {"fio": True, "target": str(path), "min_free_bytes": study.file_size}
-                session.preflight(spec)
-        offsets = ", ".join(f"{h} {o.offset_s * 1000:+.1f} ms" for h, o in session.offsets.items())
-        progress.say(f"hosts {', '.join(session.offsets)}; clock offsets {offsets}")
-        return run_study(
-            study,
-            out,
-            safety,
-            progress,
-            io_worker=lambda rules, say: ClusterIoWorker(session, rules, say),
-        )
 
 
 class ClusterIoWorker:

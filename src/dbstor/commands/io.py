@@ -212,7 +212,7 @@ def run(args: argparse.Namespace) -> int:
         raise UserError("--hosts needs --cluster ADDR (the Ray head), e.g. --cluster head:6379")
     progress = Progress(quiet=args.quiet)
     if args.cluster:  # only here is Ray imported
-        from dbstor.cluster.io import run_study_on_hosts
+        from dbstor.cluster.runs import run_study_on_hosts
 
         outcome = run_study_on_hosts(
             args.cluster, args.hosts, study, args.out, safety_from(args), progress

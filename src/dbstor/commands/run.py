@@ -182,6 +182,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="which latency the SLO limits (default read_lat_mean_ms: device read await)",
     )
     add_run_flags(parser)
+    hosts = parser.add_argument_group("several hosts, through Ray (pip install 'dbstor[cluster]')")
+    hosts.add_argument(
+        "--cluster",
+        metavar="ADDR",
+        help="the Ray head, HOST:PORT: spread the instances over the hosts of --hosts, in "
+        "order, one merged result (see docs/cluster.md)",
+    )
+    hosts.add_argument(
+        "--hosts", metavar="H1,H2", help="with --cluster: the hosts to run on (default: all)"
+    )
     parser.set_defaults(handler=run)
 
 
@@ -335,5 +345,14 @@ def run(args: argparse.Namespace) -> int:
     else:
         study = default_study()
     progress = Progress(quiet=args.quiet)
-    outcome = run_study(study, args.out, safety_from(args), progress)
+    if args.hosts and not args.cluster:
+        raise UserError("--hosts needs --cluster ADDR (the Ray head), e.g. --cluster head:6379")
+    if args.cluster:  # only here is Ray imported
+        from dbstor.cluster.runs import run_database_study_on_hosts
+
+        outcome = run_database_study_on_hosts(
+            args.cluster, args.hosts, study, args.out, safety_from(args), progress
+        )
+    else:
+        outcome = run_study(study, args.out, safety_from(args), progress)
     return finish(outcome, args, progress)

@@ -144,9 +144,11 @@ def run_study(
     safety: Safety,
     progress: Progress,
     io_worker: Callable[[Safety, Callable[[str], None]], Any] | None = None,
+    db_worker: Callable[[Safety, Callable[[str], None]], Any] | None = None,
 ) -> StudyOutcome:
-    """Run every plan of the study. `io_worker(safety, say)` makes the worker for each io
-    run when its points are measured elsewhere (a cluster); default: this host."""
+    """Run every plan of the study. `io_worker(safety, say)` and `db_worker(...)` make the
+    worker for each io or database run when its points are measured elsewhere (a cluster);
+    default: this host."""
     preflight(study, local_targets=io_worker is None)
     make_out_dir(out)
     stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
@@ -180,6 +182,9 @@ def run_study(
             run: IoRun | DatabaseRun | QueryRun = runner(
                 plan, folder, safety, progress, on_point=callback
             )
+            if db_worker and isinstance(run, DatabaseRun):
+                run.worker = db_worker(safety, progress.say)
+                run.run.target["hosts"] = list(run.worker.hosts)
         else:
             what = f"fio {plan.profile.name}"
             worker = io_worker(safety, progress.say) if io_worker else None

@@ -159,6 +159,14 @@ class DatabaseRun(DatabaseRunner):
         counts = {name: h.count for name, h in result.per_type.items()}
         metrics = self.metrics.point_metrics(counts, result.rollbacks, result.measured_s)
         done = database_point(load, outcome, plan.duration_s, plan.warmup_s, metrics)
+        if hasattr(self.worker, "host_views"):  # a point measured on several hosts
+            views = self.worker.host_views(load, plan.duration_s, plan.warmup_s)
+            done.hosts, done.start_skew_ms = views["hosts"], views["start_skew_ms"]
+            if views["start_skew_flagged"]:
+                done.trust.notes.append(
+                    f"hosts started {views['start_skew_ms']:.0f} ms apart "
+                    f"(limit {views['start_skew_limit_ms']:.0f} ms)"
+                )
         self.run.points.append(done)
         self.folder.save()
         self.progress.say(point_line(title, done))
