@@ -86,6 +86,25 @@ def test_ctrl_c_stops_every_host(cluster, target):
     assert list(target.iterdir()) == []
 
 
+def test_ctrl_c_on_an_io_run_stops_every_host_and_keeps_the_folder(cluster, target, tmp_path):
+    out = tmp_path / "results"
+    run = cluster.popen(
+        [
+            sys.executable,
+            *("-m", "dbstor", "io", "--cluster", cluster.address, "--hosts", "h1,h2"),
+            *("--target", str(target), "--iodepth", "1", "--duration", "60s"),
+            *("--warmup", "0s", "--size", "16MiB", "--out", str(out), "--quiet"),
+        ]
+    )
+    wait_for(lambda: len(fio_pids(cluster)) >= 2, 120)
+    run.send_signal(signal.SIGINT)
+    assert run.wait(timeout=60) == 130, run.stderr.read()
+    assert "interrupted" in run.stderr.read()
+    assert json.loads(next(out.glob("*/results.json")).read_text())["status"] == "interrupted"
+    assert fio_pids(cluster) == []
+    assert list(target.iterdir()) == []
+
+
 def test_a_killed_coordinator_leaves_no_load_within_30_s(cluster, target):
     driver = start_driver(cluster, target, ["h1", "h2"], duration_s=120)
     wait_measuring(cluster, driver, 2)

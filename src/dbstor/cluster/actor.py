@@ -44,7 +44,11 @@ class HostActor(HostAgent):
     """HostAgent on one node; prepare() opens the sealed secrets there."""
 
     def prepare(self, kind: str, safety: Mapping[str, Any], setup: Mapping[str, Any]) -> dict:
-        return super().prepare(kind, safety, unseal(setup))
+        opened = unseal(setup)
+        secrets = opened.get("secrets") or {}
+        if "dsn" in secrets:  # a sealed DSN goes back where the worker reads it, on this host
+            opened["dsn"] = secrets["dsn"]
+        return super().prepare(kind, safety, opened)
 
 
 def pinned(node_id: str) -> NodeAffinitySchedulingStrategy:

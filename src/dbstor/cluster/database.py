@@ -49,6 +49,10 @@ class ClusterDatabaseWorker:
         host = self.hosts[len(self.instances) % len(self.hosts)]
         self.say(f"  instance {int(setup['instance']) + 1} on host {host}")
         agent = self.session.agents[host]
+        if setup.get("dsn"):  # a DSN may hold a password: never a task argument
+            from dbstor.cluster.actor import SECRETS_KEY, seal
+
+            setup = {**setup, "dsn": None, SECRETS_KEY: seal({"dsn": str(setup["dsn"])})}
         facts = self.session.result(
             agent.prepare.remote("database", self.safety, setup), host, "prepare"
         )
