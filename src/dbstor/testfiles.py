@@ -6,6 +6,11 @@ file system keeps them), in a manifest (.dbstor-owned.json) in the same
 directory. A file of the same name that is not in the manifest, or whose inode differs,
 belongs to someone else. A block device is refused unless the user passes both
 --allow-overwrite and --i-know-this-destroys-data.
+
+It sits at the foundation, beside errors, units and results: the io run lays out fio's
+files with it, and the engines that keep database files on the target (sqlite, duckdb)
+use its ownership checks (check_directory, is_owned, record_owned, remove_owned). It
+imports only the foundation, never engines, drivers or runs.
 """
 
 from __future__ import annotations

@@ -15,6 +15,7 @@ import pickle
 import re
 import shutil
 import tempfile
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -241,7 +242,7 @@ def _child(engine: Engine, workload: BlocksWorkload, out: Any) -> None:
 def test_session_made_in_a_forked_child(built):
     engine, workload = built.engine, built.workload
     pickle.dumps(workload)  # holds no connection, lock or thread after create()
-    single = BlocksWorkload(ROWS, seed=SEED)  # batch 1: the single-key statements
+    single = BlocksWorkload(ROWS, seed=SEED, options={"batch": 1})  # one row a call
     single.expect_users(USERS)
     conn = engine.connect()
     try:
@@ -314,3 +315,136 @@ def test_missing_rows_are_reported_not_hidden(tmp_path):
             conn.close()
     finally:
         engine.stop()
+
+
+def _table_stats(engine: Engine, table: str) -> tuple[int, int, int]:
+    """(index scans, rows fetched by them, rows updated) of one table, as PostgreSQL
+    counts them, from a fresh statistics snapshot."""
+    conn = engine.connect()
+    try:
+        query(conn, "SELECT pg_stat_clear_snapshot()")
+        row = query(
+            conn,
+            "SELECT idx_scan, idx_tup_fetch, n_tup_upd FROM pg_stat_user_tables WHERE relname = %s",
+            (table,),
+        )[0]
+        return int(row[0] or 0), int(row[1] or 0), int(row[2] or 0)
+    finally:
+        conn.close()
+
+
+def _stats_after(engine: Engine, table: str, scans: int) -> tuple[int, int, int]:
+    """The table's statistics once the closed sessions' backends have reported them."""
+    deadline = time.monotonic() + 15
+    stats = _table_stats(engine, table)
+    while stats[0] < scans and time.monotonic() < deadline:
+        time.sleep(0.2)
+        stats = _table_stats(engine, table)
+    return stats
+
+
+def test_server_loop_visits_the_blocks_it_says(built):
+    """PostgreSQL's own counters: a read call of batch b makes b index lookups, each
+    fetching one row; an update call of batch b updates b rows in one commit."""
+    engine = built.engine
+    if engine.dialect != "postgres":
+        pytest.skip("PostgreSQL's per-table counters")
+    batch, reads, updates, table = 5, 40, 12, "user_3"
+    workload = BlocksWorkload(ROWS, seed=SEED, options={"batch": batch, "server_loop": True})
+    workload.expect_users(USERS)
+    conn = engine.connect()
+    before_version = versions(conn, [table])[table]
+    conn.close()
+    before = _table_stats(engine, table)
+    conn = engine.connect()
+    try:
+        session = workload.session(engine, conn, 2)
+        assert session.table == table and session.server_loop
+        for _ in range(reads):
+            session.run("read")
+        for _ in range(updates):
+            session.run("update")
+        session.close()
+    finally:
+        conn.close()  # the backend reports its counters as it exits
+    visits = (reads + updates) * batch
+    after = _stats_after(engine, table, before[0] + visits)
+    assert after[0] - before[0] == visits, (before, after)  # one index lookup a visit
+    assert after[1] - before[1] == visits  # each found its row
+    assert after[2] - before[2] == updates * batch  # rows updated
+    conn = engine.connect()
+    try:
+        assert versions(conn, [table])[table] - before_version == updates * batch
+    finally:
+        conn.close()
+
+
+@pytest.mark.parametrize("update_pct", [0, 100])
+def test_server_loop_honours_update_pct(built, update_pct):
+    engine = built.engine
+    if engine.dialect == "sqlite":
+        pytest.skip("SQLite runs client statements")
+    workload = BlocksWorkload(
+        ROWS, seed=SEED, options={"batch": 3, "update_pct": update_pct, "server_loop": True}
+    )
+    workload.expect_users(USERS)
+    conn = engine.connect()
+    try:
+        before = versions(conn, workload.tables)
+        run = VirtualUsers([Instance(engine, workload)], USERS, seed=3).run(0, 1.5)
+        after = versions(conn, workload.tables)
+    finally:
+        conn.close()
+    assert run.fatal is None and run.errors == 0, run.messages
+    assert set(run.per_type) <= {"read", "update"} and run.commits > 10
+    updates = run.per_type["update"].count if "update" in run.per_type else 0
+    assert updates == (run.commits if update_pct == 100 else 0)
+    assert sum(after.values()) - sum(before.values()) == updates * 3
+
+
+def test_client_statements_when_the_server_loop_is_off(built):
+    """server_loop = false: one client statement per call (id IN (...)) on every engine."""
+    engine = built.engine
+    workload = BlocksWorkload(
+        ROWS, seed=SEED, options={"batch": 2, "update_pct": 50, "server_loop": False}
+    )
+    workload.expect_users(USERS)
+    assert workload.describe()["options"]["server_loop"] is False
+    conn = engine.connect()
+    try:
+        before = versions(conn, workload.tables)
+        run = VirtualUsers([Instance(engine, workload)], USERS, seed=4).run(0, 1.5)
+        after = versions(conn, workload.tables)
+    finally:
+        conn.close()
+    assert run.fatal is None and run.errors == 0, run.messages
+    updates = run.per_type["update"].count
+    assert updates > 0 and sum(after.values()) - sum(before.values()) == updates * 2
+
+
+def _row_versions(conn: Any, table: str) -> dict[int, int]:
+    return dict(query(conn, f"SELECT id, version FROM {table}"))
+
+
+def test_server_loop_keys_repeat_from_the_same_seed(built):
+    """The server draws the keys from a generator seeded from the session's seed: the same
+    workload seed updates the same rows, in any engine that runs the loop."""
+    engine = built.engine
+    if engine.dialect == "sqlite":
+        pytest.skip("SQLite runs client statements")
+    changes = []
+    for _ in range(2):
+        workload = BlocksWorkload(ROWS, seed=SEED + 1, options={"batch": 5, "server_loop": True})
+        workload.expect_users(USERS)
+        conn = engine.connect()
+        try:
+            before = _row_versions(conn, "user_1")
+            session = workload.session(engine, conn, 0)
+            for _ in range(3):
+                session.run("update")
+            session.close()
+            after = _row_versions(conn, "user_1")
+        finally:
+            conn.close()
+        changes.append({k: after[k] - before[k] for k in after if after[k] != before[k]})
+    assert sum(changes[0].values()) == 15 and changes[0] == changes[1]

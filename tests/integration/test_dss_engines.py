@@ -14,12 +14,12 @@ from typing import Any
 
 import pytest
 
+from dbstor.analysis.dss_answers import difference
 from dbstor.engines.base import Engine, EngineSettings
 from dbstor.errors import UserError
 from dbstor.workloads.base import LoadReport
 from dbstor.workloads.dss import DssWorkload
 from dbstor.workloads.dss import generate as gen
-from dbstor.workloads.dss.compare import difference
 from dbstor.workloads.dss.schema import TABLES, expected_rows
 
 pytestmark = pytest.mark.integration

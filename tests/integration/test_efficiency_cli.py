@@ -217,3 +217,30 @@ def test_capacity_json_tr4403():
         "root-data",
     ).stdout
     assert "source:" in text and "usable 28.05 TB (25.51 TiB" in text
+
+
+def test_snapshot_copies_given_directly(datadir):
+    """TR-4403's "up to an additional 16x": 16 copies of the data every 2 h, given as
+    --copies 16 rather than as a retention of 32 h."""
+    args = ["efficiency", f"data={datadir / 'orders.db'}", "--snapshots", "data=2h"]
+    args += ["--change-rate", "5%/h", "--json", "--no-matrix"]
+    proc = dbstor(*args, "--copies", "16")
+    assert proc.returncode == 0, proc.stderr
+    role = json.loads(proc.stdout)["snapshots"]["roles"][0]
+    assert (role["copies"], role["copies_given"]) == (16, True)
+    assert role["retention_s"] == 16 * 7200 and role["changed_per_snapshot_pct"] == 10.0
+    assert json.loads(proc.stdout)["snapshots"]["savings_vs_full_copies"] == 10.0
+    line = one_line_error(dbstor(*args, "--copies", "16", "--retention", "24h", cwd=datadir))
+    assert "--copies or --retention, not both" in line
+    line = one_line_error(dbstor(*args, "--copies", "0", cwd=datadir))
+    assert "--copies" in line and "from 1 to 100,000" in line
+
+
+@pytest.mark.parametrize("drive", ["600GB", "36GB", "72GB", "144GB"])
+def test_capacity_right_size_never_adds(drive):
+    proc = dbstor("capacity", "--drives", f"10x{drive}", "--right-size", "netapp")
+    assert proc.returncode == 0, proc.stderr
+    line = next(x for x in proc.stdout.splitlines() if x.startswith("right-size"))
+    takes = float(line.split()[1])
+    assert takes < 0 and "--" not in proc.stdout
+    assert "groups of 23: 21 data + 2 parity" not in proc.stdout  # 10 drives: 1 x 10

@@ -117,6 +117,14 @@ def test_compare_normalises_to_the_baseline_folder(dbstor, study_run):
         fast["values"]["iops"] / _entry(result["runs"], "SLOW")["values"]["iops"] * 100
     )
     assert [f["label"] for f in result["factors"]] == ["FAST"]
+    # the seeds' method first: every run at the baseline's knee (or peak) load, then own knees
+    assert [r["label"] for r in result["same_load"]["runs"]] == ["FAST", "SLOW"]
+    assert [f["label"] for f in result["same_load"]["factors"]] == ["FAST"]
+    lines = result["verdict"]["lines"]
+    assert "at the same load" in lines[0]["lead"] and "own knee" in lines[-1]["lead"]
+    assert "per_disk" in result
+    text = dbstor("compare", run1, run2, "--baseline", run2).stdout
+    assert "FAST vs SLOW at the same load" in text
 
 
 def test_report_renders_the_study_again(dbstor, study_run):

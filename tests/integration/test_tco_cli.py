@@ -137,3 +137,20 @@ def test_missing_and_unknown_inputs(dbstor, tmp_path):
     (tmp_path / "typo.toml").write_text("[server]\npowr = 600\n")
     dbstor.assert_user_error(dbstor("tco", "typo.toml", *FLAGS), "unknown key server.powr")
     dbstor.assert_user_error(dbstor("tco", *without("--cpu-after")), "--cpu-after is required")
+
+
+def test_tr_4403_inputs_give_its_10_to_5_at_80_pct(dbstor):
+    """TR-4403's own inputs (10 servers of 2 x 6 cores, CPU 10% -> 40%): 10 -> 5 servers
+    and half the licences at --ceiling 80%, the load each consolidated server ran."""
+    seed = ["--servers", "10", "--cores-per-server", "12", "--cpu-before", "10%"]
+    seed += ["--cpu-after", "40%", "--license", "sqlserver-enterprise"]
+    proc = dbstor("tco", *seed, "--ceiling", "80%")
+    assert proc.returncode == 0, proc.stderr
+    assert "Servers: 10 -> 5 (5 retired; 5 needed at 80% CPU at most)" in proc.stdout
+    assert "12 core licences per server, 120 -> 60 (60 retired)" in proc.stdout
+    proc = dbstor("tco", *seed)  # the default 70% ceiling, and the seed's figure beside it
+    assert "Servers: 10 -> 6" in proc.stdout
+    assert "other ceilings: 60% 7, 70% 6, 80% 5, 90% 5, 100% 4" in proc.stdout
+    dbstor.assert_user_error(
+        dbstor("tco", *seed, "--servers", "1e400"), "--servers", "from 1 to 100,000"
+    )

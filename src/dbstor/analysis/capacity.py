@@ -18,6 +18,8 @@ from dbstor.units import parse_size
 TB = 10**12
 TIB = 1024**4
 PARTITIONING = ("none", "root-data", "root-data-data")
+MAX_DRIVES = 100_000
+MAX_DRIVE_BYTES = 10**15
 
 
 @dataclass
@@ -34,18 +36,26 @@ def parse_drives(text: str) -> Drives:
         raise ValueError(
             f"{text!r} is not a drive list; use COUNTxSIZE, e.g. 48x800GB or 24x3.84TB"
         )
+    if int(match.group(1)) > MAX_DRIVES:
+        raise ValueError(
+            f"{int(match.group(1)):,} drives is more than {MAX_DRIVES:,}; give 1 to {MAX_DRIVES:,}"
+        )
     size_text = match.group(2)
     if not re.search(r"[a-zA-Z]$", size_text):
         raise ValueError(f"{text!r}: give the drive size with a unit, e.g. 800GB or 3.84TB")
     size = parse_size(size_text)
     if size < 10**9:
         raise ValueError(f"{text!r}: drives under 1 GB are not supported")
+    if size > MAX_DRIVE_BYTES:
+        raise ValueError(f"{text!r}: a drive over 1 PB is not a drive; give its size as sold")
     return Drives(int(match.group(1)), size, f"{match.group(1)} x {size_text}")
 
 
 def _line(
     step: str, label: str, deduct: float, remaining: float, source: str = ""
 ) -> dict[str, Any]:
+    # float subtraction may leave a hair below zero when nothing is left: nothing is left
+    remaining = max(0.0, remaining)
     return {
         "step": step,
         "label": label,
@@ -63,17 +73,34 @@ def _right_size(drives: Drives, right_size: str) -> tuple[float, str, str]:
     if mode in ("", "none"):
         return float(drives.size), "no vendor right-sizing", ""
     if mode == "netapp":
-        gib = data.NETAPP_RIGHT_SIZED_GIB.get(drives.size)
-        if gib is None:
+        mib = data.NETAPP_RIGHT_SIZED_MIB.get(drives.size)
+        if mib is None:
             return (
                 float(drives.size),
                 "no NetApp right-size known for this drive; decimal size used",
                 "",
             )
-        return gib * data.GIB, f"NetApp right-sized to {gib:g} GiB", data.NETAPP_RIGHT_SIZE_SOURCE
-    size = parse_size(right_size)
+        size = mib * data.MIB
+        if size > drives.size:  # the table is checked by a test; never add capacity
+            raise ValueError(f"NetApp right-size {mib:,} MiB is more than the drive")
+        return (
+            float(size),
+            f"NetApp right-sized to {mib:,} MiB ({size / data.GIB:.2f} GiB) per drive",
+            data.NETAPP_RIGHT_SIZE_SOURCE,
+        )
+    try:
+        size = parse_size(right_size)
+    except ValueError as exc:
+        raise ValueError(
+            f"--right-size: {exc}; give none, netapp or a size such as 745GiB"
+        ) from None
     if size > drives.size:
-        raise ValueError(f"--right-size {right_size} is more than the drive's {drives.size} bytes")
+        raise ValueError(
+            f"--right-size {right_size} is more than the drive's {drives.size:,} bytes; "
+            "right-sizing only takes capacity away"
+        )
+    if size <= 0:
+        raise ValueError(f"--right-size {right_size} leaves nothing of the drive")
     return float(size), f"right-sized to {right_size} per drive (given)", "user input"
 
 
@@ -172,10 +199,23 @@ def usable(
                 f"{level.name}; change --raid-group or --spares"
             )
         parity_members = groups * level.parity
-        sizes = f"{groups - 1} x {group} + 1 x {last}" if last != group else f"{groups} x {group}"
+        built = [group] * (groups - 1) + [last]
+        sizes = (
+            f"{groups - 1} x {group} + 1 x {last}"
+            if last != group and groups > 1
+            else f"{groups} x {last}"
+        )
         desc = f"{level.name}: {groups} group(s) ({sizes} members), {level.parity} parity each = {parity_members}"
     remaining -= parity_members * member
-    lines.append(_line("parity", desc, parity_members * member, remaining, level.source))
+    lines.append(
+        _line(
+            "parity",
+            desc,
+            parity_members * member,
+            remaining,
+            data.layout_source(level, built if not level.mirror else []),
+        )
+    )
     data_members = members - parity_members
 
     fs_pct = (

@@ -30,7 +30,7 @@ RAID_LEVELS: dict[str, RaidLevel] = {
         3,
         8,
         False,
-        "one drive's worth of parity per group; 7+1 is a common group",
+        "one drive's worth of parity per group",
     ),
     "raid6": RaidLevel(
         "raid6",
@@ -39,7 +39,7 @@ RAID_LEVELS: dict[str, RaidLevel] = {
         4,
         10,
         False,
-        "two drives' worth of parity per group; 8+2 is a common group",
+        "two drives' worth of parity per group",
     ),
     "raid10": RaidLevel(
         "raid10", 0, True, 2, 2, False, "mirrored pairs, striped: half the drives hold copies"
@@ -51,8 +51,7 @@ RAID_LEVELS: dict[str, RaidLevel] = {
         3,
         23,
         True,
-        "NetApp RAID-DP: two parity drives per group; 23 (21 data + 2 parity) is the TR-4403 and "
-        "TR-4415 layout, inside NetApp's recommended 20-28 for SSDs",
+        "NetApp RAID-DP: two parity drives per group",
     ),
     "raid-tec": RaidLevel(
         "raid-tec",
@@ -64,6 +63,27 @@ RAID_LEVELS: dict[str, RaidLevel] = {
         "NetApp RAID-TEC: three parity drives per group (triple erasure coding)",
     ),
 }
+
+
+def layout_source(level: RaidLevel, sizes: list[int]) -> str:
+    """The parity line's source, for the RAID groups actually built (their sizes)."""
+    if level.mirror:
+        return level.source
+    kinds = sorted(set(sizes), reverse=True)
+    layout = " and ".join(
+        f"{sizes.count(n)} group{'s' if sizes.count(n) > 1 else ''} of {n}: "
+        f"{n - level.parity} data + {level.parity} parity"
+        for n in kinds
+    )
+    if level.name == "raid-dp":
+        seed = kinds == [23]
+        return (
+            f"NetApp RAID-DP, two parity drives per group; {layout}"
+            + (" (the TR-4403 and TR-4415 layout)" if seed else "")
+            + "; NetApp recommends 20-28 for SSDs"
+        )
+    return f"{level.source}; {layout}"
+
 
 WAFL_RESERVE_PCT = 10.0
 WAFL_RESERVE_SOURCE = (
@@ -86,19 +106,28 @@ ROOT_PARTITION_SOURCE = (
     "aggregate); use --root-partition with the value NetApp Hardware Universe gives for yours"
 )
 
-# NetApp right-sized capacities of hard drives (marketing size -> GiB ONTAP uses), as
-# published in 'Playing with NetApp ... (Capacity) BR' (storagegaga.com, 2011). SSDs are not
-# listed: for them dbstor uses the drive's decimal size in binary units.
-NETAPP_RIGHT_SIZED_GIB: dict[int, float] = {
-    36 * 10**9: 34.0,
-    72 * 10**9: 68.0,
-    144 * 10**9: 136.0,
-    300 * 10**9: 272.0,
-    600 * 10**9: 560.0,
-    1 * 10**12: 847.0,
-    2 * 10**12: 1.69 * 1024,
-    3 * 10**12: 2.48 * 1024,
+# NetApp right-sized capacities of hard drives: marketing size -> the MiB ONTAP uses of the
+# drive ("Used MB" in `sysconfig -r`, where ONTAP's MB is 2**20 bytes). The table usually
+# quoted (storagegaga.com, 'Playing with NetApp ... (Capacity) BR', 2011) gives these as
+# "34GB, 68GB, 136GB, 272GB, 560GB, 847GB, 1.69TB, 2.48TB": thousands of ONTAP's MB, not
+# GiB (a 600 GB drive holds 558.79 GiB, less than "560"). The exact figures are from
+# `sysconfig -r` listings (Used MB/blks: 68000/139264000, 136000/278528000,
+# 272000/557056000, 560000/1146880000, 847555/1735794176, 1695466/3472315904); 36 GB and
+# 3 TB are the table's figures in the same unit. Every one is less than the drive: right-
+# sizing takes capacity away, never adds it (usable() checks). SSDs are not listed: for
+# them dbstor uses the drive's decimal size.
+NETAPP_RIGHT_SIZED_MIB: dict[int, int] = {
+    36 * 10**9: 34_000,
+    72 * 10**9: 68_000,
+    144 * 10**9: 136_000,
+    300 * 10**9: 272_000,
+    600 * 10**9: 560_000,
+    1 * 10**12: 847_555,
+    2 * 10**12: 1_695_466,
+    3 * 10**12: 2_480_000,
 }
+MIB = 1024**2
 NETAPP_RIGHT_SIZE_SOURCE = (
-    "storagegaga.com, 'Playing with NetApp ... (Capacity) BR' (NetApp right-sized table)"
+    "ONTAP 'sysconfig -r' Used MB (MiB) per drive size; the table in storagegaga.com, "
+    "'Playing with NetApp ... (Capacity) BR' in the same unit"
 )

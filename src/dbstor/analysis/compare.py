@@ -4,8 +4,13 @@ TR-4367 normalises latency, transactions, IOPS and CPU to its FC baseline; TR-44
 TR-4415 quote improvement factors ("read latency -95%, IOPS x4, CPU x4"); h6080 multiplies
 the drive-count reduction by the performance factor into a per-disk efficiency.
 
-Throughput and CPU are taken at each run's knee (its peak when it has no knee); latency is
-taken at one load for all runs, the baseline's knee load, so that like is set beside like.
+The headline is made the way the seeds made it: every run at the same load, the baseline's
+knee load (interpolated on each run's curve). TR-4403 directed "the same workload" (the
+users at which the legacy array stopped delivering reads under 20 ms) to the flash array;
+a flash run that was pushed further than that would otherwise turn "IOPS x4" into "x8".
+Second, each run at its own knee (its peak when it has no knee): throughput and CPU there,
+latency at the baseline's knee load. Runs that are not comparable get the reason and no
+verdict.
 """
 
 from __future__ import annotations
@@ -14,23 +19,45 @@ from collections.abc import Sequence
 from typing import Any
 
 from dbstor.analysis.curve import curve_points, find_knee, find_peak, slo_value, value_at_knee
+from dbstor.analysis.dss_compare import compare_query_runs, is_query_run
+from dbstor.analysis.labels import baseline_index, run_label
 from dbstor.results.model import Point, Run
 
-METRICS = ("throughput", "iops", "tps", "read_lat_ms", "cpu_pct")
+__all__ = ["METRICS", "comparability_warnings", "compare_runs", "factor_text", "run_label"]
 
-
-def run_label(run: Run, runs: Sequence[Run]) -> str:
-    """The target label, plus the workload when the runs differ in workload."""
-    label = str(run.target.get("label", run.run_id))
-    workloads = {r.workload.get("name") for r in runs}
-    labels = [str(r.target.get("label")) for r in runs]
-    if len(workloads) > 1 or labels.count(label) > 1:
-        return f"{label} {run.workload.get('name')}"
-    return label
+METRICS = ("throughput", "iops", "tps", "read_lat_ms", "cpu_pct", "response_ms")
 
 
 def _cpu(p: Point) -> float | None:
     return p.cpu.util_pct if p.cpu else None
+
+
+def _response(p: Point) -> float | None:
+    """The transaction response time the users saw (mean), h6080's "response time"."""
+    return p.txn_lat_ms.mean if p.txn_lat_ms else None
+
+
+def _throughput(p: Point) -> float | None:
+    return p.tps if p.tps is not None else p.iops
+
+
+def point_values(run: Run, p: Point) -> dict[str, float | None]:
+    """Every compared figure of one point."""
+    return {
+        "throughput": _throughput(p),
+        "iops": p.iops,
+        "tps": p.tps,
+        "read_lat_ms": _read_latency_getter(run)(p),
+        "cpu_pct": _cpu(p),
+        "response_ms": _response(p),
+    }
+
+
+def values_at_load(run: Run, load: float | None) -> dict[str, float | None]:
+    """Every compared figure interpolated on the run's curve at this load (None outside
+    the loads it measured)."""
+    getters = {key: (lambda p, k=key: point_values(run, p)[k]) for key in METRICS}
+    return {key: _value_at(run.points, load, getter) for key, getter in getters.items()}
 
 
 def _at_basis(run: Run) -> tuple[str, dict[str, Any] | None]:
@@ -65,6 +92,7 @@ def _values(
         "tps": tps,
         "read_lat_ms": _value_at(run.points, latency_load, _read_latency_getter(run)),
         "cpu_pct": _value_at(run.points, load, _cpu),
+        "response_ms": _value_at(run.points, load, _response),
     }
 
 
@@ -78,17 +106,26 @@ def _normalise(
     return out
 
 
+def factor(normalised: float) -> str:
+    """A factor from a value normalised to 100, to three significant figures as the seeds
+    write them (x1.15, x1.78, x4, x0.143)."""
+    return f"x{float(f'{normalised / 100:.3g}'):g}"
+
+
 def factor_text(normalised: dict[str, float | None]) -> str:
-    """'read latency -95%, IOPS x4.2, CPU x4.1' from values normalised to 100."""
+    """'read latency -95%, IOPS x4, CPU x4.12, response time x0.143' from values
+    normalised to 100."""
     parts = []
     if normalised.get("read_lat_ms") is not None:
         parts.append(f"read latency {normalised['read_lat_ms'] - 100:+.0f}%")
     if normalised.get("tps") is not None:
-        parts.append(f"transactions x{normalised['tps'] / 100:.2g}")
+        parts.append(f"transactions {factor(normalised['tps'])}")
     if normalised.get("iops") is not None:
-        parts.append(f"IOPS x{normalised['iops'] / 100:.2g}")
+        parts.append(f"IOPS {factor(normalised['iops'])}")
     if normalised.get("cpu_pct") is not None:
-        parts.append(f"CPU x{normalised['cpu_pct'] / 100:.2g}")
+        parts.append(f"CPU {factor(normalised['cpu_pct'])}")
+    if normalised.get("response_ms") is not None:
+        parts.append(f"response time {factor(normalised['response_ms'])}")
     return ", ".join(parts) or "no comparable figures"
 
 
@@ -113,6 +150,7 @@ def comparability_warnings(runs: Sequence[Run]) -> tuple[bool, list[str]]:
         )
     checks = (
         ("scale", lambda r: r.workload.get("scale")),
+        ("data written (--data)", _data_written),
         ("test file sizes", lambda r: r.workload.get("file_size_bytes")),
         ("durations per point", lambda r: r.study.get("duration_s")),
         ("SLOs", lambda r: (r.slo.get("metric"), r.slo.get("limit_ms"))),
@@ -126,6 +164,16 @@ def comparability_warnings(runs: Sequence[Run]) -> tuple[bool, list[str]]:
         if len(values) > 1:
             warnings.append(f"the runs differ in {what}: compare with care")
     return comparable, warnings
+
+
+def _data_written(run: Run) -> tuple[Any, ...]:
+    """What an io run wrote: kind, compression, dedup (runs before --data: incompressible)."""
+    data = run.workload.get("data") or {}
+    return (
+        data.get("kind", "incompressible"),
+        data.get("compression", 1.0),
+        data.get("dedupe_pct", 0.0),
+    )
 
 
 def _drives(run: Run) -> float | None:
@@ -149,13 +197,7 @@ def _matched(runs: Sequence[Run], labels: list[str], baseline: int) -> list[dict
             point = next(
                 p for p in curve_points(run.points) if (p.load.kind, p.load.value) == (kind, value)
             )
-            per_label[label] = {
-                "throughput": point.tps if point.tps is not None else point.iops,
-                "iops": point.iops,
-                "tps": point.tps,
-                "read_lat_ms": _read_latency_getter(run)(point),
-                "cpu_pct": _cpu(point),
-            }
+            per_label[label] = point_values(run, point)
         base = per_label[labels[baseline]]
         rows.append(
             {
@@ -169,19 +211,10 @@ def _matched(runs: Sequence[Run], labels: list[str], baseline: int) -> list[dict
 
 def compare_runs(runs: Sequence[Run], baseline: str | None = None) -> dict[str, Any]:
     """Normalise every run to the baseline run (= 100); see the module docstring."""
-    from dbstor.analysis.dss_compare import compare_query_runs, is_query_run
-
     if runs and all(is_query_run(r) for r in runs):  # query runs: total elapsed time
         return compare_query_runs(runs, baseline)
     labels = [run_label(r, runs) for r in runs]
-    base_index = 0
-    if baseline is not None:
-        matches = [
-            i
-            for i, r in enumerate(runs)
-            if baseline in (labels[i], r.run_id, r.target.get("label"))
-        ]
-        base_index = matches[0] if matches else 0
+    base_index = baseline_index(runs, labels, baseline)
     base_run = runs[base_index]
     _, base_point = _at_basis(base_run)
     latency_load = base_point.get("load") if base_point else None
@@ -226,6 +259,7 @@ def compare_runs(runs: Sequence[Run], baseline: str | None = None) -> dict[str, 
                 "per_disk_efficiency": reduction * perf / 100.0,
             }
         )
+    same_load = _same_load(runs, labels, base_index, base_run, base_point)
     return {
         "baseline": labels[base_index],
         "comparable": comparable,
@@ -233,6 +267,72 @@ def compare_runs(runs: Sequence[Run], baseline: str | None = None) -> dict[str, 
         "latency_at_load": latency_load,
         "runs": entries,
         "matched": _matched(runs, labels, base_index),
+        "same_load": same_load,
         "factors": factors,
+        "factors_at": "each run's own knee (its peak when it has none); latency at the baseline's knee load",
         "per_disk": per_disk,
+        "verdict": _verdict(comparable, warnings, same_load, factors, labels[base_index]),
     }
+
+
+def _same_load(
+    runs: Sequence[Run],
+    labels: list[str],
+    base_index: int,
+    base_run: Run,
+    base_point: dict[str, Any] | None,
+) -> dict[str, Any] | None:
+    """Every run at the baseline's knee load: values, normalised, factors."""
+    load = base_point.get("load") if base_point else None
+    if load is None:
+        return None
+    basis = (
+        "knee"
+        if find_knee(base_run.points, base_run.slo["metric"], base_run.slo["limit_ms"])
+        else "peak"
+    )
+    kinds = {p.load.kind for p in curve_points(base_run.points)}
+    values = [values_at_load(run, load) for run in runs]
+    entries = [
+        {"label": label, "values": v, "normalised": _normalise(v, values[base_index])}
+        for label, v in zip(labels, values, strict=True)
+    ]
+    return {
+        "load": {"kind": next(iter(kinds)) if len(kinds) == 1 else None, "value": load},
+        "basis": f"the baseline's {basis} load",
+        "runs": entries,
+        "factors": [
+            {"label": e["label"], "text": factor_text(e["normalised"])}
+            for i, e in enumerate(entries)
+            if i != base_index
+        ],
+    }
+
+
+def _verdict(
+    comparable: bool,
+    warnings: list[str],
+    same_load: dict[str, Any] | None,
+    factors: list[dict[str, Any]],
+    baseline: str,
+) -> dict[str, Any]:
+    """The headline: factors at the same load first, then at each run's own knee; no
+    verdict at all when the runs are not comparable, only the reason."""
+    if not comparable:
+        return {"lines": [], "reason": "; ".join(warnings) or "the runs are not comparable"}
+    lines = []
+    if same_load:
+        load = same_load["load"]
+        what = f"{load['kind']} {load['value']:g}" if load["kind"] else f"load {load['value']:g}"
+        lines += [
+            {
+                "lead": f"{f['label']} vs {baseline} at the same load ({what}, {same_load['basis']})",
+                "text": f["text"],
+            }
+            for f in same_load["factors"]
+        ]
+    lines += [
+        {"lead": f"{f['label']} vs {baseline} at each run's own knee", "text": f["text"]}
+        for f in factors
+    ]
+    return {"lines": lines, "reason": None}

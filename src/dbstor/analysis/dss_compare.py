@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from dbstor.analysis.compare import run_label
+from dbstor.analysis.labels import baseline_index, run_label
 from dbstor.results.model import Point, Run
 
 VALUES = ("total_elapsed_s", "queries_per_hour", "geomean_s", "read_mbps", "cpu_pct")
@@ -152,14 +152,7 @@ def _warnings(runs: Sequence[Run], basis: float | None) -> tuple[bool, list[str]
 def compare_query_runs(runs: Sequence[Run], baseline: str | None = None) -> dict[str, Any]:
     """Every query run normalised to the baseline run (= 100): totals and per query."""
     labels = [run_label(r, runs) for r in runs]
-    base_index = 0
-    if baseline is not None:
-        matches = [
-            i
-            for i, r in enumerate(runs)
-            if baseline in (labels[i], r.run_id, (r.target or {}).get("label"))
-        ]
-        base_index = matches[0] if matches else 0
+    base_index = baseline_index(runs, labels, baseline)
     basis, common = basis_streams(runs)
     comparable, warnings = _warnings(runs, basis)
     points = [point_at(run, basis) for run in runs]

@@ -114,7 +114,7 @@ def print_walk(result: dict[str, Any]) -> None:
     w = sys.stdout.write
     w(f"{'step':<14}{'takes':>12}{'left TB':>11}{'left TiB':>11}  what\n")
     for line in result["deductions"]:
-        takes = f"-{line['deduct_bytes'] / 1e12:.3f}" if line["deduct_bytes"] else ""
+        takes = f"{-line['deduct_bytes'] / 1e12:.3f}" if line["deduct_bytes"] else ""
         w(
             f"{line['step']:<14}{takes:>12}{line['remaining_tb']:>11.3f}{line['remaining_tib']:>11.3f}  {line['label']}\n"
         )

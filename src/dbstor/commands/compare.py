@@ -84,7 +84,11 @@ def run(args: argparse.Namespace) -> int:
                     }
                     for e in comparison["runs"]
                 ],
+                "same_load": comparison.get("same_load"),
                 "factors": comparison["factors"],
+                "factors_at": comparison.get("factors_at"),
+                "verdict": comparison.get("verdict"),
+                "per_disk": comparison.get("per_disk", []),
             },
             sys.stdout,
             indent=2,

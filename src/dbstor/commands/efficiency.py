@@ -94,8 +94,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     snap.add_argument(
         "--snapshots", metavar="SCHEDULE", help="snapshot intervals per role, e.g. data=2h,log=15m"
     )
+    snap.add_argument("--retention", default=None, help="how long snapshots are kept (default 24h)")
     snap.add_argument(
-        "--retention", default="24h", help="how long snapshots are kept (default 24h)"
+        "--copies",
+        metavar="N",
+        help="snapshot copies kept, instead of --retention / interval: 16, or data=16,log=96",
     )
     snap.add_argument(
         "--change-rate", metavar="RATE", help="share of a volume overwritten, e.g. 5%%/h"
@@ -177,12 +180,25 @@ def run(args: argparse.Namespace) -> int:
     schedule = None
     if args.snapshots:
         schedule = _flag("--snapshots", snap_mod.parse_schedule, args.snapshots)
+        if args.copies and args.retention:
+            raise UserError("give --copies or --retention, not both: copies = retention / interval")
         retention = _flag(
             "--retention",
             lambda t: snap_mod.parse_per_role(
                 t, parse_duration, "retention", "24h or data=24h,log=48h"
             ),
-            args.retention,
+            args.retention or "24h",
+        )
+        copies = (
+            _flag(
+                "--copies",
+                lambda t: snap_mod.parse_per_role(
+                    t, snap_mod.parse_copies, "copies", "16 or data=16,log=96"
+                ),
+                args.copies,
+            )
+            if args.copies
+            else None
         )
         if not args.change_rate:
             raise UserError(
@@ -193,8 +209,10 @@ def run(args: argparse.Namespace) -> int:
             lambda t: snap_mod.parse_per_role(t, snap_mod.parse_rate, "change rate", "5%/h"),
             args.change_rate,
         )
-    elif args.change_rate:
-        raise UserError("--change-rate needs --snapshots, the schedule (e.g. --snapshots data=2h)")
+    elif args.change_rate or args.copies:
+        raise UserError(
+            "--change-rate and --copies need --snapshots, the schedule (e.g. --snapshots data=2h)"
+        )
     check_available()
     pairs = _role_paths(args)
     progress = None
@@ -221,7 +239,7 @@ def run(args: argparse.Namespace) -> int:
     if schedule is not None:
         volumes = _volumes(result)
         try:
-            result["snapshots"] = snap_mod.model(volumes, schedule, retention, change)
+            result["snapshots"] = snap_mod.model(volumes, schedule, retention, change, copies)
         except ValueError as exc:
             raise UserError(f"--snapshots: {exc}") from None
     for skipped in result["files_skipped"]:

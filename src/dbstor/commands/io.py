@@ -9,6 +9,7 @@ from dbstor.commands.common import add_run_flags, finish, parse_flag, safety_fro
 from dbstor.errors import UserError
 from dbstor.runs.progress import Progress
 from dbstor.runs.study import run_study
+from dbstor.study.data import DATA_HELP, parse_data_pattern
 from dbstor.study.load import parse_slo_metric, resolve_profile
 from dbstor.study.model import LoadSeries, Study, Target
 from dbstor.study.profiles import BUILTIN_PROFILES
@@ -91,6 +92,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--precondition",
         action="store_true",
         help="write the files until IOPS are steady before measuring (flash)",
+    )
+    parser.add_argument(
+        "--data", default="incompressible", help=f"what the writes write: {DATA_HELP}"
     )
     parser.add_argument(
         "--fact",
@@ -203,6 +207,7 @@ def study_from_args(args: argparse.Namespace) -> Study:
         precondition=args.precondition,
         baseline=args.baseline,
         source="command line",
+        data=parse_data_pattern(args.data),
     )
 
 

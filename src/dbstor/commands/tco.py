@@ -144,6 +144,9 @@ def format_text(result: dict[str, Any]) -> str:
         + f"{s['cpu_after_pct']:g}% after the storage change"
         + (f" ({s['headroom_factor']:g}x)" if s["headroom_factor"] else "")
         + f"; {s['cpu_consolidated_pct']:g}% on each consolidated server",
+        "Servers after at other ceilings: "
+        + ", ".join(f"{c} {m}" for c, m in s["after_by_ceiling"].items())
+        + " (--ceiling; docs/tco.md says why the default is 70%)",
         f"Licences ({lic['model']}): {lic['per_server']} {lic['unit']}s per server, "
         f"{lic['before']} -> {lic['after']} ({lic['retired']} retired)",
         "",

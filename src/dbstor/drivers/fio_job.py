@@ -27,6 +27,7 @@ class PointSpec:
     rate_iops: float | None = None  # open loop: total IOPS across all jobs
     ioengine: str | None = None  # overrides the profile's engine (e.g. fallback to libaio)
     iops_log: Path | None = None
+    data_options: tuple[tuple[str, str], ...] = ()  # what writes write (study/data.py)
 
 
 def _fio_filename_list(files: tuple[Path, ...]) -> str:
@@ -88,17 +89,25 @@ def build_point_job(spec: PointSpec) -> str:
         ]
     if spec.iops_log is not None:
         lines += [f"write_iops_log={spec.iops_log}", "log_avg_msec=1000"]
+    lines += [f"{key}={value}" for key, value in spec.data_options]
     for key, value in profile.extra.items():
         lines.append(f"{key}={value}")
     return "\n".join([*lines, "", "[point]", ""])
 
 
-def build_layout_job(files: tuple[Path, ...], file_size: int, direct: bool) -> str:
-    """A fio job that writes every test file in full with incompressible data.
+def build_layout_job(
+    files: tuple[Path, ...],
+    file_size: int,
+    direct: bool,
+    data_options: tuple[tuple[str, str], ...] = (),
+) -> str:
+    """A fio job that writes every test file in full: with incompressible data, or with the
+    data options given (compression and dedup, study/data.py).
 
     Reads of never-written blocks cost the storage nothing (file systems and arrays return
     zeros without I/O), so the files are filled before any point is measured.
     """
+    data = dict(data_options) or {"refill_buffers": "1"}
     return (
         "[global]\n"
         "ioengine=libaio\n"
@@ -106,8 +115,8 @@ def build_layout_job(files: tuple[Path, ...], file_size: int, direct: bool) -> s
         "rw=write\n"
         "bs=1m\n"
         "iodepth=8\n"
-        "refill_buffers=1\n"
-        f"filesize={file_size}\n"
+        + "".join(f"{key}={value}\n" for key, value in data.items())
+        + f"filesize={file_size}\n"
         "\n"
         + "".join(
             f"[layout{i}]\nfilename={_fio_filename_list((f,))}\n\n" for i, f in enumerate(files)

@@ -14,22 +14,49 @@ handles them (users.py).
 from __future__ import annotations
 
 import select
+import threading
 import time
-from typing import TYPE_CHECKING, Any
+from collections.abc import Sequence
+from typing import Any, Protocol
 
-from dbstor.engines.base import ErrorKind
-
-if TYPE_CHECKING:
-    from dbstor.drivers.users import VirtualUsers, _User
+from dbstor.drivers.tally import Tally
+from dbstor.drivers.window import Window
+from dbstor.engines.base import Engine, ErrorKind
 
 POLL_S = 0.2  # how often the loop looks at the stop flag while nothing arrives
+
+
+class LoopDriver(Protocol):
+    """What the loop needs of the driver (users.py's VirtualUsers)."""
+
+    @property
+    def window(self) -> Window: ...
+    @property
+    def stop(self) -> threading.Event: ...
+    def fail(self, exc: BaseException) -> None: ...
+
+
+class LoopUser(Protocol):
+    """What the loop needs of one user (users.py's user thread, its session opened)."""
+
+    @property
+    def session(self) -> Any: ...
+    @property
+    def engine(self) -> Engine: ...
+    @property
+    def tally(self) -> Tally: ...
+    @property
+    def max_attempts(self) -> int: ...
+    @property
+    def finished(self) -> threading.Event: ...
+    def pick(self) -> str: ...
 
 
 class _InFlight:
     """One user's transaction on the wire: what it is, since when, which attempt. One per
     user, reused, so that its socket stays registered in the epoll set all along."""
 
-    def __init__(self, user: _User):
+    def __init__(self, user: LoopUser):
         self.user, self.txn, self.attempt, self.started = user, "", 0, 0.0
         self.fd: int | None = None
 
@@ -57,7 +84,7 @@ class _Sockets:
         self.epoll.close()
 
 
-def run_multiplexed(driver: VirtualUsers, users: list[_User]) -> None:
+def run_multiplexed(driver: LoopDriver, users: Sequence[LoopUser]) -> None:
     """Drive these users' sessions from this thread until the window ends or the driver
     stops; every user's finished flag is set on the way out."""
     sockets = _Sockets()
@@ -71,7 +98,7 @@ def run_multiplexed(driver: VirtualUsers, users: list[_User]) -> None:
             user.finished.set()
 
 
-def _loop(driver: VirtualUsers, users: list[_User], sockets: _Sockets) -> None:
+def _loop(driver: LoopDriver, users: Sequence[LoopUser], sockets: _Sockets) -> None:
     window, busy = driver.window, 0
     for user in users:
         flight = _InFlight(user)
@@ -94,7 +121,7 @@ def _loop(driver: VirtualUsers, users: list[_User], sockets: _Sockets) -> None:
 
 
 def _send(
-    driver: VirtualUsers,
+    driver: LoopDriver,
     sockets: _Sockets,
     flight: _InFlight,
     txn: str,
@@ -119,7 +146,7 @@ def _send(
     return 0
 
 
-def _receive(driver: VirtualUsers, flight: _InFlight) -> Any:
+def _receive(driver: LoopDriver, flight: _InFlight) -> Any:
     """None while the reply is incomplete; else "done", "retry" or "fatal"."""
     user = flight.user
     try:
@@ -129,19 +156,17 @@ def _receive(driver: VirtualUsers, flight: _InFlight) -> Any:
     if done is None:
         return None
     finished = time.monotonic()
-    if done is False:
-        user.tally.rollbacks[flight.txn] += 1
     measure_start = driver.window.measure_start
     if flight.started >= measure_start:
         ns = (finished - flight.started) * 1e9
-        user.tally.record(flight.txn, ns, int(finished - measure_start))
+        user.tally.record(flight.txn, ns, int(finished - measure_start), rolled_back=done is False)
     return "done"
 
 
-def _failed(driver: VirtualUsers, flight: _InFlight, exc: Exception) -> str:
+def _failed(driver: LoopDriver, flight: _InFlight, exc: Exception) -> str:
     """Classify a failed transaction as a user thread would: "retry", "fatal" or "done"."""
     user = flight.user
-    kind = user.instance.engine.classify(exc)
+    kind = user.engine.classify(exc)
     if kind == ErrorKind.FATAL:
         driver.fail(exc)
         return "fatal"

@@ -13,12 +13,14 @@ from __future__ import annotations
 import contextlib
 import multiprocessing
 import signal
+import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from dbstor.drivers.tally import DriveResult, error_line, merge, merge_results
-from dbstor.drivers.users import Instance, VirtualUsers, Window
+from dbstor.drivers.users import Instance, VirtualUsers
+from dbstor.drivers.window import Window
 
 HELD_SIGNALS = {signal.SIGINT, signal.SIGTERM}
 START_MARGIN_S = 0.05  # between telling the children the start moment and that moment
@@ -66,13 +68,16 @@ def run_in_processes(
     seed: int = 1,
     rate: float | None = None,
     tick: Callable[[], None] | None = None,
+    on_mark: Callable[[str], None] | None = None,
 ) -> DriveResult:
-    """Like VirtualUsers(...).run(), with the users dealt round-robin over `processes`."""
+    """Like VirtualUsers(...).run(), with the users dealt round-robin over `processes`.
+    `on_mark("measure_start")` and `on_mark("end")` are called, in this process, when the
+    measured window starts and ends."""
     slots = [(i, u) for i in range(len(instances)) for u in range(users_per_instance)]
     processes = max(1, min(processes, len(slots)))
     if processes == 1:
         return VirtualUsers(instances, users_per_instance, think_time_ms, seed, rate).run(
-            warmup_s, duration_s, tick
+            warmup_s, duration_s, tick, on_mark
         )
     context = multiprocessing.get_context("fork")
     children: list[tuple[Any, Any]] = []
@@ -87,7 +92,7 @@ def run_in_processes(
         there.close()
         children.append((child, _Link(up_read, down_write)))
     try:
-        return _conduct(children, warmup_s, duration_s, instances, rate, tick)
+        return _conduct(children, warmup_s, duration_s, instances, rate, tick, on_mark)
     finally:
         for child, pipe in children:
             with contextlib.suppress(OSError):
@@ -105,6 +110,7 @@ def _conduct(
     instances: Sequence[Instance],
     rate: float | None,
     tick: Callable[[], None] | None,
+    on_mark: Callable[[str], None] | None = None,
 ) -> DriveResult:
     fatal: str | None = None
     for _, pipe in children:
@@ -115,6 +121,7 @@ def _conduct(
     window = Window(now, now + warmup_s, now + warmup_s + duration_s)
     for _, pipe in children:
         pipe.send(("go", None if fatal else window))
+    marks = _Marks(window, on_mark) if on_mark and not fatal else None
     reports = []
     pending = list(children)
     while pending:
@@ -139,6 +146,8 @@ def _conduct(
                 pending.remove(child)
         if tick:
             tick()
+    if marks:
+        marks.finish()
     measured = max(0.0, min(time.monotonic(), window.end) - window.measure_start)
     if not reports:
         result = merge([], list(instances[0].workload.mix), measured, open_loop=bool(rate))
@@ -148,6 +157,31 @@ def _conduct(
     result.fatal = fatal or result.fatal
     result.processes = len(children)
     return result
+
+
+class _Marks(threading.Thread):
+    """Calls on_mark at the measured window's start and end, while the children drive."""
+
+    def __init__(self, window: Window, on_mark: Callable[[str], None]):
+        super().__init__(name="dbstor-window-marks", daemon=True)
+        self.window, self.on_mark = window, on_mark
+        self.stopped = threading.Event()
+        self.start()
+
+    def run(self) -> None:
+        for name, moment in (
+            ("measure_start", self.window.measure_start),
+            ("end", self.window.end),
+        ):
+            if self.stopped.wait(max(0.0, moment - time.monotonic())):
+                return
+            self.on_mark(name)
+
+    def finish(self) -> None:
+        """Wait for the end mark when the window ran its course; skip it when cut short."""
+        if time.monotonic() < self.window.end:
+            self.stopped.set()
+        self.join(timeout=30)
 
 
 def _receive(pipe: Any, tick: Callable[[], None] | None) -> tuple[str, Any]:

@@ -56,7 +56,16 @@ class Tally:
     retries: int = 0
     messages: list[str] = field(default_factory=list)
 
-    def record(self, txn: str, ns: float, second: int, service_ns: float | None = None) -> None:
+    def record(
+        self,
+        txn: str,
+        ns: float,
+        second: int,
+        service_ns: float | None = None,
+        rolled_back: bool = False,
+    ) -> None:
+        """One transaction finished in the measured window (a rollback by design counts as
+        finished and is also counted apart, over the same window)."""
         bins = self.bins.get(txn)
         if bins is None:
             bins = self.bins[txn] = Counter()
@@ -65,6 +74,8 @@ class Tally:
         if ns > self.max_ns.get(txn, 0.0):
             self.max_ns[txn] = ns
         self.per_second[second] += 1
+        if rolled_back:
+            self.rollbacks[txn] += 1
         if service_ns is not None:
             self.service_bins[bin_ns(service_ns)] += 1
             self.service_total_ns += service_ns

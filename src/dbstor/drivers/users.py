@@ -39,6 +39,7 @@ from dbstor.drivers.tally import (
     error_line,
     merge,
 )
+from dbstor.drivers.window import Window
 from dbstor.engines.base import Engine, ErrorKind
 from dbstor.workloads.base import Workload
 
@@ -53,15 +54,6 @@ PAGE_SIZE = os.sysconf("SC_PAGE_SIZE")
 class Instance:
     engine: Engine
     workload: Workload
-
-
-@dataclass(frozen=True)
-class Window:
-    """When a point's users start, when measuring starts and when it ends (monotonic s)."""
-
-    start: float
-    measure_start: float
-    end: float
 
 
 FDS_PER_USER = 4  # a connection's socket or database, WAL and shared-memory files
@@ -88,6 +80,7 @@ class _User(threading.Thread):
     def __init__(self, driver: VirtualUsers, instance: int, user: int, seed: int):
         super().__init__(name=f"dbstor-user-{instance}-{user}", daemon=True)
         self.driver, self.instance, self.user = driver, driver.instances[instance], user
+        self.engine = self.instance.engine
         self.index = instance
         self.rng = random.Random(seed)
         self.tally = Tally()
@@ -95,6 +88,7 @@ class _User(threading.Thread):
         self.session: Any = None
         self.multiplexed = False  # driven by the driver's one loop thread (multiplex.py)
         self.finished = threading.Event()  # set by that loop when it is done with this user
+        self.rolled_back = False  # the last finished transaction rolled back by design
 
     def run(self) -> None:
         d = self.driver
@@ -133,7 +127,12 @@ class _User(threading.Thread):
                 return
             done = time.monotonic()
             if finished and started >= window.measure_start:
-                self.tally.record(txn, (done - started) * 1e9, int(done - window.measure_start))
+                self.tally.record(
+                    txn,
+                    (done - started) * 1e9,
+                    int(done - window.measure_start),
+                    rolled_back=self.rolled_back,
+                )
             if d.think_s:
                 d.stop.wait(self.rng.expovariate(1.0 / d.think_s))
 
@@ -163,6 +162,7 @@ class _User(threading.Thread):
                     (done - intended) * 1e9,
                     int(done - window.measure_start),
                     service_ns=(done - started) * 1e9,
+                    rolled_back=self.rolled_back,
                 )
 
     def pick(self) -> str:
@@ -173,12 +173,14 @@ class _User(threading.Thread):
 
     def _attempt(self, session: Any, txn: str) -> bool | None:
         """Run one transaction with retries: True when it finished, None when it failed
-        (counted as an error, its latency not recorded), False when the point must stop."""
+        (counted as an error, its latency not recorded), False when the point must stop.
+        `rolled_back` says whether the finished one rolled back by design (TPC-C's 1% of
+        New-Orders); it is counted with the transaction, in the measured window only."""
         engine = self.instance.engine
+        self.rolled_back = False
         for attempt in range(MAX_ATTEMPTS):
             try:
-                if session.run(txn) is False:
-                    self.tally.rollbacks[txn] += 1
+                self.rolled_back = session.run(txn) is False
                 return True
             except Exception as exc:
                 kind = engine.classify(exc)
@@ -266,10 +268,14 @@ class VirtualUsers:
             self.rss_per_user = max(0, rss_bytes() - before) / len(self._users)
 
     def drive(
-        self, window: Window, tick: Callable[[], None] | None = None
+        self,
+        window: Window,
+        tick: Callable[[], None] | None = None,
+        on_mark: Callable[[str], None] | None = None,
     ) -> tuple[list[Tally], float | None]:
         """Release the users at window.start; return their tallies and the CPU seconds this
-        process used over the measured window."""
+        process used over the measured window. `on_mark("measure_start")` and
+        `on_mark("end")` are called at those moments (engine counters are read there)."""
         self.window = window
         if self.rate:
             self._start_arrivals()
@@ -283,7 +289,11 @@ class VirtualUsers:
         cpu_start = cpu_end = None
         try:
             cpu_start = self._wait_until(window.measure_start, tick)
+            if on_mark and cpu_start is not None:
+                on_mark("measure_start")
             cpu_end = self._wait_until(window.end, tick)
+            if on_mark and cpu_end is not None:
+                on_mark("end")
             for user in self._users:
                 while user.is_alive():
                     user.join(timeout=0.5)
@@ -334,14 +344,18 @@ class VirtualUsers:
         return due, ages_histogram(left, self.window.end)
 
     def run(
-        self, warmup_s: float, duration_s: float, tick: Callable[[], None] | None = None
+        self,
+        warmup_s: float,
+        duration_s: float,
+        tick: Callable[[], None] | None = None,
+        on_mark: Callable[[str], None] | None = None,
     ) -> DriveResult:
         """Every user in this process: prepare, drive, merge."""
         try:
             self.prepare()
             now = time.monotonic()
             window = Window(now, now + warmup_s, now + warmup_s + duration_s)
-            tallies, cpu = self.drive(window, tick)
+            tallies, cpu = self.drive(window, tick, on_mark)
         except BaseException:
             self.stop.set()
             self.go.set()

@@ -13,12 +13,9 @@ Connections are PyMySQL (autocommit off); workloads write %s placeholders.
 from __future__ import annotations
 
 import contextlib
-import functools
 import importlib.util
 import os
 import re
-import shutil
-import subprocess
 import urllib.parse
 from pathlib import Path
 from typing import Any, ClassVar
@@ -32,6 +29,13 @@ from dbstor.engines.base import (
     ObjectIO,
     mask_dsn,
 )
+from dbstor.engines.mariadb_server import (
+    DEFAULT_BUFFER_BYTES,
+    MAX_CONNECTIONS,
+    binary_version,
+    find_binary,
+    my_cnf,
+)
 from dbstor.engines.mariadb_stats import (
     COUNTERS,
     COUNTERS_SQL,
@@ -44,41 +48,8 @@ from dbstor.engines.owned_dirs import refuse_running
 from dbstor.engines.server import ServerEngine, import_driver
 from dbstor.errors import UserError
 
-DEFAULT_BUFFER_BYTES = 32 << 20
-MAX_CONNECTIONS = 600
 RETRY_CODES = {1213, 1205}  # deadlock, lock wait timeout
 FATAL_CODES = {2003, 2006, 2013, 2055, 1927, 1053, 1021, 1114, 4031}  # gone, shutdown, disk full
-SEARCH_DIRS = ("/usr/sbin", "/usr/local/sbin", "/usr/local/mysql/bin", "/usr/libexec", "/usr/bin")
-
-
-INNODB_PAGE = 16 << 10
-DEFAULT_LRU_SCAN_DEPTH = 1536
-
-
-def lru_scan_depth(pool_bytes: int) -> int:
-    """InnoDB's free-page target, at most an eighth of a small buffer pool."""
-    return max(128, min(DEFAULT_LRU_SCAN_DEPTH, pool_bytes // INNODB_PAGE // 8))
-
-
-def find_binary(names: tuple[str, ...]) -> Path | None:
-    """The first of `names` on PATH or in the usual server directories."""
-    for name in names:
-        found = shutil.which(name) or next(
-            (str(Path(d, name)) for d in SEARCH_DIRS if os.access(Path(d, name), os.X_OK)), None
-        )
-        if found:
-            return Path(found)
-    return None
-
-
-@functools.lru_cache(maxsize=8)
-def binary_version(server: Path) -> str:
-    """The `--version` line of a server binary (does not start it)."""
-    with contextlib.suppress(OSError, subprocess.SubprocessError):
-        return subprocess.run(
-            [str(server), "--version"], capture_output=True, text=True, timeout=10
-        ).stdout
-    return ""
 
 
 def parse_dsn(dsn: str) -> dict[str, Any]:
@@ -198,27 +169,9 @@ class MariaDBEngine(ServerEngine):
             "temp": [tmp] if tmp else [],
         }
         buffers = max(8 << 20, self.settings.buffer_bytes or DEFAULT_BUFFER_BYTES)
-        conf = [
-            f"datadir={self.datadir}",
-            f"socket={self.sockdir / 'mysqld.sock'}",
-            f"port={self.port}",
-            f"pid-file={home / 'server.pid'}",
-            f"log-error={home / 'server.log'}",
-            "bind-address=127.0.0.1",
-            "skip-name-resolve",
-            f"tmpdir={tmp or self.datadir}",
-            "innodb_flush_method=O_DIRECT",
-            f"innodb_buffer_pool_size={buffers}",
-            # the default keeps 1,536 pages free per pool: most of a small pool would hold no data
-            f"innodb_lru_scan_depth={lru_scan_depth(buffers)}",
-            "innodb_file_per_table=ON",
-            "innodb_flush_log_at_trx_commit=1",
-            f"max_connections={MAX_CONNECTIONS}",
-            "performance_schema=ON",
-            "character-set-server=utf8mb4",
-            *([f"innodb_log_group_home_dir={redo}"] if redo else []),
-            *self._extra_config(),
-        ]
+        conf = my_cnf(
+            self.datadir, self.sockdir, self.port, home, tmp, redo, buffers, self._extra_config()
+        )
         cnf = home / "my.cnf"
         cnf.write_text("[mysqld]\n" + "\n".join(conf) + "\n", encoding="utf-8")
         os.chmod(cnf, 0o644)

@@ -13,7 +13,7 @@ from dbstor.analysis.dss_compare import is_query_run
 from dbstor.report.database import console as database_console
 from dbstor.report.database.memory import memory_sentence
 from dbstor.report.io import console as io_console
-from dbstor.report.kit.comparison import COMPARED
+from dbstor.report.kit.comparison import COMPARED, verdict_lines
 from dbstor.report.kit.figures import run_names
 from dbstor.report.kit.fmt import (
     DASH,
@@ -107,12 +107,15 @@ def print_comparison(comparison: dict, console: Console | None = None) -> None:
     console.print(table)
     if comparison.get("comparable") is False:
         console.print(
-            Text("these runs are not comparable as they stand; see the warnings", "bold red")
+            Text(
+                "these runs are not comparable as they stand: no verdict is drawn; see the warnings",
+                "bold red",
+            )
         )
     for warning in comparison.get("warnings") or []:
         console.print(Text(f"warning: {warning}", style="yellow"))
-    for factor in comparison.get("factors") or []:
-        console.print(Text(f"{factor.get('label')} vs {baseline}: {factor.get('text')}"))
+    for lead, text in verdict_lines(comparison):
+        console.print(Text(f"{lead}: {text}"))
     per_disk = comparison.get("per_disk") or []
     if per_disk:
         disks = Table(title=Text("Per-disk efficiency"), title_justify="left", header_style="bold")

@@ -15,6 +15,21 @@ from dbstor.errors import PointFailed, UserError
 
 SCHEMA_VERSION = 1
 LOAD_KINDS = ("iodepth", "jobs", "rate", "users", "instances", "streams")
+# one telemetry sample's figures (telemetry/sampler.py), the columns of samples.csv it fills
+SAMPLE_KEYS = (
+    "t_s",
+    "cpu_util_pct",
+    "cpu_user_pct",
+    "cpu_system_pct",
+    "cpu_iowait_pct",
+    "dev_read_iops",
+    "dev_write_iops",
+    "dev_read_mbps",
+    "dev_write_mbps",
+    "dev_read_await_ms",
+    "dev_write_await_ms",
+    "dev_util_pct",
+)
 
 
 @dataclass

@@ -17,8 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from dbstor.errors import UserError
-from dbstor.results.model import SCHEMA_VERSION, Run, run_from_dict
-from dbstor.telemetry.sampler import SAMPLE_KEYS
+from dbstor.results.model import SAMPLE_KEYS, SCHEMA_VERSION, Run, run_from_dict
 
 RESULTS_FILE = "results.json"
 SAMPLES_FILE = "samples.csv"

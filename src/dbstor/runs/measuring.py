@@ -7,7 +7,8 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from dbstor.telemetry.sampler import SAMPLE_KEYS, Sample
+from dbstor.results.model import SAMPLE_KEYS
+from dbstor.telemetry.sampler import Sample
 
 
 def sample_rows(samples: Sequence[Sample]) -> list[dict[str, Any]]:

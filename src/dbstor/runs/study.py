@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import stat
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -24,6 +24,7 @@ from dbstor.results.store import RESULTS_FILE, read_run_folder, read_samples, wr
 from dbstor.runs.database.plan import DbRunPlan
 from dbstor.runs.database.run import DatabaseRun
 from dbstor.runs.folder import new_run_id
+from dbstor.runs.io.data_check import resolve_data_pattern
 from dbstor.runs.io.plan import IoRunPlan
 from dbstor.runs.io.run import IoRun
 from dbstor.runs.progress import Progress
@@ -70,6 +71,7 @@ def plans_for(study: Study, parent: Path) -> list[IoRunPlan | DbRunPlan]:
             file_size=study.file_size,
             precondition=study.precondition,
             study=description,
+            data=study.data,
         )
         for target in study.targets
         for profile in study.profiles
@@ -150,6 +152,9 @@ def run_study(
     worker for each io or database run when its points are measured elsewhere (a cluster);
     default: this host."""
     preflight(study, local_targets=io_worker is None)
+    if study.profiles and study.data.kind == "from":
+        progress.say(f"measuring the compressibility of {study.data.source} for the test data")
+        study = replace(study, data=resolve_data_pattern(study.data))
     make_out_dir(out)
     stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
     many = len(study.targets) * (len(study.profiles) + len(study.databases)) > 1

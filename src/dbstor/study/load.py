@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from dbstor.errors import UserError
+from dbstor.study.data import parse_data_pattern
 from dbstor.study.model import (
     DEFAULT_RATE_USERS,
     DEFAULT_SLO_LIMIT_MS,
@@ -44,6 +45,7 @@ _STUDY_KEYS = {
     "size",
     "precondition",
     "baseline",
+    "data",
 }
 _SLO_KEYS = {"metric", "limit"}
 _LOAD_KEYS = {"kind", "values", "jobs", "iodepth"}
@@ -348,6 +350,7 @@ def study_from_dict(data: dict[str, Any], source: str, base_dir: Path) -> Study:
         baseline=baseline,
         source=source,
         databases=tuple(_database(source, i, t) for i, t in enumerate(databases)),
+        data=parse_data_pattern(study.table.get("data", "incompressible"), f"{source}: study.data"),
     )
 
 

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from dbstor.study.data import DataPattern
 from dbstor.study.profiles import Profile
 
 LATENCY_STATS = ("mean", "p50", "p95", "p99", "p999")
@@ -127,6 +128,7 @@ class Study:
     baseline: str | None = None  # label of the baseline target; default the first
     source: str = "built-in"
     databases: tuple[DatabaseSpec, ...] = ()
+    data: DataPattern = field(default_factory=DataPattern)  # what the io profiles write
 
     def series_for(self, profile: Profile) -> LoadSeries:
         if self.series is not None:
@@ -169,6 +171,7 @@ class Study:
             "file_size_bytes": self.file_size,
             "slo": {"metric": self.slo_metric, "limit_ms": self.slo_limit_ms},
             "precondition": self.precondition,
+            "data": self.data.describe(),
             "baseline": self.baseline,
             "databases": [d.describe() for d in self.databases],
         }

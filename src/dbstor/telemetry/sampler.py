@@ -15,24 +15,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from dbstor.results.model import CpuStats, DeviceStats
+from dbstor.results.model import SAMPLE_KEYS, CpuStats, DeviceStats
 from dbstor.telemetry.cpu import PROC_STAT, CpuTimes, cpu_stats, parse_proc_stat
 from dbstor.telemetry.disk import PROC_DISKSTATS, DiskCounters, device_stats, parse_diskstats
 
-SAMPLE_KEYS = (
-    "t_s",
-    "cpu_util_pct",
-    "cpu_user_pct",
-    "cpu_system_pct",
-    "cpu_iowait_pct",
-    "dev_read_iops",
-    "dev_write_iops",
-    "dev_read_mbps",
-    "dev_write_mbps",
-    "dev_read_await_ms",
-    "dev_write_await_ms",
-    "dev_util_pct",
-)
+__all__ = ["SAMPLE_KEYS", "Sample", "Sampler", "Snapshot", "summarise"]
+
 _MIN_PARTIAL = 0.1  # a last partial interval shorter than this share of one is dropped
 
 

@@ -99,8 +99,8 @@ def test_root_data_data_halves_partitions():
 
 def test_netapp_right_size_for_hdds():
     r = usable(parse_drives("10x1TB"), raid="raid-dp", raid_group=10, right_size="netapp")
-    # 8 data drives x 847 GiB x 0.9
-    assert r["usable_tib"] == pytest.approx(8 * 847 * 0.9 / 1024, abs=0.001)
+    # 8 data drives x 847,555 MiB (sysconfig -r "Used MB" of a 1 TB drive) x 0.9
+    assert r["usable_tib"] == pytest.approx(8 * 847_555 * 2**20 * 0.9 / 2**40, abs=0.001)
     unknown = usable(parse_drives("10x960GB"), raid="raid-dp", raid_group=10, right_size="netapp")
     assert "no NetApp right-size" in unknown["deductions"][2]["label"]
 
@@ -119,3 +119,54 @@ def test_netapp_right_size_for_hdds():
 def test_impossible_layouts_raise(kwargs):
     with pytest.raises(ValueError):
         usable(parse_drives("16x1TB"), **kwargs)
+
+
+@pytest.mark.parametrize(
+    ("drive", "mib"),
+    [("600GB", 560_000), ("36GB", 34_000), ("72GB", 68_000), ("144GB", 136_000)],
+)
+def test_netapp_right_size_never_adds_capacity(drive, mib):
+    """A 600 GB drive holds 558.79 GiB; NetApp's "560" is 560,000 MiB = 546.88 GiB."""
+    r = usable(parse_drives(f"10x{drive}"), raid="raid-dp", raid_group=10, right_size="netapp")
+    step = r["deductions"][2]
+    assert step["step"] == "right-size" and step["deduct_bytes"] > 0
+    assert step["remaining_bytes"] == 10 * mib * 2**20 < r["raw_tb"] * TB
+    assert f"{mib:,} MiB" in step["label"]
+
+
+def test_every_netapp_right_size_is_below_its_drive():
+    from dbstor.analysis.capacity_data import MIB, NETAPP_RIGHT_SIZED_MIB
+
+    for size, mib in NETAPP_RIGHT_SIZED_MIB.items():
+        assert mib * MIB < size, (size, mib)
+
+
+@pytest.mark.parametrize(
+    ("group", "expect"),
+    [
+        (23, "groups of 23: 21 data + 2 parity (the TR-4403 and TR-4415 layout)"),
+        (16, "2 groups of 16: 14 data + 2 parity and 1 group of 14"),
+    ],
+)
+def test_parity_source_describes_the_layout_used(group, expect):
+    r = usable(parse_drives("46x800GB"), raid="raid-dp", raid_group=group)
+    parity = next(line for line in r["deductions"] if line["step"] == "parity")
+    assert expect in parity["source"]
+    if group != 23:
+        assert "21 data" not in parity["source"] and "TR-4403" not in parity["source"]
+    r6 = usable(parse_drives("12x3.84TB"), raid="raid6", raid_group=6)
+    assert "groups of 6: 4 data + 2 parity" in r6["deductions"][-2]["source"] + next(
+        line["source"] for line in r6["deductions"] if line["step"] == "parity"
+    )
+
+
+def test_right_size_larger_than_the_drive_is_refused():
+    with pytest.raises(ValueError, match="only takes capacity away"):
+        usable(parse_drives("10x600GB"), right_size="600GiB")
+
+
+def test_absurd_drive_counts_and_sizes_are_refused():
+    with pytest.raises(ValueError, match="more than 100,000"):
+        parse_drives("100001x1TB")
+    with pytest.raises(ValueError, match="over 1 PB"):
+        parse_drives("2x2000TB")

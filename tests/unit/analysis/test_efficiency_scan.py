@@ -14,7 +14,7 @@ import pytest
 from dbstor.analysis.efficiency import estimate
 from dbstor.analysis.efficiency.sampling import savings_pct
 from dbstor.analysis.efficiency.scanner import list_files
-from dbstor.analysis.efficiency.worker import Segment, TokenBucket, _scan_segment
+from dbstor.analysis.efficiency.worker import Segment, TokenBucket, scan_segment
 from dbstor.errors import UserError
 
 K = 1024
@@ -249,7 +249,7 @@ def test_a_file_that_changed_is_noted(files):
     settings = make_settings(PRESETS["ontap-adaptive"], "lz4")
     st = os.stat(files["aaaa"])
     seg = Segment(0, files["aaaa"], 0, 64, None, st.st_size, st.st_mtime_ns - 1)
-    res = _scan_segment(settings, seg, {}, lambda b: 1, {}, 0, None)
+    res = scan_segment(settings, seg, {}, lambda b: 1, {}, 0, None)
     assert any("changed" in n for n in res.notes)
 
 

@@ -117,3 +117,30 @@ def test_html_section_from_a_real_scan(tmp_path):
     (tmp_path / "f.bin").write_bytes(b"abc" * 100_000)
     html = render_efficiency_section(estimate([str(tmp_path)], full=True, workers=1))
     assert "<svg" in html and "f.bin" in html
+
+
+def test_copies_given_directly_tr4403():
+    # TR-4403: "up to an additional 16x", data snapshots every 2 h: 16 copies given as such
+    r = model({"data": (11.2 * TB, 7.3 * TB)}, {"data": 7200.0}, {}, {"*": 0.05}, copies={"*": 16})
+    role = r["roles"][0]
+    assert (role["copies"], role["copies_given"], role["retention_s"]) == (16, True, 16 * 7200)
+    assert r["seed_style"]["as_tr4403"]["total_ratio"] == pytest.approx(17.53, abs=0.01)
+    assert r["savings_vs_full_copies"] == pytest.approx(10.0)
+    # per role: the log's copies given, the data's from retention
+    r = model(
+        {"data": (100.0, 50.0), "log": (10.0, 10.0)},
+        {"data": 7200.0, "log": 900.0},
+        {"*": 86400.0},
+        {"*": 0.05},
+        copies={"log": 4},
+    )
+    assert [x["copies"] for x in r["roles"]] == [12, 4]
+
+
+def test_parse_copies():
+    from dbstor.analysis.efficiency.snapshots import parse_copies
+
+    assert parse_copies("16") == 16
+    for bad in ("0", "-1", "1.5", "x", "100001"):
+        with pytest.raises(ValueError, match="from 1 to 100,000"):
+            parse_copies(bad)

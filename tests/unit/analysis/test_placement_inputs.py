@@ -67,7 +67,7 @@ def test_missing_columns_are_named(tmp_path):
         parse_sqlserver(path)
     message = str(err.value)
     assert "missing required column(s)" in message
-    assert "reads (num_of_reads or NumberReads)" in message and "size (" in message
+    assert "reads (num_of_reads or NumberReads or reads)" in message and "size (" in message
     assert "writes" not in message.split("missing required column(s)")[1].split("size")[0]
 
 

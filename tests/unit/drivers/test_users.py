@@ -147,3 +147,29 @@ def test_a_fatal_error_in_one_process_stops_all(tmp_path):
     result = run_in_processes([instance(tmp_path, "fatal")], 4, 2, warmup_s=0, duration_s=30)
     assert time.monotonic() - started < 10
     assert result.fatal == "DatabaseError: disk I/O error"
+
+
+@pytest.mark.parametrize("processes", [1, 2])
+def test_rollbacks_are_counted_over_the_measured_window_only(tmp_path, processes):
+    """NOPM subtracts New-Order rollbacks: they must come from the same window as the
+    New-Orders, not from the warm-up as well (warm-up four times the measured window)."""
+    inst = instance(tmp_path, "rollback")
+    result = run_in_processes([inst], 2, processes, warmup_s=0.8, duration_s=0.2)
+    assert result.rollbacks["write"] == result.per_type["write"].count > 0
+
+
+@pytest.mark.parametrize("processes", [1, 2])
+def test_window_marks_come_at_the_measured_windows_start_and_end(tmp_path, processes):
+    marks: list[tuple[str, float]] = []
+    started = time.monotonic()
+    run_in_processes(
+        [instance(tmp_path)],
+        2,
+        processes,
+        warmup_s=0.6,
+        duration_s=0.4,
+        on_mark=lambda name: marks.append((name, time.monotonic() - started)),
+    )
+    assert [name for name, _ in marks] == ["measure_start", "end"]
+    (_, start), (_, end) = marks
+    assert start >= 0.6 and end - start >= 0.4 - 0.01  # never before the moments they mark

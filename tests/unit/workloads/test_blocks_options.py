@@ -30,7 +30,13 @@ def test_options_parse_numbers_and_strings():
     assert (w.settings.update_pct, w.settings.batch) == (12.5, 8)
     assert BlocksWorkload(500, options={"batch": 4.0}).settings.batch == 4
     defaults = BlocksWorkload(500).settings
-    assert (defaults.update_pct, defaults.batch) == (25.0, 1)
+    assert (defaults.update_pct, defaults.batch, defaults.server_loop) == (25.0, None, True)
+    # the batch not given: 4 visits a call on every engine and path
+    assert [defaults.batch_for(d) for d in ("postgres", "mysql", "sqlite", None)] == [4] * 4
+    client = BlocksWorkload(500, options={"server_loop": "false"}).settings
+    assert [client.batch_for(d) for d in ("postgres", "sqlite")] == [4, 4]
+    assert BlocksWorkload(2).settings.batch_for("postgres") == 2  # never more than the rows
+    assert BlocksWorkload(500, options={"batch": 9}).settings.batch_for("sqlite") == 9
 
 
 @pytest.mark.parametrize(
@@ -46,7 +52,8 @@ def test_options_parse_numbers_and_strings():
         ({"batch": 2.5}, "batch must be a whole number"),
         ({"batch": None}, "batch must be a whole number"),
         ({"batch": 600}, "exceeds the rows per user table (500)"),
-        ({"hot_pct": 5}, "unknown blocks option(s) hot_pct; known: update_pct, batch"),
+        ({"server_loop": "maybe"}, "server_loop must be true or false"),
+        ({"hot_pct": 5}, "unknown blocks option(s) hot_pct; known: update_pct, batch, server_loop"),
     ],
 )
 def test_bad_options_are_one_line_user_errors(options, words):
@@ -64,9 +71,10 @@ def test_bad_scale(scale):
 
 
 def test_options_help_lists_every_option_with_its_default():
-    assert set(BlocksWorkload.options_help) == {"update_pct", "batch"}
+    assert set(BlocksWorkload.options_help) == {"update_pct", "batch", "server_loop"}
     assert "default 25" in BlocksWorkload.options_help["update_pct"]
-    assert "default 1" in BlocksWorkload.options_help["batch"]
+    assert "default 4" in BlocksWorkload.options_help["batch"]
+    assert "true (default)" in BlocksWorkload.options_help["server_loop"]
     for name in BlocksWorkload.options_help:  # every listed option is accepted
         BlocksWorkload(100, options={name: 1})
 
@@ -89,8 +97,11 @@ def test_describe_and_point_metrics():
     info = w.describe()
     assert info["name"] == "blocks" and info["scale"] == 2000 and info["seed"] == 3
     assert info["mix"] == {"read": 60.0, "update": 40.0}
-    assert info["options"] == {"update_pct": 40.0, "batch": 4}
+    assert info["options"] == {"update_pct": 40.0, "batch": 4, "server_loop": True}
+    assert info["latency_unit"] == "a call of 4 row visits; a visit's mean is the call's / 4"
     assert (info["tables"], info["rows"]) == (3, 6000)
     metrics = w.point_metrics({"read": 600, "update": 400}, {}, 10.0)
     assert metrics == {"rows_read_per_s": 240.0, "rows_updated_per_s": 160.0}
+    timed = w.point_metrics({"read": 600}, {}, 10.0, latency_ms={"mean": 2.0})
+    assert timed["visit_latency_ms_mean"] == 0.5  # the call's mean / batch
     assert w.point_metrics({"read": 1}, {}, 0.0) == {}

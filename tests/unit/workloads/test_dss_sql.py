@@ -9,8 +9,8 @@ from decimal import Decimal
 import pytest
 
 from dbstor.workloads.dss import schema
+from dbstor.workloads.dss.execute import answer, render, run_statements, statements
 from dbstor.workloads.dss.params import parameters
-from dbstor.workloads.dss.queries import answer, render, run_statements, statements
 
 ALL = range(1, 23)
 

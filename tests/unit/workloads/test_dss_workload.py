@@ -1,5 +1,3 @@
-import datetime
-from decimal import Decimal
 from pathlib import Path
 
 import pytest
@@ -8,7 +6,6 @@ from dbstor.errors import UserError
 from dbstor.workloads.dss import DssWorkload
 from dbstor.workloads.dss import generate as gen
 from dbstor.workloads.dss.catalog import PERMUTATIONS
-from dbstor.workloads.dss.compare import difference
 from dbstor.workloads.registry import workload_class
 
 
@@ -105,15 +102,3 @@ def test_staging_refuses_when_the_disk_is_too_small(monkeypatch, tmp_path):
     assert gen.scale_text(1.0) == "1" and gen.scale_text(0.01) == "0.01"
     with pytest.raises(UserError, match="does not exist"):
         gen.staging_directory(Path(tmp_path / "missing"), 1, "csv")
-
-
-def test_answers_compare_across_types_with_tolerance():
-    duck = [("N", Decimal("1.10"), datetime.date(1995, 1, 2), 3)]
-    pg = [("N  ", Decimal("1.100000001"), datetime.date(1995, 1, 2), Decimal("3"))]
-    lite = [("N", 1.1, "1995-01-02", 3.0)]
-    assert difference(duck, pg) is None and difference(duck, lite) is None
-    assert "1 rows against 2" in difference(duck, duck * 2)
-    assert "differs" in difference(duck, [("N", 1.2, "1995-01-02", 3)])
-    assert "differs" in difference(duck, [("O", 1.1, "1995-01-02", 3)])
-    ties = [("a", 1.0), ("b", 1.0)]
-    assert difference(ties, list(reversed(ties))) is None  # ties may come in either order

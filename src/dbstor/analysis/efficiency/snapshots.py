@@ -1,7 +1,7 @@
 """Snapshot space and savings from a schedule, a retention and an overwrite rate.
 
 The model, per volume role (data, log, ...):
-- copies kept: N = floor(retention / interval);
+- copies kept: N = floor(retention / interval), or N as given (--copies);
 - each snapshot holds the blocks overwritten during its interval: f = min(1, rate x interval)
   of the volume (distinct blocks assumed, so this is the most space snapshots can take);
 - snapshot space = N x f x E, where E is the space the volume takes on the array after
@@ -88,33 +88,52 @@ def parse_per_role(text: str, parse: Any, what: str, example: str) -> dict[str, 
     return {role: parse(value) for role, value in _mapping(text, what, example).items()}
 
 
+MAX_COPIES = 100_000
+
+
+def parse_copies(text: str) -> int:
+    """'16' -> 16: snapshot copies kept, a whole number from 1 to MAX_COPIES."""
+    value = text.strip()
+    if not value.isdigit() or not 1 <= int(value) <= MAX_COPIES:
+        raise ValueError(
+            f"{text!r} is not a number of copies; give a whole number from 1 to {MAX_COPIES:,}"
+        )
+    return int(value)
+
+
 def model(
     volumes: dict[str, tuple[float, float]],
     schedule: dict[str, float],
     retention: dict[str, float],
     change_rate: dict[str, float],
+    copies: dict[str, int] | None = None,
 ) -> dict[str, Any]:
     """Snapshot figures per role and in total.
 
     volumes: role -> (logical bytes, bytes stored on the array after compression/dedup).
     schedule: role -> seconds between snapshots; retention: role or '*' -> seconds kept;
-    change_rate: role or '*' -> fraction of the volume overwritten per hour.
+    change_rate: role or '*' -> fraction of the volume overwritten per hour; copies: role
+    or '*' -> copies kept, given directly (instead of retention / interval).
     """
+    copies = copies or {}
     roles = []
     logical_presented = physical = full_copies = snap_space = 0.0
     seed_savings = seed_savings_gross = logical_total = effective_total = 0.0
     notes = []
     for role, interval in schedule.items():
+        given = copies.get(role, copies.get("*"))
         keep = retention.get(role, retention.get("*"))
         rate = change_rate.get(role, change_rate.get("*"))
-        if keep is None or rate is None:
-            raise ValueError(f"no retention or change rate for {role!r}")
+        if (keep is None and given is None) or rate is None:
+            raise ValueError(f"no retention (or copies) or change rate for {role!r}")
         logical, effective = volumes.get(role, (0.0, 0.0))
         hours = interval / 3600.0
-        copies = math.floor(keep / interval + 1e-9)
+        n = given if given is not None else math.floor(keep / interval + 1e-9)
+        if given is not None:
+            keep = n * interval
         f = min(1.0, rate * hours)
-        space = copies * f * effective
-        full = copies * effective
+        space = n * f * effective
+        full = n * effective
         if logical == 0:
             notes.append(f"no files of role {role!r} were scanned; its snapshots count as 0 bytes")
         roles.append(
@@ -122,7 +141,8 @@ def model(
                 "role": role,
                 "interval_s": interval,
                 "retention_s": keep,
-                "copies": copies,
+                "copies": n,
+                "copies_given": given is not None,
                 "change_rate_per_h": rate,
                 "changed_per_snapshot_pct": round(f * 100, 3),
                 "logical_bytes": round(logical),
@@ -133,12 +153,12 @@ def model(
                 "savings_vs_full_copies": round(1 / f, 3) if f > 0 else None,
             }
         )
-        logical_presented += logical * (1 + copies)
+        logical_presented += logical * (1 + n)
         physical += effective + space
         full_copies += full
         snap_space += space
-        seed_savings += copies * (1 - f) * effective
-        seed_savings_gross += copies * effective
+        seed_savings += n * (1 - f) * effective
+        seed_savings_gross += n * effective
         logical_total += logical
         effective_total += effective
     vs_full = full_copies / snap_space if snap_space else None
@@ -169,7 +189,8 @@ def model(
         "assumptions": [
             "each snapshot keeps the blocks overwritten during its interval: rate x interval of "
             "the volume, distinct blocks (an upper bound on snapshot space)",
-            "copies kept = retention / interval; snapshots store blocks as compressed and deduplicated",
+            "copies kept = retention / interval unless given (--copies); snapshots store "
+            "blocks as compressed and deduplicated",
             "a full copy would take the same space on the array as the volume does",
         ],
         "notes": notes,

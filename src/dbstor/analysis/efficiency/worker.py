@@ -139,12 +139,12 @@ def run_task(settings: Settings, segments: list[Segment], level: int) -> TaskRes
     fps: dict[int, int] = {}
     mask = (1 << level) - 1
     results = [
-        _scan_segment(settings, seg, comps, fingerprint, fps, mask, bucket) for seg in segments
+        scan_segment(settings, seg, comps, fingerprint, fps, mask, bucket) for seg in segments
     ]
     return TaskResult(results, fps, level, time.perf_counter() - started)
 
 
-def _scan_segment(
+def scan_segment(
     settings: Settings,
     seg: Segment,
     comps: dict[str, Callable[[bytes], int]],
@@ -153,6 +153,9 @@ def _scan_segment(
     mask: int,
     bucket: TokenBucket | None,
 ) -> SegResult:
+    """Read one segment of a file (all of it, or its sampled units) and scan what was read;
+    a file that cannot be opened or read, or that changed meanwhile, gives a note, not an
+    exception."""
     res = SegResult(seg.file_idx)
     unit = settings.unit
     try:

@@ -4,6 +4,7 @@ underscores, numbers checked with the file and line named, one object per name."
 from __future__ import annotations
 
 import csv
+import math
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -61,17 +62,37 @@ def read_table(path: Path) -> Table:
     return Table(path, columns, rows)
 
 
+MAX_VALUE = 2.0**63  # the counters are 64-bit integers in every engine
+
+
 def number(table: Table, line: int, key: str, text: str | None) -> float | None:
+    """A counter, size or time from one cell: None when empty or NULL; a UserError naming
+    the file, line and column for text, a negative, an infinite or an absurd value."""
     if text is None or text.strip().upper() in ("", "NULL", "NONE", "NAN"):
         return None
     cleaned = text.replace(",", "").replace("_", "").replace(" ", "")
+    where = f"{table.path} line {line}: {table.columns[key]}"
     try:
-        return float(cleaned)
+        value = float(cleaned)
     except ValueError:
         raise UserError(
-            f"{table.path} line {line}: {table.columns[key]} {text!r} is not a number; "
+            f"{where} {_cell(text)} is not a number; "
             "export full numbers (no truncated or formatted cells)"
         ) from None
+    if not math.isfinite(value) or value >= MAX_VALUE:
+        raise UserError(
+            f"{where} {_cell(text)} is not a finite number below 2^63; export the raw counter"
+        )
+    if value < 0:
+        raise UserError(
+            f"{where} is {_cell(text)}: counters, sizes and times are never negative; "
+            "export the raw values (no differences or offsets)"
+        )
+    return value
+
+
+def _cell(text: str) -> str:
+    return repr(text if len(text) <= 40 else text[:37] + "...")
 
 
 def require(table: Table, required: dict[str, tuple[str, ...]], what: str) -> None:

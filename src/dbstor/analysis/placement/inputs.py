@@ -25,8 +25,8 @@ PAGE = 8192  # SQL Server page: sys.master_files.size and sysaltfiles.size count
 
 SQLSERVER_COLUMNS = {
     "name": ("name", "logical_name", "file_name", "FileName", "physical_name", "FilePath"),
-    "reads": ("num_of_reads", "NumberReads"),
-    "writes": ("num_of_writes", "NumberWrites"),
+    "reads": ("num_of_reads", "NumberReads", "reads"),
+    "writes": ("num_of_writes", "NumberWrites", "writes"),
     "size": ("size_on_disk_bytes", "BytesOnDisk", "size_bytes", "size", "FileSize", "size_mb"),
 }
 _SQL_OPTIONAL = {
@@ -163,15 +163,30 @@ def parse_run(folder: Path) -> list[DbObject]:
                     write_stall_ms=_opt_float(item.get("write_stall_ms")),
                 )
             )
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, OverflowError):
             raise UserError(
                 f"{path}: engine_stats.objects[{i}] has a non-numeric counter or size"
             ) from None
+        obj = result[-1]
+        for field in ("size_bytes", "reads", "writes", "read_stall_ms", "write_stall_ms"):
+            value = getattr(obj, field)
+            if value is not None and not 0 <= value < 2**63:
+                raise UserError(
+                    f"{path}: engine_stats.objects[{i}].{field} is {value!r}: counters, sizes "
+                    "and times are never negative (nor infinite)"
+                )
     return result
 
 
 def _opt_float(value: Any) -> float | None:
-    return None if value is None else float(value)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float | str):
+        raise TypeError(value)
+    number = float(value)
+    if number != number:
+        raise ValueError(value)
+    return number
 
 
 def load_files(fmt: str, paths: list[Path]) -> tuple[list[DbObject], list[str], str]:

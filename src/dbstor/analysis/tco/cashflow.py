@@ -53,6 +53,17 @@ def servers_needed(servers: int, cpu_after: float, ceiling: float) -> tuple[int,
     return max(1, math.ceil(round(exact, 9))), exact
 
 
+SENSITIVITY_CEILINGS = (60.0, 70.0, 80.0, 90.0, 100.0)
+
+
+def after_by_ceiling(servers: int, cpu_after: float, ceiling: float) -> dict[str, int]:
+    """Servers after consolidation at the usual ceilings and the one given: '80%' -> 5.
+    TR-4403's 10 -> 5 is the 80% entry at 40% CPU after (each server then runs two of the
+    old servers' loads, 2 x 40%)."""
+    ceilings = sorted({*SENSITIVITY_CEILINGS, ceiling})
+    return {f"{c:g}%": min(servers, servers_needed(servers, cpu_after, c)[0]) for c in ceilings}
+
+
 def compute(inp: TcoInputs, cpu_note: str | None = None) -> dict[str, Any]:
     """The whole cost case as a JSON-ready dict."""
     n, years, rate = inp.servers, inp.years, inp.discount_rate / 100.0
@@ -142,6 +153,7 @@ def compute(inp: TcoInputs, cpu_note: str | None = None) -> dict[str, Any]:
             "cpu_after_pct": inp.cpu_after,
             "ceiling_pct": inp.ceiling,
             "cpu_consolidated_pct": round(n * inp.cpu_after / after, 2),
+            "after_by_ceiling": after_by_ceiling(n, inp.cpu_after, inp.ceiling),
             "headroom_factor": (
                 round(inp.cpu_after / inp.cpu_before, 2) if inp.cpu_before else None
             ),

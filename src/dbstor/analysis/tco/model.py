@@ -9,11 +9,13 @@ silently: every default used is listed too.
 from __future__ import annotations
 
 import argparse
+import math
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from dbstor.analysis.tco.fields import BY_NAME, FIELDS, Field
 from dbstor.analysis.tco.licences import get_model
 from dbstor.errors import UserError
 from dbstor.units import parse_percent
@@ -47,190 +49,6 @@ EXAMPLE_SERVER = {
     "space": (300.0, f"2U of rack space a year; {ILLUSTRATIVE}"),
     "admin": (3000.0, f"one administrator (USD 120,000 a year) per 40 servers; {ILLUSTRATIVE}"),
 }
-
-
-@dataclass(frozen=True)
-class Field:
-    name: str
-    toml: str  # section.key
-    flag: str
-    kind: str  # int | pct | money | float | bool | str | path
-    default: Any = None
-    help: str = ""
-
-
-FIELDS = (
-    Field("servers", "servers.count", "--servers", "int", None, "database servers today"),
-    Field("sockets", "servers.sockets", "--sockets", "int", 2, "processor sockets per server"),
-    Field(
-        "cores",
-        "servers.cores_per_server",
-        "--cores-per-server",
-        "int",
-        None,
-        "physical cores per server (all sockets)",
-    ),
-    Field(
-        "cpu_before",
-        "cpu.before",
-        "--cpu-before",
-        "pct",
-        None,
-        "CPU utilisation on the old storage, e.g. 10%%",
-    ),
-    Field(
-        "cpu_after",
-        "cpu.after",
-        "--cpu-after",
-        "pct",
-        None,
-        "CPU utilisation after the storage change, same workload, e.g. 40%%",
-    ),
-    Field(
-        "ceiling",
-        "cpu.ceiling",
-        "--ceiling",
-        "pct",
-        70.0,
-        "highest utilisation allowed on the consolidated servers (default 70%%)",
-    ),
-    Field(
-        "before_run",
-        "cpu.before_run",
-        "--before-run",
-        "path",
-        None,
-        "dbstor run on the old storage to take --cpu-before from",
-    ),
-    Field(
-        "after_run",
-        "cpu.after_run",
-        "--after-run",
-        "path",
-        None,
-        "dbstor run on the new storage to take --cpu-after from",
-    ),
-    Field(
-        "licence",
-        "licence.model",
-        "--license",
-        "str",
-        None,
-        "sqlserver-enterprise, sqlserver-standard, oracle-enterprise, oracle-standard2, none",
-    ),
-    Field(
-        "core_factor",
-        "licence.core_factor",
-        "--core-factor",
-        "float",
-        0.5,
-        "Oracle core factor (default 0.5, Intel/AMD x86)",
-    ),
-    Field(
-        "licence_price",
-        "licence.price",
-        "--license-price",
-        "money",
-        None,
-        "price of one licence (a core licence, or an Oracle processor licence)",
-    ),
-    Field(
-        "support_rate",
-        "licence.support_rate",
-        "--support-rate",
-        "pct",
-        None,
-        "yearly licence support / Software Assurance, %% of the licence price",
-    ),
-    Field(
-        "licence_purchase",
-        "licence.count_purchase",
-        "--count-license-purchase",
-        "bool",
-        False,
-        "count the purchase of the retired licences as avoided (true-up, refresh)",
-    ),
-    Field(
-        "server_price",
-        "server.price",
-        "--server-price",
-        "money",
-        0.0,
-        "price of one server (counted only with --server-refresh)",
-    ),
-    Field(
-        "server_refresh",
-        "server.refresh",
-        "--server-refresh",
-        "bool",
-        False,
-        "the servers are due for replacement now: retired ones need not be bought",
-    ),
-    Field(
-        "server_support",
-        "server.support",
-        "--server-support",
-        "money",
-        None,
-        "hardware maintenance per server per year",
-    ),
-    Field(
-        "power", "server.power", "--power", "money", None, "power and cooling per server per year"
-    ),
-    Field("space", "server.space", "--space", "money", None, "rack space per server per year"),
-    Field("admin", "server.admin", "--admin", "money", None, "administration per server per year"),
-    Field(
-        "storage_price",
-        "storage.price",
-        "--storage-price",
-        "money",
-        None,
-        "purchase of the new storage (year 0)",
-    ),
-    Field(
-        "storage_support",
-        "storage.support",
-        "--storage-support",
-        "money",
-        None,
-        "new storage support, power and space per year",
-    ),
-    Field(
-        "legacy_support",
-        "storage.legacy_support",
-        "--legacy-storage-support",
-        "money",
-        None,
-        "old storage support, power and space per year, no longer paid",
-    ),
-    Field(
-        "migration",
-        "storage.migration",
-        "--migration",
-        "money",
-        None,
-        "one-time migration and consolidation services (year 0)",
-    ),
-    Field("years", "analysis.years", "--years", "int", 3, "years analysed (default 3)"),
-    Field(
-        "discount_rate",
-        "analysis.discount_rate",
-        "--discount-rate",
-        "pct",
-        8.0,
-        "yearly discount rate for the NPV (default 8%%)",
-    ),
-    Field("currency", "analysis.currency", "--currency", "str", "USD", "currency label"),
-    Field(
-        "example_prices",
-        "analysis.example_prices",
-        "--example-prices",
-        "bool",
-        False,
-        "fill prices not given with the documented example values (docs/tco.md)",
-    ),
-)
-BY_NAME = {f.name: f for f in FIELDS}
 
 
 @dataclass
@@ -270,20 +88,54 @@ def read_toml(path: Path) -> dict[str, Any]:
     return out
 
 
+# the largest value each kind of number may take: beyond these an input is a typing
+# mistake, not a case (and floats beyond them lose whole units or overflow)
+LIMITS = {
+    "servers": 100_000,
+    "sockets": 64,
+    "cores": 4_096,
+    "years": 30,
+    "money": 1e12,
+}
+
+
+def _whole(raw: Any) -> int:
+    """A whole number of 1 or more from a TOML value or a flag's text (ValueError if not)."""
+    if isinstance(raw, bool) or not isinstance(raw, int | float | str):
+        raise ValueError
+    value = float(str(raw).replace(",", "").strip()) if isinstance(raw, str) else float(raw)
+    if not math.isfinite(value) or value != int(value) or value < 1:
+        raise ValueError
+    return int(value)
+
+
 def _convert(spec: Field, raw: Any, where: str) -> Any:
     label = f"{where}{spec.toml if where.endswith(': ') else spec.flag}"
     try:
         if spec.kind == "int":
-            if isinstance(raw, bool) or float(raw) != int(float(raw)) or int(float(raw)) < 1:
-                raise ValueError
-            return int(float(raw))
+            value = _whole(raw)
+            limit = LIMITS.get(spec.name)
+            if limit is not None and value > limit:
+                raise UserError(f"{label} {value:,} is more than {limit:,}; give 1 to {limit:,}")
+            return value
         if spec.kind == "pct":
+            if isinstance(raw, bool) or not isinstance(raw, int | float | str):
+                raise ValueError(f"{raw!r} is not a percentage")
             return parse_percent(raw)
         if spec.kind in ("money", "float"):
+            if isinstance(raw, bool) or not isinstance(raw, int | float | str):
+                raise ValueError
             value = float(str(raw).replace(",", "").replace("$", "").strip())
-            if value < 0 or value != value:
+            if value != value:
+                raise ValueError
+            if value < 0:
                 raise UserError(
                     f"{label} must not be negative (got {raw}); prices and factors are 0 or more"
+                )
+            limit = LIMITS["money"] if spec.kind == "money" else 1e6
+            if value > limit:
+                raise UserError(
+                    f"{label} {_short(raw)} is more than {limit:,.0f}; give 0 to {limit:,.0f}"
                 )
             return value
         if spec.kind == "bool":
@@ -292,16 +144,29 @@ def _convert(spec: Field, raw: Any, where: str) -> Any:
             if str(raw).lower() in ("true", "yes", "1", "false", "no", "0"):
                 return str(raw).lower() in ("true", "yes", "1")
             raise ValueError
+        if not isinstance(raw, str | int | float) or isinstance(raw, bool):
+            raise ValueError
         if spec.kind == "path":
             return Path(str(raw))
-        return str(raw)
-    except ValueError as exc:
+        text = str(raw)
+        if len(text) > 100 or not text.isprintable():
+            raise UserError(f"{label}: give a short printable name (at most 100 characters)")
+        return text
+    except (ValueError, OverflowError) as exc:
         if spec.kind == "pct" and str(exc):
             raise UserError(f"{label}: {exc}; give a percentage 0..100, e.g. 40%") from None
-        hint = {"int": "a whole number of 1 or more", "bool": "true or false"}.get(
-            spec.kind, "a number"
-        )
-        raise UserError(f"{label}: {raw!r} is not {hint}") from None
+        hint = {
+            "int": f"a whole number from 1 to {LIMITS.get(spec.name, 10**9):,}",
+            "bool": "true or false",
+            "str": "a name",
+            "path": "a folder",
+        }.get(spec.kind, "a number")
+        raise UserError(f"{label}: {_short(raw)} is not {hint}") from None
+
+
+def _short(raw: Any) -> str:
+    text = repr(raw)
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def resolve(toml_path: Path | None, args: argparse.Namespace) -> TcoInputs:

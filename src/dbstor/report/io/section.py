@@ -47,6 +47,33 @@ def io_section(run: Run, name: str, rows: list[dict[str, Any]] | None) -> str:
     cache = cache_sentence(run)
     if cache:
         parts.append(f"<p>{escape(cache)}</p>")
+    written = data_sentence(run.workload.get("data"))
+    if written:
+        parts.append(f"<p>{escape(written)}</p>")
     parts.append(facts_block(run))
     parts.append("</section>")
     return "".join(parts)
+
+
+def data_sentence(data: dict[str, Any] | None) -> str | None:
+    """What the writes wrote, asked for and measured (runs before --data say nothing)."""
+    if not isinstance(data, dict):
+        return None
+    if data.get("kind") == "incompressible":
+        asked = "incompressible data (fio's random refills)"
+    else:
+        asked = f"data compressible {data.get('compression', 1.0):.2f}:1"
+        if data.get("dedupe_pct"):
+            asked += f" with {data['dedupe_pct']:g}% duplicate blocks"
+        if data.get("kind") == "from":
+            asked += f", as measured on {data.get('source')}"
+    written = data.get("written") or {}
+    achieved = written.get("achieved")
+    measured = (
+        f"; the test files measured {achieved['compression']:.2f}:1 compression and "
+        f"{achieved['dedup']:.2f}:1 dedup ({written.get('measured_as')})"
+        if achieved
+        else ""
+    )
+    warning = f". {written['warning']}" if written.get("warning") else ""
+    return f"Data written: {asked}{measured}{warning}."

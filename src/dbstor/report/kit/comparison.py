@@ -28,6 +28,7 @@ COMPARED = (
     ("tps", "TPS"),
     ("read_lat_ms", "read latency"),
     ("cpu_pct", "CPU"),
+    ("response_ms", "response time"),
 )
 
 
@@ -78,6 +79,22 @@ def _pair(values: dict[str, Any], normalised: dict[str, Any], key: str) -> str:
     return shown if norm is None else f"{shown} ({fmt_num(norm, 3)})"
 
 
+def verdict_lines(comparison: dict[str, Any]) -> list[tuple[str, str]]:
+    """The headline factors as (lead, factors): at the same load, then at each run's own
+    knee; none when the runs are not comparable. Comparisons saved before the same-load
+    figures existed show their own-knee factors."""
+    if comparison.get("comparable") is False:
+        return []
+    verdict = comparison.get("verdict")
+    if isinstance(verdict, dict):
+        return [(str(v.get("lead")), str(v.get("text"))) for v in verdict.get("lines") or []]
+    baseline = comparison.get("baseline", "")
+    return [
+        (f"{f.get('label')} vs {baseline}", str(f.get("text")))
+        for f in comparison.get("factors") or []
+    ]
+
+
 def comparison_block(comparison: dict[str, Any]) -> str:
     """The comparison section: factors, warnings, the normalised bars and the tables."""
     baseline = str(comparison.get("baseline", ""))
@@ -86,16 +103,13 @@ def comparison_block(comparison: dict[str, Any]) -> str:
     if comparison.get("comparable") is False:
         parts.append(
             '<div class="callout bad"><b>These runs are not comparable as they stand.</b> '
-            "Read the warnings before using the factors.</div>"
+            "Read the warnings before using the figures: no verdict is drawn.</div>"
         )
     for warning in comparison.get("warnings") or []:
         parts.append(f'<div class="callout warn">{escape(str(warning))}</div>')
-    factors = comparison.get("factors") or []
-    if factors:
-        items = "".join(
-            f"<li><b>{escape(str(f.get('label')))} vs {escape(baseline)}</b>: {escape(str(f.get('text')))}</li>"
-            for f in factors
-        )
+    lines = verdict_lines(comparison)
+    if lines:
+        items = "".join(f"<li><b>{escape(lead)}</b>: {escape(text)}</li>" for lead, text in lines)
         parts.append(f'<ul class="factors">{items}</ul>')
     parts.append(
         f"<figure>{comparison_chart(comparison)}<figcaption>Throughput and CPU of each run at "

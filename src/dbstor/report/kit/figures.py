@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from dbstor.analysis.compare import run_label
+from dbstor.analysis.labels import run_label
 from dbstor.report.kit.charts import Highlight, Ref, Series, line_chart
 from dbstor.report.kit.fmt import fmt_iops, load_text
 from dbstor.report.kit.summary import knee_of, ok_points, point_label, slo_of

@@ -57,7 +57,7 @@ class TxnOutcome:
     """What one database point measured on one host, as plain data."""
 
     drive: DriveResult
-    counters: EngineCounters  # the taking-part instances' counters over the point, summed
+    counters: EngineCounters  # the taking-part instances' counters over the measured window
     samples: list[dict[str, Any]]
     cpu: CpuStats
     device: DeviceStats | None
@@ -102,7 +102,11 @@ def measure_database_point(
     active = instances[: point.instances]
     sampler = sampler or Sampler(point.devices)
     wait_until(point.start_at)
-    before = [i.engine.counters() for i in active]
+    marks: dict[str, list[EngineCounters]] = {}
+
+    def read_counters(mark: str) -> None:  # at the measured window's start and end
+        marks[mark] = [i.engine.counters() for i in active]
+
     sampler.start()
     started_at, started = time.time(), time.monotonic()
     try:
@@ -115,16 +119,19 @@ def measure_database_point(
             think_time_ms=0.0 if point.rate else point.think_time_ms,
             seed=point.seed + point.index,
             rate=point.rate,
+            on_mark=read_counters,
         )
     finally:
         samples = sampler.stop()
     wall = time.monotonic() - started
     alive = all(i.engine.alive() for i in active) if result.fatal else True
-    after = [i.engine.counters() for i in active] if alive else before
+    before, after = marks.get("measure_start"), marks.get("end")
     cpu, device = sampler.summarise(samples, start_s=point.warmup_s)
     return TxnOutcome(
         drive=result,
-        counters=sum_counters(a.minus(b) for a, b in zip(after, before, strict=True)),
+        counters=sum_counters(a.minus(b) for a, b in zip(after, before, strict=True))
+        if before and after
+        else EngineCounters(),
         samples=sample_rows(samples),
         cpu=cpu,
         device=device,

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 from dbstor import __version__
 from dbstor.host import host_facts
 from dbstor.results.model import Run
+from dbstor.study.data import DataPattern
 from dbstor.study.model import LoadSeries, Slo, Target
 from dbstor.study.profiles import Profile
 
@@ -25,6 +26,7 @@ class IoRunPlan:
     file_size: int
     precondition: bool
     study: dict
+    data: DataPattern = field(default_factory=DataPattern)
 
 
 def new_io_run(plan: IoRunPlan) -> Run:
@@ -49,6 +51,7 @@ def new_io_run(plan: IoRunPlan) -> Run:
             },
             "profile": plan.profile.describe(),
             "file_size_bytes": plan.file_size,
+            "data": plan.data.describe(),
             "series": {
                 "kind": plan.series.kind,
                 "values": list(plan.series.values),

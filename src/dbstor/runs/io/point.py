@@ -57,6 +57,7 @@ class IoPoint:
     ioengine: str | None = None  # overrides the profile's engine
     devices: tuple[str, ...] = ()  # /proc/diskstats names to sample, top device first
     where: str = ""  # the target as the user named it, for messages
+    data_options: tuple[tuple[str, str], ...] = ()  # fio's options for the data written
     start_at: float | None = None  # epoch seconds on the measuring host: start then
 
     def to_dict(self) -> dict[str, Any]:
@@ -70,6 +71,7 @@ class IoPoint:
         data["profile"] = profile_from_dict(data["profile"])
         data["files"] = tuple(data["files"])
         data["devices"] = tuple(data.get("devices", ()))
+        data["data_options"] = tuple(tuple(pair) for pair in data.get("data_options", ()))
         return cls(**data)
 
     def spec(self, log_name: str | None) -> PointSpec:
@@ -85,6 +87,7 @@ class IoPoint:
             rate_iops=self.rate_iops,
             ioengine=self.ioengine,
             iops_log=Path(log_name) if log_name else None,
+            data_options=self.data_options,
         )
 
 

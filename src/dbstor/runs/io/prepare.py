@@ -13,7 +13,9 @@ from typing import Any
 
 from dbstor.drivers.fio_job import build_layout_job
 from dbstor.drivers.fio_runner import run_job
+from dbstor.runs.io.data_check import measure_written
 from dbstor.runs.io.point import IoPoint, profile_from_dict, run_fio
+from dbstor.study.data import DataPattern
 from dbstor.study.profiles import Profile
 from dbstor.telemetry.disk import devices_for_path
 from dbstor.testfiles import (
@@ -38,6 +40,7 @@ class Prepared:
     devices: list[str]
     notes: list[str] = field(default_factory=list)
     jobs: dict[str, tuple[str, str | None]] = field(default_factory=dict)  # name: (job, output)
+    written: dict[str, Any] | None = None  # the data in the files: intended vs achieved
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -49,6 +52,7 @@ class Prepared:
             "devices": list(self.devices),
             "notes": list(self.notes),
             "jobs": {name: list(pair) for name, pair in self.jobs.items()},
+            "written": self.written,
         }
 
 
@@ -71,23 +75,34 @@ def plan_target(setup: dict[str, Any], safety: Safety) -> Prepared:
     return prepared
 
 
-def lay_out(prepared: Prepared, where: str, say: Callable[[str], None]) -> None:
-    """Write every test file in full (reads of never-written blocks cost nothing), unless
-    an earlier run kept them."""
+def lay_out(prepared: Prepared, where: str, data: DataPattern, say: Callable[[str], None]) -> None:
+    """Write every test file in full (reads of never-written blocks cost nothing) with the
+    data asked for, unless an earlier run kept them; then measure what the files hold."""
     files = prepared.files
     if files.is_device:
         return
     if reusable(files):
         files.reused = True
         prepared.notes.append("test files kept by an earlier run were reused")
-        return
+    else:
+        _write_files(prepared, where, data, say)
+    prepared.written = measure_written(files.files, data)
+    if prepared.written["warning"]:
+        prepared.notes.append(prepared.written["warning"])
+
+
+def _write_files(
+    prepared: Prepared, where: str, data: DataPattern, say: Callable[[str], None]
+) -> None:
+    files = prepared.files
     total = files.file_size * len(files.files)
     say(f"laying out {format_size(total)} of test files in {len(files.files)} file(s)")
     for file in files.files:
         file.touch(exist_ok=True)
     record_created(files)
     started = time.monotonic()
-    job = build_layout_job(files.files, files.file_size, files.direct)
+    options = tuple(data.fio_options().items())
+    job = build_layout_job(files.files, files.file_size, files.direct, options)
     try:
         with tempfile.TemporaryDirectory(prefix="dbstor-fio-") as scratch:
             job_file = Path(scratch) / "layout.fio"

@@ -67,6 +67,12 @@ class IoRun:
             "precondition": plan.precondition,
             "duration_s": plan.duration_s,
             "where": self._where(),
+            "data": {
+                "kind": plan.data.kind,
+                "compression": plan.data.compression,
+                "dedupe_pct": plan.data.dedupe_pct,
+                "source": plan.data.source,
+            },
         }
         self.target = self.worker.plan(setup)
         if hasattr(self.worker, "hosts"):
@@ -91,6 +97,7 @@ class IoRun:
         for name, (job, output) in prepared["jobs"].items():
             self.folder.keep_job(name, job, output)
         self.run.notes.extend(prepared["notes"])
+        self.run.workload["data"]["written"] = prepared["written"]
 
     # --- load series ---------------------------------------------------------------
 
@@ -193,6 +200,7 @@ class IoRun:
             rate_iops=load.value if load.kind == "rate" else None,
             devices=tuple(self.target["devices"]),
             where=self._where(),
+            data_options=tuple(plan.data.fio_options().items()),
         )
 
     def _repeat(

@@ -10,6 +10,7 @@ from typing import Any
 
 from dbstor.runs.io.point import FALLBACK_ENGINE, IoPoint, measure_io_point, profile_from_dict
 from dbstor.runs.io.prepare import Prepared, lay_out, plan_target, precondition
+from dbstor.study.data import DataPattern
 from dbstor.telemetry.sampler import Sampler
 from dbstor.testfiles import Safety
 
@@ -26,7 +27,8 @@ class IoWorker:
 
     def plan(self, setup: dict[str, Any]) -> dict[str, Any]:
         """Decide and check the test files (nothing written yet): files, devices, notes.
-        setup: paths, profile (dict), file_size (total bytes)."""
+        setup: paths, profile (dict), file_size (total bytes), data (study.data.DataPattern
+        fields), precondition, duration_s, where."""
         self.prepared = plan_target(setup, self.safety)
         return self.prepared.to_dict()
 
@@ -41,7 +43,7 @@ class IoWorker:
         prepared.notes.clear()
         prepared.jobs.clear()
         where = setup.get("where", "")
-        lay_out(prepared, where, self.say)
+        lay_out(prepared, where, DataPattern(**setup.get("data", {})), self.say)
         if setup.get("precondition"):
             profile = profile_from_dict(setup["profile"])
             engine = precondition(prepared, profile, float(setup["duration_s"]), where, self.say)

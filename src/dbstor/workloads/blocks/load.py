@@ -6,7 +6,8 @@ SQLite), in chunks, the pad computed by the engine from the seed (schema.fill). 
 engines fill several tables at once, one connection per thread (the threads only wait on
 their sockets); SQLite fills them one after another on one connection with
 synchronous=OFF, then checkpoints its WAL. After the fill: PostgreSQL's primary key,
-statistics (PostgreSQL: VACUUM ANALYZE), and the tables' size as the engine reports it.
+statistics (PostgreSQL: VACUUM ANALYZE), the server-side visit routines (server.py) and the
+tables' size as the engine reports it.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from typing import Any
 
 from dbstor.engines.base import Engine
 from dbstor.workloads.base import LoadReport
-from dbstor.workloads.blocks import schema
+from dbstor.workloads.blocks import schema, server
 from dbstor.workloads.blocks.schema import Geometry
 
 MAX_THREADS = 4
@@ -179,6 +180,9 @@ def _build_table(
         cur.execute(schema.analyze(shape.dialect, name))
         if cur.description:
             cur.fetchall()  # ANALYZE TABLE's result set
+        conn.commit()
+        for statement in server.ddl(shape.dialect, name):  # the server-side visit loop
+            cur.execute(statement)
         conn.commit()
         return rows
     except BaseException:

@@ -42,6 +42,7 @@ class BlocksWorkload(Workload):
         self.layout: dict[str, int | None] = {}  # the engine's row geometry, once built
         self.table_bytes: int | None = None
         self._sessions = 0
+        self.dialect: str | None = None  # the engine's, once built
 
     def expect_users(self, users: int) -> None:
         """One table per user: the most users a point runs on this instance."""
@@ -58,8 +59,14 @@ class BlocksWorkload(Workload):
             raise UserError(f"the blocks workload has no SQL for {engine.title} ({engine.dialect})")
         built = load.build(engine, load.Plan(self.users, self.scale, self.seed), say)
         self.layout = built.shape.describe()
+        self.dialect = engine.dialect
         self.table_bytes = built.table_bytes
         return built.report
+
+    @property
+    def batch(self) -> int:
+        """Rows visited a call on the engine built on (before create(): a server engine's)."""
+        return self.settings.batch_for(self.dialect)
 
     def table_for(self, user: int) -> str:
         """User `user`'s (0-based) table; users beyond the tables built share them."""
@@ -69,28 +76,54 @@ class BlocksWorkload(Workload):
         self._sessions += 1  # new random streams at every point
         rng = random.Random(f"{self.seed}:blocks:{user}:{self._sessions}")
         return BlocksSession(
-            engine.dialect, connection, self.table_for(user), self.scale, self.settings.batch, rng
+            engine.dialect,
+            connection,
+            self.table_for(user),
+            self.scale,
+            self.settings.batch_for(engine.dialect),
+            rng,
+            server_loop=self.settings.server_loop,
         )
 
     def point_metrics(
-        self, commits: dict[str, int], rollbacks: dict[str, int], seconds: float
+        self,
+        commits: dict[str, int],
+        rollbacks: dict[str, int],
+        seconds: float,
+        latency_ms: Any = None,
     ) -> dict[str, float]:
-        """Rows read and rows updated per second (transactions x batch)."""
+        """Rows read and rows updated per second (transactions x batch); with the calls'
+        latency statistics (LatencyStats or its dict), a visit's mean latency (the call's
+        mean / batch)."""
         if seconds <= 0:
             return {}
-        batch = self.settings.batch
-        return {
+        batch = self.batch
+        out = {
             "rows_read_per_s": commits.get("read", 0) * batch / seconds,
             "rows_updated_per_s": commits.get("update", 0) * batch / seconds,
         }
+        mean = (
+            latency_ms.get("mean")
+            if isinstance(latency_ms, dict)
+            else getattr(latency_ms, "mean", None)
+        )
+        if isinstance(mean, int | float) and batch > 1:
+            out["visit_latency_ms_mean"] = mean / batch
+        return out
 
     def describe(self) -> dict[str, Any]:
         info = super().describe()
         info["scale_unit"] = self.scale_unit
         info["options"] = {
             "update_pct": self.settings.update_pct,
-            "batch": self.settings.batch,
+            "batch": self.batch,
+            "server_loop": self.settings.uses_server_loop(self.dialect),
         }
+        info["latency_unit"] = (
+            f"a call of {self.batch} row visits; a visit's mean is the call's / {self.batch}"
+            if self.batch > 1
+            else "a call of one row visit"
+        )
         info["tables"] = self.users
         info["rows"] = self.users * self.scale
         if self.layout:

@@ -1,4 +1,4 @@
-"""One virtual user's session, and the market the sessions of one database share.
+"""One virtual user's session: runs the ten transactions on its own connection.
 
 What a session assumes about its connection: a DB-API connection in the engine's default
 transaction mode (autocommit off). The session ends every transaction with
@@ -13,72 +13,36 @@ and plain BEGIN for the readers, whose WAL snapshot then spans all their stateme
 from __future__ import annotations
 
 import contextlib
-import itertools
 import random
-import threading
 import time
-from collections import Counter, deque
-from collections.abc import Callable, Iterable, Sequence
-from typing import TYPE_CHECKING, Any
+from collections import Counter
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from dbstor.workloads.base import Session
+from dbstor.workloads.brokerage.keys import Keys
+from dbstor.workloads.brokerage.market import Market
 from dbstor.workloads.brokerage.sql import statement
 from dbstor.workloads.brokerage.transactions import TRANSACTIONS, WRITERS
 from dbstor.workloads.brokerage.volumes import END_TS, TRADE_ID_BLOCK
-
-if TYPE_CHECKING:
-    from dbstor.workloads.brokerage.workload import BrokerageWorkload
-
-
-class Market:
-    """TPC-E's market exchange emulator, reduced to a queue: trades submitted to the
-    market (market orders, triggered limit orders) wait here for a Trade-Result. Shared
-    by the sessions of one database (threads); seeded once with the initial data's
-    submitted trades."""
-
-    def __init__(self) -> None:
-        self.waiting: deque[int] = deque()
-        self.lock = threading.Lock()
-        self.seeded = False
-        self.sessions = itertools.count()
-
-    def submit(self, trades: Iterable[int], front: bool = False) -> None:
-        if front:
-            self.waiting.extendleft(trades)
-        else:
-            self.waiting.extend(trades)
-
-    def take(self) -> int | None:
-        try:
-            return self.waiting.popleft()
-        except IndexError:
-            return None
-
-    def seed(self, conn: Any, dialect: str, first_pending: int) -> None:
-        with self.lock:
-            if self.seeded:
-                return
-            cur = conn.cursor()
-            cur.execute(statement(dialect, "submitted"), (first_pending,))
-            self.waiting.extend(row[0] for row in cur.fetchall())
-            conn.commit()
-            self.seeded = True
 
 
 class BrokerageSession(Session):
     """Runs one transaction at a time on its own connection, with its own random stream."""
 
-    def __init__(self, workload: BrokerageWorkload, dialect: str, connection: Any, user: int):
+    def __init__(
+        self, keys: Keys, market: Market, seed: int, dialect: str, connection: Any, user: int
+    ):
+        """`keys`, `market` and `seed` are the workload's: shared by its sessions."""
         self.dialect = dialect
         self.conn = connection
         self.cur = connection.cursor()
-        self.keys = workload.keys
-        self.market = workload.market
-        self.market.seed(
-            connection, dialect, workload.volumes.trades - workload.volumes.pending + 1
-        )
+        self.keys = keys
+        self.market = market
+        volumes = keys.volumes
+        self.market.seed(connection, dialect, volumes.trades - volumes.pending + 1)
         number = next(self.market.sessions)  # new streams at every load point
-        self.rng = random.Random(f"{workload.seed}:session:{number}:{user}")
+        self.rng = random.Random(f"{seed}:session:{number}:{user}")
         self.result: Any = None
         self.ordered: list[int] = []  # trades this session's Trade-Orders committed
         self.completed: list[int] = []  # trades its Trade-Results settled

@@ -9,16 +9,15 @@ last_trade by symbol, then trades by id (Market-Feed); trades by id (Trade-Updat
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import TYPE_CHECKING
+import random
+from collections.abc import Callable, Sequence
+from typing import Any, Protocol
 
 from dbstor.workloads.brokerage import names
 from dbstor.workloads.brokerage.generate import CHARGES, COMMISSION_BP, TRADE_TYPES
-from dbstor.workloads.brokerage.keys import base_price, tax_id
+from dbstor.workloads.brokerage.keys import Keys, base_price, tax_id
+from dbstor.workloads.brokerage.market import Market
 from dbstor.workloads.brokerage.volumes import END_DAY, END_TS, MARKET_DAYS
-
-if TYPE_CHECKING:
-    from dbstor.workloads.brokerage.session import BrokerageSession as S
 
 TAX_BP = (0, 1000, 2000)  # capital-gains tax by account tax status, basis points
 ROLLBACK_SHARE = 0.01  # TPC-E rolls back 1% of Trade-Orders on purpose
@@ -26,6 +25,29 @@ TICKER = 20  # Market-Feed: symbols per ticker batch
 LIMIT_SPREAD_BP = 50  # limit prices within 0.5% of the last price
 PRICE_STEP_BP = 100  # Market-Feed moves a price by up to 1% ...
 PRICE_PULL = 20  # ... and 1/20 of the way back toward the security's reference price
+
+
+class TransactionSession(Protocol):
+    """What a transaction sees of the session running it (session.BrokerageSession)."""
+
+    keys: Keys
+    market: Market
+    rng: random.Random
+    result: Any  # what the transaction found, for checks (Market-Watch's change)
+    ordered: list[int]  # trades this session's Trade-Orders committed
+    completed: list[int]  # trades its Trade-Results settled
+    idle_results: int  # Trade-Results that found nothing waiting
+
+    def rows(self, name: str, params: Sequence[Any], count: int = 0) -> list[tuple]: ...
+    def one(self, name: str, params: Sequence[Any]) -> tuple | None: ...
+    def write(self, name: str, params: Sequence[Any]) -> int: ...
+    def now(self) -> int: ...
+    def on_commit(self, action: Callable[[], None]) -> None: ...
+    def on_rollback(self, action: Callable[[], None]) -> None: ...
+    def next_trade_id(self) -> int: ...
+
+
+S = TransactionSession  # the short name the transaction bodies use
 
 
 def trade_status(s: S) -> None:

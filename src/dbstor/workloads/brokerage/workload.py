@@ -10,7 +10,8 @@ from dbstor.errors import UserError
 from dbstor.workloads.base import LoadReport, Workload
 from dbstor.workloads.brokerage import load
 from dbstor.workloads.brokerage.keys import Keys
-from dbstor.workloads.brokerage.session import BrokerageSession, Market
+from dbstor.workloads.brokerage.market import Market
+from dbstor.workloads.brokerage.session import BrokerageSession
 from dbstor.workloads.brokerage.volumes import DEFAULT_TRADE_DAYS, Volumes
 
 # TPC-E's transaction mix (clause 6.2.2.1 of the specification), in percent.
@@ -95,7 +96,7 @@ class BrokerageWorkload(Workload):
         return load.build(engine, self.keys, say)
 
     def session(self, engine: Engine, connection: Any, user: int) -> BrokerageSession:
-        return BrokerageSession(self, engine.dialect, connection, user)
+        return BrokerageSession(self.keys, self.market, self.seed, engine.dialect, connection, user)
 
     def describe(self) -> dict[str, Any]:
         info = super().describe()

@@ -14,6 +14,11 @@ DIALECTS = ("duckdb", "postgres", "sqlite")
 _UNITS = {"day": "days", "month": "months", "year": "years"}
 
 
+def in_list(values: list[str] | tuple[str, ...]) -> str:
+    """The inside of an IN (...) list of text literals (the same in every dialect)."""
+    return ", ".join(f"'{v}'" for v in values)
+
+
 @dataclass(frozen=True)
 class Dialect:
     name: str

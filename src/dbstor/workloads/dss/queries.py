@@ -5,27 +5,20 @@ Deviations, all permitted by the specification's rules for query variants or nee
 engine: the "first N rows" of Q2, Q3, Q10, Q18 and Q21 are LIMIT N; Q1's interval has no
 precision "(3)"; Q6's DISCOUNT +- 0.01 bounds are computed here (exact decimals), so that
 SQLite's binary floating point cannot drop rows at the bounds; Q15's view is named
-revenue<stream> and created, queried and dropped as three statements (answer() runs them;
+revenue<stream> and created, queried and dropped as three statements (execute.answer() runs them;
 on SQLite it is a temporary view, which alone may read tables in attached files); on
 SQLite, Q13 names its derived table's count inside it.
 """
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import Callable
 from decimal import Decimal
-from typing import Any
 
-from dbstor.engines.duckdb import interrupted_by_ctrl_c
-from dbstor.workloads.dss.dialect import Dialect
+from dbstor.workloads.dss.dialect import Dialect, in_list
 from dbstor.workloads.dss.params import Params
 
 QueryText = Callable[[Params, Dialect, int], str]
-
-
-def _in(values: list[str] | tuple[str, ...]) -> str:
-    return ", ".join(f"'{v}'" for v in values)
 
 
 def q1(p: Params, d: Dialect, stream: int) -> str:
@@ -332,7 +325,7 @@ def q19(p: Params, d: Dialect, stream: int) -> str:
             f"""(
         p_partkey = l_partkey
         and p_brand = '{p[f"brand{k}"]}'
-        and p_container in ({_in(containers)})
+        and p_container in ({in_list(containers)})
         and l_quantity >= {quantity} and l_quantity <= {quantity} + 10
         and p_size between 1 and {size}
         and l_shipmode in ('AIR', 'AIR REG')
@@ -385,7 +378,7 @@ limit 100"""
 
 def q22(p: Params, d: Dialect, stream: int) -> str:
     code = d.substring("c_phone", 1, 2)
-    codes = _in(p["codes"])
+    codes = in_list(p["codes"])
     return f"""select cntrycode, count(*) as numcust, sum(c_acctbal) as totacctbal
 from (
     select {code} as cntrycode, c_acctbal
@@ -402,56 +395,3 @@ order by cntrycode"""
 
 _ALL = (q1, q2, q3, q4, q5, q6, q7, q8, q9, q10, q11, q12, q13, q14, q15, q16, q17, q18)
 TEXTS: dict[int, QueryText] = dict(enumerate((*_ALL, q19, q20, q21, q22), start=1))
-
-
-def render(number: int, params: Params, dialect: str, stream: int = 0) -> str:
-    """The SQL of query `number` with its parameters, for a dialect (statements separated
-    by ';' when there are several: Q15)."""
-    return TEXTS[number](params, Dialect(dialect), stream)
-
-
-def statements(sql: str) -> list[str]:
-    """The statements of a rendered query (no literal in these queries holds a ';')."""
-    return [s.strip() for s in sql.split(";") if s.strip()]
-
-
-def answer(connection: Any, sql: str) -> list[tuple[Any, ...]]:
-    """Run a rendered query on a DB-API connection (sqlite3, psycopg, or a DuckDB
-    connection) and end its transaction; the rows of its SELECT. A view the query creates
-    (Q15) is dropped even when the query fails."""
-    parts = statements(sql)
-    views = [_view_name(s) for s in parts if s.lower().startswith("create ")]
-    rows: list[tuple[Any, ...]] = []
-    try:
-        for statement in parts:
-            result = connection.execute(statement)
-            if statement.lower().startswith(("select", "with")):
-                rows = [tuple(row) for row in result.fetchall()]
-        connection.commit()
-    except BaseException as exc:
-        _rollback_and_drop(connection, views)
-        if interrupted_by_ctrl_c(exc):
-            raise KeyboardInterrupt from exc  # DuckDB's Python client swallowed the Ctrl-C
-        raise
-    return rows
-
-
-def _view_name(create: str) -> str:
-    words = create.split()
-    return words[[w.lower() for w in words].index("view") + 1]
-
-
-def run_statements(connection: Any, sql: str) -> int:
-    """Run a rendered query, fetch every row, and return how many there were."""
-    return len(answer(connection, sql))
-
-
-def _rollback_and_drop(connection: Any, views: list[str]) -> None:
-    """After a failure: end the transaction (DuckDB has none open in autocommit and says
-    so), then drop what the query created; a dead connection is left to the caller."""
-    with contextlib.suppress(Exception):
-        connection.rollback()
-    with contextlib.suppress(Exception):
-        for view in views:
-            connection.execute(f"drop view if exists {view}")
-        connection.commit()

@@ -15,7 +15,7 @@ from typing import Any, ClassVar
 from dbstor.engines.base import Engine
 from dbstor.errors import UserError
 from dbstor.workloads.base import LoadReport, Session, Workload
-from dbstor.workloads.dss import catalog, params, queries
+from dbstor.workloads.dss import catalog, execute, params
 from dbstor.workloads.dss.catalog import QuerySpec
 from dbstor.workloads.dss.generate import find_generator
 from dbstor.workloads.dss.load import DEFAULT_INDEXES, build
@@ -119,18 +119,18 @@ class DssWorkload(Workload):
                 f"{', '.join(self.dialects)}"
             )
         return [
-            (spec, queries.render(spec.number, self.parameters(spec, stream), dialect, stream))
+            (spec, execute.render(spec.number, self.parameters(spec, stream), dialect, stream))
             for spec in catalog.stream_order(self.selected, stream)
         ]
 
     def run_query(self, connection: Any, sql: str) -> int:
         """Execute one query of a stream on a connection, fetch all its rows, end the
         transaction; the number of rows returned. Q15 creates, reads and drops its view."""
-        return queries.run_statements(connection, sql)
+        return execute.run_statements(connection, sql)
 
     def answer(self, connection: Any, sql: str) -> list[tuple[Any, ...]]:
         """Like run_query(), but the rows themselves (to check or compare answers)."""
-        return queries.answer(connection, sql)
+        return execute.answer(connection, sql)
 
     # --- the database -------------------------------------------------------------------------
 

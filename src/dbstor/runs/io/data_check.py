@@ -1,0 +1,96 @@
+"""The io run's test data measured: a from: source's ratios before the run, and what fio
+really wrote after layout (intended vs achieved), with dbstor's efficiency scanner."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from dbstor.errors import UserError
+from dbstor.study.data import DataPattern, from_ratios
+
+TOLERANCE = 0.1  # achieved and intended ratios further apart than this: warn
+SAMPLE_RATE = 0.05
+# The data's own compressibility: lz4 over 32 KiB groups stored to the byte (512-byte
+# units), dedup over 4 KiB blocks. An array stores less when its allocation unit is
+# coarse (8 KiB groups in 4 KiB blocks save 2:1 or nothing): dbstor efficiency --array.
+MEASURE_AS = "custom:block=512,group=32K,dedup=4K"
+MEASURED_AS = "lz4 over 32 KiB groups to the byte, dedup over 4 KiB blocks"
+
+
+def source_paths(source: str) -> list[str]:
+    """The files behind a from: source: a dbstor run folder's data paths, or the path."""
+    results = Path(source) / "results.json"
+    if results.is_file():
+        try:
+            paths = json.loads(results.read_text(encoding="utf-8"))["target"]["paths"]
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            raise UserError(f"--data from:{source}: cannot read its results.json ({exc})") from None
+        data = paths.get("data") if isinstance(paths, dict) else None
+        files = [str(p) for p in ([data] if isinstance(data, str) else data or [])]
+        present = [p for p in files if os.path.lexists(p)]
+        if not present:
+            raise UserError(
+                f"--data from:{source}: the run's database files are gone; rerun it with "
+                "--keep, or give the files' path"
+            )
+        return present
+    if not os.path.lexists(source):
+        raise UserError(f"--data from:{source}: no such file or directory")
+    return [source]
+
+
+def scan(paths: Sequence[str], read_all: bool) -> dict[str, Any]:
+    from dbstor.analysis.efficiency.estimate import estimate
+
+    return estimate(
+        list(paths),
+        array=MEASURE_AS,
+        rate=SAMPLE_RATE,
+        read_all=read_all,
+        executor="thread",
+        workers=1,
+    )
+
+
+def resolve_data_pattern(data: DataPattern) -> DataPattern:
+    """A from: source's ratios measured (its own compressibility and dedup, MEASURED_AS);
+    other data as given."""
+    if data.kind != "from" or data.source is None:
+        return data
+    figures = scan(source_paths(data.source), read_all=True)
+    return from_ratios(data.source, figures["compression_ratio"], figures["dedup_ratio"])
+
+
+def measure_written(files: Sequence[Path], data: DataPattern) -> dict[str, Any]:
+    """What the laid-out test files hold: intended vs achieved compression and dedup ratio,
+    and a warning when they differ by more than TOLERANCE."""
+    intended = {
+        "compression": data.compression,
+        "dedup": round(1 / (1 - data.dedupe_pct / 100), 3),
+    }
+    try:
+        figures = scan([str(f) for f in files], read_all=data.dedupe_pct > 0)
+    except UserError as exc:  # e.g. lz4 missing: say so, the run goes on
+        return {
+            "intended": intended,
+            "achieved": None,
+            "measured_as": MEASURED_AS,
+            "warning": f"the data written was not checked: {exc}",
+        }
+    achieved = {"compression": figures["compression_ratio"], "dedup": figures["dedup_ratio"]}
+    off = [
+        f"{name} {achieved[name]:.2f}:1 where {intended[name]:.2f}:1 was asked"
+        for name in ("compression", "dedup")
+        if achieved[name] is not None and abs(achieved[name] - intended[name]) > TOLERANCE
+    ]
+    warning = "the test files hold other data than asked: " + "; ".join(off) if off else None
+    return {
+        "intended": intended,
+        "achieved": achieved,
+        "measured_as": MEASURED_AS,
+        "warning": warning,
+    }

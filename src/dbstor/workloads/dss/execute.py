@@ -1,0 +1,66 @@
+"""Rendering one of the 22 queries (queries.py) for a dialect, and running it on a DB-API
+connection: its statements in order, the rows of its SELECT, its transaction ended, and a
+view it created (Q15) dropped even when it fails."""
+
+from __future__ import annotations
+
+import contextlib
+from typing import Any
+
+from dbstor.engines.duckdb import interrupted_by_ctrl_c
+from dbstor.workloads.dss.dialect import Dialect
+from dbstor.workloads.dss.params import Params
+from dbstor.workloads.dss.queries import TEXTS
+
+
+def render(number: int, params: Params, dialect: str, stream: int = 0) -> str:
+    """The SQL of query `number` with its parameters, for a dialect (statements separated
+    by ';' when there are several: Q15)."""
+    return TEXTS[number](params, Dialect(dialect), stream)
+
+
+def statements(sql: str) -> list[str]:
+    """The statements of a rendered query (no literal in these queries holds a ';')."""
+    return [s.strip() for s in sql.split(";") if s.strip()]
+
+
+def answer(connection: Any, sql: str) -> list[tuple[Any, ...]]:
+    """Run a rendered query on a DB-API connection (sqlite3, psycopg, or a DuckDB
+    connection) and end its transaction; the rows of its SELECT. A view the query creates
+    (Q15) is dropped even when the query fails."""
+    parts = statements(sql)
+    views = [_view_name(s) for s in parts if s.lower().startswith("create ")]
+    rows: list[tuple[Any, ...]] = []
+    try:
+        for statement in parts:
+            result = connection.execute(statement)
+            if statement.lower().startswith(("select", "with")):
+                rows = [tuple(row) for row in result.fetchall()]
+        connection.commit()
+    except BaseException as exc:
+        _rollback_and_drop(connection, views)
+        if interrupted_by_ctrl_c(exc):
+            raise KeyboardInterrupt from exc  # DuckDB's Python client swallowed the Ctrl-C
+        raise
+    return rows
+
+
+def _view_name(create: str) -> str:
+    words = create.split()
+    return words[[w.lower() for w in words].index("view") + 1]
+
+
+def run_statements(connection: Any, sql: str) -> int:
+    """Run a rendered query, fetch every row, and return how many there were."""
+    return len(answer(connection, sql))
+
+
+def _rollback_and_drop(connection: Any, views: list[str]) -> None:
+    """After a failure: end the transaction (DuckDB has none open in autocommit and says
+    so), then drop what the query created; a dead connection is left to the caller."""
+    with contextlib.suppress(Exception):
+        connection.rollback()
+    with contextlib.suppress(Exception):
+        for view in views:
+            connection.execute(f"drop view if exists {view}")
+        connection.commit()

@@ -1,0 +1,68 @@
+"""A database point's engine counters cover the measured window, not the warm-up: the
+point's physical reads per second are the engine's rate, whatever the warm-up."""
+
+from __future__ import annotations
+
+import time
+from typing import ClassVar
+
+import pytest
+
+from dbstor.drivers.users import Instance
+from dbstor.engines.base import EngineCounters, EngineSettings
+from dbstor.engines.sqlite import SQLiteEngine
+from dbstor.runs.database.point import DbPoint, measure_database_point
+from dbstor.workloads.base import LoadReport, Session, Workload
+
+READS_PER_S = 1000.0
+
+
+class ClockedSQLite(SQLiteEngine):
+    """A real SQLite engine whose buffer counters grow at a known rate, as a server's do."""
+
+    def counters(self) -> EngineCounters:
+        now = time.monotonic()
+        return EngineCounters(
+            logical_reads=10 * READS_PER_S * now, physical_reads=READS_PER_S * now
+        )
+
+
+class Reads(Session):
+    def __init__(self, conn):
+        self.conn = conn
+
+    def run(self, transaction):
+        self.conn.execute("SELECT n FROM c").fetchone()
+        self.conn.commit()
+
+
+class OneRow(Workload):
+    name = "one-row"
+    title = "one row"
+    description = "reads one row"
+    source = "tests"
+    mix: ClassVar[dict[str, float]] = {"read": 100.0}
+    dialects = ("sqlite",)
+
+    def create(self, engine, say):
+        conn = engine.connect()
+        conn.execute("CREATE TABLE c (n INTEGER)")
+        conn.execute("INSERT INTO c VALUES (0)")
+        conn.commit()
+        conn.close()
+        return LoadReport(rows=1, seconds=0.0)
+
+    def session(self, engine, connection, user):
+        return Reads(connection)
+
+
+def test_engine_counters_cover_the_measured_window_only(tmp_path):
+    engine = ClockedSQLite(EngineSettings(paths={"data": [tmp_path]}))
+    engine.start()
+    workload = OneRow(1, seed=1, options={})
+    workload.create(engine, print)
+    point = DbPoint(index=0, instances=1, users=2, warmup_s=1.5, duration_s=0.5)
+    outcome = measure_database_point([Instance(engine, workload)], point)
+    reads_per_s = outcome.counters.physical_reads / point.duration_s
+    assert reads_per_s == pytest.approx(READS_PER_S, rel=0.3)  # was x4 with the warm-up
+    assert outcome.counters.hit_ratio == pytest.approx(0.9)

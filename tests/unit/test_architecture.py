@@ -1,0 +1,302 @@
+"""The shape of src/dbstor, checked from its source: no import circles, one direction
+between layers, small modules that say what they are for, no private names shared.
+
+The module graph is read with ast, not by importing: every `import` and `from ... import`
+counts, inside functions too, except those under `if TYPE_CHECKING:` (they never run).
+`from dbstor.pkg import name` is an edge to the submodule dbstor.pkg.name when there is
+one, else to dbstor.pkg. Importing a submodule is not counted as importing its package.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+
+SRC = Path(__file__).resolve().parents[2] / "src"
+PACKAGE = SRC / "dbstor"
+MAX_LINES = 400
+
+# Layers below the runs: they never reach up into what runs them or shows their results.
+LOWER_LAYERS = ("drivers", "engines", "workloads", "telemetry", "analysis")
+UPPER_MODULES = (
+    "dbstor.runs",
+    "dbstor.report",
+    "dbstor.commands",
+    "dbstor.cli",
+    # the runner modules before they moved into dbstor.runs
+    "dbstor.sweep",
+    "dbstor.db_sweep",
+    "dbstor.dss_sweep",
+    "dbstor.study_runner",
+    "dbstor.points",
+    "dbstor.progress",
+)
+# Under everything: they import only each other (and the standard library).
+FOUNDATION = (
+    "dbstor.errors",
+    "dbstor.units",
+    "dbstor.host",
+    "dbstor.results",
+    "dbstor.study",
+    "dbstor.testfiles",
+)
+
+
+@dataclass
+class Imports:
+    """What one module imports, read from its source."""
+
+    # (imported module, line, runs: False under `if TYPE_CHECKING:`)
+    edges: list[tuple[str, int, bool]] = field(default_factory=list)
+    # (module the name comes from, private name, line)
+    private: list[tuple[str, str, int]] = field(default_factory=list)
+
+
+@dataclass
+class Module:
+    name: str
+    path: Path
+    tree: ast.Module
+    imports: Imports
+
+
+def module_name(path: Path) -> str:
+    parts = list(path.relative_to(SRC).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def _is_type_checking(node: ast.If) -> bool:
+    test = node.test
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
+    )
+
+
+@cache
+def modules() -> dict[str, Module]:
+    trees = {module_name(p): (p, ast.parse(p.read_text())) for p in sorted(PACKAGE.rglob("*.py"))}
+    known = set(trees)
+    return {
+        name: Module(name, path, tree, read_imports(name, path.name == "__init__.py", tree, known))
+        for name, (path, tree) in trees.items()
+    }
+
+
+def _resolve(name: str, known: set[str]) -> str | None:
+    """The longest known module that `name` is, or lies in (None: outside dbstor)."""
+    while name and name not in known:
+        name = name.rpartition(".")[0]
+    return name or None
+
+
+def read_imports(name: str, is_package: bool, tree: ast.Module, known: set[str]) -> Imports:
+    """The modules among `known` that module `name` imports, and the private names it
+    takes from them."""
+    found = Imports()
+    package = name if is_package else name.rpartition(".")[0]
+
+    def add(target: str | None, line: int, runs: bool) -> None:
+        if target and target != name:
+            found.edges.append((target, line, runs))
+
+    def visit(node: ast.AST, runs: bool) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.If) and _is_type_checking(child):
+                for inner in child.body:
+                    visit_one(inner, False)
+                for inner in child.orelse:
+                    visit_one(inner, runs)
+            else:
+                visit_one(child, runs)
+
+    def visit_one(node: ast.AST, runs: bool) -> None:
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                add(_resolve(alias.name, known), node.lineno, runs)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")[: len(package.split(".")) - (node.level - 1)]
+                source = ".".join([*base, *([node.module] if node.module else [])])
+            else:
+                source = node.module or ""
+            for alias in node.names:
+                sub = f"{source}.{alias.name}"
+                target = sub if sub in known else _resolve(source, known)
+                add(target, node.lineno, runs)
+                private = alias.name.startswith("_") and not alias.name.startswith("__")
+                if private and target and target != name:
+                    found.private.append((target, alias.name, node.lineno))
+        visit(node, runs)
+
+    visit(tree, True)
+    return found
+
+
+def strongly_connected(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Tarjan's components with more than one module (iterative: no recursion limit)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    components: list[list[str]] = []
+    counter = 0
+    for root in sorted(graph):
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph[root])))]
+        index[root] = low[root] = counter
+        counter += 1
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is not None:
+                if child not in index:
+                    index[child] = low[child] = counter
+                    counter += 1
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(sorted(graph.get(child, ())))))
+                elif child in on_stack:
+                    low[node] = min(low[node], index[child])
+                continue
+            work.pop()
+            if work:
+                parent = work[-1][0]
+                low[parent] = min(low[parent], low[node])
+            if low[node] == index[node]:
+                component = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    component.append(member)
+                    if member == node:
+                        break
+                if len(component) > 1:
+                    components.append(sorted(component))
+    return components
+
+
+def _in(name: str, prefixes: tuple[str, ...]) -> bool:
+    return any(name == p or name.startswith(p + ".") for p in prefixes)
+
+
+def _rel(module: Module) -> str:
+    return str(module.path.relative_to(SRC.parent))
+
+
+def _runtime_graph() -> dict[str, set[str]]:
+    return {m.name: {t for t, _, runs in m.imports.edges if runs} for m in modules().values()}
+
+
+def _cycle_messages(graph: dict[str, set[str]], what: str) -> list[str]:
+    messages = []
+    for component in strongly_connected(graph):
+        members = set(component)
+        edges = [f"{a} -> {b}" for a in component for b in sorted(graph[a] & members)]
+        messages.append(f"{', '.join(component)}: {what}: {'; '.join(edges)}")
+    return messages
+
+
+READER_SAMPLE = """
+from typing import TYPE_CHECKING
+from . import b
+from .c import helper, _hidden
+import dbstor.d.e
+
+if TYPE_CHECKING:
+    from dbstor.f import F
+
+def later():
+    from dbstor.g import thing
+"""
+
+
+def test_the_reader_counts_function_level_imports_and_skips_type_checking() -> None:
+    known = {"dbstor", "dbstor.a", "dbstor.a.x", "dbstor.a.b", "dbstor.a.c", "dbstor.d"}
+    known |= {"dbstor.f", "dbstor.g"}
+    found = read_imports("dbstor.a.x", False, ast.parse(READER_SAMPLE), known)
+    runtime = {t for t, _, runs in found.edges if runs}
+    assert runtime == {"dbstor.a.b", "dbstor.a.c", "dbstor.d", "dbstor.g"}
+    assert {t for t, _, runs in found.edges if not runs} == {"dbstor.f"}
+    assert [(source, name) for source, name, _ in found.private] == [("dbstor.a.c", "_hidden")]
+    assert strongly_connected({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+
+
+def test_no_import_cycles() -> None:
+    """Strongly connected components of the module graph."""
+    failures = _cycle_messages(_runtime_graph(), "import cycle (no import circles)")
+    assert not failures, "\n".join(failures)
+
+
+def test_no_cycles_between_top_level_packages() -> None:
+    """The same one level up: dbstor.results, dbstor.telemetry, dbstor.report... as nodes
+    (a circle between packages, even with no module-level one, is a back edge)."""
+    graph: dict[str, set[str]] = {}
+    for name, targets in _runtime_graph().items():
+        top = ".".join(name.split(".")[:2])
+        graph.setdefault(top, set()).update(
+            ".".join(t.split(".")[:2]) for t in targets if ".".join(t.split(".")[:2]) != top
+        )
+    failures = _cycle_messages(graph, "package cycle (one direction between packages)")
+    assert not failures, "\n".join(failures)
+
+
+def test_lower_layers_never_import_runs_report_or_commands() -> None:
+    """Type-only imports count here too: a back edge is one even when it only names a type."""
+    failures = [
+        f"{_rel(m)}:{line}: {m.name} imports {target} (layer rule: "
+        f"{', '.join(LOWER_LAYERS)} never import runs, report, commands)"
+        for m in modules().values()
+        if _in(m.name, tuple(f"dbstor.{layer}" for layer in LOWER_LAYERS))
+        for target, line, _ in m.imports.edges
+        if _in(target, UPPER_MODULES)
+    ]
+    assert not failures, "\n".join(failures)
+
+
+def test_the_foundation_imports_only_the_foundation() -> None:
+    """errors, units, host, results, study and testfiles sit under everything: the engines
+    use testfiles' ownership checks, never the other way round."""
+    failures = [
+        f"{_rel(m)}:{line}: {m.name} imports {target} (foundation rule: "
+        f"{', '.join(FOUNDATION)} import only each other)"
+        for m in modules().values()
+        if _in(m.name, FOUNDATION)
+        for target, line, _ in m.imports.edges
+        if target != "dbstor" and not _in(target, FOUNDATION)
+    ]
+    assert not failures, "\n".join(failures)
+
+
+def test_every_module_is_under_the_line_limit() -> None:
+    failures = []
+    for m in modules().values():
+        lines = len(m.path.read_text().splitlines())
+        if lines >= MAX_LINES:
+            failures.append(f"{_rel(m)}: {lines} lines (modules stay under {MAX_LINES} lines)")
+    assert not failures, "\n".join(failures)
+
+
+def test_every_module_opens_with_a_docstring() -> None:
+    failures = [
+        f"{_rel(m)}: no opening docstring (every module says what it is for)"
+        for m in modules().values()
+        if not (ast.get_docstring(m.tree) or "").strip()
+    ]
+    assert not failures, "\n".join(failures)
+
+
+def test_no_private_names_imported_across_modules() -> None:
+    failures = [
+        f"{_rel(m)}:{line}: {m.name} imports {name} from {source} "
+        "(no _private names across modules: make it public or move it)"
+        for m in modules().values()
+        for source, name, line in m.imports.private
+    ]
+    assert not failures, "\n".join(failures)
