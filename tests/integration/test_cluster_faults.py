@@ -161,6 +161,32 @@ def test_a_stalled_node_fails_the_point_naming_it(cluster, target):
     print(f"the stalled host cleaned up {took:.1f} s after it was let go")
 
 
+def test_an_io_run_with_a_stalled_host_ends_naming_it_and_does_not_hang(cluster, target, tmp_path):
+    out = tmp_path / "results"
+    run = cluster.popen(
+        [
+            sys.executable,
+            *("-m", "dbstor", "io", "--cluster", cluster.address, "--hosts", "h1,h3"),
+            *("--target", str(target), "--iodepth", "1", "--duration", "3s"),
+            *("--warmup", "0s", "--size", "16MiB", "--out", str(out), "--quiet"),
+        ]
+    )
+    wait_for(lambda: len(fio_pids(cluster)) >= 2, 120)
+    stalled = node_processes(cluster, "h3")
+    for pid in stalled:
+        os.kill(pid, signal.SIGSTOP)
+    try:
+        assert run.wait(timeout=150) == 1  # the point's end + 30 s, then bounded clean-up
+    finally:
+        for pid in stalled:
+            os.kill(pid, signal.SIGCONT)
+    stderr = run.stderr.read()
+    assert "host h3: did not finish the point in time" in stderr, stderr
+    results = json.loads(next(out.glob("*/results.json")).read_text())
+    assert [p["status"] for p in results["points"]] == ["failed"]
+    wait_for(lambda: not fio_pids(cluster) and not list(target.iterdir()), 60)
+
+
 def test_a_node_killed_mid_point_fails_the_point_naming_it(cluster, target):
     driver = start_driver(cluster, target, HOSTS, duration_s=60)
     wait_measuring(cluster, driver, 3)

@@ -101,17 +101,7 @@ class ClusterDatabaseWorker:
         )
 
     def cleanup(self) -> dict[str, Any]:
-        notes = []
-        for host in dict.fromkeys(self.instances):
-            try:
-                got = self.session.result(
-                    self.session.agents[host].cleanup.remote(), host, "clean up"
-                )
-            except Exception as exc:  # a dead host: its guard stopped its servers
-                notes.append(f"{host}: {exc}")
-                continue
-            notes += [f"{host}: {n}" for n in got.get("notes", [])]
-        return {"notes": notes}
+        return {"notes": self.session.clean_up(list(dict.fromkeys(self.instances)))}
 
     def host_views(self, load: Load, duration_s: float, warmup_s: float) -> dict[str, Any]:
         assert self.last is not None

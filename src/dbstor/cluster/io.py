@@ -86,17 +86,7 @@ class ClusterIoWorker:
         return None
 
     def cleanup(self) -> dict[str, Any]:
-        notes = []
-        for host in self.hosts:
-            try:
-                got = self.session.result(
-                    self.session.agents[host].cleanup.remote(), host, "clean up"
-                )
-            except Exception as exc:  # a dead host: its guard removed its files
-                notes.append(f"{host}: {exc}")
-                continue
-            notes += [f"{host}: {n}" for n in got.get("notes", [])]
-        return {"notes": notes}
+        return {"notes": self.session.clean_up(list(self.hosts))}
 
     def host_views(self, load: Load, duration_s: float, warmup_s: float) -> dict[str, Any]:
         """The last point's per-host figures and start skew, for the point in results.json."""

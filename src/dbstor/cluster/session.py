@@ -163,9 +163,25 @@ class ClusterSession:
             if problems:
                 raise UserError(f"host {name}: {problems[0]}")
 
-    def result(self, ref: Any, host: str, what: str) -> Any:
+    def result(self, ref: Any, host: str, what: str, timeout: float | None = None) -> Any:
         """A call's answer; a host that died or failed in it is a failed point naming it."""
-        return self._get(ref, host, what, None)
+        return self._get(ref, host, what, timeout)
+
+    def clean_up(self, hosts: Sequence[str]) -> list[str]:
+        """Every host's worker cleans up (bounded; hosts given up on are skipped): notes."""
+        notes = []
+        for host in hosts:
+            if host in self.given_up:
+                notes.append(f"{host}: not cleaned up from here (its guard removes its files)")
+                continue
+            try:
+                ref = self.agents[host].cleanup.remote()
+                got = self.result(ref, host, "clean up", CLOSE_TIMEOUT_S)
+            except (UserError, PointFailed) as exc:  # a dead host: its guard cleaned up
+                notes.append(str(exc))
+                continue
+            notes += [f"{host}: {n}" for n in got.get("notes", [])]
+        return notes
 
     def prepare(self, kind: str, safety: Mapping[str, Any], setups: Mapping[str, Mapping]) -> dict:
         refs = {
