@@ -16,7 +16,7 @@ import pytest
 from cluster_harness import LoopbackCluster, can_run
 
 DRIVER = str(Path(__file__).with_name("cluster_driver.py"))
-HOSTS = ["h1", "h2", "h3"]
+HOSTS = ["h1", "h2", "h3"]  # h4 is only stalled, last: a long stall can end a node
 
 pytestmark = pytest.mark.integration
 
@@ -30,7 +30,7 @@ def cluster():
         package = Path(old) / "dbstor"
         package.mkdir()
         (package / "__init__.py").write_text('__version__ = "0.0.1"\n')
-        made = LoopbackCluster([*HOSTS, "old"], node_env={"old": {"PYTHONPATH": old}})
+        made = LoopbackCluster([*HOSTS, "h4", "old"], node_env={"old": {"PYTHONPATH": old}})
         try:
             made.start()
             yield made
@@ -161,32 +161,6 @@ def test_a_stalled_node_fails_the_point_naming_it(cluster, target):
     print(f"the stalled host cleaned up {took:.1f} s after it was let go")
 
 
-def test_an_io_run_with_a_stalled_host_ends_naming_it_and_does_not_hang(cluster, target, tmp_path):
-    out = tmp_path / "results"
-    run = cluster.popen(
-        [
-            sys.executable,
-            *("-m", "dbstor", "io", "--cluster", cluster.address, "--hosts", "h1,h3"),
-            *("--target", str(target), "--iodepth", "1", "--duration", "3s"),
-            *("--warmup", "0s", "--size", "16MiB", "--out", str(out), "--quiet"),
-        ]
-    )
-    wait_for(lambda: len(fio_pids(cluster)) >= 2, 120)
-    stalled = node_processes(cluster, "h3")
-    for pid in stalled:
-        os.kill(pid, signal.SIGSTOP)
-    try:
-        assert run.wait(timeout=150) == 1  # the point's end + 30 s, then bounded clean-up
-    finally:
-        for pid in stalled:
-            os.kill(pid, signal.SIGCONT)
-    stderr = run.stderr.read()
-    assert "host h3: did not finish the point in time" in stderr, stderr
-    results = json.loads(next(out.glob("*/results.json")).read_text())
-    assert [p["status"] for p in results["points"]] == ["failed"]
-    wait_for(lambda: not fio_pids(cluster) and not list(target.iterdir()), 60)
-
-
 def test_a_node_killed_mid_point_fails_the_point_naming_it(cluster, target):
     driver = start_driver(cluster, target, HOSTS, duration_s=60)
     wait_measuring(cluster, driver, 3)
@@ -224,3 +198,32 @@ def test_an_io_run_keeps_finished_points_when_a_node_dies(cluster, target, tmp_p
     assert "host h2" in results["points"][1]["error"]
     assert results["status"] == "failed"
     wait_for(lambda: not fio_pids(cluster) and not list(target.iterdir()), 30)
+
+
+def test_an_io_run_with_a_stalled_host_ends_naming_it_and_does_not_hang(cluster, target, tmp_path):
+    out = tmp_path / "results"
+    run = cluster.popen(
+        [
+            sys.executable,
+            *("-m", "dbstor", "io", "--cluster", cluster.address, "--hosts", "h1,h4"),
+            *("--target", str(target), "--iodepth", "1", "--duration", "3s"),
+            *("--warmup", "0s", "--size", "16MiB", "--out", str(out), "--quiet"),
+        ]
+    )
+    wait_for(
+        lambda: len([p for p in fio_pids(cluster) if "point-" in cluster.cmdline(p)]) >= 2, 120
+    )
+    stalled = node_processes(cluster, "h4")
+    for pid in stalled:
+        os.kill(pid, signal.SIGSTOP)
+    try:
+        code = run.wait(timeout=150)  # the point's end + 30 s, then a bounded clean-up
+    finally:
+        for pid in stalled:
+            os.kill(pid, signal.SIGCONT)
+    stderr = run.stderr.read()
+    assert code == 1, stderr
+    assert "host h4: did not finish the point in time" in stderr, stderr
+    results = json.loads(next(out.glob("*/results.json")).read_text())
+    assert [p["status"] for p in results["points"]] == ["failed"]
+    wait_for(lambda: not fio_pids(cluster) and not list(target.iterdir()), 60)

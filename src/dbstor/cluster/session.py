@@ -76,6 +76,7 @@ class ClusterSession:
         self.offsets: dict[str, ClockOffset] = {}
         self.facts: dict[str, dict] = {}
         self.given_up: set[str] = set()
+        self.opened = False
         self._ray: Any = None
         self._beating = threading.Event()
 
@@ -115,6 +116,7 @@ class ClusterSession:
             for name, ref in facts.items()
         }
         self.offsets = {name: self._offset(a) for name, a in self.agents.items()}
+        self.opened = True
 
     def _offset(self, agent: Any) -> ClockOffset:
         ray = self._ray
@@ -139,6 +141,8 @@ class ClusterSession:
                 "is up and not overloaded ('ray status')"
             ) from None
         except ray.exceptions.RayError as exc:
+            if self.opened:  # the work had begun: a host lost now is a failed point
+                raise HostFailed(host, f"died or was cut off ({_first_line(exc)})") from None
             raise UserError(f"host {host} could not {what}: {_first_line(exc)}") from None
 
     # -- heartbeats: the agents' lease -----------------------------------------------------
