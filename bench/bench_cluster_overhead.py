@@ -72,7 +72,9 @@ def main() -> int:
         for leftover in sorted(target.rglob("*"), reverse=True):
             leftover.unlink() if leftover.is_file() else leftover.rmdir()
         target.rmdir()
-    print(f"\nmedians over {args.pairs} pairs of runs ({3 * args.pairs} points per depth each way),")
+    print(
+        f"\nmedians over {args.pairs} pairs of runs ({3 * args.pairs} points per depth each way),"
+    )
     print(f"{args.duration} s points, QD 4 and 16, 4 KiB random reads and writes (io-oltp)")
     print(f"{'':16}{'no Ray':>12}{'Ray, 1 host':>14}{'ratio':>8}")
     for key in rows["plain"]:

@@ -300,3 +300,16 @@ def test_no_private_names_imported_across_modules() -> None:
         for source, name, line in m.imports.private
     ]
     assert not failures, "\n".join(failures)
+
+
+def test_every_package_folder_is_a_regular_package():
+    """A folder without __init__.py is left out of a regular (non-editable) install, which
+    is what a cluster host gets from pip install 'dbstor[cluster]'."""
+    missing = [
+        str(folder.relative_to(SRC.parent))
+        for folder in sorted(
+            p for p in (SRC / "dbstor").rglob("*") if p.is_dir() and p.name != "__pycache__"
+        )
+        if not (folder / "__init__.py").exists()
+    ]
+    assert missing == [], f"folders without __init__.py: {', '.join(missing)}"

@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 
 from dbstor.commands.common import add_run_flags, finish, parse_flag, safety_from
+from dbstor.commands.telemetry_flags import add_telemetry_flags, with_telemetry
 from dbstor.errors import UserError
 from dbstor.runs.progress import Progress
 from dbstor.runs.study import run_study
@@ -108,6 +109,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         metavar="LABEL",
         help="target label the comparison normalises to (default: the first)",
     )
+    add_telemetry_flags(parser)
     add_run_flags(parser)
     hosts = parser.add_argument_group("several hosts, through Ray (pip install 'dbstor[cluster]')")
     hosts.add_argument(
@@ -213,6 +215,7 @@ def study_from_args(args: argparse.Namespace) -> Study:
 
 def run(args: argparse.Namespace) -> int:
     study = study_from_args(args)
+    study = with_telemetry(study, args)
     if args.hosts and not args.cluster:
         raise UserError("--hosts needs --cluster ADDR (the Ray head), e.g. --cluster head:6379")
     progress = Progress(quiet=args.quiet)

@@ -16,7 +16,7 @@ import signal
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any
+from typing import Any, Protocol
 
 from dbstor.drivers.tally import DriveResult, error_line, merge, merge_results
 from dbstor.drivers.users import Instance, VirtualUsers
@@ -35,6 +35,14 @@ def _signals_held() -> Iterator[None]:
         yield
     finally:
         signal.pthread_sigmask(signal.SIG_UNBLOCK, HELD_SIGNALS)
+
+
+class ClientGroup(Protocol):
+    """What the client processes of an embedded engine join (engines/embedded_cap.py)."""
+
+    def join(self) -> None: ...
+
+    def tighten(self) -> None: ...
 
 
 class _Link:
@@ -69,13 +77,16 @@ def run_in_processes(
     rate: float | None = None,
     tick: Callable[[], None] | None = None,
     on_mark: Callable[[str], None] | None = None,
+    group: ClientGroup | None = None,
 ) -> DriveResult:
     """Like VirtualUsers(...).run(), with the users dealt round-robin over `processes`.
     `on_mark("measure_start")` and `on_mark("end")` are called, in this process, when the
-    measured window starts and ends."""
+    measured window starts and ends. With a `group` (an embedded engine's memory cap) the
+    users always run in forked processes that join the group before they connect, and the
+    group is tightened once every user has connected, before the point starts."""
     slots = [(i, u) for i in range(len(instances)) for u in range(users_per_instance)]
     processes = max(1, min(processes, len(slots)))
-    if processes == 1:
+    if processes == 1 and group is None:
         return VirtualUsers(instances, users_per_instance, think_time_ms, seed, rate).run(
             warmup_s, duration_s, tick, on_mark
         )
@@ -85,14 +96,17 @@ def run_in_processes(
         down_read, down_write = context.Pipe(duplex=False)
         up_read, up_write = context.Pipe(duplex=False)
         there = _Link(down_read, up_write)
-        args = (there, instances, users_per_instance, think_time_ms, seed, rate, share, len(slots))
+        args = (
+            there, instances, users_per_instance, think_time_ms, seed, rate, share, len(slots),
+            group,
+        )  # fmt: skip
         child = context.Process(target=_child, args=args, daemon=True, name="dbstor-client")
         with _signals_held():  # a Ctrl-C that lands mid-fork must not be lost
             child.start()
         there.close()
         children.append((child, _Link(up_read, down_write)))
     try:
-        return _conduct(children, warmup_s, duration_s, instances, rate, tick, on_mark)
+        return _conduct(children, warmup_s, duration_s, instances, rate, tick, on_mark, group)
     finally:
         for child, pipe in children:
             with contextlib.suppress(OSError):
@@ -111,12 +125,15 @@ def _conduct(
     rate: float | None,
     tick: Callable[[], None] | None,
     on_mark: Callable[[str], None] | None = None,
+    group: ClientGroup | None = None,
 ) -> DriveResult:
     fatal: str | None = None
     for _, pipe in children:
         kind, value = _receive(pipe, tick)
         if kind == "fatal":
             fatal = fatal or value
+    if group is not None and not fatal:
+        group.tighten()
     now = time.monotonic() + START_MARGIN_S
     window = Window(now, now + warmup_s, now + warmup_s + duration_s)
     for _, pipe in children:
@@ -206,9 +223,12 @@ def _child(
     rate: float | None,
     slots: list[tuple[int, int]],
     total_users: int,
+    group: ClientGroup | None = None,
 ) -> None:
     """One client process: its share of the users, on the parent's clock."""
     signal.pthread_sigmask(signal.SIG_UNBLOCK, HELD_SIGNALS)
+    if group is not None:
+        group.join()  # before any memory of its own: all of it counts in the group
     driver = VirtualUsers(
         instances, users_per_instance, think_time_ms, seed, rate, slots, total_users
     )

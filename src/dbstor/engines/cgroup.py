@@ -95,6 +95,26 @@ class MemoryCap:
             with contextlib.suppress(ProcessLookupError, FileNotFoundError):
                 (self.group / "cgroup.procs").write_text(str(pid))
 
+    def usage(self) -> int | None:
+        """The bytes the group holds now (its processes' memory and its page cache)."""
+        if self.group is None:
+            return None
+        name = "memory.current" if self.version == 2 else "memory.usage_in_bytes"
+        try:
+            return int((self.group / name).read_text().split()[0])
+        except (OSError, ValueError, IndexError):
+            return None
+
+    def set_limit(self, limit_bytes: int) -> None:
+        """Change the group's limit (the kernel reclaims page cache down to it)."""
+        if self.group is None:
+            return
+        name = "memory.max" if self.version == 2 else "memory.limit_in_bytes"
+        with contextlib.suppress(OSError):
+            (self.group / name).write_text(str(limit_bytes))
+            self.limit = limit_bytes
+            self.note = f"{name}={limit_bytes}"
+
     def members(self) -> list[int]:
         if self.group is None:
             return []

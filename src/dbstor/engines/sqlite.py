@@ -26,6 +26,8 @@ from dbstor.engines.base import (
     ErrorKind,
     ObjectIO,
 )
+from dbstor.engines.embedded_cap import EmbeddedCap
+from dbstor.engines.process import process_tree
 from dbstor.errors import UserError
 from dbstor.testfiles import check_directory, is_owned, record_owned, remove_owned
 
@@ -42,12 +44,24 @@ _FATAL = (
 )
 
 
-def _proc_io() -> dict[str, int]:
+def _proc_io(pid: int | str = "self") -> dict[str, int]:
     try:
-        text = Path("/proc/self/io").read_text()
+        text = Path(f"/proc/{pid}/io").read_text()
     except OSError:
         return {}
     return {k: int(v) for k, v in (line.split(": ") for line in text.splitlines())}
+
+
+def _family_io() -> dict[str, int]:
+    """/proc/<pid>/io of this process plus its living descendants (the client processes; a
+    reaped child's counts are already in its parent's)."""
+    total = _proc_io()
+    if not total:
+        return {}
+    for child in process_tree(os.getpid())[1:]:
+        for key, value in _proc_io(child).items():
+            total[key] = total.get(key, 0) + value
+    return total
 
 
 class SQLiteEngine(Engine):
@@ -75,6 +89,8 @@ class SQLiteEngine(Engine):
         ]
         self.cache_bytes = settings.buffer_bytes or DEFAULT_CACHE_BYTES
         self._started = False
+        limit = settings.memory_limit_bytes
+        self.client_cap = EmbeddedCap(self.name, n, limit) if limit is not None else None
 
     def start(self) -> None:
         for directory in {f.parent for f in self.files}:
@@ -94,6 +110,8 @@ class SQLiteEngine(Engine):
             conn.close()
             record_owned(file)
         self._started = True
+        if self.client_cap is not None:
+            self.client_cap.create()
 
     @staticmethod
     def _sidecars(file: Path) -> tuple[Path, Path]:
@@ -111,6 +129,8 @@ class SQLiteEngine(Engine):
         return conn
 
     def stop(self) -> None:
+        if self.client_cap is not None:
+            self.client_cap.remove()
         if self.settings.keep or not self._started:
             return
         for file in self.files:
@@ -138,7 +158,9 @@ class SQLiteEngine(Engine):
         return (f"d{k}." if k else "", "")
 
     def counters(self) -> EngineCounters:
-        io = _proc_io()
+        """What this process and its client processes read and wrote: SQLite runs inside
+        them (reads that reached the storage are physical, all reads logical)."""
+        io = _family_io()
         if not io:
             return EngineCounters()
         return EngineCounters(
@@ -192,4 +214,6 @@ class SQLiteEngine(Engine):
             files=[str(f) for f in self.files],
             pid=os.getpid(),
         )
+        if self.client_cap is not None:
+            info["memory_cap"] = self.client_cap.describe()
         return info

@@ -136,6 +136,9 @@ class Point:
     wall_s: float | None = None
     hosts: list[dict[str, Any]] | None = None  # a cluster point: each host's own figures
     start_skew_ms: float | None = None  # a cluster point: last host's start - first host's
+    # With telemetry beyond this host (docs/telemetry.md): the point by layer (client,
+    # host_device, remote_device, storage), each with its source and figures or `missing`.
+    layers: dict[str, dict[str, Any]] | None = None
 
     @property
     def iops(self) -> float:
@@ -170,11 +173,12 @@ class Run:
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
-        data = {"schema": data.pop("schema"), **data}
-        for point in data["points"]:  # cluster-only fields appear only on cluster points
-            for key in CLUSTER_POINT_FIELDS:
+        for point in data["points"]:
+            # only runs with telemetry beyond this host have layers; only cluster runs hosts
+            for key in ("layers", *CLUSTER_POINT_FIELDS):
                 if point.get(key) is None:
                     point.pop(key, None)
+        data = {"schema": data.pop("schema"), **data}
         return data
 
 

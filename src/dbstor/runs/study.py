@@ -30,6 +30,7 @@ from dbstor.runs.io.run import IoRun
 from dbstor.runs.progress import Progress
 from dbstor.runs.queries.checks import check_query_spec, runs_queries
 from dbstor.runs.queries.run import QueryRun
+from dbstor.runs.telemetry import RunTelemetry
 from dbstor.study.model import DatabaseSpec, Study
 from dbstor.testfiles import Safety, check_directory
 from dbstor.workloads.registry import workload_class
@@ -152,10 +153,41 @@ def run_study(
     worker for each io or database run when its points are measured elsewhere (a cluster);
     default: this host."""
     preflight(study, local_targets=io_worker is None)
+    telemetry = None
+    if study.telemetry is not None:
+        telemetry = RunTelemetry(study.telemetry, run=study.name, kind=_kind(study))
+        telemetry.preflight(study.duration_s)  # every Prometheus query, before anything exists
     if study.profiles and study.data.kind == "from":
         progress.say(f"measuring the compressibility of {study.data.source} for the test data")
         study = replace(study, data=resolve_data_pattern(study.data))
-    make_out_dir(out)
+    try:
+        make_out_dir(out)
+        if telemetry is not None:
+            telemetry.open()
+        return _run_plans(study, out, safety, progress, telemetry, io_worker, db_worker)
+    finally:
+        if telemetry is not None:
+            telemetry.close()
+
+
+def _kind(study: Study) -> str:
+    if not study.databases:
+        return "io"
+    return "queries" if any(runs_queries(d) for d in study.databases) else "database"
+
+
+WorkerFactory = Callable[[Safety, Callable[[str], None]], Any]
+
+
+def _run_plans(
+    study: Study,
+    out: Path,
+    safety: Safety,
+    progress: Progress,
+    telemetry: RunTelemetry | None,
+    io_worker: WorkerFactory | None = None,
+    db_worker: WorkerFactory | None = None,
+) -> StudyOutcome:
     stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
     many = len(study.targets) * (len(study.profiles) + len(study.databases)) > 1
     study_folder = out / f"{stamp}-{_slug(study.name)}" if many else None
@@ -185,7 +217,7 @@ def run_study(
             what = f"{plan.database.workload} on {plan.database.engine}"
             runner = QueryRun if runs_queries(plan.database) else DatabaseRun
             run: IoRun | DatabaseRun | QueryRun = runner(
-                plan, folder, safety, progress, on_point=callback
+                plan, folder, safety, progress, on_point=callback, telemetry=telemetry
             )
             if db_worker and isinstance(run, DatabaseRun):
                 run.worker = db_worker(safety, progress.say)
@@ -193,7 +225,15 @@ def run_study(
         else:
             what = f"fio {plan.profile.name}"
             worker = io_worker(safety, progress.say) if io_worker else None
-            run = IoRun(plan, folder, safety, progress, on_point=callback, worker=worker)
+            run = IoRun(
+                plan,
+                folder,
+                safety,
+                progress,
+                on_point=callback,
+                worker=worker,
+                telemetry=telemetry,
+            )
         progress.say(f"run {number}/{len(plans)}: {plan.target.label} x {what} -> {folder}")
         outcome.run_folders.append(folder)
         try:

@@ -26,6 +26,7 @@ from dbstor.study.model import (
     Target,
 )
 from dbstor.study.profiles import BUILTIN_PROFILES, DISTRIBUTIONS, Profile
+from dbstor.study.telemetry import config_from_table
 from dbstor.units import (
     parse_duration,
     parse_latency_ms,
@@ -35,7 +36,7 @@ from dbstor.units import (
 )
 
 T = TypeVar("T")
-_SECTIONS = {"study", "slo", "load", "targets", "profiles", "databases"}
+_SECTIONS = {"study", "slo", "load", "targets", "profiles", "databases", "telemetry"}
 _STUDY_KEYS = {
     "name",
     "profiles",
@@ -351,6 +352,7 @@ def study_from_dict(data: dict[str, Any], source: str, base_dir: Path) -> Study:
         source=source,
         databases=tuple(_database(source, i, t) for i, t in enumerate(databases)),
         data=parse_data_pattern(study.table.get("data", "incompressible"), f"{source}: study.data"),
+        telemetry=config_from_table(data["telemetry"], source) if "telemetry" in data else None,
     )
 
 

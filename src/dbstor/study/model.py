@@ -8,6 +8,7 @@ from typing import Any
 
 from dbstor.study.data import DataPattern
 from dbstor.study.profiles import Profile
+from dbstor.study.telemetry import TelemetryConfig
 
 LATENCY_STATS = ("mean", "p50", "p95", "p99", "p999")
 SLO_METRICS = tuple(
@@ -129,6 +130,7 @@ class Study:
     source: str = "built-in"
     databases: tuple[DatabaseSpec, ...] = ()
     data: DataPattern = field(default_factory=DataPattern)  # what the io profiles write
+    telemetry: TelemetryConfig | None = None  # Prometheus layers, live figures
 
     def series_for(self, profile: Profile) -> LoadSeries:
         if self.series is not None:
@@ -174,4 +176,4 @@ class Study:
             "data": self.data.describe(),
             "baseline": self.baseline,
             "databases": [d.describe() for d in self.databases],
-        }
+        } | ({"telemetry": self.telemetry.describe()} if self.telemetry else {})

@@ -90,10 +90,16 @@ class Workload(ABC):
         instance (a workload with one schema per user builds that many)."""
 
     def point_metrics(
-        self, commits: dict[str, int], rollbacks: dict[str, int], seconds: float
+        self,
+        commits: dict[str, int],
+        rollbacks: dict[str, int],
+        seconds: float,
+        latency_ms: Any = None,
     ) -> dict[str, float]:
         """Workload-specific figures for one point from its measured transactions by type
-        (commits include rollbacks by design; rollbacks counts those alone), e.g. NOPM."""
+        (commits include rollbacks by design; rollbacks counts those alone), e.g. NOPM;
+        latency_ms is the point's transaction latency (LatencyStats) for figures per unit
+        of work (blocks: per block visit)."""
         return {}
 
     @abstractmethod

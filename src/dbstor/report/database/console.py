@@ -9,6 +9,7 @@ from rich import box
 from rich.table import Table
 from rich.text import Text
 
+from dbstor.analysis.layers import has_layer, layer_figure
 from dbstor.report.database.memory import reads_per_txn
 from dbstor.report.kit.fmt import DASH, fmt_iops, fmt_ms, fmt_num, fmt_pct, fmt_per_txn, fmt_ratio
 from dbstor.report.kit.summary import point_label, reads_from_memory, slo_of, table_points
@@ -30,7 +31,9 @@ def points_table(run: Run, name: str) -> tuple[Table, list[Text]]:
     instances = all(p.load.kind == "instances" for p in run.points)
     table.add_column("load\ninst×users" if instances else "load", no_wrap=True)
     headers = ("TPS", "txn p99\nms", "device\nIOPS", "dev read\nawait ms", "CPU")
-    for header in (*headers, "hit\nratio", "dev rd\n/txn"):
+    storage = has_layer([p.layers for p in run.points], "storage")
+    more = ("storage\nread ms",) if storage else ()
+    for header in (*headers, *more, "hit\nratio", "dev rd\n/txn"):
         table.add_column(header, justify="right", no_wrap=True)
     table.add_column("", no_wrap=True)
     flagged: list[Text] = []
@@ -56,6 +59,11 @@ def points_table(run: Run, name: str) -> tuple[Table, list[Text]]:
             fmt_iops(iops),
             Text(fmt_ms(read, unit=False), style=style),
             fmt_pct(point.cpu.util_pct if point.cpu else None),
+            *(
+                [fmt_ms(layer_figure(point.layers, "storage", "read_latency_ms"), unit=False)]
+                if storage
+                else []
+            ),
             Text(fmt_ratio(point.cache_hit_ratio), style="yellow" if memory else ""),
             Text(fmt_per_txn(reads_per_txn(point)), style="yellow" if memory else ""),
         ]

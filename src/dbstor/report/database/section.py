@@ -22,6 +22,7 @@ from dbstor.report.database.tables import (
 from dbstor.report.kit.figures import timeseries_chart
 from dbstor.report.kit.fmt import fmt_bytes, fmt_iops, fmt_num
 from dbstor.report.kit.hosts import hosts_block
+from dbstor.report.kit.layers import layers_html
 from dbstor.report.kit.summary import point_label, slo_of
 from dbstor.report.kit.tables import facts_block
 from dbstor.results.model import Run
@@ -76,7 +77,12 @@ def database_section(run: Run, name: str, rows: list[dict[str, Any]] | None) -> 
         "completed. Line: the p99 transaction latency the client measured, from the start of "
         "a transaction to its commit (right axis).</figcaption></figure>"
     )
-    if is_external(run):
+    if any("remote_device" in (p.layers or {}) for p in run.points):
+        device_note = (
+            "The database server's own device and CPU, from its node_exporter, are in the "
+            "latency by layer below; these bars are this host's devices."
+        )
+    elif is_external(run):
         device_note = (
             "The engine is an external server: these are this host's devices, which may not "
             "hold the database."
@@ -90,6 +96,7 @@ def database_section(run: Run, name: str, rows: list[dict[str, Any]] | None) -> 
         f"and writes per second at the block device under the target (right axis: their "
         f"await). {device_note}</figcaption></figure>"
     )
+    parts.append(layers_html(run))
     series = timeseries_chart(run, rows) if rows else None
     if series:
         parts.append(

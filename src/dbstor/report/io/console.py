@@ -9,6 +9,7 @@ from rich import box
 from rich.table import Table
 from rich.text import Text
 
+from dbstor.analysis.layers import has_layer, layer_figure
 from dbstor.report.kit.fmt import DASH, fmt_iops, fmt_mbps, fmt_ms, fmt_pct, load_text
 from dbstor.report.kit.summary import slo_of, table_points
 from dbstor.report.kit.terminal import STATUS_STYLE, flag_line, point_latency
@@ -31,6 +32,9 @@ def points_table(run: Run, name: str) -> tuple[Table, list[Text]]:
         table.add_column(f"{header}\nms", justify="right", no_wrap=True)
     table.add_column("CPU", justify="right", no_wrap=True)
     table.add_column("dev read\nawait ms", justify="right", no_wrap=True)
+    storage = has_layer([p.layers for p in run.points], "storage")
+    if storage:
+        table.add_column("storage\nread ms", justify="right", no_wrap=True)
     table.add_column("", no_wrap=True)
     flagged: list[Text] = []
     for point in table_points(run):
@@ -62,6 +66,8 @@ def points_table(run: Run, name: str) -> tuple[Table, list[Text]]:
         if device is not None and device.read_await_ms is not None:
             awaits = fmt_ms(device.read_await_ms, False)
         cells.append(awaits)
+        if storage:
+            cells.append(fmt_ms(layer_figure(point.layers, "storage", "read_latency_ms"), False))
         line = flag_line(point, label)
         cells.append(Text("*" if line else "", style="yellow"))
         if line:

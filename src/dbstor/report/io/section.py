@@ -10,6 +10,7 @@ from dbstor.report.io.figures import iops_cpu_chart, latency_chart
 from dbstor.report.io.tables import points_table
 from dbstor.report.kit.figures import host_tool, timeseries_chart
 from dbstor.report.kit.hosts import hosts_block
+from dbstor.report.kit.layers import layers_html
 from dbstor.report.kit.summary import cache_sentence
 from dbstor.report.kit.tables import facts_block, status_badge
 from dbstor.results.model import Run
@@ -35,6 +36,7 @@ def io_section(run: Run, name: str, rows: list[dict[str, Any]] | None) -> str:
         "at the host. "
         f"{device_note}</figcaption></figure>"
     )
+    parts.append(layers_html(run))
     series = timeseries_chart(run, rows) if rows else None
     if series:
         parts.append(

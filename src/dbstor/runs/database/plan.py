@@ -16,6 +16,7 @@ from dbstor.host import host_facts
 from dbstor.results.model import Run
 from dbstor.runs.folder import RunFolder
 from dbstor.runs.progress import Progress
+from dbstor.runs.telemetry import RunTelemetry
 from dbstor.study.model import DatabaseSpec, Slo, Target
 from dbstor.testfiles import Safety
 from dbstor.workloads.registry import workload_class
@@ -104,8 +105,10 @@ class DatabaseRunner:
         safety: Safety,
         progress: Progress,
         on_point: Callable[[Run], None] | None = None,
+        telemetry: RunTelemetry | None = None,
     ):
         self.plan, self.safety, self.progress = plan, safety, progress
+        self.telemetry = telemetry
         spec = plan.database
         self.engine_cls = engine_class(spec.engine)
         self.workload_cls = workload_class(spec.workload)

@@ -65,10 +65,12 @@ class TxnOutcome:
     started_at: float  # epoch seconds on the measuring host when the users were started
     wall_s: float
     host: str = field(default_factory=socket.gethostname)
+    memory_cap: str | None = None  # an embedded engine's cap as applied at this point
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "kind": "transactions",
+            "memory_cap": self.memory_cap,
             "drive": self.drive.to_dict(),
             "counters": asdict(self.counters),
             "samples": [dict(s) for s in self.samples],
@@ -92,6 +94,7 @@ class TxnOutcome:
             started_at=float(data["started_at"]),
             wall_s=float(data["wall_s"]),
             host=data.get("host", ""),
+            memory_cap=data.get("memory_cap"),
         )
 
 
@@ -101,6 +104,7 @@ def measure_database_point(
     """Drive the point's users against the first `point.instances` instances."""
     active = instances[: point.instances]
     sampler = sampler or Sampler(point.devices)
+    group = embedded_cap(active)
     wait_until(point.start_at)
     marks: dict[str, list[EngineCounters]] = {}
 
@@ -120,6 +124,7 @@ def measure_database_point(
             seed=point.seed + point.index,
             rate=point.rate,
             on_mark=read_counters,
+            group=group,
         )
     finally:
         samples = sampler.stop()
@@ -138,4 +143,17 @@ def measure_database_point(
         alive=alive,
         started_at=started_at,
         wall_s=wall,
+        memory_cap=group.describe() if group else None,
     )
+
+
+def embedded_cap(active: list[Instance]) -> Any:
+    """The memory cap of an embedded engine's client processes (engines/embedded_cap.py),
+    when one is in force: the database's files are dropped from the page cache first, so
+    that pages the loading process read do not serve the capped clients."""
+    caps = [getattr(i.engine, "client_cap", None) for i in active]
+    group = next((c for c in caps if c is not None and c.active), None)
+    if group is not None:
+        for instance in active:
+            instance.engine.drop_cache()
+    return group

@@ -19,6 +19,7 @@ from dbstor.runs.database.point import DbPoint, TxnOutcome
 from dbstor.runs.database.summary import database_point, point_line
 from dbstor.runs.database.worker import DatabaseWorker
 from dbstor.runs.progress import live_device_iops
+from dbstor.runs.telemetry import measured_window, storage_text
 from dbstor.telemetry.disk import devices_for_path
 
 
@@ -65,6 +66,7 @@ class DatabaseRun(DatabaseRunner):
             facts = self.worker.prepare(instance_setup(self.plan, self.scale, n, users))
             if n == 0:
                 self.run.engine = facts["engine"]
+                self._say_uncapped(facts["engine"])
                 self.run.target["paths"] = facts["data_paths"] | {
                     r: [str(p) for p in ps]
                     for r, ps in self.plan.target.roles.items()
@@ -90,6 +92,14 @@ class DatabaseRun(DatabaseRunner):
                 f"  loaded {load['rows']:,} rows in {load['seconds']:.1f} s ({load['rows_per_s']:,.0f} rows/s)"
             )
             self.folder.save()
+
+    def _say_uncapped(self, engine: dict[str, Any]) -> None:
+        """One line when --memory-limit was asked for and no cap could be applied."""
+        cap = str(engine.get("memory_cap") or "")
+        if self.plan.database.memory_limit_bytes is not None and cap.startswith("none"):
+            line = f"memory limit not applied ({cap[6:]}): the run goes on uncapped"
+            self.progress.say(line)
+            self.run.notes.append(line)
 
     def _record_objects(self) -> None:
         if not self.worker.instances:
@@ -132,6 +142,12 @@ class DatabaseRun(DatabaseRunner):
         title = f"[{index + 1}] {series.label(value)}" + (
             f" x {point.users} users" if series.kind in ("instances", "rate") else ""
         )
+        if self.telemetry:
+            self.telemetry.start_point(
+                index + 1,
+                {load.kind: load.value, "users": load.jobs},
+                lambda: live_device_iops(self.worker.latest()),
+            )
         with self.progress.point(
             title,
             plan.duration_s + plan.warmup_s,
@@ -139,6 +155,8 @@ class DatabaseRun(DatabaseRunner):
         ):
             outcome = TxnOutcome.from_dict(self.worker.measure(point.to_dict()))
         self.folder.add_samples(self._rows(outcome, load, index))
+        if outcome.memory_cap:
+            self.run.engine["memory_cap"] = outcome.memory_cap
         result = outcome.drive
         if result.fatal:
             why = (
@@ -157,7 +175,9 @@ class DatabaseRun(DatabaseRunner):
             self.folder.save()
             raise PointFailed(f"{title.strip()}: {failed.error}")
         counts = {name: h.count for name, h in result.per_type.items()}
-        metrics = self.metrics.point_metrics(counts, result.rollbacks, result.measured_s)
+        metrics = self.metrics.point_metrics(
+            counts, result.rollbacks, result.measured_s, latency_ms=result.latency.stats()
+        )
         done = database_point(load, outcome, plan.duration_s, plan.warmup_s, metrics)
         if hasattr(self.worker, "host_views"):  # a point measured on several hosts
             views = self.worker.host_views(load, plan.duration_s, plan.warmup_s)
@@ -167,9 +187,14 @@ class DatabaseRun(DatabaseRunner):
                     f"hosts started {views['start_skew_ms']:.0f} ms apart "
                     f"(limit {views['start_skew_limit_ms']:.0f} ms)"
                 )
+        if self.telemetry:
+            window = measured_window(
+                outcome.started_at, plan.warmup_s, plan.duration_s, outcome.samples
+            )
+            self.telemetry.finish_point(index + 1, done, [window], self.plan.database.engine)
         self.run.points.append(done)
         self.folder.save()
-        self.progress.say(point_line(title, done))
+        self.progress.say(point_line(title, done) + storage_text(done))
         return done
 
     def _rows(self, outcome: TxnOutcome, load: Load, index: int) -> list[dict]:

@@ -24,6 +24,7 @@ from dbstor.runs.io.point import IoOutcome, IoPoint, profile_to_dict
 from dbstor.runs.io.summary import mark_saturation, point_line, summarise_point
 from dbstor.runs.io.worker import IoWorker
 from dbstor.runs.progress import Progress, live_device_iops
+from dbstor.runs.telemetry import RunTelemetry, measured_window, storage_text
 from dbstor.testfiles import Safety
 
 AUTO_FRACTIONS = (0.10, 0.50, 0.70, 0.80, 0.90, 1.00)  # of the peak, as vdbench's curve runs
@@ -43,9 +44,10 @@ class IoRun:
         progress: Progress,
         on_point: Callable[[Run], None] | None = None,
         worker: Any = None,
+        telemetry: RunTelemetry | None = None,
     ):
         """`worker` measures elsewhere (the cluster's io worker); default: this host."""
-        self.plan, self.progress = plan, progress
+        self.plan, self.progress, self.telemetry = plan, progress, telemetry
         self.run = new_io_run(plan)
         self.folder = RunFolder(folder, self.run, self._conclude, on_point)
         self.worker = worker or IoWorker(safety, say=progress.say)
@@ -151,6 +153,12 @@ class IoRun:
         label = plan.series.label(load.value) if load.kind != "jobs" else f"{load.value:g} jobs"
         title = f"[{index + 1}] {label}" + (" (search)" if series == "discovery" else "")
         repeats: list[IoOutcome] = []
+        if self.telemetry:
+            self.telemetry.start_point(
+                index + 1,
+                {load.kind: load.value, "jobs": load.jobs},
+                lambda: live_device_iops(self.worker.latest()),
+            )
         try:
             for r in range(plan.repeats):
                 repeats.append(self._repeat(load, depth, index, r, title))
@@ -178,9 +186,15 @@ class IoRun:
         previous = next((p for p in reversed(self.run.points) if p.series == series and p.ok), None)
         mark_saturation(point, previous)
         point.started_at = datetime.now(UTC).isoformat(timespec="seconds")
+        if self.telemetry:
+            windows = [
+                measured_window(o.started_at, plan.warmup_s, plan.duration_s, o.samples)
+                for o in repeats
+            ]
+            self.telemetry.finish_point(index + 1, point, windows, "fio")
         self.run.points.append(point)
         self.folder.save()
-        self.progress.say(point_line(title, point, plan.slo.metric))
+        self.progress.say(point_line(title, point, plan.slo.metric) + storage_text(point))
         return point
 
     def describe_point(self, load: Load, depth: int | None, index: int, repeat: int) -> IoPoint:

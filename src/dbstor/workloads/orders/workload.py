@@ -97,7 +97,11 @@ class OrdersWorkload(Workload):
         )
 
     def point_metrics(
-        self, commits: dict[str, int], rollbacks: dict[str, int], seconds: float
+        self,
+        commits: dict[str, int],
+        rollbacks: dict[str, int],
+        seconds: float,
+        latency_ms: Any = None,
     ) -> dict[str, float]:
         """nopm: New-Orders committed per minute (New-Order rollbacks left out); tpm: every
         transaction the clients finished per minute, rollbacks included."""

@@ -1,0 +1,98 @@
+"""Where the time goes: a point's latency layer by layer, and layers normalised to a baseline.
+
+TR-4367 (its Figures 1 and 2) compared latency at the database server and at the storage
+controller, normalised to FC = 100, to show there was no hidden bottleneck in the stack.
+These functions take the per-point "layers" dict of results.json (telemetry.layers).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+LAYER_WORDS = {
+    "client": "the client",
+    "host_device": "this host's device",
+    "remote_device": "the database host's device",
+    "storage": "the storage system",
+}
+LAYER_ORDER = ("client", "host_device", "remote_device", "storage")
+DEVICE_LAYERS = ("remote_device", "host_device")  # the database's own device first
+
+Layers = Mapping[str, Mapping[str, object]]
+
+
+def layer_figure(layers: Layers | None, layer: str, key: str) -> float | None:
+    """One figure of one layer of a point's "layers" (None when absent or missing)."""
+    return _figure(layers or {}, layer, key)
+
+
+def has_layer(points_layers: list[Layers | None], layer: str) -> bool:
+    """Whether any point has this layer (even one that went missing)."""
+    return any(layer in (layers or {}) for layers in points_layers)
+
+
+def _figure(layers: Layers, layer: str, key: str) -> float | None:
+    value = (layers.get(layer) or {}).get(key)
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+
+def _ms(value: float) -> str:
+    """Milliseconds to two significant figures, never in exponent form."""
+    return f"{value:.0f}" if abs(value) >= 10 else f"{value:.2g}"
+
+
+def where_time_goes(
+    layers: Layers,
+    direction: str = "read",
+    *,
+    tolerance_ms: float = 0.1,
+    tolerance_share: float = 0.25,
+) -> str | None:
+    """One sentence when the host's device and the storage system disagree on latency
+    beyond the tolerance (absolute and relative), else None.
+
+    "reads: the database host's device saw 4.1 ms, the storage system 0.6 ms: 3.5 ms
+    between them, in the path (HBA, network, switches, queues)"
+    """
+    key = f"{direction}_latency_ms"
+    lower = _figure(layers, "storage", key)
+    if lower is None:
+        return None
+    for layer in DEVICE_LAYERS:
+        upper = _figure(layers, layer, key)
+        if upper is None:
+            continue
+        gap = upper - lower
+        if abs(gap) <= max(tolerance_ms, tolerance_share * lower):
+            return None
+        if gap > 0:
+            return (
+                f"{direction}s: {LAYER_WORDS[layer]} saw {_ms(upper)} ms, the storage system "
+                f"{_ms(lower)} ms: {_ms(gap)} ms between them, in the path (HBA, network, "
+                "switches, queues)"
+            )
+        return (
+            f"{direction}s: the storage system saw {_ms(lower)} ms, more than {LAYER_WORDS[layer]}'s "
+            f"{_ms(upper)} ms: its figure covers more than this host's I/O (other hosts, or a "
+            "wider selection)"
+        )
+    return None
+
+
+def normalise_layers(
+    by_target: Mapping[str, Layers], baseline: str, key: str
+) -> dict[str, dict[str, float | None]]:
+    """Each target's figure `key` at each layer, as a percentage of the baseline target's
+    figure at the same layer (baseline = 100); None where either side has no figure."""
+    if baseline not in by_target:
+        raise KeyError(f"baseline {baseline!r} is not among {', '.join(by_target)}")
+    base = by_target[baseline]
+    out: dict[str, dict[str, float | None]] = {}
+    for label, layers in by_target.items():
+        row: dict[str, float | None] = {}
+        for layer in LAYER_ORDER:
+            value, ref = _figure(layers, layer, key), _figure(base, layer, key)
+            if layer in layers or layer in base:
+                row[layer] = value / ref * 100.0 if value is not None and ref else None
+        out[label] = row
+    return out

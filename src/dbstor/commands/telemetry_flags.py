@@ -1,0 +1,65 @@
+"""The telemetry flags of `dbstor io` and `dbstor run`: Prometheus layers and live figures."""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+
+from dbstor.study.model import Study
+from dbstor.study.telemetry import TelemetryConfig
+
+
+def add_telemetry_flags(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group(
+        "telemetry beyond this host (see docs/telemetry.md)",
+        "Credentials for Prometheus come from DBSTOR_PROMETHEUS_TOKEN, or "
+        "DBSTOR_PROMETHEUS_USER and DBSTOR_PROMETHEUS_PASSWORD.",
+    )
+    group.add_argument(
+        "--prometheus",
+        metavar="URL",
+        help="the Prometheus that scrapes the storage and database-host exporters, e.g. http://prom:9090",
+    )
+    group.add_argument(
+        "--storage",
+        metavar="PRESET",
+        help="the storage system's exporter: ontap-harvest, ontap-harvest-lun, purefa, "
+        "powerstore-csm, powerflex-csm, or a preset .toml of your own",
+    )
+    group.add_argument(
+        "--storage-select",
+        metavar="LABELS",
+        default="",
+        help="which of its series are the target, e.g. 'volume=\"sqldata\"'",
+    )
+    group.add_argument(
+        "--db-host",
+        metavar="LABELS",
+        help='the database server\'s node_exporter series, e.g. \'instance="dbhost:9100",device="sdb"\'',
+    )
+    group.add_argument(
+        "--metrics-port",
+        type=int,
+        metavar="N",
+        help="serve dbstor's live figures for Prometheus at http://127.0.0.1:N/metrics",
+    )
+
+
+def telemetry_from_args(args: argparse.Namespace) -> TelemetryConfig | None:
+    """The flags' settings, or None when none was given."""
+    given = (args.prometheus, args.storage, args.storage_select, args.db_host, args.metrics_port)
+    if all(v in (None, "") for v in given):
+        return None
+    return TelemetryConfig(
+        prometheus=args.prometheus,
+        storage=args.storage,
+        storage_select=args.storage_select or "",
+        db_host=args.db_host,
+        metrics_port=args.metrics_port,
+    )
+
+
+def with_telemetry(study: Study, args: argparse.Namespace) -> Study:
+    """The study with the flags' telemetry, which replaces a study file's [telemetry] table."""
+    config = telemetry_from_args(args)
+    return study if config is None else dataclasses.replace(study, telemetry=config)

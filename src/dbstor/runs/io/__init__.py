@@ -1,0 +1,1 @@
+"""io runs: fio at rising load points on a target (plan, prepare, point, worker, summary, run)."""

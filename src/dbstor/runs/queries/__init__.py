@@ -1,0 +1,2 @@
+"""Query runs: TPC-H-like query streams as power and throughput runs (checks, prepare,
+point, worker, summary, run)."""

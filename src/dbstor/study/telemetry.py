@@ -1,0 +1,101 @@
+"""A study's telemetry settings: from --prometheus/--storage/... or a [telemetry] table.
+
+Plain settings, no credentials (those stay in the environment). telemetry/config.py's
+Layers turns them into Prometheus sources; runs/telemetry.py into a run's layers and live
+figures.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from dbstor.errors import UserError
+from dbstor.units import parse_duration
+
+TABLE_KEYS = {
+    "prometheus",
+    "storage",
+    "storage_select",
+    "db_host",
+    "db_host_preset",
+    "host",
+    "metrics_port",
+    "step",
+}
+
+
+@dataclass(frozen=True)
+class TelemetryConfig:
+    """Telemetry settings of a run. `storage` is a preset name or a preset file's path;
+    `db_host`/`host` are label selections of node_exporter series (the database server's
+    device, this host's device as Prometheus sees it)."""
+
+    prometheus: str | None = None
+    storage: str | None = None
+    storage_select: str = ""
+    db_host: str | None = None
+    db_host_preset: str = "node-exporter"
+    host: str | None = None
+    metrics_port: int | None = None
+    step_s: float = 1.0
+
+    def __post_init__(self) -> None:
+        needs = [
+            (self.storage, "--storage"),
+            (self.db_host, "--db-host"),
+            (self.host, "host"),
+        ]
+        for value, flag in needs:
+            if value and not self.prometheus:
+                raise UserError(f"{flag} needs --prometheus URL (the Prometheus that scrapes it)")
+        if self.storage_select and not self.storage:
+            raise UserError("--storage-select needs --storage PRESET (e.g. ontap-harvest, purefa)")
+        if self.metrics_port is not None and not 0 <= self.metrics_port <= 65535:
+            raise UserError(f"--metrics-port {self.metrics_port} is not a port number (0-65535)")
+        if self.step_s <= 0:
+            raise UserError("telemetry step must be above zero, e.g. 1s")
+
+    @property
+    def reads_prometheus(self) -> bool:
+        return bool(self.storage or self.db_host or self.host)
+
+    def describe(self) -> dict[str, Any]:
+        """Plain data for the run's header (the URL carries no credentials: they are refused)."""
+        return {k: v for k, v in self.__dict__.items() if v not in (None, "")}
+
+
+def config_from_table(table: Any, source: str) -> TelemetryConfig:
+    """A study file's [telemetry] table; errors name the file and the field."""
+    if not isinstance(table, Mapping):
+        raise UserError(f"{source}: telemetry: must be a table")
+    unknown = sorted(set(table) - TABLE_KEYS)
+    if unknown:
+        hint = difflib.get_close_matches(unknown[0], TABLE_KEYS, n=1)
+        extra = f" (did you mean {hint[0]!r}?)" if hint else ""
+        raise UserError(
+            f"{source}: telemetry.{unknown[0]}: unknown field{extra}; "
+            f"allowed: {', '.join(sorted(TABLE_KEYS))}"
+        )
+    values: dict[str, Any] = {}
+    for key in ("prometheus", "storage", "storage_select", "db_host", "db_host_preset", "host"):
+        if key in table:
+            if not isinstance(table[key], str):
+                raise UserError(f"{source}: telemetry.{key}: must be a string")
+            values[key] = table[key]
+    if "metrics_port" in table:
+        port = table["metrics_port"]
+        if not isinstance(port, int) or isinstance(port, bool):
+            raise UserError(f"{source}: telemetry.metrics_port: must be a port number")
+        values["metrics_port"] = port
+    if "step" in table:
+        try:
+            values["step_s"] = parse_duration(str(table["step"]))
+        except ValueError as exc:
+            raise UserError(f"{source}: telemetry.step: {exc}") from None
+    try:
+        return TelemetryConfig(**values)
+    except UserError as exc:
+        raise UserError(f"{source}: telemetry: {exc}") from None

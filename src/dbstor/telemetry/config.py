@@ -1,0 +1,80 @@
+"""Layers: a study's telemetry settings turned into Prometheus sources (docs/telemetry.md).
+
+Layers builds the sources from TelemetryConfig (study/telemetry.py), runs their preflight
+before any load and fetches each point's window, giving per point the layers side by
+side for results.json.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping
+
+from dbstor.study.telemetry import TelemetryConfig
+from dbstor.telemetry.prometheus.client import PrometheusClient
+from dbstor.telemetry.prometheus.presets import load_preset
+from dbstor.telemetry.prometheus.source import PrometheusSource
+from dbstor.telemetry.sources import Fetched, Source, layers_side_by_side
+
+__all__ = ["Layers", "TelemetryConfig"]
+
+
+class Layers:
+    """The Prometheus sources of one run: preflight once, then one fetch per point."""
+
+    def __init__(
+        self,
+        config: TelemetryConfig,
+        *,
+        env: Mapping[str, str] | None = None,
+        timeout: float = 10.0,
+    ) -> None:
+        self.config = config
+        self.sources: list[Source] = []
+        if not config.reads_prometheus or not config.prometheus:
+            return
+        client = PrometheusClient(config.prometheus, env=env, timeout=timeout)
+        if config.host:
+            preset = load_preset(config.db_host_preset)
+            self.sources.append(PrometheusSource(client, preset, config.host, "host_device"))
+        if config.db_host:
+            preset = load_preset(config.db_host_preset)
+            self.sources.append(PrometheusSource(client, preset, config.db_host, "remote_device"))
+        if config.storage:
+            preset = load_preset(config.storage)
+            self.sources.append(PrometheusSource(client, preset, config.storage_select, "storage"))
+
+    def __bool__(self) -> bool:
+        return bool(self.sources)
+
+    def preflight(self, window_s: float) -> None:
+        """Every configured query once, before any load; UserError (one line) on the first fault."""
+        for source in self.sources:
+            source.preflight(window_s)
+
+    def fetch(self, start: float, end: float) -> list[Fetched]:
+        """Each source over one point's measured window [start, end] (epoch seconds)."""
+        return [s.fetch(start, end, self.config.step_s) for s in self.sources]
+
+    @property
+    def settle_s(self) -> float:
+        """How long after a window's end its last samples take to land in Prometheus: the
+        widest sample spacing preflight saw (one step before preflight), plus half a second."""
+        spacings = [getattr(s, "spacing_s", None) for s in self.sources]
+        known = [s for s in spacings if s is not None]
+        return (max(known) if known else self.config.step_s) + 0.5
+
+    def point_layers(
+        self,
+        start: float,
+        end: float,
+        *,
+        clock: Callable[[], float] = time.time,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> dict[str, dict[str, object]]:
+        """The Prometheus layers of one point, by layer, missing ones with their reason;
+        waits first until the window's last samples have landed (settle_s after its end)."""
+        wait = end + self.settle_s - clock()
+        if wait > 0:
+            sleep(wait)
+        return layers_side_by_side(self.fetch(start, end))
