@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shutil
 import statistics
 import sys
 import tempfile
@@ -37,6 +38,7 @@ def io_run(cluster: LoopbackCluster, target: Path, depths: str, duration: int, h
     if proc.returncode != 0:
         raise SystemExit(proc.stderr)
     run = json.loads(next(out.glob("*/results.json")).read_text())
+    shutil.rmtree(out)
     return wall, run["points"]
 
 
