@@ -22,6 +22,7 @@ COMMANDS = (
     "compare",
     "report",
     "engines",
+    "hosts",
     "efficiency",
     "capacity",
     "advise",

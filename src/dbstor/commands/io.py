@@ -111,6 +111,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     add_telemetry_flags(parser)
     add_run_flags(parser)
+    hosts = parser.add_argument_group("several hosts, through Ray (pip install 'dbstor[cluster]')")
+    hosts.add_argument(
+        "--cluster",
+        metavar="ADDR",
+        help="the Ray head, HOST:PORT: run the profile on every host of --hosts at once, "
+        "one merged curve (see docs/cluster.md)",
+    )
+    hosts.add_argument(
+        "--hosts", metavar="H1,H2", help="with --cluster: the hosts to run on (default: all)"
+    )
     parser.set_defaults(handler=run)
 
 
@@ -206,6 +216,15 @@ def study_from_args(args: argparse.Namespace) -> Study:
 def run(args: argparse.Namespace) -> int:
     study = study_from_args(args)
     study = with_telemetry(study, args)
+    if args.hosts and not args.cluster:
+        raise UserError("--hosts needs --cluster ADDR (the Ray head), e.g. --cluster head:6379")
     progress = Progress(quiet=args.quiet)
-    outcome = run_study(study, args.out, safety_from(args), progress)
+    if args.cluster:  # only here is Ray imported
+        from dbstor.cluster.runs import run_study_on_hosts
+
+        outcome = run_study_on_hosts(
+            args.cluster, args.hosts, study, args.out, safety_from(args), progress
+        )
+    else:
+        outcome = run_study(study, args.out, safety_from(args), progress)
     return finish(outcome, args, progress)

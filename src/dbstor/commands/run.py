@@ -192,6 +192,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     add_telemetry_flags(parser)
     add_run_flags(parser)
+    hosts = parser.add_argument_group("several hosts, through Ray (pip install 'dbstor[cluster]')")
+    hosts.add_argument(
+        "--cluster",
+        metavar="ADDR",
+        help="the Ray head, HOST:PORT: spread the instances over the hosts of --hosts, in "
+        "order, one merged result (see docs/cluster.md)",
+    )
+    hosts.add_argument(
+        "--hosts", metavar="H1,H2", help="with --cluster: the hosts to run on (default: all)"
+    )
     parser.set_defaults(handler=run)
 
 
@@ -346,5 +356,14 @@ def run(args: argparse.Namespace) -> int:
         study = default_study()
     study = with_telemetry(study, args)
     progress = Progress(quiet=args.quiet)
-    outcome = run_study(study, args.out, safety_from(args), progress)
+    if args.hosts and not args.cluster:
+        raise UserError("--hosts needs --cluster ADDR (the Ray head), e.g. --cluster head:6379")
+    if args.cluster:  # only here is Ray imported
+        from dbstor.cluster.runs import run_database_study_on_hosts
+
+        outcome = run_database_study_on_hosts(
+            args.cluster, args.hosts, study, args.out, safety_from(args), progress
+        )
+    else:
+        outcome = run_study(study, args.out, safety_from(args), progress)
     return finish(outcome, args, progress)

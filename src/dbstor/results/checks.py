@@ -162,6 +162,8 @@ def check_header(data: dict[str, Any]) -> None:
             if key in step:
                 check_value(step[key], _NUMBER_OR_NULL, f"workload.load[{i}].{key}")
     stats = data.get("engine_stats")
+    if stats is not None and not isinstance(stats, dict):
+        raise FieldError(f"engine_stats: expected an object or null, got {json_repr(stats)}")
     for i, obj in enumerate((stats or {}).get("objects") or []):
         where = f"engine_stats.objects[{i}]"
         if not isinstance(obj, dict):

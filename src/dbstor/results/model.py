@@ -135,6 +135,8 @@ class Point:
     trust: Trust = field(default_factory=Trust)
     started_at: str | None = None
     wall_s: float | None = None
+    hosts: list[dict[str, Any]] | None = None  # a cluster point: each host's own figures
+    start_skew_ms: float | None = None  # a cluster point: last host's start - first host's
     # With telemetry beyond this host (docs/telemetry.md): the point by layer (client,
     # host_device, remote_device, storage), each with its source and figures or `missing`.
     layers: dict[str, dict[str, Any]] | None = None
@@ -146,6 +148,9 @@ class Point:
     @property
     def ok(self) -> bool:
         return self.status == "ok"
+
+
+CLUSTER_POINT_FIELDS = ("hosts", "start_skew_ms")
 
 
 @dataclass
@@ -171,8 +176,10 @@ class Run:
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
         for point in data["points"]:
-            if point.get("layers") is None:
-                point.pop("layers", None)  # only runs with telemetry beyond this host have it
+            # only runs with telemetry beyond this host have layers; only cluster runs hosts
+            for key in ("layers", *CLUSTER_POINT_FIELDS):
+                if point.get(key) is None:
+                    point.pop(key, None)
         data = {"schema": data.pop("schema"), **data}
         return data
 

@@ -122,16 +122,22 @@ def append_samples(folder: Path, rows: Iterable[dict[str, Any]]) -> None:
     """Append telemetry rows; the header is written when the file is new. On a failure the
     file is cut back to where it was, so no half row is ever left."""
     path = folder / SAMPLES_FILE
+    rows = list(rows)
     with _disk_errors(path):
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | NO_FOLLOW, 0o644)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_APPEND | NO_FOLLOW, 0o644)
         size = os.fstat(fd).st_size
         try:
+            if size == 0:  # rows measured on several hosts (a cluster) add a host column
+                host = any("host" in r for r in rows)
+                columns = [*SAMPLE_COLUMNS, "host"] if host else list(SAMPLE_COLUMNS)
+            else:
+                columns = _header(fd) or list(SAMPLE_COLUMNS)
             with open(fd, "a", newline="", encoding="utf-8", closefd=False) as handle:
-                writer = csv.DictWriter(handle, fieldnames=SAMPLE_COLUMNS, extrasaction="ignore")
+                writer = csv.DictWriter(handle, fieldnames=columns, extrasaction="ignore")
                 if size == 0:
                     writer.writeheader()
                 for row in rows:
-                    writer.writerow({k: _csv_value(row.get(k)) for k in SAMPLE_COLUMNS})
+                    writer.writerow({k: _csv_value(row.get(k)) for k in columns})
                 handle.flush()
                 os.fsync(fd)
         except BaseException:
@@ -140,6 +146,12 @@ def append_samples(folder: Path, rows: Iterable[dict[str, Any]]) -> None:
             raise
         finally:
             os.close(fd)
+
+
+def _header(fd: int) -> list[str] | None:
+    """The columns of an existing samples.csv (its first line), read through the same fd."""
+    first = os.pread(fd, 65536, 0).decode("utf-8", "replace").splitlines()
+    return next(csv.reader(first[:1]), None) if first else None
 
 
 def _csv_value(value: Any) -> Any:

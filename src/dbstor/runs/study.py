@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import stat
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
@@ -103,10 +104,11 @@ def render(folder: Path, runs: list[Run], comparison: dict[str, Any] | None, tit
     return write_report(folder, runs, samples=samples, comparison=comparison, title=title)
 
 
-def preflight(study: Study) -> None:
+def preflight(study: Study, local_targets: bool = True) -> None:
     """Check what can be checked before any load runs, so that a bad path or an unusable
-    engine in the last run of a long study stops it at once, not hours later."""
-    for target in study.targets:
+    engine in the last run of a long study stops it at once, not hours later. Targets
+    measured on other hosts (local_targets False) are checked there."""
+    for target in study.targets if local_targets else ():
         for path in (p for paths in target.roles.values() for p in paths):
             if not (path.exists() and stat.S_ISBLK(path.stat().st_mode)):
                 check_directory(path)
@@ -139,8 +141,18 @@ def check_load_spec(spec: DatabaseSpec) -> None:
         )
 
 
-def run_study(study: Study, out: Path, safety: Safety, progress: Progress) -> StudyOutcome:
-    preflight(study)
+def run_study(
+    study: Study,
+    out: Path,
+    safety: Safety,
+    progress: Progress,
+    io_worker: Callable[[Safety, Callable[[str], None]], Any] | None = None,
+    db_worker: Callable[[Safety, Callable[[str], None]], Any] | None = None,
+) -> StudyOutcome:
+    """Run every plan of the study. `io_worker(safety, say)` and `db_worker(...)` make the
+    worker for each io or database run when its points are measured elsewhere (a cluster);
+    default: this host."""
+    preflight(study, local_targets=io_worker is None)
     telemetry = None
     if study.telemetry is not None:
         telemetry = RunTelemetry(study.telemetry, run=study.name, kind=_kind(study))
@@ -152,7 +164,7 @@ def run_study(study: Study, out: Path, safety: Safety, progress: Progress) -> St
         make_out_dir(out)
         if telemetry is not None:
             telemetry.open()
-        return _run_plans(study, out, safety, progress, telemetry)
+        return _run_plans(study, out, safety, progress, telemetry, io_worker, db_worker)
     finally:
         if telemetry is not None:
             telemetry.close()
@@ -164,8 +176,17 @@ def _kind(study: Study) -> str:
     return "queries" if any(runs_queries(d) for d in study.databases) else "database"
 
 
+WorkerFactory = Callable[[Safety, Callable[[str], None]], Any]
+
+
 def _run_plans(
-    study: Study, out: Path, safety: Safety, progress: Progress, telemetry: RunTelemetry | None
+    study: Study,
+    out: Path,
+    safety: Safety,
+    progress: Progress,
+    telemetry: RunTelemetry | None,
+    io_worker: WorkerFactory | None = None,
+    db_worker: WorkerFactory | None = None,
 ) -> StudyOutcome:
     stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
     many = len(study.targets) * (len(study.profiles) + len(study.databases)) > 1
@@ -198,9 +219,21 @@ def _run_plans(
             run: IoRun | DatabaseRun | QueryRun = runner(
                 plan, folder, safety, progress, on_point=callback, telemetry=telemetry
             )
+            if db_worker and isinstance(run, DatabaseRun):
+                run.worker = db_worker(safety, progress.say)
+                run.run.target["hosts"] = list(run.worker.hosts)
         else:
             what = f"fio {plan.profile.name}"
-            run = IoRun(plan, folder, safety, progress, on_point=callback, telemetry=telemetry)
+            worker = io_worker(safety, progress.say) if io_worker else None
+            run = IoRun(
+                plan,
+                folder,
+                safety,
+                progress,
+                on_point=callback,
+                worker=worker,
+                telemetry=telemetry,
+            )
         progress.say(f"run {number}/{len(plans)}: {plan.target.label} x {what} -> {folder}")
         outcome.run_folders.append(folder)
         try:

@@ -21,6 +21,7 @@ from dbstor.report.database.tables import (
 )
 from dbstor.report.kit.figures import timeseries_chart
 from dbstor.report.kit.fmt import fmt_bytes, fmt_iops, fmt_num
+from dbstor.report.kit.hosts import hosts_block
 from dbstor.report.kit.layers import layers_html
 from dbstor.report.kit.summary import point_label, slo_of
 from dbstor.report.kit.tables import facts_block
@@ -104,6 +105,7 @@ def database_section(run: Run, name: str, rows: list[dict[str, Any]] | None) -> 
         )
     parts.append("<h3>Load points</h3>")
     parts.append(db_points_table(run))
+    parts.append(hosts_block(run))
     peak = peak_point(run)
     if peak is not None:
         where = point_label(peak, compact=False)

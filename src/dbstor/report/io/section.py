@@ -9,6 +9,7 @@ from typing import Any
 from dbstor.report.io.figures import iops_cpu_chart, latency_chart
 from dbstor.report.io.tables import points_table
 from dbstor.report.kit.figures import host_tool, timeseries_chart
+from dbstor.report.kit.hosts import hosts_block
 from dbstor.report.kit.layers import layers_html
 from dbstor.report.kit.summary import cache_sentence
 from dbstor.report.kit.tables import facts_block, status_badge
@@ -45,6 +46,7 @@ def io_section(run: Run, name: str, rows: list[dict[str, Any]] | None) -> str:
         )
     parts.append("<h3>Load points</h3>")
     parts.append(points_table(run))
+    parts.append(hosts_block(run))
     parts.append("<h3>Study and host facts</h3>")
     cache = cache_sentence(run)
     if cache:

@@ -179,6 +179,14 @@ class DatabaseRun(DatabaseRunner):
             counts, result.rollbacks, result.measured_s, latency_ms=result.latency.stats()
         )
         done = database_point(load, outcome, plan.duration_s, plan.warmup_s, metrics)
+        if hasattr(self.worker, "host_views"):  # a point measured on several hosts
+            views = self.worker.host_views(load, plan.duration_s, plan.warmup_s)
+            done.hosts, done.start_skew_ms = views["hosts"], views["start_skew_ms"]
+            if views["start_skew_flagged"]:
+                done.trust.notes.append(
+                    f"hosts started {views['start_skew_ms']:.0f} ms apart "
+                    f"(limit {views['start_skew_limit_ms']:.0f} ms)"
+                )
         if self.telemetry:
             window = measured_window(
                 outcome.started_at, plan.warmup_s, plan.duration_s, outcome.samples

@@ -43,12 +43,14 @@ class IoRun:
         safety: Safety,
         progress: Progress,
         on_point: Callable[[Run], None] | None = None,
+        worker: Any = None,
         telemetry: RunTelemetry | None = None,
     ):
+        """`worker` measures elsewhere (the cluster's io worker); default: this host."""
         self.plan, self.progress, self.telemetry = plan, progress, telemetry
         self.run = new_io_run(plan)
         self.folder = RunFolder(folder, self.run, self._conclude, on_point)
-        self.worker = IoWorker(safety, say=progress.say)
+        self.worker = worker or IoWorker(safety, say=progress.say)
         self.target: dict[str, Any] = {}
 
     def _conclude(self, run: Run) -> None:
@@ -75,6 +77,8 @@ class IoRun:
             },
         }
         self.target = self.worker.plan(setup)
+        if hasattr(self.worker, "hosts"):
+            self.run.target["hosts"] = list(self.worker.hosts)
         self.run.target["device"] = ",".join(self.target["devices"]) or None
         self.run.workload["direct"] = self.target["direct"]
         self.run.notes.extend(self.target["notes"])
@@ -171,6 +175,14 @@ class IoRun:
             raise
         point = summarise_point(load, repeats, plan.duration_s, plan.warmup_s)
         point.series = series
+        if hasattr(self.worker, "host_views"):  # a point measured on several hosts
+            views = self.worker.host_views(load, plan.duration_s, plan.warmup_s)
+            point.hosts, point.start_skew_ms = views["hosts"], views["start_skew_ms"]
+            if views["start_skew_flagged"]:
+                point.trust.notes.append(
+                    f"hosts started {views['start_skew_ms']:.0f} ms apart "
+                    f"(limit {views['start_skew_limit_ms']:.0f} ms)"
+                )
         previous = next((p for p in reversed(self.run.points) if p.series == series and p.ok), None)
         mark_saturation(point, previous)
         point.started_at = datetime.now(UTC).isoformat(timespec="seconds")

@@ -1,0 +1,169 @@
+"""The host side: one agent per host wraps the worker that measures there, watched by a lease.
+
+Plain Python, no Ray: actor.py makes it a Ray actor. The agent holds one worker (kind ->
+prepare / measure / cleanup with plain dicts), a guard process (guard.py) that removes what
+the agent started if the agent dies, and a lease: the coordinator beats every few seconds;
+when no beat came for lease_s (the coordinator died, hung or was cut off), the agent stops
+its load, cleans up and exits, so no host keeps working for a coordinator that is gone.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import threading
+import time
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+from dbstor.cluster.guard import GuardClient, descendants, stop_processes
+from dbstor.cluster.preflight import host_facts_brief, run_checks
+
+LEASE_S = 10.0
+CLEANUP_CAP_S = 10.0
+
+
+def make_worker(kind: str, safety: Mapping[str, Any]) -> Any:
+    """The worker for a run kind: the probe here, the run kinds from dbstor.runs."""
+    if kind == "probe":
+        from dbstor.cluster.probe import FioProbe
+
+        return FioProbe(dict(safety))
+    from dbstor.runs.worker import make_worker as make_run_worker
+
+    return make_run_worker(kind, dict(safety))
+
+
+class HostAgent:
+    def __init__(
+        self, name: str, lease_s: float = LEASE_S, exit_process: Callable[[int], None] = os._exit
+    ) -> None:
+        self.name = name
+        self.worker: Any = None
+        self._made: list[Path] = []
+        self._guard = GuardClient()
+        self._lease_s = lease_s
+        self._last_beat = time.monotonic()
+        self._stopped: str | None = None
+        self._exit_process = exit_process
+        self._closed = threading.Event()
+        threading.Thread(target=self._watch_lease, name="dbstor-lease", daemon=True).start()
+
+    # -- control, answered even while a point is being measured --------------------------
+    def beat(self) -> float:
+        self._last_beat = time.monotonic()
+        return time.time()
+
+    def clock(self) -> float:
+        return time.time()
+
+    def facts(self) -> dict[str, Any]:
+        return {"name": self.name, **host_facts_brief()}
+
+    def preflight(self, spec: Mapping[str, Any]) -> list[str]:
+        return run_checks(spec)
+
+    def stop(self, reason: str) -> bool:
+        """Stop the load now: every process group the agent started gets SIGTERM, then SIGKILL."""
+        self._stopped = reason
+        running = descendants(os.getpid())
+        guard_pid = self._guard.pid
+        running.pop(guard_pid, None)
+        stop_processes(running, protect={os.getpgid(0)}, grace_s=2.0)
+        return bool(running)
+
+    # -- the work ------------------------------------------------------------------------
+    def plan(self, kind: str, safety: Mapping[str, Any], setup: Mapping[str, Any]) -> dict:
+        """Make the worker and let it decide (and check) what it will lay out; nothing written."""
+        self.worker = make_worker(kind, safety)
+        planner = getattr(self.worker, "plan", None)
+        return dict(planner(self.own_folders(setup)) or {}) if planner else {}
+
+    def own_folders(self, setup: Mapping[str, Any]) -> dict:
+        """With setup['host_folders'], each directory in setup['paths'] becomes this host's own
+        subfolder `dbstor-host-NAME` (made here, removed at cleanup): hosts that share a file
+        system (NFS, SMB, one machine) never share test files."""
+        setup = dict(setup)
+        if not setup.get("host_folders"):
+            return setup
+        paths = []
+        for text in setup.get("paths", []):
+            path = Path(text)
+            if not path.is_dir():
+                paths.append(text)
+                continue
+            own = path / f"dbstor-host-{self.name}"
+            if not own.exists():
+                own.mkdir()
+                self._made.append(own)
+                self._guard.register(own)
+            paths.append(str(own))
+        setup["paths"] = paths
+        return setup
+
+    def prepare(self, kind: str, safety: Mapping[str, Any], setup: Mapping[str, Any]) -> dict:
+        if self.worker is None:
+            self.worker = make_worker(kind, safety)
+        facts = dict(self.worker.prepare(self.own_folders(setup)) or {})
+        for path in facts.get("created", []):
+            self._guard.register(Path(path))
+        return facts
+
+    def measure(self, point: Mapping[str, Any]) -> dict:
+        if self.worker is None:
+            return {"error": f"host {self.name}: measure before prepare", "host": self.name}
+        self._stopped = None
+        try:
+            outcome = dict(self.worker.measure(dict(point)))
+        except Exception as exc:  # the point fails; the coordinator names the host
+            outcome = {"error": f"{type(exc).__name__}: {exc}"}
+        if self._stopped and not outcome.get("error"):
+            outcome["error"] = f"stopped: {self._stopped}"
+        elif self._stopped:
+            outcome["error"] = f"stopped: {self._stopped} ({outcome['error']})"
+        outcome["host"] = self.name
+        return outcome
+
+    def ask(self, question: str) -> Any:
+        """A read-only question to the worker: 'objects' (per-object I/O), 'latest' sample."""
+        if question not in ("objects", "latest") or self.worker is None:
+            return None
+        return getattr(self.worker, question)()
+
+    def cleanup(self) -> dict:
+        notes: dict = {}
+        if self.worker is not None:
+            worker, self.worker = self.worker, None
+            notes = dict(worker.cleanup() or {})
+            for path in notes.get("removed", []):
+                self._guard.forget(Path(path))
+        for own in reversed(self._made):
+            with contextlib.suppress(OSError):  # kept test files stay, and so does their folder
+                own.rmdir()
+                self._guard.forget(own)
+        self._made = []
+        return notes
+
+    def close(self) -> dict:
+        """The clean end: clean up, then let the guard go without touching anything."""
+        notes = self.cleanup()
+        self._closed.set()
+        self._guard.close()
+        return notes
+
+    # -- the lease -----------------------------------------------------------------------
+    def _watch_lease(self) -> None:
+        while not self._closed.wait(1.0):
+            if time.monotonic() - self._last_beat <= self._lease_s:
+                continue
+            self.stop("the coordinator is gone (no heartbeat)")
+            done = threading.Thread(target=self._cleanup_quietly, daemon=True)
+            done.start()
+            done.join(CLEANUP_CAP_S)
+            self._exit_process(3)  # the guard removes whatever is left
+            return
+
+    def _cleanup_quietly(self) -> None:
+        with contextlib.suppress(Exception):
+            self.cleanup()

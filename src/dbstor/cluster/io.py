@@ -1,0 +1,182 @@
+"""An io run across hosts: the io worker's interface, backed by one agent per host.
+
+`IoRun` (runs/io/run.py) drives it as it drives the io worker on this host: plan, prepare,
+measure a point, clean up. Here every call goes to every named host; a point is started on
+all of them at one instant and their outcomes merge exactly (runs/merge.py): IOPS summed,
+percentiles from the summed fio bins, per-second IOPS summed, telemetry rows with a host
+column. Each host's own figures are kept for the point's `hosts` list.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, fields
+from typing import Any
+
+from dbstor.cluster.session import ClusterPoint, ClusterSession
+from dbstor.results.model import CpuStats, DeviceStats, Load
+from dbstor.runs.io.point import IoOutcome
+from dbstor.runs.io.summary import summarise_point
+from dbstor.runs.merge import merge_io_outcomes
+from dbstor.testfiles import Safety
+
+
+class ClusterIoWorker:
+    kind = "io"
+
+    def __init__(self, session: ClusterSession, safety: Safety, say: Callable[[str], None]):
+        self.session = session
+        self.hosts = [h.name for h in session.hosts]
+        self.safety = {f.name: getattr(safety, f.name) for f in fields(safety)}
+        self.say = say
+        self.facts: dict[str, dict] = {}
+        self.last: ClusterPoint | None = None
+        self.last_outcomes: dict[str, IoOutcome] = {}
+
+    def plan(self, setup: dict[str, Any]) -> dict[str, Any]:
+        setup = {**setup, "host_folders": True}
+        refs = {h: self.session.agents[h].plan.remote("io", self.safety, setup) for h in self.hosts}
+        self.facts = {
+            h: self.session.result(ref, h, "plan its test files") for h, ref in refs.items()
+        }
+        return self._merged_facts()
+
+    def prepare(self, setup: dict[str, Any]) -> dict[str, Any]:
+        setup = {**setup, "host_folders": True}
+        facts = self.session.prepare("io", self.safety, {h: setup for h in self.hosts})
+        self.facts = facts
+        merged = self._merged_facts()
+        merged["jobs"] = facts[self.hosts[0]].get("jobs", {})  # one host's layout job, as kept
+        return merged
+
+    def _merged_facts(self) -> dict[str, Any]:
+        first = self.facts[self.hosts[0]]
+        notes: list[str] = []
+        for host in self.hosts:
+            notes += [f"{host}: {n}" for n in self.facts[host].get("notes", []) if n not in notes]
+        return {
+            **first,
+            "devices": [f"{h}:{d}" for h in self.hosts for d in self.facts[h].get("devices", [])],
+            "direct": all(self.facts[h].get("direct", True) for h in self.hosts),
+            "notes": notes,
+        }
+
+    def measure(self, point: dict[str, Any]) -> dict[str, Any]:
+        rate = point.get("rate_iops")
+        points = {}
+        for host in self.hosts:
+            own = dict(point)
+            own["files"] = self.facts[host]["files"]
+            own["devices"] = self.facts[host].get("devices", [])
+            if rate:
+                own["rate_iops"] = rate / len(self.hosts)  # open loop: split in proportion
+            points[host] = own
+        duration = float(point["duration_s"]) + float(point.get("warmup_s", 0))
+        result = self.session.measure(points, duration)
+        outcomes = {}
+        for host in self.hosts:
+            outcome = IoOutcome.from_dict(result.outcomes[host])
+            outcome.host = host
+            outcomes[host] = outcome
+        self.last, self.last_outcomes = result, outcomes
+        return whole_outcome(list(outcomes.values()), result).to_dict()
+
+    def latest(self) -> dict[str, Any] | None:
+        return None
+
+    def cleanup(self) -> dict[str, Any]:
+        return {"notes": self.session.clean_up(list(self.hosts))}
+
+    def host_views(self, load: Load, duration_s: float, warmup_s: float) -> dict[str, Any]:
+        """The last point's per-host figures and start skew, for the point in results.json."""
+        assert self.last is not None
+        hosts = []
+        for host, outcome in self.last_outcomes.items():
+            alone = summarise_point(load, [outcome], duration_s, warmup_s)
+            hosts.append(
+                {
+                    "host": host,
+                    "iops": alone.iops,
+                    "read_iops": alone.read_iops,
+                    "write_iops": alone.write_iops,
+                    "read_mbps": alone.read_mbps,
+                    "write_mbps": alone.write_mbps,
+                    "read_lat_ms": asdict(alone.read_lat_ms) if alone.read_lat_ms else None,
+                    "write_lat_ms": asdict(alone.write_lat_ms) if alone.write_lat_ms else None,
+                    "device": asdict(alone.device) if alone.device else None,
+                    "cpu": asdict(alone.cpu) if alone.cpu else None,
+                    "started_at": self.last.starts[host],
+                    "start_offset_ms": (self.last.starts[host] - min(self.last.starts.values()))
+                    * 1000,
+                    "clock_offset_ms": self.session.offsets[host].offset_s * 1000,
+                }
+            )
+        return {
+            "hosts": hosts,
+            "start_skew_ms": self.last.skew_s * 1000,
+            "start_skew_limit_ms": self.last.skew_limit_s * 1000,
+            "start_skew_flagged": self.last.flagged,
+        }
+
+
+def whole_outcome(outcomes: Sequence[IoOutcome], result: ClusterPoint) -> IoOutcome:
+    """The hosts' outcomes as one: merge_io_outcomes for fio, series and samples; device
+    rates summed (every host's I/O reaches the shared storage), await weighted by IOPS;
+    CPU the mean over hosts."""
+    merged = merge_io_outcomes(outcomes)
+    first = outcomes[0]
+    notes = [f"{o.host}: {n}" for o in outcomes for n in o.notes]
+    return IoOutcome(
+        fio=merged["fio"],
+        read_iops_per_second=merged["read_iops_per_second"],
+        write_iops_per_second=merged["write_iops_per_second"],
+        samples=merged["samples"],
+        cpu=mean_cpu([o.cpu for o in outcomes]),
+        device=summed_device([(o.host, o.device) for o in outcomes if o.device]),
+        job_text=first.job_text,
+        output_text=first.output_text,
+        ioengine=first.ioengine,
+        started_at=min(result.starts.values()),
+        wall_s=max(o.wall_s for o in outcomes),
+        host=",".join(o.host for o in outcomes),
+        notes=notes,
+    )
+
+
+def mean_cpu(parts: Sequence[CpuStats]) -> CpuStats:
+    values = {}
+    for f in fields(CpuStats):
+        column = [getattr(p, f.name) for p in parts if getattr(p, f.name) is not None]
+        values[f.name] = statistics.fmean(column) if column else None
+    return CpuStats(**values)
+
+
+def summed_device(parts: Sequence[tuple[str, DeviceStats]]) -> DeviceStats | None:
+    if not parts:
+        return None
+
+    def total(name: str) -> float | None:
+        column = [getattr(d, name) for _, d in parts if getattr(d, name) is not None]
+        return sum(column) if column else None
+
+    def weighted(await_name: str, iops_name: str) -> float | None:
+        pairs = [
+            (getattr(d, await_name), getattr(d, iops_name) or 0.0)
+            for _, d in parts
+            if getattr(d, await_name) is not None
+        ]
+        weight = sum(w for _, w in pairs)
+        return sum(a * w for a, w in pairs) / weight if pairs and weight else None
+
+    utils = [d.util_pct for _, d in parts if d.util_pct is not None]
+    return DeviceStats(
+        name=",".join(f"{host}:{d.name}" for host, d in parts),
+        read_iops=total("read_iops"),
+        write_iops=total("write_iops"),
+        read_mbps=total("read_mbps"),
+        write_mbps=total("write_mbps"),
+        read_await_ms=weighted("read_await_ms", "read_iops"),
+        write_await_ms=weighted("write_await_ms", "write_iops"),
+        util_pct=max(utils) if utils else None,
+    )

@@ -1,0 +1,239 @@
+"""A real Ray cluster of named hosts on this one machine, on loopback only, for the cluster tests.
+
+Ray replaces a --node-ip-address of 127.0.0.1 by the machine's interface address, so the
+cluster runs in a network namespace of its own that has only a loopback interface: there
+every Ray process binds and connects on 127.0.0.1 and cannot reach anything else. The
+namespace also scopes the clean-up: every process in it is the cluster's, and nothing else
+on the machine (another Ray, say) is touched. Needs root (unshare --net, nsenter).
+
+    cluster = LoopbackCluster(tmp_dir, ["h1", "h2", "h3"]); cluster.start()
+    cluster.run([python, "-m", "dbstor", "hosts", "--cluster", cluster.address])
+    cluster.stop()
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ipaddress
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+BIN = Path(sys.executable).parent
+PORT = 6379  # the namespace is ours: Ray's usual port cannot clash with anyone's
+WAIT_NODES_S = 120.0
+
+
+def can_run() -> str | None:
+    """Why the harness cannot run here, or None."""
+    if os.geteuid() != 0:
+        return "the loopback Ray cluster needs root (network namespace)"
+    for tool in ("unshare", "nsenter", "ip"):
+        if shutil.which(tool) is None:
+            return f"{tool} is not installed"
+    if not (BIN / "ray").exists():
+        return "ray is not installed (pip install 'dbstor[cluster]')"
+    if shutil.which("fio") is None:
+        return "fio is not installed"
+    return None
+
+
+class LoopbackCluster:
+    def __init__(self, hosts: Sequence[str], node_env: dict[str, dict[str, str]] | None = None):
+        self.hosts = list(hosts)
+        self.node_env = node_env or {}
+        self.temp = Path(tempfile.mkdtemp(prefix="dbsr", dir="/tmp"))  # short: socket paths
+        self.address = f"127.0.0.1:{PORT}"
+        self.holder: subprocess.Popen | None = None
+        self.ns_inode = ""
+
+    # -- the namespace ----------------------------------------------------------------------
+    def start(self) -> None:
+        self.holder = subprocess.Popen(
+            ["unshare", "--net", "sh", "-c", "ip link set lo up && exec sleep 100000"],
+            start_new_session=True,
+        )
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            with contextlib.suppress(OSError):
+                inode = os.readlink(f"/proc/{self.holder.pid}/ns/net")
+                if inode != os.readlink("/proc/self/ns/net"):
+                    self.ns_inode = inode
+                    break
+            time.sleep(0.05)
+        assert self.ns_inode, "could not make a network namespace"
+        time.sleep(0.3)  # lo up
+        head, *others = self.hosts
+        self._ray_start(head, ["--head", f"--port={PORT}", "--include-dashboard=false"])
+        for name in others:  # one at a time: nodes joining together time out on two cores
+            self._ray_start(name, [f"--address={self.address}"])
+        self.wait_nodes(len(self.hosts))
+
+    def env(self, extra: dict[str, str] | None = None) -> dict[str, str]:
+        env = dict(os.environ)
+        env["PATH"] = f"{BIN}:{env.get('PATH', '')}"
+        env["RAY_USAGE_STATS_ENABLED"] = "0"
+        env["COLUMNS"] = "200"
+        env.update(extra or {})
+        return env
+
+    def _in_ns(self, args: Sequence[str]) -> list[str]:
+        assert self.holder is not None
+        return ["nsenter", f"--net=/proc/{self.holder.pid}/ns/net", *args]
+
+    def _ray_start(self, name: str, flags: list[str]) -> None:
+        args = [
+            str(BIN / "ray"),
+            "start",
+            *flags,
+            "--node-ip-address=127.0.0.1",
+            "--num-cpus=1",
+            f"--resources={json.dumps({f'dbstor-host:{name}': 1})}",
+            "--disable-usage-stats",
+        ]
+        if "--head" in flags:
+            args.append(f"--temp-dir={self.temp}")
+        log = (self.temp / f"start-{name}.log").open("w")
+        proc = subprocess.Popen(
+            self._in_ns(args),
+            env=self.env(self.node_env.get(name)),
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
+        assert proc.wait(timeout=120) == 0, (self.temp / f"start-{name}.log").read_text()[-3000:]
+
+    def wait_nodes(self, count: int) -> None:
+        code = (
+            "import ray,time,sys\n"
+            f"ray.init(address='{self.address}', _node_ip_address='127.0.0.1', "
+            "logging_level='ERROR', log_to_driver=False)\n"
+            f"end=time.time()+{WAIT_NODES_S}\n"
+            f"while sum(n['Alive'] for n in ray.nodes())<{count} and time.time()<end: time.sleep(0.5)\n"
+            f"sys.exit(0 if sum(n['Alive'] for n in ray.nodes())>={count} else 1)\n"
+        )
+        assert self.run([sys.executable, "-c", code], timeout=WAIT_NODES_S + 60).returncode == 0
+
+    # -- running things in the namespace ---------------------------------------------------------
+    def run(self, args: Sequence[str], timeout: float = 300, **kw) -> subprocess.CompletedProcess:
+        return subprocess.run(
+            self._in_ns(args),
+            env=self.env(kw.pop("env", None)),
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            **kw,
+        )
+
+    def popen(self, args: Sequence[str], **kw) -> subprocess.Popen:
+        return subprocess.Popen(
+            self._in_ns(args),
+            env=self.env(kw.pop("env", None)),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            **kw,
+        )
+
+    def dbstor(self, *args: str, timeout: float = 300) -> subprocess.CompletedProcess:
+        return self.run([sys.executable, "-m", "dbstor", *args], timeout=timeout)
+
+    def python(self, code: str, timeout: float = 300) -> subprocess.CompletedProcess:
+        return self.run([sys.executable, "-c", code], timeout=timeout)
+
+    # -- what is in the namespace ---------------------------------------------------------------
+    def pids(self) -> list[int]:
+        """Every process in the cluster's network namespace (all of them are the cluster's)."""
+        found = []
+        for entry in os.listdir("/proc"):
+            if entry.isdigit():
+                with contextlib.suppress(OSError):
+                    if os.readlink(f"/proc/{entry}/ns/net") == self.ns_inode:
+                        found.append(int(entry))
+        return found
+
+    def cmdline(self, pid: int) -> str:
+        with contextlib.suppress(OSError):
+            return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+        return ""
+
+    def find(self, needle: str) -> list[int]:
+        return [pid for pid in self.pids() if needle in self.cmdline(pid)]
+
+    def raylet_of(self, name: str) -> int:
+        pids = [p for p in self.find("raylet/raylet") if f"dbstor-host:{name}," in self.cmdline(p)]
+        assert len(pids) == 1, pids
+        return pids[0]
+
+    def sockets(self) -> list[tuple[int, str, str, str]]:
+        """(pid, local address, remote address, state) of every TCP socket of every process."""
+        holder = self.holder.pid if self.holder else 0
+        table = _tcp_table(f"/proc/{holder}/net/tcp") | _tcp_table(f"/proc/{holder}/net/tcp6")
+        rows = []
+        for pid in self.pids():
+            with contextlib.suppress(OSError):
+                for fd in os.listdir(f"/proc/{pid}/fd"):
+                    with contextlib.suppress(OSError):
+                        link = os.readlink(f"/proc/{pid}/fd/{fd}")
+                        if link.startswith("socket:[") and link[8:-1] in table:
+                            rows.append((pid, *table[link[8:-1]]))
+        return rows
+
+    # -- the end ------------------------------------------------------------------------------------
+    def stop(self) -> None:
+        """Kill every process in the namespace, then the namespace, then the temp dir."""
+        for sig in (signal.SIGTERM, signal.SIGKILL):
+            for pid in self.pids():
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(pid, sig)
+            deadline = time.monotonic() + 5
+            while self.pids() and time.monotonic() < deadline:
+                time.sleep(0.1)
+        if self.holder is not None:
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self.holder.wait(timeout=5)
+        shutil.rmtree(self.temp, ignore_errors=True)
+
+    def session_logs(self) -> list[Path]:
+        return [p for p in self.temp.rglob("*") if p.is_file() and not p.is_socket()]
+
+
+STATES = {"01": "ESTABLISHED", "0A": "LISTEN", "06": "TIME_WAIT", "08": "CLOSE_WAIT"}
+
+
+def _address(text: str) -> str:
+    host, port = text.split(":")
+    raw = bytes.fromhex(host)
+    if len(raw) == 4:
+        ip = ipaddress.IPv4Address(raw[::-1])
+    else:
+        words = b"".join(raw[i : i + 4][::-1] for i in range(0, 16, 4))
+        ip = ipaddress.IPv6Address(words)
+    return f"{ip}:{int(port, 16)}"
+
+
+def _tcp_table(path: str) -> dict[str, tuple[str, str, str]]:
+    table = {}
+    with contextlib.suppress(OSError):
+        for line in Path(path).read_text().splitlines()[1:]:
+            parts = line.split()
+            table[parts[9]] = (
+                _address(parts[1]),
+                _address(parts[2]),
+                STATES.get(parts[3], parts[3]),
+            )
+    return table
+
+
+def is_loopback(address: str) -> bool:
+    """127.0.0.0/8 (also as an IPv4-mapped IPv6 address); ::1 too."""
+    ip = ipaddress.ip_address(address.rsplit(":", 1)[0])
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        ip = ip.ipv4_mapped
+    return ip.is_loopback

@@ -1,0 +1,186 @@
+"""dbstor on a real Ray cluster of three named hosts (h1, h2, h3) on loopback, with real fio."""
+
+from __future__ import annotations
+
+import json
+import sys
+import tempfile
+from pathlib import Path
+
+import pytest
+from cluster_harness import LoopbackCluster, can_run, is_loopback
+
+from dbstor import __version__
+
+DRIVER = str(Path(__file__).with_name("cluster_driver.py"))
+HOSTS = ["h1", "h2", "h3"]
+
+pytestmark = pytest.mark.integration
+
+
+@pytest.fixture(scope="module")
+def loopback_cluster():
+    reason = can_run()
+    if reason:
+        pytest.skip(reason)
+    cluster = LoopbackCluster(HOSTS)
+    try:
+        cluster.start()
+        yield cluster
+    finally:
+        cluster.stop()
+
+
+@pytest.fixture
+def target():
+    with tempfile.TemporaryDirectory(prefix="dbstor-cluster-") as folder:
+        yield Path(folder)
+
+
+def drive(cluster, **spec):
+    return cluster.run([sys.executable, DRIVER, json.dumps({"address": cluster.address, **spec})])
+
+
+def events(proc) -> list[dict]:
+    return [json.loads(line) for line in proc.stdout.splitlines() if line.startswith("{")]
+
+
+def test_hosts_lists_every_named_host(loopback_cluster):
+    proc = loopback_cluster.dbstor("hosts", "--cluster", loopback_cluster.address, "--json")
+    assert proc.returncode == 0, proc.stderr
+    rows = json.loads(proc.stdout)
+    assert [r["name"] for r in rows] == HOSTS
+    for row in rows:
+        assert row["named_by"] == "resource"
+        assert row["dbstor"] == __version__
+        assert row["fio"].startswith("fio-")
+        assert "sqlite" in row["engines"]
+        assert row["address"] == "127.0.0.1"
+        assert abs(row["clock_offset_ms"]) < 50  # one machine, one clock
+        assert 0 <= row["clock_bound_ms"] < 50
+
+
+def test_points_start_together_on_every_host_and_leave_nothing(loopback_cluster, target):
+    proc = drive(loopback_cluster, hosts=HOSTS, target=str(target), points=2, duration_s=1)
+    assert proc.returncode == 0, proc.stderr
+    got = events(proc)
+    assert got[0]["event"] == "prepared" and sorted(got[0]["facts"]) == HOSTS
+    points = [e for e in got if e["event"] == "point"]
+    assert len(points) == 2
+    for point in points:
+        assert sorted(point["hosts"]) == HOSTS
+        for host in point["hosts"].values():
+            assert host["ops"] > 0
+            assert host["bins_total"] == host["ops"]  # every read is in fio's bins
+        starts = [h["started_at"] for h in point["hosts"].values()]
+        assert point["skew_s"] == pytest.approx(max(starts) - min(starts))
+        assert point["limit_s"] == 0.05
+        assert point["skew_s"] < 0.05, point
+        assert not point["flagged"]
+    assert list(target.iterdir()) == []  # every host removed its test files
+
+
+def test_every_socket_of_the_cluster_is_on_loopback(loopback_cluster, target):
+    proc = drive(loopback_cluster, hosts=["h2"], target=str(target), points=1, duration_s=1)
+    assert proc.returncode == 0, proc.stderr
+    sockets = loopback_cluster.sockets()
+    assert len(sockets) > 10  # the GCS, three raylets, their workers
+    outside = [
+        s for s in sockets if not is_loopback(s[1]) or (s[3] != "LISTEN" and not is_loopback(s[2]))
+    ]
+    assert outside == []
+
+
+@pytest.mark.parametrize(
+    ("hosts", "message"),
+    [
+        (["h1", "h9"], "host h9 is not in the Ray cluster (hosts seen: h1, h2, h3)"),
+        (["h1", "h1"], "host h1 is named twice"),
+    ],
+)
+def test_bad_hosts_are_one_line_and_start_nothing(loopback_cluster, target, hosts, message):
+    args = ["hosts", "--cluster", loopback_cluster.address, "--hosts", ",".join(hosts)]
+    proc = loopback_cluster.dbstor(*args)
+    assert proc.returncode == 2
+    errors = [ln for ln in proc.stderr.splitlines() if ln.startswith("dbstor: error:")]
+    assert len(errors) == 1 and message in errors[0], proc.stderr
+    assert loopback_cluster.find("HostActor") == []
+
+
+def test_unreachable_cluster_is_one_line(loopback_cluster):
+    proc = loopback_cluster.dbstor("hosts", "--cluster", "127.0.0.1:1")
+    assert proc.returncode == 2
+    assert "cannot reach the Ray cluster at 127.0.0.1:1" in proc.stderr
+    assert "ray start --head" in proc.stderr
+
+
+def test_missing_target_names_the_host_and_starts_nothing(loopback_cluster, target):
+    missing = target / "not-here"
+    proc = drive(loopback_cluster, hosts=["h2", "h3"], target=str(missing))
+    assert proc.returncode == 2
+    assert f"host h2: target {missing} does not exist there" in proc.stderr
+    assert events(proc) == []  # nothing prepared, nothing measured
+    assert list(target.iterdir()) == []
+
+
+def test_a_password_never_reaches_rays_logs(loopback_cluster, target):
+    secret, canary = "pw-Zq7cluster-Secret-41", "canary-Zq7cluster-printed-41"
+    proc = drive(
+        loopback_cluster, hosts=["h1", "h3"], target=str(target), secret=secret, canary=canary
+    )
+    assert proc.returncode == 0, proc.stderr
+    prepared = events(proc)[0]
+    assert prepared["facts"]["h3"]["secrets_received"] == ["dsn_password"]
+    files = loopback_cluster.session_logs()
+    assert any(canary.encode() in f.read_bytes() for f in files)  # the search can find things
+    leaks = [f for f in files if secret.encode() in f.read_bytes()]
+    assert leaks == []
+    assert secret not in proc.stdout + proc.stderr
+
+
+def test_io_on_three_hosts_is_one_merged_curve(loopback_cluster, target, tmp_path):
+    out = tmp_path / "results"
+    proc = loopback_cluster.dbstor(
+        *("io", "--cluster", loopback_cluster.address, "--hosts", "h1,h2,h3"),
+        *("--target", str(target), "--iodepth", "1,4", "--duration", "2s", "--warmup", "0s"),
+        *("--size", "16MiB", "--out", str(out), "--quiet"),
+    )
+    assert proc.returncode == 0, proc.stderr
+    folder = next(out.iterdir())
+    run = json.loads((folder / "results.json").read_text())
+    assert run["status"] == "complete" and run["target"]["hosts"] == HOSTS
+    for point in run["points"]:
+        hosts = point["hosts"]
+        assert [h["host"] for h in hosts] == HOSTS
+        assert point["read_iops"] == pytest.approx(sum(h["read_iops"] for h in hosts))
+        assert point["write_iops"] == pytest.approx(sum(h["write_iops"] for h in hosts))
+        p99s = [h["read_lat_ms"]["p99"] for h in hosts]
+        assert min(p99s) <= point["read_lat_ms"]["p99"] <= max(p99s)  # from summed bins
+        assert 0 <= point["start_skew_ms"] < 50
+        assert sorted(h["start_offset_ms"] for h in hosts)[0] == 0
+    samples = (folder / "samples.csv").read_text().splitlines()
+    assert samples[0].split(",")[-1] == "host"
+    assert {line.split(",")[-1] for line in samples[1:]} == set(HOSTS)
+    assert list(target.iterdir()) == []  # every host removed its files and its own folder
+
+
+def test_instances_spread_over_hosts_in_order(loopback_cluster, target, tmp_path):
+    """TR-4403's ramp: instance 1 on h1, instance 2 on h2; one merged result per point."""
+    out = tmp_path / "results"
+    proc = loopback_cluster.dbstor(
+        *("run", "--cluster", loopback_cluster.address, "--hosts", "h1,h2"),
+        *("--engine", "sqlite", "--target", str(target), "--instances", "1,2", "--users", "2"),
+        *("--duration", "2s", "--warmup", "0s", "--scale", "1", "--out", str(out), "--quiet"),
+    )
+    assert proc.returncode == 0, proc.stderr
+    run = json.loads(next(out.glob("*/results.json")).read_text())
+    assert run["status"] == "complete" and run["target"]["hosts"] == ["h1", "h2"]
+    one, two = run["points"]
+    assert [h["host"] for h in one["hosts"]] == ["h1"]
+    assert [h["host"] for h in two["hosts"]] == ["h1", "h2"]
+    for point in (one, two):
+        assert point["tps"] == pytest.approx(sum(h["tps"] for h in point["hosts"]))
+        p99s = [h["txn_lat_ms"]["p99"] for h in point["hosts"]]
+        assert min(p99s) <= point["txn_lat_ms"]["p99"] <= max(p99s)  # from summed histograms
+    assert two["start_skew_ms"] < 50
+    assert list(target.iterdir()) == []  # both hosts' databases removed

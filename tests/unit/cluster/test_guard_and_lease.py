@@ -1,0 +1,113 @@
+"""The guard removes what a dead agent started; the lease ends an agent whose coordinator is gone.
+
+Real processes: an agent process that starts a guard and a long `sleep` in its own session.
+"""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from dbstor.cluster.agent import HostAgent
+
+AGENT = """
+import subprocess, sys, time
+from pathlib import Path
+from dbstor.cluster.guard import GuardClient
+guard = GuardClient()
+made = Path(sys.argv[1]) / "made"
+made.mkdir()
+guard.register(made)
+load = subprocess.Popen(["sleep", "300"], start_new_session=True)
+print(load.pid, flush=True)
+if sys.argv[2] == "clean":
+    time.sleep(1.0)
+    guard.close()
+    load.kill()
+    sys.exit(0)
+time.sleep(300)
+"""
+
+
+def _gone(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return True
+    return state == "Z"
+
+
+def _wait(predicate, timeout: float = 15.0) -> bool:
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if predicate():
+            return True
+        time.sleep(0.1)
+    return False
+
+
+def test_a_killed_agent_leaves_no_process_and_no_file(tmp_path):
+    agent = subprocess.Popen(
+        [sys.executable, "-c", AGENT, str(tmp_path), "die"], stdout=subprocess.PIPE, text=True
+    )
+    load = int(agent.stdout.readline())
+    time.sleep(1.0)  # the guard has seen the load
+    agent.send_signal(signal.SIGKILL)
+    agent.wait()
+    assert _wait(lambda: _gone(load))
+    assert _wait(lambda: not (tmp_path / "made").exists())
+
+
+def test_a_clean_end_leaves_the_files_to_the_worker(tmp_path):
+    agent = subprocess.Popen(
+        [sys.executable, "-c", AGENT, str(tmp_path), "clean"], stdout=subprocess.PIPE, text=True
+    )
+    agent.stdout.readline()
+    assert agent.wait(timeout=30) == 0
+    time.sleep(1.0)
+    assert (tmp_path / "made").exists()  # the guard did not remove it: the worker's cleanup does
+
+
+def test_without_heartbeats_the_agent_stops_its_load_and_exits():
+    exits: list[int] = []
+    agent = HostAgent("h1", lease_s=0.5, exit_process=exits.append)
+    load = subprocess.Popen(["sleep", "300"], start_new_session=True)
+    try:
+        assert _wait(lambda: exits == [3])
+        assert load.wait(timeout=10) is not None  # stopped by the agent
+    finally:
+        if load.poll() is None:
+            load.kill()
+        agent.close()
+
+
+def test_heartbeats_keep_the_agent():
+    exits: list[int] = []
+    agent = HostAgent("h1", lease_s=1.5, exit_process=exits.append)
+    try:
+        for _ in range(8):
+            agent.beat()
+            time.sleep(0.4)
+        assert exits == []
+    finally:
+        agent.close()
+
+
+@pytest.mark.parametrize("command", [["engines", "--json"], ["io", "--help"]])
+def test_without_cluster_ray_is_never_imported(command):
+    code = (
+        "import sys\n"
+        "from dbstor.cli import main\n"
+        "try:\n"
+        f"    main({command!r})\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "print('RAY', 'ray' in sys.modules)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip().splitlines()[-1] == "RAY False"
