@@ -142,3 +142,17 @@ def test_fio_refusing_a_setting_gives_fios_reason(tmp_path):
         run_job(job, tmp_path / "jobs" / "q.fio", str(tmp_path), timeout_s=60)
     message = str(caught.value)
     assert "no message" not in message and "error 22 (Invalid argument)" in message, message
+
+
+def test_a_database_load_that_fills_the_disk_is_one_line(dbstor, tmp_path, tmpfs):
+    """A real tmpfs too small for the database: one line naming it, exit 2, nothing left."""
+    small = tmpfs("small", "20m")
+    proc = dbstor(
+        "run", "--engine", "sqlite", "--target", small, "--scale", "1000", "--users", "1",
+        "--duration", "1", "--warmup", "0", "--out", tmp_path / "out",
+    )  # fmt: skip
+    assert proc.returncode == 2, proc.stderr
+    last = proc.stderr.strip().splitlines()[-1]
+    assert "filled up while loading brokerage" in last and str(small) in last
+    assert "Traceback" not in proc.stderr
+    assert list(small.iterdir()) == []

@@ -14,7 +14,13 @@ from dbstor.study.data import DATA_HELP, parse_data_pattern
 from dbstor.study.load import parse_slo_metric, resolve_profile
 from dbstor.study.model import LoadSeries, Study, Target
 from dbstor.study.profiles import BUILTIN_PROFILES
-from dbstor.units import parse_duration, parse_int_list, parse_latency_ms, parse_size
+from dbstor.units import (
+    parse_int_list,
+    parse_latency_ms,
+    parse_point_duration,
+    parse_size,
+    parse_warmup,
+)
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -186,9 +192,7 @@ def study_from_args(args: argparse.Namespace) -> Study:
     metric = (
         parse_flag("--slo-metric", parse_slo_metric, args.slo_metric) if args.slo_metric else None
     )
-    duration = parse_flag("--duration", parse_duration, args.duration)
-    if duration < 1:
-        raise UserError("--duration: must be at least 1s")
+    duration = parse_flag("--duration", parse_point_duration, args.duration)
     size = parse_flag("--size", parse_size, args.size)
     if size < 1024 * 1024:
         raise UserError("--size: must be at least 1MiB")
@@ -201,7 +205,7 @@ def study_from_args(args: argparse.Namespace) -> Study:
         profiles=profiles,
         series=series,
         duration_s=duration,
-        warmup_s=parse_flag("--warmup", parse_duration, args.warmup),
+        warmup_s=parse_flag("--warmup", parse_warmup, args.warmup),
         repeats=args.repeats,
         file_size=size,
         slo_metric=metric,

@@ -20,8 +20,10 @@ from dbstor.units import (
     parse_latency_ms,
     parse_option,
     parse_percent,
+    parse_point_duration,
     parse_scale,
     parse_size,
+    parse_warmup,
 )
 
 DEFAULT_DATA_DIR = Path("dbstor-data")
@@ -335,8 +337,8 @@ def study_from_flags(args: argparse.Namespace) -> Study:
         targets=(target,),
         profiles=(),
         databases=(spec,),
-        duration_s=max(1.0, parse_flag("--duration", parse_duration, args.duration)),
-        warmup_s=parse_flag("--warmup", parse_duration, args.warmup),
+        duration_s=parse_flag("--duration", parse_point_duration, args.duration),
+        warmup_s=parse_flag("--warmup", parse_warmup, args.warmup),
         slo_metric=parse_flag("--slo-metric", parse_slo_metric, args.slo_metric)
         if args.slo_metric
         else None,

@@ -17,10 +17,18 @@ from pathlib import Path
 from typing import Any
 
 from dbstor.analysis.compare import compare_runs
+from dbstor.engines.base import EngineSettings
 from dbstor.engines.registry import engine_class
+from dbstor.engines.server import ServerEngine, check_memory_flags
 from dbstor.errors import UserError
 from dbstor.results.model import Run
-from dbstor.results.store import RESULTS_FILE, read_run_folder, read_samples, write_text_atomic
+from dbstor.results.store import (
+    RESULTS_FILE,
+    read_run_folder,
+    read_samples,
+    read_study_index,
+    write_text_atomic,
+)
 from dbstor.runs.database.plan import DbRunPlan
 from dbstor.runs.database.run import DatabaseRun
 from dbstor.runs.folder import new_run_id
@@ -128,6 +136,11 @@ def preflight(study: Study, local_targets: bool = True) -> None:
             )
         check_query_spec(spec)
         check_load_spec(spec)
+        if issubclass(engine, ServerEngine) and spec.dsn is None:
+            settings = EngineSettings(
+                buffer_bytes=spec.buffer_bytes, memory_limit_bytes=spec.memory_limit_bytes
+            )
+            check_memory_flags(engine.title, settings)
 
 
 def check_load_spec(spec: DatabaseSpec) -> None:
@@ -274,7 +287,7 @@ def load_folder(folder: Path) -> tuple[list[Run], list[Path]]:
     if (folder / RESULTS_FILE).exists():
         return [read_run_folder(folder)], [folder]
     if (folder / STUDY_FILE).exists():
-        ids = json.loads((folder / STUDY_FILE).read_text(encoding="utf-8")).get("runs", [])
+        ids = read_study_index(folder, STUDY_FILE)
         folders = [folder / i for i in ids if (folder / i / RESULTS_FILE).exists()]
         return [read_run_folder(f) for f in folders], folders
     if not folder.exists():

@@ -11,7 +11,7 @@ from typing import Any
 from dbstor.drivers.users import Instance
 from dbstor.engines.base import EngineSettings
 from dbstor.engines.registry import engine_class
-from dbstor.errors import UserError
+from dbstor.errors import UserError, is_disk_full
 from dbstor.runs.database.point import DbPoint, measure_database_point
 from dbstor.telemetry.sampler import Sampler
 from dbstor.testfiles import Safety
@@ -30,6 +30,21 @@ def dsn_of(setup: dict[str, Any]) -> str | None:
     if not value:
         raise UserError(f"environment variable {name} is not set: set it to the server's DSN")
     return value
+
+
+def load_or_say_full(workload: Any, engine: Any, say: Callable[[str], None]) -> Any:
+    """Create and load the workload's data; a full file system is one line naming it (the
+    run then stops the engine, which removes what it created unless kept)."""
+    try:
+        return workload.create(engine, say)
+    except Exception as exc:
+        if not is_disk_full(exc):
+            raise
+        where = ", ".join(str(p) for p in engine.cache_paths()[:1]) or "the target"
+        raise UserError(
+            f"the file system holding {where} filled up while loading {workload.name}: free "
+            "space or choose a smaller --scale (what was loaded is removed unless --keep)"
+        ) from None
 
 
 class DatabaseWorker:
@@ -60,7 +75,7 @@ class DatabaseWorker:
         workload.expect_users(int(setup["users"]))
         engine.start()
         self.instances.append(Instance(engine, workload))
-        report = workload.create(engine, self.say)
+        report = load_or_say_full(workload, engine, self.say)
         return {
             "engine": engine.describe(),
             "data_paths": engine.data_paths(),

@@ -11,7 +11,6 @@ on another host. Nothing here knows the results folder, the terminal or the repo
 from __future__ import annotations
 
 import socket
-import tempfile
 import time
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
@@ -21,6 +20,7 @@ from dbstor.drivers.fio_job import PointSpec, build_point_job
 from dbstor.drivers.fio_output import FioRun
 from dbstor.drivers.fio_runner import EngineUnavailable, run_job
 from dbstor.errors import PointFailed
+from dbstor.lifeline import scratch_dir
 from dbstor.results.model import CpuStats, DeviceStats
 from dbstor.runs.measuring import sample_rows, wait_until
 from dbstor.study.profiles import Profile
@@ -165,8 +165,8 @@ def run_fio(point: IoPoint, timeout_s: float) -> tuple[Any, str, str, str]:
 
 
 def _run_in_scratch(point: IoPoint, timeout_s: float) -> tuple[Any, str, str]:
-    with tempfile.TemporaryDirectory(prefix="dbstor-fio-") as scratch:
-        job_file = Path(scratch) / f"{point.name}.fio"
+    with scratch_dir("dbstor-fio-") as scratch:
+        job_file = scratch / f"{point.name}.fio"
         job_text = build_point_job(point.spec(point.name))
         result = run_job(job_text, job_file, point.where, timeout_s)
         output = job_file.with_suffix(".json").read_text(encoding="utf-8")

@@ -4,7 +4,6 @@ them when asked. What it did comes back as plain data, with the fio job files it
 
 from __future__ import annotations
 
-import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -13,6 +12,7 @@ from typing import Any
 
 from dbstor.drivers.fio_job import build_layout_job
 from dbstor.drivers.fio_runner import run_job
+from dbstor.lifeline import scratch_dir
 from dbstor.runs.io.data_check import measure_written
 from dbstor.runs.io.point import IoPoint, profile_from_dict, run_fio
 from dbstor.study.data import DataPattern
@@ -22,6 +22,7 @@ from dbstor.testfiles import (
     Safety,
     TestFiles,
     check_free_space,
+    create_files,
     plan_files,
     record_created,
     reusable,
@@ -97,15 +98,13 @@ def _write_files(
     files = prepared.files
     total = files.file_size * len(files.files)
     say(f"laying out {format_size(total)} of test files in {len(files.files)} file(s)")
-    for file in files.files:
-        file.touch(exist_ok=True)
-    record_created(files)
+    create_files(files)  # never through a link, recorded as dbstor's before any write
     started = time.monotonic()
     options = tuple(data.fio_options().items())
     job = build_layout_job(files.files, files.file_size, files.direct, options)
     try:
-        with tempfile.TemporaryDirectory(prefix="dbstor-fio-") as scratch:
-            job_file = Path(scratch) / "layout.fio"
+        with scratch_dir("dbstor-fio-") as scratch:
+            job_file = scratch / "layout.fio"
             run_job(job, job_file, where, timeout_s=3600)
             prepared.jobs["layout"] = (job, job_file.with_suffix(".json").read_text("utf-8"))
     finally:
