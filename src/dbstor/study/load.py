@@ -90,6 +90,7 @@ class _Fields:
         self.table = table
 
     def fail(self, key: str, message: str) -> None:
+        key = key if key.isprintable() else repr(key)  # a key with a newline stays one line
         where = f"{self.prefix}.{key}" if self.prefix and key else (self.prefix or key)
         raise UserError(f"{self.source}: {where}: {message}")
 

@@ -76,7 +76,8 @@ def config_from_table(table: Any, source: str) -> TelemetryConfig:
         hint = difflib.get_close_matches(unknown[0], TABLE_KEYS, n=1)
         extra = f" (did you mean {hint[0]!r}?)" if hint else ""
         raise UserError(
-            f"{source}: telemetry.{unknown[0]}: unknown field{extra}; "
+            f"{source}: telemetry.{unknown[0] if unknown[0].isprintable() else repr(unknown[0])}: "
+            f"unknown field{extra}; "
             f"allowed: {', '.join(sorted(TABLE_KEYS))}"
         )
     values: dict[str, Any] = {}
