@@ -7,6 +7,7 @@ under dbstor.commands and registers itself with `register(subparsers)`.
 
 import argparse
 import importlib
+import re
 import signal
 import sys
 import threading
@@ -51,11 +52,26 @@ def _stop_on_sigterm(signum: int, frame: object) -> None:
     raise KeyboardInterrupt  # a polite kill stops as cleanly as Ctrl-C: finished points are kept
 
 
+_NEGATIVE_VALUE = re.compile(r"^-\d")
+
+
+def negative_values_joined(argv: Sequence[str]) -> list[str]:
+    """`--duration -5s` as `--duration=-5s`: argparse would take "-5s" for a flag and say
+    "expected one argument"; joined, the value reaches its check, which names the problem."""
+    out: list[str] = []
+    for token in argv:
+        if out and _NEGATIVE_VALUE.match(token) and out[-1].startswith("--") and "=" not in out[-1]:
+            out[-1] = f"{out[-1]}={token}"
+        else:
+            out.append(token)
+    return out
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     if threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGTERM, _stop_on_sigterm)
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args = parser.parse_args(negative_values_joined(sys.argv[1:] if argv is None else argv))
     if args.command is None:
         parser.print_help()
         return 0
