@@ -9,6 +9,7 @@ comparison) and one run folder per run.
 from __future__ import annotations
 
 import json
+import resource
 import stat
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -17,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from dbstor.analysis.compare import compare_runs
+from dbstor.drivers.users import FDS_PER_USER, FDS_SPARE
 from dbstor.engines.base import EngineSettings
 from dbstor.engines.registry import engine_class
 from dbstor.engines.server import ServerEngine, check_memory_flags
@@ -151,6 +153,32 @@ def check_load_spec(spec: DatabaseSpec) -> None:
     if spec.series.kind == "rate" and spec.think_time_ms:
         raise UserError(
             "--think-time does not apply to --rate: at a rate, arrivals set the pace; drop one"
+        )
+    check_open_files(spec)
+
+
+def check_open_files(spec: DatabaseSpec) -> None:
+    """The most users one client process will hold must fit under the host's hard limit
+    on open files (each user holds a connection and its files)."""
+    series = spec.series
+    if series.kind == "streams" or not series.values:
+        return
+    users = (
+        series.users * max(series.values)
+        if series.kind == "instances"
+        else series.users
+        if series.kind == "rate"
+        else max(series.values)
+    )
+    per_process = -(-users // max(1, spec.client_processes))
+    wanted = per_process * FDS_PER_USER + FDS_SPARE
+    hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
+    if hard != resource.RLIM_INFINITY and wanted > hard:
+        most = max(1, (hard - FDS_SPARE) // FDS_PER_USER) * max(1, spec.client_processes)
+        raise UserError(
+            f"{users:,} users need about {wanted:,} open files in a client process but this "
+            f"host allows {hard:,} (ulimit -Hn): use at most {most:,} users, more "
+            "--client-processes, or raise the hard limit"
         )
 
 
