@@ -1,5 +1,6 @@
 """What measuring a point shares across run kinds: waiting for the start moment on the
-measuring host's clock, and telemetry samples as plain rows."""
+measuring host's clock, telemetry samples as plain rows, and the per-host figures of a
+point measured on several hosts."""
 
 from __future__ import annotations
 
@@ -22,3 +23,17 @@ def wait_until(moment: float | None) -> None:
         return
     while (left := moment - time.time()) > 0:
         time.sleep(min(left, 0.5))
+
+
+def add_host_views(point: Any, worker: Any, load: Any, duration_s: float, warmup_s: float) -> None:
+    """A point measured on several hosts (a cluster worker): each host's own figures and
+    the start skew, with a note when the hosts started further apart than the limit."""
+    if not hasattr(worker, "host_views"):
+        return
+    views = worker.host_views(load, duration_s, warmup_s)
+    point.hosts, point.start_skew_ms = views["hosts"], views["start_skew_ms"]
+    if views["start_skew_flagged"]:
+        point.trust.notes.append(
+            f"hosts started {views['start_skew_ms']:.0f} ms apart "
+            f"(limit {views['start_skew_limit_ms']:.0f} ms)"
+        )

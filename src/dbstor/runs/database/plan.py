@@ -18,6 +18,7 @@ from dbstor.runs.folder import RunFolder
 from dbstor.runs.progress import Progress
 from dbstor.runs.telemetry import RunTelemetry
 from dbstor.study.model import DatabaseSpec, Slo, Target
+from dbstor.telemetry.disk import devices_for_path
 from dbstor.testfiles import Safety
 from dbstor.workloads.registry import workload_class
 
@@ -120,6 +121,15 @@ class DatabaseRunner:
 
     def setup(self) -> None:
         """The runner's own state, before its results header is made."""
+
+    def begin(self) -> None:
+        """The devices under the target (none for an external server), said in the run's
+        notes, and the first save of the results."""
+        spec = self.plan.database
+        data = self.plan.target.paths[0] if self.plan.target.paths else None
+        self.devices = devices_for_path(data) if data and spec.dsn is None else []
+        device_note(self.run, self.devices, external=spec.dsn is not None)
+        self.folder.save()
 
     def workload_header(self) -> dict[str, Any]:
         spec = self.plan.database

@@ -14,13 +14,13 @@ from typing import Any
 
 from dbstor.errors import PointFailed
 from dbstor.results.model import Load, Point, Run, run_status
-from dbstor.runs.database.plan import DatabaseRunner, device_note, instance_setup
+from dbstor.runs.database.plan import DatabaseRunner, instance_setup
 from dbstor.runs.database.point import DbPoint, TxnOutcome
 from dbstor.runs.database.summary import database_point, point_line
 from dbstor.runs.database.worker import DatabaseWorker
+from dbstor.runs.measuring import add_host_views
 from dbstor.runs.progress import live_device_iops
 from dbstor.runs.telemetry import measured_window, storage_text
-from dbstor.telemetry.disk import devices_for_path
 
 
 class DatabaseRun(DatabaseRunner):
@@ -36,10 +36,7 @@ class DatabaseRun(DatabaseRunner):
 
     def execute(self) -> Run:
         spec = self.plan.database
-        data = self.plan.target.paths[0] if self.plan.target.paths else None
-        self.devices = devices_for_path(data) if data and spec.dsn is None else []
-        device_note(self.run, self.devices, external=spec.dsn is not None)
-        self.folder.save()
+        self.begin()
         try:
             with run_status(self.run):
                 self._create_instances()
@@ -179,14 +176,7 @@ class DatabaseRun(DatabaseRunner):
             counts, result.rollbacks, result.measured_s, latency_ms=result.latency.stats()
         )
         done = database_point(load, outcome, plan.duration_s, plan.warmup_s, metrics)
-        if hasattr(self.worker, "host_views"):  # a point measured on several hosts
-            views = self.worker.host_views(load, plan.duration_s, plan.warmup_s)
-            done.hosts, done.start_skew_ms = views["hosts"], views["start_skew_ms"]
-            if views["start_skew_flagged"]:
-                done.trust.notes.append(
-                    f"hosts started {views['start_skew_ms']:.0f} ms apart "
-                    f"(limit {views['start_skew_limit_ms']:.0f} ms)"
-                )
+        add_host_views(done, self.worker, load, plan.duration_s, plan.warmup_s)
         if self.telemetry:
             window = measured_window(
                 outcome.started_at, plan.warmup_s, plan.duration_s, outcome.samples

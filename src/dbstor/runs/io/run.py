@@ -23,6 +23,7 @@ from dbstor.runs.io.plan import IoRunPlan, new_io_run
 from dbstor.runs.io.point import IoOutcome, IoPoint, profile_to_dict
 from dbstor.runs.io.summary import mark_saturation, point_line, summarise_point
 from dbstor.runs.io.worker import IoWorker
+from dbstor.runs.measuring import add_host_views
 from dbstor.runs.progress import Progress, live_device_iops
 from dbstor.runs.telemetry import RunTelemetry, measured_window, storage_text
 from dbstor.testfiles import Safety
@@ -175,14 +176,7 @@ class IoRun:
             raise
         point = summarise_point(load, repeats, plan.duration_s, plan.warmup_s)
         point.series = series
-        if hasattr(self.worker, "host_views"):  # a point measured on several hosts
-            views = self.worker.host_views(load, plan.duration_s, plan.warmup_s)
-            point.hosts, point.start_skew_ms = views["hosts"], views["start_skew_ms"]
-            if views["start_skew_flagged"]:
-                point.trust.notes.append(
-                    f"hosts started {views['start_skew_ms']:.0f} ms apart "
-                    f"(limit {views['start_skew_limit_ms']:.0f} ms)"
-                )
+        add_host_views(point, self.worker, load, plan.duration_s, plan.warmup_s)
         previous = next((p for p in reversed(self.run.points) if p.series == series and p.ok), None)
         mark_saturation(point, previous)
         point.started_at = datetime.now(UTC).isoformat(timespec="seconds")

@@ -25,7 +25,7 @@ from typing import Any
 from dbstor.analysis.queries import peak_of_queries
 from dbstor.errors import PointFailed
 from dbstor.results.model import Load, Point, Run, run_status
-from dbstor.runs.database.plan import DatabaseRunner, device_note, instance_setup
+from dbstor.runs.database.plan import DatabaseRunner, instance_setup
 from dbstor.runs.queries.point import QueryOutcome, QueryPoint
 from dbstor.runs.queries.summary import (
     failed_point,
@@ -35,7 +35,6 @@ from dbstor.runs.queries.summary import (
     query_point,
 )
 from dbstor.runs.queries.worker import QueryWorker
-from dbstor.telemetry.disk import devices_for_path
 
 
 class QueryRun(DatabaseRunner):
@@ -61,10 +60,7 @@ class QueryRun(DatabaseRunner):
 
     def execute(self) -> Run:
         spec = self.plan.database
-        data = self.plan.target.paths[0] if self.plan.target.paths else None
-        self.devices = devices_for_path(data) if data and spec.dsn is None else []
-        device_note(self.run, self.devices, external=spec.dsn is not None)
-        self.folder.save()
+        self.begin()
         try:
             with run_status(self.run):
                 self._create()
