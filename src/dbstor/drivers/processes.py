@@ -78,8 +78,11 @@ def run_in_processes(
     tick: Callable[[], None] | None = None,
     on_mark: Callable[[str], None] | None = None,
     group: ClientGroup | None = None,
+    on_running: Callable[[dict[str, Any]], None] | None = None,
 ) -> DriveResult:
     """Like VirtualUsers(...).run(), with the users dealt round-robin over `processes`.
+    `on_running(figures)` gets the users' running figures once a second while the measured
+    window runs (drivers.running; with one client process only, for now).
     `on_mark("measure_start")` and `on_mark("end")` are called, in this process, when the
     measured window starts and ends. With a `group` (an embedded engine's memory cap) the
     users always run in forked processes that join the group before they connect, and the
@@ -87,9 +90,9 @@ def run_in_processes(
     slots = [(i, u) for i in range(len(instances)) for u in range(users_per_instance)]
     processes = max(1, min(processes, len(slots)))
     if processes == 1 and group is None:
-        return VirtualUsers(instances, users_per_instance, think_time_ms, seed, rate).run(
-            warmup_s, duration_s, tick, on_mark
-        )
+        driver = VirtualUsers(instances, users_per_instance, think_time_ms, seed, rate)
+        driver.on_running = on_running
+        return driver.run(warmup_s, duration_s, tick, on_mark)
     context = multiprocessing.get_context("fork")
     children: list[tuple[Any, Any]] = []
     for share in (slots[p::processes] for p in range(processes)):
