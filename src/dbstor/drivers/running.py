@@ -34,3 +34,21 @@ def running_figures(tallies: Sequence[Tally], elapsed_s: float) -> dict[str, Any
         "elapsed_s": max(0.0, elapsed_s),
         "histogram": {"bins": dict(bins), "total_ns": total_ns, "max_ns": max_ns},
     }
+
+
+def merge_figures(parts: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """Running figures of several client processes added up (the latest of each): counts
+    and bins summed, the longest elapsed time, the largest maximum."""
+    bins: Counter[int] = Counter()
+    for part in parts:
+        bins.update({int(k): int(v) for k, v in part["histogram"]["bins"].items()})
+    return {
+        "ops": sum(int(p["ops"]) for p in parts),
+        "errors": sum(int(p["errors"]) for p in parts),
+        "elapsed_s": max((float(p["elapsed_s"]) for p in parts), default=0.0),
+        "histogram": {
+            "bins": dict(bins),
+            "total_ns": sum(float(p["histogram"]["total_ns"]) for p in parts),
+            "max_ns": max((float(p["histogram"]["max_ns"]) for p in parts), default=0.0),
+        },
+    }
