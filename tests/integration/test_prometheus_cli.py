@@ -160,3 +160,38 @@ def test_database_run_with_the_database_hosts_device(dbstor, tmp_path: Path) -> 
         remote = layers["remote_device"]
         assert remote["source"] == "node-exporter" and "missing" not in remote
         assert remote["cpu_util_pct"] is not None
+
+
+def test_query_run_gets_layers_too(dbstor, tmp_path: Path) -> None:
+    """A query run (dss) with --db-host: each point's layers, as a database run's, over the
+    seconds its streams ran (SQLite at this scale: points of seconds, longer than a scrape)."""
+    device = (devices_for_path(tmp_path) or [None])[0]
+    if device is None:
+        pytest.skip(f"no block device under {tmp_path}")
+    (tmp_path / "data").mkdir()
+    with node_exporter(tmp_path) as target, prometheus(tmp_path, {"node": [target]}) as server:
+        server.wait_for(f'node_disk_reads_completed_total{{instance="{target}"}}')
+        time.sleep(3)
+        result = dbstor(
+            "run",
+            "--engine", "sqlite",
+            "--workload", "dss",
+            "--scale", "0.05",
+            "--queries", "all",
+            "--streams", "1,2",
+            "--target", str(tmp_path / "data"),
+            "--prometheus", server.url,
+            "--db-host", f'instance="{target}",device="{device}"',
+            "--out", str(tmp_path / "results"),
+            timeout=300,
+        )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    results = json.loads(next((tmp_path / "results").glob("*/results.json")).read_text())
+    assert [p["load"]["value"] for p in results["points"]] == [1, 2]
+    for point in results["points"]:
+        layers = point["layers"]
+        assert list(layers) == ["client", "host_device", "remote_device"]
+        assert layers["client"]["source"] == "sqlite" and layers["client"]["tps"] > 0
+        remote = layers["remote_device"]
+        assert remote["source"] == "node-exporter" and "missing" not in remote
+        assert remote["cpu_util_pct"] is not None

@@ -21,6 +21,7 @@ from typing import Any
 from dbstor.analysis.curve import curve_points, find_knee, find_peak, slo_value, value_at_knee
 from dbstor.analysis.dss_compare import compare_query_runs, is_query_run
 from dbstor.analysis.labels import baseline_index, run_label
+from dbstor.analysis.layers import compare_layers
 from dbstor.results.model import Point, Run
 
 __all__ = ["METRICS", "comparability_warnings", "compare_runs", "factor_text", "run_label"]
@@ -260,7 +261,7 @@ def compare_runs(runs: Sequence[Run], baseline: str | None = None) -> dict[str, 
             }
         )
     same_load = _same_load(runs, labels, base_index, base_run, base_point)
-    return {
+    comparison = {
         "baseline": labels[base_index],
         "comparable": comparable,
         "warnings": warnings,
@@ -273,6 +274,11 @@ def compare_runs(runs: Sequence[Run], baseline: str | None = None) -> dict[str, 
         "per_disk": per_disk,
         "verdict": _verdict(comparable, warnings, same_load, factors, labels[base_index]),
     }
+    # Each layer (client, devices, storage) at the same load, baseline's layer = 100.
+    layers = compare_layers(runs, labels, labels[base_index], (same_load or {}).get("load"))
+    if layers is not None:
+        comparison["layers"] = layers
+    return comparison
 
 
 def _same_load(

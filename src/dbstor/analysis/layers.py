@@ -7,7 +7,11 @@ These functions take the per-point "layers" dict of results.json (telemetry.laye
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from dbstor.analysis.curve import curve_points, value_at_knee
+from dbstor.results.model import Point, Run
 
 LAYER_WORDS = {
     "client": "the client",
@@ -95,4 +99,72 @@ def normalise_layers(
             if layer in layers or layer in base:
                 row[layer] = value / ref * 100.0 if value is not None and ref else None
         out[label] = row
+    return out
+
+
+LAYER_KEYS = ("read_latency_ms", "write_latency_ms", "iops")  # compared at each layer
+
+
+def _compared_figure(layers: Layers | None, layer: str, key: str) -> float | None:
+    """A compared figure of one layer: IOPS are reads and writes together."""
+    if key != "iops":
+        return layer_figure(layers, layer, key)
+    parts = [layer_figure(layers, layer, f"{d}_iops") for d in ("read", "write")]
+    known = [v for v in parts if v is not None]
+    return sum(known) if known else None
+
+
+def compare_layers(
+    runs: Sequence[Run], labels: Sequence[str], baseline: str, load: Mapping[str, Any] | None
+) -> dict[str, Any] | None:
+    """Every run's layers at one load (interpolated on its curve, as the comparison's
+    same-load figures are), and each layer normalised to the baseline's same layer = 100
+    (TR-4367 Figures 1 and 2). None when no run has layers or there is no load."""
+    value = (load or {}).get("value")
+    points = [curve_points(run.points) for run in runs]
+    present = [
+        layer
+        for layer in LAYER_ORDER
+        if any(has_layer([p.layers for p in pts], layer) for pts in points)
+    ]
+    if value is None or not present:
+        return None
+    at_load: dict[str, dict[str, dict[str, float | None]]] = {}
+    for label, pts in zip(labels, points, strict=True):
+        at_load[label] = {
+            layer: {
+                key: value_at_knee(
+                    pts,
+                    {"load": value},
+                    lambda p, la=layer, k=key: _compared_figure(p.layers, la, k),
+                )
+                for key in LAYER_KEYS
+            }
+            for layer in present
+        }
+    by_key = {key: normalise_layers(at_load, baseline, key) for key in LAYER_KEYS}
+    entries = []
+    for label, pts in zip(labels, points, strict=True):
+        entry: dict[str, Any] = {
+            "label": label,
+            "values": at_load[label],
+            "normalised": {
+                layer: {key: by_key[key][label].get(layer) for key in LAYER_KEYS}
+                for layer in present
+            },
+        }
+        missing = _missing(pts)
+        if missing:
+            entry["missing"] = missing
+        entries.append(entry)
+    return {"load": dict(load or {}), "layers": present, "runs": entries}
+
+
+def _missing(points: Sequence[Point]) -> dict[str, str]:
+    """The first reason each layer went missing on a run's points."""
+    out: dict[str, str] = {}
+    for point in points:
+        for layer, entry in (point.layers or {}).items():
+            if "missing" in entry and layer not in out:
+                out[layer] = str(entry["missing"])
     return out

@@ -70,29 +70,28 @@ def run(args: argparse.Namespace) -> int:
         args.report.mkdir(parents=True, exist_ok=True)
         render(args.report, runs, comparison, "comparison")
     if args.json:
-        json.dump(
-            {
-                "baseline": comparison["baseline"],
-                "comparable": comparison["comparable"],
-                "warnings": comparison["warnings"],
-                "runs": [
-                    {
-                        "label": e["label"],
-                        "run_id": e["run_id"],
-                        "normalised": e["normalised"],
-                        "values": e["values"],
-                    }
-                    for e in comparison["runs"]
-                ],
-                "same_load": comparison.get("same_load"),
-                "factors": comparison["factors"],
-                "factors_at": comparison.get("factors_at"),
-                "verdict": comparison.get("verdict"),
-                "per_disk": comparison.get("per_disk", []),
-            },
-            sys.stdout,
-            indent=2,
-        )
+        out = {
+            "baseline": comparison["baseline"],
+            "comparable": comparison["comparable"],
+            "warnings": comparison["warnings"],
+            "runs": [
+                {
+                    "label": e["label"],
+                    "run_id": e["run_id"],
+                    "normalised": e["normalised"],
+                    "values": e["values"],
+                }
+                for e in comparison["runs"]
+            ],
+            "same_load": comparison.get("same_load"),
+            "factors": comparison["factors"],
+            "factors_at": comparison.get("factors_at"),
+            "verdict": comparison.get("verdict"),
+            "per_disk": comparison.get("per_disk", []),
+        }
+        if "layers" in comparison:  # runs with layers: each one normalised to the baseline's
+            out["layers"] = comparison["layers"]
+        json.dump(out, sys.stdout, indent=2)
         sys.stdout.write("\n")
     else:
         from dbstor.report.console import print_comparison

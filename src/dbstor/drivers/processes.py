@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any, Protocol
 
 from dbstor import lifeline
+from dbstor.drivers.running import merge_figures
 from dbstor.drivers.tally import DriveResult, error_line, merge, merge_results
 from dbstor.drivers.users import Instance, VirtualUsers
 from dbstor.drivers.window import Window
@@ -79,8 +80,12 @@ def run_in_processes(
     tick: Callable[[], None] | None = None,
     on_mark: Callable[[str], None] | None = None,
     group: ClientGroup | None = None,
+    on_running: Callable[[dict[str, Any]], None] | None = None,
 ) -> DriveResult:
     """Like VirtualUsers(...).run(), with the users dealt round-robin over `processes`.
+    `on_running(figures)` gets the users' running figures once a second while the measured
+    window runs (drivers.running): with several processes each sends its own once a second
+    and the latest of each are added up.
     `on_mark("measure_start")` and `on_mark("end")` are called, in this process, when the
     measured window starts and ends. With a `group` (an embedded engine's memory cap) the
     users always run in forked processes that join the group before they connect, and the
@@ -88,9 +93,9 @@ def run_in_processes(
     slots = [(i, u) for i in range(len(instances)) for u in range(users_per_instance)]
     processes = max(1, min(processes, len(slots)))
     if processes == 1 and group is None:
-        return VirtualUsers(instances, users_per_instance, think_time_ms, seed, rate).run(
-            warmup_s, duration_s, tick, on_mark
-        )
+        driver = VirtualUsers(instances, users_per_instance, think_time_ms, seed, rate)
+        driver.on_running = on_running
+        return driver.run(warmup_s, duration_s, tick, on_mark)
     context = multiprocessing.get_context("fork")
     children: list[tuple[Any, Any]] = []
     for share in (slots[p::processes] for p in range(processes)):
@@ -99,7 +104,7 @@ def run_in_processes(
         there = _Link(down_read, up_write)
         args = (
             there, instances, users_per_instance, think_time_ms, seed, rate, share, len(slots),
-            group,
+            group, on_running is not None,
         )  # fmt: skip
         child = context.Process(target=_child, args=args, daemon=True, name="dbstor-client")
         with _signals_held():  # a Ctrl-C that lands mid-fork must not be lost
@@ -108,7 +113,9 @@ def run_in_processes(
         there.close()
         children.append((child, _Link(up_read, down_write)))
     try:
-        return _conduct(children, warmup_s, duration_s, instances, rate, tick, on_mark, group)
+        return _conduct(
+            children, warmup_s, duration_s, instances, rate, tick, on_mark, group, on_running
+        )
     finally:
         for child, pipe in children:
             with contextlib.suppress(OSError):
@@ -130,8 +137,10 @@ def _conduct(
     tick: Callable[[], None] | None,
     on_mark: Callable[[str], None] | None = None,
     group: ClientGroup | None = None,
+    on_running: Callable[[dict[str, Any]], None] | None = None,
 ) -> DriveResult:
     fatal: str | None = None
+    latest: dict[int, dict[str, Any]] = {}  # each child's running figures
     for _, pipe in children:
         kind, value = _receive(pipe, tick)
         if kind == "fatal":
@@ -154,6 +163,11 @@ def _conduct(
                 except EOFError:
                     kind, value = "fatal", "a client process ended without its results"
                     pending.remove(child)
+                if kind == "running":
+                    latest[id(child)] = value
+                    if on_running is not None:
+                        on_running(merge_figures(list(latest.values())))
+                    continue
                 if kind == "fatal":
                     fatal = fatal or value
                     for _, other in pending:
@@ -228,14 +242,18 @@ def _child(
     slots: list[tuple[int, int]],
     total_users: int,
     group: ClientGroup | None = None,
+    live: bool = False,
 ) -> None:
-    """One client process: its share of the users, on the parent's clock."""
+    """One client process: its share of the users, on the parent's clock (with `live`, its
+    running figures to the parent once a second)."""
     signal.pthread_sigmask(signal.SIG_UNBLOCK, HELD_SIGNALS)
     if group is not None:
         group.join()  # before any memory of its own: all of it counts in the group
     driver = VirtualUsers(
         instances, users_per_instance, think_time_ms, seed, rate, slots, total_users
     )
+    if live:
+        driver.on_running = lambda figures: pipe.send(("running", figures))
     try:
         driver.prepare()
         pipe.send(("fatal", driver.fatal) if driver.fatal else ("ready", None))

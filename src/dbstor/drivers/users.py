@@ -30,6 +30,7 @@ from typing import Any
 from dbstor.analysis.histogram import LatencyHistogram
 from dbstor.drivers.multiplex import run_multiplexed
 from dbstor.drivers.pacing import Arrivals
+from dbstor.drivers.running import running_figures
 from dbstor.drivers.tally import (
     BIN_GROWTH,
     DriveResult,
@@ -236,6 +237,8 @@ class VirtualUsers:
         self._loop: threading.Thread | None = None  # drives the multiplexed users
         self.fatal: str | None = None
         self.rss_per_user: float | None = None
+        self.on_running: Callable[[dict[str, Any]], None] | None = None  # live figures
+        self._published = 0.0
 
     def all_slots(self) -> list[tuple[int, int]]:
         return [(i, u) for i in range(len(self.instances)) for u in range(self.users_per_instance)]
@@ -318,7 +321,17 @@ class VirtualUsers:
                 return None
             if tick:
                 tick()
+            self.publish_running()
         return time.process_time()
+
+    def publish_running(self) -> None:
+        """Hand the users' running figures to on_running, once a second in the window."""
+        now = time.monotonic()
+        if self.on_running is None or now < self.window.measure_start or now < self._published:
+            return
+        self._published = now + 1.0
+        tallies = [u.tally for u in self._users]
+        self.on_running(running_figures(tallies, now - self.window.measure_start))
 
     def _start_arrivals(self) -> None:
         assert self.rate

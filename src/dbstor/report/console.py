@@ -10,6 +10,7 @@ from rich.table import Table
 from rich.text import Text
 
 from dbstor.analysis.dss_compare import is_query_run
+from dbstor.analysis.layers import LAYER_WORDS
 from dbstor.report.database import console as database_console
 from dbstor.report.database.memory import memory_sentence
 from dbstor.report.io import console as io_console
@@ -114,6 +115,7 @@ def print_comparison(comparison: dict, console: Console | None = None) -> None:
         )
     for warning in comparison.get("warnings") or []:
         console.print(Text(f"warning: {warning}", style="yellow"))
+    print_layer_comparison(comparison, console)
     for lead, text in verdict_lines(comparison):
         console.print(Text(f"{lead}: {text}"))
     per_disk = comparison.get("per_disk") or []
@@ -138,3 +140,46 @@ def print_comparison(comparison: dict, console: Console | None = None) -> None:
                 fmt_factor(row.get("per_disk_efficiency")),
             )
         console.print(disks)
+
+
+LAYER_COLUMNS = (
+    ("read_latency_ms", "read latency"),
+    ("write_latency_ms", "write latency"),
+    ("iops", "IOPS"),
+)
+
+
+def print_layer_comparison(comparison: dict, console: Console) -> None:
+    """Each run's latency and IOPS at every layer at the same load, with the baseline's
+    same layer = 100 in brackets (TR-4367 Figures 1 and 2); nothing without layers."""
+    block = comparison.get("layers")
+    if not block:
+        return
+    load = block.get("load") or {}
+    value = load.get("value")
+    at = f"{load.get('kind') or 'load'} {fmt_num(value)}" if value is not None else DASH
+    table = Table(
+        title=Text(f"By layer, at {at} ({comparison.get('baseline')}'s layer = 100)"),
+        title_justify="left",
+        header_style="bold",
+    )
+    table.add_column("run")
+    table.add_column("layer")
+    for _, header in LAYER_COLUMNS:
+        table.add_column(header, justify="right")
+    for run in block.get("runs") or []:
+        missing = run.get("missing") or {}
+        for layer in block.get("layers") or []:
+            values = (run.get("values") or {}).get(layer) or {}
+            normalised = (run.get("normalised") or {}).get(layer) or {}
+            cells = []
+            for key, _ in LAYER_COLUMNS:
+                shown = fmt_ms(values.get(key)) if key != "iops" else fmt_iops(values.get(key))
+                norm = normalised.get(key)
+                cells.append(shown if norm is None else f"{shown} ({fmt_num(norm, 3)})")
+            if all(values.get(key) is None for key, _ in LAYER_COLUMNS) and layer in missing:
+                cells = [f"missing: {missing[layer]}", "", ""]
+            table.add_row(
+                Text(str(run.get("label"))), Text(LAYER_WORDS.get(layer, layer)), *map(Text, cells)
+            )
+    console.print(table)

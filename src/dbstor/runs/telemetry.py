@@ -49,20 +49,31 @@ class RunTelemetry:
         number: int,
         load: dict[str, float],
         device_iops: Callable[[], float | None] | None = None,
+        running: Callable[[], dict[str, Any] | None] | None = None,
     ) -> None:
         """A point begins: live, its number and load, and (every second until it finishes)
-        `device_iops()`, this host's device IOPS from the worker's latest sample."""
+        `device_iops()`, this host's device IOPS from the worker's latest sample, and
+        `running()`, the users' running figures (ops, errors, elapsed_s, histogram)."""
         if self.live is None:
             return
         self._stop_ticker()
         self.live.start_point(number, load)
-        if device_iops is not None:
+        if device_iops is not None or running is not None:
             stop = threading.Event()
             live = self.live
 
             def tick() -> None:
                 while not stop.wait(1.0):
-                    live.device_sample(device_iops())
+                    if device_iops is not None:
+                        live.device_sample(device_iops())
+                    figures = running() if running is not None else None
+                    if figures:
+                        live.update(
+                            int(figures["ops"]),
+                            int(figures["errors"]),
+                            float(figures["elapsed_s"]),
+                            figures.get("histogram"),
+                        )
 
             self._ticker = (stop, threading.Thread(target=tick, name="dbstor-live", daemon=True))
             self._ticker[1].start()

@@ -173,3 +173,17 @@ def test_window_marks_come_at_the_measured_windows_start_and_end(tmp_path, proce
     assert [name for name, _ in marks] == ["measure_start", "end"]
     (_, start), (_, end) = marks
     assert start >= 0.6 and end - start >= 0.4 - 0.01  # never before the moments they mark
+
+
+@pytest.mark.parametrize("processes", [1, 2])
+def test_running_figures_come_once_a_second_and_only_grow(tmp_path, processes):
+    seen = []
+    result = run_in_processes(
+        [instance(tmp_path)], 4, processes, warmup_s=0.2, duration_s=2.6, on_running=seen.append
+    )
+    assert result.fatal is None and len(seen) >= 2
+    ops = [figures["ops"] for figures in seen]
+    assert ops == sorted(ops) and 0 < ops[-1] <= result.commits
+    for figures in seen:  # the running histogram holds every transaction counted
+        assert sum(figures["histogram"]["bins"].values()) == figures["ops"]
+        assert 0 <= figures["elapsed_s"] <= 2.6 + 0.5

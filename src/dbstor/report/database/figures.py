@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from dbstor.report.database.overlay import (
     Overlay,
     device_read_ms,
+    on_remote_device,
     placed_points,
     storage_knee,
     storage_read_ms,
@@ -62,7 +63,12 @@ def overlay_chart(overlay: Overlay, names: dict[str, str]) -> str:
             who = names.get(run.run_id, who)
         series.append(
             Series(
-                f"database, {who}: device read await",
+                f"database, {who}: "
+                + (
+                    "its server's device read await"
+                    if on_remote_device(run)
+                    else "device read await"
+                ),
                 [p.iops for p in points],
                 [device_read_ms(p) for p in points],
                 [point_label(p) for p in points],

@@ -4,14 +4,18 @@ from the data.
 
 A database run's IOPS are what the device under the target saw, not what the engine asked
 for; its read latency is the device's await (diskstats has a mean, not a distribution).
+A database on an external server is placed by its own device when `--db-host` named it
+(the remote_device layer, from that server's node_exporter), and the caption says so;
+without it the run is left off, as this host's device is not the database's.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from dbstor.analysis.curve import value_at_knee
+from dbstor.analysis.layers import layer_figure
 from dbstor.report.database.memory import is_external, memory_detail
 from dbstor.report.kit.fmt import capitalise, fmt_iops, fmt_share, join_words, load_text
 from dbstor.report.kit.summary import (
@@ -23,7 +27,7 @@ from dbstor.report.kit.summary import (
     reads_from_memory,
     slo_of,
 )
-from dbstor.results.model import Point, Run
+from dbstor.results.model import LatencyStats, Point, Run
 
 
 @dataclass
@@ -33,7 +37,7 @@ class Overlay:
 
     label: str
     storage: list[Run]  # fio runs; the first is the curve the caption reads
-    databases: list[Run]  # managed database runs, placed on the curve
+    databases: list[Run]  # database runs placed on the curve (external ones by --db-host)
     external: list[Run] = field(default_factory=list)  # left out: their devices are elsewhere
 
 
@@ -52,16 +56,63 @@ def overlays(runs: Sequence[Run]) -> list[Overlay]:
         if not fio or not dbs:
             continue
         fio.sort(key=lambda r: (r.workload or {}).get("name") != "io-oltp")
-        managed = [r for r in dbs if not is_external(r)]
-        external = [r for r in dbs if is_external(r)]
-        if managed:  # an external server's devices are elsewhere: nothing to place
-            out.append(Overlay(label, fio, managed, external))
+        placed = [r for r in dbs if not is_external(r) or on_remote_device(r)]
+        external = [r for r in dbs if is_external(r) and not on_remote_device(r)]
+        if placed:  # an external server's devices are elsewhere unless --db-host named one
+            out.append(Overlay(label, fio, placed, external))
     return out
 
 
+def on_remote_device(run: Run) -> bool:
+    """An external database run placed by its server's own device: --db-host gave the
+    remote_device layer figures on some finished point."""
+    return is_external(run) and any(_remote_iops(p) is not None for p in ok_points(run) if p.layers)
+
+
+def _remote_iops(point: Point) -> tuple[float, float] | None:
+    reads = layer_figure(point.layers, "remote_device", "read_iops")
+    writes = layer_figure(point.layers, "remote_device", "write_iops")
+    if reads is None and writes is None:
+        return None
+    return reads or 0.0, writes or 0.0
+
+
+def _as_remote(point: Point) -> Point | None:
+    """The point as the database host's device saw it (None where that layer has no figures)."""
+    iops = _remote_iops(point)
+    if iops is None:
+        return None
+    reads, writes = iops
+    read_ms = layer_figure(point.layers, "remote_device", "read_latency_ms")
+    engine_io = dict(point.engine_io or {})
+    engine_io["device_reads_per_txn"] = reads / point.tps if point.tps else None
+    return replace(
+        point,
+        read_iops=reads,
+        write_iops=writes,
+        read_lat_ms=LatencyStats(mean=read_ms) if read_ms is not None else None,
+        engine_io=engine_io,
+    )
+
+
 def placed_points(run: Run) -> list[Point]:
-    """A database run's finished points that have device IOPS to place on the curve."""
+    """A database run's finished points that have device IOPS to place on the curve: the
+    database host's device (remote_device) for an external server --db-host named, else
+    this host's device under the target."""
+    if on_remote_device(run):
+        remote = [_as_remote(p) for p in ok_points(run)]
+        return [p for p in remote if p is not None]
     return [p for p in ok_points(run) if p.read_iops is not None or p.write_iops is not None]
+
+
+def remote_sentence(run: Run, name: str) -> str:
+    """What the caption says of a run placed by the database host's own device."""
+    selection = ((run.study or {}).get("telemetry") or {}).get("db_host")
+    which = f" ({selection})" if selection else ""
+    return (
+        f"{name} ran on an external server: its markers are that server's own device{which}, "
+        "from its node_exporter through Prometheus (--db-host), not this host's."
+    )
 
 
 def device_read_ms(point: Point) -> float:
@@ -147,6 +198,8 @@ def overlay_caption(overlay: Overlay, names: dict[str, str]) -> str:
                 )
             )
             continue
+        if on_remote_device(run):
+            sentences.append(remote_sentence(run, names.get(run.run_id, run.run_id)))
         busiest = max(points, key=lambda p: p.iops)
         writes = (busiest.write_iops or 0.0) / busiest.iops if busiest.iops else 0.0
         mix = ""

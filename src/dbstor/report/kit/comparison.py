@@ -21,6 +21,7 @@ from dbstor.report.kit.fmt import (
     fmt_value,
     load_text,
 )
+from dbstor.report.kit.layer_comparison import layer_comparison_block
 from dbstor.report.kit.svg import PALETTE
 
 COMPARED = (
@@ -135,6 +136,7 @@ def comparison_block(comparison: dict[str, Any]) -> str:
         f'<div class="scroll"><table><thead><tr><th>run</th><th>workload</th><th>at</th>{head}'
         f"</tr></thead><tbody>{body}</tbody></table></div>"
     )
+    parts.append(layer_comparison_block(comparison))
     parts.append(_matched_table(comparison, keys))
     parts.append(_per_disk_table(comparison.get("per_disk") or []))
     return f'<section class="comparison">{"".join(parts)}</section>'

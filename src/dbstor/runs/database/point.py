@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import socket
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -99,9 +100,13 @@ class TxnOutcome:
 
 
 def measure_database_point(
-    instances: list[Instance], point: DbPoint, sampler: Sampler | None = None
+    instances: list[Instance],
+    point: DbPoint,
+    sampler: Sampler | None = None,
+    on_running: Callable[[dict[str, Any]], None] | None = None,
 ) -> TxnOutcome:
-    """Drive the point's users against the first `point.instances` instances."""
+    """Drive the point's users against the first `point.instances` instances;
+    `on_running(figures)` gets their running figures once a second (drivers.running)."""
     active = instances[: point.instances]
     sampler = sampler or Sampler(point.devices)
     group = embedded_cap(active)
@@ -125,6 +130,7 @@ def measure_database_point(
             rate=point.rate,
             on_mark=read_counters,
             group=group,
+            on_running=on_running,
         )
     finally:
         samples = sampler.stop()

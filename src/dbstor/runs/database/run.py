@@ -144,6 +144,7 @@ class DatabaseRun(DatabaseRunner):
                 index + 1,
                 {load.kind: load.value, "users": load.jobs},
                 lambda: live_device_iops(self.worker.latest()),
+                getattr(self.worker, "running", None),  # the users' tallies, live
             )
         with self.progress.point(
             title,

@@ -55,6 +55,7 @@ class DatabaseWorker:
         self.say = say or (lambda message: None)
         self.instances: list[Instance] = []
         self.sampler: Sampler | None = None
+        self.figures: dict[str, Any] | None = None  # the users' running figures, live
 
     def prepare(self, setup: dict[str, Any]) -> dict[str, Any]:
         """Create, start and load one instance (setup from runs.database.plan.instance_setup):
@@ -92,11 +93,23 @@ class DatabaseWorker:
         """One load point -> its TxnOutcome as a dict."""
         described = DbPoint.from_dict(point)
         self.sampler = Sampler(described.devices)
-        return measure_database_point(self.instances, described, self.sampler).to_dict()
+        self.figures = None
+        outcome = measure_database_point(
+            self.instances, described, self.sampler, on_running=self._keep_figures
+        )
+        return outcome.to_dict()
+
+    def _keep_figures(self, figures: dict[str, Any]) -> None:
+        self.figures = figures
 
     def latest(self) -> dict[str, Any] | None:
         sample = self.sampler.latest() if self.sampler else None
         return dict(sample) if sample else None
+
+    def running(self) -> dict[str, Any] | None:
+        """The users' latest running figures in the point being measured (drivers.running),
+        None before the measured window starts."""
+        return self.figures
 
     def objects(self) -> list[dict[str, Any]]:
         """Per-object I/O of the first instance since it started (for the placement advisor)."""

@@ -26,6 +26,7 @@ from dbstor.analysis.queries import peak_of_queries
 from dbstor.errors import PointFailed
 from dbstor.results.model import Load, Point, Run, run_status
 from dbstor.runs.database.plan import DatabaseRunner, instance_setup
+from dbstor.runs.progress import live_device_iops
 from dbstor.runs.queries.point import QueryOutcome, QueryPoint
 from dbstor.runs.queries.summary import (
     failed_point,
@@ -35,6 +36,7 @@ from dbstor.runs.queries.summary import (
     query_point,
 )
 from dbstor.runs.queries.worker import QueryWorker
+from dbstor.runs.telemetry import measured_window, storage_text
 
 
 class QueryRun(DatabaseRunner):
@@ -161,6 +163,10 @@ class QueryRun(DatabaseRunner):
             devices=tuple(self.devices),
         )
         started = time.monotonic()
+        if self.telemetry:
+            self.telemetry.start_point(
+                index + 1, {"streams": streams}, lambda: live_device_iops(self.worker.latest())
+            )
         try:
             data = self.worker.measure(point.to_dict(), on_record)
         except PointFailed as exc:  # the engine did not come back for a cold point
@@ -186,9 +192,12 @@ class QueryRun(DatabaseRunner):
             self.folder.save()
             raise PointFailed(f"{title}: {failed.error}")
         done = query_point(load, outcome, started_at, self.database_bytes, self.cache)
+        if self.telemetry:  # the layers over the seconds the streams ran (no warm-up)
+            window = measured_window(outcome.started_at, 0.0, outcome.wall_s, outcome.samples)
+            self.telemetry.finish_point(index + 1, done, [window], self.plan.database.engine)
         self._replace(index, done)
         self.folder.save()
-        self.progress.say(point_line(title, done))
+        self.progress.say(point_line(title, done) + storage_text(done))
         return done
 
     def _replace(self, index: int, point: Point) -> None:

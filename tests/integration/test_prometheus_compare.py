@@ -1,0 +1,67 @@
+"""Two targets with layers from a real Prometheus, compared layer by layer through the CLI:
+the study's comparison.json, `dbstor compare --json`, its terminal table and its report
+normalise each layer to the baseline's same layer = 100 (TR-4367 Figures 1 and 2)."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import pytest
+from prom_servers import node_exporter, prometheus
+
+from dbstor.telemetry.disk import devices_for_path
+
+pytestmark = [pytest.mark.integration, pytest.mark.skip_without_fio]
+
+
+def test_two_targets_compared_by_layer(dbstor, tmp_path: Path) -> None:
+    device = (devices_for_path(tmp_path) or [None])[0]
+    if device is None:
+        pytest.skip(f"no block device under {tmp_path}")
+    for name in ("a", "b"):
+        (tmp_path / name).mkdir()
+    out = tmp_path / "results"
+    with node_exporter(tmp_path) as target, prometheus(tmp_path, {"node": [target]}) as server:
+        server.wait_for(f'node_disk_reads_completed_total{{instance="{target}"}}')
+        time.sleep(3)
+        result = dbstor(
+            "io",
+            "--target", f"A={tmp_path / 'a'}",
+            "--target", f"B={tmp_path / 'b'}",
+            "--profile", "io-oltp",
+            "--iodepth", "1,4",
+            "--duration", "3s",
+            "--warmup", "1s",
+            "--size", "32MiB",
+            "--prometheus", server.url,
+            "--db-host", f'instance="{target}",device="{device}"',
+            "--quiet",
+            "--out", str(out),
+            timeout=300,
+        )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    (study,) = [p for p in out.iterdir() if p.is_dir()]
+    saved = json.loads((study / "comparison.json").read_text())["layers"]
+    assert saved["layers"] == ["client", "host_device", "remote_device"]
+    base, other = saved["runs"]
+    assert base["label"] == "A" and other["label"] == "B"
+    for layer in saved["layers"]:
+        assert base["normalised"][layer]["iops"] == pytest.approx(100.0)
+        assert base["normalised"][layer]["read_latency_ms"] == pytest.approx(100.0)
+        assert other["normalised"][layer]["iops"] > 0
+    # The same device seen by /proc and by node_exporter: the two layers agree for B too.
+    assert other["normalised"]["remote_device"]["iops"] == pytest.approx(
+        other["normalised"]["host_device"]["iops"], rel=0.1
+    )
+
+    shown = dbstor("compare", str(study), "--json", "--report", str(tmp_path / "cmp"))
+    assert shown.returncode == 0, shown.stderr
+    layers = json.loads(shown.stdout)["layers"]
+    assert layers["runs"][1]["normalised"] == other["normalised"]
+    assert "Layer by layer" in (tmp_path / "cmp" / "report.html").read_text()
+    table = dbstor("compare", str(study))
+    assert table.returncode == 0, table.stderr
+    assert "By layer, at" in table.stdout and "(A's layer = 100)" in table.stdout
+    assert "the database host's device" in table.stdout
