@@ -156,3 +156,27 @@ def test_a_database_load_that_fills_the_disk_is_one_line(dbstor, tmp_path, tmpfs
     assert "filled up while loading brokerage" in last and str(small) in last
     assert "Traceback" not in proc.stderr
     assert list(small.iterdir()) == []
+
+
+def test_compare_report_to_a_read_only_folder_is_one_line(dbstor, tmp_path, tmpfs):
+    """compare --report into a read-only file system: the flag named, exit 2, no trace."""
+    for name in ("a", "b"):
+        (tmp_path / name).mkdir()
+    proc = dbstor(
+        "io", "--target", f"A={tmp_path / 'a'}", "--target", f"B={tmp_path / 'b'}",
+        "--iodepth", "1", "--duration", "1", "--warmup", "0", "--size", "16MiB",
+        "--out", tmp_path / "out", "--quiet",
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    (run_folder,) = (tmp_path / "out").iterdir()  # the study folder: two runs
+    read_only = tmpfs("ro", "1m")
+    subprocess.run(["mount", "-o", "remount,ro", str(read_only)], check=True)
+    for where in (read_only, read_only / "sub"):
+        proc = dbstor("compare", run_folder, "--report", where)
+        assert proc.returncode == 2, proc.stderr
+        assert proc.stderr.strip().splitlines() == [
+            line
+            for line in proc.stderr.strip().splitlines()
+            if line.startswith("dbstor: error: --report")
+        ]
+        assert "Traceback" not in proc.stderr

@@ -329,7 +329,8 @@ def _verdict(
     lines = []
     if same_load:
         load = same_load["load"]
-        what = f"{load['kind']} {load['value']:g}" if load["kind"] else f"load {load['value']:g}"
+        value = f"{load['value']:.3g}"
+        what = f"{load['kind']} {value}" if load["kind"] else f"load {value}"
         lines += [
             {
                 "lead": f"{f['label']} vs {baseline} at the same load ({what}, {same_load['basis']})",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -40,6 +41,18 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.set_defaults(handler=run)
 
 
+def writable_folder(folder: Path, flag: str) -> None:
+    """Make the folder, or say in one line why it cannot hold the report."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise UserError(
+            f"{flag} {folder}: cannot create it ({exc.strerror}); choose a folder you can write"
+        ) from None
+    if not os.access(folder, os.W_OK):
+        raise UserError(f"{flag} {folder}: cannot write there; choose a folder you can write")
+
+
 def run(args: argparse.Namespace) -> int:
     runs: list[Run] = []
     folders: list[Path] = []
@@ -67,7 +80,7 @@ def run(args: argparse.Namespace) -> int:
     if args.report:
         from dbstor.runs.study import render
 
-        args.report.mkdir(parents=True, exist_ok=True)
+        writable_folder(args.report, "--report")
         render(args.report, runs, comparison, "comparison")
     if args.json:
         out = {
