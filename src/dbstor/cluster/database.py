@@ -118,15 +118,7 @@ class ClusterDatabaseWorker:
                     "device": asdict(alone.device) if alone.device else None,
                     "cpu": asdict(alone.cpu) if alone.cpu else None,
                     "errors": alone.errors,
-                    "started_at": self.last.starts[host],
-                    "start_offset_ms": (self.last.starts[host] - min(self.last.starts.values()))
-                    * 1000,
-                    "clock_offset_ms": self.session.offsets[host].offset_s * 1000,
+                    **self.last.start_of(host, self.session.offsets[host].offset_s),
                 }
             )
-        return {
-            "hosts": hosts,
-            "start_skew_ms": self.last.skew_s * 1000,
-            "start_skew_limit_ms": self.last.skew_limit_s * 1000,
-            "start_skew_flagged": self.last.flagged,
-        }
+        return self.last.views(hosts)

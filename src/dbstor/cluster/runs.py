@@ -38,8 +38,7 @@ def run_study_on_hosts(
             for path in target.paths:
                 spec = {"fio": True, "target": str(path), "min_free_bytes": study.file_size}
                 session.preflight(spec)
-        offsets = ", ".join(f"{h} {o.offset_s * 1000:+.1f} ms" for h, o in session.offsets.items())
-        progress.say(f"hosts {', '.join(session.offsets)}; clock offsets {offsets}")
+        _say_hosts(session, progress)
         return run_study(
             study,
             out,

@@ -58,6 +58,23 @@ class ClusterPoint:
     def __post_init__(self) -> None:
         self.flagged = self.skew_s > self.skew_limit_s
 
+    def start_of(self, host: str, clock_offset_s: float) -> dict[str, float]:
+        """When a host really started, how far after the first, and its clock offset."""
+        return {
+            "started_at": self.starts[host],
+            "start_offset_ms": (self.starts[host] - min(self.starts.values())) * 1000,
+            "clock_offset_ms": clock_offset_s * 1000,
+        }
+
+    def views(self, hosts: list[dict[str, Any]]) -> dict[str, Any]:
+        """The hosts' own figures with the point's start skew and whether it was flagged."""
+        return {
+            "hosts": hosts,
+            "start_skew_ms": self.skew_s * 1000,
+            "start_skew_limit_ms": self.skew_limit_s * 1000,
+            "start_skew_flagged": self.flagged,
+        }
+
 
 class ClusterSession:
     def __init__(

@@ -14,7 +14,7 @@ import socket
 import time
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from dbstor.drivers.fio_job import PointSpec, build_point_job
 from dbstor.drivers.fio_output import FioRun
@@ -150,18 +150,29 @@ class IoOutcome:
         )
 
 
-def run_fio(point: IoPoint, timeout_s: float) -> tuple[Any, str, str, str]:
-    """Run the point's job once in a scratch folder: (result, job text, output, engine).
-    When io_uring cannot run here, the same job runs again on libaio."""
+class FioRan(NamedTuple):
+    """One fio run: its parsed result, the job file, fio's output, the engine that ran, and
+    the note when io_uring was refused and libaio ran instead."""
+
+    result: Any
+    job_text: str
+    output: str
+    engine: str
+    fallback_note: str | None = None
+
+
+def run_fio(point: IoPoint, timeout_s: float) -> FioRan:
+    """Run the point's job once in a scratch folder; when io_uring cannot run here, the
+    same job runs again on libaio."""
     engine = point.ioengine or point.profile.ioengine
     try:
-        return (*_run_in_scratch(point, timeout_s), engine)
+        return FioRan(*_run_in_scratch(point, timeout_s), engine)
     except EngineUnavailable as exc:
         if engine != "io_uring":
             raise PointFailed(f"fio's I/O engine is unavailable: {exc}") from None
-        fallback = replace(point, ioengine=FALLBACK_ENGINE)
-        result, job_text, output = _run_in_scratch(fallback, timeout_s)
-        return result, job_text, output, f"{FALLBACK_ENGINE} ({exc})"
+        ran = _run_in_scratch(replace(point, ioengine=FALLBACK_ENGINE), timeout_s)
+        note = f"io_uring is unavailable here ({exc}); fell back to libaio"
+        return FioRan(*ran, FALLBACK_ENGINE, note)
 
 
 def _run_in_scratch(point: IoPoint, timeout_s: float) -> tuple[Any, str, str]:
@@ -182,16 +193,12 @@ def measure_io_point(point: IoPoint, sampler: Sampler | None = None) -> IoOutcom
     sampler.start()
     started_at, started = time.time(), time.monotonic()
     try:
-        result, job_text, output, engine = run_fio(point, point.duration_s + point.warmup_s + 120)
+        ran = run_fio(point, point.duration_s + point.warmup_s + 120)
     finally:
         samples = sampler.stop()
     wall = time.monotonic() - started
     cpu, device = sampler.summarise(samples, start_s=point.warmup_s)
-    notes = []
-    if engine.startswith(FALLBACK_ENGINE):
-        reason = engine.split("(", 1)[1].rstrip(")")
-        notes.append(f"io_uring is unavailable here ({reason}); fell back to libaio")
-        engine = FALLBACK_ENGINE
+    result = ran.result
     return IoOutcome(
         fio=result.run,
         read_iops_per_second=result.read_iops_per_second,
@@ -199,10 +206,10 @@ def measure_io_point(point: IoPoint, sampler: Sampler | None = None) -> IoOutcom
         samples=sample_rows(samples),
         cpu=cpu,
         device=device,
-        job_text=job_text,
-        output_text=output,
-        ioengine=engine,
+        job_text=ran.job_text,
+        output_text=ran.output,
+        ioengine=ran.engine,
         started_at=started_at,
         wall_s=wall,
-        notes=notes,
+        notes=[ran.fallback_note] if ran.fallback_note else [],
     )

@@ -116,9 +116,10 @@ def _write_files(
 
 def precondition(
     prepared: Prepared, profile: Profile, duration_s: float, where: str, say: Callable[[str], None]
-) -> str:
+) -> str | None:
     """SNIA PTS-style: random 8K writes over the whole file until the IOPS are steady
-    (five rounds within 20% of their mean). Returns the engine that ran."""
+    (five rounds within 20% of their mean). Returns the note when io_uring was refused
+    and libaio ran instead."""
     seconds = max(2, min(PRECONDITION_ROUND_S, round(duration_s)))
     say(
         f"preconditioning: random 8K writes until IOPS are steady (at most {PRECONDITION_ROUNDS} rounds of {seconds} s)"
@@ -134,7 +135,7 @@ def precondition(
     )
     files = prepared.files
     history: list[float] = []
-    engine = profile.ioengine
+    fallback_note = None
     for round_no in range(PRECONDITION_ROUNDS):
         point = IoPoint(
             name=f"precondition-{round_no + 1}",
@@ -148,9 +149,10 @@ def precondition(
             direct=files.direct,
             where=where,
         )
-        result, job_text, output, engine = run_fio(point, seconds + 120)
-        prepared.jobs[point.name] = (job_text, output)
-        history.append(result.run.write.iops)
+        ran = run_fio(point, seconds + 120)
+        prepared.jobs[point.name] = (ran.job_text, ran.output)
+        fallback_note = fallback_note or ran.fallback_note
+        history.append(ran.result.run.write.iops)
         window = history[-5:]
         if len(window) == 5 and (max(window) - min(window)) <= 0.2 * (sum(window) / 5):
             break
@@ -158,4 +160,4 @@ def precondition(
         f"preconditioned in {len(history)} rounds; write IOPS per round: "
         + ", ".join(f"{v:,.0f}" for v in history)
     )
-    return engine
+    return fallback_note

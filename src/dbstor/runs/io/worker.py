@@ -46,8 +46,10 @@ class IoWorker:
         lay_out(prepared, where, DataPattern(**setup.get("data", {})), self.say)
         if setup.get("precondition"):
             profile = profile_from_dict(setup["profile"])
-            engine = precondition(prepared, profile, float(setup["duration_s"]), where, self.say)
-            self._engine_used(engine, prepared.notes)
+            note = precondition(prepared, profile, float(setup["duration_s"]), where, self.say)
+            if note and self.engine_override is None:
+                self.engine_override = FALLBACK_ENGINE
+                prepared.notes.append(note)
         return prepared.to_dict()
 
     def measure(self, point: dict[str, Any]) -> dict[str, Any]:
@@ -71,9 +73,3 @@ class IoWorker:
         if self.prepared and not self.safety.keep:
             self.prepared.files.remove()
         return {"notes": []}
-
-    def _engine_used(self, engine: str, notes: list[str]) -> None:
-        if engine.startswith(FALLBACK_ENGINE) and self.engine_override is None:
-            self.engine_override = FALLBACK_ENGINE
-            reason = engine.split("(", 1)[1].rstrip(")") if "(" in engine else engine
-            notes.append(f"io_uring is unavailable here ({reason}); fell back to libaio")
