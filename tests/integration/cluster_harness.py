@@ -237,3 +237,199 @@ def is_loopback(address: str) -> bool:
     if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
         ip = ip.ipv4_mapped
     return ip.is_loopback
+
+
+LINK_NET = "10.231.0.0/30"  # private to the two namespaces below: no other network sees it
+HEAD_IP, CUT_IP = "10.231.0.1", "10.231.0.2"
+LINK_HEAD, LINK_CUT = "dbsa", "dbsb"
+
+
+def can_cut() -> str | None:
+    """Why a host cannot be cut off here (besides can_run), or None."""
+    return None if shutil.which("nft") else "nft is not installed (apt-get install nftables)"
+
+
+class LinkedCluster(LoopbackCluster):
+    """Like LoopbackCluster, but the last host is a network namespace of its own, joined to
+    the others' by a veth pair with two private addresses, so the test can cut its link.
+
+    The head and every other host run in the first namespace on HEAD_IP; the last host runs
+    in its own namespace on CUT_IP. cut() drops every packet that crosses the link, in both
+    directions, with nft on the head's end (silently: no reset, no unreachable, as when a
+    cable or a switch port goes); mend() lets them through again. Nothing else is reachable
+    from either namespace (no default route, no other interface)."""
+
+    def __init__(self, hosts: Sequence[str], node_env: dict[str, dict[str, str]] | None = None):
+        super().__init__(hosts, node_env)
+        self.address = f"{HEAD_IP}:{PORT}"
+        self.cut_host = self.hosts[-1]
+        self.cut_holder: subprocess.Popen | None = None
+        self.cut_inode = ""
+
+    def start(self) -> None:
+        self.holder = _namespace_holder()
+        self.ns_inode = _wait_inode(self.holder)
+        self.cut_holder = _namespace_holder()
+        self.cut_inode = _wait_inode(self.cut_holder)
+        time.sleep(0.3)
+        cut_pid = str(self.cut_holder.pid)
+        for args in (
+            ["ip", "link", "add", LINK_HEAD, "type", "veth", "peer", "name", LINK_CUT],
+            ["ip", "link", "set", LINK_CUT, "netns", cut_pid],
+            ["sysctl", "-qw", f"net.ipv6.conf.{LINK_HEAD}.disable_ipv6=1"],  # no fe80:: either
+            ["ip", "addr", "add", f"{HEAD_IP}/30", "dev", LINK_HEAD],
+            ["ip", "link", "set", LINK_HEAD, "up"],
+        ):
+            subprocess.run(self._in_ns(args), check=True)
+        for args in (
+            ["sysctl", "-qw", f"net.ipv6.conf.{LINK_CUT}.disable_ipv6=1"],
+            ["ip", "addr", "add", f"{CUT_IP}/30", "dev", LINK_CUT],
+            ["ip", "link", "set", LINK_CUT, "up"],
+        ):
+            subprocess.run(self._in_cut_ns(args), check=True)
+        *heads, last = self.hosts
+        head, *others = heads
+        self._ray_start_at(head, ["--head", f"--port={PORT}", "--include-dashboard=false"])
+        for name in others:
+            self._ray_start_at(name, [f"--address={self.address}"])
+        self._ray_start_at(last, [f"--address={self.address}"])
+        self.wait_nodes(len(self.hosts))
+
+    def _in_cut_ns(self, args: Sequence[str]) -> list[str]:
+        assert self.cut_holder is not None
+        return ["nsenter", f"--net=/proc/{self.cut_holder.pid}/ns/net", *args]
+
+    def _ray_start_at(self, name: str, flags: list[str]) -> None:
+        ip = CUT_IP if name == self.cut_host else HEAD_IP
+        args = [
+            str(BIN / "ray"),
+            "start",
+            *flags,
+            f"--node-ip-address={ip}",
+            "--num-cpus=1",
+            f"--resources={json.dumps({f'dbstor-host:{name}': 1})}",
+            "--disable-usage-stats",
+        ]
+        if "--head" in flags:
+            args.append(f"--temp-dir={self.temp}")
+        enter = self._in_cut_ns if name == self.cut_host else self._in_ns
+        log = (self.temp / f"start-{name}.log").open("w")
+        proc = subprocess.Popen(
+            enter(args), env=self.env(self.node_env.get(name)), stdout=log, stderr=subprocess.STDOUT
+        )
+        assert proc.wait(timeout=120) == 0, (self.temp / f"start-{name}.log").read_text()[-3000:]
+
+    def wait_nodes(self, count: int) -> None:
+        code = (
+            "import ray,time,sys\n"
+            f"ray.init(address='{self.address}', _node_ip_address='{HEAD_IP}', "
+            "logging_level='ERROR', log_to_driver=False)\n"
+            f"end=time.time()+{WAIT_NODES_S}\n"
+            f"while sum(n['Alive'] for n in ray.nodes())<{count} and time.time()<end: time.sleep(0.5)\n"
+            f"sys.exit(0 if sum(n['Alive'] for n in ray.nodes())>={count} else 1)\n"
+        )
+        assert self.run([sys.executable, "-c", code], timeout=WAIT_NODES_S + 60).returncode == 0
+
+    # -- the link ---------------------------------------------------------------------------------
+    def cut(self) -> None:
+        """Drop every packet to and from the cut host, silently, both ways."""
+        rules = (
+            "table inet dbstor_cut {\n"
+            "  chain inbound { type filter hook input priority -300; policy accept;\n"
+            f'    iifname "{LINK_HEAD}" drop\n  }}\n'
+            "  chain outbound { type filter hook output priority -300; policy accept;\n"
+            f'    oifname "{LINK_HEAD}" drop\n  }}\n'
+            "}\n"
+        )
+        subprocess.run(self._in_ns(["nft", "-f", "-"]), input=rules, text=True, check=True)
+
+    def mend(self) -> None:
+        subprocess.run(self._in_ns(["nft", "delete", "table", "inet", "dbstor_cut"]), check=True)
+
+    # -- what is in the namespaces ----------------------------------------------------------------
+    def pids(self) -> list[int]:
+        """Every process in either namespace."""
+        found = []
+        for entry in os.listdir("/proc"):
+            if entry.isdigit():
+                with contextlib.suppress(OSError):
+                    if os.readlink(f"/proc/{entry}/ns/net") in (self.ns_inode, self.cut_inode):
+                        found.append(int(entry))
+        return found
+
+    def addresses(self) -> list[str]:
+        """Every address of every interface in either namespace."""
+        found = []
+        for enter in (self._in_ns, self._in_cut_ns):
+            shown = subprocess.run(enter(["ip", "-o", "addr"]), capture_output=True, text=True)
+            found += [line.split()[3].split("/")[0] for line in shown.stdout.splitlines()]
+        return found
+
+    def pids_of_cut_host(self) -> list[int]:
+        found = []
+        for pid in self.pids():
+            with contextlib.suppress(OSError):
+                if os.readlink(f"/proc/{pid}/ns/net") == self.cut_inode:
+                    found.append(pid)
+        return found
+
+    def sockets(self) -> list[tuple[int, str, str, str]]:
+        rows = []
+        for holder, inode in ((self.holder, self.ns_inode), (self.cut_holder, self.cut_inode)):
+            pid = holder.pid if holder else 0
+            table = _tcp_table(f"/proc/{pid}/net/tcp") | _tcp_table(f"/proc/{pid}/net/tcp6")
+            for member in self.pids():
+                with contextlib.suppress(OSError):
+                    if os.readlink(f"/proc/{member}/ns/net") != inode:
+                        continue
+                    for fd in os.listdir(f"/proc/{member}/fd"):
+                        with contextlib.suppress(OSError):
+                            link = os.readlink(f"/proc/{member}/fd/{fd}")
+                            if link.startswith("socket:[") and link[8:-1] in table:
+                                rows.append((member, *table[link[8:-1]]))
+        return rows
+
+    def stop(self) -> None:
+        super().stop()  # kills every process of both namespaces (pids() covers them)
+        if self.cut_holder is not None:
+            with contextlib.suppress(ProcessLookupError):
+                self.cut_holder.kill()
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self.cut_holder.wait(timeout=5)
+
+
+def _namespace_holder() -> subprocess.Popen:
+    return subprocess.Popen(
+        ["unshare", "--net", "sh", "-c", "ip link set lo up && exec sleep 100000"],
+        start_new_session=True,
+    )
+
+
+def _wait_inode(holder: subprocess.Popen) -> str:
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        with contextlib.suppress(OSError):
+            inode = os.readlink(f"/proc/{holder.pid}/ns/net")
+            if inode != os.readlink("/proc/self/ns/net"):
+                return inode
+        time.sleep(0.05)
+    raise AssertionError("could not make a network namespace")
+
+
+def ip_of(address: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address:
+    """The IP of 'IP:PORT' (an IPv4-mapped IPv6 address as the IPv4 address)."""
+    ip = ipaddress.ip_address(address.rsplit(":", 1)[0])
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        return ip.ipv4_mapped
+    return ip
+
+
+def in_link(address: str) -> bool:
+    """On loopback or one of the link's two private addresses (also IPv4-mapped)."""
+    ip = ip_of(address)
+    return ip.is_loopback or str(ip) in (HEAD_IP, CUT_IP)
+
+
+def is_wildcard(address: str) -> bool:
+    """0.0.0.0 or :: (a socket listening on every address of its namespace)."""
+    return ipaddress.ip_address(address.rsplit(":", 1)[0]).is_unspecified
