@@ -41,6 +41,7 @@ class ClusterDatabaseWorker:
         self.safety = {f.name: getattr(safety, f.name) for f in fields(safety)}
         self.say = say
         self.instances: list[str] = []  # the host of each prepared instance, in order
+        self.devices: dict[str, list[str]] = {}  # each host's own devices under the target
         self.last: ClusterPoint | None = None
         self.last_outcomes: dict[str, TxnOutcome] = {}
 
@@ -57,11 +58,15 @@ class ClusterDatabaseWorker:
             agent.prepare.remote("database", self.safety, setup), host, "prepare"
         )
         self.instances.append(host)
+        self.devices.setdefault(host, list(facts.get("devices") or []))
         return facts
 
     def measure(self, point: dict[str, Any]) -> dict[str, Any]:
         taking_part = instances_on(self.hosts, int(point["instances"]))
-        points = {host: {**point, "instances": n} for host, n in taking_part.items()}
+        points = {  # each host samples its own device, resolved there at prepare
+            host: {**point, "instances": n, "devices": self.devices.get(host, [])}
+            for host, n in taking_part.items()
+        }
         if point.get("rate"):  # open loop: split in proportion to the instances
             for host, n in taking_part.items():
                 points[host]["rate"] = float(point["rate"]) * n / int(point["instances"])

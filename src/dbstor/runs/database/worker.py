@@ -13,6 +13,7 @@ from dbstor.engines.base import EngineSettings
 from dbstor.engines.registry import engine_class
 from dbstor.errors import UserError, is_disk_full
 from dbstor.runs.database.point import DbPoint, measure_database_point
+from dbstor.telemetry.disk import devices_for_path
 from dbstor.telemetry.sampler import Sampler
 from dbstor.testfiles import Safety
 from dbstor.workloads.registry import workload_class
@@ -77,9 +78,13 @@ class DatabaseWorker:
         engine.start()
         self.instances.append(Instance(engine, workload))
         report = load_or_say_full(workload, engine, self.say)
+        data = setup["paths"].get("data") or []
         return {
             "engine": engine.describe(),
             "data_paths": engine.data_paths(),
+            # the devices under the data path on the host this runs on (none for a server
+            # elsewhere): a cluster host measures its own device, not the coordinator's
+            "devices": devices_for_path(data[0]) if data and settings.dsn is None else [],
             "workload": workload.describe(),
             "load": {
                 "rows": report.rows,
