@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from dbstor.report.database.overlay import (
     Overlay,
     device_read_ms,
+    host_views,
     on_remote_device,
     placed_points,
     storage_knee,
@@ -21,6 +22,7 @@ from dbstor.results.model import Point, Run
 
 STORAGE_COLOURS = ("#0072B2", "#56B4E9", "#444444")
 DATABASE_COLOURS = ("#D55E00", "#CC79A7", "#E69F00", "#009E73")
+HOST_MARKERS = ("triangle", "diamond", "circle", "square")
 
 
 def load_axis(run: Run) -> str:
@@ -61,23 +63,39 @@ def overlay_chart(overlay: Overlay, names: dict[str, str]) -> str:
         who = f"{engine} {workload}".strip()
         if len(overlay.databases) > 1:
             who = names.get(run.run_id, who)
+        views = host_views(run)
+        if views:
+            what = "every host's device I/O summed at the shared storage"
+        elif on_remote_device(run):
+            what = "its server's device read await"
+        else:
+            what = "device read await"
+        colour = DATABASE_COLOURS[index % len(DATABASE_COLOURS)]
         series.append(
             Series(
-                f"database, {who}: "
-                + (
-                    "its server's device read await"
-                    if on_remote_device(run)
-                    else "device read await"
-                ),
+                f"database, {who}: {what}",
                 [p.iops for p in points],
                 [device_read_ms(p) for p in points],
                 [point_label(p) for p in points],
-                color=DATABASE_COLOURS[index % len(DATABASE_COLOURS)],
+                color=colour,
                 marker=("square", "triangle", "diamond", "circle")[index % 4],
                 connect=False,
                 size=5.5,
             )
         )
+        for number, view in enumerate(views):
+            series.append(
+                Series(
+                    f"database, {who}: host {view.host}'s own device",
+                    view.iops,
+                    view.read_ms,
+                    None,
+                    color=colour,
+                    marker=HOST_MARKERS[number % len(HOST_MARKERS)],
+                    connect=False,
+                    size=3.5,
+                )
+            )
     highlights = []
     knee = storage_knee(overlay.storage[0])
     if knee is not None:

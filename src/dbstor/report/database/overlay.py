@@ -105,6 +105,43 @@ def placed_points(run: Run) -> list[Point]:
     return [p for p in ok_points(run) if p.read_iops is not None or p.write_iops is not None]
 
 
+@dataclass
+class HostView:
+    """One host's own device view at each finished point of a run measured on several
+    hosts: its device IOPS (reads + writes) against its device read await."""
+
+    host: str
+    iops: list[float]
+    read_ms: list[float]
+
+
+def host_views(run: Run) -> list[HostView]:
+    """Each host's own device at every finished point of a cluster database run, in the
+    order the hosts first appear; [] for a run on one host or without device figures."""
+    views: dict[str, HostView] = {}
+    for point in placed_points(run) if not on_remote_device(run) else []:
+        for entry in point.hosts or []:
+            device = entry.get("device") or {}
+            reads, writes = device.get("read_iops"), device.get("write_iops")
+            if reads is None and writes is None:
+                continue
+            view = views.setdefault(str(entry["host"]), HostView(str(entry["host"]), [], []))
+            view.iops.append((reads or 0.0) + (writes or 0.0))
+            awaited = device.get("read_await_ms")
+            view.read_ms.append(float(awaited) if reads and awaited is not None else 0.0)
+    return list(views.values()) if len(views) > 1 else []
+
+
+def hosts_sentence(run: Run, views: list[HostView], name: str) -> str:
+    """What the caption says of a run measured on several hosts."""
+    names = join_words([v.host for v in views])
+    return (
+        f"{name} ran on {len(views)} hosts ({names}): its large markers are every host's "
+        "device I/O summed at the shared storage (IOPS added, read await weighted by each "
+        "host's reads); the small ones are each host's own device view, one shape per host."
+    )
+
+
 def remote_sentence(run: Run, name: str) -> str:
     """What the caption says of a run placed by the database host's own device."""
     selection = ((run.study or {}).get("telemetry") or {}).get("db_host")
@@ -200,6 +237,9 @@ def overlay_caption(overlay: Overlay, names: dict[str, str]) -> str:
             continue
         if on_remote_device(run):
             sentences.append(remote_sentence(run, names.get(run.run_id, run.run_id)))
+        views = host_views(run)
+        if views:
+            sentences.append(hosts_sentence(run, views, names.get(run.run_id, "The database")))
         busiest = max(points, key=lambda p: p.iops)
         writes = (busiest.write_iops or 0.0) / busiest.iops if busiest.iops else 0.0
         mix = ""
