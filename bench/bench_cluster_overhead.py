@@ -5,15 +5,21 @@ namespace with only `lo`; needs root) runs the same `dbstor io` job on the same 
 `--pairs` times each way, taking turns: plain (no --cluster) and `--cluster ADDR --hosts h1`.
 Both run inside the namespace. Per run: each point's IOPS and read p99, and the command's
 wall time with 2 and with 4 points (the difference is what a point costs, so the one-off
-cost of joining the cluster drops out). IOPS and p99 are medians over every point of a depth. Then one run on h1,h2,h3 for the start skew.
+cost of joining the cluster drops out). The pairs alternate their order (plain first, then Ray first, ...) so that drift on a busy
+machine falls on both ways; each figure is reported as the median of the per-pair ratios
+(Ray / plain) beside the medians of each way. The CPU the cluster's own processes (GCS,
+raylets, idle workers, the agent) used during each run is reported too, in cores: on a
+machine with two cores that is CPU fio does not get. Then one run on h1,h2,h3 for the start
+skew.
 
-    .venv/bin/python bench/bench_cluster_overhead.py --duration 5 --pairs 3
+    .venv/bin/python bench/bench_cluster_overhead.py --duration 5 --pairs 8
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
 import statistics
 import sys
@@ -25,6 +31,24 @@ sys.path.insert(0, str(Path(__file__).parents[1] / "tests" / "integration"))
 
 from cluster_harness import LoopbackCluster, can_run
 
+TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def cpu_ticks(cluster: LoopbackCluster) -> dict[int, int]:
+    """utime + stime of every process of the cluster that is not fio or a dbstor command."""
+    ticks = {}
+    for pid in cluster.pids():
+        line = cluster.cmdline(pid)
+        if line.split(" ")[0].endswith("fio") or " -m dbstor " in f" {line}":
+            continue
+        try:
+            text = Path(f"/proc/{pid}/stat").read_text()
+        except OSError:
+            continue
+        fields = text[text.rindex(")") + 2 :].split()
+        ticks[pid] = int(fields[11]) + int(fields[12])
+    return ticks
+
 
 def io_run(cluster: LoopbackCluster, target: Path, depths: str, duration: int, hosts: str | None):
     out = Path(tempfile.mkdtemp(prefix="dbsr-bench-"))
@@ -32,14 +56,17 @@ def io_run(cluster: LoopbackCluster, target: Path, depths: str, duration: int, h
     args += ["--warmup", "1s", "--size", "64MiB", "--out", str(out), "--quiet", "--keep"]
     if hosts:
         args += ["--cluster", cluster.address, "--hosts", hosts]
+    before = cpu_ticks(cluster)
     started = time.monotonic()
     proc = cluster.dbstor(*args, timeout=900)
     wall = time.monotonic() - started
+    after = cpu_ticks(cluster)
     if proc.returncode != 0:
         raise SystemExit(proc.stderr)
     run = json.loads(next(out.glob("*/results.json")).read_text())
     shutil.rmtree(out)
-    return wall, run["points"]
+    used = sum(after[pid] - before.get(pid, 0) for pid in after) / TICKS
+    return wall, run["points"], used / wall
 
 
 def main() -> int:
@@ -56,34 +83,46 @@ def main() -> int:
     try:
         cluster.start()
         for pair in range(args.pairs):
-            for way, hosts in (("plain", None), ("ray", "h1")):
-                wall2, points = io_run(cluster, target, "4,16", args.duration, hosts)
-                wall4, more = io_run(cluster, target, "4,16,4,16", args.duration, hosts)
-                got = rows[way]
+            ways = [("plain", None), ("ray", "h1")]
+            for way, hosts in ways if pair % 2 == 0 else ways[::-1]:
+                wall2, points, cores2 = io_run(cluster, target, "4,16", args.duration, hosts)
+                wall4, more, cores4 = io_run(cluster, target, "4,16,4,16", args.duration, hosts)
+                got: dict[str, list[float]] = {}
                 for point in points + more:
                     depth = int(point["load"]["value"])
                     got.setdefault(f"iops_qd{depth}", []).append(point["read_iops"] or 0)
                     got.setdefault(f"p99_qd{depth}", []).append(point["read_lat_ms"]["p99"])
-                got.setdefault("s_per_point", []).append((wall4 - wall2) / 2)
-                got.setdefault("wall_2_points", []).append(wall2)
-                print(f"pair {pair + 1} {way}: {wall2:.1f} s for 2 points, {wall4:.1f} s for 4")
-        _, three = io_run(cluster, target, "4,16", args.duration, "h1,h2,h3")
+                figures = {key: statistics.median(values) for key, values in got.items()}
+                figures["s_per_point"] = (wall4 - wall2) / 2
+                figures["wall_2_points"] = wall2
+                figures["cluster_cores"] = (cores2 * wall2 + cores4 * wall4) / (wall2 + wall4)
+                for key, value in figures.items():
+                    rows[way].setdefault(key, []).append(value)
+                print(
+                    f"pair {pair + 1} {way}: {wall2:.1f} s for 2 points, {wall4:.1f} s for 4; "
+                    f"QD4 {figures['iops_qd4']:,.0f} IOPS p99 {figures['p99_qd4']:.3f} ms, "
+                    f"QD16 {figures['iops_qd16']:,.0f} IOPS p99 {figures['p99_qd16']:.3f} ms; "
+                    f"the cluster's processes used {figures['cluster_cores']:.2f} cores",
+                    flush=True,
+                )
+        _, three, _ = io_run(cluster, target, "4,16", args.duration, "h1,h2,h3")
         skews = [p["start_skew_ms"] for p in three]
     finally:
         cluster.stop()
         for leftover in sorted(target.rglob("*"), reverse=True):
             leftover.unlink() if leftover.is_file() else leftover.rmdir()
         target.rmdir()
-    print(
-        f"\nmedians over {args.pairs} pairs of runs ({3 * args.pairs} points per depth each way),"
-    )
+    print(f"\nmedians over {args.pairs} pairs of runs, each way's first taking turns")
     print(f"{args.duration} s points, QD 4 and 16, 4 KiB random reads and writes (io-oltp)")
-    print(f"{'':16}{'no Ray':>12}{'Ray, 1 host':>14}{'ratio':>8}")
+    print(f"{'':16}{'no Ray':>12}{'Ray, 1 host':>14}{'ratio':>8}{'pair ratios':>14}")
     for key in rows["plain"]:
         plain = statistics.median(rows["plain"][key])
         ray = statistics.median(rows["ray"][key])
-        ratio = ray / plain if plain else float("nan")
-        print(f"{key:16}{plain:12.3f}{ray:14.3f}{ratio:8.3f}")
+        ratios = [r / p for p, r in zip(rows["plain"][key], rows["ray"][key], strict=True) if p]
+        middle = statistics.median(ratios) if ratios else float("nan")
+        spread = f"{min(ratios):.2f}-{max(ratios):.2f}" if ratios else ""
+        print(f"{key:16}{plain:12.3f}{ray:14.3f}{middle:8.3f}{spread:>14}")
+    print("(ratio: the median of the per-pair ratios Ray / plain; then their range)")
     print(f"start skew on h1,h2,h3 (ms): {', '.join(f'{s:.2f}' for s in skews)}")
     return 0
 
