@@ -7,9 +7,11 @@ Both run inside the namespace. Per run: each point's IOPS and read p99, and the 
 wall time with 2 and with 4 points (the difference is what a point costs, so the one-off
 cost of joining the cluster drops out). The pairs alternate their order (plain first, then Ray first, ...) so that drift on a busy
 machine falls on both ways; each figure is reported as the median of the per-pair ratios
-(Ray / plain) beside the medians of each way. The CPU the cluster's own processes (GCS,
-raylets, idle workers, the agent) used during each run is reported too, in cores: on a
-machine with two cores that is CPU fio does not get. Then one run on h1,h2,h3 for the start
+(Ray / plain) beside the medians of each way. The CPU the cluster's own processes used
+during each run is reported too, in cores (fio and the dbstor command left out): those that
+live on (GCS, raylets, idle workers) as cluster_cores, those started for the run (the
+agent's worker, its guard) as run_cores; on a machine with two cores that is CPU fio does
+not get. Then one run on h1,h2,h3 for the start
 skew.
 
     .venv/bin/python bench/bench_cluster_overhead.py --duration 5 --pairs 8
@@ -57,16 +59,22 @@ def io_run(cluster: LoopbackCluster, target: Path, depths: str, duration: int, h
     if hosts:
         args += ["--cluster", cluster.address, "--hosts", hosts]
     before = cpu_ticks(cluster)
+    last = dict(before)
     started = time.monotonic()
-    proc = cluster.dbstor(*args, timeout=900)
+    proc = cluster.popen([sys.executable, "-m", "dbstor", *args])
+    while proc.poll() is None:  # every half second, so processes that end are counted too
+        last.update(cpu_ticks(cluster))
+        time.sleep(0.5)
     wall = time.monotonic() - started
-    after = cpu_ticks(cluster)
+    last.update(cpu_ticks(cluster))
+    _, stderr = proc.communicate()
     if proc.returncode != 0:
-        raise SystemExit(proc.stderr)
+        raise SystemExit(stderr)
     run = json.loads(next(out.glob("*/results.json")).read_text())
     shutil.rmtree(out)
-    used = sum(after[pid] - before.get(pid, 0) for pid in after) / TICKS
-    return wall, run["points"], used / wall
+    kept = sum(last[pid] - before[pid] for pid in before if pid in last) / TICKS
+    new = sum(ticks for pid, ticks in last.items() if pid not in before) / TICKS
+    return wall, run["points"], kept / wall, new / wall
 
 
 def main() -> int:
@@ -85,8 +93,10 @@ def main() -> int:
         for pair in range(args.pairs):
             ways = [("plain", None), ("ray", "h1")]
             for way, hosts in ways if pair % 2 == 0 else ways[::-1]:
-                wall2, points, cores2 = io_run(cluster, target, "4,16", args.duration, hosts)
-                wall4, more, cores4 = io_run(cluster, target, "4,16,4,16", args.duration, hosts)
+                wall2, points, cores2, run2 = io_run(cluster, target, "4,16", args.duration, hosts)
+                wall4, more, cores4, run4 = io_run(
+                    cluster, target, "4,16,4,16", args.duration, hosts
+                )
                 got: dict[str, list[float]] = {}
                 for point in points + more:
                     depth = int(point["load"]["value"])
@@ -96,16 +106,19 @@ def main() -> int:
                 figures["s_per_point"] = (wall4 - wall2) / 2
                 figures["wall_2_points"] = wall2
                 figures["cluster_cores"] = (cores2 * wall2 + cores4 * wall4) / (wall2 + wall4)
+                figures["run_cores"] = (run2 * wall2 + run4 * wall4) / (wall2 + wall4)
                 for key, value in figures.items():
                     rows[way].setdefault(key, []).append(value)
                 print(
                     f"pair {pair + 1} {way}: {wall2:.1f} s for 2 points, {wall4:.1f} s for 4; "
                     f"QD4 {figures['iops_qd4']:,.0f} IOPS p99 {figures['p99_qd4']:.3f} ms, "
                     f"QD16 {figures['iops_qd16']:,.0f} IOPS p99 {figures['p99_qd16']:.3f} ms; "
-                    f"the cluster's processes used {figures['cluster_cores']:.2f} cores",
+                    f"the cluster's processes used {figures['cluster_cores']:.2f} cores, "
+                    f"those started for the run (the agent's worker, its guard) "
+                    f"{figures['run_cores']:.2f}",
                     flush=True,
                 )
-        _, three, _ = io_run(cluster, target, "4,16", args.duration, "h1,h2,h3")
+        _, three, _, _ = io_run(cluster, target, "4,16", args.duration, "h1,h2,h3")
         skews = [p["start_skew_ms"] for p in three]
     finally:
         cluster.stop()
