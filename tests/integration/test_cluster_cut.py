@@ -105,6 +105,8 @@ def test_a_host_cut_off_mid_point_fails_it_naming_the_host(cluster, target, tmp_
 
     wait_for(lambda: measuring(cluster.pids_of_cut_host()), 30)  # the second point on h3
     wait_for(lambda: len(fio_pids(cluster, cluster.pids())) >= 3, 30)
+    agent = [p for p in cluster.pids_of_cut_host() if "HostActor" in cluster.cmdline(p)]
+    assert len(agent) == 1, agent
     cluster.cut()
     cut_at = time.monotonic()
     try:
@@ -114,6 +116,8 @@ def test_a_host_cut_off_mid_point_fails_it_naming_the_host(cluster, target, tmp_
             40,
         )
         print(f"h3 stopped its load and removed its files {took:.1f} s after its link was cut")
+        took = wait_for(lambda: not any(cluster.cmdline(p) for p in agent), 20)
+        print(f"and its agent (pid {agent[0]}) exited {took:.1f} s later")
         code = run.wait(timeout=POINT_S + LATE_GRACE_S + CLEAN_UP_S + 30)
         ended = time.monotonic() - cut_at
     finally:
