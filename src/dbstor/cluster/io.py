@@ -25,9 +25,15 @@ from dbstor.testfiles import Safety
 class ClusterIoWorker:
     kind = "io"
 
-    def __init__(self, session: ClusterSession, safety: Safety, say: Callable[[str], None]):
+    def __init__(
+        self,
+        session: ClusterSession,
+        safety: Safety,
+        say: Callable[[str], None],
+        hosts: Sequence[str] = (),
+    ):
         self.session = session
-        self.hosts = [h.name for h in session.hosts]
+        self.hosts = list(hosts) or [h.name for h in session.hosts]
         self.safety = {f.name: getattr(safety, f.name) for f in fields(safety)}
         self.say = say
         self.facts: dict[str, dict] = {}

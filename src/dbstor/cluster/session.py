@@ -176,9 +176,14 @@ class ClusterSession:
         threading.Thread(target=beat, name="dbstor-heartbeat", daemon=True).start()
 
     # -- before the points -----------------------------------------------------------------
-    def preflight(self, spec: Mapping[str, Any]) -> None:
-        """Every host checks itself; the first problem, named by host, stops everything."""
-        refs = {name: a.preflight.remote(dict(spec)) for name, a in self.agents.items()}
+    def preflight(self, spec: Mapping[str, Any], hosts: Sequence[str] = ()) -> None:
+        """Every host (or these) checks itself; the first problem, named by host, stops
+        everything."""
+        refs = {
+            name: a.preflight.remote(dict(spec))
+            for name, a in self.agents.items()
+            if not hosts or name in hosts
+        }
         for name, ref in refs.items():
             problems = self._get(ref, name, "run its checks", CALL_TIMEOUT_S)
             if problems:

@@ -204,6 +204,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     hosts.add_argument(
         "--hosts", metavar="H1,H2", help="with --cluster: the hosts to run on (default: all)"
     )
+    hosts.add_argument(
+        "--clients",
+        metavar="C1,C2",
+        help="with --cluster and --dsn: client hosts driving the one external server, the "
+        "users spread over them (instead of --hosts)",
+    )
     parser.set_defaults(handler=run)
 
 
@@ -358,13 +364,28 @@ def run(args: argparse.Namespace) -> int:
         study = default_study()
     study = with_telemetry(study, args)
     progress = Progress(quiet=args.quiet)
-    if args.hosts and not args.cluster:
-        raise UserError("--hosts needs --cluster ADDR (the Ray head), e.g. --cluster head:6379")
-    if args.cluster:  # only here is Ray imported
+    for flag in ("hosts", "clients"):
+        if getattr(args, flag) and not args.cluster:
+            raise UserError(
+                f"--{flag} needs --cluster ADDR (the Ray head), e.g. --cluster head:6379"
+            )
+    if study.cluster:  # a study file's [cluster]: only here is Ray imported
+        if args.cluster:
+            raise UserError(f"{study.source} names its cluster ([cluster] address): drop --cluster")
+        from dbstor.cluster.runs import run_cluster_study
+
+        outcome = run_cluster_study(study, args.out, safety_from(args), progress)
+    elif args.cluster:  # only here is Ray imported
         from dbstor.cluster.runs import run_database_study_on_hosts
 
         outcome = run_database_study_on_hosts(
-            args.cluster, args.hosts, study, args.out, safety_from(args), progress
+            args.cluster,
+            args.hosts,
+            study,
+            args.out,
+            safety_from(args),
+            progress,
+            clients_text=args.clients,
         )
     else:
         outcome = run_study(study, args.out, safety_from(args), progress)

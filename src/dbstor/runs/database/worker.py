@@ -74,6 +74,8 @@ class DatabaseWorker:
             setup["scale"], seed=setup["seed"], options=setup["options"]
         )
         workload.expect_users(int(setup["users"]))
+        if setup.get("attach"):  # another host made and loaded it: only connect here
+            return self._attach(engine, workload)
         engine.start()
         self.instances.append(Instance(engine, workload))
         report = load_or_say_full(workload, engine, self.say)
@@ -88,6 +90,22 @@ class DatabaseWorker:
                 "bytes": report.bytes,
             },
         }
+
+    def _attach(self, engine: Any, workload: Any) -> dict[str, Any]:
+        """Drive an external server's database that another client host created and
+        loaded: nothing is created here and nothing is dropped at cleanup (stop() drops only
+        what start() made); one connection checks that this host reaches the server."""
+        if engine.managed:
+            raise UserError("only an external server (a DSN) can be driven from several hosts")
+        try:
+            engine.connect().close()
+        except Exception as exc:
+            raise UserError(
+                f"cannot reach the {engine.title} server from this host ({type(exc).__name__}): "
+                "check that the DSN's host name and port are reachable from every client host"
+            ) from None
+        self.instances.append(Instance(engine, workload))
+        return {"attached": True}
 
     def measure(self, point: dict[str, Any]) -> dict[str, Any]:
         """One load point -> its TxnOutcome as a dict."""
