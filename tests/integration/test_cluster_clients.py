@@ -115,8 +115,10 @@ def test_client_hosts_drive_one_external_server(loopback_cluster, server, tmp_pa
         hosts = point["hosts"]
         assert point["tps"] == pytest.approx(sum(h["tps"] for h in hosts))
         assert point["txn_lat_ms"]["count"] == sum(h["txn_lat_ms"]["count"] for h in hosts)
-        p99s = [h["txn_lat_ms"]["p99"] for h in hosts]
-        assert min(p99s) <= point["txn_lat_ms"]["p99"] <= max(p99s)  # from summed histograms
+        for stat in ("p95", "p99"):  # from the summed histograms: between the hosts' own
+            own = [h["txn_lat_ms"][stat] for h in hosts]
+            if stat == "p95" or None not in own:  # p99 needs 100 transactions behind it
+                assert min(own) <= point["txn_lat_ms"][stat] <= max(own)
         assert point["start_skew_ms"] < 100
         assert point["engine_io"] is not None  # the server's counters, read once (on h1)
         counted += point["txn_lat_ms"]["count"]

@@ -57,6 +57,7 @@ class ClusterDatabaseWorker:
         self.instances: list[str] = []  # the host of each prepared instance, in order
         self.last: ClusterPoint | None = None
         self.last_outcomes: dict[str, TxnOutcome] = {}
+        self.measuring: list[str] = []  # the hosts of the point being measured
 
     def prepare(self, setup: dict[str, Any]) -> dict[str, Any]:
         """Create and load the next instance on the next host."""
@@ -92,7 +93,11 @@ class ClusterDatabaseWorker:
     def measure(self, point: dict[str, Any]) -> dict[str, Any]:
         points = self.split(point)
         duration = float(point["duration_s"]) + float(point.get("warmup_s", 0))
-        result = self.session.measure(points, duration)
+        self.measuring = list(points)
+        try:
+            result = self.session.measure(points, duration)
+        finally:
+            self.measuring = []
         outcomes = {}
         for host in points:
             outcome = TxnOutcome.from_dict(result.outcomes[host])
@@ -115,7 +120,8 @@ class ClusterDatabaseWorker:
         return whole.to_dict()
 
     def latest(self) -> dict[str, Any] | None:
-        return None
+        """The live line: device IOPS of the hosts in the point being measured, summed."""
+        return self.session.latest(self.measuring) if self.measuring else None
 
     def objects(self) -> list[dict[str, Any]]:
         """Per-object I/O of the first instance (on the first host)."""

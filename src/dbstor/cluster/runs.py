@@ -125,6 +125,14 @@ def run_cluster_study(study: Study, out: Path, safety: Safety, progress: Progres
                 f"{study.source}: [cluster]: {spec.workload} (queries) runs on one host: "
                 "run it in a study without [cluster]"
             )
+    pairs = [
+        (t, d) for t in study.targets for d in study.databases if bool(t.clients) == bool(d.dsn)
+    ]
+    if not pairs and not (study.profiles and any(not t.clients for t in study.targets)):
+        raise UserError(
+            f"{study.source}: nothing to run: a target with clients runs the databases with a "
+            "dsn, the other targets the fio profiles and the managed databases"
+        )
     names: list[str] = []
     for target in study.targets:
         names += [h for h in (*target.hosts, *target.clients) if h not in names]

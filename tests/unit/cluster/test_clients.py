@@ -93,3 +93,29 @@ def test_cluster_fields_in_a_study_file_are_checked(tmp_path):
         path.write_text(text)
         with pytest.raises(UserError, match=re.escape(f"{path}: {message}")):
             load_study(path)
+
+
+def test_the_live_line_adds_up_the_hosts_device_iops():
+    from dbstor.cluster.session import summed_live
+
+    samples = [
+        {"dev_read_iops": 100.0, "dev_write_iops": 20.0},
+        None,  # a host that did not answer in time
+        {"dev_read_iops": 50.0, "dev_write_iops": None},
+        {"dev_read_iops": None},  # no device view there (an external server's client)
+    ]
+    assert summed_live(samples) == {"dev_read_iops": 150.0, "dev_write_iops": 20.0, "hosts": 2}
+    assert summed_live([None, {"dev_read_iops": None}]) is None
+
+
+def test_a_cluster_study_with_nothing_to_run_is_one_line(tmp_path):
+    from dbstor.cluster.runs import run_cluster_study
+
+    path = tmp_path / "s.toml"
+    path.write_text(
+        '[cluster]\naddress = "127.0.0.1:1"\n[[targets]]\nclients = ["c1"]\n'
+        '[[databases]]\nengine = "sqlite"\nusers = [1]\n'  # managed: not on a clients target
+    )
+    with pytest.raises(UserError, match="nothing to run"):
+        run_cluster_study(load_study(path), tmp_path / "out", Safety(), progress=None)  # type: ignore[arg-type]
+    assert not (tmp_path / "out").exists()
