@@ -30,6 +30,7 @@ from dbstor.study.telemetry import config_from_table
 from dbstor.study.values import (
     boolean,
     host_names,
+    host_port,
     int_list,
     nonempty,
     one_of,
@@ -210,7 +211,7 @@ def _target(source: str, index: int, table: Any, base_dir: Path, cluster: bool) 
 
 def _cluster(source: str, table: Any) -> str:
     fields = _Fields(source, "cluster", table, _CLUSTER_KEYS)
-    return fields.get("address", nonempty, "") or fields.fail("address", "give HEAD:6379")
+    return fields.get("address", host_port, "") or fields.fail("address", "give HEAD:6379")
 
 
 def _directory(fields: _Fields, key: str, base_dir: Path, text: str) -> Path:

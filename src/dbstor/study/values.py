@@ -84,3 +84,12 @@ def host_names(value: Any) -> tuple[str, ...]:
     if twice:
         raise ValueError(f"host {twice[0]} is named twice: name each host once")
     return names
+
+
+def host_port(value: Any) -> str:
+    """The Ray head's address, HOST:PORT."""
+    text = nonempty(value).strip()
+    host, sep, port = text.rpartition(":")
+    if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
+        raise ValueError(f'{short(value)} is not HOST:PORT, e.g. "10.0.0.5:6379"')
+    return text

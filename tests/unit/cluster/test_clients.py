@@ -78,6 +78,11 @@ def test_cluster_fields_in_a_study_file_are_checked(tmp_path):
     cases = [
         ('[[targets]]\npaths = ["/tmp"]\nhosts = ["h1"]', "targets[0].hosts: needs the Ray head"),
         ('[cluster]\naddress = 6379\n[[targets]]\npaths = ["/tmp"]', "cluster.address: must be"),
+        (
+            '[cluster]\naddress = "head"\n[[targets]]\npaths = ["/tmp"]',
+            "cluster.address: 'head' is not HOST:PORT",
+        ),
+        ('[cluster]\n[[targets]]\npaths = ["/tmp"]', "cluster.address: give HEAD:6379"),
         ('[cluster]\nadres = "x:1"\n[[targets]]\npaths = ["/tmp"]', "cluster.adres: unknown"),
         (
             '[cluster]\naddress = "x:1"\n[[targets]]\npaths = ["/tmp"]\nhosts = ["h1", "h1"]',
