@@ -86,6 +86,7 @@ class CappedStreamsRun:
         self.pipe = (up_read, down_write)
         kind, value = self._next(time.monotonic() + READY_TIMEOUT_S)
         if kind == "ready":
+            self.group.moment = "when it had opened the database"
             self.group.tighten()
         else:
             self.outcome.fatal = value or "the client process did not open the database"

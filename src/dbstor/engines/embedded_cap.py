@@ -52,6 +52,7 @@ class EmbeddedCap:
         self.cap = MemoryCap(f"{engine}-clients", instance, host_memory())
         self.limit: int | None = None  # set by tighten()
         self.base: int | None = None  # what the client processes held when it was set
+        self.moment = "when the users had connected"  # when tighten() was called
 
     def create(self) -> None:
         self.cap.create()
@@ -80,7 +81,7 @@ class EmbeddedCap:
             return f"cgroup v{self.cap.version} group {self.cap.group} around the client processes (not yet applied)"
         return (
             f"cgroup v{self.cap.version} group {self.cap.group} around the client processes: "
-            f"their own {self.base / 2**20:,.0f} MiB when the users had connected + "
+            f"their own {self.base / 2**20:,.0f} MiB {self.moment} + "
             f"{self.budget / 2**20:,.0f} MiB for the database (its cache and the page cache "
             f"of its files) = {self.limit / 2**20:,.0f} MiB"
         )
