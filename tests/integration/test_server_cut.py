@@ -19,6 +19,7 @@ import sys
 import time
 from pathlib import Path
 
+import mariadb_netns
 import netns
 import pg_server
 import pytest
@@ -64,6 +65,50 @@ def _namespace_empty(link: netns.Link, namespace: str, wait_s: float = 15) -> li
     return left
 
 
+def _cut_mid_point(
+    dbstor, link: netns.Link, cwd: Path, engine: str, dsn: str, where: str, title: str
+) -> None:
+    """Run orders with two client processes on `engine` at `dsn`, cut the link inside the
+    second point, and check how dbstor ended."""
+    out = cwd / "out"
+    proc = _start(
+        link, cwd, "--engine", engine, "--workload", "orders", "--dsn", dsn,
+        "--client-processes", "2", *POINT, "--out", str(out),
+    )  # fmt: skip
+    try:
+        dbstor.wait_for_points(out, 1, proc, timeout=240)
+        time.sleep(INTO_SECOND_POINT_S)
+        link.cut()
+        cut = time.monotonic()
+        try:
+            stdout, stderr = proc.communicate(timeout=BOUND_S + 60)
+        except subprocess.TimeoutExpired:
+            pytest.fail(f"dbstor still ran {BOUND_S + 60} s after the network was cut")
+        took = time.monotonic() - cut
+    finally:
+        if proc.poll() is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGKILL)
+            proc.communicate(timeout=30)
+    print(f"exit {proc.returncode} {took:.1f} s after the cut:\n{stderr.strip()}")
+    assert proc.returncode == 1, stderr
+    assert took <= BOUND_S, f"ended {took:.0f} s after the cut (bound {BOUND_S} s)"
+    last = stderr.strip().splitlines()[-1]
+    assert last.startswith("dbstor: a load point failed: [2]"), stderr
+    assert f"{title} at {where} stopped answering" in last, last
+    data = dbstor.results(dbstor.only_run_folder(out))
+    statuses = [p["status"] for p in data["points"]]
+    assert statuses == ["ok", "failed"], statuses
+    assert data["points"][0]["tps"] > 0
+    assert f"{where} stopped answering" in data["points"][1]["error"]
+    assert any("could not drop" in note for note in data["notes"]), data["notes"]
+    written = [stdout, stderr] + [
+        p.read_text(errors="replace") for p in out.rglob("*") if p.is_file()
+    ]
+    assert all(SECRET not in text for text in written), "the password leaked"
+    assert _namespace_empty(link, link.client_ns) == [], "dbstor left processes running"
+
+
 def test_postgres_cut_mid_point_fails_naming_the_server(dbstor, tmp_path):
     usable("postgres")
     with (
@@ -72,40 +117,17 @@ def test_postgres_cut_mid_point_fails_naming_the_server(dbstor, tmp_path):
             settings={"max_connections": "40"}, host=link.server_addr, netns=link.server_ns
         ) as server,
     ):
-        out = tmp_path / "out"
-        proc = _start(
-            link, tmp_path, "--engine", "postgres", "--workload", "orders",
-            "--dsn", server.dsn("postgres", password=SECRET), "--client-processes", "2",
-            *POINT, "--out", str(out),
-        )  # fmt: skip
-        try:
-            dbstor.wait_for_points(out, 1, proc, timeout=180)
-            time.sleep(INTO_SECOND_POINT_S)
-            link.cut()
-            cut = time.monotonic()
-            try:
-                stdout, stderr = proc.communicate(timeout=BOUND_S + 60)
-            except subprocess.TimeoutExpired:
-                pytest.fail(f"dbstor still ran {BOUND_S + 60} s after the network was cut")
-            took = time.monotonic() - cut
-        finally:
-            if proc.poll() is None:
-                with contextlib.suppress(ProcessLookupError):
-                    os.killpg(proc.pid, signal.SIGKILL)
-                proc.communicate(timeout=30)
+        dsn = server.dsn("postgres", password=SECRET)
         where = f"{server.host}:{server.port}"
-        assert proc.returncode == 1, stderr
-        assert took <= BOUND_S, f"ended {took:.0f} s after the cut (bound {BOUND_S} s)"
-        last = stderr.strip().splitlines()[-1]
-        assert last.startswith("dbstor: a load point failed: [2]"), stderr
-        assert f"PostgreSQL at {where} stopped answering" in last, last
-        data = dbstor.results(dbstor.only_run_folder(out))
-        statuses = [p["status"] for p in data["points"]]
-        assert statuses == ["ok", "failed"], statuses
-        assert data["points"][0]["tps"] > 0
-        assert f"{where} stopped answering" in data["points"][1]["error"]
-        written = [stdout, stderr] + [
-            p.read_text(errors="replace") for p in out.rglob("*") if p.is_file()
-        ]
-        assert all(SECRET not in text for text in written), "the password leaked"
-        assert _namespace_empty(link, link.client_ns) == [], "dbstor left processes running"
+        _cut_mid_point(dbstor, link, tmp_path, "postgres", dsn, where, "PostgreSQL")
+
+
+def test_mariadb_cut_mid_point_fails_naming_the_server(dbstor, tmp_path):
+    usable("mariadb")
+    with (
+        netns.private_link() as link,
+        mariadb_netns.running_server(link, "bench", SECRET) as server,
+    ):
+        dsn = server.dsn("bench", SECRET)
+        where = f"{server.host}:{server.port}"
+        _cut_mid_point(dbstor, link, tmp_path, "mariadb", dsn, where, "MariaDB")
