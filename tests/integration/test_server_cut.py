@@ -6,7 +6,8 @@ from a second namespace where dbstor runs (tests/integration/netns.py). During t
 load point the server's namespace starts dropping every IP packet (nftables, both ways):
 no reset, no ICMP error, the way a pulled cable or a lost route looks from the client.
 Without bounds on the network waits, dbstor waits for ever; with them (engines/network.py)
-every connection gives up after SILENCE_S of silence.
+every connection gives up after SILENCE_S of silence. A cut during the data load ends the
+run with one line naming the server (exit 2), as a full disk during a load does.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from dbstor.engines.server import PROBE_CONNECT_S
 SECRET = "cut-s3cret-pw"
 POINT = ("--users", "2,2,2", "--warmup", "1", "--duration", "8")
 INTO_SECOND_POINT_S = 4.0  # after the first point is on disk: inside the second's window
+LOAD_STARTED_S = 2.0  # after the run folder appears: loading orders (which takes 5 s or more)
 # Connections give up after SILENCE_S; then one liveness probe, and dbstor's own last
 # statements (object statistics, dropping its schema) wait PROBE_CONNECT_S each to
 # connect. 30 s on top for a loaded two-core machine.
@@ -131,3 +133,48 @@ def test_mariadb_cut_mid_point_fails_naming_the_server(dbstor, tmp_path):
         dsn = server.dsn("bench", SECRET)
         where = f"{server.host}:{server.port}"
         _cut_mid_point(dbstor, link, tmp_path, "mariadb", dsn, where, "MariaDB")
+
+
+def test_postgres_cut_during_the_data_load_is_one_line(tmp_path):
+    usable("postgres")
+    with (
+        netns.private_link() as link,
+        pg_server.running_server(
+            settings={"max_connections": "40"}, host=link.server_addr, netns=link.server_ns
+        ) as server,
+    ):
+        out = tmp_path / "out"
+        proc = _start(
+            link, tmp_path, "--engine", "postgres", "--workload", "orders",
+            "--dsn", server.dsn("postgres", password=SECRET), *POINT, "--out", str(out),
+        )  # fmt: skip
+        try:
+            deadline = time.monotonic() + 120
+            while not list(out.rglob("results.json")) and time.monotonic() < deadline:
+                assert proc.poll() is None, proc.communicate()[1]
+                time.sleep(0.05)
+            time.sleep(LOAD_STARTED_S)
+            link.cut()
+            cut = time.monotonic()
+            try:
+                _, stderr = proc.communicate(timeout=BOUND_S + 60)
+            except subprocess.TimeoutExpired:
+                pytest.fail(f"dbstor still ran {BOUND_S + 60} s after the network was cut")
+            took = time.monotonic() - cut
+        finally:
+            if proc.poll() is None:
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(proc.pid, signal.SIGKILL)
+                proc.communicate(timeout=30)
+        print(f"exit {proc.returncode} {took:.1f} s after the cut:\n{stderr.strip()}")
+        assert proc.returncode == 2, stderr
+        assert took <= BOUND_S, f"ended {took:.0f} s after the cut (bound {BOUND_S} s)"
+        assert "Traceback" not in stderr, stderr
+        last = stderr.strip().splitlines()[-1]
+        where = f"{server.host}:{server.port}"
+        expected = (
+            f"dbstor: error: PostgreSQL at {where} stopped answering while orders was loading"
+        )
+        assert last.startswith(expected), last
+        assert SECRET not in stderr
+        assert _namespace_empty(link, link.client_ns) == [], "dbstor left processes running"

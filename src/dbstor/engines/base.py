@@ -245,6 +245,11 @@ class Engine(ABC):
         """ErrorKind of an exception raised by a statement."""
         return ErrorKind.ERROR
 
+    def unanswered(self) -> str | None:
+        """For an external server that does not answer now: '<title> at host:port stopped
+        answering'; else None (managed and embedded engines: always None)."""
+        return None
+
     def lost_server(self, exc: BaseException) -> str | None:
         """When `exc` says the connection to an external server broke or timed out, what
         a point's error says first: the server (host:port, never a password) and that it

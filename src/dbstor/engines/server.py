@@ -113,7 +113,7 @@ class ServerEngine(Engine):
         self._version: str | None = None
         self._made = False  # external: dbstor's schema or database exists
         self._monitor: Any = None
-        self._unanswered = False  # external: the last probe got no answer
+        self._admin_wait = ADMIN_CONNECT_S  # PROBE_CONNECT_S after an unanswered probe
         self._lock = threading.Lock()
         self._launched: tuple[list[str], Account, Path] | None = None  # for restart()
 
@@ -294,7 +294,7 @@ class ServerEngine(Engine):
         """Drop dbstor's workspace, and only if it holds the marker."""
         errors = self._driver_error()
         try:
-            with self._admin(self._admin_wait()) as conn:
+            with self._admin(self._admin_wait) as conn:
                 if self._marked(conn):
                     self._drop_workspace(conn)
         except (errors, UserError) as exc:
@@ -306,20 +306,15 @@ class ServerEngine(Engine):
     # --- liveness, monitoring, statistics ---------------------------------------------------
 
     def probe(self) -> bool:
-        """Whether the server takes connections now. An external server that does not is
-        remembered: dbstor's own statements after that (object statistics, dropping its
-        schema or database) wait only PROBE_CONNECT_S to connect, not ADMIN_CONNECT_S."""
+        """Whether the server takes connections now. An external one that does not is
+        remembered: dbstor's own connections then wait only PROBE_CONNECT_S to connect."""
         try:
             self._server_admin(timeout=PROBE_CONNECT_S).close()
-            self._unanswered = False
+            self._admin_wait = ADMIN_CONNECT_S
             return True
         except Exception:
-            self._unanswered = not self.managed
+            self._admin_wait = ADMIN_CONNECT_S if self.managed else PROBE_CONNECT_S
             return False
-
-    def _admin_wait(self) -> int:
-        """The connect timeout of dbstor's own connections now."""
-        return PROBE_CONNECT_S if self._unanswered else ADMIN_CONNECT_S
 
     def alive(self) -> bool:
         return self.server.alive() if self.managed else self.probe()
@@ -337,6 +332,11 @@ class ServerEngine(Engine):
             return None
         return lost_line(self.title, self.server_address(), exc)
 
+    def unanswered(self) -> str | None:
+        if self.managed or self.probe():
+            return None
+        return f"{self.title} at {self.server_address()} stopped answering"
+
     def version(self) -> str:
         if self._version:
             return self._version
@@ -346,7 +346,7 @@ class ServerEngine(Engine):
         """Rows of one statement on the monitoring connection (opened on first use)."""
         with self._lock:
             if self._monitor is None:
-                self._monitor = self._admin(self._admin_wait())
+                self._monitor = self._admin(self._admin_wait)
             try:
                 cur = self._monitor.cursor()
                 cur.execute(sql, params)

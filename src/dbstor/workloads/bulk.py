@@ -256,6 +256,7 @@ def insert_rows(cur: Any, table: Table, rows: list[tuple]) -> None:
 
 
 def _worker(tasks: Any, results: Any) -> None:
+    _plain_signals()  # ended by terminate() when another worker failed: quietly
     engine, load = _STATE["engine"], _STATE["load"]
     put = copy_rows if engine.dialect == "postgres" else insert_rows
     by_name = {t.name: t for t in load.tables}
