@@ -97,3 +97,30 @@ def test_mariadb_names_the_server_for_lost_connections_only():
     assert engine.lost_server(pymysql.err.OperationalError(1114, "The table is full")) is None
     managed = MariaDBEngine(EngineSettings(paths={}))
     assert managed.lost_server(lost) is None
+
+
+class _SilentServer:
+    """An external engine whose server no longer answers: connecting times out."""
+
+    title = "PostgreSQL"
+    dialect = "postgres"
+
+    def connect(self):
+        raise TimeoutError("connection timeout expired")
+
+    def alive(self):
+        return False
+
+    def unanswered(self):
+        return "PostgreSQL at db.example:5432 stopped answering"
+
+
+def test_a_query_stream_names_the_server_that_stopped_answering():
+    from dbstor.drivers.streams import StreamsRun
+
+    run = StreamsRun(_SilentServer(), {1: [(None, "SELECT 1")]}, None, None, None, "warm", print)
+    outcome = run.run()
+    assert outcome.fatal == (
+        "PostgreSQL at db.example:5432 stopped answering during the point; "
+        "stream 1 could not connect: connection timeout expired"
+    )
