@@ -124,3 +124,21 @@ def test_a_query_stream_names_the_server_that_stopped_answering():
         "PostgreSQL at db.example:5432 stopped answering during the point; "
         "stream 1 could not connect: connection timeout expired"
     )
+
+
+def test_users_put_the_server_before_the_error_that_stopped_them():
+    from types import SimpleNamespace
+
+    from dbstor.drivers.users import Instance, VirtualUsers
+
+    pymysql = pytest.importorskip("pymysql")
+    engine = MariaDBEngine(EngineSettings(paths={}, dsn="mysql://u:secret@db.example:3307/"))
+    users = VirtualUsers([Instance(engine, SimpleNamespace(mix={"t": 1}))], 1)
+    users.fail(
+        pymysql.err.OperationalError(2013, "Lost connection ([Errno 110] timed out)"), engine
+    )
+    users.fail(RuntimeError("a later error"), engine)
+    assert users.stop.is_set()
+    assert users.fatal is not None
+    assert users.fatal.startswith("MariaDB at db.example:3307 stopped answering: ")
+    assert "secret" not in users.fatal
