@@ -39,7 +39,13 @@ def load_or_say_full(workload: Any, engine: Any, say: Callable[[str], None]) -> 
         return workload.create(engine, say)
     except Exception as exc:
         if not is_disk_full(exc):
-            raise
+            gone = engine.unanswered()  # an external server whose network went silent
+            if gone is None:
+                raise
+            raise UserError(
+                f"{gone} while {workload.name} was loading ({str(exc).splitlines()[0]}): "
+                "check the network and the server, then run again"
+            ) from None
         where = ", ".join(str(p) for p in engine.cache_paths()[:1]) or "the target"
         raise UserError(
             f"the file system holding {where} filled up while loading {workload.name}: free "
