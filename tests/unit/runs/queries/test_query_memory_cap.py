@@ -22,6 +22,7 @@ from dbstor.study.model import DatabaseSpec, LoadSeries, Slo, Target
 from dbstor.testfiles import Safety
 from dbstor.workloads.base import LoadReport, Workload
 
+
 class Counts(Workload):
     """Two queries over one small table, for DuckDB and SQLite."""
 
