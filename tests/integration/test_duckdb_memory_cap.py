@@ -5,16 +5,13 @@ queries read it from the storage again, while the same warm point without the ca
 
 from __future__ import annotations
 
-import hashlib
 import importlib.util
 import json
-import os
 from pathlib import Path
 
 import pytest
+from capped_dss import answer_digest, cgroup_possible
 
-from dbstor.analysis.dss_answers import normalize
-from dbstor.engines.embedded_cap import EmbeddedCap
 from dbstor.errors import UserError
 from dbstor.workloads.dss import generate as gen
 
@@ -27,15 +24,6 @@ except UserError as missing:
     pytest.skip(str(missing), allow_module_level=True)
 if importlib.util.find_spec("duckdb") is None:
     pytest.skip("duckdb is not installed", allow_module_level=True)
-
-
-def cgroup_possible() -> bool:
-    probe = EmbeddedCap("probe", os.getpid(), 64 * 2**20)
-    probe.create()
-    try:
-        return probe.active
-    finally:
-        probe.remove()
 
 
 pytestmark = [
@@ -88,20 +76,7 @@ def test_capped_duckdb_reads_its_file_from_the_storage(dbstor, tmp_path):
     assert len(rows(capped)) == 6 and rows(capped) == rows(uncapped)
 
 
-def answer_digest(connection, sql: str) -> int:
-    """A query's answer as a number (rows normalized, floats to 9 digits, ties sorted), so
-    that it comes back from the client process in the record's "rows"."""
-    from dbstor.workloads.dss import execute
-
-    def value(v):
-        v = normalize(v)
-        return float(f"{v:.9g}") if isinstance(v, float) else v
-
-    rows = sorted(repr(tuple(value(v) for v in row)) for row in execute.answer(connection, sql))
-    return int(hashlib.sha256("\n".join(rows).encode()).hexdigest()[:15], 16)
-
-
-def test_capped_duckdb_answers_as_uncapped(tmp_path, monkeypatch):
+def test_capped_duckdb_answers_as_uncapped(tmp_path):
     from dbstor.drivers.streams import StreamsRun
     from dbstor.engines.base import EngineSettings
     from dbstor.engines.duckdb import DuckDBEngine
@@ -109,8 +84,6 @@ def test_capped_duckdb_answers_as_uncapped(tmp_path, monkeypatch):
     from dbstor.telemetry.window import WindowCounters
     from dbstor.workloads.dss import DssWorkload
 
-    # the client process is spawned: it finds answer_digest by importing this module
-    monkeypatch.syspath_prepend(str(Path(__file__).resolve().parents[2]))
     settings = EngineSettings(paths={"data": [tmp_path]}, memory_limit_bytes=48 << 20)
     engine = DuckDBEngine(settings)
     workload = DssWorkload(SCALE)

@@ -1,17 +1,25 @@
 """Query streams in a client process inside an embedded engine's memory cap (--memory-limit
-on DuckDB): the same StreamsRun as in dbstor's own process, run in a spawned process that
-joins the engine's memory cgroup (engines/embedded_cap.py) before it opens the database.
+on SQLite and DuckDB): the same StreamsRun as in dbstor's own process, run in a spawned
+process that joins the engine's memory cgroup (engines/embedded_cap.py) before it opens
+the database.
 
-A DuckDB instance is not fork-safe, and DuckDB lets one process at a time open a file for
-writing, so: this process closes its own instance (engine.detach()), drops the database's
-files from the page cache (pages read while loading or warming up would otherwise serve
-the capped client), and starts the client with multiprocessing's spawn (a fresh
-interpreter, nothing of this process's DuckDB in it). The client joins the group, opens
-the database with the engine's capped settings (engine.attach(capped=True)) and says so;
-the group is then tightened (what the client holds + --memory-limit) and the client runs
-the streams, sending every query's record as it finishes and the outcome at the end.
-close() opens this process's instance again. The client's I/O is added to this process's
-/proc/self/io when it is reaped, so the engine's counters over the point include it.
+The engine takes part through its client hooks (ClientHooks): detach() lets go of the
+database in this process (DuckDB closes its instance: it is not fork-safe and lets one
+process at a time open a file for writing; SQLite holds nothing open), attach(capped=True)
+opens it in the client process with the engine's capped settings (DuckDB's instance with
+its capped memory_limit; SQLite a connection that reads the schema, and its capped
+cache_size for every connection after), attach() takes it back here, and capped_settings()
+names those settings for the description.
+
+So: this process detaches, drops the database's files from the page cache (pages read
+while loading or warming up would otherwise serve the capped client), and starts the
+client with multiprocessing's spawn (a fresh interpreter, nothing of this process's
+database in it). The client joins the group, attaches and says so; the group is then
+tightened (what the client holds + --memory-limit) and the client runs the streams, each
+opening its own connection there, sending every query's record as it finishes and the
+outcome at the end. close() attaches this process again. The client's I/O is added to
+this process's /proc/self/io when it is reaped, so the engine's counters over the point
+include it.
 """
 
 from __future__ import annotations
@@ -22,7 +30,7 @@ import os
 import signal
 import time
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, Protocol, cast, runtime_checkable
 
 from dbstor import lifeline
 from dbstor.drivers.streams import STOP_WAIT_S, StreamsOutcome, StreamsRun, one_line
@@ -34,14 +42,27 @@ READY_TIMEOUT_S = 300.0  # for the client to start and open the database
 POLL_S = 0.2
 
 
+@runtime_checkable
+class ClientHooks(Protocol):
+    """What an embedded engine does to hand its database to a capped client process."""
+
+    def detach(self, quiet: bool = False) -> None:
+        """Let go of the database in this process (quiet: never raise)."""
+
+    def attach(self, capped: bool = False) -> None:
+        """Open the database in this process; capped: with the settings for the cap."""
+
+
 def capped_group(engine: Engine) -> EmbeddedCap | None:
     """The engine's client memory cap when one is in force and the engine can hand its
-    database to a client process (detach/attach); None: run the streams in this process."""
+    database to a client process (ClientHooks); None: run the streams in this process."""
     cap = getattr(engine, "client_cap", None)
-    movable = callable(getattr(engine, "detach", None)) and callable(
-        getattr(engine, "attach", None)
-    )
-    return cap if isinstance(cap, EmbeddedCap) and cap.active and movable else None
+    hooks = isinstance(engine, ClientHooks)
+    return cap if isinstance(cap, EmbeddedCap) and cap.active and hooks else None
+
+
+def hooks(engine: Engine) -> ClientHooks:
+    return cast(ClientHooks, engine)
 
 
 class CappedStreamsRun:
@@ -69,9 +90,10 @@ class CappedStreamsRun:
     def prepare(self) -> None:
         """Hand the database to a new client process in the group and tighten the group
         once the client has opened it (not measured)."""
-        self.engine.detach()  # type: ignore[attr-defined]
+        hooks(self.engine).detach()
         dropped = self.engine.drop_cache()
-        self.dropped = f"{dropped.files} files ({dropped.bytes / 1e6:,.1f} MB)"
+        files = "file" if dropped.files == 1 else "files"
+        self.dropped = f"{dropped.files} {files} ({dropped.bytes / 1e6:,.1f} MB)"
         context = multiprocessing.get_context("spawn")
         down_read, down_write = context.Pipe(duplex=False)
         up_read, up_write = context.Pipe(duplex=False)
@@ -93,8 +115,8 @@ class CappedStreamsRun:
 
     def describe(self) -> str:
         """The cap as applied at this point, for results.json's engine.memory_cap."""
-        limit = getattr(self.engine, "capped_memory_limit", lambda: None)()
-        own = f", {self.engine.title}'s own memory limit {limit / 2**20:,.0f} MiB" if limit else ""
+        settings = getattr(self.engine, "capped_settings", lambda: None)()
+        own = f", {settings}" if settings else ""
         return (
             f"{self.group.describe()}{own}; the streams ran in that process (spawned), the "
             f"database's {self.dropped} dropped from the page cache before the point"
@@ -160,7 +182,7 @@ class CappedStreamsRun:
             for end in self.pipe:
                 end.close()
             self.process = None
-        self.engine.attach()  # type: ignore[attr-defined]
+        hooks(self.engine).attach()
 
 
 def _client(
@@ -179,7 +201,7 @@ def _client(
     group.join()  # before the database takes any memory: all of it counts in the group
     engine = engine_class(settings)
     try:
-        engine.attach(capped=True)  # type: ignore[attr-defined]
+        hooks(engine).attach(capped=True)
     except Exception as exc:
         outgoing.send(("fatal", f"the client process could not open the database: {one_line(exc)}"))
         return
@@ -201,4 +223,4 @@ def _client(
     except (EOFError, OSError, KeyboardInterrupt):
         return
     finally:
-        engine.detach(quiet=True)  # type: ignore[attr-defined]
+        hooks(engine).detach(quiet=True)

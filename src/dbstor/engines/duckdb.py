@@ -41,6 +41,7 @@ from dbstor.engines.base import (
     ObjectIO,
 )
 from dbstor.engines.embedded_cap import EmbeddedCap, engine_share, evict_from_page_cache
+from dbstor.engines.process import proc_io
 from dbstor.errors import UserError
 from dbstor.testfiles import check_directory, is_owned, record_owned, refuse_link, remove_owned
 
@@ -80,14 +81,6 @@ def _duckdb() -> Any:
         return importlib.import_module("duckdb")
     except ImportError:
         raise UserError(MISSING) from None
-
-
-def _proc_io() -> dict[str, int]:
-    try:
-        text = Path("/proc/self/io").read_text()
-    except OSError:
-        return {}
-    return {k: int(v) for k, v in (line.split(": ") for line in text.splitlines())}
 
 
 def cpu_threads() -> int:
@@ -192,6 +185,11 @@ class DuckDBEngine(Engine):
         """DuckDB's memory_limit in the capped client process (embedded_cap.engine_share)."""
         cap = self.client_cap
         return engine_share(cap.budget, self.settings.buffer_bytes) if cap else None
+
+    def capped_settings(self) -> str | None:
+        """DuckDB's own limit in the capped client, for the cap's description."""
+        limit = self.capped_memory_limit()
+        return f"{self.title}'s own memory limit {limit / 2**20:,.0f} MiB" if limit else None
 
     def _config(self, capped: bool = False) -> dict[str, Any]:
         config: dict[str, Any] = {
@@ -306,7 +304,7 @@ class DuckDBEngine(Engine):
     # --- statistics ---------------------------------------------------------------------------
 
     def counters(self) -> EngineCounters:
-        io = _proc_io()
+        io = proc_io()
         if not io:
             return EngineCounters()
         return EngineCounters(

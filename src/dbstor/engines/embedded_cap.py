@@ -22,7 +22,7 @@ from pathlib import Path
 
 from dbstor.engines.cgroup import MemoryCap
 
-ENGINE_SHARE = 0.75  # of the database's budget for an engine's own memory (DuckDB's limit)
+ENGINE_SHARE = 0.75  # of the database's budget: DuckDB's own limit, at most SQLite's cache
 MIN_ENGINE_SHARE = 16 << 20
 
 

@@ -1,9 +1,10 @@
-"""--memory-limit on a DuckDB query run where no memory cgroup can be made: one line says
-so and the run goes on as without the cap (in dbstor's own process); a result's memory_cap
-travels from the worker to the run."""
+"""--memory-limit on a query run of an embedded engine (DuckDB, SQLite) where no memory
+cgroup can be made: one line says so and the run goes on as without the cap (in dbstor's
+own process); a result's memory_cap travels from the worker to the run."""
 
 from __future__ import annotations
 
+import importlib.util
 import time
 from typing import Any, ClassVar
 
@@ -21,18 +22,16 @@ from dbstor.study.model import DatabaseSpec, LoadSeries, Slo, Target
 from dbstor.testfiles import Safety
 from dbstor.workloads.base import LoadReport, Workload
 
-pytest.importorskip("duckdb")
-
 
 class Counts(Workload):
-    """Two queries over one small table, for DuckDB."""
+    """Two queries over one small table, for DuckDB and SQLite."""
 
     name = "counts"
     title = "counts"
     description = "two queries over one table"
     source = "tests"
     mix: ClassVar[dict[str, float]] = {}
-    dialects = ("duckdb",)
+    dialects = ("duckdb", "sqlite")
     default_scale = 1
 
     def query_set(self) -> list[Any]:
@@ -47,7 +46,10 @@ class Counts(Workload):
     def create(self, engine: Any, say: Any) -> LoadReport:
         started = time.monotonic()
         conn = engine.connect()
-        conn.execute("CREATE TABLE t AS SELECT range AS n FROM range(1000)")
+        conn.execute(
+            "CREATE TABLE t AS WITH RECURSIVE r(n) AS "
+            "(SELECT 0 UNION ALL SELECT n + 1 FROM r WHERE n < 999) SELECT n FROM r"
+        )
         conn.close()
         return LoadReport(rows=1000, seconds=time.monotonic() - started, bytes=8000)
 
@@ -55,7 +57,10 @@ class Counts(Workload):
         raise NotImplementedError
 
 
-def test_no_cgroup_one_line_and_the_run_goes_on_uncapped(tmp_path, monkeypatch):
+@pytest.mark.parametrize("engine", ["duckdb", "sqlite"])
+def test_no_cgroup_one_line_and_the_run_goes_on_uncapped(tmp_path, monkeypatch, engine):
+    if engine == "duckdb" and importlib.util.find_spec("duckdb") is None:
+        pytest.skip("duckdb is not installed")
     for module in (checks, run_plan, worker):
         monkeypatch.setattr(module, "workload_class", lambda name: Counts)
     monkeypatch.setattr(cgroup, "_mounts", lambda: [])  # a host without a memory cgroup
@@ -68,7 +73,7 @@ def test_no_cgroup_one_line_and_the_run_goes_on_uncapped(tmp_path, monkeypatch):
         run_id="run1",
         target=Target(label="lun", paths=(target,)),
         database=DatabaseSpec(
-            engine="duckdb",
+            engine=engine,
             workload="counts",
             scale=1,
             series=LoadSeries(kind="streams", values=(1,)),
