@@ -75,6 +75,7 @@ class PgServer:
     as_postgres: bool  # commands run through runuser -u postgres
     host: str = "127.0.0.1"
     user: str = "postgres"
+    netns: str | None = None  # the network namespace it runs in (tests/integration/netns.py)
 
     @property
     def datadir(self) -> Path:
@@ -97,6 +98,7 @@ class PgServer:
         """Run SQL with psql (stops at the first error); returns its unaligned output."""
         done = subprocess.run(
             [
+                *self.in_netns(),
                 str(self.bindir / "psql"),
                 "-X",
                 "-q",
@@ -127,8 +129,13 @@ class PgServer:
     def create_database(self, name: str) -> None:
         self.sql(f'CREATE DATABASE "{name}"')
 
+    def in_netns(self) -> list[str]:
+        """The prefix that runs a command in the server's network namespace, if it has one."""
+        return ["ip", "netns", "exec", self.netns] if self.netns else []
+
     def _cmd(self, *args: str) -> list[str]:
-        return ["runuser", "-u", "postgres", "--", *args] if self.as_postgres else list(args)
+        account = ["runuser", "-u", "postgres", "--"] if self.as_postgres else []
+        return [*self.in_netns(), *account, *args]
 
     def stop(self) -> None:
         subprocess.run(
@@ -157,8 +164,11 @@ def _run(cmd: list[str], what: str, timeout: float = 120) -> None:
 
 
 @contextlib.contextmanager
-def running_server(settings: dict[str, str] | None = None) -> Iterator[PgServer]:
-    """Start a fresh cluster (skipping the test if that cannot be done); stop it after."""
+def running_server(
+    settings: dict[str, str] | None = None, host: str = "127.0.0.1", netns: str | None = None
+) -> Iterator[PgServer]:
+    """Start a fresh cluster (skipping the test if that cannot be done); stop it after.
+    With `netns` it runs inside that network namespace, listening on `host` there."""
     bindir = find_bindir()
     if bindir is None:
         pytest.skip(
@@ -174,7 +184,14 @@ def running_server(settings: dict[str, str] | None = None) -> Iterator[PgServer]
         if shutil.which("runuser") is None:
             pytest.skip("running as root and runuser is missing (util-linux)")
     base = Path(tempfile.mkdtemp(prefix="dbstor-pg-"))
-    server = PgServer(bindir=bindir, base=base, port=free_port(), as_postgres=as_postgres)
+    server = PgServer(
+        bindir=bindir,
+        base=base,
+        port=free_port(),
+        as_postgres=as_postgres,
+        host=host,
+        netns=netns,
+    )
     started = False
     try:
         server.sockdir.mkdir()
@@ -196,6 +213,9 @@ def running_server(settings: dict[str, str] | None = None) -> Iterator[PgServer]
             ),
             "initdb",
         )
+        if netns:  # clients come from the namespace's own link, not from 127.0.0.1
+            with (server.datadir / "pg_hba.conf").open("a", encoding="utf-8") as hba:
+                hba.write("host all all samenet trust\n")
         options = {
             **DEFAULT_SETTINGS,
             **(settings or {}),

@@ -180,7 +180,10 @@ def test_instances_spread_over_hosts_in_order(loopback_cluster, target, tmp_path
     assert [h["host"] for h in two["hosts"]] == ["h1", "h2"]
     for point in (one, two):
         assert point["tps"] == pytest.approx(sum(h["tps"] for h in point["hosts"]))
-        p99s = [h["txn_lat_ms"]["p99"] for h in point["hosts"]]
-        assert min(p99s) <= point["txn_lat_ms"]["p99"] <= max(p99s)  # from summed histograms
+        for q in ("p50", "p99"):  # p99 is None below 100 transactions: a loaded machine
+            parts = [h["txn_lat_ms"][q] for h in point["hosts"]]
+            if point["txn_lat_ms"][q] is not None and None not in parts:
+                assert min(parts) <= point["txn_lat_ms"][q] <= max(parts)  # summed histograms
+        assert point["txn_lat_ms"]["p50"] is not None
     assert two["start_skew_ms"] < 50
     assert list(target.iterdir()) == []  # both hosts' databases removed

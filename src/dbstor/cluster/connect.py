@@ -45,7 +45,8 @@ def local_address_toward(address: str) -> str:
     except OSError as exc:
         raise UserError(
             f"cannot reach the Ray cluster at {address} ({exc.strerror or exc}): start it "
-            "with 'ray start --head --port=PORT' there, or fix --cluster"
+            "with 'ray start --head --port=PORT' there, or fix the address (--cluster, or a "
+            "study's [cluster] address)"
         ) from None
 
 

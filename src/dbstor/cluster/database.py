@@ -6,16 +6,24 @@ drives the first N, each on its own host, all started at one instant; the hosts'
 merge exactly (runs/merge.py): the users' results (per-transaction-type histograms,
 commits, errors, per-second commits) across hosts, engine counters summed, samples with a
 host column. Each host's own figures are kept for the point's `hosts` list.
+
+Client hosts driving one external server (`--clients`, ClusterClientsWorker): the first
+client host creates and loads the database once; the others only connect to it. A point's
+users are spread over the client hosts as evenly as possible, in order (each host numbers
+its users on from the previous host's, so no two users share a random stream); open-loop
+rates split in proportion to the users; the server's counters are read on the first client
+host alone (they are the one server's, and would be counted twice if summed).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, fields
 from typing import Any
 
 from dbstor.cluster.io import mean_cpu, summed_device
 from dbstor.cluster.session import ClusterPoint, ClusterSession
+from dbstor.errors import UserError
 from dbstor.results.model import Load
 from dbstor.runs.database.point import TxnOutcome
 from dbstor.runs.database.summary import database_point
@@ -35,20 +43,32 @@ def instances_on(hosts: list[str], count: int) -> dict[str, int]:
 class ClusterDatabaseWorker:
     kind = "database"
 
-    def __init__(self, session: ClusterSession, safety: Safety, say: Callable[[str], None]):
+    def __init__(
+        self,
+        session: ClusterSession,
+        safety: Safety,
+        say: Callable[[str], None],
+        hosts: Sequence[str] = (),
+    ):
         self.session = session
-        self.hosts = [h.name for h in session.hosts]
+        self.hosts = list(hosts) or [h.name for h in session.hosts]
         self.safety = {f.name: getattr(safety, f.name) for f in fields(safety)}
         self.say = say
         self.instances: list[str] = []  # the host of each prepared instance, in order
         self.devices: dict[str, list[str]] = {}  # each host's own devices under the target
         self.last: ClusterPoint | None = None
         self.last_outcomes: dict[str, TxnOutcome] = {}
+        self.measuring: list[str] = []  # the hosts of the point being measured
 
     def prepare(self, setup: dict[str, Any]) -> dict[str, Any]:
         """Create and load the next instance on the next host."""
         host = self.hosts[len(self.instances) % len(self.hosts)]
         self.say(f"  instance {int(setup['instance']) + 1} on host {host}")
+        facts = self._prepare_on(host, setup)
+        self.instances.append(host)
+        return facts
+
+    def _prepare_on(self, host: str, setup: dict[str, Any]) -> dict[str, Any]:
         agent = self.session.agents[host]
         if setup.get("dsn"):  # a DSN may hold a password: never a task argument
             from dbstor.cluster.actor import SECRETS_KEY, seal
@@ -57,11 +77,11 @@ class ClusterDatabaseWorker:
         facts = self.session.result(
             agent.prepare.remote("database", self.safety, setup), host, "prepare"
         )
-        self.instances.append(host)
         self.devices.setdefault(host, list(facts.get("devices") or []))
         return facts
 
-    def measure(self, point: dict[str, Any]) -> dict[str, Any]:
+    def split(self, point: dict[str, Any]) -> dict[str, dict[str, Any]]:
+        """Each taking-part host's own point: its instances and its share of the rate."""
         taking_part = instances_on(self.hosts, int(point["instances"]))
         points = {  # each host samples its own device, resolved there at prepare
             host: {**point, "instances": n, "devices": self.devices.get(host, [])}
@@ -70,18 +90,31 @@ class ClusterDatabaseWorker:
         if point.get("rate"):  # open loop: split in proportion to the instances
             for host, n in taking_part.items():
                 points[host]["rate"] = float(point["rate"]) * n / int(point["instances"])
+        return points
+
+    def counters_host(self) -> str | None:
+        """The host whose engine counters stand for the point (None: sum every host's)."""
+        return None
+
+    def measure(self, point: dict[str, Any]) -> dict[str, Any]:
+        points = self.split(point)
         duration = float(point["duration_s"]) + float(point.get("warmup_s", 0))
-        result = self.session.measure(points, duration)
+        self.measuring = list(points)
+        try:
+            result = self.session.measure(points, duration)
+        finally:
+            self.measuring = []
         outcomes = {}
-        for host in taking_part:
+        for host in points:
             outcome = TxnOutcome.from_dict(result.outcomes[host])
             outcome.host = host
             outcomes[host] = outcome
         self.last, self.last_outcomes = result, outcomes
         merged = merge_txn_outcomes(list(outcomes.values()))
+        reader = self.counters_host()
         whole = TxnOutcome(
             drive=merged["drive"],
-            counters=merged["counters"],
+            counters=outcomes[reader].counters if reader else merged["counters"],
             samples=merged["samples"],
             cpu=mean_cpu([o.cpu for o in outcomes.values()]),
             device=summed_device([(h, o.device) for h, o in outcomes.items() if o.device]),
@@ -93,7 +126,8 @@ class ClusterDatabaseWorker:
         return whole.to_dict()
 
     def latest(self) -> dict[str, Any] | None:
-        return None
+        """The live line: device IOPS of the hosts in the point being measured, summed."""
+        return self.session.latest(self.measuring) if self.measuring else None
 
     def objects(self) -> list[dict[str, Any]]:
         """Per-object I/O of the first instance (on the first host)."""
@@ -127,3 +161,46 @@ class ClusterDatabaseWorker:
                 }
             )
         return self.last.views(hosts)
+
+
+def users_on(hosts: list[str], users: int) -> dict[str, tuple[int, int]]:
+    """Users spread over client hosts as evenly as possible, in order: host -> (first user's
+    number, users there); hosts left without a user (fewer users than hosts) take no part."""
+    share, extra = divmod(users, len(hosts))
+    spread: dict[str, tuple[int, int]] = {}
+    first = 0
+    for n, host in enumerate(hosts):
+        count = share + (1 if n < extra else 0)
+        if count:
+            spread[host] = (first, count)
+        first += count
+    return spread
+
+
+class ClusterClientsWorker(ClusterDatabaseWorker):
+    """Client hosts driving one external server: loaded once, users spread over the hosts."""
+
+    def prepare(self, setup: dict[str, Any]) -> dict[str, Any]:
+        if self.instances:
+            raise UserError("--clients drives one external server: give --users or --rate")
+        lead, *others = self.hosts
+        self.say(f"  loading on the server from client host {lead}")
+        facts = self._prepare_on(lead, setup)
+        for host in others:  # the database is there: the other hosts only connect
+            self._prepare_on(host, {**setup, "attach": True})
+        self.instances = list(self.hosts)
+        return facts
+
+    def split(self, point: dict[str, Any]) -> dict[str, dict[str, Any]]:
+        users = int(point["users"])
+        points = {}
+        for host, (first, count) in users_on(self.hosts, users).items():
+            own = {**point, "users": count, "first_user": first}
+            own["read_counters"] = host == self.hosts[0]
+            if point.get("rate"):  # open loop: split in proportion to the users
+                own["rate"] = float(point["rate"]) * count / users
+            points[host] = own
+        return points
+
+    def counters_host(self) -> str | None:
+        return self.hosts[0]

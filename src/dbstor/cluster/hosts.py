@@ -75,15 +75,15 @@ def discover(nodes: Iterable[Mapping[str, Any]]) -> list[HostNode]:
     return sorted(hosts.values(), key=lambda h: h.name)
 
 
-def parse_host_list(text: str) -> list[str]:
+def parse_host_list(text: str, flag: str = "--hosts") -> list[str]:
     """'h1,h2' -> ['h1', 'h2']; an empty name or a host named twice is an error."""
     names = [part.strip() for part in text.split(",")]
     if not names or any(not name for name in names):
-        raise UserError(f"--hosts {text!r} has an empty name: give names like db1,db2")
+        raise UserError(f"{flag} {text!r} has an empty name: give names like db1,db2")
     seen: set[str] = set()
     for name in names:
         if name in seen:
-            raise UserError(f"host {name} is named twice in --hosts: name each host once")
+            raise UserError(f"host {name} is named twice in {flag}: name each host once")
         seen.add(name)
     return names
 

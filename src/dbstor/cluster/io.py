@@ -25,14 +25,21 @@ from dbstor.testfiles import Safety
 class ClusterIoWorker:
     kind = "io"
 
-    def __init__(self, session: ClusterSession, safety: Safety, say: Callable[[str], None]):
+    def __init__(
+        self,
+        session: ClusterSession,
+        safety: Safety,
+        say: Callable[[str], None],
+        hosts: Sequence[str] = (),
+    ):
         self.session = session
-        self.hosts = [h.name for h in session.hosts]
+        self.hosts = list(hosts) or [h.name for h in session.hosts]
         self.safety = {f.name: getattr(safety, f.name) for f in fields(safety)}
         self.say = say
         self.facts: dict[str, dict] = {}
         self.last: ClusterPoint | None = None
         self.last_outcomes: dict[str, IoOutcome] = {}
+        self.measuring = False  # a point is being measured (the live line asks the hosts)
 
     def plan(self, setup: dict[str, Any]) -> dict[str, Any]:
         setup = {**setup, "host_folders": True}
@@ -73,7 +80,11 @@ class ClusterIoWorker:
                 own["rate_iops"] = rate / len(self.hosts)  # open loop: split in proportion
             points[host] = own
         duration = float(point["duration_s"]) + float(point.get("warmup_s", 0))
-        result = self.session.measure(points, duration)
+        self.measuring = True
+        try:
+            result = self.session.measure(points, duration)
+        finally:
+            self.measuring = False
         outcomes = {}
         for host in self.hosts:
             outcome = IoOutcome.from_dict(result.outcomes[host])
@@ -83,7 +94,8 @@ class ClusterIoWorker:
         return whole_outcome(list(outcomes.values()), result).to_dict()
 
     def latest(self) -> dict[str, Any] | None:
-        return None
+        """The live line: every host's device IOPS, summed (None between points)."""
+        return self.session.latest(self.hosts) if self.measuring else None
 
     def cleanup(self) -> dict[str, Any]:
         return {"notes": self.session.clean_up(list(self.hosts))}

@@ -1,12 +1,15 @@
 """Studies whose points are measured on several hosts: the entry points of `dbstor io
---cluster` and `dbstor run --cluster`. Every host checks itself before anything starts;
-then the study runs as on one host, with the cluster's workers in place of this host's."""
+--cluster`, `dbstor run --cluster` and of a study file with [cluster]. Every host checks
+itself before anything starts; then the study runs as on one host, with the cluster's
+workers in place of this host's."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
-from dbstor.cluster.database import ClusterDatabaseWorker
+from dbstor.cluster.database import ClusterClientsWorker, ClusterDatabaseWorker
 from dbstor.cluster.hosts import parse_host_list
 from dbstor.cluster.io import ClusterIoWorker
 from dbstor.cluster.session import ClusterSession
@@ -14,7 +17,7 @@ from dbstor.errors import UserError
 from dbstor.runs.progress import Progress
 from dbstor.runs.queries.checks import runs_queries
 from dbstor.runs.study import StudyOutcome, run_study
-from dbstor.study.model import Study
+from dbstor.study.model import Study, Target
 from dbstor.testfiles import Safety
 
 
@@ -44,7 +47,7 @@ def run_study_on_hosts(
             out,
             safety,
             progress,
-            io_worker=lambda rules, say: ClusterIoWorker(session, rules, say),
+            io_worker=lambda rules, say, target: ClusterIoWorker(session, rules, say),
         )
 
 
@@ -55,16 +58,15 @@ def run_database_study_on_hosts(
     out: Path,
     safety: Safety,
     progress: Progress,
+    clients_text: str | None = None,
 ) -> StudyOutcome:
-    """A database study with its instances spread over the named hosts, in order."""
-    if study.profiles:
-        raise UserError("--cluster with a study of fio profiles: use dbstor io --cluster")
-    for spec in study.databases:
-        if runs_queries(spec):
-            raise UserError(
-                f"--cluster runs transaction workloads; {spec.workload} (queries) runs on one host"
-            )
-    names = parse_host_list(hosts_text) if hosts_text else []
+    """A database study with its instances spread over the named hosts, in order; with
+    clients_text, client hosts driving one external server instead."""
+    check_database_study(study, hosts_text, clients_text)
+    if clients_text:
+        names = parse_host_list(clients_text, "--clients")
+    else:
+        names = parse_host_list(hosts_text) if hosts_text else []
     with ClusterSession(address, names) as session:
         for spec in study.databases:
             for target in study.targets:
@@ -74,10 +76,87 @@ def run_database_study_on_hosts(
                         {"engine": spec.engine, "target": str(path) if path else None}
                     )
         _say_hosts(session, progress)
+        worker = ClusterClientsWorker if clients_text else ClusterDatabaseWorker
         return run_study(
             study,
             out,
             safety,
             progress,
-            db_worker=lambda rules, say: ClusterDatabaseWorker(session, rules, say),
+            db_worker=lambda rules, say, target: worker(session, rules, say),
         )
+
+
+def check_database_study(study: Study, hosts_text: str | None, clients_text: str | None) -> None:
+    """What a database study on a cluster cannot do, each one line before anything starts."""
+    if study.profiles:
+        raise UserError("--cluster with a study of fio profiles: use dbstor io --cluster")
+    for spec in study.databases:
+        if runs_queries(spec):
+            raise UserError(
+                f"--cluster runs transaction workloads; {spec.workload} (queries) runs on one host"
+            )
+    if not clients_text:
+        return
+    if hosts_text:
+        raise UserError(
+            "--clients and --hosts: give --clients C1,C2 (client hosts driving one external "
+            "server, --dsn) or --hosts H1,H2 (one managed database per host), not both"
+        )
+    for spec in study.databases:
+        if spec.dsn is None:
+            raise UserError(
+                "--clients drives one external server: give its --dsn "
+                "(e.g. postgresql://bench@dbhost/bench), or --hosts for managed databases"
+            )
+        if spec.series.kind == "instances":
+            raise UserError(
+                "--clients drives one external server: give --users or --rate, not --instances"
+            )
+
+
+def run_cluster_study(study: Study, out: Path, safety: Safety, progress: Progress) -> StudyOutcome:
+    """A study file with [cluster]: each target measured on its own `hosts` (every io
+    profile and managed database there), or driven from its `clients` (the databases with
+    a DSN: one external server). One session over every host any target names."""
+    assert study.cluster is not None
+    for spec in study.databases:
+        if runs_queries(spec):
+            raise UserError(
+                f"{study.source}: [cluster]: {spec.workload} (queries) runs on one host: "
+                "run it in a study without [cluster]"
+            )
+    pairs = [
+        (t, d) for t in study.targets for d in study.databases if bool(t.clients) == bool(d.dsn)
+    ]
+    if not pairs and not (study.profiles and any(not t.clients for t in study.targets)):
+        raise UserError(
+            f"{study.source}: nothing to run: a target with clients runs the databases with a "
+            "dsn, the other targets the fio profiles and the managed databases"
+        )
+    names: list[str] = []
+    for target in study.targets:
+        names += [h for h in (*target.hosts, *target.clients) if h not in names]
+    with ClusterSession(study.cluster, names) as session:
+        everyone = [h.name for h in session.hosts]
+        for target in study.targets:
+            on = list(target.clients or target.hosts) or everyone
+            if target.clients:
+                for spec in (d for d in study.databases if d.dsn):
+                    session.preflight({"engine": spec.engine}, on)
+                continue
+            for path in (p for ps in target.roles.values() for p in ps):
+                spec = {"fio": bool(study.profiles), "target": str(path)}
+                session.preflight({**spec, "min_free_bytes": study.file_size}, on)
+            for engine in {d.engine for d in study.databases if d.dsn is None}:
+                session.preflight({"engine": engine}, on)
+        _say_hosts(session, progress)
+
+        def io_worker(rules: Safety, say: Callable[[str], None], target: Target) -> Any:
+            return ClusterIoWorker(session, rules, say, target.hosts)
+
+        def db_worker(rules: Safety, say: Callable[[str], None], target: Target) -> Any:
+            if target.clients:
+                return ClusterClientsWorker(session, rules, say, target.clients)
+            return ClusterDatabaseWorker(session, rules, say, target.hosts)
+
+        return run_study(study, out, safety, progress, io_worker=io_worker, db_worker=db_worker)

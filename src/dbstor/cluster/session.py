@@ -37,6 +37,7 @@ START_MARGIN_S = 0.5
 LATE_GRACE_S = 30.0
 STOP_TIMEOUT_S = 15.0
 CLOSE_TIMEOUT_S = 30.0  # a host this late after a point's end is taken as cut off
+LIVE_TIMEOUT_S = 1.0
 
 
 class HostFailed(PointFailed):
@@ -176,9 +177,14 @@ class ClusterSession:
         threading.Thread(target=beat, name="dbstor-heartbeat", daemon=True).start()
 
     # -- before the points -----------------------------------------------------------------
-    def preflight(self, spec: Mapping[str, Any]) -> None:
-        """Every host checks itself; the first problem, named by host, stops everything."""
-        refs = {name: a.preflight.remote(dict(spec)) for name, a in self.agents.items()}
+    def preflight(self, spec: Mapping[str, Any], hosts: Sequence[str] = ()) -> None:
+        """Every host (or these) checks itself; the first problem, named by host, stops
+        everything."""
+        refs = {
+            name: a.preflight.remote(dict(spec))
+            for name, a in self.agents.items()
+            if not hosts or name in hosts
+        }
         for name, ref in refs.items():
             problems = self._get(ref, name, "run its checks", CALL_TIMEOUT_S)
             if problems:
@@ -251,6 +257,23 @@ class ClusterSession:
         skew, starts = start_skew({n: o["started_at"] for n, o in outcomes.items()}, self.offsets)
         return ClusterPoint(outcomes, starts, skew, skew_limit_s(duration_s))
 
+    def latest(self, hosts: Sequence[str]) -> dict[str, Any] | None:
+        """The live line's figures while a point runs: the hosts' newest telemetry samples
+        (those that answer within a second), device IOPS added up."""
+        ray = self._ray
+        live = [h for h in hosts if h in self.agents and h not in self.given_up]
+        if ray is None or not live:
+            return None
+        refs = [self.agents[h].ask.remote("latest") for h in live]
+        ready, _ = ray.wait(refs, num_returns=len(refs), timeout=LIVE_TIMEOUT_S)
+        samples = []
+        for ref in ready:
+            try:
+                samples.append(ray.get(ref, timeout=0))
+            except Exception:  # a host lost now fails the point, not the live line
+                continue
+        return summed_live(samples)
+
     def stop_all(self, reason: str, skip: str | None = None) -> None:
         """Stop the load on every host now (best effort, bounded)."""
         ray = self._ray
@@ -275,6 +298,19 @@ class ClusterSession:
             except Exception:  # already gone with its node
                 continue
         self.agents = {}
+
+
+def summed_live(samples: Sequence[Mapping[str, Any] | None]) -> dict[str, Any] | None:
+    """Several hosts' newest samples as one for the live line: device read and write IOPS
+    summed over the hosts that have a device view; None when none has."""
+    views = [s for s in samples if s and s.get("dev_read_iops") is not None]
+    if not views:
+        return None
+    return {
+        "dev_read_iops": sum(s["dev_read_iops"] or 0 for s in views),
+        "dev_write_iops": sum(s.get("dev_write_iops") or 0 for s in views),
+        "hosts": len(views),
+    }
 
 
 def _first_line(exc: BaseException) -> str:

@@ -6,6 +6,7 @@ import argparse
 import os
 from pathlib import Path
 
+from dbstor.commands.cluster_flags import add_cluster_flags, check_cluster_flags
 from dbstor.commands.common import add_run_flags, finish, parse_flag, safety_from
 from dbstor.commands.telemetry_flags import add_telemetry_flags, with_telemetry
 from dbstor.errors import UserError
@@ -194,16 +195,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     add_telemetry_flags(parser)
     add_run_flags(parser)
-    hosts = parser.add_argument_group("several hosts, through Ray (pip install 'dbstor[cluster]')")
-    hosts.add_argument(
-        "--cluster",
-        metavar="ADDR",
-        help="the Ray head, HOST:PORT: spread the instances over the hosts of --hosts, in "
-        "order, one merged result (see docs/cluster.md)",
-    )
-    hosts.add_argument(
-        "--hosts", metavar="H1,H2", help="with --cluster: the hosts to run on (default: all)"
-    )
+    add_cluster_flags(parser)
     parser.set_defaults(handler=run)
 
 
@@ -352,19 +344,33 @@ def run(args: argparse.Namespace) -> int:
         raise UserError("give a study file or --engine flags, not both")
     if args.study:
         study = load_study(args.study)
-    elif args.engine:
+        if study.cluster and (args.cluster or args.hosts or args.clients):
+            raise UserError(
+                f"{study.source} names its cluster and each target's hosts ([cluster], hosts, "
+                "clients): drop --cluster, --hosts and --clients"
+            )
+    check_cluster_flags(args, DSN_ENV)
+    if args.engine:
         study = study_from_flags(args)
-    else:
+    elif not args.study:
         study = default_study()
     study = with_telemetry(study, args)
     progress = Progress(quiet=args.quiet)
-    if args.hosts and not args.cluster:
-        raise UserError("--hosts needs --cluster ADDR (the Ray head), e.g. --cluster head:6379")
-    if args.cluster:  # only here is Ray imported
+    if study.cluster:  # a study file's [cluster]: only here is Ray imported
+        from dbstor.cluster.runs import run_cluster_study
+
+        outcome = run_cluster_study(study, args.out, safety_from(args), progress)
+    elif args.cluster:  # only here is Ray imported
         from dbstor.cluster.runs import run_database_study_on_hosts
 
         outcome = run_database_study_on_hosts(
-            args.cluster, args.hosts, study, args.out, safety_from(args), progress
+            args.cluster,
+            args.hosts,
+            study,
+            args.out,
+            safety_from(args),
+            progress,
+            clients_text=args.clients,
         )
     else:
         outcome = run_study(study, args.out, safety_from(args), progress)

@@ -33,7 +33,7 @@ class LoopDriver(Protocol):
     def window(self) -> Window: ...
     @property
     def stop(self) -> threading.Event: ...
-    def fail(self, exc: BaseException) -> None: ...
+    def fail(self, exc: BaseException, engine: Engine | None = None) -> None: ...
 
 
 class LoopUser(Protocol):
@@ -168,7 +168,7 @@ def _failed(driver: LoopDriver, flight: _InFlight, exc: Exception) -> str:
     user = flight.user
     kind = user.engine.classify(exc)
     if kind == ErrorKind.FATAL:
-        driver.fail(exc)
+        driver.fail(exc, user.engine)
         return "fatal"
     if kind == ErrorKind.RETRY and flight.attempt + 1 < user.max_attempts:
         user.tally.retries += 1

@@ -81,8 +81,11 @@ def run_in_processes(
     on_mark: Callable[[str], None] | None = None,
     group: ClientGroup | None = None,
     on_running: Callable[[dict[str, Any]], None] | None = None,
+    first_user: int = 0,
 ) -> DriveResult:
     """Like VirtualUsers(...).run(), with the users dealt round-robin over `processes`.
+    Users are numbered from `first_user` (several client hosts driving one server each run
+    their own numbers, so that no two users share a random stream or a terminal).
     `on_running(figures)` gets the users' running figures once a second while the measured
     window runs (drivers.running): with several processes each sends its own once a second
     and the latest of each are added up.
@@ -90,10 +93,11 @@ def run_in_processes(
     measured window starts and ends. With a `group` (an embedded engine's memory cap) the
     users always run in forked processes that join the group before they connect, and the
     group is tightened once every user has connected, before the point starts."""
-    slots = [(i, u) for i in range(len(instances)) for u in range(users_per_instance)]
+    users = range(first_user, first_user + users_per_instance)
+    slots = [(i, u) for i in range(len(instances)) for u in users]
     processes = max(1, min(processes, len(slots)))
     if processes == 1 and group is None:
-        driver = VirtualUsers(instances, users_per_instance, think_time_ms, seed, rate)
+        driver = VirtualUsers(instances, users_per_instance, think_time_ms, seed, rate, slots)
         driver.on_running = on_running
         return driver.run(warmup_s, duration_s, tick, on_mark)
     context = multiprocessing.get_context("fork")

@@ -185,6 +185,10 @@ class StreamsRun:
                 self.outcome.fatal = why
         self._stop.set()
 
+    def _gone(self) -> str:
+        """What stopped: an external server named by host:port, else the server."""
+        return self.engine.unanswered() or f"the {self.engine.title} server stopped"
+
     def _stream(self, number: int, queries: list[tuple[Any, str]]) -> None:
         connection = None
         try:
@@ -199,13 +203,13 @@ class StreamsRun:
                     self.on_query(record)
                 if record["status"] != "ok" and not self.engine.alive():
                     self._fatal(
-                        f"the {self.engine.title} server stopped during the point; "
+                        f"{self._gone()} during the point; "
                         f"{record['name']} {record['status']}: {record['error']}"
                     )
                     break
         except Exception as exc:  # no connection: the stream cannot run at all
             gone = server_gone(self.engine)
-            why = f"the {self.engine.title} server stopped during the point; " if gone else ""
+            why = f"{self._gone()} during the point; " if gone else ""
             self._fatal(f"{why}stream {number} could not connect: {one_line(exc)}")
         finally:
             with self._lock:

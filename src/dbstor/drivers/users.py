@@ -97,7 +97,7 @@ class _User(threading.Thread):
             connection = self.instance.engine.connect()
             session = self.instance.workload.session(self.instance.engine, connection, self.user)
         except Exception as exc:  # cannot even connect: the point cannot run
-            d.fail(exc)
+            d.fail(exc, self.engine)
             return
         self.session = session
         self.multiplexed = session.can_submit and not d.rate and not d.think_s
@@ -186,7 +186,7 @@ class _User(threading.Thread):
             except Exception as exc:
                 kind = engine.classify(exc)
                 if kind == ErrorKind.FATAL:
-                    self.driver.fail(exc)
+                    self.driver.fail(exc, engine)
                     return False
                 if kind == ErrorKind.RETRY and attempt + 1 < MAX_ATTEMPTS:
                     self.tally.retries += 1
@@ -249,10 +249,13 @@ class VirtualUsers:
             if self._ready == len(self._users):
                 self._all_ready.set()
 
-    def fail(self, exc: BaseException) -> None:
+    def fail(self, exc: BaseException, engine: Engine | None = None) -> None:
+        """Stop every user: the point cannot go on. The first error is kept, after the
+        external server it names when the connection to that server broke."""
+        lost = engine.lost_server(exc) if engine is not None else None
         with self._lock:
             if self.fatal is None:
-                self.fatal = error_line(exc, 300)
+                self.fatal = f"{lost}: {error_line(exc, 300)}" if lost else error_line(exc, 300)
         self.stop.set()
         self._all_ready.set()
 

@@ -245,6 +245,17 @@ class Engine(ABC):
         """ErrorKind of an exception raised by a statement."""
         return ErrorKind.ERROR
 
+    def unanswered(self) -> str | None:
+        """For an external server that does not answer now: '<title> at host:port stopped
+        answering'; else None (managed and embedded engines: always None)."""
+        return None
+
+    def lost_server(self, exc: BaseException) -> str | None:
+        """When `exc` says the connection to an external server broke or timed out, what
+        a point's error says first: the server (host:port, never a password) and that it
+        stopped answering; else None."""
+        return None
+
     def placement(self, index: int) -> tuple[str, str]:
         """Where table number `index` goes when the data role has several paths, round-robin:
         a prefix for the table's and its indexes' names in CREATE statements and a suffix for

@@ -15,14 +15,15 @@ one duckdb.connect() and hands each caller a cursor() of it (DuckDB's way to run
 connections at once in one process). restart() closes and reopens the instance (a cold
 cache for the next query); connections handed out before it are closed by it.
 
-Counters are the process's own I/O from /proc/self/io (DuckDB runs inside dbstor):
-bytes read from and written to storage by all of dbstor's threads.
+With --memory-limit a memory cgroup holds the process that runs a query point's streams
+(embedded_cap.py, drivers/capped_streams.py): detach() closes this process's instance and
+a spawned process opens its own in the group with attach(capped=True). Counters are
+/proc/self/io's bytes read from and written to storage (a reaped child's are added to it).
 """
 
 from __future__ import annotations
 
 import contextlib
-import errno
 import importlib
 import os
 import shutil
@@ -39,14 +40,14 @@ from dbstor.engines.base import (
     ErrorKind,
     ObjectIO,
 )
+from dbstor.engines.embedded_cap import EmbeddedCap, engine_share, evict_from_page_cache
+from dbstor.engines.process import proc_io
 from dbstor.errors import UserError
 from dbstor.testfiles import check_directory, is_owned, record_owned, refuse_link, remove_owned
 
 MISSING = "DuckDB's Python package is not installed: pip install 'dbstor[duckdb]'"
 TEMP_MARKER = ".dbstor-duckdb-temp"
-# DuckDB's memory limit holds its cache and its working memory (hash tables, sorts, index
-# builds): below about 64 MiB TPC-H queries fail for memory rather than spill to disk.
-MIN_MEMORY_LIMIT = 128 << 20
+MIN_MEMORY_LIMIT = 128 << 20  # cache + working memory: below ~64 MiB TPC-H SF 1 queries fail
 # Size of a table: its storage blocks (DuckDB's blocks are 256 KiB by default) as listed by
 # pragma_storage_info; small segments share blocks, so this is an estimate.
 TABLE_BLOCKS_SQL = (
@@ -80,14 +81,6 @@ def _duckdb() -> Any:
         return importlib.import_module("duckdb")
     except ImportError:
         raise UserError(MISSING) from None
-
-
-def _proc_io() -> dict[str, int]:
-    try:
-        text = Path("/proc/self/io").read_text()
-    except OSError:
-        return {}
-    return {k: int(v) for k, v in (line.split(": ") for line in text.splitlines())}
 
 
 def cpu_threads() -> int:
@@ -133,6 +126,8 @@ class DuckDBEngine(Engine):
         requested = settings.buffer_bytes or settings.memory_limit_bytes
         self.memory_limit = max(requested, MIN_MEMORY_LIMIT) if requested else None
         self.threads = cpu_threads()
+        limit = settings.memory_limit_bytes
+        self.client_cap = EmbeddedCap(self.name, n, limit) if limit is not None else None
         self._db: Any = None
         self._lock = threading.Lock()
         self._made_temp = False
@@ -165,6 +160,8 @@ class DuckDBEngine(Engine):
         for file in self.files:
             record_owned(file)
         self._started = True
+        if self.client_cap is not None:
+            self.client_cap.create()
 
     def _claim_temp_dir(self) -> None:
         path = self.temp_dir
@@ -184,17 +181,28 @@ class DuckDBEngine(Engine):
         if self._made_temp:
             (path / TEMP_MARKER).write_text("created by dbstor for DuckDB's spill files\n")
 
-    def _config(self) -> dict[str, Any]:
+    def capped_memory_limit(self) -> int | None:
+        """DuckDB's memory_limit in the capped client process (embedded_cap.engine_share)."""
+        cap = self.client_cap
+        return engine_share(cap.budget, self.settings.buffer_bytes) if cap else None
+
+    def capped_settings(self) -> str | None:
+        """DuckDB's own limit in the capped client, for the cap's description."""
+        limit = self.capped_memory_limit()
+        return f"{self.title}'s own memory limit {limit / 2**20:,.0f} MiB" if limit else None
+
+    def _config(self, capped: bool = False) -> dict[str, Any]:
         config: dict[str, Any] = {
             "threads": self.threads,
             "temp_directory": str(self.temp_dir),
         }
-        if self.memory_limit:
-            config["memory_limit"] = f"{max(1, self.memory_limit // 1024)}KiB"
+        limit = self.capped_memory_limit() if capped else self.memory_limit
+        if limit:
+            config["memory_limit"] = f"{max(1, limit // 1024)}KiB"
         return config
 
-    def _open(self, duckdb: Any) -> None:
-        db = duckdb.connect(str(self.files[0]), config=self._config())
+    def _open(self, duckdb: Any, capped: bool = False) -> None:
+        db = duckdb.connect(str(self.files[0]), config=self._config(capped))
         try:
             with ctrl_c_kept():
                 for k, file in enumerate(self.files[1:], 1):
@@ -220,21 +228,36 @@ class DuckDBEngine(Engine):
         if not self._started:
             raise UserError("the DuckDB engine is not started")
         duckdb = _duckdb()
+        self.detach()
         with self._lock:
-            if self._db is not None:
-                self._db.close()
-                self._db = None
             if evict:
                 for path in (*self.files, *map(self._wal, self.files)):
                     evict_from_page_cache(path)
             self._open(duckdb)
 
-    def stop(self) -> None:
+    def detach(self, quiet: bool = False) -> None:
+        """Close this process's instance (DuckDB checkpoints on close), so that another
+        process can open the file (DuckDB locks it for one read-write process)."""
         with self._lock:
             if self._db is not None:
-                with contextlib.suppress(Exception):
+                try:
                     self._db.close()
+                except Exception:
+                    if not quiet:
+                        raise
                 self._db = None
+
+    def attach(self, capped: bool = False) -> None:
+        """Open the existing database (after detach(), or in a process built from the same
+        settings); capped: with capped_memory_limit()."""
+        with self._lock:
+            if self._db is None:
+                self._open(_duckdb(), capped)
+
+    def stop(self) -> None:
+        if self.client_cap is not None:
+            self.client_cap.remove()
+        self.detach(quiet=True)
         if not self._started:
             return
         self._remove_temp_dir()
@@ -281,7 +304,7 @@ class DuckDBEngine(Engine):
     # --- statistics ---------------------------------------------------------------------------
 
     def counters(self) -> EngineCounters:
-        io = _proc_io()
+        io = proc_io()
         if not io:
             return EngineCounters()
         return EngineCounters(
@@ -355,6 +378,9 @@ class DuckDBEngine(Engine):
             duckdb_memory_limit=self._setting("memory_limit"),
             pid=os.getpid(),
         )
+        if self.client_cap is not None:
+            info["memory_cap"] = self.client_cap.describe()
+            info["duckdb_capped_memory_limit_bytes"] = self.capped_memory_limit()
         return info
 
     def _setting(self, name: str) -> str | None:
@@ -367,22 +393,3 @@ class DuckDBEngine(Engine):
             finally:
                 conn.close()
         return None
-
-
-def evict_from_page_cache(path: Path) -> None:
-    """Write a file's dirty pages and drop its cached pages (best effort: a missing file
-    or a file system without fadvise is skipped)."""
-    try:
-        fd = os.open(path, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        with contextlib.suppress(OSError):
-            os.fsync(fd)
-        try:
-            os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
-        except OSError as exc:
-            if exc.errno not in (errno.ENOSYS, errno.EINVAL, errno.ESPIPE):
-                raise
-    finally:
-        os.close(fd)

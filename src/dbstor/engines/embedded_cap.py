@@ -16,10 +16,23 @@ which count against its own group) do not serve the capped clients.
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 from pathlib import Path
 
 from dbstor.engines.cgroup import MemoryCap
+
+ENGINE_SHARE = 0.75  # of the database's budget: DuckDB's own limit, at most SQLite's cache
+MIN_ENGINE_SHARE = 16 << 20
+
+
+def engine_share(budget: int, ceiling: int | None = None) -> int:
+    """An engine's own memory limit under the cap (DuckDB's memory_limit): three quarters
+    of the budget (or `ceiling`, --buffer, when smaller), so that its cache and working
+    memory leave the page cache of its files room and it spills before the group runs
+    out of memory (the kernel would kill it)."""
+    share = int(budget * ENGINE_SHARE)
+    return max(min(share, ceiling) if ceiling else share, MIN_ENGINE_SHARE)
 
 
 def host_memory() -> int:
@@ -39,6 +52,7 @@ class EmbeddedCap:
         self.cap = MemoryCap(f"{engine}-clients", instance, host_memory())
         self.limit: int | None = None  # set by tighten()
         self.base: int | None = None  # what the client processes held when it was set
+        self.moment = "when the users had connected"  # when tighten() was called
 
     def create(self) -> None:
         self.cap.create()
@@ -67,10 +81,40 @@ class EmbeddedCap:
             return f"cgroup v{self.cap.version} group {self.cap.group} around the client processes (not yet applied)"
         return (
             f"cgroup v{self.cap.version} group {self.cap.group} around the client processes: "
-            f"their own {self.base / 2**20:,.0f} MiB when the users had connected + "
+            f"their own {self.base / 2**20:,.0f} MiB {self.moment} + "
             f"{self.budget / 2**20:,.0f} MiB for the database (its cache and the page cache "
             f"of its files) = {self.limit / 2**20:,.0f} MiB"
         )
 
+    def oom_killed(self) -> bool:
+        """Whether the kernel killed a process of the group for memory (best effort)."""
+        group = self.cap.group
+        name = "memory.events" if self.cap.version == 2 else "memory.oom_control"
+        with contextlib.suppress(OSError, ValueError):
+            for line in (group / name).read_text().splitlines() if group else []:
+                key, _, value = line.partition(" ")
+                if key == "oom_kill" and int(value) > 0:
+                    return True
+        return False
+
     def remove(self) -> None:
         self.cap.remove()
+
+
+def evict_from_page_cache(path: Path) -> None:
+    """Write a file's dirty pages and drop its cached pages (best effort: a missing file
+    or a file system without fadvise is skipped)."""
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        with contextlib.suppress(OSError):
+            os.fsync(fd)
+        try:
+            os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+        except OSError as exc:
+            if exc.errno not in (errno.ENOSYS, errno.EINVAL, errno.ESPIPE):
+                raise
+    finally:
+        os.close(fd)

@@ -29,6 +29,7 @@ from dbstor.engines.base import (
     ObjectIO,
     mask_dsn,
 )
+from dbstor.engines.mariadb_dsn import parse_dsn
 from dbstor.engines.mariadb_server import (
     DEFAULT_BUFFER_BYTES,
     MAX_CONNECTIONS,
@@ -44,33 +45,14 @@ from dbstor.engines.mariadb_stats import (
     file_objects,
 )
 from dbstor.engines.messages import hide, last_line
+from dbstor.engines.network import address, bounded_socket
 from dbstor.engines.owned_dirs import refuse_running
 from dbstor.engines.server import ServerEngine, import_driver
 from dbstor.errors import UserError
 
 RETRY_CODES = {1213, 1205}  # deadlock, lock wait timeout
+LOST_CODES = {2003, 2006, 2013, 2055}  # cannot connect, gone away, lost during a query
 FATAL_CODES = {2003, 2006, 2013, 2055, 1927, 1053, 1021, 1114, 4031}  # gone, shutdown, disk full
-
-
-def parse_dsn(dsn: str) -> dict[str, Any]:
-    """PyMySQL connect() arguments from mysql://user:PASSWORD@host:port/[?unix_socket=...]."""
-    try:
-        url = urllib.parse.urlsplit(dsn)
-        port = url.port or 3306
-    except ValueError as exc:
-        raise UserError(f"bad MySQL DSN {mask_dsn(dsn)}: {hide(str(exc), [dsn])}") from None
-    if url.scheme not in ("mysql", "mariadb", "mysql+pymysql"):
-        raise UserError(f"bad MySQL DSN {mask_dsn(dsn)}: write mysql://user:PASSWORD@host:port/")
-    args: dict[str, Any] = {
-        "host": url.hostname or "localhost",
-        "port": port,
-        "user": urllib.parse.unquote(url.username or ""),
-        "password": urllib.parse.unquote(url.password or ""),
-    }
-    query = urllib.parse.parse_qs(url.query)
-    if query.get("unix_socket"):
-        args["unix_socket"] = query["unix_socket"][0]
-    return args
 
 
 def _pymysql() -> Any:
@@ -255,14 +237,13 @@ class MariaDBEngine(ServerEngine):
             }
         else:
             args = parse_dsn(self.settings.dsn or "")
+        args.setdefault("connect_timeout", timeout)
         try:
-            return pymysql.connect(
-                **args,
-                database=database,
-                autocommit=autocommit,
-                charset="utf8mb4",
-                connect_timeout=timeout,
-            )
+            if "unix_socket" in args:
+                return pymysql.connect(
+                    **args, database=database, autocommit=autocommit, charset="utf8mb4"
+                )
+            return self._bounded(args, database, autocommit)
         except pymysql.MySQLError as exc:
             if self.managed or not user_error:
                 raise
@@ -270,6 +251,35 @@ class MariaDBEngine(ServerEngine):
                 f"cannot connect to {self.title} at {mask_dsn(self.settings.dsn or '')}: "
                 f"{self._hide(exc)}; check the DSN, the password, and that the server runs"
             ) from None
+
+    def _bounded(self, args: dict[str, Any], database: str | None, autocommit: bool) -> Any:
+        """A PyMySQL connection over a TCP socket carrying dbstor's network bounds
+        (engines/network.py): PyMySQL takes a socket made by its caller."""
+        pymysql = _pymysql()
+        conn = pymysql.connect(
+            **args, database=database, autocommit=autocommit, charset="utf8mb4", defer_connect=True
+        )
+        try:
+            sock = bounded_socket(args["host"], args["port"], args["connect_timeout"])
+        except OSError as exc:  # as PyMySQL words it, so classify() sees 2003
+            raise pymysql.err.OperationalError(
+                2003, f"Can't connect to MySQL server on {args['host']!r} ({exc})"
+            ) from exc
+        conn.connect(sock)
+        return conn
+
+    def server_address(self) -> str:
+        args = parse_dsn(self.settings.dsn or "")
+        return args.get("unix_socket") or address(args["host"], args["port"])
+
+    def _connection_lost(self, exc: BaseException) -> bool:
+        code = exc.args[0] if exc.args and isinstance(exc.args[0], int) else None
+        with contextlib.suppress(ImportError):
+            import pymysql
+
+            if isinstance(exc, pymysql.err.InterfaceError):
+                return True
+        return code in LOST_CODES
 
     def _admin(self, timeout: int = 10) -> Any:
         return self._open(None, autocommit=True, timeout=timeout)

@@ -33,6 +33,7 @@ from dbstor.engines.base import (
 )
 from dbstor.engines.messages import hide, last_line
 from dbstor.engines.owned_dirs import refuse_running
+from dbstor.engines.postgres_dsn import connect_bounds, dsn_address, dsn_secrets
 from dbstor.engines.postgres_stats import STATS_SQL, counters_sql
 from dbstor.engines.server import ServerEngine, import_driver
 from dbstor.errors import UserError
@@ -83,17 +84,6 @@ def _psycopg() -> Any:
         "psycopg",
         "PostgreSQL needs psycopg 3, which is not installed: pip install 'dbstor[postgres]'",
     )
-
-
-def _dsn_secrets(dsn: str) -> list[str]:
-    """Passwords written in a DSN (URI or key=value), to scrub them from messages."""
-    found = re.findall(r"://[^:/@\s]+:([^@\s]+)@", dsn)
-    found += [m.strip("'") for m in re.findall(r"password\s*=\s*('[^']*'|\S+)", dsn, re.I)]
-    with contextlib.suppress(Exception):
-        from psycopg.conninfo import conninfo_to_dict
-
-        found.append(str(conninfo_to_dict(dsn).get("password") or ""))
-    return sorted({s for s in found if s}, key=len, reverse=True)
 
 
 class PostgresEngine(ServerEngine):
@@ -286,15 +276,9 @@ class PostgresEngine(ServerEngine):
                 connect_timeout=timeout,
             )
         dsn = self.settings.dsn or ""
+        bounds = connect_bounds(dsn, timeout)  # the user's own parameters win
         try:
-            psycopg.conninfo.conninfo_to_dict(dsn)
-        except (psycopg.Error, ValueError):
-            raise UserError(
-                "the PostgreSQL DSN does not parse: write postgresql://user:PASSWORD@host:port/dbname"
-                " or key=value pairs"
-            ) from None
-        try:
-            return psycopg.connect(dsn, autocommit=autocommit, connect_timeout=timeout)
+            return psycopg.connect(dsn, autocommit=autocommit, **bounds)
         except (psycopg.Error, ValueError) as exc:
             if not user_error:
                 raise
@@ -303,11 +287,21 @@ class PostgresEngine(ServerEngine):
                 "DSN, the password, and that the server runs and lets you in"
             ) from None
 
+    def server_address(self) -> str:
+        return dsn_address(self.settings.dsn or "")
+
+    def _connection_lost(self, exc: BaseException) -> bool:
+        state = getattr(exc, "sqlstate", None)
+        if state:
+            return str(state).startswith("08")
+        psycopg = _psycopg()
+        return isinstance(exc, (psycopg.InterfaceError, psycopg.OperationalError))
+
     def _driver_error(self) -> type[Exception]:
         return _psycopg().Error
 
     def _hide(self, exc: BaseException) -> str:
-        return hide(str(exc), _dsn_secrets(self.settings.dsn or ""))
+        return hide(str(exc), dsn_secrets(self.settings.dsn or ""))
 
     def connect(self) -> Any:
         """A psycopg connection, autocommit off, in dbstor's database (managed) or schema."""

@@ -65,6 +65,15 @@ def process_tree(pid: int) -> list[int]:
     return tree
 
 
+def proc_io(pid: int | str = "self") -> dict[str, int]:
+    """/proc/<pid>/io as numbers ({} when it cannot be read): an embedded engine's counters."""
+    try:
+        text = Path(f"/proc/{pid}/io").read_text()
+    except OSError:
+        return {}
+    return {k: int(v) for k, v in (line.split(": ") for line in text.splitlines())}
+
+
 def tree_io(pids: Sequence[int]) -> tuple[int, int] | None:
     """Summed read_bytes, write_bytes of /proc/<pid>/io (reaped children count in their
     parent); None when a file cannot be read (not root, not the same user)."""

@@ -24,6 +24,7 @@ from dbstor import lifeline
 from dbstor.engines.account import Account, chown_tree, service_account
 from dbstor.engines.base import MARKER_TABLE, Engine, EngineCounters, EngineSettings, mask_dsn
 from dbstor.engines.cgroup import MemoryCap
+from dbstor.engines.network import lost_line
 from dbstor.engines.owned_dirs import OwnedDirs
 from dbstor.engines.process import ServerProcess, free_port, tree_io
 from dbstor.errors import UserError
@@ -39,6 +40,8 @@ def import_driver(module: str, missing: str) -> Any:
 
 
 MIN_MEMORY_LIMIT = 64 << 20  # below this no managed server starts
+ADMIN_CONNECT_S = 10  # connect timeout of dbstor's own connections (statistics, cleanup)
+PROBE_CONNECT_S = 2  # of a liveness probe, and of dbstor's own once a probe went unanswered
 
 
 def host_memory_bytes() -> int | None:
@@ -110,6 +113,7 @@ class ServerEngine(Engine):
         self._version: str | None = None
         self._made = False  # external: dbstor's schema or database exists
         self._monitor: Any = None
+        self._admin_wait = ADMIN_CONNECT_S  # PROBE_CONNECT_S after an unanswered probe
         self._lock = threading.Lock()
         self._launched: tuple[list[str], Account, Path] | None = None  # for restart()
 
@@ -290,7 +294,7 @@ class ServerEngine(Engine):
         """Drop dbstor's workspace, and only if it holds the marker."""
         errors = self._driver_error()
         try:
-            with self._admin() as conn:
+            with self._admin(self._admin_wait) as conn:
                 if self._marked(conn):
                     self._drop_workspace(conn)
         except (errors, UserError) as exc:
@@ -302,15 +306,36 @@ class ServerEngine(Engine):
     # --- liveness, monitoring, statistics ---------------------------------------------------
 
     def probe(self) -> bool:
-        """Whether the server takes connections now."""
+        """Whether the server takes connections now. An external one that does not is
+        remembered: dbstor's own connections then wait only PROBE_CONNECT_S to connect."""
         try:
-            self._server_admin(timeout=2).close()
+            self._server_admin(timeout=PROBE_CONNECT_S).close()
+            self._admin_wait = ADMIN_CONNECT_S
             return True
         except Exception:
+            self._admin_wait = ADMIN_CONNECT_S if self.managed else PROBE_CONNECT_S
             return False
 
     def alive(self) -> bool:
         return self.server.alive() if self.managed else self.probe()
+
+    def server_address(self) -> str:
+        """Where the external server is: host:port (or a socket path), never a password."""
+        return mask_dsn(self.settings.dsn or "")
+
+    def _connection_lost(self, exc: BaseException) -> bool:
+        """Whether a driver error says the connection broke (not a statement's error)."""
+        return False
+
+    def lost_server(self, exc: BaseException) -> str | None:
+        if self.managed or not self._connection_lost(exc):
+            return None
+        return lost_line(self.title, self.server_address(), exc)
+
+    def unanswered(self) -> str | None:
+        if self.managed or self.probe():
+            return None
+        return f"{self.title} at {self.server_address()} stopped answering"
 
     def version(self) -> str:
         if self._version:
@@ -321,7 +346,7 @@ class ServerEngine(Engine):
         """Rows of one statement on the monitoring connection (opened on first use)."""
         with self._lock:
             if self._monitor is None:
-                self._monitor = self._admin()
+                self._monitor = self._admin(self._admin_wait)
             try:
                 cur = self._monitor.cursor()
                 cur.execute(sql, params)

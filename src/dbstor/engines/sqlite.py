@@ -9,6 +9,12 @@ put it elsewhere, so a separate log path is not used). SQLite's own cache is kep
 whether the OS page cache or the storage served them shows in the counters, which come
 from /proc/self/io: `rchar` (bytes SQLite read from files) against `read_bytes` (bytes the
 kernel fetched from storage for this process).
+
+With --memory-limit the processes that run SQLite sit in a memory cgroup (client_cap,
+engines/embedded_cap.py): a transaction run's forked client processes, or a query run's
+spawned client (drivers/capped_streams.py), which opens its own connections after the
+spawn (attach(capped=True)). SQLite holds nothing open between connections and lets
+several processes open its files, so detach() has nothing to hand over.
 """
 
 from __future__ import annotations
@@ -26,8 +32,8 @@ from dbstor.engines.base import (
     ErrorKind,
     ObjectIO,
 )
-from dbstor.engines.embedded_cap import EmbeddedCap
-from dbstor.engines.process import process_tree
+from dbstor.engines.embedded_cap import ENGINE_SHARE, EmbeddedCap
+from dbstor.engines.process import proc_io, process_tree
 from dbstor.errors import UserError
 from dbstor.testfiles import check_directory, is_owned, record_owned, refuse_link, remove_owned
 
@@ -44,22 +50,14 @@ _FATAL = (
 )
 
 
-def _proc_io(pid: int | str = "self") -> dict[str, int]:
-    try:
-        text = Path(f"/proc/{pid}/io").read_text()
-    except OSError:
-        return {}
-    return {k: int(v) for k, v in (line.split(": ") for line in text.splitlines())}
-
-
 def _family_io() -> dict[str, int]:
     """/proc/<pid>/io of this process plus its living descendants (the client processes; a
     reaped child's counts are already in its parent's)."""
-    total = _proc_io()
+    total = proc_io()
     if not total:
         return {}
     for child in process_tree(os.getpid())[1:]:
-        for key, value in _proc_io(child).items():
+        for key, value in proc_io(child).items():
             total[key] = total.get(key, 0) + value
     return total
 
@@ -91,6 +89,7 @@ class SQLiteEngine(Engine):
         self._started = False
         limit = settings.memory_limit_bytes
         self.client_cap = EmbeddedCap(self.name, n, limit) if limit is not None else None
+        self.capped = False  # this process is a capped client (attach(capped=True))
 
     def start(self) -> None:
         for directory in {f.parent for f in self.files}:
@@ -123,12 +122,47 @@ class SQLiteEngine(Engine):
         conn = sqlite3.connect(self.files[0], timeout=30, check_same_thread=False)
         for k, file in enumerate(self.files[1:], 1):
             conn.execute(f"ATTACH DATABASE ? AS d{k}", (str(file),))
-        pages = max(16, self.cache_bytes // PAGE_SIZE)
+        cache = self.capped_cache_bytes() if self.capped else None
+        pages = max(16, (cache or self.cache_bytes) // PAGE_SIZE)
         for schema in ["main", *(f"d{k}" for k in range(1, len(self.files)))]:
             conn.execute(f"PRAGMA {schema}.cache_size = {pages}")
             conn.execute(f"PRAGMA {schema}.synchronous = FULL")
         conn.execute("PRAGMA busy_timeout = 30000")
         return conn
+
+    def capped_cache_bytes(self) -> int | None:
+        """SQLite's cache a connection in a capped client process: the cache every
+        connection gets (--buffer, else 2 MiB), at most three quarters of --memory-limit, so
+        that the page cache of its files keeps room under the cap."""
+        cap = self.client_cap
+        return min(self.cache_bytes, int(cap.budget * ENGINE_SHARE)) if cap else None
+
+    def capped_settings(self) -> str | None:
+        """SQLite's own cache in the capped client, for the cap's description."""
+        cache = self.capped_cache_bytes()
+        return f"{self.title}'s own cache {cache / 2**20:,.0f} MiB a connection" if cache else None
+
+    def detach(self, quiet: bool = False) -> None:
+        """Nothing to hand over to a client process: SQLite keeps no database open between
+        connections, and several processes may open its files at once."""
+
+    def attach(self, capped: bool = False) -> None:
+        """Open the database in this process (a client process built from the same
+        settings): one connection reads every file's schema, so a database that is not
+        there or does not open fails here. capped: connections from now on get
+        capped_cache_bytes()."""
+        self.capped = capped and self.client_cap is not None
+        if not capped:
+            return
+        for file in self.files:  # sqlite3.connect would make an empty one
+            if not file.is_file():
+                raise FileNotFoundError(f"{self.title}'s database file {file} is not there")
+        conn = self.connect()
+        try:
+            for schema in ["main", *(f"d{k}" for k in range(1, len(self.files)))]:
+                conn.execute(f"SELECT count(*) FROM {schema}.sqlite_master").fetchall()
+        finally:
+            conn.close()
 
     def stop(self) -> None:
         if self.client_cap is not None:

@@ -41,11 +41,12 @@ from dbstor.runs.progress import Progress
 from dbstor.runs.queries.checks import check_query_spec, runs_queries
 from dbstor.runs.queries.run import QueryRun
 from dbstor.runs.telemetry import RunTelemetry
-from dbstor.study.model import DatabaseSpec, Study
+from dbstor.study.model import DatabaseSpec, Study, Target
 from dbstor.testfiles import Safety, check_directory
 from dbstor.workloads.registry import workload_class
 
 STUDY_FILE = "study.json"
+WorkerFactory = Callable[[Safety, Callable[[str], None], Target], Any]
 COMPARISON_FILE = "comparison.json"
 
 
@@ -86,6 +87,7 @@ def plans_for(study: Study, parent: Path) -> list[IoRunPlan | DbRunPlan]:
         )
         for target in study.targets
         for profile in study.profiles
+        if not target.clients  # a target of client hosts is an external server's
     ]
     db_plans = [
         DbRunPlan(
@@ -99,6 +101,7 @@ def plans_for(study: Study, parent: Path) -> list[IoRunPlan | DbRunPlan]:
         )
         for target in study.targets
         for spec in study.databases
+        if not study.cluster or bool(target.clients) == (spec.dsn is not None)
     ]
     return fio_plans + db_plans
 
@@ -132,7 +135,7 @@ def preflight(study: Study, local_targets: bool = True) -> None:
             raise UserError(
                 f"workload {spec.workload} has no SQL for {engine.title}; it runs on: {', '.join(dialects)}"
             )
-        if spec.dsn is None and any(not t.paths for t in study.targets):
+        if spec.dsn is None and any(not t.paths for t in study.targets if not t.clients):
             raise UserError(
                 f"engine {spec.engine} needs a target directory (--target) or an external server (--dsn)"
             )
@@ -187,12 +190,12 @@ def run_study(
     out: Path,
     safety: Safety,
     progress: Progress,
-    io_worker: Callable[[Safety, Callable[[str], None]], Any] | None = None,
-    db_worker: Callable[[Safety, Callable[[str], None]], Any] | None = None,
+    io_worker: WorkerFactory | None = None,
+    db_worker: WorkerFactory | None = None,
 ) -> StudyOutcome:
-    """Run every plan of the study. `io_worker(safety, say)` and `db_worker(...)` make the
-    worker for each io or database run when its points are measured elsewhere (a cluster);
-    default: this host."""
+    """Run every plan of the study. `io_worker(safety, say, target)` and `db_worker(...)`
+    make the worker for each io or database run when its points are measured elsewhere (a
+    cluster); default: this host."""
     preflight(study, local_targets=io_worker is None)
     telemetry = None
     if study.telemetry is not None:
@@ -215,9 +218,6 @@ def _kind(study: Study) -> str:
     if not study.databases:
         return "io"
     return "queries" if any(runs_queries(d) for d in study.databases) else "database"
-
-
-WorkerFactory = Callable[[Safety, Callable[[str], None]], Any]
 
 
 def _run_plans(
@@ -261,11 +261,11 @@ def _run_plans(
                 plan, folder, safety, progress, on_point=callback, telemetry=telemetry
             )
             if db_worker and isinstance(run, DatabaseRun):
-                run.worker = db_worker(safety, progress.say)
+                run.worker = db_worker(safety, progress.say, plan.target)
                 run.run.target["hosts"] = list(run.worker.hosts)
         else:
             what = f"fio {plan.profile.name}"
-            worker = io_worker(safety, progress.say) if io_worker else None
+            worker = io_worker(safety, progress.say, plan.target) if io_worker else None
             run = IoRun(
                 plan,
                 folder,

@@ -29,6 +29,8 @@ from dbstor.study.profiles import BUILTIN_PROFILES, DISTRIBUTIONS, Profile
 from dbstor.study.telemetry import config_from_table
 from dbstor.study.values import (
     boolean,
+    host_names,
+    host_port,
     int_list,
     nonempty,
     one_of,
@@ -48,7 +50,9 @@ from dbstor.units import (
 )
 
 T = TypeVar("T")
-_SECTIONS = {"study", "slo", "load", "targets", "profiles", "databases", "telemetry"}
+_SECTIONS = {
+    "study", "slo", "load", "targets", "profiles", "databases", "telemetry", "cluster",
+}  # fmt: skip
 _STUDY_KEYS = {
     "name",
     "profiles",
@@ -62,7 +66,8 @@ _STUDY_KEYS = {
 }
 _SLO_KEYS = {"metric", "limit"}
 _LOAD_KEYS = {"kind", "values", "jobs", "iodepth"}
-_TARGET_KEYS = {"label", "path", "paths", "facts", "log", "temp"}
+_TARGET_KEYS = {"label", "path", "paths", "facts", "log", "temp", "hosts", "clients"}
+_CLUSTER_KEYS = {"address"}
 _DATABASE_KEYS = {
     "engine", "workload", "scale", "users", "instances", "users_per_instance", "think_time",
     "dsn", "dsn_env", "buffer", "memory_limit", "seed", "options", "rate", "streams",
@@ -173,9 +178,18 @@ def resolve_profile(name: str, custom: dict[str, Profile] | None = None) -> Prof
     raise UserError(f"unknown profile {name!r}{extra}; known profiles: {', '.join(known)}")
 
 
-def _target(source: str, index: int, table: Any, base_dir: Path) -> Target:
+def _target(source: str, index: int, table: Any, base_dir: Path, cluster: bool) -> Target:
     fields = _Fields(source, f"targets[{index}]", table, _TARGET_KEYS)
     label = fields.get("label", target_label, f"T{index + 1}")
+    hosts = fields.get("hosts", host_names, ())
+    clients = fields.get("clients", host_names, ())
+    for key in ("hosts", "clients"):
+        if key in table and not cluster:
+            fields.fail(key, 'needs the Ray head: add [cluster] address = "HEAD:6379"')
+    if hosts and clients:
+        fields.fail("clients", "give hosts (each measured) or clients (an external server)")
+    if clients and not any(k in table for k in ("path", "paths")):
+        return Target(label=label, paths=(), clients=clients)  # an external server's target
     if "path" in table and "paths" in table:
         fields.fail("paths", "give either path or paths, not both")
     raw = table.get("paths", [table["path"]] if "path" in table else None)
@@ -192,7 +206,12 @@ def _target(source: str, index: int, table: Any, base_dir: Path) -> Target:
         if not isinstance(listed, list) or not all(isinstance(p, str) and p for p in listed):
             fields.fail(role, f'must be a directory or a list of them, e.g. {role} = "/mnt/{role}"')
         extra[role] = tuple(_directory(fields, role, base_dir, p) for p in listed)
-    return Target(label=label, paths=paths, facts=facts, **extra)
+    return Target(label=label, paths=paths, facts=facts, hosts=hosts, clients=clients, **extra)
+
+
+def _cluster(source: str, table: Any) -> str:
+    fields = _Fields(source, "cluster", table, _CLUSTER_KEYS)
+    return fields.get("address", host_port, "") or fields.fail("address", "give HEAD:6379")
 
 
 def _directory(fields: _Fields, key: str, base_dir: Path, text: str) -> Path:
@@ -319,7 +338,10 @@ def study_from_dict(data: dict[str, Any], source: str, base_dir: Path) -> Study:
         raise UserError(
             f"{source}: targets: give at least one [[targets]] table with a label and paths"
         )
-    targets = tuple(_target(source, i, t, base_dir) for i, t in enumerate(targets_raw))
+    cluster = _cluster(source, data["cluster"]) if "cluster" in data else None
+    targets = tuple(
+        _target(source, i, t, base_dir, cluster is not None) for i, t in enumerate(targets_raw)
+    )
     labels = [t.label for t in targets]
     if len(set(labels)) != len(labels):
         raise UserError(f"{source}: targets: labels must differ; got {', '.join(labels)}")
@@ -342,6 +364,7 @@ def study_from_dict(data: dict[str, Any], source: str, base_dir: Path) -> Study:
         databases=tuple(_database(source, i, t) for i, t in enumerate(databases)),
         data=parse_data_pattern(study.table.get("data", "incompressible"), f"{source}: study.data"),
         telemetry=config_from_table(data["telemetry"], source) if "telemetry" in data else None,
+        cluster=cluster,
     )
 
 

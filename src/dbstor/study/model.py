@@ -41,6 +41,8 @@ class Target:
     facts: dict[str, Any] = field(default_factory=dict)
     log: tuple[Path, ...] = ()  # a database's log (WAL, redo) when on its own volume
     temp: tuple[Path, ...] = ()  # temp space (tempdb, temp tablespaces)
+    hosts: tuple[str, ...] = ()  # with [cluster]: the hosts measuring this target together
+    clients: tuple[str, ...] = ()  # with [cluster]: client hosts driving one external server
 
     @property
     def roles(self) -> dict[str, list[Path]]:
@@ -131,6 +133,7 @@ class Study:
     databases: tuple[DatabaseSpec, ...] = ()
     data: DataPattern = field(default_factory=DataPattern)  # what the io profiles write
     telemetry: TelemetryConfig | None = None  # Prometheus layers, live figures
+    cluster: str | None = None  # the Ray head HOST:PORT: targets measured on their hosts
 
     def series_for(self, profile: Profile) -> LoadSeries:
         if self.series is not None:
@@ -147,33 +150,39 @@ class Study:
 
     def describe(self) -> dict[str, Any]:
         """The resolved study as plain data (no secrets live in a study)."""
-        return {
-            "name": self.name,
-            "source": self.source,
-            "targets": [
-                {
-                    "label": t.label,
-                    "paths": {r: [str(p) for p in ps] for r, ps in t.roles.items()},
-                    "facts": t.facts,
-                }
-                for t in self.targets
-            ],
-            "profiles": [p.name for p in self.profiles],
-            "series": None
-            if self.series is None
-            else {
-                "kind": self.series.kind,
-                "values": list(self.series.values),
-                "jobs": self.series.jobs,
-                "iodepth": self.series.iodepth,
-            },
-            "duration_s": self.duration_s,
-            "warmup_s": self.warmup_s,
-            "repeats": self.repeats,
-            "file_size_bytes": self.file_size,
-            "slo": {"metric": self.slo_metric, "limit_ms": self.slo_limit_ms},
-            "precondition": self.precondition,
-            "data": self.data.describe(),
-            "baseline": self.baseline,
-            "databases": [d.describe() for d in self.databases],
-        } | ({"telemetry": self.telemetry.describe()} if self.telemetry else {})
+        return (
+            {
+                "name": self.name,
+                "source": self.source,
+                "targets": [
+                    {
+                        "label": t.label,
+                        "paths": {r: [str(p) for p in ps] for r, ps in t.roles.items()},
+                        "facts": t.facts,
+                    }
+                    | ({"hosts": list(t.hosts)} if t.hosts else {})
+                    | ({"clients": list(t.clients)} if t.clients else {})
+                    for t in self.targets
+                ],
+                "profiles": [p.name for p in self.profiles],
+                "series": None
+                if self.series is None
+                else {
+                    "kind": self.series.kind,
+                    "values": list(self.series.values),
+                    "jobs": self.series.jobs,
+                    "iodepth": self.series.iodepth,
+                },
+                "duration_s": self.duration_s,
+                "warmup_s": self.warmup_s,
+                "repeats": self.repeats,
+                "file_size_bytes": self.file_size,
+                "slo": {"metric": self.slo_metric, "limit_ms": self.slo_limit_ms},
+                "precondition": self.precondition,
+                "data": self.data.describe(),
+                "baseline": self.baseline,
+                "databases": [d.describe() for d in self.databases],
+            }
+            | ({"telemetry": self.telemetry.describe()} if self.telemetry else {})
+            | ({"cluster": self.cluster} if self.cluster else {})
+        )

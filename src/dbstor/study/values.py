@@ -73,3 +73,23 @@ def target_label(value: Any) -> str:
             "'-', at most 40 characters (e.g. array-a_fc.1)"
         )
     return value
+
+
+def host_names(value: Any) -> tuple[str, ...]:
+    """A list of host names, each named once."""
+    if not isinstance(value, list) or not value:
+        raise ValueError('must be a non-empty list of host names, e.g. ["db1", "db2"]')
+    names = tuple(nonempty(v).strip() for v in value)
+    twice = sorted({n for n in names if names.count(n) > 1})
+    if twice:
+        raise ValueError(f"host {twice[0]} is named twice: name each host once")
+    return names
+
+
+def host_port(value: Any) -> str:
+    """The Ray head's address, HOST:PORT."""
+    text = nonempty(value).strip()
+    host, sep, port = text.rpartition(":")
+    if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
+        raise ValueError(f'{short(value)} is not HOST:PORT, e.g. "10.0.0.5:6379"')
+    return text

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import contextlib
 import itertools
+import logging
 import multiprocessing
 import os
 import queue
@@ -256,6 +257,8 @@ def insert_rows(cur: Any, table: Table, rows: list[tuple]) -> None:
 
 
 def _worker(tasks: Any, results: Any) -> None:
+    _plain_signals()  # ended by terminate() when another worker failed: quietly
+    logging.getLogger("psycopg").setLevel(logging.ERROR)  # the error itself is reported
     engine, load = _STATE["engine"], _STATE["load"]
     put = copy_rows if engine.dialect == "postgres" else insert_rows
     by_name = {t.name: t for t in load.tables}

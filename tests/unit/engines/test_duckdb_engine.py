@@ -210,3 +210,38 @@ def test_ctrl_c_swallowed_by_duckdb_is_raised_again():
         raise RuntimeError("other")
     with pytest.raises(duckdb.InterruptException), ctrl_c_kept():  # interrupt(): a timeout
         raise duckdb.InterruptException("INTERRUPT Error: Interrupted!")
+
+
+def test_under_a_memory_cap_duckdb_gets_three_quarters_of_it(tmp_path):
+    assert make(tmp_path).capped_memory_limit() is None  # no --memory-limit, no cap
+    assert make(tmp_path, memory_limit_bytes=48 << 20).capped_memory_limit() == 36 << 20
+    smaller = make(tmp_path, memory_limit_bytes=48 << 20, buffer_bytes=20 << 20)
+    assert smaller.capped_memory_limit() == 20 << 20  # --buffer when it is smaller
+    assert make(tmp_path, memory_limit_bytes=8 << 20).capped_memory_limit() == 16 << 20
+
+
+def test_detach_hands_the_file_to_another_instance_and_attach_takes_it_back(tmp_path):
+    from dbstor.drivers.capped_streams import capped_group
+
+    engine = make(tmp_path, memory_limit_bytes=48 << 20)
+    engine.start()
+    try:
+        engine.connect().execute("CREATE TABLE t AS SELECT range AS x FROM range(10)")
+        engine.detach()
+        assert not engine.alive()
+        client = make(tmp_path, memory_limit_bytes=48 << 20)  # as in the client process
+        client.attach(capped=True)
+        conn = client.connect()
+        assert conn.execute("SELECT current_setting('memory_limit')").fetchall() == [("36.0 MiB",)]
+        assert conn.execute("SELECT count(*) FROM t").fetchall() == [(10,)]
+        conn.close()
+        client.detach()
+        engine.attach()
+        assert engine.connect().execute("SELECT sum(x) FROM t").fetchall() == [(45,)]
+        assert engine.describe()["duckdb_capped_memory_limit_bytes"] == 36 << 20
+        cap = engine.client_cap
+        assert cap is not None and (capped_group(engine) is cap) == cap.active
+    finally:
+        engine.stop()
+    group = engine.client_cap.cap.group
+    assert group is None or not group.exists()  # the cgroup goes with the engine

@@ -115,3 +115,42 @@ def test_mask_dsn():
     assert mask_dsn("postgresql://bench:s3cret@db:5432/x") == "postgresql://bench:***@db:5432/x"
     assert mask_dsn("host=db password=s3cret user=x") == "host=db password=*** user=x"
     assert "s3cret" not in mask_dsn("connection to postgresql://u:s3cret@h failed")
+
+
+def test_a_capped_client_keeps_sqlites_cache_under_the_cap(tmp_path):
+    from dbstor.drivers.capped_streams import capped_group
+
+    def cache_pages(engine):
+        conn = engine.connect()
+        try:
+            return conn.execute("PRAGMA cache_size").fetchone()[0]
+        finally:
+            conn.close()
+
+    engine = make(tmp_path, "a", "b", memory_limit_bytes=48 << 20, buffer_bytes=64 << 20)
+    engine.start()
+    try:
+        conn = engine.connect()
+        conn.execute("CREATE TABLE d1.t (x)")
+        conn.execute("INSERT INTO t VALUES (1)")
+        conn.commit()
+        conn.close()
+        assert engine.capped_cache_bytes() == 36 << 20  # --buffer, at most 3/4 of the cap
+        assert engine.capped_settings() == "SQLite's own cache 36 MiB a connection"
+        engine.detach()  # nothing held: the files stay open to other processes
+        client = make(tmp_path, "a", "b", memory_limit_bytes=48 << 20, buffer_bytes=64 << 20)
+        client.attach(capped=True)  # as in the client process
+        assert cache_pages(client) == (36 << 20) // PAGE_SIZE
+        assert client.connect().execute("SELECT x FROM t").fetchall() == [(1,)]
+        engine.attach()
+        assert cache_pages(engine) == (64 << 20) // PAGE_SIZE  # this process: as before
+        cap = engine.client_cap
+        assert cap is not None and (capped_group(engine) is cap) == cap.active
+    finally:
+        engine.stop()
+    assert make(tmp_path, "c").capped_cache_bytes() is None  # no --memory-limit, no cap
+    small = make(tmp_path, "d", memory_limit_bytes=48 << 20)
+    assert small.capped_cache_bytes() == 2 << 20  # the usual 2 MiB is well under the cap
+    with pytest.raises(FileNotFoundError, match="is not there"):
+        make(tmp_path, "e", memory_limit_bytes=48 << 20).attach(capped=True)
+    assert not list((tmp_path / "e").iterdir())  # no empty database made in its place

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from typing import Any
 
 from dbstor.analysis.placement.model import DbObject, Snapshot, delta
+from dbstor.engines.postgres_dsn import connect_bounds
 from dbstor.errors import UserError
 
 STATS_SQL = """
@@ -64,7 +65,8 @@ def _connect(dsn: str) -> Any:
             "--postgres needs psycopg 3, which is not installed: pip install 'dbstor[postgres]'"
         ) from None
     try:
-        return psycopg.connect(dsn, autocommit=True, connect_timeout=10)
+        bounds = connect_bounds(dsn, 10)  # no wait for ever on a silent network
+        return psycopg.connect(dsn, autocommit=True, **bounds)
     except (psycopg.Error, ValueError) as exc:
         raise UserError(
             f"cannot connect to PostgreSQL at {mask_dsn(dsn)}: {scrub(str(exc), dsn)};"

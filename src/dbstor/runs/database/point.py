@@ -44,6 +44,8 @@ class DbPoint:
     rate: float | None = None  # open loop: transactions per second over all instances
     devices: tuple[str, ...] = ()  # /proc/diskstats names to sample, top device first
     start_at: float | None = None  # epoch seconds on the measuring host: start then
+    first_user: int = 0  # the users' numbers start here (client hosts sharing one server)
+    read_counters: bool = True  # False: another host reads the shared server's counters
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -114,7 +116,8 @@ def measure_database_point(
     marks: dict[str, list[EngineCounters]] = {}
 
     def read_counters(mark: str) -> None:  # at the measured window's start and end
-        marks[mark] = [i.engine.counters() for i in active]
+        if point.read_counters:
+            marks[mark] = [i.engine.counters() for i in active]
 
     sampler.start()
     started_at, started = time.time(), time.monotonic()
@@ -131,6 +134,7 @@ def measure_database_point(
             on_mark=read_counters,
             group=group,
             on_running=on_running,
+            first_user=point.first_user,
         )
     finally:
         samples = sampler.stop()

@@ -47,7 +47,10 @@ class DatabaseRun(DatabaseRunner):
                 self._record_objects()
                 self.folder.save()
             finally:
-                self.run.notes.extend(self.worker.cleanup()["notes"])
+                notes = self.worker.cleanup()["notes"]  # e.g. a schema it could not drop
+                if notes:
+                    self.run.notes.extend(notes)
+                    self.folder.save()
         return self.run
 
     def _create_instances(self) -> None:

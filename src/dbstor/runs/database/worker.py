@@ -40,7 +40,13 @@ def load_or_say_full(workload: Any, engine: Any, say: Callable[[str], None]) -> 
         return workload.create(engine, say)
     except Exception as exc:
         if not is_disk_full(exc):
-            raise
+            gone = engine.unanswered()  # an external server whose network went silent
+            if gone is None:
+                raise
+            raise UserError(
+                f"{gone} while {workload.name} was loading ({str(exc).splitlines()[0]}): "
+                "check the network and the server, then run again"
+            ) from None
         where = ", ".join(str(p) for p in engine.cache_paths()[:1]) or "the target"
         raise UserError(
             f"the file system holding {where} filled up while loading {workload.name}: free "
@@ -75,6 +81,8 @@ class DatabaseWorker:
             setup["scale"], seed=setup["seed"], options=setup["options"]
         )
         workload.expect_users(int(setup["users"]))
+        if setup.get("attach"):  # another host made and loaded it: only connect here
+            return self._attach(engine, workload)
         engine.start()
         self.instances.append(Instance(engine, workload))
         report = load_or_say_full(workload, engine, self.say)
@@ -93,6 +101,22 @@ class DatabaseWorker:
                 "bytes": report.bytes,
             },
         }
+
+    def _attach(self, engine: Any, workload: Any) -> dict[str, Any]:
+        """Drive an external server's database that another client host created and
+        loaded: nothing is created here and nothing is dropped at cleanup (stop() drops only
+        what start() made); one connection checks that this host reaches the server."""
+        if engine.managed:
+            raise UserError("only an external server (a DSN) can be driven from several hosts")
+        try:
+            engine.connect().close()
+        except Exception as exc:
+            raise UserError(
+                f"cannot reach the {engine.title} server from this host ({type(exc).__name__}): "
+                "check that the DSN's host name and port are reachable from every client host"
+            ) from None
+        self.instances.append(Instance(engine, workload))
+        return {"attached": True}
 
     def measure(self, point: dict[str, Any]) -> dict[str, Any]:
         """One load point -> its TxnOutcome as a dict."""

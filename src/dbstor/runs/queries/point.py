@@ -18,6 +18,7 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from dbstor.drivers.capped_streams import CappedStreamsRun, capped_group
 from dbstor.drivers.streams import StreamsRun
 from dbstor.engines.base import Engine, EngineCounters
 from dbstor.results.model import CpuStats, DeviceStats
@@ -60,6 +61,7 @@ class QueryOutcome:
     started_at: float  # epoch seconds on the measuring host
     cold_note: str | None = None  # what was done to make the caches cold
     host: str = field(default_factory=socket.gethostname)
+    memory_cap: str | None = None  # an embedded engine's cap as applied at this point
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -75,6 +77,7 @@ class QueryOutcome:
             "started_at": self.started_at,
             "cold_note": self.cold_note,
             "host": self.host,
+            "memory_cap": self.memory_cap,
         }
 
     @classmethod
@@ -91,6 +94,7 @@ class QueryOutcome:
             started_at=float(data["started_at"]),
             cold_note=data.get("cold_note"),
             host=data.get("host", ""),
+            memory_cap=data.get("memory_cap"),
         )
 
 
@@ -104,25 +108,34 @@ def measure_query_point(
     sampler: Sampler | None = None,
 ) -> QueryOutcome:
     """Run the streams once. `on_record(record)` sees each query as it finishes (the run
-    saves its results there). Ctrl-C stops the streams and goes on up."""
+    saves its results there). Ctrl-C stops the streams and goes on up. With an embedded
+    engine's memory cap in force the streams run in a client process inside it
+    (drivers/capped_streams.py), started before the point's telemetry begins."""
     sampler = sampler or Sampler(point.devices)
-    wait_until(point.start_at)
-    before = engine.counters()
-    sampler.start()
-    started_at = time.time()
-    runner = StreamsRun(
-        engine,
-        queries,
-        run_query,
-        counters,
-        point.query_timeout_s,
-        point.cache,
-        on_record or (lambda record: None),
+    on_query = on_record or (lambda record: None)
+    timeout, group = point.query_timeout_s, capped_group(engine)
+    capped = None
+    if group is not None:
+        capped = CappedStreamsRun(
+            engine, group, queries, run_query, counters.devices, timeout, point.cache, on_query
+        )
+    runner = capped or StreamsRun(
+        engine, queries, run_query, counters, timeout, point.cache, on_query
     )
     try:
-        outcome = runner.run()
+        if capped is not None:
+            capped.prepare()
+        wait_until(point.start_at)
+        before = engine.counters()
+        sampler.start()
+        started_at = time.time()
+        try:
+            outcome = runner.run()
+        finally:
+            samples = sampler.stop()
     finally:
-        samples = sampler.stop()
+        if capped is not None:
+            capped.close()
     after = None if outcome.fatal else engine.counters()
     cpu, device = sampler.summarise(samples)
     return QueryOutcome(
@@ -135,4 +148,5 @@ def measure_query_point(
         cpu=cpu,
         device=device,
         started_at=started_at,
+        memory_cap=capped.describe() if capped is not None else None,
     )

@@ -88,6 +88,11 @@ class QueryRun(DatabaseRunner):
         facts = self.worker.prepare(setup)
         self.database_bytes = facts["database_bytes"]
         self.run.engine = facts["engine"]
+        cap = str(self.run.engine.get("memory_cap") or "")
+        if self.plan.database.memory_limit_bytes is not None and cap.startswith("none"):
+            line = f"memory limit not applied ({cap[6:]}): the run goes on uncapped"
+            self.progress.say(line)
+            self.run.notes.append(line)
         self.run.target["paths"] = facts["data_paths"] | {
             r: [str(p) for p in ps] for r, ps in self.plan.target.roles.items() if r != "data"
         }
@@ -185,6 +190,8 @@ class QueryRun(DatabaseRunner):
         for note in data.pop("notes"):
             self.folder.note(note)
         outcome = QueryOutcome.from_dict(data)
+        if outcome.memory_cap:
+            self.run.engine["memory_cap"] = outcome.memory_cap
         self.folder.add_samples(self._rows(outcome, load, index))
         if outcome.fatal:
             failed = failed_point(load, outcome.fatal, outcome.records, outcome.wall_s, started_at)
