@@ -239,8 +239,9 @@ def is_loopback(address: str) -> bool:
     return ip.is_loopback
 
 
-LINK_NET = "10.231.0.0/30"  # private to the two namespaces below: no other network sees it
-HEAD_IP, CUT_IP = "10.231.0.1", "10.231.0.2"
+# from 198.18.0.0/15, set aside for network tests (RFC 2544), as in netns.py; private to the
+# two namespaces below: no other network sees it
+HEAD_IP, CUT_IP = "198.18.231.1", "198.18.231.2"
 LINK_HEAD, LINK_CUT = "dbsa", "dbsb"
 
 
