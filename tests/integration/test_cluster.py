@@ -178,6 +178,8 @@ def test_instances_spread_over_hosts_in_order(loopback_cluster, target, tmp_path
     one, two = run["points"]
     assert [h["host"] for h in one["hosts"]] == ["h1"]
     assert [h["host"] for h in two["hosts"]] == ["h1", "h2"]
+    # each host's own device under the target, named host:device (not the coordinator's)
+    assert {d.split(":")[0] for d in run["target"]["device"].split(",")} == {"h1", "h2"}
     for point in (one, two):
         assert point["tps"] == pytest.approx(sum(h["tps"] for h in point["hosts"]))
         for q in ("p50", "p99"):  # p99 is None below 100 transactions: a loaded machine

@@ -78,7 +78,8 @@ class ClusterDatabaseWorker:
             agent.prepare.remote("database", self.safety, setup), host, "prepare"
         )
         self.devices.setdefault(host, list(facts.get("devices") or []))
-        return facts
+        # the run's header names each host's device as host:device, as an io run does
+        return {**facts, "devices": [f"{host}:{d}" for d in facts.get("devices") or []]}
 
     def split(self, point: dict[str, Any]) -> dict[str, dict[str, Any]]:
         """Each taking-part host's own point: its instances and its share of the rate."""

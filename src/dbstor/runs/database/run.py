@@ -78,6 +78,7 @@ class DatabaseRun(DatabaseRunner):
                     "think_time_ms": spec.think_time_ms,
                     "client_processes": spec.client_processes,
                 }
+            self._record_devices(facts.get("devices") or [])
             load = facts["load"]
             self.run.workload.setdefault("load", []).append(
                 {
@@ -92,6 +93,15 @@ class DatabaseRun(DatabaseRunner):
                 f"  loaded {load['rows']:,} rows in {load['seconds']:.1f} s ({load['rows_per_s']:,.0f} rows/s)"
             )
             self.folder.save()
+
+    def _record_devices(self, devices: list[str]) -> None:
+        """On a cluster each host's worker names the devices under its own data path as
+        host:device; those, not the coordinator's own (named by begin()), are the run's."""
+        if not any(":" in d for d in devices):
+            return
+        named = str(self.run.target.get("device") or "").split(",")
+        hosts_own = [d for d in named if ":" in d]
+        self.run.target["device"] = ",".join(hosts_own + [d for d in devices if d not in hosts_own])
 
     def _say_uncapped(self, engine: dict[str, Any]) -> None:
         """One line when --memory-limit was asked for and no cap could be applied."""
