@@ -12,7 +12,8 @@ from collections.abc import Callable, Mapping
 
 from dbstor.study.telemetry import TelemetryConfig
 from dbstor.telemetry.prometheus.client import PrometheusClient
-from dbstor.telemetry.prometheus.presets import load_preset
+from dbstor.telemetry.prometheus.own import own_preset, with_own_queries
+from dbstor.telemetry.prometheus.presets import Preset, load_preset
 from dbstor.telemetry.prometheus.source import PrometheusSource
 from dbstor.telemetry.sources import Fetched, Source, layers_side_by_side
 
@@ -37,11 +38,15 @@ class Layers:
         if config.host:
             preset = load_preset(config.db_host_preset)
             self.sources.append(PrometheusSource(client, preset, config.host, "host_device"))
-        if config.db_host:
-            preset = load_preset(config.db_host_preset)
-            self.sources.append(PrometheusSource(client, preset, config.db_host, "remote_device"))
-        if config.storage:
-            preset = load_preset(config.storage)
+        if config.db_host or config.db_host_queries:
+            base = load_preset(config.db_host_preset) if config.db_host else None
+            preset = _with_own(base, config.db_host_queries, "remote_device", "--db-host-query")
+            self.sources.append(
+                PrometheusSource(client, preset, config.db_host or "", "remote_device")
+            )
+        if config.storage or config.storage_queries:
+            base = load_preset(config.storage) if config.storage else None
+            preset = _with_own(base, config.storage_queries, "storage", "--storage-query")
             self.sources.append(PrometheusSource(client, preset, config.storage_select, "storage"))
 
     def __bool__(self) -> bool:
@@ -78,3 +83,10 @@ class Layers:
         if wait > 0:
             sleep(wait)
         return layers_side_by_side(self.fetch(start, end))
+
+
+def _with_own(base: Preset | None, queries: Mapping[str, str], layer: str, flag: str) -> Preset:
+    """The layer's preset: `base`, the user's own queries, or `base` with them in."""
+    if base is None:
+        return own_preset(queries, layer, flag)
+    return with_own_queries(base, queries, layer, flag) if queries else base
