@@ -114,3 +114,41 @@ def test_preflight_refuses_bad_queries_with_one_line(dbstor, tmp_path: Path) -> 
         assert "_total" in line
     line = _preflight(dbstor, tmp_path, server.url, "--storage-query", "read_latency_xs=avg(x)")
     assert "did you mean 'read_latency_s'" in line
+
+
+def test_a_query_point_shorter_than_two_scrapes_says_its_layer_is_missing(
+    dbstor, tmp_path: Path
+) -> None:
+    """One quick query (SQLite, a tiny scale): the point lasts less than two of Prometheus's
+    one-second samples, so its remote_device layer is missing with the reason, the report
+    names the point, and the run said before any load how long a point must be."""
+    device = _device(tmp_path)
+    (tmp_path / "data").mkdir()
+    with node_exporter(tmp_path) as target, prometheus(tmp_path, {"node": [target]}) as server:
+        server.wait_for(f'node_disk_reads_completed_total{{instance="{target}"}}')
+        time.sleep(3)
+        result = dbstor(
+            "run",
+            "--engine", "sqlite",
+            "--workload", "dss",
+            "--scale", "0.01",
+            "--queries", "6",
+            "--streams", "1",
+            "--target", str(tmp_path / "data"),
+            "--prometheus", server.url,
+            "--db-host", f'instance="{target}",device="{device}"',
+            "--out", str(tmp_path / "results"),
+            timeout=300,
+        )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    said = result.stdout + result.stderr
+    assert "a query point shorter than 2 s gets no figures from it" in said
+    folder = next((tmp_path / "results").glob("*/"))
+    (point,) = json.loads((folder / "results.json").read_text())["points"]
+    if point["wall_s"] >= 1.0:
+        pytest.skip(f"the query took {point['wall_s']:.2f} s here: not shorter than two scrapes")
+    remote = point["layers"]["remote_device"]
+    assert remote["source"] == "node-exporter"
+    assert "shorter than two of Prometheus's samples (1 s apart)" in remote["missing"]
+    report = (folder / "report.html").read_text()
+    assert "device is missing at 1 stream" in report

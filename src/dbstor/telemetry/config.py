@@ -62,6 +62,12 @@ class Layers:
         return [s.fetch(start, end, self.config.step_s) for s in self.sources]
 
     @property
+    def spacing_s(self) -> float | None:
+        """The widest spacing between samples preflight saw, None before it or unknown."""
+        known = [s for s in (getattr(x, "spacing_s", None) for x in self.sources) if s is not None]
+        return max(known) if known else None
+
+    @property
     def settle_s(self) -> float:
         """How long after a window's end its last samples take to land in Prometheus: the
         widest sample spacing preflight saw (one step before preflight), plus half a second."""

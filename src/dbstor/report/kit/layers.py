@@ -56,10 +56,18 @@ def layers_html(run: Run) -> str:
 
 
 def _missing(run: Run) -> str:
-    """One line naming each layer that went missing on some point, with its first reason."""
-    reasons: dict[str, str] = {}
+    """One sentence per layer and reason: which points lack that layer, and why."""
+    reasons: dict[tuple[str, str], list[str]] = {}
     for point in run.points:
         for layer, entry in (point.layers or {}).items():
-            if "missing" in entry and layer not in reasons:
-                reasons[layer] = str(entry["missing"])
-    return "; ".join(f"{LAYER_WORDS[k]} missing on some points: {v}" for k, v in reasons.items())
+            if "missing" in entry:
+                label = load_text(point.load.kind, point.load.value, point.load.jobs)
+                reasons.setdefault((layer, str(entry["missing"])), []).append(label)
+    return " ".join(
+        f"{_capital(LAYER_WORDS[layer])} is missing at {', '.join(labels)}: {reason}."
+        for (layer, reason), labels in reasons.items()
+    )
+
+
+def _capital(text: str) -> str:
+    return text[:1].upper() + text[1:]

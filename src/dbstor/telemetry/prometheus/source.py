@@ -141,9 +141,7 @@ class PrometheusSource:
         except PrometheusError as exc:
             return Fetched(self.name, self.layer, missing=str(exc))
         if not series:
-            return Fetched(
-                self.name, self.layer, missing=f"no samples from {self.client.url} in the window"
-            )
+            return Fetched(self.name, self.layer, missing=self._why_empty(end - start))
         return Fetched(self.name, self.layer, tuple(series))
 
     def _fetch(self, start: float, end: float, step: float) -> list[Series]:
@@ -191,6 +189,17 @@ class PrometheusSource:
                 )
             )
         return out
+
+    def _why_empty(self, window_s: float) -> str:
+        """Why a window gave no figure: too short for two samples, or none came."""
+        spacing = self.spacing_s
+        if spacing is not None and window_s < 2 * spacing:
+            return (
+                f"the point's {window_s:.1f} s window is shorter than two of Prometheus's "
+                f"samples ({spacing:g} s apart), too few for a figure; run longer points or "
+                "scrape more often"
+            )
+        return f"no samples from {self.client.url} in the window"
 
     def _counter(
         self, expr: str, start: float, end: float, step: float
