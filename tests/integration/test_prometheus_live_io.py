@@ -53,7 +53,40 @@ def test_a_scrape_during_an_io_point_sees_live_percentiles(dbstor, tmp_path: Pat
     (point,) = results["points"]
     final_ops = (point["read_iops"] + point["write_iops"]) * point["duration_s"]
     assert 0 < ops <= final_ops * 1.05  # a count on the way to the point's own
-    assert rate == pytest.approx(point["read_iops"] + point["write_iops"], rel=0.5)
-    assert p50 * 1000 == pytest.approx(point["read_lat_ms"]["p50"], rel=0.5)
+    # A running figure taken early in the point, on a shared machine: the same order as the
+    # final one (the units agree: seconds live, ms in results.json), not the same value.
+    iops = point["read_iops"] + point["write_iops"]
+    assert iops / 3 < rate < iops * 3
+    assert point["read_lat_ms"]["p50"] / 3 < p50 * 1000 < point["read_lat_ms"]["p50"] * 3
     kept = (folder / "jobs" / "point-01.json").read_text()
     assert kept.count('"fio version"') == 1  # fio's final object only, as without live figures
+
+
+def test_a_scrape_during_a_query_point_sees_finished_queries(dbstor, tmp_path: Path) -> None:
+    """A power run (SQLite, every query): each query's time goes live as it finishes."""
+    (tmp_path / "data").mkdir()
+    port = free_port()
+    with prometheus(tmp_path, {"dbstor": [f"127.0.0.1:{port}"]}) as server:
+        proc = dbstor.start(
+            "run",
+            "--engine", "sqlite",
+            "--workload", "dss",
+            "--scale", "0.05",
+            "--queries", "all",
+            "--streams", "1",
+            "--target", str(tmp_path / "data"),
+            "--metrics-port", str(port),
+            "--out", str(tmp_path / "results"),
+        )  # fmt: skip
+        done = _value(server, f'dbstor_point_ops{{job="dbstor"}} > 0 {BEFORE_THE_END}', 240)
+        p50 = _value(
+            server, f'dbstor_point_latency_seconds{{job="dbstor",quantile="0.5"}} {BEFORE_THE_END}'
+        )
+        _, stderr = proc.communicate(timeout=240)
+        assert proc.returncode == 0, stderr
+    (point,) = json.loads(next((tmp_path / "results").glob("*/results.json")).read_text())["points"]
+    ok = [q["elapsed_s"] for q in point["queries"] if q["status"] == "ok"]
+    assert 0 < done <= len(point["queries"])
+
+    # one of the finished queries' times, to the nanosecond
+    assert min(ok) - 1e-6 <= p50 <= max(ok) + 1e-6
