@@ -111,7 +111,7 @@ def test_preflight_refuses_bad_queries_with_one_line(dbstor, tmp_path: Path) -> 
             "--storage-query", f"read_iops=node_disk_reads_completed_total{sel}",
         )  # fmt: skip
         assert "is a counter (cumulative), read here as a figure per second" in line
-        assert "_total" in line
+        assert "give it as --storage-query read_ops_total= (dbstor takes its increase)" in line
     line = _preflight(dbstor, tmp_path, server.url, "--storage-query", "read_latency_xs=avg(x)")
     assert "did you mean 'read_latency_s'" in line
 

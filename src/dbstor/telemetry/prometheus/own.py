@@ -77,6 +77,22 @@ def check_key(key: str, where: str) -> tuple[str, str, str]:
     )
 
 
+def other_kind_key(key: str) -> str | None:
+    """The key for the same quantity read the other way (per second/op <-> cumulative):
+    read_iops <-> read_ops_total, read_bytes_per_s <-> read_bytes_total,
+    read_latency_us <-> read_latency_us_total; None for a key with no such twin."""
+    twins = {"iops": "ops_total", "bytes_per_s": "bytes_total", "mbps": "bytes_total"}
+    for a, b in twins.items():
+        for d in ("read", "write"):
+            if key == f"{d}_{a}":
+                return f"{d}_{b}"
+            if key == f"{d}_{b}" and a != "mbps":
+                return f"{d}_{a}"
+    if "_latency_" in key:
+        return key.removesuffix("_total") if key.endswith("_total") else f"{key}_total"
+    return None
+
+
 def own_preset_data(queries: Mapping[str, str], layer: str, where: str) -> dict[str, Any]:
     """The preset table the queries stand for (as a preset file would hold it)."""
     tables: dict[str, dict[str, Any]] = {}

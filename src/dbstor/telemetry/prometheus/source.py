@@ -19,6 +19,7 @@ from typing import Any
 
 from dbstor.errors import UserError
 from dbstor.telemetry.prometheus.client import PrometheusClient, PrometheusError
+from dbstor.telemetry.prometheus.own import other_kind_key
 from dbstor.telemetry.prometheus.presets import Preset, QuerySpec
 from dbstor.telemetry.prometheus.selectors import (
     Matcher,
@@ -227,14 +228,18 @@ def _preflight_error(exc: PrometheusError, where: str) -> UserError:
 
 def _type_fault(spec: QuerySpec, metric: str, types: set[str], want: str) -> str:
     said = f"Prometheus says {metric} is a {'/'.join(sorted(types))}"
-    if spec.query is None and spec.per_query is None:
+    if not spec.label:  # a preset's (a file's own queries too)
         return f"{said}, the preset reads it as a {want}: its units are not what the preset says; fix the preset"
+    flag, _, key = spec.label.rpartition(" ")
+    twin = other_kind_key(key)
     if want == "gauge":
+        instead = f"{flag} {twin}=" if twin else "a key ending in _total"
         return (
             f"{said} (cumulative), read here as a figure per second or per operation; give it "
-            "under the key ending in _total (dbstor takes its increase) or wrap it in rate()"
+            f"as {instead} (dbstor takes its increase) or wrap it in rate()"
         )
-    return f"{said}, read here as cumulative; give it under the key without _total"
+    instead = f"{flag} {twin}=" if twin else "a key without _total"
+    return f"{said}, not cumulative as {key} reads it; give it as {instead}"
 
 
 # --- arithmetic on samples --------------------------------------------------------------

@@ -12,7 +12,13 @@ from dbstor.errors import UserError
 from dbstor.study.telemetry import config_from_table
 from dbstor.telemetry.config import Layers
 from dbstor.telemetry.prometheus.client import PrometheusClient
-from dbstor.telemetry.prometheus.own import own_preset, split_query, with_own_queries
+from dbstor.telemetry.prometheus.own import (
+    KEYS,
+    other_kind_key,
+    own_preset,
+    split_query,
+    with_own_queries,
+)
 from dbstor.telemetry.prometheus.presets import load_preset, parse_preset
 from dbstor.telemetry.prometheus.selectors import plain_selector
 from dbstor.telemetry.prometheus.source import PrometheusSource
@@ -197,3 +203,17 @@ def test_preflight_says_an_expression_returned_nothing(fake_prometheus) -> None:
         with pytest.raises(UserError, match=r"returned no series .* check its labels"):
             source.preflight(10.0)
     assert seen[0]["path"] == "/api/v1/query_range" and seen[0]["query"] == "sum(rate(x[5s]))"
+
+
+def test_each_key_names_its_twin_read_the_other_way() -> None:
+    assert other_kind_key("read_iops") == "read_ops_total"
+    assert other_kind_key("write_ops_total") == "write_iops"
+    assert other_kind_key("read_mbps") == "read_bytes_total"
+    assert other_kind_key("read_bytes_total") == "read_bytes_per_s"
+    assert other_kind_key("read_latency_us") == "read_latency_us_total"
+    assert other_kind_key("write_latency_ms_total") == "write_latency_ms"
+    assert other_kind_key("cpu_util_pct") is None
+    for key in KEYS:  # a twin is a key, of the same quantity, read the other way
+        twin = other_kind_key(key)
+        if twin is not None:
+            assert KEYS[twin][0] == KEYS[key][0] and KEYS[twin][1] != KEYS[key][1]
