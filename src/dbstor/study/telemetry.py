@@ -47,6 +47,7 @@ class TelemetryConfig:
     step_s: float = 1.0
     storage_queries: Mapping[str, str] = field(default_factory=dict)
     db_host_queries: Mapping[str, str] = field(default_factory=dict)
+    origin: str = field(default="", compare=False)  # the study file ("" for flags), for messages
 
     def __post_init__(self) -> None:
         needs = [
@@ -86,7 +87,7 @@ class TelemetryConfig:
         return {
             k: dict(v) if isinstance(v, Mapping) else v
             for k, v in self.__dict__.items()
-            if v not in (None, "") and not (isinstance(v, Mapping) and not v)
+            if v not in (None, "") and not (isinstance(v, Mapping) and not v) and k != "origin"
         }
 
 
@@ -131,6 +132,15 @@ def config_from_table(table: Any, source: str) -> TelemetryConfig:
         except ValueError as exc:
             raise UserError(f"{source}: telemetry.step: {exc}") from None
     try:
-        return TelemetryConfig(**values)
+        return TelemetryConfig(**values, origin=source)
     except UserError as exc:
         raise UserError(f"{source}: telemetry: {exc}") from None
+
+
+def queries_name(config: TelemetryConfig, layer: str) -> str:
+    """How messages name a layer's own queries: the flag, or the study file's table."""
+    flag, key = {
+        "storage": ("--storage-query", "storage_queries"),
+        "remote_device": ("--db-host-query", "db_host_queries"),
+    }[layer]
+    return f"{config.origin}: telemetry.{key}" if config.origin else flag

@@ -10,7 +10,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Mapping
 
-from dbstor.study.telemetry import TelemetryConfig
+from dbstor.study.telemetry import TelemetryConfig, queries_name
 from dbstor.telemetry.prometheus.client import PrometheusClient
 from dbstor.telemetry.prometheus.own import own_preset, with_own_queries
 from dbstor.telemetry.prometheus.presets import Preset, load_preset
@@ -40,13 +40,15 @@ class Layers:
             self.sources.append(PrometheusSource(client, preset, config.host, "host_device"))
         if config.db_host or config.db_host_queries:
             base = load_preset(config.db_host_preset) if config.db_host else None
-            preset = _with_own(base, config.db_host_queries, "remote_device", "--db-host-query")
+            where = queries_name(config, "remote_device")
+            preset = _with_own(base, config.db_host_queries, "remote_device", where)
             self.sources.append(
                 PrometheusSource(client, preset, config.db_host or "", "remote_device")
             )
         if config.storage or config.storage_queries:
             base = load_preset(config.storage) if config.storage else None
-            preset = _with_own(base, config.storage_queries, "storage", "--storage-query")
+            where = queries_name(config, "storage")
+            preset = _with_own(base, config.storage_queries, "storage", where)
             self.sources.append(PrometheusSource(client, preset, config.storage_select, "storage"))
 
     def __bool__(self) -> bool:

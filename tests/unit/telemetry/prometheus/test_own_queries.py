@@ -173,6 +173,12 @@ def test_a_study_files_table_of_queries_becomes_the_layers_preset() -> None:
     )
     (source,) = Layers(config).sources
     assert source.layer == "remote_device" and source.name == "own-queries"
+    assert "origin" not in config.describe()
+    bad = config_from_table(
+        {"prometheus": "http://p", "storage_queries": {"read_x": "a"}}, "s.toml"
+    )
+    with pytest.raises(UserError, match=r"^s.toml: telemetry.storage_queries 'read_x': not a"):
+        Layers(bad)
     with pytest.raises(UserError, match=r"s.toml: telemetry.storage_queries: must be a table"):
         config_from_table({"prometheus": "http://p", "storage_queries": "avg(x)"}, "s.toml")
 
