@@ -100,12 +100,13 @@ def run_job(
     where: str,
     timeout_s: float,
     on_status: Callable[[dict[str, Any]], None] | None = None,
+    status_every_s: int = 1,
 ) -> FioResult:
     """Run fio on a job file (kept beside the results) and parse its json+ output.
 
-    With `on_status`, fio prints its json+ status once a second (--status-interval=1)
-    and on_status(object) gets each as it lands (fio_status.py); the result is still
-    fio's final object. On Ctrl-C (or any other interruption) fio's process group is
+    With `on_status`, fio prints its json+ status every `status_every_s` seconds
+    (--status-interval) and on_status(object) gets each as it lands (fio_status.py); the
+    result is still fio's final object. On Ctrl-C (or any other interruption) fio's process group is
     stopped, then the interruption goes on up.
     """
     job_file = job_file.absolute()
@@ -114,7 +115,7 @@ def run_job(
     output = job_file.with_suffix(".json")
     cmd = [fio_binary(), "--output-format=json+", f"--output={output}", str(job_file)]
     if on_status is not None:
-        cmd.insert(-1, "--status-interval=1")
+        cmd.insert(-1, f"--status-interval={max(1, int(status_every_s))}")
     # fio runs in its own process group so that its job processes can be stopped together:
     # Ctrl-C is forwarded to the group, and whatever still runs after a grace period is killed.
     # What fio says goes to an unnamed file, not a pipe: a job process outliving a killed fio

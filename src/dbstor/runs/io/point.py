@@ -10,6 +10,7 @@ on another host. Nothing here knows the results folder, the terminal or the repo
 
 from __future__ import annotations
 
+import math
 import socket
 import time
 from collections.abc import Callable
@@ -30,6 +31,9 @@ from dbstor.telemetry.sampler import Sampler
 
 FALLBACK_ENGINE = "libaio"
 Running = Callable[[dict[str, Any]], None]  # gets fio's running figures while it runs
+# fio's statuses grow its scratch output (about 35 KB a job each, json+): once a second up
+# to a 5-minute point, less often beyond, so that a long point's output stays bounded.
+MAX_STATUSES = 300
 
 
 def profile_to_dict(profile: Profile) -> dict[str, Any]:
@@ -194,7 +198,8 @@ def _run_in_scratch(
     with scratch_dir("dbstor-fio-") as scratch:
         job_file = scratch / f"{point.name}.fio"
         job_text = build_point_job(point.spec(point.name))
-        result = run_job(job_text, job_file, point.where, timeout_s, on_status)
+        every = math.ceil((point.duration_s + point.warmup_s) / MAX_STATUSES)
+        result = run_job(job_text, job_file, point.where, timeout_s, on_status, every)
         output = job_file.with_suffix(".json").read_text(encoding="utf-8")
     return result, job_text, output
 
