@@ -151,4 +151,4 @@ def test_a_query_point_shorter_than_two_scrapes_says_its_layer_is_missing(
     assert remote["source"] == "node-exporter"
     assert "shorter than two of Prometheus's samples (1 s apart)" in remote["missing"]
     report = (folder / "report.html").read_text()
-    assert "device is missing at 1 stream" in report
+    assert "device is missing at the power run: the point" in report

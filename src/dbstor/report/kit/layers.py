@@ -8,8 +8,8 @@ from html import escape
 
 from dbstor.analysis.layers import LAYER_ORDER, LAYER_WORDS, layer_figure, where_time_goes
 from dbstor.report.kit.charts import Series, bar_chart
-from dbstor.report.kit.fmt import load_text
-from dbstor.results.model import Run
+from dbstor.report.kit.fmt import fmt_num, load_text
+from dbstor.results.model import Point, Run
 
 FAR_LAYERS = ("remote_device", "storage")  # the layers only Prometheus gives
 
@@ -61,12 +61,20 @@ def _missing(run: Run) -> str:
     for point in run.points:
         for layer, entry in (point.layers or {}).items():
             if "missing" in entry:
-                label = load_text(point.load.kind, point.load.value, point.load.jobs)
+                label = _label(point)
                 reasons.setdefault((layer, str(entry["missing"])), []).append(label)
     return " ".join(
         f"{_capital(LAYER_WORDS[layer])} is missing at {', '.join(labels)}: {reason}."
         for (layer, reason), labels in reasons.items()
     )
+
+
+def _label(point: Point) -> str:
+    """The point as its run's tables name it (a query run's one stream: its power run)."""
+    load = point.load
+    if load.kind == "streams":
+        return "the power run" if load.value == 1 else f"{fmt_num(load.value)} streams"
+    return load_text(load.kind, load.value, load.jobs)
 
 
 def _capital(text: str) -> str:
