@@ -47,17 +47,20 @@ def test_a_scrape_during_an_io_point_sees_live_percentiles(dbstor, tmp_path: Pat
         ops = _value(server, f'dbstor_point_ops{{job="dbstor"}} {BEFORE_THE_END}')
         _, stderr = proc.communicate(timeout=240)
         assert proc.returncode == 0, stderr
-    assert 0 < p50 <= p99
+        # the last running figures scraped, from fio's last status before the point's end
+        last = 'last_over_time({}{{job="dbstor"{}}}[10m])'
+        last_p50 = _value(server, last.format("dbstor_point_latency_seconds", ',quantile="0.5"'))
+        last_rate = _value(server, last.format("dbstor_point_ops_per_second", ""))
+    assert 0 < p50 <= p99 and rate > 0
     folder = next((tmp_path / "results").glob("*/"))
     results = json.loads((folder / "results.json").read_text())
     (point,) = results["points"]
     final_ops = (point["read_iops"] + point["write_iops"]) * point["duration_s"]
     assert 0 < ops <= final_ops * 1.05  # a count on the way to the point's own
-    # A running figure taken early in the point, on a shared machine: the same order as the
-    # final one (the units agree: seconds live, ms in results.json), not the same value.
-    iops = point["read_iops"] + point["write_iops"]
-    assert iops / 3 < rate < iops * 3
-    assert point["read_lat_ms"]["p50"] / 3 < p50 * 1000 < point["read_lat_ms"]["p50"] * 3
+    # The first running figures can differ from the point's (its first seconds, a shared
+    # machine); the last cover nearly all of it: near the final ones, in their units.
+    assert last_rate == pytest.approx(point["read_iops"] + point["write_iops"], rel=0.25)
+    assert last_p50 * 1000 == pytest.approx(point["read_lat_ms"]["p50"], rel=0.25)
     kept = (folder / "jobs" / "point-01.json").read_text()
     assert kept.count('"fio version"') == 1  # fio's final object only, as without live figures
 
