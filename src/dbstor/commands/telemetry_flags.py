@@ -5,8 +5,10 @@ from __future__ import annotations
 import argparse
 import dataclasses
 
+from dbstor.errors import UserError
 from dbstor.study.model import Study
 from dbstor.study.telemetry import TelemetryConfig
+from dbstor.telemetry.prometheus.own import split_query
 
 
 def add_telemetry_flags(parser: argparse.ArgumentParser) -> None:
@@ -33,9 +35,25 @@ def add_telemetry_flags(parser: argparse.ArgumentParser) -> None:
         help="which of its series are the target, e.g. 'volume=\"sqldata\"'",
     )
     group.add_argument(
+        "--storage-query",
+        action="append",
+        default=[],
+        metavar="KEY=PROMQL",
+        help="your own PromQL for one of the storage system's quantities, the key naming it "
+        "and its unit: read_latency_us=, read_iops=, read_ops_total=, ... (repeatable; "
+        "see docs/telemetry.md)",
+    )
+    group.add_argument(
         "--db-host",
         metavar="LABELS",
         help='the database server\'s node_exporter series, e.g. \'instance="dbhost:9100",device="sdb"\'',
+    )
+    group.add_argument(
+        "--db-host-query",
+        action="append",
+        default=[],
+        metavar="KEY=PROMQL",
+        help="your own PromQL for one of the database host device's quantities, as --storage-query",
     )
     group.add_argument(
         "--metrics-port",
@@ -47,8 +65,10 @@ def add_telemetry_flags(parser: argparse.ArgumentParser) -> None:
 
 def telemetry_from_args(args: argparse.Namespace) -> TelemetryConfig | None:
     """The flags' settings, or None when none was given."""
+    storage_queries = _queries(args.storage_query, "--storage-query")
+    db_host_queries = _queries(args.db_host_query, "--db-host-query")
     given = (args.prometheus, args.storage, args.storage_select, args.db_host, args.metrics_port)
-    if all(v in (None, "") for v in given):
+    if all(v in (None, "") for v in given) and not storage_queries and not db_host_queries:
         return None
     return TelemetryConfig(
         prometheus=args.prometheus,
@@ -56,7 +76,20 @@ def telemetry_from_args(args: argparse.Namespace) -> TelemetryConfig | None:
         storage_select=args.storage_select or "",
         db_host=args.db_host,
         metrics_port=args.metrics_port,
+        storage_queries=storage_queries,
+        db_host_queries=db_host_queries,
     )
+
+
+def _queries(given: list[str] | None, flag: str) -> dict[str, str]:
+    """KEY=PROMQL flags by key; a key given twice is one line."""
+    out: dict[str, str] = {}
+    for text in given or ():
+        key, query = split_query(text, flag)
+        if key in out:
+            raise UserError(f"{flag} {key} is given twice; give it once")
+        out[key] = query
+    return out
 
 
 def with_telemetry(study: Study, args: argparse.Namespace) -> Study:

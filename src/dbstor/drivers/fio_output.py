@@ -122,12 +122,45 @@ def _job_direction(side: dict[str, Any]) -> DirectionTotals:
     )
 
 
+def json_objects(text: str) -> list[dict[str, Any]]:
+    """Every whole JSON object in fio's output, in order: with --status-interval fio writes
+    one per interval before its final one. Text outside them is fio's chatter; an object
+    still being written at the end is left out."""
+    decoder = json.JSONDecoder()
+    out: list[dict[str, Any]] = []
+    pos = text.find("{")
+    while pos >= 0:
+        try:
+            data, end = decoder.raw_decode(text, pos)
+        except ValueError:
+            break
+        if isinstance(data, dict):
+            out.append(data)
+        pos = text.find("{", end)
+    return out
+
+
+def final_json_text(text: str) -> str:
+    """fio's final JSON object as text (the interim status objects before it dropped)."""
+    objects = json_objects(text)
+    if len(objects) <= 1:
+        return text
+    return json.dumps(objects[-1], indent=2)
+
+
 def parse_fio_json(text: str) -> FioRun:
-    """Parse fio --output-format=json+ (text before the first '{' is fio's chatter)."""
+    """Parse fio --output-format=json+ (text before the first '{' is fio's chatter); with
+    interim status objects before it, the last (fio's final result) counts."""
     start = text.find("{")
     if start < 0:
         raise ValueError("fio printed no JSON")
-    data = json.loads(text[start:])
+    objects = json_objects(text)
+    data = objects[-1] if len(objects) > 1 else json.loads(text[start:])
+    return parse_fio_data(data)
+
+
+def parse_fio_data(data: dict[str, Any]) -> FioRun:
+    """One decoded fio json+ object (the final result or an interim status)."""
     jobs = data.get("jobs") or []
     if not jobs:
         raise ValueError("fio's JSON has no jobs")

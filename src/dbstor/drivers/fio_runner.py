@@ -9,11 +9,15 @@ import shutil
 import signal
 import subprocess
 import tempfile
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from dbstor import lifeline
-from dbstor.drivers.fio_output import FioRun, parse_fio_json, parse_iops_log
+from dbstor.drivers.fio_output import FioRun, final_json_text, parse_fio_json, parse_iops_log
+from dbstor.drivers.fio_status import StatusTail
 from dbstor.errors import PointFailed, UserError
 from dbstor.results.store import mount_point
 
@@ -90,17 +94,28 @@ def _classify_failure(stderr: str, where: str) -> Exception:
     return PointFailed(f"fio failed: {last}")
 
 
-def run_job(job_text: str, job_file: Path, where: str, timeout_s: float) -> FioResult:
+def run_job(
+    job_text: str,
+    job_file: Path,
+    where: str,
+    timeout_s: float,
+    on_status: Callable[[dict[str, Any]], None] | None = None,
+    status_every_s: int = 1,
+) -> FioResult:
     """Run fio on a job file (kept beside the results) and parse its json+ output.
 
-    On Ctrl-C (or any other interruption) fio's process group is stopped, then the
-    interruption goes on up.
+    With `on_status`, fio prints its json+ status every `status_every_s` seconds
+    (--status-interval) and on_status(object) gets each as it lands (fio_status.py); the
+    result is still fio's final object. On Ctrl-C (or any other interruption) fio's process group is
+    stopped, then the interruption goes on up.
     """
     job_file = job_file.absolute()
     job_file.parent.mkdir(parents=True, exist_ok=True)
     job_file.write_text(job_text, encoding="utf-8")
     output = job_file.with_suffix(".json")
     cmd = [fio_binary(), "--output-format=json+", f"--output={output}", str(job_file)]
+    if on_status is not None:
+        cmd.insert(-1, f"--status-interval={max(1, int(status_every_s))}")
     # fio runs in its own process group so that its job processes can be stopped together:
     # Ctrl-C is forwarded to the group, and whatever still runs after a grace period is killed.
     # What fio says goes to an unnamed file, not a pipe: a job process outliving a killed fio
@@ -116,7 +131,7 @@ def run_job(job_text: str, job_file: Path, where: str, timeout_s: float) -> FioR
         )
         lifeline.watch_tree(proc.pid)  # fio and its job processes die with dbstor, even on kill -9
         try:
-            proc.wait(timeout=timeout_s)
+            _wait(proc, timeout_s, output, on_status)
         except subprocess.TimeoutExpired:
             _stop_group(proc, signal.SIGKILL)
             raise PointFailed(
@@ -134,7 +149,10 @@ def run_job(job_text: str, job_file: Path, where: str, timeout_s: float) -> FioR
     if proc.returncode != 0:
         raise _classify_failure(_failure_text(proc.returncode, stderr, output), where)
     try:
-        run = parse_fio_json(output.read_text(encoding="utf-8"))
+        text = output.read_text(encoding="utf-8")
+        if on_status is not None:  # keep fio's final object only, as without statuses
+            output.write_text(final_json_text(text), encoding="utf-8")
+        run = parse_fio_json(text)
     except (OSError, ValueError) as exc:
         _remove_outputs(job_file)  # half-written: of no use to anyone
         if shutil.disk_usage(output.parent).free < FULL_BELOW:
@@ -150,6 +168,30 @@ def run_job(job_text: str, job_file: Path, where: str, timeout_s: float) -> FioR
     return FioResult(
         run=run, read_iops_per_second=reads, write_iops_per_second=writes, job_file=job_file
     )
+
+
+def _wait(
+    proc: subprocess.Popen,
+    timeout_s: float,
+    output: Path,
+    on_status: Callable[[dict[str, Any]], None] | None,
+) -> None:
+    """Wait for fio (TimeoutExpired after timeout_s), passing on its interim statuses."""
+    if on_status is None:
+        proc.wait(timeout=timeout_s)
+        return
+    deadline = time.monotonic() + timeout_s
+    tail = StatusTail(output)
+    while True:
+        try:
+            proc.wait(timeout=min(0.5, max(0.0, deadline - time.monotonic())))
+            return
+        except subprocess.TimeoutExpired:
+            if time.monotonic() >= deadline:
+                raise
+        status = tail.poll()
+        if status is not None:
+            on_status(status)
 
 
 def _stop_group(proc: subprocess.Popen, sig: signal.Signals, grace_s: float = 5.0) -> None:

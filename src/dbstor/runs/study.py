@@ -200,7 +200,11 @@ def run_study(
     telemetry = None
     if study.telemetry is not None:
         telemetry = RunTelemetry(study.telemetry, run=study.name, kind=_kind(study))
-        telemetry.preflight(study.duration_s)  # every Prometheus query, before anything exists
+        # every Prometheus query, before anything exists; a query point's length is unknown
+        only_queries = not study.profiles and all(runs_queries(d) for d in study.databases)
+        note = telemetry.preflight(None if only_queries else study.duration_s)
+        if note:
+            progress.say(note)
     if study.profiles and study.data.kind == "from":
         progress.say(f"measuring the compressibility of {study.data.source} for the test data")
         study = replace(study, data=resolve_data_pattern(study.data))

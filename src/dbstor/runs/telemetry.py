@@ -7,6 +7,7 @@ and finish_point() (the point's layers side by side in results.json; live: its f
 
 from __future__ import annotations
 
+import math
 import threading
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -27,9 +28,19 @@ class RunTelemetry:
         self._ticker: tuple[threading.Event, threading.Thread] | None = None
         self._run, self._kind = run, kind
 
-    def preflight(self, window_s: float) -> None:
-        """Every Prometheus query once; UserError before any load or folder."""
-        self.layers.preflight(window_s)
+    def preflight(self, window_s: float | None) -> str | None:
+        """Every Prometheus query once; UserError before any load or folder. `window_s`
+        None: the points last as long as their work (query points), so no sample spacing
+        can be refused; the line returned then says how long a point must be for its
+        Prometheus layers."""
+        self.layers.preflight(math.inf if window_s is None else window_s)
+        spacing = self.layers.spacing_s
+        if window_s is not None or spacing is None:
+            return None
+        return (
+            f"note: Prometheus's samples are {spacing:g} s apart: a query point shorter than "
+            f"{2 * spacing:g} s gets no figures from it, and says so in its layers"
+        )
 
     def open(self) -> None:
         """Start serving live figures when asked (after preflight, before the first point)."""

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from dbstor.errors import UserError
@@ -19,7 +19,9 @@ TABLE_KEYS = {
     "prometheus",
     "storage",
     "storage_select",
+    "storage_queries",
     "db_host",
+    "db_host_queries",
     "db_host_preset",
     "host",
     "metrics_port",
@@ -31,7 +33,9 @@ TABLE_KEYS = {
 class TelemetryConfig:
     """Telemetry settings of a run. `storage` is a preset name or a preset file's path;
     `db_host`/`host` are label selections of node_exporter series (the database server's
-    device, this host's device as Prometheus sees it)."""
+    device, this host's device as Prometheus sees it). `storage_queries`/`db_host_queries`
+    are the user's own PromQL by key (read_latency_us -> PromQL, docs/telemetry.md): alone
+    they are the layer's preset, beside a preset they replace or add to its quantities."""
 
     prometheus: str | None = None
     storage: str | None = None
@@ -41,17 +45,27 @@ class TelemetryConfig:
     host: str | None = None
     metrics_port: int | None = None
     step_s: float = 1.0
+    storage_queries: Mapping[str, str] = field(default_factory=dict)
+    db_host_queries: Mapping[str, str] = field(default_factory=dict)
+    origin: str = field(default="", compare=False)  # the study file ("" for flags), for messages
 
     def __post_init__(self) -> None:
         needs = [
             (self.storage, "--storage"),
+            (self.storage_queries, "--storage-query"),
             (self.db_host, "--db-host"),
+            (self.db_host_queries, "--db-host-query"),
             (self.host, "host"),
         ]
         for value, flag in needs:
             if value and not self.prometheus:
                 raise UserError(f"{flag} needs --prometheus URL (the Prometheus that scrapes it)")
         if self.storage_select and not self.storage:
+            if self.storage_queries:
+                raise UserError(
+                    "--storage-select picks a preset's series; with --storage-query alone "
+                    "write the labels into each query"
+                )
             raise UserError("--storage-select needs --storage PRESET (e.g. ontap-harvest, purefa)")
         if self.metrics_port is not None and not 0 <= self.metrics_port <= 65535:
             raise UserError(f"--metrics-port {self.metrics_port} is not a port number (0-65535)")
@@ -60,11 +74,21 @@ class TelemetryConfig:
 
     @property
     def reads_prometheus(self) -> bool:
-        return bool(self.storage or self.db_host or self.host)
+        return bool(
+            self.storage
+            or self.db_host
+            or self.host
+            or self.storage_queries
+            or self.db_host_queries
+        )
 
     def describe(self) -> dict[str, Any]:
         """Plain data for the run's header (the URL carries no credentials: they are refused)."""
-        return {k: v for k, v in self.__dict__.items() if v not in (None, "")}
+        return {
+            k: dict(v) if isinstance(v, Mapping) else v
+            for k, v in self.__dict__.items()
+            if v not in (None, "") and not (isinstance(v, Mapping) and not v) and k != "origin"
+        }
 
 
 def config_from_table(table: Any, source: str) -> TelemetryConfig:
@@ -86,6 +110,17 @@ def config_from_table(table: Any, source: str) -> TelemetryConfig:
             if not isinstance(table[key], str):
                 raise UserError(f"{source}: telemetry.{key}: must be a string")
             values[key] = table[key]
+    for key in ("storage_queries", "db_host_queries"):
+        if key in table:
+            queries = table[key]
+            if not isinstance(queries, Mapping) or not all(
+                isinstance(q, str) for q in queries.values()
+            ):
+                raise UserError(
+                    f"{source}: telemetry.{key}: must be a table of PromQL strings, "
+                    "e.g. read_latency_us = 'avg(...)'"
+                )
+            values[key] = dict(queries)
     if "metrics_port" in table:
         port = table["metrics_port"]
         if not isinstance(port, int) or isinstance(port, bool):
@@ -97,6 +132,15 @@ def config_from_table(table: Any, source: str) -> TelemetryConfig:
         except ValueError as exc:
             raise UserError(f"{source}: telemetry.step: {exc}") from None
     try:
-        return TelemetryConfig(**values)
+        return TelemetryConfig(**values, origin=source)
     except UserError as exc:
         raise UserError(f"{source}: telemetry: {exc}") from None
+
+
+def queries_name(config: TelemetryConfig, layer: str) -> str:
+    """How messages name a layer's own queries: the flag, or the study file's table."""
+    flag, key = {
+        "storage": ("--storage-query", "storage_queries"),
+        "remote_device": ("--db-host-query", "db_host_queries"),
+    }[layer]
+    return f"{config.origin}: telemetry.{key}" if config.origin else flag

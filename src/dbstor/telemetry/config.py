@@ -10,9 +10,10 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Mapping
 
-from dbstor.study.telemetry import TelemetryConfig
+from dbstor.study.telemetry import TelemetryConfig, queries_name
 from dbstor.telemetry.prometheus.client import PrometheusClient
-from dbstor.telemetry.prometheus.presets import load_preset
+from dbstor.telemetry.prometheus.own import own_preset, with_own_queries
+from dbstor.telemetry.prometheus.presets import Preset, load_preset
 from dbstor.telemetry.prometheus.source import PrometheusSource
 from dbstor.telemetry.sources import Fetched, Source, layers_side_by_side
 
@@ -37,11 +38,17 @@ class Layers:
         if config.host:
             preset = load_preset(config.db_host_preset)
             self.sources.append(PrometheusSource(client, preset, config.host, "host_device"))
-        if config.db_host:
-            preset = load_preset(config.db_host_preset)
-            self.sources.append(PrometheusSource(client, preset, config.db_host, "remote_device"))
-        if config.storage:
-            preset = load_preset(config.storage)
+        if config.db_host or config.db_host_queries:
+            base = load_preset(config.db_host_preset) if config.db_host else None
+            where = queries_name(config, "remote_device")
+            preset = _with_own(base, config.db_host_queries, "remote_device", where)
+            self.sources.append(
+                PrometheusSource(client, preset, config.db_host or "", "remote_device")
+            )
+        if config.storage or config.storage_queries:
+            base = load_preset(config.storage) if config.storage else None
+            where = queries_name(config, "storage")
+            preset = _with_own(base, config.storage_queries, "storage", where)
             self.sources.append(PrometheusSource(client, preset, config.storage_select, "storage"))
 
     def __bool__(self) -> bool:
@@ -55,6 +62,12 @@ class Layers:
     def fetch(self, start: float, end: float) -> list[Fetched]:
         """Each source over one point's measured window [start, end] (epoch seconds)."""
         return [s.fetch(start, end, self.config.step_s) for s in self.sources]
+
+    @property
+    def spacing_s(self) -> float | None:
+        """The widest spacing between samples preflight saw, None before it or unknown."""
+        known = [s for s in (getattr(x, "spacing_s", None) for x in self.sources) if s is not None]
+        return max(known) if known else None
 
     @property
     def settle_s(self) -> float:
@@ -78,3 +91,10 @@ class Layers:
         if wait > 0:
             sleep(wait)
         return layers_side_by_side(self.fetch(start, end))
+
+
+def _with_own(base: Preset | None, queries: Mapping[str, str], layer: str, flag: str) -> Preset:
+    """The layer's preset: `base`, the user's own queries, or `base` with them in."""
+    if base is None:
+        return own_preset(queries, layer, flag)
+    return with_own_queries(base, queries, layer, flag) if queries else base

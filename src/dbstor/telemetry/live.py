@@ -20,7 +20,8 @@ figures are those of the point being measured:
 from __future__ import annotations
 
 import threading
-from collections.abc import Mapping
+import time
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from dbstor.analysis.histogram import LatencyHistogram
@@ -177,6 +178,39 @@ class LiveFigures:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+class RunningLatencies:
+    """A running histogram over operations as each finishes (a query point's queries):
+    figures() is the running figures' shape (drivers/running.py) for the live endpoint.
+    Each latency is its own bin (exact ns), so the live percentiles rank the finished ones."""
+
+    def __init__(self, clock: Callable[[], float] | None = None) -> None:
+        self._clock = clock or time.monotonic
+        self._started = self._clock()
+        self._lock = threading.Lock()
+        self._hist = LatencyHistogram()
+        self._errors = 0
+
+    def add(self, seconds: float | None, ok: bool = True) -> None:
+        """One operation finished: its latency in seconds when it succeeded."""
+        with self._lock:
+            if not ok or seconds is None:
+                self._errors += 1
+                return
+            ns = max(1, round(float(seconds) * 1e9))
+            self._hist.bins[ns] += 1
+            self._hist.total_ns += ns
+            self._hist.max_ns = max(self._hist.max_ns, float(ns))
+
+    def figures(self) -> dict[str, Any]:
+        with self._lock:
+            return {
+                "ops": self._hist.count,
+                "errors": self._errors,
+                "elapsed_s": self._clock() - self._started,
+                "histogram": self._hist.to_dict(),
+            }
 
 
 def _histogram(value: LatencyHistogram | Mapping[str, Any] | None) -> LatencyHistogram | None:

@@ -8,8 +8,8 @@ from html import escape
 
 from dbstor.analysis.layers import LAYER_ORDER, LAYER_WORDS, layer_figure, where_time_goes
 from dbstor.report.kit.charts import Series, bar_chart
-from dbstor.report.kit.fmt import load_text
-from dbstor.results.model import Run
+from dbstor.report.kit.fmt import fmt_num, load_text
+from dbstor.results.model import Point, Run
 
 FAR_LAYERS = ("remote_device", "storage")  # the layers only Prometheus gives
 
@@ -56,10 +56,26 @@ def layers_html(run: Run) -> str:
 
 
 def _missing(run: Run) -> str:
-    """One line naming each layer that went missing on some point, with its first reason."""
-    reasons: dict[str, str] = {}
+    """One sentence per layer and reason: which points lack that layer, and why."""
+    reasons: dict[tuple[str, str], list[str]] = {}
     for point in run.points:
         for layer, entry in (point.layers or {}).items():
-            if "missing" in entry and layer not in reasons:
-                reasons[layer] = str(entry["missing"])
-    return "; ".join(f"{LAYER_WORDS[k]} missing on some points: {v}" for k, v in reasons.items())
+            if "missing" in entry:
+                label = _label(point)
+                reasons.setdefault((layer, str(entry["missing"])), []).append(label)
+    return " ".join(
+        f"{_capital(LAYER_WORDS[layer])} is missing at {', '.join(labels)}: {reason}."
+        for (layer, reason), labels in reasons.items()
+    )
+
+
+def _label(point: Point) -> str:
+    """The point as its run's tables name it (a query run's one stream: its power run)."""
+    load = point.load
+    if load.kind == "streams":
+        return "the power run" if load.value == 1 else f"{fmt_num(load.value)} streams"
+    return load_text(load.kind, load.value, load.jobs)
+
+
+def _capital(text: str) -> str:
+    return text[:1].upper() + text[1:]

@@ -12,6 +12,7 @@ from dbstor.analysis.dss_compare import finished, is_query_run
 from dbstor.report.database.tables import engine_block
 from dbstor.report.kit.figures import timeseries_chart
 from dbstor.report.kit.fmt import fmt_int, fmt_num
+from dbstor.report.kit.layers import layers_html
 from dbstor.report.kit.tables import facts_block
 from dbstor.report.queries.figures import comparison_query_charts, relative_chart, run_query_charts
 from dbstor.report.queries.tables import (
@@ -117,6 +118,7 @@ def dss_section(run: Run, name: str, rows: list[dict[str, Any]] | None) -> str:
     )
     parts.append(points_table(run))
     parts.append(_notes(run))
+    parts.append(layers_html(run))  # beyond this host: by layer, or which layer is missing
     for point in run.points:
         parts.append(f"<h3>Queries: {escape(point_title(point))}</h3>")
         parts.append(queries_table(point))

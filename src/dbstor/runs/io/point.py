@@ -10,8 +10,10 @@ on another host. Nothing here knows the results folder, the terminal or the repo
 
 from __future__ import annotations
 
+import math
 import socket
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -19,6 +21,7 @@ from typing import Any, NamedTuple
 from dbstor.drivers.fio_job import PointSpec, build_point_job
 from dbstor.drivers.fio_output import FioRun
 from dbstor.drivers.fio_runner import EngineUnavailable, run_job
+from dbstor.drivers.fio_status import status_figures
 from dbstor.errors import PointFailed
 from dbstor.lifeline import scratch_dir
 from dbstor.results.model import CpuStats, DeviceStats
@@ -27,6 +30,10 @@ from dbstor.study.profiles import Profile
 from dbstor.telemetry.sampler import Sampler
 
 FALLBACK_ENGINE = "libaio"
+Running = Callable[[dict[str, Any]], None]  # gets fio's running figures while it runs
+# fio's statuses grow its scratch output (about 35 KB a job each, json+): once a second up
+# to a 5-minute point, less often beyond, so that a long point's output stays bounded.
+MAX_STATUSES = 300
 
 
 def profile_to_dict(profile: Profile) -> dict[str, Any]:
@@ -59,6 +66,7 @@ class IoPoint:
     where: str = ""  # the target as the user named it, for messages
     data_options: tuple[tuple[str, str], ...] = ()  # fio's options for the data written
     start_at: float | None = None  # epoch seconds on the measuring host: start then
+    live: bool = False  # fio prints its status once a second, for live figures
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
@@ -161,39 +169,53 @@ class FioRan(NamedTuple):
     fallback_note: str | None = None
 
 
-def run_fio(point: IoPoint, timeout_s: float) -> FioRan:
+def run_fio(point: IoPoint, timeout_s: float, on_running: Running | None = None) -> FioRan:
     """Run the point's job once in a scratch folder; when io_uring cannot run here, the
-    same job runs again on libaio."""
+    same job runs again on libaio. With point.live and `on_running`, fio's running
+    figures (fio_status.status_figures) go to on_running once a second."""
     engine = point.ioengine or point.profile.ioengine
     try:
-        return FioRan(*_run_in_scratch(point, timeout_s), engine)
+        return FioRan(*_run_in_scratch(point, timeout_s, on_running), engine)
     except EngineUnavailable as exc:
         if engine != "io_uring":
             raise PointFailed(f"fio's I/O engine is unavailable: {exc}") from None
-        ran = _run_in_scratch(replace(point, ioengine=FALLBACK_ENGINE), timeout_s)
+        ran = _run_in_scratch(replace(point, ioengine=FALLBACK_ENGINE), timeout_s, on_running)
         note = f"io_uring is unavailable here ({exc}); fell back to libaio"
         return FioRan(*ran, FALLBACK_ENGINE, note)
 
 
-def _run_in_scratch(point: IoPoint, timeout_s: float) -> tuple[Any, str, str]:
+def _run_in_scratch(
+    point: IoPoint, timeout_s: float, on_running: Running | None
+) -> tuple[Any, str, str]:
+    on_status = None
+    if point.live and on_running is not None:
+
+        def on_status(status: dict[str, Any]) -> None:
+            figures = status_figures(status, point.warmup_s)
+            if figures is not None:
+                on_running(figures)
+
     with scratch_dir("dbstor-fio-") as scratch:
         job_file = scratch / f"{point.name}.fio"
         job_text = build_point_job(point.spec(point.name))
-        result = run_job(job_text, job_file, point.where, timeout_s)
+        every = math.ceil((point.duration_s + point.warmup_s) / MAX_STATUSES)
+        result = run_job(job_text, job_file, point.where, timeout_s, on_status, every)
         output = job_file.with_suffix(".json").read_text(encoding="utf-8")
     return result, job_text, output
 
 
-def measure_io_point(point: IoPoint, sampler: Sampler | None = None) -> IoOutcome:
+def measure_io_point(
+    point: IoPoint, sampler: Sampler | None = None, on_running: Running | None = None
+) -> IoOutcome:
     """Measure one point on this host: telemetry starts, fio runs (from point.start_at),
     telemetry stops. Raises UserError for what the user must fix and PointFailed when the
-    point could not be measured."""
+    point could not be measured. `on_running(figures)`: see run_fio."""
     sampler = sampler or Sampler(point.devices)
     wait_until(point.start_at)
     sampler.start()
     started_at, started = time.time(), time.monotonic()
     try:
-        ran = run_fio(point, point.duration_s + point.warmup_s + 120)
+        ran = run_fio(point, point.duration_s + point.warmup_s + 120, on_running)
     finally:
         samples = sampler.stop()
     wall = time.monotonic() - started

@@ -159,6 +159,7 @@ class IoRun:
                 index + 1,
                 {load.kind: load.value, "jobs": load.jobs},
                 lambda: live_device_iops(self.worker.latest()),
+                getattr(self.worker, "running", None),  # fio's running figures, live
             )
         try:
             for r in range(plan.repeats):
@@ -209,6 +210,7 @@ class IoRun:
             devices=tuple(self.target["devices"]),
             where=self._where(),
             data_options=tuple(plan.data.fio_options().items()),
+            live=self.telemetry is not None and self.telemetry.live is not None,
         )
 
     def _repeat(

@@ -24,6 +24,7 @@ class IoWorker:
         self.prepared: Prepared | None = None
         self.engine_override: str | None = None  # libaio once io_uring was refused
         self.sampler: Sampler | None = None
+        self.figures: dict[str, Any] | None = None  # fio's running figures, live
 
     def plan(self, setup: dict[str, Any]) -> dict[str, Any]:
         """Decide and check the test files (nothing written yet): files, devices, notes.
@@ -58,10 +59,19 @@ class IoWorker:
         if self.engine_override:
             described = replace(described, ioengine=self.engine_override)
         self.sampler = Sampler(described.devices)
-        outcome = measure_io_point(described, self.sampler)
+        self.figures = None
+        outcome = measure_io_point(described, self.sampler, on_running=self._keep_figures)
         if outcome.notes and outcome.ioengine == FALLBACK_ENGINE:
             self.engine_override = FALLBACK_ENGINE
         return outcome.to_dict()
+
+    def _keep_figures(self, figures: dict[str, Any]) -> None:
+        self.figures = figures
+
+    def running(self) -> dict[str, Any] | None:
+        """fio's latest running figures in the point being measured (drivers.fio_status),
+        None in its warm-up or when the point is not live."""
+        return self.figures
 
     def latest(self) -> dict[str, Any] | None:
         """The newest telemetry sample of the point being measured."""

@@ -37,6 +37,7 @@ from dbstor.runs.queries.summary import (
 )
 from dbstor.runs.queries.worker import QueryWorker
 from dbstor.runs.telemetry import measured_window, storage_text
+from dbstor.telemetry.live import RunningLatencies
 
 
 class QueryRun(DatabaseRunner):
@@ -154,8 +155,11 @@ class QueryRun(DatabaseRunner):
             self.run.points.append(partial)
         self.progress.say(title)
 
+        finished = RunningLatencies()  # each query's latency live as it finishes
+
         def on_record(record: dict[str, Any]) -> None:
             assert partial.queries is not None
+            finished.add(record.get("elapsed_s"), record.get("status") == "ok")
             partial.queries.append(record)
             self.progress.say(query_line(record, streams))
             self.folder.save(notify=False)
@@ -170,7 +174,10 @@ class QueryRun(DatabaseRunner):
         started = time.monotonic()
         if self.telemetry:
             self.telemetry.start_point(
-                index + 1, {"streams": streams}, lambda: live_device_iops(self.worker.latest())
+                index + 1,
+                {"streams": streams},
+                lambda: live_device_iops(self.worker.latest()),
+                finished.figures,
             )
         try:
             data = self.worker.measure(point.to_dict(), on_record)

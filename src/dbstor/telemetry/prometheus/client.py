@@ -26,7 +26,12 @@ PASSWORD_ENV = "DBSTOR_PROMETHEUS_PASSWORD"
 
 
 class PrometheusError(Exception):
-    """Prometheus did not answer, or answered with an error: one line, no credentials."""
+    """Prometheus did not answer, or answered with an error: one line, no credentials.
+    `code` is the HTTP status when it answered one (400: the query is wrong)."""
+
+    def __init__(self, message: str, code: int | None = None) -> None:
+        super().__init__(message)
+        self.code = code
 
 
 class PrometheusClient:
@@ -102,7 +107,8 @@ class PrometheusClient:
                 body = response.read()
         except urllib.error.HTTPError as exc:
             detail = _error_text(exc.read()) or exc.reason
-            raise PrometheusError(self._clean(f"{what} answered {exc.code}: {detail}")) from None
+            message = self._clean(f"{what} answered {exc.code}: {detail}")
+            raise PrometheusError(message, exc.code) from None
         except (urllib.error.URLError, OSError) as exc:
             reason = getattr(exc, "reason", exc)
             raise PrometheusError(self._clean(f"{what} did not answer: {reason}")) from None

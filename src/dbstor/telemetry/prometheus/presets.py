@@ -12,6 +12,10 @@ quantity, a metric and its kind:
   exporters: IOPS, MB/s, microseconds per operation); dbstor averages it over the window,
   latencies weighted by their operations.
 
+A quantity names either a `metric` (dbstor writes the selector, adding the selection's
+labels) or a PromQL `query` of the user's own, taken as it is (a ratio's denominator:
+`per` or `per_query`). The user's --storage-query flags are such a preset (own.py).
+
 Every unit is declared, converted to dbstor's (QUANTITIES) and checked against what the
 metric's name says (`_seconds_total` is seconds, `_usec` microseconds...).
 """
@@ -26,7 +30,12 @@ from pathlib import Path
 from typing import Any
 
 from dbstor.errors import UserError
-from dbstor.telemetry.prometheus.selectors import Matcher, is_metric_name, parse_matchers
+from dbstor.telemetry.prometheus.selectors import (
+    Matcher,
+    is_metric_name,
+    parse_matchers,
+    plain_selector,
+)
 from dbstor.telemetry.sources import LAYERS, QUANTITIES
 
 KINDS = ("counter", "ratio", "gauge")
@@ -73,7 +82,9 @@ _SUFFIX_UNITS = (
 
 @dataclass(frozen=True)
 class QuerySpec:
-    """How one quantity is read: see the module docstring for `kind`."""
+    """How one quantity is read: see the module docstring for `kind`. With `query` set the
+    PromQL is the user's own, taken as it is; `metric` is then the metric it selects when
+    it is a plain selector, else ""."""
 
     quantity: str
     kind: str
@@ -84,6 +95,9 @@ class QuerySpec:
     per_match: tuple[Matcher, ...] = ()
     per_unit: str | None = None
     drop: tuple[str, ...] = ()  # selection labels that do not apply to this metric
+    query: str | None = None  # the user's own PromQL for the quantity
+    per_query: str | None = None  # ... and for a ratio's denominator
+    label: str = ""  # how messages name it (e.g. "--storage-query read_latency_us")
 
     @property
     def factor(self) -> float:
@@ -160,37 +174,64 @@ def parse_preset(data: dict[str, Any], where: str) -> Preset:
 
 
 def _spec(quantity: str, table: dict[str, Any], fail: Any) -> QuerySpec:
-    kind, unit, metric = table.get("kind"), table.get("unit"), table.get("metric")
+    kind, unit = table.get("kind"), table.get("unit")
     if kind not in KINDS:
         raise fail(f"{quantity}: kind must be one of {', '.join(KINDS)}")
-    if not isinstance(metric, str) or not is_metric_name(metric):
-        raise fail(f"{quantity}: 'metric' must be a metric name, got {metric!r}")
+    metric, query = _metric_or_query(quantity, table, "metric", "query", fail)
     if (kind, unit) not in UNITS:
         known = sorted(u for k, u in UNITS if k == kind)
         raise fail(f"{quantity}: unknown unit {unit!r} for a {kind}; use one of {', '.join(known)}")
     if UNITS[(kind, unit)][0] != DIMENSION[quantity]:
         raise fail(f"{quantity}: a {kind} in {unit} cannot give {QUANTITIES[quantity]}")
-    check_name_unit(metric, unit, lambda msg: fail(f"{quantity}: {msg}"))
-    per = table.get("per")
+    if metric:
+        check_name_unit(metric, unit, lambda msg: fail(f"{quantity}: {msg}"))
+    per, per_query = None, None
     per_unit = table.get("per_unit")
     if kind == "ratio":
-        if not isinstance(per, str) or not is_metric_name(per):
-            raise fail(f"{quantity}: a ratio needs 'per', the denominator counter")
+        if "per" not in table and "per_query" not in table:
+            raise fail(f"{quantity}: a ratio needs 'per' (or 'per_query'), the denominator counter")
+        per, per_query = _metric_or_query(quantity, table, "per", "per_query", fail)
         per_unit = per_unit or ("s" if unit == "fraction" else "ops")
-        check_name_unit(per, per_unit, lambda msg: fail(f"{quantity}: {msg}"))
-    elif per is not None:
+        if per:
+            check_name_unit(per, per_unit, lambda msg: fail(f"{quantity}: {msg}"))
+    elif "per" in table or "per_query" in table:
         raise fail(f"{quantity}: 'per' is only for kind = \"ratio\"")
+    if query is not None and ("match" in table or "drop" in table):
+        raise fail(f"{quantity}: 'match' and 'drop' are for 'metric'; write labels into the query")
     return QuerySpec(
         quantity=quantity,
         kind=kind,
         metric=metric,
         unit=unit,
         match=parse_matchers(table.get("match", ""), f"{quantity} match"),
-        per=per,
+        per=per or None,
         per_match=parse_matchers(table.get("per_match", ""), f"{quantity} per_match"),
         per_unit=per_unit,
         drop=tuple(table.get("drop") or ()),
+        query=query,
+        per_query=per_query,
+        label=str(table.get("label") or ""),
     )
+
+
+def _metric_or_query(
+    quantity: str, table: dict[str, Any], name_key: str, query_key: str, fail: Any
+) -> tuple[str, str | None]:
+    """(metric name, query or None) from `name_key` or `query_key`, exactly one of them;
+    a query that is a plain selector names its metric, so its unit can be checked."""
+    if (name_key in table) == (query_key in table):
+        raise fail(
+            f"{quantity}: give either {name_key!r} (a metric name) or {query_key!r} (PromQL)"
+        )
+    if name_key in table:
+        metric = table[name_key]
+        if not isinstance(metric, str) or not is_metric_name(metric):
+            raise fail(f"{quantity}: {name_key!r} must be a metric name, got {metric!r}")
+        return metric, None
+    query = table[query_key]
+    if not isinstance(query, str) or not query.strip():
+        raise fail(f"{quantity}: {query_key!r} must be a PromQL expression")
+    return plain_selector(query) or "", " ".join(query.split())
 
 
 def check_name_unit(metric: str, unit: str, fail: Any) -> None:

@@ -63,3 +63,20 @@ def selector(metric: str, *groups: Iterable[Matcher], drop: Iterable[str] = ()) 
 
 def is_metric_name(name: str) -> bool:
     return bool(_METRIC.fullmatch(name))
+
+
+_PLAIN = re.compile(r"\s*([A-Za-z_:][A-Za-z0-9_:]*)\s*(\{.*\})?\s*", re.DOTALL)
+
+
+def plain_selector(expr: str) -> str | None:
+    """The metric name when `expr` is a plain selector (`name` or `name{matchers}`): its
+    raw samples can then be read with `expr[range]`, and its name tells its unit."""
+    m = _PLAIN.fullmatch(expr)
+    if m is None:
+        return None
+    if m.group(2):
+        try:
+            parse_matchers(m.group(2))
+        except UserError:
+            return None
+    return m.group(1)

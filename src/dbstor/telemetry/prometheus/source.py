@@ -19,11 +19,18 @@ from typing import Any
 
 from dbstor.errors import UserError
 from dbstor.telemetry.prometheus.client import PrometheusClient, PrometheusError
+from dbstor.telemetry.prometheus.own import other_kind_key
 from dbstor.telemetry.prometheus.presets import Preset, QuerySpec
-from dbstor.telemetry.prometheus.selectors import Matcher, parse_matchers, selector
+from dbstor.telemetry.prometheus.selectors import (
+    Matcher,
+    parse_matchers,
+    plain_selector,
+    selector,
+)
 from dbstor.telemetry.sources import LATENCY_OPS, Fetched, Series
 
 PREFLIGHT_LOOKBACK_S = 300.0  # how far back preflight looks for samples
+PREFLIGHT_STEP_S = 5.0  # the step preflight evaluates a user's PromQL expression at
 
 Raw = list[tuple[float, float]]
 
@@ -56,9 +63,10 @@ class PrometheusSource:
     # --- the queries ---------------------------------------------------------------
 
     def selectors(self, spec: QuerySpec) -> tuple[str, str | None]:
-        """The PromQL selectors for one quantity (the ratio's denominator second)."""
-        main = selector(spec.metric, spec.match, self.selection, drop=spec.drop)
-        per = None
+        """The PromQL for one quantity (the ratio's denominator second): the user's own
+        query as it is, or the preset metric's selector with the selection's labels."""
+        main = spec.query or selector(spec.metric, spec.match, self.selection, drop=spec.drop)
+        per = spec.per_query
         if spec.per is not None:
             per = selector(spec.per, spec.per_match, self.selection, drop=spec.drop)
         return main, per
@@ -69,28 +77,24 @@ class PrometheusSource:
         """Run every query once: UserError naming the first that cannot work."""
         at = self._now()
         for spec in self.preset.quantities.values():
-            for expr, metric, counter in self._exprs(spec):
-                where = f"{self.name} {spec.quantity}: {expr}"
+            for expr, counter in self._exprs(spec):
+                where = f"{spec.label or f'{self.name} {spec.quantity}'}: {expr}"
+                metric = plain_selector(expr)
+                if metric is None:
+                    self._preflight_expression(spec, expr, where, at)
+                    continue
                 try:
                     result = self.client.query(f"{expr}[{_dur(PREFLIGHT_LOOKBACK_S)}]", at)
                     meta = self.client.metadata(metric)
                 except PrometheusError as exc:
-                    raise UserError(f"{exc}; check --prometheus and that it is running") from None
+                    raise _preflight_error(exc, where) from None
                 series = result.get("result") or []
                 if not series:
-                    raise UserError(
-                        f"{where} returned no series from {self.client.url} in the last "
-                        f"{PREFLIGHT_LOOKBACK_S:.0f} s; check the selection "
-                        f"(e.g. {self.preset.example_selection or 'instance=...'}) and the exporter"
-                    )
+                    raise self._no_series(spec, where)
                 types = {m.get("type") for m in meta} - {None, "", "unknown"}
                 want = "counter" if counter else "gauge"
                 if types and want not in types:
-                    raise UserError(
-                        f"{where}: Prometheus says {metric} is a {'/'.join(sorted(types))}, "
-                        f"the preset reads it as a {want}: its units are not what the preset "
-                        "says; fix the preset"
-                    )
+                    raise UserError(f"{where}: {_type_fault(spec, metric, types, want)}")
                 spacing = _spacing(series)
                 if spacing is not None:
                     self.spacing_s = max(spacing, self.spacing_s or 0.0)
@@ -100,12 +104,33 @@ class PrometheusSource:
                         f"{window_s:g} s point; scrape more often or run longer points"
                     )
 
-    def _exprs(self, spec: QuerySpec) -> list[tuple[str, str, bool]]:
+    def _preflight_expression(self, spec: QuerySpec, expr: str, where: str, at: float) -> None:
+        """A user's PromQL expression (not a plain selector): Prometheus evaluates it over
+        the last minutes; its error (bad PromQL) or an empty answer stops the run."""
+        try:
+            rows = self.client.query_range(expr, at - PREFLIGHT_LOOKBACK_S, at, PREFLIGHT_STEP_S)
+        except PrometheusError as exc:
+            raise _preflight_error(exc, where) from None
+        if not any(row.get("values") for row in rows):
+            raise self._no_series(spec, where)
+
+    def _no_series(self, spec: QuerySpec, where: str) -> UserError:
+        if spec.query is not None or spec.per_query is not None:
+            fix = "check its labels and that Prometheus scrapes the exporter"
+        else:
+            example = self.preset.example_selection or "instance=..."
+            fix = f"check the selection (e.g. {example}) and the exporter"
+        return UserError(
+            f"{where} returned no series from {self.client.url} in the last "
+            f"{PREFLIGHT_LOOKBACK_S:.0f} s; {fix}"
+        )
+
+    def _exprs(self, spec: QuerySpec) -> list[tuple[str, bool]]:
         main, per = self.selectors(spec)
         counter = spec.kind != "gauge"
-        out = [(main, spec.metric, counter)]
-        if per is not None and spec.per is not None:
-            out.append((per, spec.per, True))
+        out = [(main, counter)]
+        if per is not None:
+            out.append((per, True))
         return out
 
     # --- fetch ---------------------------------------------------------------------
@@ -117,9 +142,7 @@ class PrometheusSource:
         except PrometheusError as exc:
             return Fetched(self.name, self.layer, missing=str(exc))
         if not series:
-            return Fetched(
-                self.name, self.layer, missing=f"no samples from {self.client.url} in the window"
-            )
+            return Fetched(self.name, self.layer, missing=self._why_empty(end - start))
         return Fetched(self.name, self.layer, tuple(series))
 
     def _fetch(self, start: float, end: float, step: float) -> list[Series]:
@@ -168,19 +191,55 @@ class PrometheusSource:
             )
         return out
 
+    def _why_empty(self, window_s: float) -> str:
+        """Why a window gave no figure: too short for two samples, or none came."""
+        spacing = self.spacing_s
+        if spacing is not None and window_s < 2 * spacing:
+            return (
+                f"the point's {window_s:.1f} s window is shorter than two of Prometheus's "
+                f"samples ({spacing:g} s apart), too few for a figure; run longer points or "
+                "scrape more often"
+            )
+        return f"no samples from {self.client.url} in the window"
+
     def _counter(
         self, expr: str, start: float, end: float, step: float
     ) -> tuple[list[Raw], list[Raw]] | None:
-        """(per-step values of each series, raw samples in the window of each series)."""
+        """(per-step values of each series, raw samples in the window of each series); an
+        expression that is not a plain selector has no raw samples: its steps stand in."""
         stepped = [_values(r) for r in self.client.query_range(expr, start, end, step)]
-        result = self.client.query(f"{expr}[{_dur(end - start)}]", end).get("result") or []
-        raw = [_values(r) for r in result]
+        raw = stepped
+        if plain_selector(expr) is not None:
+            result = self.client.query(f"{expr}[{_dur(end - start)}]", end).get("result") or []
+            raw = [_values(r) for r in result]
         if not stepped and not raw:
             return None
         return stepped, raw
 
     def _now(self) -> float:
         return (self._clock or time.time)()
+
+
+def _preflight_error(exc: PrometheusError, where: str) -> UserError:
+    if exc.code == 400:  # Prometheus's own word on the PromQL (a parse or type error)
+        return UserError(f"{where}: {exc}; fix the query")
+    return UserError(f"{exc}; check --prometheus and that it is running")
+
+
+def _type_fault(spec: QuerySpec, metric: str, types: set[str], want: str) -> str:
+    said = f"Prometheus says {metric} is a {'/'.join(sorted(types))}"
+    if not spec.label:  # a preset's (a file's own queries too)
+        return f"{said}, the preset reads it as a {want}: its units are not what the preset says; fix the preset"
+    flag, _, key = spec.label.rpartition(" ")
+    twin = other_kind_key(key)
+    if want == "gauge":
+        instead = f"{flag} {twin}=" if twin else "a key ending in _total"
+        return (
+            f"{said} (cumulative), read here as a figure per second or per operation; give it "
+            f"as {instead} (dbstor takes its increase) or wrap it in rate()"
+        )
+    instead = f"{flag} {twin}=" if twin else "a key without _total"
+    return f"{said}, not cumulative as {key} reads it; give it as {instead}"
 
 
 # --- arithmetic on samples --------------------------------------------------------------
