@@ -48,6 +48,9 @@ def _split(text: object, what: str) -> tuple[float, str]:
         raise ValueError(f"{_shown(text)} is not a {what}")
     match = _NUMBER_UNIT.match(str(text))
     if not match:
+        unsigned = str(text).strip()
+        if unsigned.startswith("-") and _NUMBER_UNIT.match(unsigned[1:]):
+            raise ValueError(f"{_shown(text)} is negative; give a {what}")
         raise ValueError(f"{_shown(text)} is not a {what}")
     return float(match.group(1)), match.group(2)
 
@@ -135,6 +138,25 @@ def parse_point_duration(text: str | float | int) -> float:
 def parse_warmup(text: str | float | int) -> float:
     """A load point's warm-up: 0 up to a day."""
     return parse_duration(text, MAX_POINT_S)
+
+
+def parse_timeout(text: str | float | int) -> float:
+    """A time limit (a query's): above 0, at most a year; 0 would fail everything at once."""
+    seconds = parse_duration(text)
+    if seconds <= 0:
+        raise ValueError(f"{_shown(text)}: a time limit must be above 0s, e.g. 10min")
+    return seconds
+
+
+MIN_MEMORY = 1024**2  # a cache or a memory cap below 1 MiB is a mistake, not a setting
+
+
+def parse_memory(text: str | int) -> int:
+    """A cache size or a memory cap: a size of at least 1 MiB (0 would read as not given)."""
+    n_bytes = parse_size(text)
+    if n_bytes < MIN_MEMORY:
+        raise ValueError(f"{_shown(text)} is too small: at least 1MiB, e.g. 256MiB")
+    return n_bytes
 
 
 def parse_latency_ms(text: str | float | int) -> float:

@@ -7,6 +7,7 @@ import os
 from pathlib import Path
 
 from dbstor.commands.common import add_run_flags, finish, parse_flag, safety_from
+from dbstor.commands.flagtypes import COUNT, SEED
 from dbstor.commands.telemetry_flags import add_telemetry_flags, with_telemetry
 from dbstor.errors import UserError
 from dbstor.runs.progress import Progress
@@ -14,15 +15,16 @@ from dbstor.runs.study import run_study
 from dbstor.study.load import load_study, parse_slo_metric
 from dbstor.study.model import DEFAULT_RATE_USERS, DatabaseSpec, LoadSeries, Study, Target
 from dbstor.study.profiles import BUILTIN_PROFILES
+from dbstor.study.values import label_from_name, target_label
 from dbstor.units import (
-    parse_duration,
     parse_int_list,
     parse_latency_ms,
+    parse_memory,
     parse_option,
     parse_percent,
     parse_point_duration,
     parse_scale,
-    parse_size,
+    parse_timeout,
     parse_warmup,
 )
 
@@ -182,7 +184,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="cap a managed server's memory with a cgroup, e.g. 512MiB",
     )
     db.add_argument(
-        "--seed", type=int, default=1, help="data and transaction random seed (default 1)"
+        "--seed", type=SEED, default=1, help="data and transaction random seed (default 1)"
     )
     db.add_argument("--duration", default="30s", help="measured time per point (default 30s)")
     db.add_argument("--warmup", default="10s", help="warm-up before each point (default 10s)")
@@ -217,15 +219,18 @@ def _target(items: list[str], label: str | None) -> Target:
             raise UserError(
                 f"--target {item!r}: the role must be data, log or temp, e.g. --target log=/mnt/log"
             )
-        roles.setdefault(role, []).extend(
-            Path(p).expanduser().absolute() for p in paths.split(",") if p
-        )
+        given = [Path(p).expanduser().absolute() for p in paths.split(",") if p.strip()]
+        if not given:
+            raise UserError(f"--target {item!r}: give a path, e.g. --target {role}=/mnt/lun1")
+        roles.setdefault(role, []).extend(given)
     if "data" not in roles:
         raise UserError(
             "--target: give the data directory, e.g. --target /mnt/lun1 or --target data=/mnt/lun1"
         )
-    name = label or roles["data"][0].name or "target"
-    name = "".join(c if c.isalnum() or c in "._-" else "-" for c in name)[:40]
+    if label is not None:
+        name = parse_flag("--label", target_label, label)
+    else:
+        name = label_from_name(roles["data"][0].name, "target")
     return Target(
         label=name,
         paths=tuple(roles["data"]),
@@ -291,12 +296,9 @@ def _client_processes(text: str, external: bool) -> int:
     if text == "auto":
         return (os.cpu_count() or 1) if external else 1
     try:
-        number = int(text)
-    except ValueError:
-        number = 0
-    if number < 1:
-        raise UserError(f"--client-processes: {text!r} is not a count; give 1, 2, ... or auto")
-    return number
+        return COUNT(text)
+    except argparse.ArgumentTypeError as exc:
+        raise UserError(f"--client-processes: {exc}, or auto") from None
 
 
 def study_from_flags(args: argparse.Namespace) -> Study:
@@ -308,7 +310,10 @@ def study_from_flags(args: argparse.Namespace) -> Study:
     target = (
         _target(args.target, args.label)
         if args.target
-        else Target(label=args.label or "external", paths=())
+        else Target(
+            label=parse_flag("--label", target_label, args.label) if args.label else "external",
+            paths=(),
+        )
     )
     spec = DatabaseSpec(
         engine=args.engine,
@@ -319,12 +324,12 @@ def study_from_flags(args: argparse.Namespace) -> Study:
         client_processes=_client_processes(args.client_processes, dsn is not None),
         options=_options(args),
         cold=args.cold,
-        query_timeout_s=parse_flag("--query-timeout", parse_duration, args.query_timeout)
+        query_timeout_s=parse_flag("--query-timeout", parse_timeout, args.query_timeout)
         if args.query_timeout
         else None,
         dsn=dsn,
-        buffer_bytes=parse_flag("--buffer", parse_size, args.buffer) if args.buffer else None,
-        memory_limit_bytes=parse_flag("--memory-limit", parse_size, args.memory_limit)
+        buffer_bytes=parse_flag("--buffer", parse_memory, args.buffer) if args.buffer else None,
+        memory_limit_bytes=parse_flag("--memory-limit", parse_memory, args.memory_limit)
         if args.memory_limit
         else None,
         seed=args.seed,

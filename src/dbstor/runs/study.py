@@ -34,7 +34,7 @@ from dbstor.results.store import (
 from dbstor.runs.database.plan import DbRunPlan
 from dbstor.runs.database.run import DatabaseRun
 from dbstor.runs.folder import new_run_id
-from dbstor.runs.io.data_check import resolve_data_pattern
+from dbstor.runs.io.data_check import readable_source, resolve_data_pattern
 from dbstor.runs.io.plan import IoRunPlan
 from dbstor.runs.io.run import IoRun
 from dbstor.runs.progress import Progress
@@ -198,9 +198,10 @@ def run_study(
     if study.telemetry is not None:
         telemetry = RunTelemetry(study.telemetry, run=study.name, kind=_kind(study))
         telemetry.preflight(study.duration_s)  # every Prometheus query, before anything exists
-    if study.profiles and study.data.kind == "from":
+    if study.profiles and study.data.kind == "from" and study.data.source is not None:
+        paths = readable_source(study.data.source)  # a refusal comes before the line below
         progress.say(f"measuring the compressibility of {study.data.source} for the test data")
-        study = replace(study, data=resolve_data_pattern(study.data))
+        study = replace(study, data=resolve_data_pattern(study.data, paths))
     try:
         make_out_dir(out)
         if telemetry is not None:

@@ -73,3 +73,12 @@ def target_label(value: Any) -> str:
             "'-', at most 40 characters (e.g. array-a_fc.1)"
         )
     return value
+
+
+def label_from_name(name: str, fallback: str) -> str:
+    """A label made from a directory's name, held to the label rule: other characters
+    become '-', a leading '.', '_' or '-' goes, at most 40 characters; fallback if nothing
+    is left."""
+    made = "".join(c if c.isascii() and (c.isalnum() or c in "._-") else "-" for c in name)
+    made = made.lstrip("._-")[:40]
+    return made if LABEL_RULE.fullmatch(made) else fallback

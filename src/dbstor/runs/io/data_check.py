@@ -56,12 +56,27 @@ def scan(paths: Sequence[str], read_all: bool) -> dict[str, Any]:
     )
 
 
-def resolve_data_pattern(data: DataPattern) -> DataPattern:
+def readable_source(source: str) -> list[str]:
+    """The files behind a from: source, each checked readable, and the scanner's packages
+    there: what would refuse the measurement, refused before it is announced."""
+    from dbstor.analysis.efficiency.compressors import check_available
+
+    paths = source_paths(source)
+    for path in paths:
+        try:
+            os.close(os.open(path, os.O_RDONLY))
+        except OSError as exc:
+            raise UserError(f"--data from:{source}: cannot read {path} ({exc.strerror})") from None
+    check_available()
+    return paths
+
+
+def resolve_data_pattern(data: DataPattern, paths: list[str] | None = None) -> DataPattern:
     """A from: source's ratios measured (its own compressibility and dedup, MEASURED_AS);
-    other data as given."""
+    other data as given. `paths`: the source's files, when readable_source gave them."""
     if data.kind != "from" or data.source is None:
         return data
-    figures = scan(source_paths(data.source), read_all=True)
+    figures = scan(paths or source_paths(data.source), read_all=True)
     return from_ratios(data.source, figures["compression_ratio"], figures["dedup_ratio"])
 
 
