@@ -309,6 +309,12 @@ class ServerEngine(Engine):
         except Exception:
             return False
 
+    def check_reachable(self) -> None:
+        """External: connect once, so that an unreachable server or a wrong password is
+        refused (UserError naming the server) before any folder or progress line."""
+        if not self.managed:
+            self._server_admin().close()
+
     def alive(self) -> bool:
         return self.server.alive() if self.managed else self.probe()
 

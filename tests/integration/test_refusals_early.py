@@ -1,0 +1,62 @@
+"""Refusals that need the run to start (a target, an engine, an external server, the free
+space, a study file), with progress on: one line, no progress line before it, nothing on
+stdout, and no results folder or run folder left (real dbstor in a subprocess)."""
+
+from __future__ import annotations
+
+import pytest
+
+pytestmark = pytest.mark.integration
+
+TARGET = '[[targets]]\nlabel = "A"\npath = "target"\n'
+CASES = {
+    "no such target": ["io", "--target", "nowhere"],
+    "a file as target": ["run", "--engine", "sqlite", "--target", "afile"],
+    "free space": ["io", "--target", "target", "--size", "1000PiB"],
+    "queue depth": ["io", "--target", "target", "--iodepth", "1,100000"],
+    "data source missing": ["io", "--target", "target", "--data", "from:nowhere"],
+    "prometheus down": [
+        "io",
+        "--target",
+        "target",
+        "--prometheus",
+        "http://127.0.0.1:1",
+        "--storage",
+        "purefa",
+    ],
+    "query flag on transactions": ["run", "--engine", "sqlite", "--target", "target", "--cold"],
+    "postgres not answering": [
+        "run",
+        "--engine",
+        "postgres",
+        "--dsn",
+        "postgresql://u@127.0.0.1:1/db",
+    ],
+    "mariadb not answering": ["run", "--engine", "mariadb", "--dsn", "mysql://u@127.0.0.1:1/db"],
+    "buffer beyond memory": [
+        "run",
+        "--engine",
+        "postgres",
+        "--target",
+        "target",
+        "--buffer",
+        "1PiB",
+    ],
+    "study: second target missing": ["run", "two.toml"],
+    "study: boolean duration": ["run", "bool.toml"],
+}
+
+
+@pytest.mark.parametrize("args", list(CASES.values()), ids=list(CASES))
+def test_refused_before_progress_and_folders(dbstor, tmp_path, args):
+    (tmp_path / "target").mkdir()
+    (tmp_path / "afile").write_text("mine\n")
+    (tmp_path / "two.toml").write_text(
+        f'{TARGET}[[targets]]\nlabel = "B"\npath = "nowhere"\n', encoding="utf-8"
+    )
+    (tmp_path / "bool.toml").write_text(f"[study]\nduration = true\n{TARGET}", encoding="utf-8")
+    proc = dbstor(*args, "--duration", "1", "--warmup", "0", "--out", "out", timeout=180)
+    dbstor.assert_user_error(proc)  # exactly one line: no progress line came before it
+    assert proc.stdout == ""
+    assert not (tmp_path / "out").exists(), sorted(map(str, (tmp_path / "out").rglob("*")))
+    assert list((tmp_path / "target").iterdir()) == []
