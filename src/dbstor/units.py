@@ -148,14 +148,12 @@ def parse_timeout(text: str | float | int) -> float:
     return seconds
 
 
-MIN_MEMORY = 1024**2  # a cache or a memory cap below 1 MiB is a mistake, not a setting
-
-
 def parse_memory(text: str | int) -> int:
-    """A cache size or a memory cap: a size of at least 1 MiB (0 would read as not given)."""
+    """A cache size or a memory cap: a size above 0 bytes (0 would read as not given; each
+    engine then names its own least, e.g. 64 MiB for a managed server)."""
     n_bytes = parse_size(text)
-    if n_bytes < MIN_MEMORY:
-        raise ValueError(f"{_shown(text)} is too small: at least 1MiB, e.g. 256MiB")
+    if n_bytes < 1:
+        raise ValueError(f"{_shown(text)} leaves no memory: give a size above 0, e.g. 256MiB")
     return n_bytes
 
 

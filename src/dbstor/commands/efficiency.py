@@ -130,15 +130,9 @@ def _role_paths(args: argparse.Namespace) -> list[tuple[str, str]]:
 
 
 def _run_paths(raw: str, results: Path) -> list[tuple[str, str]]:
-    try:
-        data = json.loads(results.read_text())
-    except (OSError, ValueError) as exc:
-        raise UserError(f"{results}: cannot read it as a dbstor results file ({exc})") from None
-    paths = ((data.get("target") or {}).get("paths")) or {}
-    pairs = []
-    for role, value in paths.items():
-        for p in [value] if isinstance(value, str) else list(value or []):
-            pairs.append((str(role), str(p)))
+    from dbstor.results.store import read_run_folder, recorded_paths
+
+    pairs = recorded_paths(read_run_folder(results.parent), results)
     if not pairs:
         raise UserError(
             f"{raw}: the run recorded no data paths (target.paths); scan the files directly"

@@ -251,3 +251,21 @@ def read_study_index(folder: Path, index_file: str = "study.json") -> list[str]:
                 ]
             )
     return list(runs)
+
+
+def recorded_paths(run: Run, results: Path, roles: tuple[str, ...] = ()) -> list[tuple[str, str]]:
+    """(role, path) for the paths a run recorded in target.paths (only `roles` when given);
+    a value that is not a path or a list of paths is one UserError naming the field."""
+    table = run.target.get("paths") or {}
+    pairs: list[tuple[str, str]] = []
+    for role, value in table.items():
+        if roles and role not in roles:
+            continue
+        values = [value] if isinstance(value, str) else value
+        if not isinstance(values, list) or not all(isinstance(v, str) and v for v in values):
+            raise UserError(
+                f"{results} (target.paths.{role}: expected a path or a list of paths, "
+                f"got {json.dumps(value)[:40]})"
+            )
+        pairs += [(str(role), v) for v in values]
+    return pairs

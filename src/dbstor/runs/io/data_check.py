@@ -3,13 +3,13 @@ really wrote after layout (intended vs achieved), with dbstor's efficiency scann
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from dbstor.errors import UserError
+from dbstor.results.store import read_run_folder, recorded_paths
 from dbstor.study.data import DataPattern, from_ratios
 
 TOLERANCE = 0.1  # achieved and intended ratios further apart than this: warn
@@ -25,12 +25,8 @@ def source_paths(source: str) -> list[str]:
     """The files behind a from: source: a dbstor run folder's data paths, or the path."""
     results = Path(source) / "results.json"
     if results.is_file():
-        try:
-            paths = json.loads(results.read_text(encoding="utf-8"))["target"]["paths"]
-        except (OSError, ValueError, KeyError, TypeError) as exc:
-            raise UserError(f"--data from:{source}: cannot read its results.json ({exc})") from None
-        data = paths.get("data") if isinstance(paths, dict) else None
-        files = [str(p) for p in ([data] if isinstance(data, str) else data or [])]
+        run = read_run_folder(Path(source), "--data from:")
+        files = [path for _, path in recorded_paths(run, results, roles=("data",))]
         present = [p for p in files if os.path.lexists(p)]
         if not present:
             raise UserError(
