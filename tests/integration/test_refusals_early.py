@@ -55,7 +55,8 @@ def test_refused_before_progress_and_folders(dbstor, tmp_path, args):
         f'{TARGET}[[targets]]\nlabel = "B"\npath = "nowhere"\n', encoding="utf-8"
     )
     (tmp_path / "bool.toml").write_text(f"[study]\nduration = true\n{TARGET}", encoding="utf-8")
-    proc = dbstor(*args, "--duration", "1", "--warmup", "0", "--out", "out", timeout=180)
+    short = () if args[1].endswith(".toml") else ("--duration", "1", "--warmup", "0")
+    proc = dbstor(*args, *short, "--out", "out", timeout=180)
     dbstor.assert_user_error(proc)  # exactly one line: no progress line came before it
     assert proc.stdout == ""
     assert not (tmp_path / "out").exists(), sorted(map(str, (tmp_path / "out").rglob("*")))

@@ -235,3 +235,17 @@ def test_labels_hold_to_one_rule_from_flags_and_study_files(stopped, folder, lab
             assert stopped[0][0].targets[0].label == label
         else:
             assert "a label is a letter or digit" in err, err
+
+
+def test_database_flags_that_would_be_ignored_are_refused(stopped, folder):
+    """A study file (or the default study) takes no database flag: given, it is refused
+    naming the flag, never run without it."""
+    (folder / "s.toml").write_text('[[targets]]\nlabel = "A"\npath = "T"\n', encoding="utf-8")
+    for argv, needle in (
+        (["run", "s.toml", "--users", "4"], "--users does not apply to a study file"),
+        (["run", "s.toml", "--duration", "5s"], "--duration does not apply to a study file"),
+        (["run", "--scale", "3"], "--scale needs --engine"),
+    ):
+        code, out, err = _call(argv)
+        assert code == 2 and out == "" and needle in err, (argv, err)
+    assert _call(["run", "s.toml", "--quiet", "--out", "out"])[0] == "reached"

@@ -206,7 +206,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     hosts.add_argument(
         "--hosts", metavar="H1,H2", help="with --cluster: the hosts to run on (default: all)"
     )
-    parser.set_defaults(handler=run)
+    flag_only = tuple(
+        (action.dest, action.option_strings[0], action.default)
+        for action in (*db._group_actions, *load._group_actions)
+        if action.option_strings and action.dest != "engine"
+    )
+    parser.set_defaults(handler=run, flag_only=flag_only)
 
 
 def _target(items: list[str], label: str | None) -> Target:
@@ -352,9 +357,25 @@ def study_from_flags(args: argparse.Namespace) -> Study:
     )
 
 
+def _refuse_ignored_flags(args: argparse.Namespace) -> None:
+    """A study file, or the default study, takes none of the database flags: one given
+    would be ignored without a word, so it is refused naming where the setting goes."""
+    given = [flag for dest, flag, default in args.flag_only if getattr(args, dest) != default]
+    if not given:
+        return
+    if args.study:
+        raise UserError(
+            f"{given[0]} does not apply to a study file: set it in {args.study} (see "
+            "docs/studies.md), or drop the file and give --engine"
+        )
+    raise UserError(f"{given[0]} needs --engine (a database from flags), e.g. --engine sqlite")
+
+
 def run(args: argparse.Namespace) -> int:
     if args.study and args.engine:
         raise UserError("give a study file or --engine flags, not both")
+    if not args.engine:
+        _refuse_ignored_flags(args)
     if args.study:
         study = load_study(args.study)
     elif args.engine:
