@@ -130,9 +130,9 @@ def _role_paths(args: argparse.Namespace) -> list[tuple[str, str]]:
 
 
 def _run_paths(raw: str, results: Path) -> list[tuple[str, str]]:
-    from dbstor.results.store import read_run_folder, recorded_paths
+    from dbstor.results.store import recorded_paths
 
-    pairs = recorded_paths(read_run_folder(results.parent), results)
+    pairs = recorded_paths(results)
     if not pairs:
         raise UserError(
             f"{raw}: the run recorded no data paths (target.paths); scan the files directly"

@@ -253,13 +253,21 @@ def read_study_index(folder: Path, index_file: str = "study.json") -> list[str]:
     return list(runs)
 
 
-def recorded_paths(run: Run, results: Path, roles: tuple[str, ...] = ()) -> list[tuple[str, str]]:
-    """(role, path) for the paths a run recorded in target.paths (only `roles` when given);
-    a value that is not a path or a list of paths is one UserError naming the field."""
-    table = run.target.get("paths") or {}
+def recorded_paths(results: Path, roles: tuple[str, ...] = ()) -> list[tuple[str, str]]:
+    """(role, path) for the paths a run recorded in its results.json's target.paths (only
+    `roles` when given), reading nothing else of the file; a file that is not JSON, or a
+    field of the wrong type, is one UserError naming the file and the field."""
+    try:
+        data = json.loads(results.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        raise UserError(f"{results}: cannot read it as a dbstor results file ({exc})") from None
+    target = data.get("target") if isinstance(data, dict) else None
+    table = target.get("paths") if isinstance(target, dict) else None
+    if not isinstance(table, dict | None):
+        raise UserError(f"{results} (target.paths: expected a table of role = paths)")
     pairs: list[tuple[str, str]] = []
-    for role, value in table.items():
-        if roles and role not in roles:
+    for role, value in (table or {}).items():
+        if (roles and role not in roles) or value is None:
             continue
         values = [value] if isinstance(value, str) else value
         if not isinstance(values, list) or not all(isinstance(v, str) and v for v in values):

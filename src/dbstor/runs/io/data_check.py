@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from dbstor.errors import UserError
-from dbstor.results.store import read_run_folder, recorded_paths
+from dbstor.results.store import recorded_paths
 from dbstor.study.data import DataPattern, from_ratios
 
 TOLERANCE = 0.1  # achieved and intended ratios further apart than this: warn
@@ -25,8 +25,7 @@ def source_paths(source: str) -> list[str]:
     """The files behind a from: source: a dbstor run folder's data paths, or the path."""
     results = Path(source) / "results.json"
     if results.is_file():
-        run = read_run_folder(Path(source), "--data from:")
-        files = [path for _, path in recorded_paths(run, results, roles=("data",))]
+        files = [path for _, path in recorded_paths(results, roles=("data",))]
         present = [p for p in files if os.path.lexists(p)]
         if not present:
             raise UserError(
