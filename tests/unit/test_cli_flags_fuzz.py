@@ -249,3 +249,17 @@ def test_database_flags_that_would_be_ignored_are_refused(stopped, folder):
         code, out, err = _call(argv)
         assert code == 2 and out == "" and needle in err, (argv, err)
     assert _call(["run", "s.toml", "--quiet", "--out", "out"])[0] == "reached"
+
+
+def test_a_baseline_that_names_no_run_is_refused(stopped, folder):
+    """report --baseline falls back to the first run without a word no more."""
+    study = folder / "S"
+    if not study.exists():
+        shutil.copytree(ROOT / "tests" / "golden" / "default-study", study)
+    for argv, needle in (
+        (["report", "A", "--baseline", "x"], "this folder holds one run"),
+        (["report", "S", "--baseline", "nosuch"], "is not a run of this folder"),
+    ):
+        code, out, err = _call(argv)
+        assert code == 2 and out == "" and needle in err, (argv, err)
+    assert _call(["report", "S", "--baseline", "dbstor-data brokerage"])[0] == "reached"
