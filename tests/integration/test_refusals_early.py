@@ -4,6 +4,9 @@ stdout, and no results folder or run folder left (real dbstor in a subprocess)."
 
 from __future__ import annotations
 
+import stat
+from pathlib import Path
+
 import pytest
 
 pytestmark = pytest.mark.integration
@@ -61,3 +64,20 @@ def test_refused_before_progress_and_folders(dbstor, tmp_path, args):
     assert proc.stdout == ""
     assert not (tmp_path / "out").exists(), sorted(map(str, (tmp_path / "out").rglob("*")))
     assert list((tmp_path / "target").iterdir()) == []
+
+
+def _a_block_device() -> str | None:
+    for path in sorted(Path("/dev").glob("loop[0-9]*")):
+        if stat.S_ISBLK(path.stat().st_mode):
+            return str(path)
+    return None
+
+
+@pytest.mark.parametrize("engine", ["sqlite", "postgres"])
+def test_a_block_device_for_a_database_is_refused_before_anything(dbstor, tmp_path, engine):
+    device = _a_block_device()
+    if device is None:
+        pytest.skip("no block device node under /dev")
+    proc = dbstor("run", "--engine", engine, "--target", device, "--out", "out")
+    dbstor.assert_user_error(proc, "is a block device", "only fio runs on a raw device")
+    assert proc.stdout == "" and not (tmp_path / "out").exists()

@@ -141,6 +141,8 @@ def preflight(study: Study, local_targets: bool = True, safety: Safety | None = 
             raise UserError(
                 f"engine {spec.engine} needs a target directory (--target) or an external server (--dsn)"
             )
+        if spec.dsn is None and local_targets:
+            check_no_block_device(study)
         check_query_spec(spec)
         check_load_spec(spec)
         if issubclass(engine, ServerEngine) and spec.dsn is None:
@@ -150,6 +152,17 @@ def preflight(study: Study, local_targets: bool = True, safety: Safety | None = 
             check_memory_flags(engine.title, settings)
         if issubclass(engine, ServerEngine) and spec.dsn is not None and local_targets:
             engine(EngineSettings(dsn=spec.dsn)).check_reachable()
+
+
+def check_no_block_device(study: Study) -> None:
+    """A managed database keeps its files in a directory: a raw device is fio's only."""
+    for path in (p for t in study.targets for paths in t.roles.values() for p in paths):
+        if path.exists() and stat.S_ISBLK(path.stat().st_mode):
+            raise UserError(
+                f"target path {path} is a block device, and a database engine keeps its files "
+                "in a directory: make a file system on it, mount it and give the mount point "
+                "(only fio runs on a raw device)"
+            )
 
 
 MAX_IODEPTH = 32768  # io_uring's most entries per ring (IORING_MAX_ENTRIES); fio fails above
