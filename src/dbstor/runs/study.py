@@ -360,6 +360,12 @@ def load_folder(folder: Path) -> tuple[list[Run], list[Path]]:
     if (folder / STUDY_FILE).exists():
         ids = read_study_index(folder, STUDY_FILE)
         folders = [folder / i for i in ids if (folder / i / RESULTS_FILE).exists()]
+        if not folders:
+            listed = ", ".join(ids[:3]) + (", ..." if len(ids) > 3 else "") or "none"
+            raise UserError(
+                f"{folder / STUDY_FILE}: none of its runs ({listed}) has a {RESULTS_FILE} in "
+                f"{folder}: the study stopped before its first run, or its folders were moved"
+            )
         return [read_run_folder(f) for f in folders], folders
     if not folder.exists():
         raise UserError(

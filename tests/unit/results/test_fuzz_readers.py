@@ -100,3 +100,29 @@ def test_any_text(text):
 @pytest.mark.parametrize("value", [[], "x", 3, ["a"], {"data": 3}, {"data": [1, None]}])
 def test_target_paths_of_the_wrong_type(value):
     _check(json.dumps(_set(copy.deepcopy(BASE), ("target", "paths"), value)))
+
+
+@QUICK
+@given(
+    runs=st.one_of(JSON, st.lists(st.sampled_from(["run-a", "gone", "../x", "", "run-a"]))),
+    present=st.booleans(),
+)
+def test_any_study_folder_loads_runs_or_is_refused(runs, present):
+    """A study folder whose study.json lists anything, with or without its run folders:
+    at least one run, or one UserError line naming study.json; never an empty list."""
+    from dbstor.runs.study import load_folder
+
+    with tempfile.TemporaryDirectory() as here:
+        folder = Path(here) / "study"
+        folder.mkdir()
+        (folder / "study.json").write_text(json.dumps({"study": {}, "runs": runs}))
+        if present:
+            run = folder / "run-a"
+            run.mkdir()
+            (run / "results.json").write_text(json.dumps(BASE), encoding="utf-8")
+        try:
+            loaded, folders = load_folder(folder)
+        except UserError as exc:
+            assert "study.json" in str(exc) and "\n" not in shortened(str(exc))
+            return
+        assert loaded and len(loaded) == len(folders)
