@@ -37,8 +37,11 @@ class OneLineParser(argparse.ArgumentParser):
     """argparse with dbstor's refusal: one line naming the problem and where the flags are
     described, exit 2, instead of argparse's usage block and error line."""
 
+    help_prog = ""  # the command whose --help to name, when the top level refuses
+
     def error(self, message: str) -> NoReturn:
-        self.exit(2, f"dbstor: error: {shortened(message)} (see '{self.prog} --help')\n")
+        prog = self.help_prog or self.prog
+        self.exit(2, f"dbstor: error: {shortened(message)} (see '{prog} --help')\n")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -142,6 +145,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if empty is not None:
         print(f"dbstor: error: {empty}", file=sys.stderr)
         return UserError.exit_code
+    command = next((t for t in given if not t.startswith("-")), None)
+    if isinstance(parser, OneLineParser):  # "unrecognized arguments" comes from the top
+        parser.help_prog = f"dbstor {command}" if command in COMMANDS else ""
     args = parser.parse_args(negative_values_joined(given, value_flags))
     if args.command is None:
         parser.print_help()

@@ -208,6 +208,8 @@ def test_argparse_refusals_are_one_line_naming_the_help(stopped):
     )
     code, _, err = _call(["io"])
     assert code == 2 and err.count("\n") == 1 and "--target" in err
+    code, _, err = _call(["io", "--target", "T", "--bogus", "1"])
+    assert code == 2 and err.count("\n") == 1 and "(see 'dbstor io --help')" in err, err
 
 
 LABELS = ["fc", "array-a_fc.1", "A" * 40, "A" * 41, LONG, "-lead", ".hidden", "a b", "é", "0"]
