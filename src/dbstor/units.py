@@ -209,9 +209,11 @@ def parse_scale(text: str | float | int) -> int | float:
         value = float(text)
     except (ValueError, OverflowError):
         raise ValueError(f"{_shown(text)} is not a number, e.g. 10 or 0.1") from None
-    if not value > 0 or not math.isfinite(value):
+    if math.isnan(value):
+        raise ValueError(f"{_shown(text)} is not a number, e.g. 10 or 0.1")
+    if value <= 0:
         raise ValueError(f"{_shown(text)}: the scale must be above zero, e.g. 10 or 0.1")
-    if value > MAX_SCALE:
+    if value > MAX_SCALE:  # inf included
         raise ValueError(f"{_shown(text)} is too large: the scale is at most {MAX_SCALE}")
     return int(value) if value.is_integer() else value
 
