@@ -4,6 +4,7 @@ stdout, and no results folder or run folder left (real dbstor in a subprocess)."
 
 from __future__ import annotations
 
+import os
 import stat
 from pathlib import Path
 
@@ -81,3 +82,16 @@ def test_a_block_device_for_a_database_is_refused_before_anything(dbstor, tmp_pa
     proc = dbstor("run", "--engine", engine, "--target", device, "--out", "out")
     dbstor.assert_user_error(proc, "is a block device", "only fio runs on a raw device")
     assert proc.stdout == "" and not (tmp_path / "out").exists()
+
+
+def test_a_dsn_for_an_embedded_engine_is_refused_before_anything(dbstor, tmp_path):
+    """DBSTOR_DSN (or --dsn) with sqlite: refused in preflight naming where the DSN came
+    from; an empty DBSTOR_DSN counts as not set."""
+    (tmp_path / "target").mkdir()
+    env = {**os.environ, "DBSTOR_DSN": "postgresql://u@127.0.0.1:1/db"}
+    proc = dbstor("run", "--engine", "sqlite", "--target", "target", "--out", "out", env=env)
+    dbstor.assert_user_error(proc, "sqlite is embedded", "DBSTOR_DSN")
+    assert proc.stdout == "" and not (tmp_path / "out").exists()
+    env["DBSTOR_DSN"] = ""
+    proc = dbstor("run", "--engine", "postgres", "--out", "out", env=env)
+    dbstor.assert_user_error(proc, "--engine needs --target")

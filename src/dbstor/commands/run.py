@@ -307,7 +307,7 @@ def _client_processes(text: str, external: bool) -> int:
 
 
 def study_from_flags(args: argparse.Namespace) -> Study:
-    dsn = args.dsn or os.environ.get(DSN_ENV)
+    dsn = args.dsn or os.environ.get(DSN_ENV, "").strip() or None  # set but empty: not set
     if not args.target and dsn is None:
         raise UserError(
             "--engine needs --target (where the database goes) or --dsn (an external server)"

@@ -137,6 +137,11 @@ def preflight(study: Study, local_targets: bool = True, safety: Safety | None = 
             raise UserError(
                 f"workload {spec.workload} has no SQL for {engine.title}; it runs on: {', '.join(dialects)}"
             )
+        if spec.dsn is not None and not issubclass(engine, ServerEngine):
+            raise UserError(
+                f"{spec.engine} is embedded: it takes target paths (--target), not a DSN; "
+                "drop --dsn (or the dsn of the study file, or unset DBSTOR_DSN)"
+            )
         if spec.dsn is None and any(not t.paths for t in study.targets):
             raise UserError(
                 f"engine {spec.engine} needs a target directory (--target) or an external server (--dsn)"
