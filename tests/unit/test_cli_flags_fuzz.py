@@ -12,6 +12,7 @@ import argparse
 import contextlib
 import importlib
 import io
+import json
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
@@ -95,17 +96,26 @@ def stopped(monkeypatch: pytest.MonkeyPatch, folder: Path) -> Iterator[list[Any]
         reached.append(args)
         raise Reached
 
-    for where, name in (
-        ("dbstor.commands.run", "run_study"),
-        ("dbstor.commands.io", "run_study"),
-        ("dbstor.analysis.efficiency.estimate", "estimate"),
-        ("dbstor.cluster.session", "ClusterSession"),
-        ("dbstor.cluster.runs", "run_study_on_hosts"),
-        ("dbstor.cluster.runs", "run_database_study_on_hosts"),
-        ("dbstor.analysis.placement.postgres", "read_postgres"),
-        ("dbstor.runs.study", "render"),
+    def checked(study: Any, *args: Any, **kwargs: Any) -> None:
+        module("dbstor.runs.study").preflight(study)  # what a run checks before it starts
+        for spec in study.databases:  # what its results.json will say of the workload
+            cls = module("dbstor.workloads.registry").workload_class(spec.workload)
+            scale = cls.default_scale if spec.scale is None else spec.scale
+            described = cls(scale, spec.seed, spec.options).describe()
+            json.dumps(described, allow_nan=False)
+        stop(study, *args)
+
+    for where, name, replacement in (
+        ("dbstor.commands.run", "run_study", checked),
+        ("dbstor.commands.io", "run_study", checked),
+        ("dbstor.analysis.efficiency.estimate", "estimate", stop),
+        ("dbstor.cluster.session", "ClusterSession", stop),
+        ("dbstor.cluster.runs", "run_study_on_hosts", stop),
+        ("dbstor.cluster.runs", "run_database_study_on_hosts", stop),
+        ("dbstor.analysis.placement.postgres", "read_postgres", stop),
+        ("dbstor.runs.study", "render", stop),
     ):
-        monkeypatch.setattr(module(where), name, stop)
+        monkeypatch.setattr(module(where), name, replacement)
     parser = cli.build_parser()
     monkeypatch.setattr(cli, "build_parser", lambda: parser)
     monkeypatch.chdir(folder)
@@ -265,3 +275,20 @@ def test_a_baseline_that_names_no_run_is_refused(stopped, folder):
         code, out, err = _call(argv)
         assert code == 2 and out == "" and needle in err, (argv, err)
     assert _call(["report", "S", "--baseline", "dbstor-data brokerage"])[0] == "reached"
+
+
+@pytest.mark.parametrize("workload", ["brokerage", "orders", "blocks", "dss"])
+def test_workload_options_take_any_value_or_refuse_it_in_one_line(stopped, workload):
+    """--option KEY=VALUE for every option a workload knows, hostile values included."""
+    from dbstor.workloads.registry import workload_class
+
+    series = ["--streams", "1"] if workload == "dss" else []
+    failures = []
+    for key in workload_class(workload).options_help:
+        for value in (*HOSTILE[:-1], "true", "1", LONG[:60]):
+            argv = ["run", "--engine", "sqlite", "--target", "T", "--workload", workload]
+            code, out, err = _call([*argv, *series, "--option", f"{key}={value}"])
+            lines = [ln for ln in err.splitlines() if ln.strip()]
+            if code not in (0, "reached") and (code != 2 or len(lines) != 1 or out):
+                failures.append(f"{workload} {key}={value[:20]!r}: {code} {err[:200]!r}")
+    assert failures == [], "\n".join(failures)
