@@ -1,7 +1,8 @@
 """The dbstor command: flags -> settings -> pipeline.
 
 This is the only place that turns exceptions into exit codes: UserError -> 2 with one
-line on stderr, PointFailed -> 1, Ctrl-C -> 130. Each subcommand lives in its own module
+line on stderr (an argparse refusal, an empty value and an OSError about a path too),
+PointFailed -> 1, Ctrl-C -> 130. Each subcommand lives in its own module
 under dbstor.commands and registers itself with `register(subparsers)`.
 """
 
