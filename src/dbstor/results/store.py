@@ -42,6 +42,9 @@ SAMPLE_COLUMNS = (
 )
 
 
+_NUMERIC_SAMPLES = frozenset(SAMPLE_COLUMNS) - {"run_id", "load_kind", "phase"}
+
+
 def mount_point(path: Path) -> Path:
     """The mount point of the file system holding path (its nearest existing ancestor)."""
     path = Path(os.path.abspath(path))
@@ -165,14 +168,29 @@ def read_samples(folder: Path) -> list[dict[str, Any]]:
     if not path.exists():
         return []
     rows = []
-    with open(path, newline="", encoding="utf-8") as handle:
-        for row in csv.DictReader(handle):
-            rows.append({k: _parse_cell(v) for k, v in row.items()})
+    try:
+        with open(path, newline="", encoding="utf-8") as handle:
+            for line, row in enumerate(csv.DictReader(handle), 2):
+                # cells beyond the header (key None) are not dbstor's: dropped
+                parsed = {k: _parse_cell(v) for k, v in row.items() if k is not None}
+                for column in _NUMERIC_SAMPLES.intersection(parsed):
+                    if isinstance(parsed[column], str):
+                        raise UserError(
+                            f"{path} (line {line}, {column}: expected a number or nothing, "
+                            f"got {parsed[column][:40]!r}); move the file away to go on "
+                            "without the samples"
+                        )
+                rows.append(parsed)
+    except (UnicodeDecodeError, csv.Error) as exc:
+        raise UserError(
+            f"{path}: not a samples file dbstor wrote ({exc}); move it away to go on "
+            "without the samples"
+        ) from None
     return rows
 
 
 def _parse_cell(text: str | None) -> Any:
-    if text is None or text == "":
+    if not isinstance(text, str) or text == "":
         return None
     try:
         number = float(text)

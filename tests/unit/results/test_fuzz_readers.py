@@ -126,3 +126,34 @@ def test_any_study_folder_loads_runs_or_is_refused(runs, present):
             assert "study.json" in str(exc) and "\n" not in shortened(str(exc))
             return
         assert loaded and len(loaded) == len(folders)
+
+
+SAMPLES = (GOLDEN / "sqlite-brokerage" / "samples.csv").read_text(encoding="utf-8").splitlines()
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    line=st.integers(min_value=0, max_value=3),
+    cell=st.integers(min_value=0, max_value=25),
+    value=st.one_of(st.text(max_size=8), st.sampled_from(["nan", "inf", "-1", "1e400", ""])),
+    cut=st.booleans(),
+)
+def test_a_changed_samples_file_renders_or_is_refused(line, cell, value, cut):
+    """samples.csv with one cell changed (or the file cut short): the report renders, or one
+    UserError line names samples.csv; never another exception."""
+    from dbstor.runs.study import load_folder, render
+
+    rows = [r.split(",") for r in SAMPLES[:6]]
+    if cell < len(rows[line]):
+        rows[line][cell] = value
+    text = "\n".join(",".join(r) for r in rows)
+    with tempfile.TemporaryDirectory() as here:
+        folder = Path(here) / "run"
+        folder.mkdir()
+        (folder / "results.json").write_text(json.dumps(BASE), encoding="utf-8")
+        (folder / "samples.csv").write_text(text[: len(text) // 2] if cut else text)
+        runs, _ = load_folder(folder)
+        try:
+            render(folder, runs, None, "t")
+        except UserError as exc:
+            assert "samples.csv" in str(exc) and "\n" not in shortened(str(exc))
