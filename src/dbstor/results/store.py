@@ -14,6 +14,7 @@ import contextlib
 import csv
 import errno
 import json
+import math
 import os
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
@@ -174,6 +175,8 @@ def read_samples(folder: Path) -> list[dict[str, Any]]:
                 # cells beyond the header (key None) are not dbstor's: dropped
                 parsed = {k: _parse_cell(v) for k, v in row.items() if k is not None}
                 for column in _NUMERIC_SAMPLES.intersection(parsed):
+                    if isinstance(parsed[column], float) and not math.isfinite(parsed[column]):
+                        parsed[column] = None  # nan, inf: not a measurement
                     if isinstance(parsed[column], str):
                         raise UserError(
                             f"{path} (line {line}, {column}: expected a number or nothing, "
