@@ -1,17 +1,20 @@
 """The dbstor command: flags -> settings -> pipeline.
 
 This is the only place that turns exceptions into exit codes: UserError -> 2 with one
-line on stderr, PointFailed -> 1, Ctrl-C -> 130. Each subcommand lives in its own module
+line on stderr (an argparse refusal, an empty value and an OSError about a path too),
+PointFailed -> 1, Ctrl-C -> 130. Each subcommand lives in its own module
 under dbstor.commands and registers itself with `register(subparsers)`.
 """
 
 import argparse
+import errno
 import importlib
 import re
 import signal
 import sys
 import threading
 from collections.abc import Sequence
+from typing import NoReturn
 
 from dbstor import __version__
 from dbstor.errors import PointFailed, UserError
@@ -31,8 +34,19 @@ COMMANDS = (
 )
 
 
+class OneLineParser(argparse.ArgumentParser):
+    """argparse with dbstor's refusal: one line naming the problem and where the flags are
+    described, exit 2, instead of argparse's usage block and error line."""
+
+    help_prog = ""  # the command whose --help to name, when the top level refuses
+
+    def error(self, message: str) -> NoReturn:
+        prog = self.help_prog or self.prog
+        self.exit(2, f"dbstor: error: {shortened(message)} (see '{prog} --help')\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = OneLineParser(
         prog="dbstor",
         description=(
             "Run the database-on-storage studies that storage vendors publish, on your own "
@@ -48,37 +62,101 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+_LONG_WORD = re.compile(r"\S{161,}")
+
+
+def shortened(line: str) -> str:
+    """The refusal as one line, any word of it (a 300-character value or path echoed back)
+    cut to its first 80 and last 60 characters; a newline inside becomes a space."""
+    line = " ".join(line.splitlines())
+    return _LONG_WORD.sub(lambda m: f"{m.group()[:80]}...{m.group()[-60:]}", line)
+
+
 def _stop_on_sigterm(signum: int, frame: object) -> None:
     raise KeyboardInterrupt  # a polite kill stops as cleanly as Ctrl-C: finished points are kept
 
 
-_NEGATIVE_VALUE = re.compile(r"^-\d")
+def _value_flags(parser: argparse.ArgumentParser, argv: Sequence[str]) -> set[str]:
+    """The flags that take a value in the subcommand argv names (or the top level)."""
+    chosen = parser
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            name = next((t for t in argv if not t.startswith("-")), None)
+            if name in action.choices:
+                chosen = action.choices[name]
+    return {
+        flag
+        for action in chosen._actions
+        if action.option_strings and action.nargs != 0
+        for flag in action.option_strings
+    }
 
 
-def negative_values_joined(argv: Sequence[str]) -> list[str]:
-    """`--duration -5s` as `--duration=-5s`: argparse would take "-5s" for a flag and say
-    "expected one argument"; joined, the value reaches its check, which names the problem."""
+def negative_values_joined(argv: Sequence[str], value_flags: set[str] | None = None) -> list[str]:
+    """`--duration -5s` as `--duration=-5s`: argparse would take "-5s" (or "-inf", "-x") for a
+    flag and say "expected one argument"; joined, the value reaches its check, which names
+    the problem. With value_flags, any value starting with '-' after a flag that takes one is
+    joined, unless it is itself a flag; without, only values starting with '-' and a digit."""
     out: list[str] = []
     for token in argv:
-        if out and _NEGATIVE_VALUE.match(token) and out[-1].startswith("--") and "=" not in out[-1]:
-            out[-1] = f"{out[-1]}={token}"
+        prev = out[-1] if out else ""
+        if value_flags is None:
+            joins = bool(_NEGATIVE_VALUE.match(token)) and prev.startswith("--") and "=" not in prev
+        else:
+            joins = (
+                prev in value_flags
+                and token.startswith("-")
+                and token not in ("-", "--")
+                and not _FLAG_LIKE.match(token)
+            )
+        if joins:
+            out[-1] = f"{prev}={token}"
         else:
             out.append(token)
     return out
+
+
+_NEGATIVE_VALUE = re.compile(r"^-\d")
+_FLAG_LIKE = re.compile(r"^(--[a-z][a-z0-9-]*|-[a-zA-Z])(=.*)?$")
+
+
+def empty_value(argv: Sequence[str], value_flags: set[str]) -> str | None:
+    """The refusal for an empty value (`--users ""`, `--users=`, a path given as ""), which
+    argparse takes as given and the commands would take as not given: None when all is well."""
+    for i, token in enumerate(argv):
+        flag, sep, value = token.partition("=")
+        if sep and flag in value_flags and not value.strip():
+            return f"{flag}: the value is empty; give one or leave the flag out"
+        if token.strip():
+            continue
+        before = argv[i - 1] if i else ""
+        if before in value_flags:
+            return f"{before}: the value is empty; give one or leave the flag out"
+        return "an empty argument (''): give a path or a value, or leave it out"
+    return None
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     if threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGTERM, _stop_on_sigterm)
     parser = build_parser()
-    args = parser.parse_args(negative_values_joined(sys.argv[1:] if argv is None else argv))
+    given = list(sys.argv[1:] if argv is None else argv)
+    value_flags = _value_flags(parser, given)
+    empty = empty_value(given, value_flags)
+    if empty is not None:
+        print(f"dbstor: error: {empty}", file=sys.stderr)
+        return UserError.exit_code
+    command = next((t for t in given if not t.startswith("-")), None)
+    if isinstance(parser, OneLineParser):  # "unrecognized arguments" comes from the top
+        parser.help_prog = f"dbstor {command}" if command in COMMANDS else ""
+    args = parser.parse_args(negative_values_joined(given, value_flags))
     if args.command is None:
         parser.print_help()
         return 0
     try:
         return int(args.handler(args) or 0)
     except UserError as exc:
-        print(f"dbstor: error: {exc}", file=sys.stderr)
+        print(f"dbstor: error: {shortened(str(exc))}", file=sys.stderr)
         return UserError.exit_code
     except PointFailed as exc:
         print(f"dbstor: a load point failed: {exc}", file=sys.stderr)
@@ -88,3 +166,33 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 0
+    except OSError as exc:
+        line = os_refusal(exc)
+        if line is None:
+            raise
+        print(f"dbstor: error: {shortened(line)}", file=sys.stderr)
+        return UserError.exit_code
+
+
+# An OSError reaching the top about a path the user gave: what to do instead.
+_PATH_FIXES = {
+    errno.ENAMETOOLONG: "give a shorter path",
+    errno.ENOENT: "give a path that exists",
+    errno.ENOTDIR: "a part of the path is not a folder",
+    errno.EISDIR: "give a file, not a folder",
+    errno.EACCES: "give a path you can read and write, or fix its permissions",
+    errno.EPERM: "give a path you can read and write, or fix its permissions",
+    errno.EROFS: "the file system is read-only; choose another place",
+    errno.ELOOP: "the path has too many levels of symbolic links",
+}
+
+
+def os_refusal(exc: OSError) -> str | None:
+    """One line for an OSError about a path (a name too long, a folder that cannot be read),
+    the last guard against a traceback for a path the user typed; None for other errors."""
+    fix = _PATH_FIXES.get(exc.errno or 0)
+    if fix is None or exc.filename is None:
+        return None
+    name = str(exc.filename)
+    shown = name if len(name) <= 80 else name[:77] + "..."
+    return f"{shown}: {exc.strerror}; {fix}"

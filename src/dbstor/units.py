@@ -48,6 +48,9 @@ def _split(text: object, what: str) -> tuple[float, str]:
         raise ValueError(f"{_shown(text)} is not a {what}")
     match = _NUMBER_UNIT.match(str(text))
     if not match:
+        unsigned = str(text).strip()
+        if unsigned.startswith("-") and _NUMBER_UNIT.match(unsigned[1:]):
+            raise ValueError(f"{_shown(text)} is negative; give a {what}")
         raise ValueError(f"{_shown(text)} is not a {what}")
     return float(match.group(1)), match.group(2)
 
@@ -137,6 +140,23 @@ def parse_warmup(text: str | float | int) -> float:
     return parse_duration(text, MAX_POINT_S)
 
 
+def parse_timeout(text: str | float | int) -> float:
+    """A time limit (a query's): above 0, at most a year; 0 would fail everything at once."""
+    seconds = parse_duration(text)
+    if seconds <= 0:
+        raise ValueError(f"{_shown(text)}: a time limit must be above 0s, e.g. 10min")
+    return seconds
+
+
+def parse_memory(text: str | int) -> int:
+    """A cache size or a memory cap: a size above 0 bytes (0 would read as not given; each
+    engine then names its own least, e.g. 64 MiB for a managed server)."""
+    n_bytes = parse_size(text)
+    if n_bytes < 1:
+        raise ValueError(f"{_shown(text)} leaves no memory: give a size above 0, e.g. 256MiB")
+    return n_bytes
+
+
 def parse_latency_ms(text: str | float | int) -> float:
     """'1ms', '500us', '0.02s', 20 (taken as ms) -> milliseconds (0 up to an hour)."""
     what = "latency (e.g. 1ms, 500us, 20ms)"
@@ -189,9 +209,11 @@ def parse_scale(text: str | float | int) -> int | float:
         value = float(text)
     except (ValueError, OverflowError):
         raise ValueError(f"{_shown(text)} is not a number, e.g. 10 or 0.1") from None
-    if not value > 0 or not math.isfinite(value):
+    if math.isnan(value):
+        raise ValueError(f"{_shown(text)} is not a number, e.g. 10 or 0.1")
+    if value <= 0:
         raise ValueError(f"{_shown(text)}: the scale must be above zero, e.g. 10 or 0.1")
-    if value > MAX_SCALE:
+    if value > MAX_SCALE:  # inf included
         raise ValueError(f"{_shown(text)} is too large: the scale is at most {MAX_SCALE}")
     return int(value) if value.is_integer() else value
 

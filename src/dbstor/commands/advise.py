@@ -14,10 +14,11 @@ from typing import Any
 from dbstor.analysis.placement import inputs
 from dbstor.analysis.placement.analysis import DEFAULT_FAST_LATENCY_MS, Tiers, analyse
 from dbstor.analysis.placement.model import DbObject
+from dbstor.commands.flagtypes import whole
 from dbstor.commands.output import emit_result
 from dbstor.errors import UserError
 from dbstor.report.tools.placement import render_advise_section, render_page
-from dbstor.units import format_size, parse_duration, parse_latency_ms, parse_size
+from dbstor.units import MAX_COUNT, format_size, parse_duration, parse_latency_ms, parse_size
 
 EXAMPLES = """examples:
   dbstor advise --sqlserver virtual_file_stats.csv --fast-capacity 500GB
@@ -118,7 +119,7 @@ def register(subparsers: Any) -> None:
     )
     p.add_argument(
         "--top",
-        type=int,
+        type=whole(0, MAX_COUNT),
         default=40,
         metavar="N",
         help="rows of the ranked table on the terminal (default: 40)",

@@ -7,6 +7,7 @@ import json
 import sys
 from typing import Any
 
+from dbstor.commands.flagtypes import whole
 from dbstor.errors import UserError
 from dbstor.units import parse_percent, parse_size
 
@@ -42,9 +43,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         "--raid", default="raid-dp", choices=tuple(RAID_LEVELS), help="RAID type (default raid-dp)"
     )
     p.add_argument(
-        "--raid-group", type=int, help="members per RAID group, parity included (default per type)"
+        "--raid-group",
+        type=whole(2, 100_000),
+        help="members per RAID group, parity included (default per type)",
     )
-    p.add_argument("--spares", type=int, default=0, help="whole spare drives (default 0)")
+    p.add_argument(
+        "--spares", type=whole(0, 100_000), default=0, help="whole spare drives (default 0)"
+    )
     p.add_argument(
         "--partitioning", default="none", choices=PARTITIONING, help="ONTAP drive partitioning"
     )

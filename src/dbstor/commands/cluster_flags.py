@@ -7,6 +7,7 @@ import argparse
 import os
 
 from dbstor.errors import UserError
+from dbstor.study.model import Study
 
 
 def add_cluster_flags(parser: argparse.ArgumentParser) -> None:
@@ -45,4 +46,13 @@ def check_cluster_flags(args: argparse.Namespace, dsn_env: str) -> None:
         raise UserError(
             "--clients drives one external server: give its --dsn "
             "(e.g. postgresql://bench@dbhost/bench), or --hosts for managed databases"
+        )
+
+
+def check_cluster_flags_beside(study: Study, args: argparse.Namespace) -> None:
+    """A study file with its own [cluster] takes no --cluster, --hosts or --clients."""
+    if study.cluster and (args.cluster or args.hosts or args.clients):
+        raise UserError(
+            f"{study.source} names its cluster and each target's hosts ([cluster], hosts, "
+            "clients): drop --cluster, --hosts and --clients"
         )

@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from dbstor.commands.flagtypes import SEED, above_zero, whole
 from dbstor.errors import UserError
 from dbstor.units import format_size, parse_duration, parse_percent, parse_size
 
@@ -65,7 +66,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         help="sample at least this much in all (default 128MiB; small sets are scanned fully)",
     )
     p.add_argument(
-        "--seed", type=int, default=4403, help="random seed of the sample (default 4403)"
+        "--seed", type=SEED, default=4403, help="random seed of the sample (default 4403)"
     )
     p.add_argument("--dedup-block", help="fingerprint block size (default: the array's, 4K)")
     p.add_argument(
@@ -76,12 +77,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         "sample: read only the sampled units (fastest; dedup becomes a lower bound)",
     )
     p.add_argument(
-        "--throttle", type=float, metavar="MB/s", help="cap the read rate (MB/s, all workers)"
+        "--throttle",
+        type=above_zero(1e7, "MB/s"),
+        metavar="MB/s",
+        help="cap the read rate (MB/s, all workers)",
     )
-    p.add_argument("--workers", type=int, help="worker processes (default: all cores)")
+    p.add_argument("--workers", type=whole(1, 1024), help="worker processes (default: all cores)")
     p.add_argument(
         "--max-fingerprints",
-        type=int,
+        type=whole(1000, 100_000_000),
         default=1_000_000,
         help="distinct block fingerprints kept in memory (default 1,000,000, about 100 MB)",
     )
@@ -126,15 +130,9 @@ def _role_paths(args: argparse.Namespace) -> list[tuple[str, str]]:
 
 
 def _run_paths(raw: str, results: Path) -> list[tuple[str, str]]:
-    try:
-        data = json.loads(results.read_text())
-    except (OSError, ValueError) as exc:
-        raise UserError(f"{results}: cannot read it as a dbstor results file ({exc})") from None
-    paths = ((data.get("target") or {}).get("paths")) or {}
-    pairs = []
-    for role, value in paths.items():
-        for p in [value] if isinstance(value, str) else list(value or []):
-            pairs.append((str(role), str(p)))
+    from dbstor.results.store import recorded_paths
+
+    pairs = recorded_paths(results)
     if not pairs:
         raise UserError(
             f"{raw}: the run recorded no data paths (target.paths); scan the files directly"
@@ -173,10 +171,6 @@ def run(args: argparse.Namespace) -> int:
     dedup_block = _flag("--dedup-block", parse_size, args.dedup_block) if args.dedup_block else None
     if dedup_block is not None and (dedup_block < 512 or dedup_block & (dedup_block - 1)):
         raise UserError("--dedup-block: use a power of two of at least 512 bytes, e.g. 4K or 8K")
-    if args.throttle is not None and args.throttle <= 0:
-        raise UserError("--throttle: give a rate above 0 MB/s")
-    if args.workers is not None and args.workers < 1:
-        raise UserError("--workers: give 1 or more")
     schedule = None
     if args.snapshots:
         schedule = _flag("--snapshots", snap_mod.parse_schedule, args.snapshots)
@@ -209,9 +203,10 @@ def run(args: argparse.Namespace) -> int:
             lambda t: snap_mod.parse_per_role(t, snap_mod.parse_rate, "change rate", "5%/h"),
             args.change_rate,
         )
-    elif args.change_rate or args.copies:
+    elif args.change_rate or args.copies or args.retention:
         raise UserError(
-            "--change-rate and --copies need --snapshots, the schedule (e.g. --snapshots data=2h)"
+            "--change-rate, --copies and --retention need --snapshots, the schedule "
+            "(e.g. --snapshots data=2h)"
         )
     check_available()
     pairs = _role_paths(args)
@@ -230,7 +225,7 @@ def run(args: argparse.Namespace) -> int:
         read_all=args.dedup == "full",
         throttle_mbps=args.throttle,
         workers=args.workers,
-        max_fingerprints=max(1000, args.max_fingerprints),
+        max_fingerprints=args.max_fingerprints,
         matrix=not args.no_matrix,
         progress=progress,
     )

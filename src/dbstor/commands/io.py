@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 
 from dbstor.commands.common import add_run_flags, finish, parse_flag, safety_from
+from dbstor.commands.flagtypes import COUNT
 from dbstor.commands.telemetry_flags import add_telemetry_flags, with_telemetry
 from dbstor.errors import UserError
 from dbstor.runs.progress import Progress
@@ -14,6 +15,7 @@ from dbstor.study.data import DATA_HELP, parse_data_pattern
 from dbstor.study.load import parse_slo_metric, resolve_profile
 from dbstor.study.model import LoadSeries, Study, Target
 from dbstor.study.profiles import BUILTIN_PROFILES
+from dbstor.study.values import label_from_name, target_label
 from dbstor.units import (
     parse_int_list,
     parse_latency_ms,
@@ -69,7 +71,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument(
         "--jobs",
-        type=int,
+        type=COUNT,
         default=1,
         metavar="N",
         help="fio jobs at every point of a queue-depth or rate series (default 1)",
@@ -91,7 +93,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument(
         "--repeats",
-        type=int,
+        type=COUNT,
         default=1,
         help="repeat each point N times; spread and noise are reported (default 1)",
     )
@@ -139,11 +141,10 @@ def _target(text: str, index: int, facts: dict[str, object]) -> Target:
         raise UserError(
             f"--target {text!r}: give a path, e.g. --target /mnt/lun1 or --target FC=/mnt/fc"
         )
-    if not label:
-        label = (
-            "".join(c if c.isalnum() or c in "._-" else "-" for c in paths[0].name)[:40]
-            or f"T{index + 1}"
-        )
+    if sep:
+        label = parse_flag("--target", target_label, label)
+    else:
+        label = label_from_name(paths[0].name, f"T{index + 1}")
     return Target(label=label, paths=paths, facts=facts)
 
 
@@ -168,8 +169,6 @@ def study_from_args(args: argparse.Namespace) -> Study:
         raise UserError(
             "--target: two targets have the same label; name them, e.g. --target FC=/mnt/fc --target ISCSI=/mnt/iscsi"
         )
-    if args.jobs < 1 or args.repeats < 1:
-        raise UserError("--jobs and --repeats must be at least 1")
     series = None
     if args.iodepth:
         series = LoadSeries(

@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import Any
 
 from dbstor.analysis.compare import compare_runs
+from dbstor.errors import UserError
+from dbstor.results.model import Run
 from dbstor.runs.study import STUDY_FILE, load_folder, render
 
 
@@ -27,6 +30,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     runs, _ = load_folder(args.folder)
     comparison = compare_runs(runs, args.baseline) if len(runs) > 1 else None
+    if args.baseline is not None:
+        check_baseline(args.baseline, runs, comparison)
     title = (
         runs[0].study.get("name", runs[0].run_id)
         if (args.folder / STUDY_FILE).exists()
@@ -35,3 +40,14 @@ def run(args: argparse.Namespace) -> int:
     path = render(args.folder, runs, comparison, str(title))
     print(path)
     return 0
+
+
+def check_baseline(baseline: str, runs: list[Run], comparison: dict[str, Any] | None) -> None:
+    """--baseline names one of the runs (its label, run id or target label), or is refused
+    instead of falling back to the first run without a word."""
+    if comparison is None:
+        raise UserError("--baseline: this folder holds one run; give a study folder to compare")
+    labels = [str(e.get("label")) for e in comparison.get("runs", [])]
+    known = {*labels, *(r.run_id for r in runs), *(str(r.target.get("label")) for r in runs)}
+    if baseline not in known:
+        raise UserError(f"--baseline {baseline!r} is not a run of this folder: {', '.join(labels)}")

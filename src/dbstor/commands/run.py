@@ -6,8 +6,9 @@ import argparse
 import os
 from pathlib import Path
 
-from dbstor.commands.cluster_flags import add_cluster_flags, check_cluster_flags
+from dbstor.commands import cluster_flags
 from dbstor.commands.common import add_run_flags, finish, parse_flag, safety_from
+from dbstor.commands.flagtypes import COUNT, SEED
 from dbstor.commands.telemetry_flags import add_telemetry_flags, with_telemetry
 from dbstor.errors import UserError
 from dbstor.runs.progress import Progress
@@ -15,15 +16,16 @@ from dbstor.runs.study import run_study
 from dbstor.study.load import load_study, parse_slo_metric
 from dbstor.study.model import DEFAULT_RATE_USERS, DatabaseSpec, LoadSeries, Study, Target
 from dbstor.study.profiles import BUILTIN_PROFILES
+from dbstor.study.values import label_from_name, target_label
 from dbstor.units import (
-    parse_duration,
     parse_int_list,
     parse_latency_ms,
+    parse_memory,
     parse_option,
     parse_percent,
     parse_point_duration,
     parse_scale,
-    parse_size,
+    parse_timeout,
     parse_warmup,
 )
 
@@ -183,7 +185,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="cap a managed server's memory with a cgroup, e.g. 512MiB",
     )
     db.add_argument(
-        "--seed", type=int, default=1, help="data and transaction random seed (default 1)"
+        "--seed", type=SEED, default=1, help="data and transaction random seed (default 1)"
     )
     db.add_argument("--duration", default="30s", help="measured time per point (default 30s)")
     db.add_argument("--warmup", default="10s", help="warm-up before each point (default 10s)")
@@ -195,8 +197,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     add_telemetry_flags(parser)
     add_run_flags(parser)
-    add_cluster_flags(parser)
-    parser.set_defaults(handler=run)
+    cluster_flags.add_cluster_flags(parser)
+    flag_only = tuple(
+        (action.dest, action.option_strings[0], action.default)
+        for action in (*db._group_actions, *load._group_actions)
+        if action.option_strings and action.dest != "engine"
+    )
+    parser.set_defaults(handler=run, flag_only=flag_only)
 
 
 def _target(items: list[str], label: str | None) -> Target:
@@ -209,15 +216,18 @@ def _target(items: list[str], label: str | None) -> Target:
             raise UserError(
                 f"--target {item!r}: the role must be data, log or temp, e.g. --target log=/mnt/log"
             )
-        roles.setdefault(role, []).extend(
-            Path(p).expanduser().absolute() for p in paths.split(",") if p
-        )
+        given = [Path(p).expanduser().absolute() for p in paths.split(",") if p.strip()]
+        if not given:
+            raise UserError(f"--target {item!r}: give a path, e.g. --target {role}=/mnt/lun1")
+        roles.setdefault(role, []).extend(given)
     if "data" not in roles:
         raise UserError(
             "--target: give the data directory, e.g. --target /mnt/lun1 or --target data=/mnt/lun1"
         )
-    name = label or roles["data"][0].name or "target"
-    name = "".join(c if c.isalnum() or c in "._-" else "-" for c in name)[:40]
+    if label is not None:
+        name = parse_flag("--label", target_label, label)
+    else:
+        name = label_from_name(roles["data"][0].name, "target")
     return Target(
         label=name,
         paths=tuple(roles["data"]),
@@ -283,16 +293,13 @@ def _client_processes(text: str, external: bool) -> int:
     if text == "auto":
         return (os.cpu_count() or 1) if external else 1
     try:
-        number = int(text)
-    except ValueError:
-        number = 0
-    if number < 1:
-        raise UserError(f"--client-processes: {text!r} is not a count; give 1, 2, ... or auto")
-    return number
+        return COUNT(text)
+    except argparse.ArgumentTypeError as exc:
+        raise UserError(f"--client-processes: {exc}, or auto") from None
 
 
 def study_from_flags(args: argparse.Namespace) -> Study:
-    dsn = args.dsn or os.environ.get(DSN_ENV)
+    dsn = args.dsn or os.environ.get(DSN_ENV, "").strip() or None  # set but empty: not set
     if not args.target and dsn is None:
         raise UserError(
             "--engine needs --target (where the database goes) or --dsn (an external server)"
@@ -300,7 +307,10 @@ def study_from_flags(args: argparse.Namespace) -> Study:
     target = (
         _target(args.target, args.label)
         if args.target
-        else Target(label=args.label or "external", paths=())
+        else Target(
+            label=parse_flag("--label", target_label, args.label) if args.label else "external",
+            paths=(),
+        )
     )
     spec = DatabaseSpec(
         engine=args.engine,
@@ -311,12 +321,12 @@ def study_from_flags(args: argparse.Namespace) -> Study:
         client_processes=_client_processes(args.client_processes, dsn is not None),
         options=_options(args),
         cold=args.cold,
-        query_timeout_s=parse_flag("--query-timeout", parse_duration, args.query_timeout)
+        query_timeout_s=parse_flag("--query-timeout", parse_timeout, args.query_timeout)
         if args.query_timeout
         else None,
         dsn=dsn,
-        buffer_bytes=parse_flag("--buffer", parse_size, args.buffer) if args.buffer else None,
-        memory_limit_bytes=parse_flag("--memory-limit", parse_size, args.memory_limit)
+        buffer_bytes=parse_flag("--buffer", parse_memory, args.buffer) if args.buffer else None,
+        memory_limit_bytes=parse_flag("--memory-limit", parse_memory, args.memory_limit)
         if args.memory_limit
         else None,
         seed=args.seed,
@@ -339,17 +349,29 @@ def study_from_flags(args: argparse.Namespace) -> Study:
     )
 
 
+def _refuse_ignored_flags(args: argparse.Namespace) -> None:
+    """A study file, or the default study, takes none of the database flags: one given
+    would be ignored without a word, so it is refused naming where the setting goes."""
+    given = [flag for dest, flag, default in args.flag_only if getattr(args, dest) != default]
+    if not given:
+        return
+    if args.study:
+        raise UserError(
+            f"{given[0]} does not apply to a study file: set it in {args.study} (see "
+            "docs/studies.md), or drop the file and give --engine"
+        )
+    raise UserError(f"{given[0]} needs --engine (a database from flags), e.g. --engine sqlite")
+
+
 def run(args: argparse.Namespace) -> int:
     if args.study and args.engine:
         raise UserError("give a study file or --engine flags, not both")
+    if not args.engine:
+        _refuse_ignored_flags(args)
     if args.study:
         study = load_study(args.study)
-        if study.cluster and (args.cluster or args.hosts or args.clients):
-            raise UserError(
-                f"{study.source} names its cluster and each target's hosts ([cluster], hosts, "
-                "clients): drop --cluster, --hosts and --clients"
-            )
-    check_cluster_flags(args, DSN_ENV)
+        cluster_flags.check_cluster_flags_beside(study, args)
+    cluster_flags.check_cluster_flags(args, DSN_ENV)
     if args.engine:
         study = study_from_flags(args)
     elif not args.study:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 
+from dbstor.commands.flagtypes import PORT
 from dbstor.errors import UserError
 from dbstor.study.model import Study
 from dbstor.study.telemetry import TelemetryConfig
@@ -57,7 +58,7 @@ def add_telemetry_flags(parser: argparse.ArgumentParser) -> None:
     )
     group.add_argument(
         "--metrics-port",
-        type=int,
+        type=PORT,
         metavar="N",
         help="serve dbstor's live figures for Prometheus at http://127.0.0.1:N/metrics",
     )

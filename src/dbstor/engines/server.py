@@ -24,11 +24,11 @@ from dbstor import lifeline
 from dbstor.engines.account import Account, chown_tree, service_account
 from dbstor.engines.base import MARKER_TABLE, Engine, EngineCounters, EngineSettings, mask_dsn
 from dbstor.engines.cgroup import MemoryCap
+from dbstor.engines.memory_flags import check_memory_flags, memory_flags
 from dbstor.engines.network import lost_line
 from dbstor.engines.owned_dirs import OwnedDirs
 from dbstor.engines.process import ServerProcess, free_port, tree_io
 from dbstor.errors import UserError
-from dbstor.units import format_size
 
 
 def import_driver(module: str, missing: str) -> Any:
@@ -39,56 +39,8 @@ def import_driver(module: str, missing: str) -> Any:
         raise UserError(missing) from None
 
 
-MIN_MEMORY_LIMIT = 64 << 20  # below this no managed server starts
 ADMIN_CONNECT_S = 10  # connect timeout of dbstor's own connections (statistics, cleanup)
 PROBE_CONNECT_S = 2  # of a liveness probe, and of dbstor's own once a probe went unanswered
-
-
-def host_memory_bytes() -> int | None:
-    """MemTotal of /proc/meminfo (None when unreadable)."""
-    with contextlib.suppress(OSError, ValueError, IndexError):
-        for line in Path("/proc/meminfo").read_text().splitlines():
-            if line.startswith("MemTotal:"):
-                return int(line.split()[1]) * 1024
-    return None
-
-
-def memory_flags(settings: EngineSettings) -> str:
-    """'--buffer 1.0 GiB --memory-limit 2.0 GiB' for the memory settings given, or ''."""
-    parts = []
-    if settings.buffer_bytes:
-        parts.append(f"--buffer {format_size(settings.buffer_bytes)}")
-    if settings.memory_limit_bytes:
-        parts.append(f"--memory-limit {format_size(settings.memory_limit_bytes)}")
-    return " ".join(parts)
-
-
-def _example(n_bytes: int) -> str:
-    """A round size at most n_bytes (a power of two MiB), as a flag takes it: '2048MiB'."""
-    mib = max(1, n_bytes >> 20)
-    return f"{1 << (mib.bit_length() - 1)}MiB"
-
-
-def check_memory_flags(title: str, settings: EngineSettings) -> None:
-    """Refuse, naming the flag and a value that works, memory settings no server can start
-    with: a cap below 64 MiB, a buffer larger than the host's memory or than the cap."""
-    buffer, cap = settings.buffer_bytes, settings.memory_limit_bytes
-    if cap is not None and cap < MIN_MEMORY_LIMIT:
-        raise UserError(
-            f"--memory-limit {format_size(cap)} is too small for a {title} server: give at "
-            f"least {format_size(MIN_MEMORY_LIMIT)}, e.g. --memory-limit 1GiB"
-        )
-    memory = host_memory_bytes()
-    if buffer is not None and memory is not None and buffer >= memory:
-        raise UserError(
-            f"--buffer {format_size(buffer)} is more than this host's memory "
-            f"({format_size(memory)}): give less than that, e.g. --buffer {_example(memory // 8)}"
-        )
-    if buffer is not None and cap is not None and buffer >= cap:
-        raise UserError(
-            f"--buffer {format_size(buffer)} does not fit in --memory-limit {format_size(cap)}: "
-            f"give a buffer under the limit, e.g. --buffer {_example(cap // 4)}"
-        )
 
 
 class ServerEngine(Engine):
@@ -315,6 +267,12 @@ class ServerEngine(Engine):
         except Exception:
             self._admin_wait = ADMIN_CONNECT_S if self.managed else PROBE_CONNECT_S
             return False
+
+    def check_reachable(self) -> None:
+        """External: connect once, so that an unreachable server or a wrong password is
+        refused (UserError naming the server) before any folder or progress line."""
+        if not self.managed:
+            self._server_admin().close()
 
     def alive(self) -> bool:
         return self.server.alive() if self.managed else self.probe()

@@ -14,6 +14,7 @@ import contextlib
 import csv
 import errno
 import json
+import math
 import os
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
@@ -40,6 +41,9 @@ SAMPLE_COLUMNS = (
     "io_write_iops",
     "tps",  # a database run's commits per second
 )
+
+
+_NUMERIC_SAMPLES = frozenset(SAMPLE_COLUMNS) - {"run_id", "load_kind", "phase"}
 
 
 def mount_point(path: Path) -> Path:
@@ -165,14 +169,31 @@ def read_samples(folder: Path) -> list[dict[str, Any]]:
     if not path.exists():
         return []
     rows = []
-    with open(path, newline="", encoding="utf-8") as handle:
-        for row in csv.DictReader(handle):
-            rows.append({k: _parse_cell(v) for k, v in row.items()})
+    try:
+        with open(path, newline="", encoding="utf-8") as handle:
+            for line, row in enumerate(csv.DictReader(handle), 2):
+                # cells beyond the header (key None) are not dbstor's: dropped
+                parsed = {k: _parse_cell(v) for k, v in row.items() if k is not None}
+                for column in _NUMERIC_SAMPLES.intersection(parsed):
+                    if isinstance(parsed[column], float) and not math.isfinite(parsed[column]):
+                        parsed[column] = None  # nan, inf: not a measurement
+                    if isinstance(parsed[column], str):
+                        raise UserError(
+                            f"{path} (line {line}, {column}: expected a number or nothing, "
+                            f"got {parsed[column][:40]!r}); move the file away to go on "
+                            "without the samples"
+                        )
+                rows.append(parsed)
+    except (UnicodeDecodeError, csv.Error) as exc:
+        raise UserError(
+            f"{path}: not a samples file dbstor wrote ({exc}); move it away to go on "
+            "without the samples"
+        ) from None
     return rows
 
 
 def _parse_cell(text: str | None) -> Any:
-    if text is None or text == "":
+    if not isinstance(text, str) or text == "":
         return None
     try:
         number = float(text)
@@ -251,3 +272,29 @@ def read_study_index(folder: Path, index_file: str = "study.json") -> list[str]:
                 ]
             )
     return list(runs)
+
+
+def recorded_paths(results: Path, roles: tuple[str, ...] = ()) -> list[tuple[str, str]]:
+    """(role, path) for the paths a run recorded in its results.json's target.paths (only
+    `roles` when given), reading nothing else of the file; a file that is not JSON, or a
+    field of the wrong type, is one UserError naming the file and the field."""
+    try:
+        data = json.loads(results.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        raise UserError(f"{results}: cannot read it as a dbstor results file ({exc})") from None
+    target = data.get("target") if isinstance(data, dict) else None
+    table = target.get("paths") if isinstance(target, dict) else None
+    if not isinstance(table, dict | None):
+        raise UserError(f"{results} (target.paths: expected a table of role = paths)")
+    pairs: list[tuple[str, str]] = []
+    for role, value in (table or {}).items():
+        if (roles and role not in roles) or value is None:
+            continue
+        values = [value] if isinstance(value, str) else value
+        if not isinstance(values, list) or not all(isinstance(v, str) and v for v in values):
+            raise UserError(
+                f"{results} (target.paths.{role}: expected a path or a list of paths, "
+                f"got {json.dumps(value)[:40]})"
+            )
+        pairs += [(str(role), v) for v in values]
+    return pairs

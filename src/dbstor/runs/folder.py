@@ -4,6 +4,9 @@ callback after every save (the study re-renders the report there)."""
 
 from __future__ import annotations
 
+import contextlib
+import json
+import shutil
 import threading
 from collections.abc import Callable, Iterable
 from datetime import datetime
@@ -64,3 +67,25 @@ class RunFolder:
         write_text_atomic(jobs / f"{name}.fio", job_text)
         if output_text is not None:
             write_text_atomic(jobs / f"{name}.json", output_text)
+
+
+def _measured(folder: Path) -> bool:
+    """Whether a results.json under the folder holds a finished point."""
+    for results in folder.rglob("results.json"):
+        with contextlib.suppress(OSError, ValueError):
+            points = json.loads(results.read_text(encoding="utf-8")).get("points") or []
+            if any(isinstance(p, dict) and p.get("status") == "ok" for p in points):
+                return True
+    return False
+
+
+def remove_unmeasured(folders: list[Path], out: Path | None = None) -> None:
+    """After a refusal: remove the study and run folders this study made that hold no
+    finished point (newest first), then `out` if this study made it and it is empty.
+    A link is never followed; a folder with a finished point is kept."""
+    for folder in reversed(folders):
+        if folder.is_dir() and not folder.is_symlink() and not _measured(folder):
+            shutil.rmtree(folder, ignore_errors=True)
+    if out is not None:
+        with contextlib.suppress(OSError):
+            out.rmdir()  # only when empty

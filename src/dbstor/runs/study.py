@@ -20,8 +20,9 @@ from typing import Any
 from dbstor.analysis.compare import compare_runs
 from dbstor.drivers.users import FDS_PER_USER, FDS_SPARE
 from dbstor.engines.base import EngineSettings
+from dbstor.engines.memory_flags import check_memory_flags
 from dbstor.engines.registry import engine_class
-from dbstor.engines.server import ServerEngine, check_memory_flags
+from dbstor.engines.server import ServerEngine
 from dbstor.errors import UserError
 from dbstor.results.model import Run
 from dbstor.results.store import (
@@ -33,16 +34,16 @@ from dbstor.results.store import (
 )
 from dbstor.runs.database.plan import DbRunPlan
 from dbstor.runs.database.run import DatabaseRun
-from dbstor.runs.folder import new_run_id
-from dbstor.runs.io.data_check import resolve_data_pattern
+from dbstor.runs.folder import new_run_id, remove_unmeasured
+from dbstor.runs.io.data_check import readable_source, resolve_data_pattern
 from dbstor.runs.io.plan import IoRunPlan
 from dbstor.runs.io.run import IoRun
 from dbstor.runs.progress import Progress
 from dbstor.runs.queries.checks import check_query_spec, runs_queries
 from dbstor.runs.queries.run import QueryRun
 from dbstor.runs.telemetry import RunTelemetry
-from dbstor.study.model import DatabaseSpec, Study, Target
-from dbstor.testfiles import Safety, check_directory
+from dbstor.study.model import DatabaseSpec, LoadSeries, Study, Target
+from dbstor.testfiles import Safety, check_directory, check_free_space, plan_files
 from dbstor.workloads.registry import workload_class
 
 STUDY_FILE = "study.json"
@@ -117,14 +118,19 @@ def render(folder: Path, runs: list[Run], comparison: dict[str, Any] | None, tit
     return write_report(folder, runs, samples=samples, comparison=comparison, title=title)
 
 
-def preflight(study: Study, local_targets: bool = True) -> None:
+def preflight(study: Study, local_targets: bool = True, safety: Safety | None = None) -> None:
     """Check what can be checked before any load runs, so that a bad path or an unusable
     engine in the last run of a long study stops it at once, not hours later. Targets
-    measured on other hosts (local_targets False) are checked there."""
+    measured on other hosts (local_targets False) are checked there. With safety, each
+    fio run's test files too (links, ownership, free space), before any folder exists."""
     for target in study.targets if local_targets else ():
         for path in (p for paths in target.roles.values() for p in paths):
             if not (path.exists() and stat.S_ISBLK(path.stat().st_mode)):
                 check_directory(path)
+        for profile in study.profiles if safety is not None else ():
+            check_queue_depths(study.series_for(profile))
+            files = plan_files(target.paths, profile.name, profile.files, study.file_size, safety)
+            check_free_space(files)
     for spec in study.databases:
         engine = engine_class(spec.engine)
         availability = engine.availability()
@@ -135,10 +141,17 @@ def preflight(study: Study, local_targets: bool = True) -> None:
             raise UserError(
                 f"workload {spec.workload} has no SQL for {engine.title}; it runs on: {', '.join(dialects)}"
             )
+        if spec.dsn is not None and not issubclass(engine, ServerEngine):
+            raise UserError(
+                f"{spec.engine} is embedded: it takes target paths (--target), not a DSN; "
+                "drop --dsn (or the dsn of the study file, or unset DBSTOR_DSN)"
+            )
         if spec.dsn is None and any(not t.paths for t in study.targets if not t.clients):
             raise UserError(
                 f"engine {spec.engine} needs a target directory (--target) or an external server (--dsn)"
             )
+        if spec.dsn is None and local_targets:
+            check_no_block_device(study)
         check_query_spec(spec)
         check_load_spec(spec)
         if issubclass(engine, ServerEngine) and spec.dsn is None:
@@ -146,6 +159,31 @@ def preflight(study: Study, local_targets: bool = True) -> None:
                 buffer_bytes=spec.buffer_bytes, memory_limit_bytes=spec.memory_limit_bytes
             )
             check_memory_flags(engine.title, settings)
+        if issubclass(engine, ServerEngine) and spec.dsn is not None and local_targets:
+            engine(EngineSettings(dsn=spec.dsn)).check_reachable()
+
+
+def check_no_block_device(study: Study) -> None:
+    """A managed database keeps its files in a directory: a raw device is fio's only."""
+    for path in (p for t in study.targets for paths in t.roles.values() for p in paths):
+        if path.exists() and stat.S_ISBLK(path.stat().st_mode):
+            raise UserError(
+                f"target path {path} is a block device, and a database engine keeps its files "
+                "in a directory: make a file system on it, mount it and give the mount point "
+                "(only fio runs on a raw device)"
+            )
+
+
+MAX_IODEPTH = 32768  # io_uring's most entries per ring (IORING_MAX_ENTRIES); fio fails above
+
+
+def check_queue_depths(series: LoadSeries | None) -> None:
+    """A queue depth fio's I/O engines cannot set up, refused before anything starts."""
+    if series is not None and series.kind == "iodepth" and max(series.values) > MAX_IODEPTH:
+        raise UserError(
+            f"--iodepth (iodepth): {max(series.values):,} is more than fio's I/O engines take "
+            f"per job: give queue depths up to {MAX_IODEPTH:,}, e.g. --iodepth 1,4,16,64,256"
+        )
 
 
 def check_load_spec(spec: DatabaseSpec) -> None:
@@ -196,7 +234,7 @@ def run_study(
     """Run every plan of the study. `io_worker(safety, say, target)` and `db_worker(...)`
     make the worker for each io or database run when its points are measured elsewhere (a
     cluster); default: this host."""
-    preflight(study, local_targets=io_worker is None)
+    preflight(study, local_targets=io_worker is None, safety=safety)
     telemetry = None
     if study.telemetry is not None:
         telemetry = RunTelemetry(study.telemetry, run=study.name, kind=_kind(study))
@@ -205,14 +243,20 @@ def run_study(
         note = telemetry.preflight(None if only_queries else study.duration_s)
         if note:
             progress.say(note)
-    if study.profiles and study.data.kind == "from":
+    if study.profiles and study.data.kind == "from" and study.data.source is not None:
+        paths = readable_source(study.data.source)  # a refusal comes before the line below
         progress.say(f"measuring the compressibility of {study.data.source} for the test data")
-        study = replace(study, data=resolve_data_pattern(study.data))
+        study = replace(study, data=resolve_data_pattern(study.data, paths))
+    made_out = not out.exists()
+    made: list[Path] = []
     try:
         make_out_dir(out)
         if telemetry is not None:
             telemetry.open()
-        return _run_plans(study, out, safety, progress, telemetry, io_worker, db_worker)
+        return _run_plans(study, out, safety, progress, telemetry, io_worker, db_worker, made)
+    except UserError:
+        remove_unmeasured(made, out if made_out else None)  # a refused run leaves no folder
+        raise
     finally:
         if telemetry is not None:
             telemetry.close()
@@ -232,7 +276,10 @@ def _run_plans(
     telemetry: RunTelemetry | None,
     io_worker: WorkerFactory | None = None,
     db_worker: WorkerFactory | None = None,
+    made: list[Path] | None = None,
 ) -> StudyOutcome:
+    """Every plan in turn; each folder it makes goes into `made` as it is made."""
+    made = [] if made is None else made
     stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
     many = len(study.targets) * (len(study.profiles) + len(study.databases)) > 1
     study_folder = out / f"{stamp}-{_slug(study.name)}" if many else None
@@ -241,6 +288,7 @@ def _run_plans(
     outcome = StudyOutcome(folder=study_folder or parent / plans[0].run_id)
     if study_folder:
         study_folder.mkdir(parents=True, exist_ok=True)
+        made.append(study_folder)
         write_text_atomic(
             study_folder / STUDY_FILE,
             json.dumps({"study": study.describe(), "runs": [p.run_id for p in plans]}, indent=2)
@@ -279,6 +327,7 @@ def _run_plans(
                 worker=worker,
                 telemetry=telemetry,
             )
+        made.append(folder)
         progress.say(f"run {number}/{len(plans)}: {plan.target.label} x {what} -> {folder}")
         outcome.run_folders.append(folder)
         try:
@@ -321,6 +370,12 @@ def load_folder(folder: Path) -> tuple[list[Run], list[Path]]:
     if (folder / STUDY_FILE).exists():
         ids = read_study_index(folder, STUDY_FILE)
         folders = [folder / i for i in ids if (folder / i / RESULTS_FILE).exists()]
+        if not folders:
+            listed = ", ".join(ids[:3]) + (", ..." if len(ids) > 3 else "") or "none"
+            raise UserError(
+                f"{folder / STUDY_FILE}: none of its runs ({listed}) has a {RESULTS_FILE} in "
+                f"{folder}: the study stopped before its first run, or its folders were moved"
+            )
         return [read_run_folder(f) for f in folders], folders
     if not folder.exists():
         raise UserError(

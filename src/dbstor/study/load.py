@@ -40,12 +40,13 @@ from dbstor.study.values import (
 )
 from dbstor.study.values import count as whole_count
 from dbstor.units import (
-    parse_duration,
     parse_latency_ms,
+    parse_memory,
     parse_percent,
     parse_point_duration,
     parse_scale,
     parse_size,
+    parse_timeout,
     parse_warmup,
 )
 
@@ -250,10 +251,10 @@ def _database(source: str, index: int, table: Any) -> DatabaseSpec:
         think_time_ms=fields.get("think_time", parse_latency_ms, 0.0),
         client_processes=fields.get("client_processes", positive_int, 1),
         cold=fields.get("cold", boolean, False),
-        query_timeout_s=fields.get("query_timeout", parse_duration, None),
+        query_timeout_s=fields.get("query_timeout", parse_timeout, None),
         dsn=dsn,
-        buffer_bytes=fields.get("buffer", parse_size, None),
-        memory_limit_bytes=fields.get("memory_limit", parse_size, None),
+        buffer_bytes=fields.get("buffer", parse_memory, None),
+        memory_limit_bytes=fields.get("memory_limit", parse_memory, None),
         seed=fields.get("seed", positive_int, 1),
         options=fields.get(
             "options", lambda v: dict(v) if isinstance(v, dict) else _raise_table(), {}

@@ -93,3 +93,12 @@ def host_port(value: Any) -> str:
     if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
         raise ValueError(f'{short(value)} is not HOST:PORT, e.g. "10.0.0.5:6379"')
     return text
+
+
+def label_from_name(name: str, fallback: str) -> str:
+    """A label made from a directory's name, held to the label rule: other characters
+    become '-', a leading '.', '_' or '-' goes, at most 40 characters; fallback if nothing
+    is left."""
+    made = "".join(c if c.isascii() and (c.isalnum() or c in "._-") else "-" for c in name)
+    made = made.lstrip("._-")[:40]
+    return made if LABEL_RULE.fullmatch(made) else fallback

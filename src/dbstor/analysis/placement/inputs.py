@@ -129,7 +129,10 @@ def parse_run(folder: Path) -> list[DbObject]:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
         raise UserError(f"{path}: cannot read it as JSON ({exc})") from None
-    objects = (data.get("engine_stats") or {}).get("objects") if isinstance(data, dict) else None
+    stats = data.get("engine_stats") if isinstance(data, dict) else None
+    objects = stats.get("objects") if isinstance(stats, dict) else None
+    if objects is not None and not isinstance(objects, list):
+        raise UserError(f"{path} (engine_stats.objects: expected a list of objects)")
     if not objects:
         raise UserError(
             f"{path}: no engine_stats.objects (per-table I/O); this run did not "
@@ -138,7 +141,8 @@ def parse_run(folder: Path) -> list[DbObject]:
     if all(
         isinstance(item, dict) and "reads" in item and item["reads"] is None for item in objects
     ):
-        engine = (data.get("engine") or {}).get("title") or "this engine"
+        engine_table = data.get("engine")
+        engine = (isinstance(engine_table, dict) and engine_table.get("title")) or "this engine"
         raise UserError(
             f"{path}: {engine} recorded object sizes but no per-object I/O; run the study on "
             "postgres or mariadb, or use --sqlserver, --oracle or --postgres"

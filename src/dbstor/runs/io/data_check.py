@@ -3,13 +3,13 @@ really wrote after layout (intended vs achieved), with dbstor's efficiency scann
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from dbstor.errors import UserError
+from dbstor.results.store import recorded_paths
 from dbstor.study.data import DataPattern, from_ratios
 
 TOLERANCE = 0.1  # achieved and intended ratios further apart than this: warn
@@ -25,12 +25,7 @@ def source_paths(source: str) -> list[str]:
     """The files behind a from: source: a dbstor run folder's data paths, or the path."""
     results = Path(source) / "results.json"
     if results.is_file():
-        try:
-            paths = json.loads(results.read_text(encoding="utf-8"))["target"]["paths"]
-        except (OSError, ValueError, KeyError, TypeError) as exc:
-            raise UserError(f"--data from:{source}: cannot read its results.json ({exc})") from None
-        data = paths.get("data") if isinstance(paths, dict) else None
-        files = [str(p) for p in ([data] if isinstance(data, str) else data or [])]
+        files = [path for _, path in recorded_paths(results, roles=("data",))]
         present = [p for p in files if os.path.lexists(p)]
         if not present:
             raise UserError(
@@ -56,12 +51,27 @@ def scan(paths: Sequence[str], read_all: bool) -> dict[str, Any]:
     )
 
 
-def resolve_data_pattern(data: DataPattern) -> DataPattern:
+def readable_source(source: str) -> list[str]:
+    """The files behind a from: source, each checked readable, and the scanner's packages
+    there: what would refuse the measurement, refused before it is announced."""
+    from dbstor.analysis.efficiency.compressors import check_available
+
+    paths = source_paths(source)
+    for path in paths:
+        try:
+            os.close(os.open(path, os.O_RDONLY))
+        except OSError as exc:
+            raise UserError(f"--data from:{source}: cannot read {path} ({exc.strerror})") from None
+    check_available()
+    return paths
+
+
+def resolve_data_pattern(data: DataPattern, paths: list[str] | None = None) -> DataPattern:
     """A from: source's ratios measured (its own compressibility and dedup, MEASURED_AS);
-    other data as given."""
+    other data as given. `paths`: the source's files, when readable_source gave them."""
     if data.kind != "from" or data.source is None:
         return data
-    figures = scan(source_paths(data.source), read_all=True)
+    figures = scan(paths or source_paths(data.source), read_all=True)
     return from_ratios(data.source, figures["compression_ratio"], figures["dedup_ratio"])
 
 

@@ -37,6 +37,11 @@ def check_query_spec(spec: DatabaseSpec) -> None:
             "--users, --instances or --rate"
         )
     if not query:
+        if spec.cold or spec.query_timeout_s is not None:
+            raise UserError(
+                f"--cold and --query-timeout (cold, query_timeout) are for query workloads "
+                f"(dss); workload {spec.workload} runs transactions: drop them"
+            )
         return
     if not spec.series.values or any(v < 1 for v in spec.series.values):
         raise UserError("streams: give one or more counts of 1 or more, e.g. --streams 1,2,4")

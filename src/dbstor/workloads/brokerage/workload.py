@@ -7,6 +7,7 @@ from typing import Any, ClassVar
 
 from dbstor.engines.base import Engine
 from dbstor.errors import UserError
+from dbstor.units import MAX_LATENCY_MS
 from dbstor.workloads.base import LoadReport, Workload
 from dbstor.workloads.brokerage import load
 from dbstor.workloads.brokerage.keys import Keys
@@ -27,6 +28,8 @@ MIX: dict[str, float] = {
     "Trade-Update": 2.0,
     "Market-Feed": 1.0,
 }
+MAX_TRADE_DAYS = 3650  # ten years of trades: beyond it the load would never end
+
 OPTIONS = {
     "trade_days": f"days of initial trade history, 57.6 trades per customer a day (default {DEFAULT_TRADE_DAYS}; TPC-E: 300)",
     "think_time_ms": "mean pause between a user's transactions, applied by the driver (default 0)",
@@ -34,18 +37,22 @@ OPTIONS = {
 }
 
 
-def _number(options: dict[str, Any], name: str, default: float, minimum: float, kind: type) -> Any:
+def _number(
+    options: dict[str, Any], name: str, default: float, minimum: float, kind: type, maximum: float
+) -> Any:
     value = options.get(name, default)
     try:
         number = kind(value)
         if isinstance(value, bool) or number != float(value):
             raise ValueError
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         raise UserError(
             f"brokerage option {name} must be a {kind.__name__} number, not {value!r}"
         ) from None
-    if number < minimum:
-        raise UserError(f"brokerage option {name} must be at least {minimum:g}, not {value!r}")
+    if not minimum <= number <= maximum:  # NaN and infinity too
+        raise UserError(
+            f"brokerage option {name} must be from {minimum:,.0f} to {maximum:,.0f}, not {value!r}"
+        )
     return number
 
 
@@ -75,9 +82,11 @@ class BrokerageWorkload(Workload):
             )
         if scale < 1:
             raise UserError("brokerage scale (customers) must be at least 1")
-        self.seed = _number(self.options, "seed", seed, -(2**63), int)
-        self.trade_days = _number(self.options, "trade_days", DEFAULT_TRADE_DAYS, 1, int)
-        self.think_time_ms = _number(self.options, "think_time_ms", 0.0, 0, float)
+        self.seed = _number(self.options, "seed", seed, -(2**63), int, 2**63 - 1)
+        self.trade_days = _number(
+            self.options, "trade_days", DEFAULT_TRADE_DAYS, 1, int, MAX_TRADE_DAYS
+        )
+        self.think_time_ms = _number(self.options, "think_time_ms", 0.0, 0, float, MAX_LATENCY_MS)
         self.volumes = Volumes(scale, self.trade_days)
         self._keys: Keys | None = None
         self.market = Market()

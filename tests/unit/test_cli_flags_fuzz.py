@@ -1,0 +1,294 @@
+"""Every flag of every command, fed hostile values in-process: a normal parse or one line on
+stderr with exit 2, never a traceback, never a usage block, nothing on stdout first.
+
+The flags come from the argparse parsers themselves, so a new flag is covered without
+touching this file. The work a command would start (a run, a scan, a cluster) is stopped
+where it would begin; what is checked is everything before it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import importlib
+import io
+import json
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from dbstor import cli
+from dbstor.errors import UserError
+from dbstor.study.load import load_study
+
+ROOT = Path(__file__).parents[2]
+GOLDEN_RUN = ROOT / "tests" / "golden" / "sqlite-brokerage"
+LONG = "x" * 300
+
+# Hostile values; those in NOT_NUMBERS are refused by every flag that refuses "abc" (a flag
+# that takes a number, a size, a duration, a percentage, a count or an amount of money).
+NOT_NUMBERS = ("-5", "-5s", "nan", "inf", "-inf", "1e400", "-1e400", "99999999999999999999999")
+HOSTILE = (*NOT_NUMBERS, "0", "0.5", "99999999h", "1EiB", "1e12", "abc", "", "1,,4", "1,2,x", LONG)
+
+# An otherwise valid command line for each command (paths relative to the fixture folder).
+BASE = {
+    "run": ["--engine", "sqlite", "--target", "T", "--out", "out"],
+    "io": ["--target", "T", "--out", "out"],
+    "compare": ["A", "B"],
+    "report": ["A"],
+    "engines": [],
+    "hosts": ["--cluster", "127.0.0.1:1"],
+    "efficiency": ["f.dat"],
+    "capacity": ["--drives", "4x1TB"],
+    "advise": ["--oracle", "s.csv", "--fast-capacity", "1GB"],
+    "tco": [
+        "--servers",
+        "10",
+        "--cores-per-server",
+        "12",
+        "--cpu-before",
+        "10%",
+        "--cpu-after",
+        "40%",
+    ],
+}
+
+
+class Reached(Exception):
+    """The command got as far as starting its real work: its flags were accepted."""
+
+
+def _subparsers() -> dict[str, argparse.ArgumentParser]:
+    parser = cli.build_parser()
+    action = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    return dict(action.choices)
+
+
+def _value_flags(parser: argparse.ArgumentParser) -> list[str]:
+    return [
+        a.option_strings[0]
+        for a in parser._actions
+        if a.option_strings and a.nargs != 0 and a.help != argparse.SUPPRESS
+    ]
+
+
+@pytest.fixture(scope="module")
+def folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    here = tmp_path_factory.mktemp("flags")
+    (here / "T").mkdir()
+    shutil.copytree(GOLDEN_RUN, here / "A")
+    shutil.copytree(GOLDEN_RUN, here / "B")
+    shutil.copy(ROOT / "tests" / "fixtures" / "h6080_filestats.csv", here / "s.csv")
+    (here / "f.dat").write_bytes(b"x" * 4096)
+    return here
+
+
+@pytest.fixture
+def stopped(monkeypatch: pytest.MonkeyPatch, folder: Path) -> Iterator[list[Any]]:
+    """Stop every command where its real work would start; yield what reached it."""
+    module = importlib.import_module
+    reached: list[Any] = []
+
+    def stop(*args: Any, **kwargs: Any) -> None:
+        reached.append(args)
+        raise Reached
+
+    def checked(study: Any, *args: Any, **kwargs: Any) -> None:
+        module("dbstor.runs.study").preflight(study)  # what a run checks before it starts
+        for spec in study.databases:  # what its results.json will say of the workload
+            cls = module("dbstor.workloads.registry").workload_class(spec.workload)
+            scale = cls.default_scale if spec.scale is None else spec.scale
+            described = cls(scale, spec.seed, spec.options).describe()
+            json.dumps(described, allow_nan=False)
+        stop(study, *args)
+
+    for where, name, replacement in (
+        ("dbstor.commands.run", "run_study", checked),
+        ("dbstor.commands.io", "run_study", checked),
+        ("dbstor.analysis.efficiency.estimate", "estimate", stop),
+        ("dbstor.cluster.session", "ClusterSession", stop),
+        ("dbstor.cluster.runs", "run_study_on_hosts", stop),
+        ("dbstor.cluster.runs", "run_database_study_on_hosts", stop),
+        ("dbstor.analysis.placement.postgres", "read_postgres", stop),
+        ("dbstor.runs.study", "render", stop),
+    ):
+        monkeypatch.setattr(module(where), name, replacement)
+    parser = cli.build_parser()
+    monkeypatch.setattr(cli, "build_parser", lambda: parser)
+    monkeypatch.chdir(folder)
+    yield reached
+
+
+def _call(argv: list[str]) -> tuple[object, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            code: object = cli.main(argv)
+        except SystemExit as exc:
+            code = exc.code
+        except Reached:
+            code = "reached"
+    return code, out.getvalue(), err.getvalue()
+
+
+def _argv(command: str, flag: str, value: str) -> list[str]:
+    base = list(BASE[command])
+    if flag in base:
+        at = base.index(flag)
+        del base[at : at + 2]
+    return [command, *base, flag, value]
+
+
+def _problems(command: str, flag: str, value: str) -> tuple[bool, list[str]]:
+    """(whether the value was refused, what is wrong with the outcome)."""
+    code, out, err = _call(_argv(command, flag, value))
+    if code in (0, "reached"):
+        return False, []
+    lines = [ln for ln in err.splitlines() if ln.strip()]
+    problems = []
+    if code != 2:
+        problems.append(f"exit {code}")
+    if len(lines) != 1 or not lines[0].startswith("dbstor: error: "):
+        problems.append(f"stderr is not one 'dbstor: error:' line: {err[:300]!r}")
+    if out:
+        problems.append(f"stdout before the refusal: {out[:200]!r}")
+    if lines and len(lines[0]) > 500:
+        problems.append(f"a line of {len(lines[0])} characters")
+    return True, problems
+
+
+@pytest.mark.parametrize("command", list(BASE))
+def test_every_flag_gives_a_parse_or_one_line(stopped, command):
+    """Every value-taking flag, every hostile value: accepted, or refused in one line; a
+    flag that refuses a word refuses every non-number and every number beyond any limit."""
+    assert set(BASE) == set(_subparsers()), "a new command: give it a BASE command line"
+    failures = []
+    flags = _value_flags(_subparsers()[command])
+    for flag in flags:
+        refused_word, problems = _problems(command, flag, "abc")
+        failures += [f"{command} {flag} 'abc': {p}" for p in problems]
+        for value in HOSTILE:
+            refused, problems = _problems(command, flag, value)
+            shown = value if len(value) < 20 else value[:17] + "..."
+            failures += [f"{command} {flag} {shown!r}: {p}" for p in problems]
+            if refused_word and value in NOT_NUMBERS and not refused:
+                failures.append(f"{command} {flag} {shown!r}: accepted by a numeric flag")
+    assert failures == [], "\n".join(failures)
+
+
+def test_the_walk_sees_the_flags():
+    """The walk covers the flags users type numbers into (a guard on the walk itself)."""
+    parsers = _subparsers()
+    assert {"--duration", "--buffer", "--users", "--scale", "--seed"} <= set(
+        _value_flags(parsers["run"])
+    )
+    assert {"--jobs", "--repeats", "--iodepth", "--slo"} <= set(_value_flags(parsers["io"]))
+    assert {"--servers", "--ceiling", "--years"} <= set(_value_flags(parsers["tco"]))
+
+
+@pytest.mark.parametrize(
+    "value", ["-5s", "-inf", "-1e400", "-.5", "-x1", "-5%"], ids=lambda v: f"value{v}"
+)
+def test_a_negative_value_after_a_space_is_about_the_value(stopped, value):
+    code, out, err = _call(["io", "--target", "T", "--duration", value])
+    assert code == 2 and out == ""
+    assert err.startswith(f"dbstor: error: --duration: {value!r}"), err
+
+
+def test_an_empty_value_is_refused_not_taken_as_not_given(stopped):
+    for argv in (
+        ["run", "--engine", "sqlite", "--target", "T", "--users", ""],
+        ["run", "--engine", "sqlite", "--target", "T", "--users="],
+        ["report", ""],
+    ):
+        code, out, err = _call(argv)
+        assert code == 2 and out == "" and err.count("\n") == 1, (argv, err)
+        assert "empty" in err
+
+
+def test_argparse_refusals_are_one_line_naming_the_help(stopped):
+    code, _, err = _call(["io", "--target", "T", "--jobs", "many"])
+    assert code == 2
+    assert err == (
+        "dbstor: error: argument --jobs: 'many' is not a whole number from 1 to 1,000,000 "
+        "(see 'dbstor io --help')\n"
+    )
+    code, _, err = _call(["io"])
+    assert code == 2 and err.count("\n") == 1 and "--target" in err
+    code, _, err = _call(["io", "--target", "T", "--bogus", "1"])
+    assert code == 2 and err.count("\n") == 1 and "(see 'dbstor io --help')" in err, err
+
+
+LABELS = ["fc", "array-a_fc.1", "A" * 40, "A" * 41, LONG, "-lead", ".hidden", "a b", "é", "0"]
+
+
+@pytest.mark.parametrize("label", LABELS)
+def test_labels_hold_to_one_rule_from_flags_and_study_files(stopped, folder, label):
+    """A label refused in a study file is refused from --label and --target LABEL=PATH,
+    and one accepted there is accepted from both flags, unchanged."""
+    study = folder / "label.toml"
+    study.write_text(f'[[targets]]\nlabel = "{label}"\npath = "T"\n', encoding="utf-8")
+    try:
+        load_study(study)
+        in_file = True
+    except UserError:
+        in_file = False
+    for argv in (
+        ["run", "--engine", "sqlite", "--target", "T", "--label", label],
+        ["io", "--target", f"{label}=T"],
+    ):
+        stopped.clear()
+        code, _, err = _call(argv)
+        assert (code == "reached") == in_file, (argv, err)
+        if in_file:
+            assert stopped[0][0].targets[0].label == label
+        else:
+            assert "a label is a letter or digit" in err, err
+
+
+def test_database_flags_that_would_be_ignored_are_refused(stopped, folder):
+    """A study file (or the default study) takes no database flag: given, it is refused
+    naming the flag, never run without it."""
+    (folder / "s.toml").write_text('[[targets]]\nlabel = "A"\npath = "T"\n', encoding="utf-8")
+    for argv, needle in (
+        (["run", "s.toml", "--users", "4"], "--users does not apply to a study file"),
+        (["run", "s.toml", "--duration", "5s"], "--duration does not apply to a study file"),
+        (["run", "--scale", "3"], "--scale needs --engine"),
+    ):
+        code, out, err = _call(argv)
+        assert code == 2 and out == "" and needle in err, (argv, err)
+    assert _call(["run", "s.toml", "--quiet", "--out", "out"])[0] == "reached"
+
+
+def test_a_baseline_that_names_no_run_is_refused(stopped, folder):
+    """report --baseline falls back to the first run without a word no more."""
+    study = folder / "S"
+    if not study.exists():
+        shutil.copytree(ROOT / "tests" / "golden" / "default-study", study)
+    for argv, needle in (
+        (["report", "A", "--baseline", "x"], "this folder holds one run"),
+        (["report", "S", "--baseline", "nosuch"], "is not a run of this folder"),
+    ):
+        code, out, err = _call(argv)
+        assert code == 2 and out == "" and needle in err, (argv, err)
+    assert _call(["report", "S", "--baseline", "dbstor-data brokerage"])[0] == "reached"
+
+
+@pytest.mark.parametrize("workload", ["brokerage", "orders", "blocks", "dss"])
+def test_workload_options_take_any_value_or_refuse_it_in_one_line(stopped, workload):
+    """--option KEY=VALUE for every option a workload knows, hostile values included."""
+    from dbstor.workloads.registry import workload_class
+
+    series = ["--streams", "1"] if workload == "dss" else []
+    failures = []
+    for key in workload_class(workload).options_help:
+        for value in (*HOSTILE[:-1], "true", "1", LONG[:60]):
+            argv = ["run", "--engine", "sqlite", "--target", "T", "--workload", workload]
+            code, out, err = _call([*argv, *series, "--option", f"{key}={value}"])
+            lines = [ln for ln in err.splitlines() if ln.strip()]
+            if code not in (0, "reached") and (code != 2 or len(lines) != 1 or out):
+                failures.append(f"{workload} {key}={value[:20]!r}: {code} {err[:200]!r}")
+    assert failures == [], "\n".join(failures)
