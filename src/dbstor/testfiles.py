@@ -168,6 +168,21 @@ def is_owned(path: Path) -> bool:
         return exc.errno in (errno.ENOTSUP, errno.EOPNOTSUPP) and not entry.get("xattr", False)
 
 
+def refuse_foreign(paths: list[Path], allow_overwrite: bool) -> None:
+    """A database file (paths[0]) and its sidecar files, before an embedded engine makes
+    them: UserError for a link, or for any of them present while the file is not dbstor's
+    or is missing (unless allow_overwrite). Read-only."""
+    for path in paths:
+        refuse_link(path)  # never written through, never removed
+    ours = is_owned(paths[0])  # a sidecar without dbstor's file is not dbstor's either
+    for path in paths:
+        if path.exists() and not ours and not allow_overwrite:
+            raise UserError(
+                f"{path} exists and was not created by dbstor: move it away, choose another "
+                "target, or pass --allow-overwrite"
+            )
+
+
 def create_owned(path: Path) -> None:
     """Create the file if it is not there (never through a link) and record it as ours."""
     refuse_link(path)

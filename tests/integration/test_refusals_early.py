@@ -95,3 +95,39 @@ def test_a_dsn_for_an_embedded_engine_is_refused_before_anything(dbstor, tmp_pat
     env["DBSTOR_DSN"] = ""
     proc = dbstor("run", "--engine", "postgres", "--out", "out", env=env)
     dbstor.assert_user_error(proc, "--engine needs --target")
+
+
+FOREIGN = {  # engine -> (someone else's file where the engine's go, extra flags)
+    "sqlite": ("dbstor-sqlite-0.db", ()),
+    "sqlite wal": ("dbstor-sqlite-0.db-wal", ()),
+    "duckdb": ("dbstor-duckdb-0.db", ("--workload", "dss")),
+    "postgres": ("dbstor-pg-0/PG_VERSION", ()),
+    "postgres second instance": ("dbstor-pg-1/PG_VERSION", ("--instances", "1,2")),
+    "mariadb": ("dbstor-mariadb-0/ibdata1", ()),
+}
+
+
+@pytest.mark.parametrize("case", list(FOREIGN))
+def test_someone_elses_files_where_the_engine_goes_are_refused_before_anything(
+    dbstor, tmp_path, case
+):
+    """A user's file where a managed engine's database file or instance directory goes
+    (engines' check_target in preflight): one line, no progress, no folder, file untouched."""
+    engine = case.split()[0]
+    if engine == "duckdb":
+        pytest.importorskip("duckdb")
+    name, extra = FOREIGN[case]
+    mine = tmp_path / "target" / name
+    mine.parent.mkdir(parents=True)
+    mine.write_text("the user's own\n")
+    proc = dbstor(
+        "run", "--engine", engine, "--target", "target", *extra,
+        "--duration", "1", "--warmup", "0", "--out", "out", timeout=180,
+    )  # fmt: skip
+    dbstor.assert_user_error(proc, str(mine.relative_to(tmp_path / "target").parts[0]))
+    assert "--allow-overwrite" in proc.stderr
+    assert proc.stdout == "" and not (tmp_path / "out").exists()
+    assert mine.read_text() == "the user's own\n"
+    assert {p.name for p in (tmp_path / "target").iterdir()} == {
+        mine.relative_to(tmp_path / "target").parts[0]
+    }

@@ -199,6 +199,12 @@ class Engine(ABC):
     def managed(self) -> bool:
         return self.settings.dsn is None
 
+    def check_target(self) -> None:
+        """Read-only: raise the UserError start() would raise about what is already on the
+        target paths (someone else's file or directory where the database goes), so that a
+        study refuses before any progress line or folder. Creates and changes nothing."""
+        return None  # an engine with nothing on the target (an external server) checks nothing
+
     @abstractmethod
     def start(self) -> None:
         """Managed: create the database on the target paths and start it. External: connect,

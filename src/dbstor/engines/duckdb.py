@@ -43,7 +43,7 @@ from dbstor.engines.base import (
 from dbstor.engines.embedded_cap import EmbeddedCap, engine_share, evict_from_page_cache
 from dbstor.engines.process import proc_io
 from dbstor.errors import UserError
-from dbstor.testfiles import check_directory, is_owned, record_owned, refuse_link, remove_owned
+from dbstor.testfiles import check_directory, is_owned, record_owned, refuse_foreign, remove_owned
 
 MISSING = "DuckDB's Python package is not installed: pip install 'dbstor[duckdb]'"
 TEMP_MARKER = ".dbstor-duckdb-temp"
@@ -135,22 +135,27 @@ class DuckDBEngine(Engine):
 
     # --- start, restart, stop ---------------------------------------------------------------
 
-    def start(self) -> None:
-        duckdb = _duckdb()
+    def check_target(self) -> None:
+        """The directories; no link or someone else's file or spill directory in the way."""
         for directory in {f.parent for f in self.files} | {self.temp_dir.parent}:
             check_directory(directory)
         for file in self.files:
-            for path in (file, self._wal(file)):
-                refuse_link(path)  # never written through, never removed
-            ours = is_owned(file) or not file.exists()
-            for path in (file, self._wal(file)):
-                if path.exists() and not ours and not self.settings.allow_overwrite:
-                    raise UserError(
-                        f"{path} exists and was not created by dbstor: move it away, choose "
-                        "another target, or pass --allow-overwrite"
-                    )
-            for path in (file, self._wal(file)):
-                path.unlink(missing_ok=True)
+            refuse_foreign([file, self._wal(file)], self.settings.allow_overwrite)
+        path = self.temp_dir
+        if path.is_symlink() or (path.exists() and not path.is_dir()):
+            raise UserError(f"{path} exists and is not a directory: remove it or choose another")
+        foreign = path.is_dir() and any(path.iterdir()) and not (path / TEMP_MARKER).exists()
+        if foreign and not self.settings.allow_overwrite:
+            raise UserError(
+                f"{path} is not empty and was not created by dbstor: remove it, choose "
+                "another temp path, or pass --allow-overwrite"
+            )
+
+    def start(self) -> None:
+        duckdb = _duckdb()
+        self.check_target()
+        for path in (p for f in self.files for p in (f, self._wal(f))):
+            path.unlink(missing_ok=True)
         self._claim_temp_dir()
         try:
             self._open(duckdb)
@@ -164,16 +169,8 @@ class DuckDBEngine(Engine):
             self.client_cap.create()
 
     def _claim_temp_dir(self) -> None:
-        path = self.temp_dir
-        if path.is_symlink() or (path.exists() and not path.is_dir()):
-            raise UserError(f"{path} exists and is not a directory: remove it or choose another")
+        path = self.temp_dir  # checked by check_target()
         if path.is_dir():
-            foreign = any(path.iterdir()) and not (path / TEMP_MARKER).exists()
-            if foreign and not self.settings.allow_overwrite:
-                raise UserError(
-                    f"{path} is not empty and was not created by dbstor: remove it, choose "
-                    "another temp path, or pass --allow-overwrite"
-                )
             self._made_temp = (path / TEMP_MARKER).exists()
         else:
             path.mkdir(mode=0o700)

@@ -126,6 +126,18 @@ class MariaDBEngine(ServerEngine):
             "--skip-name-resolve",
         ]
 
+    def instance_dirs(self) -> list[Path]:
+        name, paths = f"dbstor-{self.name}-{self.settings.instance}", self.settings.paths
+        firsts = [Path(p[0]) / name for role in ("data", "log", "temp") if (p := paths.get(role))]
+        extra = [Path(p) / f"{name}-d{k}" for k, p in enumerate(paths.get("data", [])[1:], 1)]
+        return [p.absolute() for p in firsts + extra]
+
+    def check_target(self) -> None:
+        super().check_target()
+        if self.managed and (dirs := self.instance_dirs()):  # a server left running there
+            pidfile = dirs[0] / "server.pid"
+            refuse_running(pidfile, dirs[0], [b"mysqld", b"mariadbd"], "a server", "kill")
+
     def _start_managed(self) -> None:
         _pymysql()
         found = self.find_server()
@@ -135,9 +147,7 @@ class MariaDBEngine(ServerEngine):
             )
         server, self._version = found
         name, paths = f"dbstor-{self.name}-{self.settings.instance}", self.settings.paths
-        if paths.get("data"):
-            pidfile = Path(paths["data"][0]).absolute() / name / "server.pid"
-            refuse_running(pidfile, pidfile.parent, [b"mysqld", b"mariadbd"], "a server", "kill")
+        self.check_target()
         account, home = self.prepare(name)
         dirs = self.dirs
         assert dirs is not None and self.sockdir is not None

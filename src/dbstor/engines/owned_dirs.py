@@ -51,23 +51,9 @@ class OwnedDirs:
                 "create it or fix the target's paths"
             )
         created = False
-        if path.is_symlink() or (path.exists() and not path.is_dir()):
-            raise UserError(
-                f"{path} exists and is not a directory: remove it or choose another path"
-            )
+        check_claimable(path, self.allow_overwrite)
         if path.is_dir():
             marker = read_marker(path)
-            owner = int(marker.get("pid", 0)) if marker else 0
-            if marker and owner not in (0, os.getpid()) and _is_dbstor(owner):
-                raise UserError(
-                    f"{path} is in use by another dbstor (pid {owner}): "
-                    "wait for it or use another instance number"
-                )
-            if any(path.iterdir()) and not marker and not self.allow_overwrite:
-                raise UserError(
-                    f"{path} is not empty and was not created by dbstor: remove it, "
-                    "choose another path, or allow overwriting it"
-                )
             empty_directory(path)
             created = bool(marker and marker.get("made_dir"))  # an earlier run's: remove at stop
         else:
@@ -123,6 +109,28 @@ class OwnedDirs:
                 with contextlib.suppress(FileNotFoundError):
                     (path / MARKER_FILE).unlink()
         self.claimed.clear()
+
+
+def check_claimable(path: Path, allow_overwrite: bool) -> None:
+    """Read-only: UserError when OwnedDirs.claim would refuse `path` (not a directory, a
+    link, marked by another running dbstor, or not empty and not dbstor's without
+    allow_overwrite); a preflight calls it before anything is created."""
+    if path.is_symlink() or (path.exists() and not path.is_dir()):
+        raise UserError(f"{path} exists and is not a directory: remove it or choose another path")
+    if not path.is_dir():
+        return
+    marker = read_marker(path)
+    owner = int(marker.get("pid", 0)) if marker else 0
+    if marker and owner not in (0, os.getpid()) and _is_dbstor(owner):
+        raise UserError(
+            f"{path} is in use by another dbstor (pid {owner}): "
+            "wait for it or use another instance number"
+        )
+    if any(path.iterdir()) and not marker and not allow_overwrite:
+        raise UserError(
+            f"{path} is not empty and was not created by dbstor: remove it, "
+            "choose another path, or pass --allow-overwrite"
+        )
 
 
 def _is_dbstor(pid: int) -> bool:

@@ -128,6 +128,17 @@ class PostgresEngine(ServerEngine):
 
     # --- start and stop ---------------------------------------------------------------------
 
+    def instance_dirs(self) -> list[Path]:
+        name, paths = f"dbstor-pg-{self.settings.instance}", self.settings.paths
+        firsts = [Path(p[0]) for role in ("data", "log", "temp") if (p := paths.get(role))]
+        return [(p / name).absolute() for p in firsts + list(paths.get("data", [])[1:])]
+
+    def check_target(self) -> None:
+        super().check_target()
+        if self.managed and (dirs := self.instance_dirs()):  # a server left running there
+            pidfile = dirs[0] / "data" / "postmaster.pid"
+            refuse_running(pidfile, dirs[0], [b"postgres"], "a PostgreSQL server", "kill -INT")
+
     def _start_managed(self) -> None:
         sql = _psycopg().sql
         bindir = find_bindir()
@@ -137,11 +148,7 @@ class PostgresEngine(ServerEngine):
                 "or on PATH: apt-get install postgresql"
             )
         name, paths = f"dbstor-pg-{self.settings.instance}", self.settings.paths
-        if paths.get("data"):
-            pidfile = Path(paths["data"][0]).absolute() / name / "data" / "postmaster.pid"
-            refuse_running(
-                pidfile, pidfile.parent.parent, [b"postgres"], "a PostgreSQL server", "kill -INT"
-            )
+        self.check_target()
         account, home = self.prepare(name)
         dirs = self.dirs
         assert dirs is not None

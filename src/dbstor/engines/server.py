@@ -26,7 +26,7 @@ from dbstor.engines.base import MARKER_TABLE, Engine, EngineCounters, EngineSett
 from dbstor.engines.cgroup import MemoryCap
 from dbstor.engines.memory_flags import check_memory_flags, memory_flags
 from dbstor.engines.network import lost_line
-from dbstor.engines.owned_dirs import OwnedDirs
+from dbstor.engines.owned_dirs import OwnedDirs, check_claimable
 from dbstor.engines.process import ServerProcess, free_port, tree_io
 from dbstor.errors import UserError
 
@@ -153,6 +153,15 @@ class ServerEngine(Engine):
         elif self._made and not self.settings.keep:
             self._made = False
             self._drop_external()
+
+    def instance_dirs(self) -> list[Path]:
+        """Each directory a managed start claims on the target paths (OwnedDirs.claim)."""
+        return []
+
+    def check_target(self) -> None:
+        """Managed: each instance directory start() would claim, by owned_dirs' rules."""
+        for path in self.instance_dirs() if self.managed else ():
+            check_claimable(path, self.settings.allow_overwrite)
 
     def prepare(self, name: str) -> tuple[Account, Path]:
         """Managed start, first steps: the account, the instance directory on the first

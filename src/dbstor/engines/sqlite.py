@@ -35,7 +35,13 @@ from dbstor.engines.base import (
 from dbstor.engines.embedded_cap import ENGINE_SHARE, EmbeddedCap
 from dbstor.engines.process import proc_io, process_tree
 from dbstor.errors import UserError
-from dbstor.testfiles import check_directory, is_owned, record_owned, refuse_link, remove_owned
+from dbstor.testfiles import (
+    check_directory,
+    is_owned,
+    record_owned,
+    refuse_foreign,
+    remove_owned,
+)
 
 PAGE_SIZE = 8192
 DEFAULT_CACHE_BYTES = 2 * 1024 * 1024
@@ -91,19 +97,17 @@ class SQLiteEngine(Engine):
         self.client_cap = EmbeddedCap(self.name, n, limit) if limit is not None else None
         self.capped = False  # this process is a capped client (attach(capped=True))
 
-    def start(self) -> None:
+    def check_target(self) -> None:
+        """The directories, and no link or someone else's file where a database file goes."""
         for directory in {f.parent for f in self.files}:
             check_directory(directory)
         for file in self.files:
-            for path in (file, *self._sidecars(file)):
-                refuse_link(path)  # never written through, never removed
-            ours = is_owned(file) or not file.exists()
-            for path in (file, *self._sidecars(file)):
-                if path.exists() and not ours and not self.settings.allow_overwrite:
-                    raise UserError(
-                        f"{path} exists and was not created by dbstor: move it away, choose another target, or pass --allow-overwrite"
-                    )
-                path.unlink(missing_ok=True)
+            refuse_foreign([file, *self._sidecars(file)], self.settings.allow_overwrite)
+
+    def start(self) -> None:
+        self.check_target()
+        for path in (p for f in self.files for p in (f, *self._sidecars(f))):
+            path.unlink(missing_ok=True)
         for file in self.files:
             conn = sqlite3.connect(file)
             conn.execute(f"PRAGMA page_size = {PAGE_SIZE}")
