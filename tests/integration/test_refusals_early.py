@@ -37,6 +37,14 @@ CASES = {
         "postgresql://u@127.0.0.1:1/db",
     ],
     "mariadb not answering": ["run", "--engine", "mariadb", "--dsn", "mysql://u@127.0.0.1:1/db"],
+    "mariadb dsn timeout": ["run", "--engine", "mariadb", "--dsn", "mysql://u@h/?read_timeout=abc"],
+    "postgres dsn timeout": [
+        "run",
+        "--engine",
+        "postgres",
+        "--dsn",
+        "postgresql://u@h/db?connect_timeout=abc",
+    ],
     "buffer beyond memory": [
         "run",
         "--engine",

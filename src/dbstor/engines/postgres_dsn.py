@@ -9,8 +9,21 @@ import os
 import re
 from typing import Any
 
+from dbstor.engines.base import mask_dsn
 from dbstor.engines.network import address, libpq_bounds
 from dbstor.errors import UserError
+
+WHOLE_NUMBERS = {  # libpq's numeric parameters -> their unit
+    "port": "",
+    "connect_timeout": " of seconds",
+    "keepalives": " (0 or 1)",
+    "keepalives_idle": " of seconds",
+    "keepalives_interval": " of seconds",
+    "keepalives_count": "",
+    "tcp_user_timeout": " of milliseconds",
+}
+EXAMPLES = {"port": 5432, "keepalives": 1, "keepalives_count": 4, "tcp_user_timeout": 30000}
+SSLMODES = ("disable", "allow", "prefer", "require", "verify-ca", "verify-full")
 
 
 def dsn_params(dsn: str) -> dict[str, Any]:
@@ -19,12 +32,24 @@ def dsn_params(dsn: str) -> dict[str, Any]:
     from psycopg.conninfo import conninfo_to_dict
 
     try:
-        return dict(conninfo_to_dict(dsn))
+        given = dict(conninfo_to_dict(dsn))
     except (Error, ValueError):
         raise UserError(
             "the PostgreSQL DSN does not parse: write postgresql://user:PASSWORD@host:port/dbname"
             " or key=value pairs"
         ) from None
+    for name, value in given.items():  # libpq checks these only when it connects
+        parts = str(value).split(",")  # a port per host
+        if name in WHOLE_NUMBERS and not all(re.fullmatch(r"\s*-?\d*\s*", v) for v in parts):
+            raise UserError(
+                f"bad PostgreSQL DSN {mask_dsn(dsn)}: {name} must be a whole number"
+                f"{WHOLE_NUMBERS[name]}, e.g. {name}={EXAMPLES.get(name, 10)}"
+            )
+    if given.get("sslmode") not in (None, *SSLMODES):
+        raise UserError(
+            f"bad PostgreSQL DSN {mask_dsn(dsn)}: sslmode must be one of {', '.join(SSLMODES)}"
+        )
+    return given
 
 
 def dsn_secrets(dsn: str) -> list[str]:

@@ -277,6 +277,12 @@ class ServerEngine(Engine):
             self._admin_wait = ADMIN_CONNECT_S if self.managed else PROBE_CONNECT_S
             return False
 
+    def check_dsn(self) -> None:
+        """External: the DSN parsed and its parameters checked as a connection would
+        (server_address parses it), without connecting: UserError naming the parameter."""
+        if not self.managed:
+            self.server_address()
+
     def check_reachable(self) -> None:
         """External: connect once, so that an unreachable server or a wrong password is
         refused (UserError naming the server) before any folder or progress line."""

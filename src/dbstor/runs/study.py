@@ -34,7 +34,7 @@ from dbstor.results.store import (
 )
 from dbstor.runs.database.plan import DbRunPlan
 from dbstor.runs.database.run import DatabaseRun
-from dbstor.runs.engine_checks import check_engine_targets
+from dbstor.runs.engine_checks import check_dsn, check_engine_targets
 from dbstor.runs.folder import new_run_id, remove_unmeasured
 from dbstor.runs.io.data_check import readable_source, resolve_data_pattern
 from dbstor.runs.io.plan import IoRunPlan
@@ -162,6 +162,7 @@ def preflight(study: Study, local_targets: bool = True, safety: Safety | None = 
                 buffer_bytes=spec.buffer_bytes, memory_limit_bytes=spec.memory_limit_bytes
             )
             check_memory_flags(engine.title, settings)
+        check_dsn(spec)
         if issubclass(engine, ServerEngine) and spec.dsn is not None and local_targets:
             engine(EngineSettings(dsn=spec.dsn)).check_reachable()
 
