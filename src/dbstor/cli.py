@@ -84,12 +84,26 @@ def _value_flags(parser: argparse.ArgumentParser, argv: Sequence[str]) -> set[st
             name = next((t for t in argv if not t.startswith("-")), None)
             if name in action.choices:
                 chosen = action.choices[name]
-    return {
+    flags = {
         flag
         for action in chosen._actions
         if action.option_strings and action.nargs != 0
         for flag in action.option_strings
     }
+    return flags | (abbreviations(chosen, flags) if chosen.allow_abbrev else set())
+
+
+def abbreviations(parser: argparse.ArgumentParser, flags: set[str]) -> set[str]:
+    """The prefixes of these long flags argparse takes for them (`--dur` for --duration):
+    those that are not a flag themselves and start no other flag of the parser."""
+    every = [f for action in parser._actions for f in action.option_strings]
+    out = set()
+    for flag in (f for f in flags if f.startswith("--")):
+        for end in range(3, len(flag)):
+            prefix = flag[:end]
+            if prefix not in every and [f for f in every if f.startswith(prefix)] == [flag]:
+                out.add(prefix)
+    return out
 
 
 def negative_values_joined(argv: Sequence[str], value_flags: set[str] | None = None) -> list[str]:

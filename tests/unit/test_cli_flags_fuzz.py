@@ -198,6 +198,27 @@ def test_a_negative_value_after_a_space_is_about_the_value(stopped, value):
     assert err.startswith(f"dbstor: error: --duration: {value!r}"), err
 
 
+@pytest.mark.parametrize("command", list(BASE))
+def test_an_abbreviated_flag_takes_a_negative_value_as_the_flag_does(stopped, command):
+    """`--duratio -5s` ends as `--duration -5s` does (argparse takes unambiguous prefixes of
+    long flags): never argparse's "expected one argument"."""
+    parser = _subparsers()[command]
+    every = [f for a in parser._actions for f in a.option_strings]
+    failures = []
+    for flag in _value_flags(parser):
+        short = flag[:-1]
+        if len(short) < 3 or short in every or [f for f in every if f.startswith(short)] != [flag]:
+            continue
+        for value in ("-5", "-5s", "-inf", "-.5", "-1e400"):
+            whole = _call(_argv(command, flag, value))
+            argv = _argv(command, flag, value)
+            argv[argv.index(flag, 1)] = short
+            cut = _call(argv)
+            if "expected one argument" in cut[2] or cut[:2] != whole[:2]:
+                failures.append(f"{command} {short} {value}: {cut} vs {flag}: {whole}")
+    assert failures == [], "\n".join(failures)
+
+
 def test_an_empty_value_is_refused_not_taken_as_not_given(stopped):
     for argv in (
         ["run", "--engine", "sqlite", "--target", "T", "--users", ""],
