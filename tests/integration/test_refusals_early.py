@@ -54,6 +54,16 @@ CASES = {
         "--buffer",
         "1PiB",
     ],
+    "instances beyond the ceiling": [
+        "run",
+        "--engine",
+        "postgres",
+        "--target",
+        "target",
+        "--instances",
+        "1,100000",
+    ],
+    "study: instances beyond the ceiling": ["run", "many.toml"],
     "study: second target missing": ["run", "two.toml"],
     "study: boolean duration": ["run", "bool.toml"],
 }
@@ -65,6 +75,9 @@ def test_refused_before_progress_and_folders(dbstor, tmp_path, args):
     (tmp_path / "afile").write_text("mine\n")
     (tmp_path / "two.toml").write_text(
         f'{TARGET}[[targets]]\nlabel = "B"\npath = "nowhere"\n', encoding="utf-8"
+    )
+    (tmp_path / "many.toml").write_text(
+        f'{TARGET}[[databases]]\nengine = "sqlite"\ninstances = [1, 100000]\n', encoding="utf-8"
     )
     (tmp_path / "bool.toml").write_text(f"[study]\nduration = true\n{TARGET}", encoding="utf-8")
     short = () if args[1].endswith(".toml") else ("--duration", "1", "--warmup", "0")

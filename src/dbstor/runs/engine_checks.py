@@ -1,15 +1,34 @@
 """Checks of a study's database runs against the engines, made before anything exists:
 what is already on the target paths where a managed engine's files or instance directories
-go (each engine's own check_target(), the rules its start() applies), and an external
-server's DSN and its parameters (parsed as a connection would, without connecting).
+go (each engine's own check_target(), the rules its start() applies), an external
+server's DSN and its parameters (parsed as a connection would, without connecting), and
+how many instances one host can hold.
 """
 
 from __future__ import annotations
 
 from dbstor.engines.base import EngineSettings
+from dbstor.engines.memory_flags import host_memory_bytes
 from dbstor.engines.registry import engine_class
 from dbstor.engines.server import ServerEngine
+from dbstor.errors import UserError
 from dbstor.study.model import DatabaseSpec, Study
+from dbstor.units import format_size
+
+MAX_INSTANCES = 64  # instances one host drives in a run (TR-4403 ramped 1 to 8 servers)
+SERVER_BUFFER = 32 << 20  # a managed server's own cache without --buffer
+SERVER_OVERHEAD = 128 << 20  # its processes, connections and work memory besides the cache
+
+
+def check_engine(
+    study: Study, spec: DatabaseSpec, local: bool, allow_overwrite: bool | None
+) -> None:
+    """Every check below for one database of the study; `local`: its targets are on this
+    host; allow_overwrite None: the target check is left to the run."""
+    check_dsn(spec)
+    check_instances(study, spec, local)
+    if local and allow_overwrite is not None:
+        check_engine_targets(study, spec, allow_overwrite)
 
 
 def instance_count(spec: DatabaseSpec) -> int:
@@ -41,3 +60,26 @@ def check_dsn(spec: DatabaseSpec) -> None:
     engine = engine_class(spec.engine)
     if spec.dsn is not None and issubclass(engine, ServerEngine):
         engine(EngineSettings(dsn=spec.dsn)).check_dsn()
+
+
+def check_instances(study: Study, spec: DatabaseSpec, local: bool) -> None:
+    """At most MAX_INSTANCES a host; a managed server's instances also within this host's
+    memory (each is a server process with its cache and its connections)."""
+    count = instance_count(spec)
+    hosts = max([1, *(len(t.hosts) for t in study.targets)])
+    most = MAX_INSTANCES * hosts
+    memory = host_memory_bytes() if local and spec.dsn is None else None
+    each = spec.memory_limit_bytes or (spec.buffer_bytes or SERVER_BUFFER) + SERVER_OVERHEAD
+    if memory is not None and issubclass(engine_class(spec.engine), ServerEngine):
+        most = max(1, min(most, memory // each))
+    if count > most:
+        why = (
+            f"each managed {engine_class(spec.engine).title} instance is a server process "
+            f"needing about {format_size(each)} and this host has {format_size(memory)}"
+            if memory is not None and most < MAX_INSTANCES * hosts
+            else f"dbstor drives at most {MAX_INSTANCES} instances from one host"
+        )
+        raise UserError(
+            f"--instances (instances) {count:,} is too many: {why}; give at most {most:,}, "
+            f"e.g. --instances {','.join(str(1 << k) for k in range(most.bit_length()))}"
+        )

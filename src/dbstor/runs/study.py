@@ -34,7 +34,7 @@ from dbstor.results.store import (
 )
 from dbstor.runs.database.plan import DbRunPlan
 from dbstor.runs.database.run import DatabaseRun
-from dbstor.runs.engine_checks import check_dsn, check_engine_targets
+from dbstor.runs.engine_checks import check_engine
 from dbstor.runs.folder import new_run_id, remove_unmeasured
 from dbstor.runs.io.data_check import readable_source, resolve_data_pattern
 from dbstor.runs.io.plan import IoRunPlan
@@ -153,8 +153,7 @@ def preflight(study: Study, local_targets: bool = True, safety: Safety | None = 
             )
         if spec.dsn is None and local_targets:
             check_no_block_device(study)
-            if safety is not None:
-                check_engine_targets(study, spec, safety.allow_overwrite)
+        check_engine(study, spec, local_targets, safety.allow_overwrite if safety else None)
         check_query_spec(spec)
         check_load_spec(spec)
         if issubclass(engine, ServerEngine) and spec.dsn is None:
@@ -162,7 +161,6 @@ def preflight(study: Study, local_targets: bool = True, safety: Safety | None = 
                 buffer_bytes=spec.buffer_bytes, memory_limit_bytes=spec.memory_limit_bytes
             )
             check_memory_flags(engine.title, settings)
-        check_dsn(spec)
         if issubclass(engine, ServerEngine) and spec.dsn is not None and local_targets:
             engine(EngineSettings(dsn=spec.dsn)).check_reachable()
 

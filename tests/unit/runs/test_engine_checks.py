@@ -4,10 +4,17 @@ targets are measured on other hosts (no connection is made from here)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from dbstor.errors import UserError
-from dbstor.runs.engine_checks import check_engine_targets, instance_count
+from dbstor.runs.engine_checks import (
+    MAX_INSTANCES,
+    check_engine_targets,
+    check_instances,
+    instance_count,
+)
 from dbstor.runs.study import preflight
 from dbstor.study.model import DatabaseSpec, LoadSeries, Study, Target
 
@@ -49,3 +56,26 @@ def test_every_instance_of_a_managed_run_is_checked(tmp_path):
     check_engine_targets(study, two, allow_overwrite=False)
     assert (tmp_path / "dbstor-sqlite-2.db").read_text() == "mine\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["dbstor-sqlite-2.db"]
+
+
+def _instances(engine: str, most: int, **extra) -> tuple[Study, DatabaseSpec]:
+    spec = DatabaseSpec(
+        engine=engine, series=LoadSeries(kind="instances", values=(1, most), users=1), **extra
+    )
+    return Study(name="s", targets=(Target("A", paths=(Path("/nowhere"),)),), profiles=()), spec
+
+
+def test_instances_have_a_ceiling_with_the_limit_in_the_message(monkeypatch):
+    from dbstor.runs import engine_checks
+
+    study, spec = _instances("sqlite", 100_000)
+    with pytest.raises(UserError, match="100,000 is too many.*at most 64, e.g. --instances 1,2"):
+        check_instances(study, spec, local=True)
+    check_instances(*_instances("sqlite", MAX_INSTANCES), local=True)
+    monkeypatch.setattr(engine_checks, "host_memory_bytes", lambda: 8 << 30)
+    study, spec = _instances("postgres", 10, buffer_bytes=1 << 30)  # 1 GiB + 128 MiB each
+    with pytest.raises(UserError, match="server process needing about 1.1 GiB.*at most 7,"):
+        check_instances(study, spec, local=True)
+    check_instances(study, spec, local=False)  # on other hosts: theirs to hold
+    check_instances(*_instances("postgres", 7, buffer_bytes=1 << 30), local=True)
+    check_instances(*_instances("postgres", 10, memory_limit_bytes=512 << 20), local=True)
