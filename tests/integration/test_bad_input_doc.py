@@ -43,6 +43,9 @@ def _fixtures(cwd: Path) -> None:
     (cwd / "linked" / "dbstor-io-oltp-0.dat").symlink_to(cwd / "nowhere" / "victim.dat")
     (cwd / "foreign").mkdir()
     (cwd / "foreign" / ".dbstor-owned.json").write_text(NOTES, encoding="utf-8")
+    (cwd / "theirs" / "dbstor-pg-0").mkdir(parents=True)
+    for mine in ("dbstor-sqlite-0.db", "dbstor-pg-0/PG_VERSION"):
+        (cwd / "theirs" / mine).write_text(NOTES, encoding="utf-8")
     data = json.loads((GOLDEN_RUN / "results.json").read_text(encoding="utf-8"))
     for name, change in (
         ("wrong-type-run", lambda d: d["points"][0].__setitem__("tps", "fast")),
@@ -70,6 +73,8 @@ def test_row(dbstor, tmp_path, what, command, fragment):
     assert not (tmp_path / "nowhere").exists(), "written through a link"
     assert os.readlink(tmp_path / "linked" / "dbstor-io-oltp-0.dat")
     assert (tmp_path / "foreign" / ".dbstor-owned.json").read_text() == NOTES
+    for mine in ("dbstor-sqlite-0.db", "dbstor-pg-0/PG_VERSION"):
+        assert (tmp_path / "theirs" / mine).read_text() == NOTES
     made = [
         p
         for p in tmp_path.rglob("*")
