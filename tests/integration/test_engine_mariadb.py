@@ -88,6 +88,8 @@ def test_managed_layout_redo_tmpdir_data_directory(db: MariaDBEngine) -> None:
     assert (placed / "dbstor" / "placed.ibd").exists()
     assert (db.datadir / "dbstor" / "home.ibd").exists()
     assert db.placement(0) == ("", "") and db.placement(3) == ("", f" DATA DIRECTORY='{placed}'")
+    assert db.dirs is not None  # preflight's check_target looks at what start claimed
+    assert sorted(db.dirs.claimed) == sorted(set(db.instance_dirs()))
     status = Path(f"/proc/{db.server.pid}/status").read_text()
     uid = next(line.split()[1] for line in status.splitlines() if line.startswith("Uid:"))
     assert os.geteuid() != 0 or uid != "0", "the server must not run as root"

@@ -84,6 +84,8 @@ def test_managed_layout_wal_tablespaces_and_account(pg: PostgresEngine) -> None:
     uid = next(line.split()[1] for line in status.splitlines() if line.startswith("Uid:"))
     assert os.geteuid() != 0 or uid != "0", "the server must not run as root"
     assert pg.data_paths()["log"] == [str(wal)]
+    assert pg.dirs is not None  # preflight's check_target looks at what start claimed
+    assert sorted(pg.dirs.claimed) == sorted(set(pg.instance_dirs()))
     with pytest.raises(psycopg.OperationalError):  # no passwordless login over TCP
         psycopg.connect(
             host="127.0.0.1", port=pg.port, user="dbstor", dbname="dbstor", connect_timeout=5
