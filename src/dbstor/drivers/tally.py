@@ -52,6 +52,7 @@ class Tally:
     service_max_ns: float = 0.0
     rollbacks: Counter[str] = field(default_factory=Counter)
     per_second: Counter[int] = field(default_factory=Counter)
+    per_second_ns: Counter[int] = field(default_factory=Counter)  # latency summed per second
     errors: int = 0
     retries: int = 0
     messages: list[str] = field(default_factory=list)
@@ -74,6 +75,7 @@ class Tally:
         if ns > self.max_ns.get(txn, 0.0):
             self.max_ns[txn] = ns
         self.per_second[second] += 1
+        self.per_second_ns[second] += ns
         if rolled_back:
             self.rollbacks[txn] += 1
         if service_ns is not None:
@@ -106,6 +108,7 @@ class DriveResult:
     client_cpu_s: float | None = None  # the client's CPU over the measured window
     client_rss_per_user_bytes: float | None = None
     processes: int = 1
+    per_second_ns: list[float] = field(default_factory=list)  # latency summed per second
 
     @property
     def tps(self) -> float:
@@ -131,6 +134,7 @@ class DriveResult:
         data["per_type"] = {name: h.to_dict() for name, h in self.per_type.items()}
         data["overall"] = self.overall.to_dict()
         data["per_second"] = list(self.per_second)
+        data["per_second_ns"] = list(self.per_second_ns)
         data["messages"] = list(self.messages)
         data["rollbacks"] = dict(self.rollbacks)
         for name in ("service", "unfinished"):
@@ -161,7 +165,16 @@ class DriveResult:
             client_cpu_s=data["client_cpu_s"],
             client_rss_per_user_bytes=data["client_rss_per_user_bytes"],
             processes=int(data["processes"]),
+            per_second_ns=[float(v) for v in data.get("per_second_ns", [])],
         )
+
+    def per_second_mean_ms(self) -> list[float | None]:
+        """The mean latency of the transactions that finished in each measured second, in
+        ms (None for a second with none)."""
+        return [
+            ns / n / 1e6 if n else None
+            for n, ns in zip(self.per_second, self.per_second_ns, strict=False)
+        ]
 
     @property
     def latency(self) -> LatencyHistogram:
@@ -211,6 +224,7 @@ def merge(
     )
     seconds = math.ceil(measured_s)
     per_second = [float(sum(t.per_second[s] for t in tallies)) for s in range(seconds)]
+    per_second_ns = [float(sum(t.per_second_ns[s] for t in tallies)) for s in range(seconds)]
     messages: list[str] = []
     for t in tallies:
         messages += [m for m in t.messages if m not in messages]
@@ -223,6 +237,7 @@ def merge(
         commits=overall.count,
         measured_s=measured_s,
         per_second=per_second,
+        per_second_ns=per_second_ns,
         errors=sum(t.errors for t in tallies),
         retries=sum(t.retries for t in tallies),
         messages=messages[:MAX_ERROR_MESSAGES],
@@ -261,6 +276,10 @@ def merge_results(results: list[DriveResult]) -> DriveResult:
         measured_s=max((r.measured_s for r in results), default=0.0),
         per_second=[
             sum(r.per_second[s] for r in results if s < len(r.per_second)) for s in range(seconds)
+        ],
+        per_second_ns=[
+            sum(r.per_second_ns[s] for r in results if s < len(r.per_second_ns))
+            for s in range(seconds)
         ],
         errors=sum(r.errors for r in results),
         retries=sum(r.retries for r in results),
