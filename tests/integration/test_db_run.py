@@ -65,6 +65,9 @@ def test_sqlite_brokerage_run(dbstor, tmp_path):
     with open(tmp_path / folder / "samples.csv") as handle:
         rows = list(csv.DictReader(handle))
     assert any(r["tps"] for r in rows if r["phase"] == "measure")
+    # each measured second with commits has their mean latency beside them
+    busy = [r for r in rows if r["phase"] == "measure" and r["tps"] and float(r["tps"]) > 0]
+    assert busy and all(float(r["txn_lat_mean_ms"]) > 0 for r in busy)
     assert (tmp_path / folder / "report.html").exists()
     assert list(target.iterdir()) == [], "the database files are removed at the end"
 

@@ -40,6 +40,7 @@ SAMPLE_COLUMNS = (
     "io_read_iops",  # fio's own per-second IOPS
     "io_write_iops",
     "tps",  # a database run's commits per second
+    "txn_lat_mean_ms",  # and the mean latency of the transactions that finished that second
 )
 
 

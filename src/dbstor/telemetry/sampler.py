@@ -4,14 +4,20 @@ Each tick reads /proc/stat and /proc/diskstats once and keeps the cumulative cou
 with their timestamp. Per-interval samples (percentages and rates) are derived from
 consecutive snapshots; a window summary is derived from the two snapshots that bound the
 window, so it is exact rather than an average of per-second figures.
+
+The counters are kept in typed arrays (eight bytes a number, about 0.15 KiB a second with
+one device) and the samples made from them when asked for: held as dicts and objects they
+took about 1.7 KiB a second, 6 MiB over an hour-long point (bench/bench_soak.py).
 """
 
 from __future__ import annotations
 
 import threading
 import time
+from array import array
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import astuple, dataclass, fields
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +27,8 @@ from dbstor.telemetry.disk import PROC_DISKSTATS, DiskCounters, device_stats, pa
 
 __all__ = ["SAMPLE_KEYS", "Sample", "Sampler", "Snapshot", "summarise"]
 
+_CPU_FIELDS = fields(CpuTimes)
+_DISK_WIDTH = len(fields(DiskCounters))
 _MIN_PARTIAL = 0.1  # a last partial interval shorter than this share of one is dropped
 
 
@@ -78,8 +86,10 @@ class Sampler:
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
-        self._samples: list[Sample] = []
         self._t0 = 0.0
+        self._first: Snapshot | None = None  # the baseline; then one snapshot a tick:
+        self._times = array("d")
+        self._counters = array("q")  # its CPU times, then each device's counters
         self._last: Snapshot | None = None
         self._stopped = False
         self.error: Exception | None = None
@@ -91,7 +101,7 @@ class Sampler:
         if self._thread is not None:
             raise RuntimeError("Sampler already started")
         self._t0 = self._clock()
-        self._last = self._snapshot(self._t0)
+        self._last = self._first = self._snapshot(self._t0)
         self._thread = threading.Thread(target=self._run, name="dbstor-sampler", daemon=True)
         self._thread.start()
 
@@ -116,14 +126,47 @@ class Sampler:
 
     @property
     def samples(self) -> list[Sample]:
-        """A copy of the samples so far (safe while running; do not mutate the dicts)."""
+        """The samples so far, made afresh (safe while running)."""
         with self._lock:
-            return list(self._samples)
+            first, times, counters = (
+                self._first,
+                array("d", self._times),
+                array("q", self._counters),
+            )
+        if first is None:
+            return []
+        width = len(counters) // len(times) if times else 0
+        snaps = [first] + [
+            self._unpack(t, counters[i * width : (i + 1) * width]) for i, t in enumerate(times)
+        ]
+        return [make_sample(a, b) for a, b in pairwise(snaps)]
 
     def latest(self) -> Sample | None:
         """The most recent sample, or None before the first interval ends."""
         with self._lock:
-            return self._samples[-1] if self._samples else None
+            if not self._times:
+                return None
+            width = len(self._counters) // len(self._times)
+            n = len(self._times)
+            after = self._unpack(self._times[-1], self._counters[(n - 1) * width :])
+            if n == 1:
+                before = self._first
+            else:
+                before = self._unpack(
+                    self._times[-2], self._counters[(n - 2) * width : (n - 1) * width]
+                )
+        assert before is not None
+        return make_sample(before, after)
+
+    def _unpack(self, t: float, numbers: Sequence[int]) -> Snapshot:
+        cpu_width = len(_CPU_FIELDS)
+        disks = {
+            name: DiskCounters(
+                *numbers[cpu_width + k * _DISK_WIDTH : cpu_width + (k + 1) * _DISK_WIDTH]
+            )
+            for k, name in enumerate(self.devices)
+        }
+        return Snapshot(t, CpuTimes(*numbers[:cpu_width]), disks)
 
     def summarise(
         self,
@@ -168,9 +211,12 @@ class Sampler:
         assert before is not None
         if final and snap.t - before.t < _MIN_PARTIAL * self.interval:
             return
-        sample = make_sample(before, snap)
+        numbers = list(astuple(snap.cpu))
+        for name in self.devices:
+            numbers += astuple(snap.disks[name])
         with self._lock:
-            self._samples.append(sample)
+            self._times.append(snap.t)
+            self._counters.extend(numbers)
             self._last = snap
 
 

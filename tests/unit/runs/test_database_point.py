@@ -1,9 +1,11 @@
 """A database point's engine counters cover the measured window, not the warm-up: the
-point's physical reads per second are the engine's rate, whatever the warm-up."""
+point's physical reads per second are the engine's rate, whatever the warm-up. Its
+started_at is when its users started, not when it was summed up."""
 
 from __future__ import annotations
 
 import time
+from datetime import datetime
 from typing import ClassVar
 
 import pytest
@@ -11,7 +13,9 @@ import pytest
 from dbstor.drivers.users import Instance
 from dbstor.engines.base import EngineCounters, EngineSettings
 from dbstor.engines.sqlite import SQLiteEngine
+from dbstor.results.model import Load
 from dbstor.runs.database.point import DbPoint, measure_database_point
+from dbstor.runs.database.summary import database_point
 from dbstor.workloads.base import LoadReport, Session, Workload
 
 READS_PER_S = 1000.0
@@ -66,3 +70,16 @@ def test_engine_counters_cover_the_measured_window_only(tmp_path):
     reads_per_s = outcome.counters.physical_reads / point.duration_s
     assert reads_per_s == pytest.approx(READS_PER_S, rel=0.3)  # was x4 with the warm-up
     assert outcome.counters.hit_ratio == pytest.approx(0.9)
+
+
+def test_a_point_is_stamped_with_when_its_users_started(tmp_path):
+    engine = ClockedSQLite(EngineSettings(paths={"data": [tmp_path]}))
+    engine.start()
+    workload = OneRow(1, seed=1, options={})
+    workload.create(engine, print)
+    point = DbPoint(index=0, instances=1, users=1, warmup_s=1.5, duration_s=0.5)
+    before = time.time()
+    outcome = measure_database_point([Instance(engine, workload)], point)
+    done = database_point(Load(kind="users", value=1), outcome, 0.5, 1.5, None)
+    stamped = datetime.fromisoformat(done.started_at).timestamp()  # whole seconds
+    assert before - 1 < stamped <= outcome.started_at  # not 2 s later, at the point's end

@@ -157,6 +157,7 @@ def test_io_outcome_survives_plain_json():
 def test_database_outcome_survives_plain_json_and_merges():
     tallies = tallies_of([("payment", 2_000_000, 0, False), ("new_order", 9_000_000, 1, True)], 2)
     drive = merge(tallies, MIX, 2.0, open_loop=True)
+    assert drive.per_second_mean_ms() == [2.0, 9.0]  # each second's mean latency, in ms
     drive.arrivals, drive.unfinished = 5, histogram_of([3_000_000])
     drive.backlog = 1
     original = TxnOutcome(
@@ -177,6 +178,7 @@ def test_database_outcome_survives_plain_json_and_merges():
     assert merged["drive"].arrivals == 10 and merged["drive"].backlog == 2
     assert merged["counters"].physical_reads == 14
     assert merged["drive"].rollbacks == dict(Counter({"new_order": 2}))
+    assert merged["drive"].per_second_mean_ms() == [2.0, 9.0]
 
 
 def test_query_outcome_survives_plain_json():

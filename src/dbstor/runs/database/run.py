@@ -203,6 +203,7 @@ class DatabaseRun(DatabaseRunner):
 
     def _rows(self, outcome: TxnOutcome, load: Load, index: int) -> list[dict]:
         warmup, per_second = self.plan.warmup_s, outcome.drive.per_second
+        latency = outcome.drive.per_second_mean_ms()
         rows = []
         for sample in outcome.samples:
             t = sample["t_s"]
@@ -217,6 +218,7 @@ class DatabaseRun(DatabaseRunner):
                     "load_value": load.value,
                     "phase": "measure" if t - 0.5 > warmup else "warmup",
                     "tps": per_second[second] if 0 <= second < len(per_second) else None,
+                    "txn_lat_mean_ms": latency[second] if 0 <= second < len(latency) else None,
                 }
             )
         return rows

@@ -82,7 +82,8 @@ def database_point(
         retries=result.retries,
         error_messages=result.messages,
         trust=trust,
-        started_at=datetime.now(UTC).isoformat(timespec="seconds"),
+        # when the users started (warm-up included), not when the point was summed up
+        started_at=datetime.fromtimestamp(outcome.started_at, UTC).isoformat(timespec="seconds"),
         wall_s=outcome.wall_s,
     )
     if point.open_loop and point.open_loop["finished_share"] < RATE_SHORTFALL:
