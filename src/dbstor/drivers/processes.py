@@ -102,21 +102,24 @@ def run_in_processes(
         return driver.run(warmup_s, duration_s, tick, on_mark)
     context = multiprocessing.get_context("fork")
     children: list[tuple[Any, Any]] = []
-    for share in (slots[p::processes] for p in range(processes)):
-        down_read, down_write = context.Pipe(duplex=False)
-        up_read, up_write = context.Pipe(duplex=False)
-        there = _Link(down_read, up_write)
-        args = (
-            there, instances, users_per_instance, think_time_ms, seed, rate, share, len(slots),
-            group, on_running is not None,
-        )  # fmt: skip
-        child = context.Process(target=_child, args=args, daemon=True, name="dbstor-client")
-        with _signals_held():  # a Ctrl-C that lands mid-fork must not be lost
-            child.start()
-        lifeline.watch_tree(child.pid)  # killed by the watcher if dbstor is killed
-        there.close()
-        children.append((child, _Link(up_read, down_write)))
     try:
+        for share in (slots[p::processes] for p in range(processes)):
+            down_read, down_write = context.Pipe(duplex=False)
+            up_read, up_write = context.Pipe(duplex=False)
+            there, here = _Link(down_read, up_write), _Link(up_read, down_write)
+            # the parent's ends, this child's and every earlier child's: the child closes its
+            # copies, so that the parent's death is an end of file it sees, not a silence
+            parents_ends = [here, *(link for _, link in children)]
+            args = (
+                there, instances, users_per_instance, think_time_ms, seed, rate, share,
+                len(slots), group, on_running is not None, parents_ends,
+            )  # fmt: skip
+            child = context.Process(target=_child, args=args, daemon=True, name="dbstor-client")
+            with _signals_held():  # a Ctrl-C that lands mid-fork must not be lost
+                child.start()
+                children.append((child, here))  # before Ctrl-C can land: always cleaned up
+                lifeline.watch_tree(child.pid)  # killed by the watcher if dbstor is killed
+            there.close()
         return _conduct(
             children, warmup_s, duration_s, instances, rate, tick, on_mark, group, on_running
         )
@@ -247,9 +250,13 @@ def _child(
     total_users: int,
     group: ClientGroup | None = None,
     live: bool = False,
+    parents_ends: Sequence[_Link] = (),
 ) -> None:
     """One client process: its share of the users, on the parent's clock (with `live`, its
-    running figures to the parent once a second)."""
+    running figures to the parent once a second). It closes its copies of the parent's pipe
+    ends first: if the parent dies, its reads then end instead of waiting for ever."""
+    for link in parents_ends:
+        link.close()
     signal.pthread_sigmask(signal.SIG_UNBLOCK, HELD_SIGNALS)
     if group is not None:
         group.join()  # before any memory of its own: all of it counts in the group
