@@ -18,11 +18,11 @@ host alone (they are the one server's, and would be counted twice if summed).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, fields
+from dataclasses import asdict
 from typing import Any
 
 from dbstor.cluster.io import mean_cpu, summed_device
-from dbstor.cluster.session import ClusterPoint, ClusterSession
+from dbstor.cluster.session import ClusterSession, ClusterWorker
 from dbstor.errors import UserError
 from dbstor.results.model import Load
 from dbstor.runs.database.point import TxnOutcome
@@ -40,7 +40,7 @@ def instances_on(hosts: list[str], count: int) -> dict[str, int]:
     return taking_part
 
 
-class ClusterDatabaseWorker:
+class ClusterDatabaseWorker(ClusterWorker):
     kind = "database"
 
     def __init__(
@@ -50,13 +50,9 @@ class ClusterDatabaseWorker:
         say: Callable[[str], None],
         hosts: Sequence[str] = (),
     ):
-        self.session = session
-        self.hosts = list(hosts) or [h.name for h in session.hosts]
-        self.safety = {f.name: getattr(safety, f.name) for f in fields(safety)}
-        self.say = say
+        super().__init__(session, safety, say, hosts)
         self.instances: list[str] = []  # the host of each prepared instance, in order
         self.devices: dict[str, list[str]] = {}  # each host's own devices under the target
-        self.last: ClusterPoint | None = None
         self.last_outcomes: dict[str, TxnOutcome] = {}
         self.measuring: list[str] = []  # the hosts of the point being measured
 

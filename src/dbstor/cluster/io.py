@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict, fields
 from typing import Any
 
-from dbstor.cluster.session import ClusterPoint, ClusterSession
+from dbstor.cluster.session import ClusterPoint, ClusterSession, ClusterWorker
 from dbstor.results.model import CpuStats, DeviceStats, Load
 from dbstor.runs.io.point import IoOutcome
 from dbstor.runs.io.summary import summarise_point
@@ -22,7 +22,7 @@ from dbstor.runs.merge import merge_io_outcomes
 from dbstor.testfiles import Safety
 
 
-class ClusterIoWorker:
+class ClusterIoWorker(ClusterWorker):
     kind = "io"
 
     def __init__(
@@ -32,12 +32,8 @@ class ClusterIoWorker:
         say: Callable[[str], None],
         hosts: Sequence[str] = (),
     ):
-        self.session = session
-        self.hosts = list(hosts) or [h.name for h in session.hosts]
-        self.safety = {f.name: getattr(safety, f.name) for f in fields(safety)}
-        self.say = say
+        super().__init__(session, safety, say, hosts)
         self.facts: dict[str, dict] = {}
-        self.last: ClusterPoint | None = None
         self.last_outcomes: dict[str, IoOutcome] = {}
         self.measuring = False  # a point is being measured (the live line asks the hosts)
 

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 from dbstor.cluster.clock import (
@@ -29,6 +29,7 @@ from dbstor.cluster.connect import connect
 from dbstor.cluster.hosts import HostNode, discover, select
 from dbstor.cluster.preflight import version_problem
 from dbstor.errors import PointFailed, UserError
+from dbstor.testfiles import Safety
 
 PLACE_TIMEOUT_S = 120.0  # a host's first worker process may take a while to start on a busy node
 CALL_TIMEOUT_S = 60.0
@@ -316,3 +317,22 @@ def summed_live(samples: Sequence[Mapping[str, Any] | None]) -> dict[str, Any] |
 def _first_line(exc: BaseException) -> str:
     text = str(exc).strip()
     return text.splitlines()[0] if text else type(exc).__name__
+
+
+class ClusterWorker:
+    """What the cluster's io and database workers share: the session, the hosts they run
+    on (default: every host of the session), the safety rules as a plain dict (a task
+    argument), the progress line and the last point measured."""
+
+    def __init__(
+        self,
+        session: ClusterSession,
+        safety: Safety,
+        say: Callable[[str], None],
+        hosts: Sequence[str] = (),
+    ):
+        self.session = session
+        self.hosts = list(hosts) or [h.name for h in session.hosts]
+        self.safety = {f.name: getattr(safety, f.name) for f in fields(safety)}
+        self.say = say
+        self.last: ClusterPoint | None = None
