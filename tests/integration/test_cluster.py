@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 import tempfile
 from pathlib import Path
@@ -58,6 +59,7 @@ def test_hosts_lists_every_named_host(loopback_cluster):
         assert row["address"] == "127.0.0.1"
         assert abs(row["clock_offset_ms"]) < 50  # one machine, one clock
         assert 0 <= row["clock_bound_ms"] < 50
+        assert row["load_nice"] == os.getpriority(os.PRIO_PROCESS, 0)  # not Ray's 15
 
 
 def test_points_start_together_on_every_host_and_leave_nothing(loopback_cluster, target):
@@ -158,6 +160,8 @@ def test_io_on_three_hosts_is_one_merged_curve(loopback_cluster, target, tmp_pat
         assert min(p99s) <= point["read_lat_ms"]["p99"] <= max(p99s)  # from summed bins
         assert 0 <= point["start_skew_ms"] < 50
         assert sorted(h["start_offset_ms"] for h in hosts)[0] == 0
+        # fio ran at the coordinator's niceness, as without Ray, not at Ray workers' 15
+        assert {h["nice"] for h in hosts} == {os.getpriority(os.PRIO_PROCESS, 0)}
     samples = (folder / "samples.csv").read_text().splitlines()
     assert samples[0].split(",")[-1] == "host"
     assert {line.split(",")[-1] for line in samples[1:]} == set(HOSTS)

@@ -56,8 +56,9 @@ def pinned(node_id: str) -> NodeAffinitySchedulingStrategy:
     return NodeAffinitySchedulingStrategy(node_id=node_id, soft=False)
 
 
-def place_agent(name: str, node_id: str, lease_s: float) -> Any:
-    return HostActor.options(scheduling_strategy=pinned(node_id)).remote(name, lease_s)
+def place_agent(name: str, node_id: str, lease_s: float, nice: int) -> Any:
+    """The host's agent, pinned to its node; its load runs at `nice` where allowed."""
+    return HostActor.options(scheduling_strategy=pinned(node_id)).remote(name, lease_s, nice=nice)
 
 
 def version_probe(node_id: str) -> Any:

@@ -35,11 +35,28 @@ def make_worker(kind: str, safety: Mapping[str, Any]) -> Any:
     return make_run_worker(kind, dict(safety))
 
 
+def match_nice(wanted: int | None) -> int:
+    """Give the calling thread the niceness `wanted` (the coordinator's) and return the one it
+    has now. Ray starts its workers at nice 15 (its worker_niceness) and niceness is a thread's:
+    fio, the engine's clients and managed servers started from this thread inherit it, and at
+    nice 15 they would lose CPU to every other process on a busy host, which the same job run
+    without Ray does not. Lowering it needs root or CAP_SYS_NICE; without, it stays."""
+    if wanted is not None:
+        with contextlib.suppress(OSError):
+            os.setpriority(os.PRIO_PROCESS, 0, wanted)
+    return os.getpriority(os.PRIO_PROCESS, 0)
+
+
 class HostAgent:
     def __init__(
-        self, name: str, lease_s: float = LEASE_S, exit_process: Callable[[int], None] = os._exit
+        self,
+        name: str,
+        lease_s: float = LEASE_S,
+        exit_process: Callable[[int], None] = os._exit,
+        nice: int | None = None,
     ) -> None:
         self.name = name
+        self.nice = nice  # the coordinator's: what the load here runs at, where allowed
         self.worker: Any = None
         self._made: list[Path] = []
         self._guard = GuardClient()
@@ -59,7 +76,7 @@ class HostAgent:
         return time.time()
 
     def facts(self) -> dict[str, Any]:
-        return {"name": self.name, **host_facts_brief()}
+        return {"name": self.name, **host_facts_brief(), "load_nice": match_nice(self.nice)}
 
     def preflight(self, spec: Mapping[str, Any]) -> list[str]:
         return run_checks(spec)
@@ -76,6 +93,7 @@ class HostAgent:
     # -- the work ------------------------------------------------------------------------
     def plan(self, kind: str, safety: Mapping[str, Any], setup: Mapping[str, Any]) -> dict:
         """Make the worker and let it decide (and check) what it will lay out; nothing written."""
+        match_nice(self.nice)
         self.worker = make_worker(kind, safety)
         planner = getattr(self.worker, "plan", None)
         return dict(planner(self.own_folders(setup)) or {}) if planner else {}
@@ -103,6 +121,7 @@ class HostAgent:
         return setup
 
     def prepare(self, kind: str, safety: Mapping[str, Any], setup: Mapping[str, Any]) -> dict:
+        match_nice(self.nice)  # managed servers started here run as they would without Ray
         if self.worker is None:
             self.worker = make_worker(kind, safety)
         facts = dict(self.worker.prepare(self.own_folders(setup)) or {})
@@ -114,6 +133,7 @@ class HostAgent:
         if self.worker is None:
             return {"error": f"host {self.name}: measure before prepare", "host": self.name}
         self._stopped = None
+        nice = match_nice(self.nice)  # fio and client processes are started from this thread
         try:
             outcome = dict(self.worker.measure(dict(point)))
         except Exception as exc:  # the point fails; the coordinator names the host
@@ -123,6 +143,7 @@ class HostAgent:
         elif self._stopped:
             outcome["error"] = f"stopped: {self._stopped} ({outcome['error']})"
         outcome["host"] = self.name
+        outcome["nice"] = nice
         return outcome
 
     def ask(self, question: str) -> Any:

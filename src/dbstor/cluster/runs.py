@@ -24,6 +24,20 @@ from dbstor.testfiles import Safety
 def _say_hosts(session: ClusterSession, progress: Progress) -> None:
     offsets = ", ".join(f"{h} {o.offset_s * 1000:+.1f} ms" for h, o in session.offsets.items())
     progress.say(f"hosts {', '.join(session.offsets)}; clock offsets {offsets}")
+    for line in nice_warnings(session.facts, session.nice):
+        progress.say(line)
+
+
+def nice_warnings(facts: dict[str, dict[str, Any]], nice: int) -> list[str]:
+    """One line for each host whose load cannot run at the coordinator's niceness."""
+    return [
+        f"host {name}: its load runs at nice {got['load_nice']}, not {nice} as here: Ray starts "
+        "its workers at nice 15 and dbstor may lower that only as root or with CAP_SYS_NICE; "
+        "on a busy host fio and the engine lose CPU to other work: start that node with "
+        f"RAY_worker_niceness={nice} ray start ..."
+        for name, got in facts.items()
+        if got.get("load_nice") is not None and got["load_nice"] > nice
+    ]
 
 
 def run_study_on_hosts(

@@ -12,6 +12,7 @@ Ctrl-C stops every host the same way.
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -60,12 +61,14 @@ class ClusterPoint:
     def __post_init__(self) -> None:
         self.flagged = self.skew_s > self.skew_limit_s
 
-    def start_of(self, host: str, clock_offset_s: float) -> dict[str, float]:
-        """When a host really started, how far after the first, and its clock offset."""
+    def start_of(self, host: str, clock_offset_s: float) -> dict[str, Any]:
+        """When a host really started, how far after the first, its clock offset, and the
+        niceness its load ran at."""
         return {
             "started_at": self.starts[host],
             "start_offset_ms": (self.starts[host] - min(self.starts.values())) * 1000,
             "clock_offset_ms": clock_offset_s * 1000,
+            "nice": self.outcomes[host].get("nice"),
         }
 
     def views(self, hosts: list[dict[str, Any]]) -> dict[str, Any]:
@@ -95,6 +98,7 @@ class ClusterSession:
         self.offsets: dict[str, ClockOffset] = {}
         self.facts: dict[str, dict] = {}
         self.given_up: set[str] = set()
+        self.nice = os.getpriority(os.PRIO_PROCESS, 0)  # the hosts' load runs at this too
         self.opened = False
         self._ray: Any = None
         self._beating = threading.Event()
@@ -126,7 +130,8 @@ class ClusterSession:
             if problem:
                 raise UserError(problem)
         self.agents = {
-            h.name: actor.place_agent(h.name, h.node_id, self.lease_s) for h in self.hosts
+            h.name: actor.place_agent(h.name, h.node_id, self.lease_s, self.nice)
+            for h in self.hosts
         }
         self._start_beats()
         facts = {name: a.facts.remote() for name, a in self.agents.items()}

@@ -33,6 +33,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from dbstor.cluster.hosts import parse_host_list
+    from dbstor.cluster.runs import nice_warnings
     from dbstor.cluster.session import ClusterSession
 
     names = parse_host_list(args.hosts) if args.hosts else []
@@ -54,14 +55,28 @@ def run(args: argparse.Namespace) -> int:
                     "engines": facts.get("engines", []),
                     "clock_offset_ms": offset.offset_s * 1000,
                     "clock_bound_ms": offset.bound_s * 1000,
+                    "load_nice": facts.get("load_nice"),
                 }
             )
+        warnings = nice_warnings(cluster.facts, cluster.nice)
+    for line in warnings:
+        Console(stderr=True).print(line, highlight=False)
     if args.json:
         json.dump(rows, sys.stdout, indent=2)
         sys.stdout.write("\n")
         return 0
     table = Table(header_style="bold")
-    for header in ("host", "address", "CPUs", "memory", "dbstor", "fio", "engines", "clock"):
+    for header in (
+        "host",
+        "address",
+        "CPUs",
+        "memory",
+        "dbstor",
+        "fio",
+        "engines",
+        "nice",
+        "clock",
+    ):
         table.add_column(header)
     for row in rows:
         memory = f"{row['memory_bytes'] / 2**30:.1f} GiB" if row["memory_bytes"] else "?"
@@ -73,6 +88,7 @@ def run(args: argparse.Namespace) -> int:
             row["dbstor"],
             row["fio"] or "missing",
             ", ".join(row["engines"]) or "none",
+            str(row["load_nice"]),
             f"{row['clock_offset_ms']:+.2f} ms ± {row['clock_bound_ms']:.2f}",
         )
     Console().print(table)
