@@ -19,6 +19,7 @@ from typing import Any
 
 from dbstor.cluster.guard import GuardClient, descendants, stop_processes
 from dbstor.cluster.preflight import host_facts_brief, run_checks
+from dbstor.lifeline import watcher_pid
 
 LEASE_S = 10.0
 CLEANUP_CAP_S = 10.0
@@ -82,11 +83,13 @@ class HostAgent:
         return run_checks(spec)
 
     def stop(self, reason: str) -> bool:
-        """Stop the load now: every process group the agent started gets SIGTERM, then SIGKILL."""
+        """Stop the load now: every process group the agent started gets SIGTERM, then SIGKILL.
+        The guard and dbstor's lifeline watcher are spared: they remove what is left (test
+        files, fio's scratch folders) if the agent exits before it has cleaned up itself."""
         self._stopped = reason
         running = descendants(os.getpid())
-        guard_pid = self._guard.pid
-        running.pop(guard_pid, None)
+        for keeper in (self._guard.pid, watcher_pid()):
+            running.pop(keeper, None)
         stop_processes(running, protect={os.getpgid(0)}, grace_s=2.0)
         return bool(running)
 

@@ -107,7 +107,9 @@ def check_database_study(study: Study, hosts_text: str | None, clients_text: str
     for spec in study.databases:
         if runs_queries(spec):
             raise UserError(
-                f"--cluster runs transaction workloads; {spec.workload} (queries) runs on one host"
+                "--cluster runs the transaction workloads (brokerage, orders, blocks); "
+                f"{spec.workload} runs its query streams from one host: drop --cluster and "
+                "--hosts/--clients, and give --streams N for concurrent streams"
             )
     if not clients_text:
         return

@@ -45,10 +45,10 @@ def test_a_point_is_split_by_users_with_the_rate_in_proportion_and_one_counter_r
     assert worker(["c1", "c2"]).counters_host() == "c1"
 
 
-def study(dsn: str | None, kind: str = "users") -> Study:
+def study(dsn: str | None, kind: str = "users", workload: str = "orders") -> Study:
     spec = DatabaseSpec(
         engine="postgres",
-        workload="orders",
+        workload=workload,
         series=LoadSeries(kind=kind, values=(1, 2), users=4),
         dsn=dsn,
     )
@@ -68,6 +68,13 @@ def study(dsn: str | None, kind: str = "users") -> Study:
 def test_bad_clients_input_is_one_line(dsn, kind, hosts, message):
     with pytest.raises(UserError, match=message):
         check_database_study(study(dsn, kind), hosts, "c1,c2")
+
+
+@pytest.mark.parametrize(("hosts", "clients"), [("h1,h2", None), (None, "c1,c2")])
+def test_query_streams_across_hosts_are_refused_with_the_way_to_run_them(hosts, clients):
+    dsn = "postgresql://b@db/b" if clients else None
+    with pytest.raises(UserError, match="dss runs its query streams from one host: drop"):
+        check_database_study(study(dsn, workload="dss"), hosts, clients)
 
 
 def test_a_good_clients_study_passes_the_checks():

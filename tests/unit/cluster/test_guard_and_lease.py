@@ -86,6 +86,43 @@ def test_without_heartbeats_the_agent_stops_its_load_and_exits():
         agent.close()
 
 
+LEASED = """
+import sys, threading, time
+from dbstor.cluster.agent import HostAgent
+from dbstor.lifeline import scratch_dir
+def hold():
+    with scratch_dir("dbstor-fio-") as path:  # as a point's fio job files, mid-point
+        print(path, flush=True)
+        time.sleep(300)
+threading.Thread(target=hold, daemon=True).start()
+HostAgent("h1", lease_s=float(sys.argv[1]))
+time.sleep(300)
+"""
+
+
+def test_an_agent_whose_lease_ends_mid_point_leaves_no_scratch_folder():
+    """The agent stops its load and exits with the point's scratch folder still open: the
+    lifeline watcher (spared by the agent and by the guard) removes it."""
+    agent = subprocess.Popen(
+        [sys.executable, "-c", LEASED, "1.0"], stdout=subprocess.PIPE, text=True
+    )
+    scratch = Path(agent.stdout.readline().strip())
+    assert scratch.is_dir()
+    assert agent.wait(timeout=30) == 3
+    assert _wait(lambda: not scratch.exists())
+
+
+def test_a_killed_agent_leaves_no_scratch_folder():
+    agent = subprocess.Popen(
+        [sys.executable, "-c", LEASED, "300"], stdout=subprocess.PIPE, text=True
+    )
+    scratch = Path(agent.stdout.readline().strip())
+    time.sleep(1.0)  # the guard has seen the watcher
+    agent.send_signal(signal.SIGKILL)
+    agent.wait()
+    assert _wait(lambda: not scratch.exists())
+
+
 def test_heartbeats_keep_the_agent():
     exits: list[int] = []
     agent = HostAgent("h1", lease_s=1.5, exit_process=exits.append)
