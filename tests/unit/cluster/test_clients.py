@@ -74,7 +74,7 @@ def test_bad_clients_input_is_one_line(dsn, kind, hosts, message):
 def test_query_streams_across_hosts_are_refused_with_the_way_to_run_them(hosts, clients):
     dsn = "postgresql://b@db/b" if clients else None
     with pytest.raises(UserError, match="dss runs its query streams from one host: drop"):
-        check_database_study(study(dsn, workload="dss"), hosts, clients)
+        check_database_study(study(dsn, "streams", workload="dss"), hosts, clients)
 
 
 def test_a_good_clients_study_passes_the_checks():
