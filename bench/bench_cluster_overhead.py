@@ -205,7 +205,9 @@ def main() -> int:
     print(f"\n{args.rounds} rounds; in each every way ran once, first in turn; {args.duration} s")
     if args.busy:
         print(f"{args.busy} busy loops at nice 0 ran throughout (a host with other work)")
-    print(f"points, QD 4 and 16 x {args.repeat} a run, 4 KiB random 70/30 (io-oltp), one file set")
+    print(
+        f"points, QD 4 and 16 x {args.repeat} a run, 8 KiB random, 90% reads (io-oltp), one file set"
+    )
     print(f"{'':15}{'plain':>9}{'again':>9}{'Ray':>9}   {'A/A: again / plain':<36}Ray / plain")
     for key in rows["plain"][0]:
         medians = [statistics.median(r[key] for r in rows[way] if key in r) for way in WAYS]
