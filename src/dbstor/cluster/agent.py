@@ -17,9 +17,13 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from dbstor.cluster.guard import GuardClient, descendants, stop_processes
+from dbstor.cluster.guard import (
+    GuardClient,
+    descendants,
+    is_lifeline_watcher,
+    stop_processes,
+)
 from dbstor.cluster.preflight import host_facts_brief, run_checks
-from dbstor.lifeline import watcher_pid
 
 LEASE_S = 10.0
 CLEANUP_CAP_S = 10.0
@@ -87,9 +91,11 @@ class HostAgent:
         The guard and dbstor's lifeline watcher are spared: they remove what is left (test
         files, fio's scratch folders) if the agent exits before it has cleaned up itself."""
         self._stopped = reason
-        running = descendants(os.getpid())
-        for keeper in (self._guard.pid, watcher_pid()):
-            running.pop(keeper, None)
+        running = {
+            pid: group
+            for pid, group in descendants(os.getpid()).items()
+            if pid != self._guard.pid and not is_lifeline_watcher(pid)
+        }
         stop_processes(running, protect={os.getpgid(0)}, grace_s=2.0)
         return bool(running)
 

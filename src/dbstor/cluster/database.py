@@ -17,18 +17,16 @@ host alone (they are the one server's, and would be counted twice if summed).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
 from dataclasses import asdict
 from typing import Any
 
 from dbstor.cluster.io import mean_cpu, summed_device
-from dbstor.cluster.session import ClusterSession, ClusterWorker
+from dbstor.cluster.session import ClusterWorker
 from dbstor.errors import UserError
 from dbstor.results.model import Load
 from dbstor.runs.database.point import TxnOutcome
 from dbstor.runs.database.summary import database_point
 from dbstor.runs.merge import merge_txn_outcomes
-from dbstor.testfiles import Safety
 
 
 def instances_on(hosts: list[str], count: int) -> dict[str, int]:
@@ -43,14 +41,7 @@ def instances_on(hosts: list[str], count: int) -> dict[str, int]:
 class ClusterDatabaseWorker(ClusterWorker):
     kind = "database"
 
-    def __init__(
-        self,
-        session: ClusterSession,
-        safety: Safety,
-        say: Callable[[str], None],
-        hosts: Sequence[str] = (),
-    ):
-        super().__init__(session, safety, say, hosts)
+    def own_state(self) -> None:
         self.instances: list[str] = []  # the host of each prepared instance, in order
         self.devices: dict[str, list[str]] = {}  # each host's own devices under the target
         self.last_outcomes: dict[str, TxnOutcome] = {}

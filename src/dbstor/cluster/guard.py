@@ -84,11 +84,9 @@ def _alive(pid: int) -> bool:
     return fields is not None and fields[2] != "Z"
 
 
-def _keeper(pid: int) -> bool:
-    """This guard, or a dbstor lifeline watcher: it removes its own process's scratch folders
-    (fio's job files) once the agent is gone, so it is left to do that, not killed."""
-    if pid == os.getpid():
-        return True
+def is_lifeline_watcher(pid: int) -> bool:
+    """A dbstor lifeline watcher: it removes its process's scratch folders (fio's job files)
+    once that process is gone, so the agent's stop and the guard leave it to do that."""
     try:
         args = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
     except OSError:
@@ -127,7 +125,11 @@ def run_guard(agent_pid: int) -> int:
                     paths.append(Path(arg))
                 elif command == "forget":
                     paths = [p for p in paths if str(p) != arg]
-        now = {pid: group for pid, group in descendants(agent_pid).items() if not _keeper(pid)}
+        now = {
+            pid: group
+            for pid, group in descendants(agent_pid).items()
+            if pid != os.getpid() and not is_lifeline_watcher(pid)
+        }
         seen = {pid: pgid for pid, pgid in seen.items() if _alive(pid)} | now
     stop_processes(seen, protect)
     for path in reversed(paths):

@@ -10,29 +10,21 @@ column. Each host's own figures are kept for the point's `hosts` list.
 from __future__ import annotations
 
 import statistics
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import asdict, fields
 from typing import Any
 
-from dbstor.cluster.session import ClusterPoint, ClusterSession, ClusterWorker
+from dbstor.cluster.session import ClusterPoint, ClusterWorker
 from dbstor.results.model import CpuStats, DeviceStats, Load
 from dbstor.runs.io.point import IoOutcome
 from dbstor.runs.io.summary import summarise_point
 from dbstor.runs.merge import merge_io_outcomes
-from dbstor.testfiles import Safety
 
 
 class ClusterIoWorker(ClusterWorker):
     kind = "io"
 
-    def __init__(
-        self,
-        session: ClusterSession,
-        safety: Safety,
-        say: Callable[[str], None],
-        hosts: Sequence[str] = (),
-    ):
-        super().__init__(session, safety, say, hosts)
+    def own_state(self) -> None:
         self.facts: dict[str, dict] = {}
         self.last_outcomes: dict[str, IoOutcome] = {}
         self.measuring = False  # a point is being measured (the live line asks the hosts)

@@ -341,3 +341,7 @@ class ClusterWorker:
         self.safety = {f.name: getattr(safety, f.name) for f in fields(safety)}
         self.say = say
         self.last: ClusterPoint | None = None
+        self.own_state()
+
+    def own_state(self) -> None:
+        """A kind of worker's own fields, set when it is made."""

@@ -66,7 +66,7 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.write("\n")
         return 0
     table = Table(header_style="bold")
-    for header in (
+    for header in [
         "host",
         "address",
         "CPUs",
@@ -76,7 +76,7 @@ def run(args: argparse.Namespace) -> int:
         "engines",
         "nice",
         "clock",
-    ):
+    ]:
         table.add_column(header)
     for row in rows:
         memory = f"{row['memory_bytes'] / 2**30:.1f} GiB" if row["memory_bytes"] else "?"
