@@ -9,6 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
+from dbstor.commands.flagtypes import COUNT
 from dbstor.errors import UserError
 from dbstor.results.model import Point, Run
 from dbstor.runs.progress import Progress
@@ -16,6 +17,16 @@ from dbstor.runs.study import StudyOutcome
 from dbstor.testfiles import Safety
 
 T = TypeVar("T")
+
+
+def add_repeats_flag(group: argparse._ActionsContainer) -> None:
+    """--repeats, for every run kind: each point measured N times, the spread reported."""
+    group.add_argument(
+        "--repeats",
+        type=COUNT,
+        default=1,
+        help="measure each point N times; the spread of throughput is reported (default 1)",
+    )
 
 
 def add_run_flags(parser: argparse.ArgumentParser) -> None:

@@ -5,7 +5,13 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from dbstor.commands.common import add_run_flags, finish, parse_flag, safety_from
+from dbstor.commands.common import (
+    add_repeats_flag,
+    add_run_flags,
+    finish,
+    parse_flag,
+    safety_from,
+)
 from dbstor.commands.flagtypes import COUNT
 from dbstor.commands.telemetry_flags import add_telemetry_flags, with_telemetry
 from dbstor.errors import UserError
@@ -91,12 +97,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         default=None,
         help="which latency the SLO limits (default read_lat_p99_ms; io-log: write_lat_p99_ms)",
     )
-    parser.add_argument(
-        "--repeats",
-        type=COUNT,
-        default=1,
-        help="repeat each point N times; spread and noise are reported (default 1)",
-    )
+    add_repeats_flag(parser)
     parser.add_argument(
         "--precondition",
         action="store_true",

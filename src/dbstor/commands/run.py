@@ -7,7 +7,14 @@ import os
 from pathlib import Path
 
 from dbstor.commands import cluster_flags
-from dbstor.commands.common import add_run_flags, finish, parse_flag, safety_from
+from dbstor.commands.common import (
+    add_repeats_flag,
+    add_run_flags,
+    finish,
+    parse_flag,
+    safety_from,
+)
+from dbstor.commands.default_study import default_study
 from dbstor.commands.flagtypes import COUNT, SEED
 from dbstor.commands.telemetry_flags import add_telemetry_flags, with_telemetry
 from dbstor.errors import UserError
@@ -15,7 +22,6 @@ from dbstor.runs.progress import Progress
 from dbstor.runs.study import run_study
 from dbstor.study.load import load_study, parse_slo_metric
 from dbstor.study.model import DEFAULT_RATE_USERS, DatabaseSpec, LoadSeries, Study, Target
-from dbstor.study.profiles import BUILTIN_PROFILES
 from dbstor.study.values import label_from_name, target_label
 from dbstor.units import (
     parse_int_list,
@@ -29,39 +35,7 @@ from dbstor.units import (
     parse_warmup,
 )
 
-DEFAULT_DATA_DIR = Path("dbstor-data")
 DSN_ENV = "DBSTOR_DSN"
-
-
-DEFAULT_DATABASE_MEMORY = 48 * 1024**2  # the ~80 MB brokerage database gets 60% of its size
-
-
-def default_study(data_dir: Path = DEFAULT_DATA_DIR) -> Study:
-    """The main job: brokerage on embedded SQLite and the io-oltp fio sweep on ./dbstor-data,
-    short points, one report with the database's operating points on the storage's curve.
-    The database gets 48 MiB of memory (SQLite's caches and the page cache of its files, a
-    cgroup around the client processes), well under its size, so that its reads reach the
-    storage instead of the host's memory; where the host allows no cgroup, the run says so
-    and goes on uncapped."""
-    data_dir.mkdir(parents=True, exist_ok=True)
-    return Study(
-        name="default study: brokerage on SQLite and io-oltp on ./dbstor-data",
-        targets=(Target(label="dbstor-data", paths=(data_dir.absolute(),)),),
-        profiles=(BUILTIN_PROFILES["io-oltp"],),
-        databases=(
-            DatabaseSpec(
-                engine="sqlite",
-                workload="brokerage",
-                scale=1000,
-                series=LoadSeries(kind="users", values=(1, 2, 4, 8)),
-                memory_limit_bytes=DEFAULT_DATABASE_MEMORY,
-            ),
-        ),
-        duration_s=5.0,
-        warmup_s=2.0,
-        file_size=512 * 1024**2,
-        source="built-in default",
-    )
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -189,6 +163,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     db.add_argument("--duration", default="30s", help="measured time per point (default 30s)")
     db.add_argument("--warmup", default="10s", help="warm-up before each point (default 10s)")
+    add_repeats_flag(db)
     db.add_argument("--slo", default="1ms", help="latency limit for the knee (default 1ms)")
     db.add_argument(
         "--slo-metric",
@@ -341,6 +316,7 @@ def study_from_flags(args: argparse.Namespace) -> Study:
         databases=(spec,),
         duration_s=parse_flag("--duration", parse_point_duration, args.duration),
         warmup_s=parse_flag("--warmup", parse_warmup, args.warmup),
+        repeats=args.repeats,
         slo_metric=parse_flag("--slo-metric", parse_slo_metric, args.slo_metric)
         if args.slo_metric
         else None,

@@ -132,6 +132,7 @@ class Point:
     saturation_reason: str | None = None
     repeats: int = 1
     iops_spread: Spread | None = None
+    tps_spread: Spread | None = None  # database and query points measured more than once
     trust: Trust = field(default_factory=Trust)
     started_at: str | None = None
     wall_s: float | None = None
@@ -207,6 +208,7 @@ _NESTED = {
     "device": DeviceStats,
     "cpu": CpuStats,
     "iops_spread": Spread,
+    "tps_spread": Spread,
     "trust": Trust,
 }
 

@@ -100,6 +100,7 @@ def plans_for(study: Study, parent: Path) -> list[IoRunPlan | DbRunPlan]:
             duration_s=study.duration_s,
             warmup_s=study.warmup_s,
             study=description,
+            repeats=study.repeats,
         )
         for target in study.targets
         for spec in study.databases

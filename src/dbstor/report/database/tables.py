@@ -30,7 +30,14 @@ from dbstor.report.kit.summary import (
     slo_of,
     table_points,
 )
-from dbstor.report.kit.tables import cell, fact_text, flags_cell, point_notes, scroll_table
+from dbstor.report.kit.tables import (
+    cell,
+    fact_text,
+    flags_cell,
+    point_notes,
+    scroll_table,
+    spread_cell,
+)
 from dbstor.results.model import LatencyStats, Point, Run
 
 TOP_OBJECTS = 10
@@ -70,7 +77,7 @@ def db_points_table(run: Run) -> str:
                 f'<td colspan="{len(head) - 2}">failed: {error}</td>{flags_cell(point)}</tr>'
             )
             continue
-        cells = [cell(fmt_iops(point.tps), "num")]
+        cells = [spread_cell(fmt_iops(point.tps), point.tps_spread, point.repeats, "TPS")]
         for stat, _ in _TXN_STATS:
             metric = f"txn_lat_{stat}_ms"
             cells.append(_slo_cell(run, point, metric, metric_value(point, metric)))

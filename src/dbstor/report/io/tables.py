@@ -17,7 +17,7 @@ from dbstor.report.kit.fmt import (
     load_text,
 )
 from dbstor.report.kit.summary import metric_value, slo_of, table_points
-from dbstor.report.kit.tables import cell, flags_cell, head_cell, point_notes
+from dbstor.report.kit.tables import cell, flags_cell, head_cell, point_notes, spread_cell
 from dbstor.results.model import Point, Run
 
 _LATENCY_COLUMNS = [("read", "p50"), ("read", "p99"), ("read", "p999"), ("write", "p99")]
@@ -33,18 +33,7 @@ def _latency_columns(run: Run) -> list[tuple[str, str]]:
 
 
 def _iops_cell(point: Point) -> str:
-    total = escape(fmt_iops(point.iops))
-    spread = point.iops_spread
-    if point.repeats > 1 and spread is not None:
-        low, mid, high = (fmt_iops(v) for v in (spread.minimum, spread.median, spread.maximum))
-        detail = f"{low}–{high}"
-        title = f"{point.repeats} repeats: min {low}, median {mid}, max {high} IOPS"
-        return (
-            f'<td class="num" title="{escape(title)}">{total}'
-            f'<div class="spread">{escape(detail)}<br>median {escape(mid)}, '
-            f"{point.repeats} repeats</div></td>"
-        )
-    return f'<td class="num">{total}</td>'
+    return spread_cell(fmt_iops(point.iops), point.iops_spread, point.repeats, "IOPS")
 
 
 def points_table(run: Run) -> str:

@@ -10,15 +10,28 @@ from __future__ import annotations
 from html import escape
 from typing import Any
 
-from dbstor.report.kit.fmt import DASH, fmt_bytes, fmt_value, load_text
+from dbstor.report.kit.fmt import DASH, fmt_bytes, fmt_iops, fmt_value, load_text
 from dbstor.report.kit.summary import FLAG_LEGEND, point_flags, slo_of, table_points
-from dbstor.results.model import Point, Run
+from dbstor.results.model import Point, Run, Spread
 
 
 def cell(text: str, cls: str = "", title: str = "") -> str:
     """One escaped table cell, with an optional class and tooltip."""
     attrs = (f' class="{cls}"' if cls else "") + (f' title="{escape(title)}"' if title else "")
     return f"<td{attrs}>{escape(text)}</td>"
+
+
+def spread_cell(total: str, spread: Spread | None, repeats: int, unit: str) -> str:
+    """A throughput cell; with repeats, their min–max and median below the figure."""
+    if repeats <= 1 or spread is None:
+        return f'<td class="num">{escape(total)}</td>'
+    low, mid, high = (fmt_iops(v) for v in (spread.minimum, spread.median, spread.maximum))
+    title = f"{repeats} repeats: min {low}, median {mid}, max {high} {unit}"
+    return (
+        f'<td class="num" title="{escape(title)}">{escape(total)}'
+        f'<div class="spread">{escape(f"{low}–{high}")}<br>median {escape(mid)}, '
+        f"{repeats} repeats</div></td>"
+    )
 
 
 def head_cell(text: str) -> str:

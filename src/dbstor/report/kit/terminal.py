@@ -21,10 +21,12 @@ def point_latency(point: Point, side: str, stat: str) -> float | None:
 def flag_line(point: Point, label: str) -> Text | None:
     """The line of trust flags printed below a table for one point, or None if it has none."""
     flags = point_flags(point)
-    if point.repeats > 1 and point.iops_spread is not None:
-        spread = point.iops_spread
+    spread, what = (
+        (point.tps_spread, "TPS") if point.tps_spread is not None else (point.iops_spread, "IOPS")
+    )
+    if point.repeats > 1 and spread is not None:
         flags.append(
-            f"IOPS {fmt_iops(spread.minimum)}–{fmt_iops(spread.maximum)} over {point.repeats}"
+            f"{what} {fmt_iops(spread.minimum)}–{fmt_iops(spread.maximum)} over {point.repeats}"
         )
     if point.saturated and point.saturation_reason:
         flags = [f"saturated ({point.saturation_reason})" if f == "saturated" else f for f in flags]

@@ -32,6 +32,7 @@ class DbRunPlan:
     duration_s: float
     warmup_s: float
     study: dict[str, Any]
+    repeats: int = 1
 
 
 def new_database_run(

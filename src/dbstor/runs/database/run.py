@@ -20,6 +20,7 @@ from dbstor.runs.database.summary import database_point, point_line
 from dbstor.runs.database.worker import DatabaseWorker
 from dbstor.runs.measuring import add_host_views
 from dbstor.runs.progress import live_device_iops
+from dbstor.runs.repeats import combine_repeats
 from dbstor.runs.telemetry import measured_window, storage_text
 
 
@@ -159,13 +160,35 @@ class DatabaseRun(DatabaseRunner):
                 lambda: live_device_iops(self.worker.latest()),
                 getattr(self.worker, "running", None),  # the users' tallies, live
             )
+        outcomes = [self._repeat(point, load, title, r) for r in range(plan.repeats)]
+        repeats = [self._summarise(outcome, load) for outcome in outcomes]
+        done = combine_repeats(
+            repeats,
+            [o.drive.latency for o in outcomes],
+            [o.drive.per_type for o in outcomes],
+        )
+        add_host_views(done, self.worker, load, plan.duration_s, plan.warmup_s)
+        if self.telemetry:
+            windows = [
+                measured_window(o.started_at, plan.warmup_s, plan.duration_s, o.samples)
+                for o in outcomes
+            ]
+            self.telemetry.finish_point(index + 1, done, windows, self.plan.database.engine)
+        self.run.points.append(done)
+        self.folder.save()
+        self.progress.say(point_line(title, done) + storage_text(done))
+        return done
+
+    def _repeat(self, point: DbPoint, load: Load, title: str, repeat: int) -> TxnOutcome:
+        """One measurement of the point; a fatal error fails the point (finished points stay)."""
+        plan = self.plan
         with self.progress.point(
-            title,
+            title + (f" repeat {repeat + 1}" if plan.repeats > 1 else ""),
             plan.duration_s + plan.warmup_s,
             lambda: live_device_iops(self.worker.latest()),
         ):
             outcome = TxnOutcome.from_dict(self.worker.measure(point.to_dict()))
-        self.folder.add_samples(self._rows(outcome, load, index))
+        self.folder.add_samples(self._rows(outcome, load, point.index, repeat))
         if outcome.memory_cap:
             self.run.engine["memory_cap"] = outcome.memory_cap
         result = outcome.drive
@@ -185,23 +208,17 @@ class DatabaseRun(DatabaseRunner):
             self.run.points.append(failed)
             self.folder.save()
             raise PointFailed(f"{title.strip()}: {failed.error}")
+        return outcome
+
+    def _summarise(self, outcome: TxnOutcome, load: Load) -> Point:
+        result, plan = outcome.drive, self.plan
         counts = {name: h.count for name, h in result.per_type.items()}
         metrics = self.metrics.point_metrics(
             counts, result.rollbacks, result.measured_s, latency_ms=result.latency.stats()
         )
-        done = database_point(load, outcome, plan.duration_s, plan.warmup_s, metrics)
-        add_host_views(done, self.worker, load, plan.duration_s, plan.warmup_s)
-        if self.telemetry:
-            window = measured_window(
-                outcome.started_at, plan.warmup_s, plan.duration_s, outcome.samples
-            )
-            self.telemetry.finish_point(index + 1, done, [window], self.plan.database.engine)
-        self.run.points.append(done)
-        self.folder.save()
-        self.progress.say(point_line(title, done) + storage_text(done))
-        return done
+        return database_point(load, outcome, plan.duration_s, plan.warmup_s, metrics)
 
-    def _rows(self, outcome: TxnOutcome, load: Load, index: int) -> list[dict]:
+    def _rows(self, outcome: TxnOutcome, load: Load, index: int, repeat: int) -> list[dict]:
         warmup, per_second = self.plan.warmup_s, outcome.drive.per_second
         latency = outcome.drive.per_second_mean_ms()
         rows = []
@@ -213,7 +230,7 @@ class DatabaseRun(DatabaseRunner):
                     **sample,
                     "run_id": self.run.run_id,
                     "point": index + 1,
-                    "repeat": 1,
+                    "repeat": repeat + 1,
                     "load_kind": load.kind,
                     "load_value": load.value,
                     "phase": "measure" if t - 0.5 > warmup else "warmup",

@@ -22,7 +22,7 @@ import time
 from datetime import UTC, datetime
 from typing import Any
 
-from dbstor.analysis.queries import peak_of_queries
+from dbstor.analysis.queries import elapsed_stats, peak_of_queries
 from dbstor.errors import PointFailed
 from dbstor.results.model import Load, Point, Run, run_status
 from dbstor.runs.database.plan import DatabaseRunner, instance_setup
@@ -36,6 +36,7 @@ from dbstor.runs.queries.summary import (
     query_point,
 )
 from dbstor.runs.queries.worker import QueryWorker
+from dbstor.runs.repeats import combine_repeats
 from dbstor.runs.telemetry import measured_window, storage_text
 from dbstor.telemetry.live import RunningLatencies
 
@@ -144,15 +145,34 @@ class QueryRun(DatabaseRunner):
     # --- points --------------------------------------------------------------------
 
     def _measure(self, streams: int) -> Point:
+        """The point at this many streams, measured `repeats` times: the median repeat's
+        figures, elapsed-time statistics over every repeat's queries, the spread kept."""
         index = len(self.run.points)
-        title = point_title(index, streams, self.cache)
+        repeats = [self._measure_once(streams, index, r) for r in range(self.plan.repeats)]
+        done = combine_repeats(repeats)
+        if len(repeats) > 1:
+            done.txn_lat_ms = elapsed_stats(
+                [q["elapsed_s"] for p in repeats for q in p.queries or [] if q["status"] == "ok"]
+            )
+            self._replace(index, done)
+            self.folder.save()
+            self.progress.say(point_line(point_title(index, streams, self.cache), done))
+        return done
+
+    def _measure_once(self, streams: int, index: int, repeat: int) -> Point:
+        title = point_title(index, streams, self.cache) + (
+            f" repeat {repeat + 1}" if self.plan.repeats > 1 else ""
+        )
         load = Load(kind="streams", value=streams, jobs=streams)
         started_at = datetime.now(UTC).isoformat(timespec="seconds")
         partial = Point(
             load=load, duration_s=0.0, status="running", queries=[], started_at=started_at
         )
         with self.folder.lock:
-            self.run.points.append(partial)
+            if index < len(self.run.points):
+                self.run.points[index] = partial
+            else:
+                self.run.points.append(partial)
         self.progress.say(title)
 
         finished = RunningLatencies()  # each query's latency live as it finishes
@@ -199,7 +219,7 @@ class QueryRun(DatabaseRunner):
         outcome = QueryOutcome.from_dict(data)
         if outcome.memory_cap:
             self.run.engine["memory_cap"] = outcome.memory_cap
-        self.folder.add_samples(self._rows(outcome, load, index))
+        self.folder.add_samples(self._rows(outcome, load, index, repeat))
         if outcome.fatal:
             failed = failed_point(load, outcome.fatal, outcome.records, outcome.wall_s, started_at)
             self._replace(index, failed)
@@ -218,13 +238,13 @@ class QueryRun(DatabaseRunner):
         with self.folder.lock:
             self.run.points[index] = point
 
-    def _rows(self, outcome: QueryOutcome, load: Load, index: int) -> list[dict]:
+    def _rows(self, outcome: QueryOutcome, load: Load, index: int, repeat: int) -> list[dict]:
         return [
             {
                 **sample,
                 "run_id": self.run.run_id,
                 "point": index + 1,
-                "repeat": 1,
+                "repeat": repeat + 1,
                 "load_kind": load.kind,
                 "load_value": load.value,
                 "phase": "measure",
