@@ -19,7 +19,7 @@ from dbstor.report.database.tables import (
     txn_p99_matrix,
     txn_types_table,
 )
-from dbstor.report.kit.figures import timeseries_chart
+from dbstor.report.kit.figures import backwards_sentence, timeseries_chart
 from dbstor.report.kit.fmt import fmt_bytes, fmt_iops, fmt_num
 from dbstor.report.kit.hosts import hosts_block
 from dbstor.report.kit.layers import layers_html
@@ -75,7 +75,8 @@ def database_section(run: Run, name: str, rows: list[dict[str, Any]] | None) -> 
     parts.append(
         f"<figure>{tps_chart(run)}<figcaption>Bars: transactions per second the virtual users "
         "completed. Line: the p99 transaction latency the client measured, from the start of "
-        "a transaction to its commit (right axis).</figcaption></figure>"
+        "a transaction to its commit (right axis). "
+        f"{escape(backwards_sentence(run, what='TPS', value=lambda p: p.tps))}</figcaption></figure>"
     )
     if any("remote_device" in (p.layers or {}) for p in run.points):
         device_note = (

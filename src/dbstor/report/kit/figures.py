@@ -4,15 +4,17 @@ per-second time series."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
+from dbstor.analysis.curve import backward_steps, measured_throughput
 from dbstor.analysis.labels import run_label
 from dbstor.report.kit.charts import Highlight, Ref, Series, line_chart
 from dbstor.report.kit.fmt import fmt_iops, load_text
+from dbstor.report.kit.refs import split_far
 from dbstor.report.kit.summary import knee_of, ok_points, point_label, slo_of
 from dbstor.report.kit.svg import PALETTE
-from dbstor.results.model import Run
+from dbstor.results.model import Point, Run
 
 PERCENT_TICKS = [0.0, 20.0, 40.0, 60.0, 80.0, 100.0]
 
@@ -29,6 +31,64 @@ def host_tool(runs: Sequence[Run]) -> str:
     """Who measured latency at the host: 'fio' for fio runs, else 'the client'."""
     engines = {str((run.engine or {}).get("name", "")) for run in runs}
     return "fio" if engines == {"fio"} else "the client"
+
+
+def backwards_sentence(
+    run: Run,
+    name: str = "",
+    what: str = "IOPS",
+    value: Callable[[Point], float | None] = measured_throughput,
+) -> str:
+    """One sentence naming where a run's curve goes backwards (its throughput falls as the
+    load rises: QD1 7,512 -> QD2 6,204 IOPS), or "" when it never does."""
+    steps = backward_steps(run.points, value)
+    if not steps:
+        return ""
+    said = [
+        f"from {fmt_iops(value(low))} {what} at {point_label(low)} to "
+        f"{fmt_iops(value(high))} at {point_label(high)} "
+        f"({(value(high) or 0.0) / (value(low) or 1.0) * 100 - 100:+.0f}%)"
+        for low, high in steps
+    ]
+    whose = f"{name}'s curve" if name else "The curve"
+    return (
+        f"{whose} goes backwards: {what} fell as the load rose, {'; and '.join(said)}. "
+        "More load bought less throughput there."
+    )
+
+
+def device_iops(point: Point) -> float | None:
+    """Reads plus writes per second, None when neither was measured (never 0)."""
+    if point.read_iops is None and point.write_iops is None:
+        return None
+    return (point.read_iops or 0.0) + (point.write_iops or 0.0)
+
+
+def curve_caption(runs: Sequence[Run], names: Sequence[str] | None = None) -> str:
+    """The caption of curve_chart: how to read it (the SLO as a line, or as the marker at
+    the top edge when it lies far above every point), and where a curve goes backwards."""
+    slo = slo_of(runs[0])
+    said = ["Each marker is a load point, labelled with its load."]
+    values = [v for run in runs for p in ok_points(run) if (v := slo.value(p)) is not None]
+    if slo.limit_ms is None:
+        said.append("The rightmost marker is the peak.")
+    elif split_far([Ref(slo.limit_ms, slo.text)], values)[1]:
+        said.append(
+            f"The SLO ({slo.text}) lies far above every point, so it is marked at the top "
+            "edge and the axis fits the data: every point is within it. The rightmost "
+            "marker is the peak."
+        )
+    else:
+        said.append(
+            "Where a line crosses the dashed SLO line is the knee (ringed); the rightmost "
+            "marker is the peak."
+        )
+    names = list(names) if names is not None else run_names(runs)
+    for run, name in zip(runs, names, strict=True):
+        step = backwards_sentence(run, name if len(runs) > 1 else "", "IOPS", device_iops)
+        if step:
+            said.append(step)
+    return " ".join(said)
 
 
 def curve_chart(runs: Sequence[Run], names: Sequence[str] | None = None) -> str:
