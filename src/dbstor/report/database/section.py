@@ -22,7 +22,7 @@ from dbstor.report.database.tables import (
 from dbstor.report.kit.figures import backwards_sentence, timeseries_chart
 from dbstor.report.kit.fmt import fmt_bytes, fmt_iops, fmt_num
 from dbstor.report.kit.hosts import hosts_block
-from dbstor.report.kit.layers import layers_html
+from dbstor.report.kit.layers import draws_layer_latency, layers_html
 from dbstor.report.kit.summary import point_label, slo_of
 from dbstor.report.kit.tables import facts_block
 from dbstor.results.model import Run
@@ -79,9 +79,10 @@ def database_section(run: Run, name: str, rows: list[dict[str, Any]] | None) -> 
         f"{escape(backwards_sentence(run, what='TPS', value=lambda p: p.tps))}</figcaption></figure>"
     )
     if any("remote_device" in (p.layers or {}) for p in run.points):
+        where = "latency by layer and " if draws_layer_latency(run) else ""
         device_note = (
             "The database server's own device and CPU, from its node_exporter, are in the "
-            "latency by layer below; these bars are this host's devices."
+            f"{where}layer table below; these bars are this host's devices."
         )
     elif is_external(run):
         device_note = (
