@@ -16,7 +16,13 @@ from dbstor.report.database.overlay import overlay_caption, overlays
 from dbstor.report.database.section import database_section
 from dbstor.report.io.section import io_section
 from dbstor.report.kit.comparison import comparison_block
-from dbstor.report.kit.figures import curve_caption, curve_chart, host_tool, run_names
+from dbstor.report.kit.figures import (
+    curve_caption,
+    curve_chart,
+    figure_html,
+    host_tool,
+    run_names,
+)
 from dbstor.report.kit.style import CSS
 from dbstor.report.kit.summary import (
     cache_sentence,
@@ -206,7 +212,7 @@ def _curves(runs: Sequence[Run], names: list[str], placed: set[str]) -> str:
     if fio:
         chart = curve_chart(fio, [by_id[r.run_id] for r in fio])
         caption = escape(curve_caption(fio, [by_id[r.run_id] for r in fio]))
-        parts.append(f"<figure>{chart}<figcaption>{caption}</figcaption></figure>")
+        parts.append(figure_html(chart, caption))
     groups: dict[str, list[Run]] = {}
     for run in dbs:
         if run.run_id not in placed:
@@ -215,13 +221,13 @@ def _curves(runs: Sequence[Run], names: list[str], placed: set[str]) -> str:
         note = " For a database, IOPS and read latency are the device's, from /proc/diskstats."
         chart = curve_chart(group, [by_id[r.run_id] for r in group])
         caption = escape(curve_caption(group, [by_id[r.run_id] for r in group]))
-        parts.append(f"<figure>{chart}<figcaption>{caption}{note}</figcaption></figure>")
+        parts.append(figure_html(chart, caption + note))
     if dbs:
-        parts.append(
-            f"<figure>{tps_latency_curve(dbs, by_id)}<figcaption>The database's own view: "
-            "transactions per second against the p99 transaction latency the client measured, "
-            "one marker per load point.</figcaption></figure>"
+        caption = (
+            "The database's own view: transactions per second against the p99 transaction "
+            "latency the client measured, one marker per load point."
         )
+        parts.append(figure_html(tps_latency_curve(dbs, by_id), caption))
     heading = "IOPS against latency" if fio or groups else "Transactions against latency"
     return f"<section><h2>{heading}</h2>{''.join(parts)}</section>"
 

@@ -205,12 +205,18 @@ def line_chart(
     return frame.render(description or title)
 
 
+LEGEND_MAX = 95  # characters of a legend entry that fit the chart's width
+
+
 def _legend_name(series: Series) -> str:
     """The legend's name; a series with no value at all says why."""
     if any(v is not None for v in series.ys) or not series.missing:
         return series.name
     reasons = list(dict.fromkeys(r for r in series.missing if r))
-    return f"{series.name}: not measured ({'; '.join(reasons)})" if reasons else series.name
+    if not reasons:
+        return series.name
+    name = f"{series.name}: not measured ({'; '.join(reasons)})"
+    return name if len(name) <= LEGEND_MAX else f"{series.name}: not measured (see the caption)"
 
 
 def _runs(points: list[tuple[int, float, float]]) -> list[list[tuple[float, float]]]:

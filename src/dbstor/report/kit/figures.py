@@ -9,10 +9,12 @@ from typing import Any
 
 from dbstor.analysis.curve import backward_steps, measured_throughput
 from dbstor.analysis.labels import run_label
+from dbstor.report.kit.absent import is_absent
 from dbstor.report.kit.charts import Highlight, Ref, Series, line_chart
 from dbstor.report.kit.fmt import fmt_iops, load_text
+from dbstor.report.kit.missing import device_missing, percentile_missing
 from dbstor.report.kit.refs import split_far
-from dbstor.report.kit.summary import knee_of, ok_points, point_label, slo_of
+from dbstor.report.kit.summary import Slo, knee_of, ok_points, point_label, slo_of
 from dbstor.report.kit.svg import PALETTE
 from dbstor.results.model import Point, Run
 
@@ -91,6 +93,30 @@ def curve_caption(runs: Sequence[Run], names: Sequence[str] | None = None) -> st
     return " ".join(said)
 
 
+def _slo_missing(run: Run, slo: Slo, point: Point, name: str) -> str | None:
+    """Why a point has no value of the SLO's metric (its device, or too few operations)."""
+    if slo.value(point) is not None:
+        return None
+    side, _, stat = slo.metric.partition("_lat_")
+    reason = device_missing(point) if slo.device else None
+    reason = reason or percentile_missing(point, side, stat.removesuffix("_ms"))
+    if not reason:
+        return None
+    return (
+        f"{name}: {slo.name} latency not measured: {reason}"
+        if name
+        else (f"{slo.name[:1].upper()}{slo.name[1:]} latency not measured: {reason}")
+    )
+
+
+def figure_html(chart: str, caption: str) -> str:
+    """A <figure> with its caption; a chart drawn as its reason (nothing measured) gets no
+    caption, so a caption never describes a chart that is not there."""
+    if is_absent(chart) or not caption:
+        return f"<figure>{chart}</figure>"
+    return f"<figure>{chart}<figcaption>{caption}</figcaption></figure>"
+
+
 def curve_chart(runs: Sequence[Run], names: Sequence[str] | None = None) -> str:
     """IOPS (x) against the SLO latency metric (y): one line per run, the SLO and the knees."""
     slo = slo_of(runs[0])
@@ -102,11 +128,12 @@ def curve_chart(runs: Sequence[Run], names: Sequence[str] | None = None) -> str:
         series.append(
             Series(
                 name,
-                [p.iops for p in points],
+                [device_iops(p) for p in points],
                 [slo.value(p) for p in points],
                 [point_label(p) for p in points],
                 color=color,
                 marker=("circle", "square", "triangle", "diamond")[index % 4],
+                missing=[_slo_missing(run, slo, p, name if len(runs) > 1 else "") for p in points],
             )
         )
         knee = knee_of(run)
@@ -155,8 +182,17 @@ def timeseries_chart(run: Run, rows: Sequence[dict[str, Any]]) -> str | None:
         cpu.append(row.get("cpu_util_pct"))
         tps.append(row.get("tps") if isinstance(row.get("tps"), int | float) else None)
     has_tps = any(v is not None for v in tps)
+    no_device = [device_missing(p) for p in run.points if p.ok]
+    why = no_device[0] if no_device and all(no_device) and not any(iops) else None
     series = [
-        Series("device IOPS" if has_tps else "IOPS", xs, iops, color="#0072B2", marker=None),
+        Series(
+            "device IOPS" if has_tps else "IOPS",
+            xs,
+            iops,
+            color="#0072B2",
+            marker=None,
+            missing=[why] if why else None,
+        ),
         Series("host CPU busy %", xs, cpu, color="#D55E00", marker=None, right=True),
     ]
     if has_tps:
