@@ -76,7 +76,7 @@ def curve_caption(runs: Sequence[Run], names: Sequence[str] | None = None) -> st
         said.append("The rightmost marker is the peak.")
     elif split_far([Ref(slo.limit_ms, slo.text)], values)[1]:
         said.append(
-            f"The SLO ({slo.text}) lies far above every point, so it is marked at the top "
+            f"The {slo.text} lies far above every point, so it is marked at the top "
             "edge and the axis fits the data: every point is within it. The rightmost "
             "marker is the peak."
         )
