@@ -230,7 +230,7 @@ def txn_types_chart(run: Run, point: Point) -> str:
         types,
         bars,
         title=f"Transaction latency by type at {point_label(point, compact=False)}",
-        x_label="latency (ms)",
+        x_label="mean and p99 transaction latency (ms)",
         value_text=lambda v: fmt_ms(v, unit=False),
         description="Mean and p99 latency of each transaction type, the mix's largest first.",
     )
