@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from dbstor.report.database.overlay import (
+    NO_READS,
     Overlay,
     device_read_ms,
     host_views,
@@ -79,6 +80,7 @@ def overlay_chart(overlay: Overlay, names: dict[str, str]) -> str:
                 [p.iops for p in points],
                 [device_read_ms(p) for p in points],
                 [point_label(p) for p in points],
+                missing=[NO_READS if device_read_ms(p) is None else None for p in points],
                 color=colour,
                 marker=("square", "triangle", "diamond", "circle")[index % 4],
                 connect=False,
