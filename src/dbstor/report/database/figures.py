@@ -70,9 +70,9 @@ def overlay_chart(overlay: Overlay, names: dict[str, str]) -> str:
         if views:
             what = "every host's device I/O summed at the shared storage"
         elif on_remote_device(run):
-            what = "its server's device read await"
+            what = "its server's device mean read await"
         else:
-            what = "device read await"
+            what = "device mean read await"
         colour = DATABASE_COLOURS[index % len(DATABASE_COLOURS)]
         series.append(
             Series(

@@ -20,8 +20,7 @@ CHARTS = (
     ("iops", "IOPS", "higher is better"),
     ("cpu_util_pct", "CPU busy", "the share of each layer's CPUs in use"),
 )
-HEADS = ("mean read latency|ms", "mean write latency|ms", "IOPS|reads + writes",
-         "CPU busy|% of all cores")  # fmt: skip
+HEADS = ("mean read latency", "mean write latency", "IOPS", "CPU busy|% of all cores")
 
 
 def layer_chart(block: dict[str, Any], baseline: str, key: str, title: str, better: str) -> str:
@@ -66,7 +65,7 @@ def _cell(values: dict[str, Any], normalised: dict[str, Any], key: str) -> str:
     elif key == "cpu_util_pct":
         shown = fmt_pct(value)
     else:
-        shown = fmt_ms(value, unit=False)
+        shown = fmt_ms(value)
     norm = normalised.get(key)
     return shown if norm is None else f"{shown} ({fmt_num(norm, 3)})"
 

@@ -79,7 +79,7 @@ def test_overlay_chart_draws_the_curve_the_points_and_the_knee(default_pair):
     assert {"100", "1K", "10K", "100K"} <= set(labels)
     legend = " ".join(labels)
     assert "storage, fio io-oltp: mean read latency" in legend
-    assert "database, SQLite brokerage: device read await" in legend
+    assert "database, SQLite brokerage: device mean read await" in legend
     squares = [r for r in chart.iter(f"{NS}rect") if r.find(f"{NS}title") is not None]
     assert len(squares) == 3  # one marker per database point with reads: none at 0 ms
     assert "1 user" not in labels  # no reads at 1 user: no read await to place it by

@@ -59,10 +59,10 @@ def test_report_has_one_bar_group_per_layer_with_the_baseline_at_100() -> None:
     assert "Layer by layer" in html and "8 users" not in html and "20 users" in html
     assert "Mean read latency by layer, relative to FC = 100" in html
     assert "IOPS by layer, relative to FC = 100" in html
-    assert "write latency by layer" not in html  # no layer has a write latency
+    assert "Mean write latency by layer" not in html  # no layer has a write latency
     for words in ("the client", "this host&#x27;s device", "the storage system"):
         assert words in html
-    assert "17.7 (88.5)" in html and "2,208 (88.3)" in html
+    assert "17.7 ms (88.5)" in html and "2,208 (88.3)" in html
     assert "mean read latency" in html and "CPU busy" not in html  # no layer has a CPU
     assert "not measured: Prometheus at http://prom:9090 did not answer" in html
 
