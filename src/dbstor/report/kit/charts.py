@@ -268,6 +268,7 @@ def bar_chart(
     )
     width = frame.band * 0.78 / max(1, len(bars))
     zero = y(0.0)
+    taken = Labels(frame.box)  # bars and their labels, which a far limit's marker avoids
     for index, one in enumerate(bars):
         for i, value in enumerate(one.ys):
             if i >= len(categories):
@@ -281,6 +282,7 @@ def bar_chart(
                     )
                 continue
             top = min(y(value), zero)
+            taken.taken.append((left, top - 16, left + width, max(y(value), zero)))
             tip = f"{one.name}, {categories[i]}: {value:,.4g}"
             frame.parts.append(
                 f'<rect x="{num(left + 1)}" y="{num(top)}" width="{num(max(1.0, width - 2))}" '
@@ -307,7 +309,7 @@ def bar_chart(
         for i, px, py in points:
             tip = f"{one.name}: {one.ys[i]:,.4g}"
             frame.parts.append(marker_svg(one.marker, px, py, one.color or INK, 4.0, tip))
-    frame.parts.extend(edge_markers(frame, far, Labels(frame.box)))
+    frame.parts.extend(edge_markers(frame, far, taken))
     return frame.render(description or title)
 
 

@@ -100,9 +100,11 @@ def edge_markers(frame: Frame, refs: Sequence[Ref], labels: Labels) -> list[str]
         size = 11.0
         width = 0.58 * size * len(label)
         base = y0 + 14 + 16 * index
-        for left in (x1 - 24 - width, x0 + 24, (x0 + x1 - width) / 2):
+        spots = (x1 - 24 - width, x0 + 24, (x0 + x1 - width) / 2)
+        for number, left in enumerate(spots):
             rect = (left - 20, base - size, left + width, base + 3)
-            if any(overlap(rect, other) for other in labels.taken):
+            last = number == len(spots) - 1  # a far limit is always drawn, over data if it must
+            if not last and any(overlap(rect, other) for other in labels.taken):
                 continue
             labels.taken.append(rect)
             tip = left - 10

@@ -148,3 +148,14 @@ def test_a_line_never_puts_a_missing_value_at_zero() -> None:
     zero_y = 380 - 46  # the plot's bottom edge, where 0 ms lies
     assert all(float(c.get("cy")) < zero_y - 10 for c in markers)
     assert len(list(_root(svg).iter(f"{SVG}path"))) == 1  # the axes; no line over the gap
+
+
+def test_a_far_limit_is_drawn_even_where_bars_fill_the_top() -> None:
+    svg = bar_chart(
+        ["a", "b", "c", "d"],
+        [Series("s", [], [10.0, 10.0, 10.0, 10.0])],
+        title="t",
+        y_label="y",
+        refs=[Ref(100.0, "limit")],
+    )
+    assert "limit ↑ above" in _texts(svg) and max(_left_ticks(svg)) == 10
