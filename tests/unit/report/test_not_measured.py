@@ -68,3 +68,27 @@ def test_no_caption_under_a_chart_that_is_not_drawn(default_pair) -> None:
     figure = html[html.rfind("<figure>", 0, start) : html.index("</figure>", start)]
     assert "<figcaption>" not in figure
     assert "The database&#x27;s own view" not in html
+
+
+def test_a_type_with_too_few_transactions_says_so_in_its_row(default_pair) -> None:
+    from dbstor.report.database.figures import txn_types_chart
+
+    runs, _ = default_pair
+    db = copy.deepcopy(runs[1])
+    point = db.points[0]
+    types = point.txn_types or {}
+    rare = min(types, key=lambda t: types[t].count)
+    types[rare] = LatencyStats(mean=6.0, p99=None, count=445)
+    words = _texts(txn_types_chart(db, point))
+    assert (
+        "p99 not measured: 445 transactions of this type, fewer than the 1,000 a p99 needs"
+        in words
+    )
+    assert "p99" in words  # the legend still names the p99 bars the other types have
+    for name in types:
+        types[name] = LatencyStats(mean=1.0, p99=None, count=35 if name == rare else 20)
+    words = _texts(txn_types_chart(db, point))
+    legend = (
+        "p99: not measured (at most 35 transactions of a type, fewer than the 1,000 a p99 needs)"
+    )
+    assert legend in words and not any(w.startswith("p99 not measured:") for w in words)

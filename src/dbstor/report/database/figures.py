@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from dbstor.analysis.histogram import MIN_OPS_P99
 from dbstor.report.database.overlay import (
     NO_READS,
     Overlay,
@@ -17,8 +18,13 @@ from dbstor.report.database.overlay import (
 )
 from dbstor.report.kit.absent import absent_chart
 from dbstor.report.kit.charts import Highlight, Series, bar_chart, hbar_chart, line_chart
-from dbstor.report.kit.fmt import fmt_iops, fmt_ms
-from dbstor.report.kit.missing import device_missing, percentile_missing, withheld_everywhere
+from dbstor.report.kit.fmt import fmt_int, fmt_iops, fmt_ms
+from dbstor.report.kit.missing import (
+    count_missing,
+    device_missing,
+    percentile_missing,
+    withheld_everywhere,
+)
 from dbstor.report.kit.summary import main_points, ok_points, point_label
 from dbstor.report.kit.svg import PALETTE
 from dbstor.results.model import Point, Run
@@ -226,8 +232,15 @@ def txn_types_chart(run: Run, point: Point) -> str:
     stats = [point.txn_types[t] for t in types] if point.txn_types else []
     bars = [
         Series("mean", [], [s.mean if s else None for s in stats], color="#56B4E9"),
-        Series("p99", [], [s.p99 if s else None for s in stats], color="#0072B2"),
-    ]
+        Series("p99", [], [s.p99 if s else None for s in stats], color="#0072B2",
+               missing=[count_missing(s, "transactions of this type") for s in stats]),
+    ]  # fmt: skip
+    counts = [s.count for s in stats if s]
+    if counts and all(bars[1].missing or [None]) and max(counts) < MIN_OPS_P99:
+        most, need = fmt_int(max(counts)), fmt_int(MIN_OPS_P99)
+        bars[1].missing = [
+            f"at most {most} transactions of a type, fewer than the {need} a p99 needs"
+        ]
     return hbar_chart(
         types,
         bars,

@@ -328,7 +328,7 @@ def hbar_chart(
     height = 34 + 18 * math.ceil(len(bars) / 4) + 56 + len(names) * (8 + 9 * len(bars))
     if not names or not values:
         return absent_chart(title, _reasons(bars))
-    legend = [(s.name, s.color or INK, None, False) for s in bars]
+    legend = [(_legend_name(s), s.color or INK, None, False) for s in bars]
     frame = Frame(title, legend, height)
     _, y0, x1, y1 = frame.box
     left = 16 + 6.2 * max(len(n) for n in names)
@@ -343,9 +343,16 @@ def hbar_chart(
         frame.parts.append(text(left - 6, top + row * 0.4 + 4, name, 10.5, "end"))
         for k, one in enumerate(bars):
             value = one.ys[i] if i < len(one.ys) else None
-            if value is None:
-                continue
             y = top + k * thick
+            if value is None:
+                reason = one.missing[i] if one.missing and i < len(one.missing) else None
+                if reason and any(v is not None for v in one.ys):  # else the legend says it
+                    words = f"{one.name} not measured: {reason}"
+                    frame.parts.append(
+                        text(zero + 4, y + thick / 2 + 3.5, words, 9.5, fill="#777",
+                             font_style="italic")
+                    )  # fmt: skip
+                continue
             tip = f"{one.name}, {name}: {value:,.4g}"
             frame.parts.append(
                 f'<rect x="{num(zero)}" y="{num(y + 0.5)}" width="{num(max(1.0, x(value) - zero))}" '

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dbstor.analysis.histogram import MIN_OPS_P99, MIN_OPS_P999
 from dbstor.report.kit.fmt import fmt_int, load_text
-from dbstor.results.model import Point
+from dbstor.results.model import LatencyStats, Point
 
 NO_DEVICE = "no block device under the target"
 MINIMUM = {"p99": MIN_OPS_P99, "p999": MIN_OPS_P999}
@@ -41,6 +41,20 @@ def percentile_missing(point: Point, side: str, stat: str = "p99") -> str | None
     if need and stats.count < need:
         return f"{fmt_int(stats.count)} {what}, fewer than the {fmt_int(need)} a {name} needs"
     return f"no {name} recorded"
+
+
+def count_missing(stats: LatencyStats | None, what: str, stat: str = "p99") -> str | None:
+    """Why a percentile of these stats is missing ('312 transactions of this type, fewer
+    than the 1,000 a p99 needs'), or None when it is there or there are no stats."""
+    if stats is None or getattr(stats, stat, None) is not None:
+        return None
+    need = MINIMUM.get(stat)
+    if need and stats.count < need:
+        what = what.replace("transactions", "transaction", 1) if stats.count == 1 else what
+        return (
+            f"{fmt_int(stats.count)} {what}, fewer than the {fmt_int(need)} a {NAMES[stat]} needs"
+        )
+    return None
 
 
 def withheld_everywhere(points: list[Point], side: str, stat: str = "p99") -> str | None:
