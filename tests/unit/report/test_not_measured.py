@@ -81,8 +81,7 @@ def test_a_type_with_too_few_transactions_says_so_in_its_row(default_pair) -> No
     types[rare] = LatencyStats(mean=6.0, p99=None, count=445)
     words = _texts(txn_types_chart(db, point))
     assert (
-        "p99 not measured: 445 transactions of this type, fewer than the 1,000 a p99 needs"
-        in words
+        "p99 not measured: 445 transactions of this type, fewer than the 1,000 a p99 needs" in words
     )
     assert "p99" in words  # the legend still names the p99 bars the other types have
     for name in types:
