@@ -38,6 +38,13 @@ kind = "ratio"
 metric = "node_disk_read_time_seconds_total"
 unit = "s"
 per = "node_disk_reads_completed_total"
+[quantities.cpu_util_pct]
+kind = "ratio"
+metric = "node_cpu_seconds_total"
+match = 'mode!~"idle|iowait"'
+unit = "fraction"
+per = "node_cpu_seconds_total"
+drop = ["device"]
 """
 
 
@@ -99,6 +106,13 @@ def test_io_run_with_layers_and_live_figures(dbstor, tmp_path: Path) -> None:
     assert "storage read" in stderr + stdout
     report = next((tmp_path / "results").glob("*/report.html")).read_text()
     assert "Mean read latency by layer" in report
+    # the storage system's CPU (recorded in its layer) in the CPU chart and the layer table
+    assert all(0 <= p["layers"]["storage"]["cpu_util_pct"] <= 100 for p in points)
+    assert "CPU busy by layer" in report and "Storage system" in report
+    table = report[report.index('<table class="layers">') :]
+    row = table[table.index("the storage system") :].split("</tr>")[0]
+    cpu = points[0]["layers"]["storage"]["cpu_util_pct"]
+    assert f"{cpu:.0f}%" in row
 
 
 def test_prometheus_not_there_stops_before_anything(dbstor, tmp_path: Path) -> None:

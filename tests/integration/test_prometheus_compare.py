@@ -60,7 +60,13 @@ def test_two_targets_compared_by_layer(dbstor, tmp_path: Path) -> None:
     assert shown.returncode == 0, shown.stderr
     layers = json.loads(shown.stdout)["layers"]
     assert layers["runs"][1]["normalised"] == other["normalised"]
-    assert "Layer by layer" in (tmp_path / "cmp" / "report.html").read_text()
+    report = (tmp_path / "cmp" / "report.html").read_text()
+    assert "Layer by layer" in report
+    # each layer's CPU is compared too: node_exporter's for the database host, /proc's here
+    cpu = base["values"]["remote_device"]["cpu_util_pct"]
+    assert cpu is not None and 0 <= cpu <= 100
+    assert base["normalised"]["remote_device"]["cpu_util_pct"] == pytest.approx(100.0)
+    assert "CPU busy by layer, relative to A = 100" in report
     table = dbstor("compare", str(study))
     assert table.returncode == 0, table.stderr
     assert "By layer, at" in table.stdout and "(A's layer = 100)" in table.stdout

@@ -7,7 +7,7 @@ within the limit and the first point beyond it.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from dbstor.results.model import Point
@@ -114,3 +114,30 @@ def value_at_knee(points: Sequence[Point], knee: dict[str, Any], getter: Any) ->
         if p.load.value == x:
             return getter(p)
     return None
+
+
+BACKWARD_SHARE = 0.05  # a fall of more than 5% from one load to the next is a step back
+
+
+def measured_throughput(point: Point) -> float | None:
+    """TPS, else IOPS; None when neither was measured (never 0 for a missing figure)."""
+    if point.tps is None and point.read_iops is None and point.write_iops is None:
+        return None
+    return throughput(point)
+
+
+def backward_steps(
+    points: Sequence[Point],
+    value: Callable[[Point], float | None] = measured_throughput,
+    share: float = BACKWARD_SHARE,
+) -> list[tuple[Point, Point]]:
+    """Where the curve goes backwards: each pair of neighbouring load points (in rising
+    load, points without the value left out) whose value falls by more than `share` as
+    the load rises, e.g. QD1 7.5K -> QD2 6.2K IOPS."""
+    measured = [p for p in curve_points(points) if value(p) is not None]
+    steps = []
+    for low, high in itertools.pairwise(measured):
+        before, after = value(low), value(high)
+        if before is not None and after is not None and after < before * (1 - share):
+            steps.append((low, high))
+    return steps

@@ -102,7 +102,8 @@ def normalise_layers(
     return out
 
 
-LAYER_KEYS = ("read_latency_ms", "write_latency_ms", "iops")  # compared at each layer
+# compared at each layer; cpu_util_pct: the layer's CPU (the storage system's controllers)
+LAYER_KEYS = ("read_latency_ms", "write_latency_ms", "iops", "cpu_util_pct")
 
 
 def _compared_figure(layers: Layers | None, layer: str, key: str) -> float | None:

@@ -16,7 +16,13 @@ from dbstor.report.database.overlay import overlay_caption, overlays
 from dbstor.report.database.section import database_section
 from dbstor.report.io.section import io_section
 from dbstor.report.kit.comparison import comparison_block
-from dbstor.report.kit.figures import curve_chart, host_tool, run_names
+from dbstor.report.kit.figures import (
+    curve_caption,
+    curve_chart,
+    figure_html,
+    host_tool,
+    run_names,
+)
 from dbstor.report.kit.style import CSS
 from dbstor.report.kit.summary import (
     cache_sentence,
@@ -200,16 +206,13 @@ def _curves(runs: Sequence[Run], names: list[str], placed: set[str]) -> str:
     """The IOPS-latency curves: fio runs on their own SLO, database runs not on an overlay
     on theirs (a device measure), and the database runs' TPS against transaction p99."""
     by_id = {run.run_id: name for run, name in zip(runs, names, strict=True)}
-    caption = (
-        "Each marker is a load point, labelled with its load. Where a line crosses the dashed "
-        "SLO line is the knee (ringed); the rightmost marker is the peak."
-    )
     parts = []
     fio = [r for r in runs if not is_database(r)]
     dbs = [r for r in runs if is_database(r)]
     if fio:
         chart = curve_chart(fio, [by_id[r.run_id] for r in fio])
-        parts.append(f"<figure>{chart}<figcaption>{caption}</figcaption></figure>")
+        caption = escape(curve_caption(fio, [by_id[r.run_id] for r in fio]))
+        parts.append(figure_html(chart, caption))
     groups: dict[str, list[Run]] = {}
     for run in dbs:
         if run.run_id not in placed:
@@ -217,13 +220,14 @@ def _curves(runs: Sequence[Run], names: list[str], placed: set[str]) -> str:
     for group in groups.values():
         note = " For a database, IOPS and read latency are the device's, from /proc/diskstats."
         chart = curve_chart(group, [by_id[r.run_id] for r in group])
-        parts.append(f"<figure>{chart}<figcaption>{caption}{note}</figcaption></figure>")
+        caption = escape(curve_caption(group, [by_id[r.run_id] for r in group]))
+        parts.append(figure_html(chart, caption + note))
     if dbs:
-        parts.append(
-            f"<figure>{tps_latency_curve(dbs, by_id)}<figcaption>The database's own view: "
-            "transactions per second against the p99 transaction latency the client measured, "
-            "one marker per load point.</figcaption></figure>"
+        caption = (
+            "The database's own view: transactions per second against the p99 transaction "
+            "latency the client measured, one marker per load point."
         )
+        parts.append(figure_html(tps_latency_curve(dbs, by_id), caption))
     heading = "IOPS against latency" if fio or groups else "Transactions against latency"
     return f"<section><h2>{heading}</h2>{''.join(parts)}</section>"
 

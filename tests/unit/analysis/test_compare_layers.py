@@ -59,7 +59,7 @@ def test_each_layer_is_normalised_to_the_baselines_same_layer():
     fc, nfs = layers["runs"]
     assert fc["label"] == "FC" and nfs["label"] == "NFS"
     assert fc["normalised"]["storage"] == {
-        "read_latency_ms": 100.0, "write_latency_ms": None, "iops": 100.0,
+        "read_latency_ms": 100.0, "write_latency_ms": None, "iops": 100.0, "cpu_util_pct": None,
     }  # fmt: skip
     # NFS at 20 users: a third of the way from 10 to 40 users.
     assert nfs["values"]["storage"]["read_latency_ms"] == pytest.approx(5.0)

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from dbstor.analysis.histogram import MIN_OPS_P99
 from dbstor.report.database.overlay import (
+    NO_READS,
     Overlay,
     device_read_ms,
     host_views,
@@ -14,8 +16,15 @@ from dbstor.report.database.overlay import (
     storage_knee,
     storage_read_ms,
 )
+from dbstor.report.kit.absent import absent_chart
 from dbstor.report.kit.charts import Highlight, Series, bar_chart, hbar_chart, line_chart
-from dbstor.report.kit.fmt import fmt_iops, fmt_ms
+from dbstor.report.kit.fmt import fmt_int, fmt_iops, fmt_ms
+from dbstor.report.kit.missing import (
+    count_missing,
+    device_missing,
+    percentile_missing,
+    withheld_everywhere,
+)
 from dbstor.report.kit.summary import main_points, ok_points, point_label
 from dbstor.report.kit.svg import PALETTE
 from dbstor.results.model import Point, Run
@@ -67,9 +76,9 @@ def overlay_chart(overlay: Overlay, names: dict[str, str]) -> str:
         if views:
             what = "every host's device I/O summed at the shared storage"
         elif on_remote_device(run):
-            what = "its server's device read await"
+            what = "its server's device mean read await"
         else:
-            what = "device read await"
+            what = "device mean read await"
         colour = DATABASE_COLOURS[index % len(DATABASE_COLOURS)]
         series.append(
             Series(
@@ -77,6 +86,7 @@ def overlay_chart(overlay: Overlay, names: dict[str, str]) -> str:
                 [p.iops for p in points],
                 [device_read_ms(p) for p in points],
                 [point_label(p) for p in points],
+                missing=[NO_READS if device_read_ms(p) is None else None for p in points],
                 color=colour,
                 marker=("square", "triangle", "diamond", "circle")[index % 4],
                 connect=False,
@@ -131,18 +141,36 @@ def tps_chart(run: Run) -> str:
             [p.txn_lat_ms.p99 if p.ok and p.txn_lat_ms else None for p in points],
             color="#D55E00",
             right=True,
+            missing=[percentile_missing(p, "txn") for p in points],
         )
     ]
+    withheld = withheld_everywhere(points, "txn")
+    title = "Transactions per second and transaction p99 latency"
+    if withheld:
+        lines[0].name, lines[0].missing = "transaction p99 latency", [withheld]
+        title = "Transactions per second (the transaction p99 was not measured)"
     return bar_chart(
         [_category(p) for p in points],
         bars,
-        title="Transactions per second and transaction p99 latency",
+        title=title,
         y_label="transactions per second",
         x_label=load_axis(run),
         lines=lines,
         y2_label="transaction p99 (ms)",
         height=330,
         description="Bars: TPS at each load point. Line: the client's p99 transaction latency.",
+    )
+
+
+def tps_caption(run: Run) -> str:
+    """The caption of tps_chart: the p99 line only when it is drawn."""
+    said = "Bars: transactions per second the virtual users completed."
+    withheld = withheld_everywhere(main_points(run), "txn")
+    if withheld:
+        return f"{said} The p99 transaction latency was not measured: {withheld}."
+    return (
+        f"{said} Line: the p99 transaction latency the client measured, from the start of a "
+        "transaction to its commit (right axis)."
     )
 
 
@@ -160,14 +188,17 @@ def device_chart(run: Run) -> str:
             out.append(stats.mean if stats else None)
         return out
 
+    missing = [device_missing(p) for p in points]
     bars = [
-        Series("device reads/s", [], [value(p, "read_iops") for p in points], color="#0072B2"),
-        Series("device writes/s", [], [value(p, "write_iops") for p in points], color="#E69F00"),
-    ]
+        Series("device reads/s", [], [value(p, "read_iops") for p in points], color="#0072B2",
+               missing=missing),
+        Series("device writes/s", [], [value(p, "write_iops") for p in points], color="#E69F00",
+               missing=missing),
+    ]  # fmt: skip
     lines = [
-        Series("read await (ms, right axis)", [], awaits("read"), color="#009E73"),
+        Series("mean read await (ms, right axis)", [], awaits("read"), color="#009E73"),
         Series(
-            "write await (ms, right axis)",
+            "mean write await (ms, right axis)",
             [],
             awaits("write"),
             color="#CC79A7",
@@ -178,6 +209,9 @@ def device_chart(run: Run) -> str:
     lines = [s for s in lines if any(v is not None for v in s.ys)]
     for line in lines:
         line.right = True
+    if not lines and all(v is None for s in bars for v in s.ys) and any(missing):
+        why = next(r for r in missing if r)
+        return absent_chart("What the device under the target saw", [f"Not measured: {why}."])
     return bar_chart(
         [_category(p) for p in points],
         bars,
@@ -185,7 +219,7 @@ def device_chart(run: Run) -> str:
         y_label="IOPS at the device",
         x_label=load_axis(run),
         lines=lines,
-        y2_label="device await (ms)",
+        y2_label="device mean await (ms)",
         height=330,
         description="Bars: reads and writes per second at the block device. Lines: its mean await.",
     )
@@ -198,13 +232,20 @@ def txn_types_chart(run: Run, point: Point) -> str:
     stats = [point.txn_types[t] for t in types] if point.txn_types else []
     bars = [
         Series("mean", [], [s.mean if s else None for s in stats], color="#56B4E9"),
-        Series("p99", [], [s.p99 if s else None for s in stats], color="#0072B2"),
-    ]
+        Series("p99", [], [s.p99 if s else None for s in stats], color="#0072B2",
+               missing=[count_missing(s, "transactions of this type") for s in stats]),
+    ]  # fmt: skip
+    counts = [s.count for s in stats if s]
+    if counts and all(bars[1].missing or [None]) and max(counts) < MIN_OPS_P99:
+        most, need = fmt_int(max(counts)), fmt_int(MIN_OPS_P99)
+        bars[1].missing = [
+            f"at most {most} transactions of a type, fewer than the {need} a p99 needs"
+        ]
     return hbar_chart(
         types,
         bars,
         title=f"Transaction latency by type at {point_label(point, compact=False)}",
-        x_label="latency (ms)",
+        x_label="mean and p99 transaction latency (ms)",
         value_text=lambda v: fmt_ms(v, unit=False),
         description="Mean and p99 latency of each transaction type, the mix's largest first.",
     )
@@ -215,16 +256,26 @@ def tps_latency_curve(runs: Sequence[Run], names: dict[str, str]) -> str:
     series = []
     for index, run in enumerate(runs):
         points = [p for p in ok_points(run) if p.tps is not None]
+        name = names.get(run.run_id, run.run_id)
+        withheld = withheld_everywhere(points, "txn")
         series.append(
             Series(
-                names.get(run.run_id, run.run_id),
+                name,
                 [p.tps for p in points],
                 [p.txn_lat_ms.p99 if p.txn_lat_ms else None for p in points],
                 [point_label(p) for p in points],
                 color=PALETTE[index % len(PALETTE)],
                 marker=("circle", "square", "triangle", "diamond")[index % 4],
+                missing=[withheld or percentile_missing(p, "txn") for p in points],
             )
         )
+    if all(all(v is None for v in s.ys) for s in series):
+        reasons = [
+            f"Transaction p99 latency not measured{' for ' + s.name if len(series) > 1 else ''}: "
+            f"{(s.missing or ['no finished load point'])[0]}."
+            for s in series
+        ]
+        return absent_chart("Transactions per second against transaction p99 latency", reasons)
     return line_chart(
         series,
         title="Transactions per second against transaction p99 latency",

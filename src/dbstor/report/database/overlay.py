@@ -152,11 +152,15 @@ def remote_sentence(run: Run, name: str) -> str:
     )
 
 
-def device_read_ms(point: Point) -> float:
-    """The y of a database point on the overlay: device read await, 0 when nothing was read."""
+NO_READS = "the device saw no reads"
+
+
+def device_read_ms(point: Point) -> float | None:
+    """The y of a database point on the overlay: device read await; None (not measured,
+    never 0) when the device read nothing."""
     stats = point.read_lat_ms
     if not point.read_iops or stats is None or stats.mean is None:
-        return 0.0
+        return None
     return stats.mean
 
 
@@ -259,16 +263,21 @@ def overlay_caption(overlay: Overlay, names: dict[str, str]) -> str:
                 "That is more than fio ever drove: the device's figures likely include other "
                 "I/O on the device, or the storage changed between the runs."
             )
-        unread = [p for p in points if device_read_ms(p) == 0.0]
+        unread = [p for p in points if device_read_ms(p) is None]
         if unread and len(unread) == len(points):
             sentences.append(
-                "The device saw no reads at any load point, so the database's points sit at "
-                "0 ms: every read came from memory."
+                "The device saw no reads at any load point, so the database's points have no "
+                "read await and are not on the chart: every read came from memory."
             )
         elif unread:
-            where = join_words([point_label(p, compact=False) for p in unread])
-            verb = "that point sits" if len(unread) == 1 else "those points sit"
-            sentences.append(f"At {where} the device saw no reads, so {verb} at 0 ms.")
+            where = join_words(
+                [f"{point_label(p, compact=False)} ({fmt_iops(p.iops)} IOPS)" for p in unread]
+            )
+            verb = ("it has", "is") if len(unread) == 1 else ("they have", "are")
+            sentences.append(
+                f"At {where} the device saw no reads, so {verb[0]} no read await and {verb[1]} "
+                "not on the chart."
+            )
         if reads_from_memory(busiest) and len(unread) < len(points):
             sentences.append(
                 f"Its reads came from memory: {memory_detail(run, busiest)}. The storage's "

@@ -6,7 +6,7 @@ from html import escape
 from typing import Any
 
 from dbstor.report.database.client import client_caption, client_table
-from dbstor.report.database.figures import device_chart, tps_chart, txn_types_chart
+from dbstor.report.database.figures import device_chart, tps_caption, tps_chart, txn_types_chart
 from dbstor.report.database.memory import is_external, memory_html, memory_sentence
 from dbstor.report.database.tables import (
     db_points_table,
@@ -19,10 +19,10 @@ from dbstor.report.database.tables import (
     txn_p99_matrix,
     txn_types_table,
 )
-from dbstor.report.kit.figures import timeseries_chart
+from dbstor.report.kit.figures import backwards_sentence, figure_html, timeseries_chart
 from dbstor.report.kit.fmt import fmt_bytes, fmt_iops, fmt_num
 from dbstor.report.kit.hosts import hosts_block
-from dbstor.report.kit.layers import layers_html
+from dbstor.report.kit.layers import draws_layer_latency, layers_html
 from dbstor.report.kit.summary import point_label, slo_of
 from dbstor.report.kit.tables import facts_block
 from dbstor.results.model import Run
@@ -73,14 +73,14 @@ def database_section(run: Run, name: str, rows: list[dict[str, Any]] | None) -> 
     if memory:
         parts.append(f'<div class="callout memory">{memory_html(memory)}</div>')
     parts.append(
-        f"<figure>{tps_chart(run)}<figcaption>Bars: transactions per second the virtual users "
-        "completed. Line: the p99 transaction latency the client measured, from the start of "
-        "a transaction to its commit (right axis).</figcaption></figure>"
+        f"<figure>{tps_chart(run)}<figcaption>{escape(tps_caption(run))} "
+        f"{escape(backwards_sentence(run, what='TPS', value=lambda p: p.tps))}</figcaption></figure>"
     )
     if any("remote_device" in (p.layers or {}) for p in run.points):
+        where = "latency by layer and " if draws_layer_latency(run) else ""
         device_note = (
             "The database server's own device and CPU, from its node_exporter, are in the "
-            "latency by layer below; these bars are this host's devices."
+            f"{where}layer table below; these bars are this host's devices."
         )
     elif is_external(run):
         device_note = (
@@ -91,11 +91,11 @@ def database_section(run: Run, name: str, rows: list[dict[str, Any]] | None) -> 
         device_note = (
             f"Mean await from /proc/diskstats; the SLO ({escape(slo.text)}) limits the read await."
         )
-    parts.append(
-        f"<figure>{device_chart(run)}<figcaption>What the storage actually had to do: reads "
-        f"and writes per second at the block device under the target (right axis: their "
-        f"await). {device_note}</figcaption></figure>"
+    caption = (
+        "What the storage actually had to do: reads and writes per second at the block device "
+        f"under the target (right axis: their mean await). {device_note}"
     )
+    parts.append(figure_html(device_chart(run), caption))
     parts.append(layers_html(run))
     series = timeseries_chart(run, rows) if rows else None
     if series:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dbstor.report.kit.charts import Series, bar_chart, line_chart
 from dbstor.report.kit.figures import PERCENT_TICKS, host_tool
+from dbstor.report.kit.missing import device_missing
 from dbstor.report.kit.summary import main_points, point_label
 from dbstor.results.model import Point, Run
 
@@ -26,7 +27,13 @@ def iops_cpu_chart(run: Run) -> str:
             right=True,
         ),
     ]
-    if any(p.device and p.device.util_pct is not None for p in points):
+    no_device = [device_missing(p) for p in points if p.ok]
+    if no_device and all(no_device):
+        lines.append(
+            Series("device busy %", [], [None] * len(points), color="#009E73", marker="square",
+                   dashed=True, right=True, missing=no_device)
+        )  # fmt: skip
+    elif any(p.device and p.device.util_pct is not None for p in points):
         lines.append(
             Series(
                 "device busy %",
@@ -69,18 +76,20 @@ def latency_chart(run: Run) -> str:
 
     index = list(range(len(points)))
     series = [
-        Series(f"read, host ({tool})", index, host("read"), color="#0072B2"),
+        Series(f"mean read, host ({tool})", index, host("read"), color="#0072B2"),
         Series(
-            "read, device await",
+            "mean read, device await",
             index,
             device("read"),
             color="#0072B2",
             marker="square",
             dashed=True,
         ),
-        Series(f"write, host ({tool})", index, host("write"), color="#E69F00", marker="triangle"),
         Series(
-            "write, device await",
+            f"mean write, host ({tool})", index, host("write"), color="#E69F00", marker="triangle"
+        ),
+        Series(
+            "mean write, device await",
             index,
             device("write"),
             color="#E69F00",
@@ -89,6 +98,12 @@ def latency_chart(run: Run) -> str:
         ),
     ]
     series = [s for s in series if any(v is not None for v in s.ys)]
+    no_device = [device_missing(p) for p in points if p.ok]
+    if no_device and all(no_device):
+        series.append(
+            Series("device await", index, [None] * len(index), color="#0072B2", marker="square",
+                   dashed=True, missing=no_device)
+        )  # fmt: skip
     return line_chart(
         series,
         title="Mean latency at the host and at the device",

@@ -8,7 +8,7 @@ from typing import Any
 
 from dbstor.report.io.figures import iops_cpu_chart, latency_chart
 from dbstor.report.io.tables import points_table
-from dbstor.report.kit.figures import host_tool, timeseries_chart
+from dbstor.report.kit.figures import backwards_sentence, host_tool, timeseries_chart
 from dbstor.report.kit.hosts import hosts_block
 from dbstor.report.kit.layers import layers_html
 from dbstor.report.kit.summary import cache_sentence
@@ -23,7 +23,8 @@ def io_section(run: Run, name: str, rows: list[dict[str, Any]] | None) -> str:
     busy = "the host CPU and the device were" if has_device else "the host CPU was"
     parts.append(
         f"<figure>{iops_cpu_chart(run)}<figcaption>Bars: IOPS at each load point. "
-        f"Lines: how busy {busy} (right axis).</figcaption></figure>"
+        f"Lines: how busy {busy} (right axis). {escape(backwards_sentence(run))}</figcaption>"
+        "</figure>"
     )
     device_note = (
         "Dashed: the device's await from /proc/diskstats. The gap is time in the host I/O "

@@ -11,7 +11,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from html import escape
 
+from dbstor.report.kit.absent import absent_chart, bar_gap_label
 from dbstor.report.kit.fmt import fmt_num
+from dbstor.report.kit.refs import Ref, edge_markers, ref_labels, ref_lines, split_far
 from dbstor.report.kit.svg import (
     GRID,
     HALO,
@@ -26,7 +28,10 @@ from dbstor.report.kit.svg import (
     path,
     text,
     tick_text,
+    value_label,
 )
+
+__all__ = ["Highlight", "Ref", "Series", "bar_chart", "hbar_chart", "line_chart"]
 
 
 @dataclass
@@ -43,16 +48,13 @@ class Series:
     right: bool = False  # plotted against the right-hand axis
     connect: bool = True  # False: markers only (operating points), no line through them
     size: float = 4.0  # marker size
+    missing: Sequence[str | None] | None = None  # why a value is None, by index
 
 
-@dataclass
-class Ref:
-    """A dashed reference line at a value on the y axis (or x axis), with a label."""
-
-    value: float
-    label: str
-    axis: str = "y"
-    color: str = "#b00020"
+def _reasons(series: Sequence[Series]) -> list[str]:
+    """Every reason a value of these series was not measured, each once."""
+    out = [r for s in series for r in (s.missing or []) if r]
+    return list(dict.fromkeys(out))
 
 
 @dataclass
@@ -108,58 +110,6 @@ def _span(values: Sequence[float], floor_zero: bool) -> tuple[float, float]:
     return (min(0.0, lo) if floor_zero else lo), hi
 
 
-def _no_data(title: str, height: int) -> str:
-    frame = Frame(title, [], height)
-    x0, y0, x1, y1 = frame.box
-    frame.parts.append(text((x0 + x1) / 2, (y0 + y1) / 2, "no data to plot", 13, "middle"))
-    return frame.render(f"{title}: no data")
-
-
-def _refs(frame: Frame, refs: Sequence[Ref], x: Scale | LogScale, y: Scale) -> None:
-    """Dashed reference lines (their labels come later, once the data is laid out)."""
-    x0, y0, x1, y1 = frame.box
-    for ref in refs:
-        if ref.axis == "x":
-            px = num(x(ref.value))
-            line = f'x1="{px}" y1="{y0}" x2="{px}" y2="{y1}"'
-        else:
-            py = num(y(ref.value))
-            line = f'x1="{x0}" y1="{py}" x2="{x1}" y2="{py}"'
-        frame.parts.append(
-            f'<line class="ref" {line} stroke="{ref.color}" stroke-width="1.5" '
-            'stroke-dasharray="7 4"/>'
-        )
-
-
-def _ref_labels(
-    frame: Frame, refs: Sequence[Ref], x: Scale | LogScale, y: Scale, labels: Labels
-) -> list[str]:
-    """Labels for reference lines, each where it overlaps no data (at the right end if it can)."""
-    x0, y0, x1, _ = frame.box
-    out = []
-    for ref in refs:
-        size = 10.0 if ref.axis == "x" else 11.0
-        width = 0.58 * size * len(ref.label)
-        if ref.axis == "x":
-            spots = [(x(ref.value) + 3, y0 + 10)]
-        else:
-            py = y(ref.value)
-            spots = [(x1 - 4 - width, py - 5), (x1 - 4 - width, py + 14), (x0 + 6, py - 5),
-                     (x0 + 6, py + 14), ((x0 + x1 - width) / 2, py - 5)]  # fmt: skip
-        for left, base in spots:
-            rect = (left, base - size, left + width, base + 2)
-            if ref.axis == "y" and any(_overlap(rect, other) for other in labels.taken):
-                continue
-            labels.taken.append(rect)
-            out.append(text(left, base, ref.label, size, fill=ref.color, font_weight="600", **HALO))
-            break
-    return out
-
-
-def _overlap(a: tuple[float, ...], b: tuple[float, ...]) -> bool:
-    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
-
-
 def line_chart(
     series: Sequence[Series],
     *,
@@ -192,11 +142,13 @@ def line_chart(
     xs = [x for s in series for _, x, _ in pairs[id(s)]]
     xs += [r.value for r in refs if r.axis == "x"] + [h.x for h in highlights]
     left = [y for s in series if not s.right for _, _, y in pairs[id(s)]]
-    left += [r.value for r in refs if r.axis == "y"] + [h.y for h in highlights]
+    left += [h.y for h in highlights]
+    refs, far = split_far(refs, left)
+    left += [r.value for r in refs if r.axis == "y"]
     right = [y for s in series if s.right for _, _, y in pairs[id(s)]]
     if not xs or not (left or right):
-        return _no_data(title, height)
-    legend = [(s.name, s.color or INK, s.marker, s.dashed) for s in series]
+        return absent_chart(title, _reasons(series))
+    legend = [(_legend_name(s), s.color or INK, s.marker, s.dashed) for s in series]
     frame = Frame(title, legend, height, right_axis=bool(right))
     x: Scale | LogScale
     if categories is not None:
@@ -209,7 +161,7 @@ def line_chart(
     y2 = None
     if right:
         y2 = frame.y_axis(y2_ticks or nice_ticks(*_span(right, True)), y2_label, right=True)
-    _refs(frame, refs, x, y)
+    ref_lines(frame, refs, x, y)
     labels = Labels(frame.box)
     lines: list[str] = []
     marks: list[str] = []
@@ -237,7 +189,8 @@ def line_chart(
         )
         marks.append(marker_svg("diamond", px, py, light.color, 4.5, light.label))
         labels.block(px, py, 10)
-    texts.extend(_ref_labels(frame, refs, x, y, labels))
+    texts.extend(ref_labels(frame, refs, x, y, labels))
+    texts.extend(edge_markers(frame, far, labels))
     for light in highlights:
         spot = labels.place(x(light.x), y(light.y), light.label, 11.5, gap=12)
         if spot:
@@ -250,6 +203,20 @@ def line_chart(
             texts.append(text(*spot, label, 10.5, fill="#555", **HALO))
     frame.parts.extend(lines + marks + texts)
     return frame.render(description or title)
+
+
+LEGEND_MAX = 95  # characters of a legend entry that fit the chart's width
+
+
+def _legend_name(series: Series) -> str:
+    """The legend's name; a series with no value at all says why."""
+    if any(v is not None for v in series.ys) or not series.missing:
+        return series.name
+    reasons = list(dict.fromkeys(r for r in series.missing if r))
+    if not reasons:
+        return series.name
+    name = f"{series.name}: not measured ({'; '.join(reasons)})"
+    return name if len(name) <= LEGEND_MAX else f"{series.name}: not measured (see the caption)"
 
 
 def _runs(points: list[tuple[int, float, float]]) -> list[list[tuple[float, float]]]:
@@ -282,13 +249,16 @@ def bar_chart(
     """Grouped bars (one group per category, one bar per series; ys are the values),
     optionally with lines over the groups, on the left or the right axis."""
     _styled([*bars, *lines])
-    values = [v for s in bars for v in s.ys if v is not None] + [r.value for r in refs]
+    values = [v for s in bars for v in s.ys if v is not None]
     values += [v for s in lines if not s.right for v in s.ys if v is not None]
+    refs, far = split_far(refs, values)
+    largest = max((abs(v) for s in bars for v in s.ys if v is not None), default=1.0)
+    values += [r.value for r in refs]
     right = [v for s in lines if s.right for v in s.ys if v is not None]
     if not categories or not (values or right):
-        return _no_data(title, height)
-    legend = [(s.name, s.color or INK, None, False) for s in bars]
-    legend += [(s.name, s.color or INK, s.marker, s.dashed) for s in lines]
+        return absent_chart(title, _reasons([*bars, *lines]))
+    legend = [(_legend_name(s), s.color or INK, None, False) for s in bars]
+    legend += [(_legend_name(s), s.color or INK, s.marker, s.dashed) for s in lines]
     legend += [(r.label, r.color, None, True) for r in refs]
     frame = Frame(title, legend, height, right_axis=bool(right))
     x = frame.x_categories(categories, x_label)
@@ -298,12 +268,21 @@ def bar_chart(
     )
     width = frame.band * 0.78 / max(1, len(bars))
     zero = y(0.0)
+    taken = Labels(frame.box)  # bars and their labels, which a far limit's marker avoids
     for index, one in enumerate(bars):
         for i, value in enumerate(one.ys):
-            if value is None or i >= len(categories):
+            if i >= len(categories):
                 continue
             left = x(i) - frame.band * 0.39 + index * width
+            if value is None:
+                reason = one.missing[i] if one.missing and i < len(one.missing) else None
+                if reason and width >= 11:
+                    frame.parts.append(
+                        bar_gap_label(left + width / 2 - 4, zero, frame.box[1], reason)
+                    )
+                continue
             top = min(y(value), zero)
+            taken.taken.append((left, top - 16, left + width, max(y(value), zero)))
             tip = f"{one.name}, {categories[i]}: {value:,.4g}"
             frame.parts.append(
                 f'<rect x="{num(left + 1)}" y="{num(top)}" width="{num(max(1.0, width - 2))}" '
@@ -315,21 +294,22 @@ def bar_chart(
                     text(
                         left + width / 2,
                         top + 13 if inside else top - 4,
-                        tick_text(value, 1.0),
+                        value_label(value, largest),
                         10,
                         "middle",
                         fill="#fff" if inside else INK,
                     )
                 )
-    _refs(frame, refs, x, y)
+    ref_lines(frame, refs, x, y)
     for one in lines:
         scale_y = y2 if one.right and y2 else y
-        points = [(x(i), scale_y(v)) for i, v in enumerate(one.ys) if v is not None]
-        frame.parts.append(path(points, one.color or INK, one.dashed))
-        for (px, py), value in zip(points, [v for v in one.ys if v is not None], strict=False):
-            frame.parts.append(
-                marker_svg(one.marker, px, py, one.color or INK, 4.0, f"{one.name}: {value:,.4g}")
-            )
+        points = [(i, x(i), scale_y(v)) for i, v in enumerate(one.ys) if v is not None]
+        for run in _runs(points):
+            frame.parts.append(path(run, one.color or INK, one.dashed))
+        for i, px, py in points:
+            tip = f"{one.name}: {one.ys[i]:,.4g}"
+            frame.parts.append(marker_svg(one.marker, px, py, one.color or INK, 4.0, tip))
+    frame.parts.extend(edge_markers(frame, far, taken))
     return frame.render(description or title)
 
 
@@ -347,8 +327,8 @@ def hbar_chart(
     values = [v for s in bars for v in s.ys if v is not None]
     height = 34 + 18 * math.ceil(len(bars) / 4) + 56 + len(names) * (8 + 9 * len(bars))
     if not names or not values:
-        return _no_data(title, max(height, 160))
-    legend = [(s.name, s.color or INK, None, False) for s in bars]
+        return absent_chart(title, _reasons(bars))
+    legend = [(_legend_name(s), s.color or INK, None, False) for s in bars]
     frame = Frame(title, legend, height)
     _, y0, x1, y1 = frame.box
     left = 16 + 6.2 * max(len(n) for n in names)
@@ -363,9 +343,16 @@ def hbar_chart(
         frame.parts.append(text(left - 6, top + row * 0.4 + 4, name, 10.5, "end"))
         for k, one in enumerate(bars):
             value = one.ys[i] if i < len(one.ys) else None
-            if value is None:
-                continue
             y = top + k * thick
+            if value is None:
+                reason = one.missing[i] if one.missing and i < len(one.missing) else None
+                if reason and any(v is not None for v in one.ys):  # else the legend says it
+                    words = f"{one.name} not measured: {reason}"
+                    frame.parts.append(
+                        text(zero + 4, y + thick / 2 + 3.5, words, 9.5, fill="#777",
+                             font_style="italic")
+                    )  # fmt: skip
+                continue
             tip = f"{one.name}, {name}: {value:,.4g}"
             frame.parts.append(
                 f'<rect x="{num(zero)}" y="{num(y + 0.5)}" width="{num(max(1.0, x(value) - zero))}" '

@@ -4,15 +4,19 @@ per-second time series."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
+from dbstor.analysis.curve import backward_steps, measured_throughput
 from dbstor.analysis.labels import run_label
+from dbstor.report.kit.absent import is_absent
 from dbstor.report.kit.charts import Highlight, Ref, Series, line_chart
 from dbstor.report.kit.fmt import fmt_iops, load_text
-from dbstor.report.kit.summary import knee_of, ok_points, point_label, slo_of
+from dbstor.report.kit.missing import device_missing, percentile_missing
+from dbstor.report.kit.refs import split_far
+from dbstor.report.kit.summary import Slo, knee_of, ok_points, point_label, slo_of
 from dbstor.report.kit.svg import PALETTE
-from dbstor.results.model import Run
+from dbstor.results.model import Point, Run
 
 PERCENT_TICKS = [0.0, 20.0, 40.0, 60.0, 80.0, 100.0]
 
@@ -31,6 +35,88 @@ def host_tool(runs: Sequence[Run]) -> str:
     return "fio" if engines == {"fio"} else "the client"
 
 
+def backwards_sentence(
+    run: Run,
+    name: str = "",
+    what: str = "IOPS",
+    value: Callable[[Point], float | None] = measured_throughput,
+) -> str:
+    """One sentence naming where a run's curve goes backwards (its throughput falls as the
+    load rises: QD1 7,512 -> QD2 6,204 IOPS), or "" when it never does."""
+    steps = backward_steps(run.points, value)
+    if not steps:
+        return ""
+    said = [
+        f"from {fmt_iops(value(low))} {what} at {point_label(low)} to "
+        f"{fmt_iops(value(high))} at {point_label(high)} "
+        f"({(value(high) or 0.0) / (value(low) or 1.0) * 100 - 100:+.0f}%)"
+        for low, high in steps
+    ]
+    whose = f"{name}'s curve" if name else "The curve"
+    return (
+        f"{whose} goes backwards: {what} fell as the load rose, {'; and '.join(said)}. "
+        "More load bought less throughput there."
+    )
+
+
+def device_iops(point: Point) -> float | None:
+    """Reads plus writes per second, None when neither was measured (never 0)."""
+    if point.read_iops is None and point.write_iops is None:
+        return None
+    return (point.read_iops or 0.0) + (point.write_iops or 0.0)
+
+
+def curve_caption(runs: Sequence[Run], names: Sequence[str] | None = None) -> str:
+    """The caption of curve_chart: how to read it (the SLO as a line, or as the marker at
+    the top edge when it lies far above every point), and where a curve goes backwards."""
+    slo = slo_of(runs[0])
+    said = ["Each marker is a load point, labelled with its load."]
+    values = [v for run in runs for p in ok_points(run) if (v := slo.value(p)) is not None]
+    if slo.limit_ms is None:
+        said.append("The rightmost marker is the peak.")
+    elif split_far([Ref(slo.limit_ms, slo.text)], values)[1]:
+        said.append(
+            f"The {slo.text} lies far above every point, so it is marked at the top "
+            "edge and the axis fits the data: every point is within it. The rightmost "
+            "marker is the peak."
+        )
+    else:
+        said.append(
+            "Where a line crosses the dashed SLO line is the knee (ringed); the rightmost "
+            "marker is the peak."
+        )
+    names = list(names) if names is not None else run_names(runs)
+    for run, name in zip(runs, names, strict=True):
+        step = backwards_sentence(run, name if len(runs) > 1 else "", "IOPS", device_iops)
+        if step:
+            said.append(step)
+    return " ".join(said)
+
+
+def _slo_missing(run: Run, slo: Slo, point: Point, name: str) -> str | None:
+    """Why a point has no value of the SLO's metric (its device, or too few operations)."""
+    if slo.value(point) is not None:
+        return None
+    side, _, stat = slo.metric.partition("_lat_")
+    reason = device_missing(point) if slo.device else None
+    reason = reason or percentile_missing(point, side, stat.removesuffix("_ms"))
+    if not reason:
+        return None
+    return (
+        f"{name}: {slo.name} latency not measured: {reason}"
+        if name
+        else (f"{slo.name[:1].upper()}{slo.name[1:]} latency not measured: {reason}")
+    )
+
+
+def figure_html(chart: str, caption: str) -> str:
+    """A <figure> with its caption; a chart drawn as its reason (nothing measured) gets no
+    caption, so a caption never describes a chart that is not there."""
+    if is_absent(chart) or not caption:
+        return f"<figure>{chart}</figure>"
+    return f"<figure>{chart}<figcaption>{caption}</figcaption></figure>"
+
+
 def curve_chart(runs: Sequence[Run], names: Sequence[str] | None = None) -> str:
     """IOPS (x) against the SLO latency metric (y): one line per run, the SLO and the knees."""
     slo = slo_of(runs[0])
@@ -42,11 +128,12 @@ def curve_chart(runs: Sequence[Run], names: Sequence[str] | None = None) -> str:
         series.append(
             Series(
                 name,
-                [p.iops for p in points],
+                [device_iops(p) for p in points],
                 [slo.value(p) for p in points],
                 [point_label(p) for p in points],
                 color=color,
                 marker=("circle", "square", "triangle", "diamond")[index % 4],
+                missing=[_slo_missing(run, slo, p, name if len(runs) > 1 else "") for p in points],
             )
         )
         knee = knee_of(run)
@@ -95,8 +182,17 @@ def timeseries_chart(run: Run, rows: Sequence[dict[str, Any]]) -> str | None:
         cpu.append(row.get("cpu_util_pct"))
         tps.append(row.get("tps") if isinstance(row.get("tps"), int | float) else None)
     has_tps = any(v is not None for v in tps)
+    no_device = [device_missing(p) for p in run.points if p.ok]
+    why = no_device[0] if no_device and all(no_device) and not any(iops) else None
     series = [
-        Series("device IOPS" if has_tps else "IOPS", xs, iops, color="#0072B2", marker=None),
+        Series(
+            "device IOPS" if has_tps else "IOPS",
+            xs,
+            iops,
+            color="#0072B2",
+            marker=None,
+            missing=[why] if why else None,
+        ),
         Series("host CPU busy %", xs, cpu, color="#D55E00", marker=None, right=True),
     ]
     if has_tps:

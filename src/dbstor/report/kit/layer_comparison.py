@@ -10,14 +10,17 @@ from typing import Any
 
 from dbstor.analysis.layers import LAYER_WORDS
 from dbstor.report.kit.charts import Ref, Series, bar_chart
-from dbstor.report.kit.fmt import DASH, fmt_iops, fmt_ms, fmt_num, load_text
+from dbstor.report.kit.fmt import DASH, fmt_iops, fmt_ms, fmt_num, fmt_pct, load_text
 from dbstor.report.kit.svg import PALETTE
+from dbstor.report.kit.tables import head_cell
 
 CHARTS = (
-    ("read_latency_ms", "Read latency", "lower is better"),
-    ("write_latency_ms", "Write latency", "lower is better"),
+    ("read_latency_ms", "Mean read latency", "lower is better"),
+    ("write_latency_ms", "Mean write latency", "lower is better"),
     ("iops", "IOPS", "higher is better"),
+    ("cpu_util_pct", "CPU busy", "the share of each layer's CPUs in use"),
 )
+HEADS = ("mean read latency", "mean write latency", "IOPS", "CPU busy|% of all cores")
 
 
 def layer_chart(block: dict[str, Any], baseline: str, key: str, title: str, better: str) -> str:
@@ -57,7 +60,12 @@ def _cell(values: dict[str, Any], normalised: dict[str, Any], key: str) -> str:
     value = values.get(key)
     if value is None:
         return DASH
-    shown = fmt_iops(value) if key == "iops" else fmt_ms(value)
+    if key == "iops":
+        shown = fmt_iops(value)
+    elif key == "cpu_util_pct":
+        shown = fmt_pct(value)
+    else:
+        shown = fmt_ms(value)
     norm = normalised.get(key)
     return shown if norm is None else f"{shown} ({fmt_num(norm, 3)})"
 
@@ -82,25 +90,37 @@ def layer_comparison_block(comparison: dict[str, Any]) -> str:
         if chart:
             parts.append(f"<figure>{chart}</figure>")
     rows = []
+    # a column for each figure some run has at some layer (CPU only where it was measured)
+    shown = [
+        chart
+        for chart in CHARTS
+        if chart[0] != "cpu_util_pct"
+        or any(
+            ((r.get("values") or {}).get(layer) or {}).get(chart[0]) is not None
+            for r in block.get("runs") or []
+            for layer in block.get("layers") or []
+        )
+    ]
     for run in block.get("runs") or []:
         missing = run.get("missing") or {}
         for layer in block.get("layers") or []:
             values = (run.get("values") or {}).get(layer) or {}
             normalised = (run.get("normalised") or {}).get(layer) or {}
-            if all(values.get(key) is None for key, _, _ in CHARTS) and layer in missing:
-                cells = f'<td colspan="3">missing: {escape(str(missing[layer]))}</td>'
+            if all(values.get(key) is None for key, _, _ in shown) and layer in missing:
+                why = f"not measured: {missing[layer]}"
+                cells = f'<td colspan="{len(shown)}">{escape(why)}</td>'
             else:
                 cells = "".join(
                     f'<td class="num">{escape(_cell(values, normalised, key))}</td>'
-                    for key, _, _ in CHARTS
+                    for key, _, _ in shown
                 )
             rows.append(
                 f"<tr><th>{escape(str(run.get('label')))}</th>"
                 f"<td>{escape(LAYER_WORDS.get(layer, layer))}</td>{cells}</tr>"
             )
+    heads = "".join(head_cell(HEADS[CHARTS.index(chart)]) for chart in shown)
     parts.append(
-        '<div class="scroll"><table><thead><tr><th>run</th><th>layer</th><th>read latency</th>'
-        "<th>write latency</th><th>IOPS</th></tr></thead>"
-        f"<tbody>{''.join(rows)}</tbody></table></div>"
+        '<div class="scroll"><table><thead><tr><th>run</th><th>layer</th>'
+        f"{heads}</tr></thead><tbody>{''.join(rows)}</tbody></table></div>"
     )
     return f'<div class="layers-compared">{"".join(parts)}</div>'

@@ -59,6 +59,23 @@ def tick_text(value: float, step: float) -> str:
     return f"{value:,.{_decimals(step)}f}"
 
 
+def value_label(value: float, top: float) -> str:
+    """A bar's value label, with precision from the chart's largest value (`top`): whole
+    numbers from 10 up, else two significant digits of `top` (0.86, 0.12, 0.055 for a
+    chart up to 0.86); a value that would round to 0 keeps two significant digits of its
+    own (0.0043), so a measured value is never labelled "0"."""
+    if value == 0 or top >= 10:
+        return tick_text(value, 1.0) if abs(value) >= 0.5 or value == 0 else _significant(value)
+    decimals = max(0, 1 - math.floor(math.log10(abs(top))))
+    shown = f"{value:.{decimals}f}"
+    return _significant(value) if float(shown) == 0 else shown
+
+
+def _significant(value: float, digits: int = 2) -> str:
+    magnitude = math.floor(math.log10(abs(value)))
+    return f"{value:.{max(0, digits - 1 - magnitude)}f}"
+
+
 def _decimals(step: float) -> int:
     if step <= 0 or step >= 1:
         return 0

@@ -51,7 +51,7 @@ def per_query_chart(
         title=title + (f": {subtitle}" if subtitle else ""),
         y_label=y_label,
         x_label="query (TPC-H number, TR-3476 abbreviation)",
-        value_text=bool(shown) and max(shown) >= 10,  # bar labels are whole numbers
+        value_text=bool(shown),  # labels keep the digits small values need
         height=340,
         description=f"{title} ({unit}), one bar per query and series.",
     )

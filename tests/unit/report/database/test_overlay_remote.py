@@ -40,7 +40,7 @@ def test_external_server_placed_by_its_own_device_and_said_so(default_pair):
         text
     )
     assert "left off this chart" not in text
-    assert "its server&#x27;s device read await: 1 user (1,500, 0.5)" in overlay_chart(
+    assert "its server&#x27;s device mean read await: 1 user (1,500, 0.5)" in overlay_chart(
         overlay, names
     )
     assert 'class="overlay"' in render_report(runs)
@@ -51,3 +51,16 @@ def test_external_server_without_the_layers_figures_stays_off(default_pair):
     external_with_db_host(runs, missing="Prometheus at http://prom:9090 did not answer")
     assert overlays(runs) == []
     assert 'class="overlay"' not in render_report(runs)
+
+
+def test_the_device_caption_names_only_what_is_drawn(default_pair):
+    """With the database host's device as the only latency beyond the client's
+    transactions, no latency-by-layer chart is drawn: the caption names the layer table."""
+    runs, _ = default_pair
+    db = external_with_db_host(runs)
+    html = render_report(runs)
+    section = html[html.index(f"<h2>{run_names(runs)[1]}") :]
+    assert "latency by layer" not in section.lower()
+    assert "are in the layer table below" in section
+    assert "Layer by layer at each load point" in section
+    assert db.points[0].layers["remote_device"]["read_latency_ms"] == 0.5

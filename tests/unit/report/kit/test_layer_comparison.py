@@ -3,6 +3,8 @@ one bar group per layer, the baseline's same layer = 100, and a missing layer's 
 
 from __future__ import annotations
 
+import copy
+
 from rich.console import Console
 
 from dbstor.report.console import print_comparison
@@ -55,13 +57,14 @@ LAYERS = {
 def test_report_has_one_bar_group_per_layer_with_the_baseline_at_100() -> None:
     html = comparison_block(comparison(LAYERS))
     assert "Layer by layer" in html and "8 users" not in html and "20 users" in html
-    assert "Read latency by layer, relative to FC = 100" in html
+    assert "Mean read latency by layer, relative to FC = 100" in html
     assert "IOPS by layer, relative to FC = 100" in html
-    assert "Write latency by layer" not in html  # no layer has a write latency
+    assert "Mean write latency by layer" not in html  # no layer has a write latency
     for words in ("the client", "this host&#x27;s device", "the storage system"):
         assert words in html
     assert "17.7 ms (88.5)" in html and "2,208 (88.3)" in html
-    assert "missing: Prometheus at http://prom:9090 did not answer" in html
+    assert "mean read latency" in html and "CPU busy" not in html  # no layer has a CPU
+    assert "not measured: Prometheus at http://prom:9090 did not answer" in html
 
 
 def test_nothing_by_layer_without_layers() -> None:
@@ -79,3 +82,14 @@ def test_terminal_table_by_layer() -> None:
     console = Console(record=True, width=200, color_system=None)
     print_comparison(comparison(None), console)
     assert "By layer" not in console.export_text()
+
+
+def test_the_storage_cpu_is_compared_layer_by_layer() -> None:
+    layers = copy.deepcopy(LAYERS)
+    for run, cpu in zip(layers["runs"], (40.0, 62.0), strict=True):
+        run["values"]["storage"]["cpu_util_pct"] = cpu
+        run["normalised"]["storage"]["cpu_util_pct"] = cpu / 40.0 * 100
+    layers["runs"][1]["missing"] = {}
+    html = comparison_block(comparison(layers))
+    assert "CPU busy by layer, relative to FC = 100" in html
+    assert "CPU busy" in html and "62% (155)" in html and "40% (100)" in html
