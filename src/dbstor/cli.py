@@ -31,6 +31,10 @@ COMMANDS = (
     "capacity",
     "advise",
     "tco",
+    "index",
+    "check",
+    "export",
+    "serve",
 )
 
 

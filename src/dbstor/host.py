@@ -41,4 +41,15 @@ def host_facts() -> dict[str, Any]:
         "kernel": platform.release(),
         "os": os_release.get("PRETTY_NAME", "").strip('"') or platform.system(),
         "python": platform.python_version(),
+        **_cpu_and_memory_layout(),
     }
+
+
+def _cpu_and_memory_layout() -> dict[str, Any]:
+    """The CPU frequency governor and the NUMA nodes (left out where /sys has none)."""
+    governor = _read("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor").strip()
+    nodes = Path("/sys/devices/system/node")
+    count = len([n for n in os.listdir(nodes) if n.startswith("node")]) if nodes.is_dir() else 0
+    return ({"cpu_governor": governor} if governor else {}) | (
+        {"numa_nodes": count} if count else {}
+    )

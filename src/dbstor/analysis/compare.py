@@ -22,6 +22,7 @@ from dbstor.analysis.curve import curve_points, find_knee, find_peak, slo_value,
 from dbstor.analysis.dss_compare import compare_query_runs, is_query_run
 from dbstor.analysis.labels import baseline_index, run_label
 from dbstor.analysis.layers import compare_layers
+from dbstor.analysis.system_diff import system_differences
 from dbstor.results.model import Point, Run
 
 __all__ = ["METRICS", "comparability_warnings", "compare_runs", "factor_text", "run_label"]
@@ -164,6 +165,7 @@ def comparability_warnings(runs: Sequence[Run]) -> tuple[bool, list[str]]:
         values = distinct(getter)
         if len(values) > 1:
             warnings.append(f"the runs differ in {what}: compare with care")
+    warnings += system_differences(runs)
     return comparable, warnings
 
 

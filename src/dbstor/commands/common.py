@@ -6,6 +6,7 @@ import argparse
 import json
 import sys
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -14,6 +15,8 @@ from dbstor.errors import UserError
 from dbstor.results.model import Point, Run
 from dbstor.runs.progress import Progress
 from dbstor.runs.study import StudyOutcome
+from dbstor.study.model import Study
+from dbstor.study.tags import parse_tag, tags_from
 from dbstor.testfiles import Safety
 
 T = TypeVar("T")
@@ -37,6 +40,14 @@ def add_run_flags(parser: argparse.ArgumentParser) -> None:
         default=Path("results"),
         help="folder for run folders (default: ./results)",
     )
+    out.add_argument(
+        "--tag",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a word of your own on every run (repeatable), e.g. --tag firmware=9.14; "
+        "added to a study file's [study] tags",
+    )
     out.add_argument("--json", action="store_true", help="print the run summary as JSON on stdout")
     out.add_argument("--quiet", action="store_true", help="no progress on stderr")
     out.add_argument(
@@ -55,6 +66,17 @@ def add_run_flags(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="with --allow-overwrite: allow a block device as the target (its data is destroyed)",
     )
+
+
+def with_tags(study: Study, args: argparse.Namespace) -> Study:
+    """The study with --tag KEY=VALUE added to its own tags (a flag wins over the file)."""
+    if not args.tag:
+        return study
+    try:
+        tags = tags_from([*study.tags.items(), *(parse_tag(t) for t in args.tag)])
+    except ValueError as exc:
+        raise UserError(f"--tag: {exc}") from None
+    return replace(study, tags=tags)
 
 
 def safety_from(args: argparse.Namespace) -> Safety:

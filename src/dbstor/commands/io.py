@@ -11,6 +11,7 @@ from dbstor.commands.common import (
     finish,
     parse_flag,
     safety_from,
+    with_tags,
 )
 from dbstor.commands.flagtypes import COUNT
 from dbstor.commands.telemetry_flags import add_telemetry_flags, with_telemetry
@@ -230,5 +231,5 @@ def run(args: argparse.Namespace) -> int:
             args.cluster, args.hosts, study, args.out, safety_from(args), progress
         )
     else:
-        outcome = run_study(study, args.out, safety_from(args), progress)
+        outcome = run_study(with_tags(study, args), args.out, safety_from(args), progress)
     return finish(outcome, args, progress)

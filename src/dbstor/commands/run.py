@@ -13,6 +13,7 @@ from dbstor.commands.common import (
     finish,
     parse_flag,
     safety_from,
+    with_tags,
 )
 from dbstor.commands.default_study import default_study
 from dbstor.commands.flagtypes import COUNT, SEED
@@ -371,5 +372,5 @@ def run(args: argparse.Namespace) -> int:
             clients_text=args.clients,
         )
     else:
-        outcome = run_study(study, args.out, safety_from(args), progress)
+        outcome = run_study(with_tags(study, args), args.out, safety_from(args), progress)
     return finish(outcome, args, progress)

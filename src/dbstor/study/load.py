@@ -26,6 +26,7 @@ from dbstor.study.model import (
     Target,
 )
 from dbstor.study.profiles import BUILTIN_PROFILES, DISTRIBUTIONS, Profile
+from dbstor.study.tags import tag_table
 from dbstor.study.telemetry import config_from_table
 from dbstor.study.values import (
     boolean,
@@ -64,6 +65,7 @@ _STUDY_KEYS = {
     "precondition",
     "baseline",
     "data",
+    "tags",
 }
 _SLO_KEYS = {"metric", "limit"}
 _LOAD_KEYS = {"kind", "values", "jobs", "iodepth"}
@@ -366,6 +368,7 @@ def study_from_dict(data: dict[str, Any], source: str, base_dir: Path) -> Study:
         data=parse_data_pattern(study.table.get("data", "incompressible"), f"{source}: study.data"),
         telemetry=config_from_table(data["telemetry"], source) if "telemetry" in data else None,
         cluster=cluster,
+        tags=study.get("tags", tag_table, {}),
     )
 
 

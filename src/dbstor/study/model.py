@@ -134,6 +134,7 @@ class Study:
     data: DataPattern = field(default_factory=DataPattern)  # what the io profiles write
     telemetry: TelemetryConfig | None = None  # Prometheus layers, live figures
     cluster: str | None = None  # the Ray head HOST:PORT: targets measured on their hosts
+    tags: dict[str, str] = field(default_factory=dict)  # the user's KEY=VALUE words
 
     def series_for(self, profile: Profile) -> LoadSeries:
         if self.series is not None:
@@ -182,6 +183,7 @@ class Study:
                 "data": self.data.describe(),
                 "baseline": self.baseline,
                 "databases": [d.describe() for d in self.databases],
+                "tags": dict(self.tags),
             }
             | ({"telemetry": self.telemetry.describe()} if self.telemetry else {})
             | ({"cluster": self.cluster} if self.cluster else {})

@@ -19,6 +19,7 @@ from dbstor.runs.progress import Progress
 from dbstor.runs.telemetry import RunTelemetry
 from dbstor.study.model import DatabaseSpec, Slo, Target
 from dbstor.telemetry.disk import devices_for_path
+from dbstor.telemetry.system import target_system
 from dbstor.testfiles import Safety
 from dbstor.workloads.registry import workload_class
 
@@ -60,6 +61,7 @@ def new_database_run(
         host=host_facts(),
         slo=slo,
         created_at=datetime.now(UTC).isoformat(timespec="seconds"),
+        tags=dict(plan.study.get("tags") or {}),
     )
 
 
@@ -130,6 +132,8 @@ class DatabaseRunner:
         data = self.plan.target.paths[0] if self.plan.target.paths else None
         self.devices = devices_for_path(data) if data and spec.dsn is None else []
         device_note(self.run, self.devices, external=spec.dsn is not None)
+        if spec.dsn is None:
+            self.run.target["system"] = target_system(list(self.plan.target.paths), self.devices)
         self.folder.save()
 
     def workload_header(self) -> dict[str, Any]:

@@ -62,4 +62,5 @@ def new_io_run(plan: IoRunPlan) -> Run:
         host=host_facts(),
         slo={"metric": plan.slo.metric, "limit_ms": plan.slo.limit_ms},
         created_at=datetime.now(UTC).isoformat(timespec="seconds"),
+        tags=dict(plan.study.get("tags") or {}),
     )

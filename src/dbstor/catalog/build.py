@@ -1,0 +1,93 @@
+"""`dbstor index RESULTS_DIR`: every run and study under a folder in index.json, with the
+trends of runs that share a comparison key, read again only where a results.json changed."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+from dbstor.catalog.entries import folders, run_entry, stamp, study_entry
+from dbstor.catalog.steps import find_steps
+
+INDEX_JSON = "index.json"
+INDEX_HTML = "index.html"
+INDEX_SCHEMA = 1
+TREND_FIGURES = ("knee", "peak", "latency_at_load")
+
+
+def previous_entries(root: Path) -> dict[str, dict[str, Any]]:
+    """The rows of the index already there, by folder (nothing when it cannot be read)."""
+    try:
+        data = json.loads((root / INDEX_JSON).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    rows = data.get("entries") if isinstance(data, dict) else None
+    if not isinstance(rows, list):
+        return {}
+    return {
+        r["folder"]: r for r in rows if isinstance(r, dict) and isinstance(r.get("folder"), str)
+    }
+
+
+def scan(
+    root: Path, say: Callable[[str], None] = lambda _: None
+) -> tuple[list[dict[str, Any]], int]:
+    """Every row under root, and how many folders were read anew (the rest unchanged)."""
+    before = previous_entries(root)
+    rows, read = [], 0
+    for folder, kind in folders(root):
+        rel = folder.relative_to(root).as_posix()
+        name = "results.json" if kind == "run" else "study.json"
+        old = before.get(rel)
+        if (
+            old is not None
+            and old.get("stamp") is not None
+            and old["stamp"] == stamp(folder / name)
+        ):
+            rows.append(old)
+            continue
+        rows.append(run_entry(folder, root) if kind == "run" else study_entry(folder, root))
+        read += 1
+        if read % 100 == 0:
+            say(f"read {read} folders")
+    return rows, read
+
+
+def trends(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Per comparison key with two or more finished runs: each headline figure over time
+    and its steps."""
+    by_key: dict[str, list[dict[str, Any]]] = {}
+    for row in rows:
+        if row.get("kind") == "run" and row.get("status") in ("complete", "interrupted"):
+            by_key.setdefault(row["key"], []).append(row)
+    out = []
+    for key, runs in sorted(by_key.items()):
+        if len(runs) < 2:
+            continue
+        runs.sort(key=lambda r: str(r.get("created_at")))
+        figures = {}
+        for figure in TREND_FIGURES:
+            series = [r for r in runs if r.get(figure) is not None]
+            values = [float(r[figure]) for r in series]
+            steps = find_steps(values, [r.get("spread_pct") for r in series]) if values else []
+            figures[figure] = {
+                "runs": [r["folder"] for r in series],
+                "values": values,
+                "steps": [asdict(s) | {"run": series[s.index]["folder"]} for s in steps],
+            }
+        out.append({"key": key, "unit": runs[0].get("unit"), "figures": figures})
+    return out
+
+
+def build_index(root: Path, say: Callable[[str], None] = lambda _: None) -> dict[str, Any]:
+    rows, read = scan(root, say)
+    rows.sort(key=lambda r: (str(r.get("created_at") or ""), r["folder"]), reverse=True)
+    return {
+        "schema": INDEX_SCHEMA,
+        "entries": rows,
+        "trends": trends(rows),
+        "read": read,
+    }

@@ -1,0 +1,156 @@
+"""Results as tables for SQL: `runs` (one row per run, with tags and the host's facts),
+`points` (one row per load point, nested figures flattened to column_names) and `samples`
+(samples.csv of every run), written to SQLite (the standard library), DuckDB or Parquet
+(through duckdb, installed with `pip install 'dbstor[duckdb]'`)."""
+
+from __future__ import annotations
+
+import json
+import math
+import sqlite3
+import tempfile
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+from dbstor.catalog.entries import folders, run_entry
+from dbstor.errors import UserError
+from dbstor.results.store import read_run_folder, read_samples
+
+SKIPPED_POINT_FIELDS = ("queries", "hosts", "error_messages", "layers")
+
+
+def flatten(data: dict[str, Any], prefix: str = "") -> dict[str, Any]:
+    """{"read_lat_ms": {"p99": 1}} -> {"read_lat_ms_p99": 1}; lists and dicts deeper than
+    a table holds become JSON text."""
+    out: dict[str, Any] = {}
+    for key, value in data.items():
+        name = f"{prefix}{key}"
+        if isinstance(value, dict) and len(name) < 60:
+            out |= flatten(value, f"{name}_")
+        elif isinstance(value, dict | list):
+            out[name] = json.dumps(value, allow_nan=False)
+        elif isinstance(value, float) and not math.isfinite(value):
+            out[name] = None
+        else:
+            out[name] = value
+    return out
+
+
+def tables(root: Path) -> Iterator[tuple[str, dict[str, Any]]]:
+    """("runs" | "points" | "samples", row) for every readable run under root."""
+    for folder, kind in folders(root):
+        if kind != "run":
+            continue
+        row = run_entry(folder, root)
+        if row["kind"] != "run":
+            continue
+        run = read_run_folder(folder)
+        yield (
+            "runs",
+            flatten(
+                {k: v for k, v in row.items() if k not in ("stamp", "kind")}
+                | {"host_facts": run.host, "target_facts": run.target.get("facts") or {}}
+            ),
+        )
+        for index, point in enumerate(run.to_dict()["points"], start=1):
+            kept = {k: v for k, v in point.items() if k not in SKIPPED_POINT_FIELDS}
+            yield "points", {"run_id": run.run_id, "point": index} | flatten(kept)
+        for sample in read_samples(folder):
+            yield "samples", flatten(sample)
+
+
+def _columns(rows: Iterable[dict[str, Any]]) -> list[str]:
+    seen: dict[str, None] = {}
+    for row in rows:
+        seen.update(dict.fromkeys(row))
+    return list(seen)
+
+
+def _identifiers(columns: list[str]) -> list[str]:
+    """Quoted column names, unique without regard to case (DuckDB's rule; a user's facts
+    may name "Array" and "array")."""
+    used: set[str] = set()
+    out = []
+    for column in columns:
+        name, n = column, 1
+        while name.lower() in used:
+            n += 1
+            name = f"{column}_{n}"
+        used.add(name.lower())
+        out.append('"' + name.replace('"', '""') + '"')
+    return out
+
+
+def _sql_type(values: list[Any]) -> str:
+    kinds = {type(v) for v in values if v is not None}
+    if kinds <= {int, bool}:
+        return "BIGINT"
+    if kinds <= {int, float, bool}:
+        return "DOUBLE"
+    return "TEXT"
+
+
+def collect(root: Path) -> dict[str, list[dict[str, Any]]]:
+    found: dict[str, list[dict[str, Any]]] = {"runs": [], "points": [], "samples": []}
+    for table, row in tables(root):
+        found[table].append(row)
+    if not found["runs"]:
+        raise UserError(f"{root}: no run folder (results.json) under it: nothing to export")
+    return found
+
+
+def to_sqlite(data: dict[str, list[dict[str, Any]]], path: Path, dialect: str = "sqlite") -> None:
+    """Write the tables into a new database file (DuckDB speaks the same DDL here)."""
+    if path.exists() or path.is_symlink():
+        raise UserError(f"{path} exists: give a new file name (dbstor does not replace it)")
+    if dialect == "duckdb":
+        try:
+            import duckdb
+        except ImportError:
+            raise UserError(
+                "--duckdb needs the duckdb package: pip install 'dbstor[duckdb]'"
+            ) from None
+        db = duckdb.connect(str(path))
+    else:
+        db = sqlite3.connect(path)
+    try:
+        for table, rows in data.items():
+            columns = _columns(rows)
+            if not columns:
+                continue
+            types = [_sql_type([r.get(c) for r in rows]) for c in columns]
+            names = _identifiers(columns)
+            ddl = ", ".join(f"{c} {t}" for c, t in zip(names, types, strict=True))
+            db.execute(f'CREATE TABLE "{table}" ({ddl})')
+            marks = ", ".join("?" for _ in columns)
+            db.executemany(
+                f'INSERT INTO "{table}" VALUES ({marks})',
+                [[r.get(c) for c in columns] for r in rows],
+            )
+        db.commit()
+    finally:
+        db.close()
+
+
+def to_parquet(data: dict[str, list[dict[str, Any]]], folder: Path) -> list[Path]:
+    """One Parquet file per table in folder (written through a scratch DuckDB database)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    written = []
+    with tempfile.TemporaryDirectory(prefix="dbstor-export-") as scratch:
+        staging = Path(scratch) / "staging.duckdb"
+        to_sqlite(data, staging, "duckdb")
+        import duckdb
+
+        db = duckdb.connect(str(staging))
+        try:
+            for table in data:
+                target = folder / f"{table}.parquet"
+                if target.exists() or target.is_symlink():
+                    raise UserError(f"{target} exists: give an empty folder for --parquet")
+                quoted = target.as_posix().replace("'", "''")
+                db.execute(f"COPY \"{table}\" TO '{quoted}' (FORMAT PARQUET)")
+                written.append(target)
+        finally:
+            db.close()
+    return written

@@ -1,0 +1,70 @@
+"""dbstor index: every run and study under a results folder in one page (index.html) and
+one file (index.json), with filters, comparisons, and trends with their steps."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from dbstor.catalog.build import INDEX_HTML, INDEX_JSON, build_index
+from dbstor.catalog.page import index_page
+from dbstor.errors import UserError
+from dbstor.results.store import write_text_atomic
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "index",
+        help="index every run and study under a results folder (index.html, index.json)",
+        description=(
+            "Write index.html and index.json in RESULTS_DIR: every run and study under it with "
+            "target, engine, workload, load, tags, host, date, status, peak and knee, a link to "
+            "each report, the runs that share a comparison key drawn over time with their steps "
+            "(a change beyond the runs' own spread and their neighbours' noise), and the folders "
+            "that could not be read with the reason. Running it again reads only new or changed "
+            "runs."
+        ),
+        epilog="example: dbstor index results/   then open results/index.html",
+    )
+    parser.add_argument("results_dir", type=Path, metavar="RESULTS_DIR", help="the folder to index")
+    parser.add_argument("--json", action="store_true", help="print index.json on stdout too")
+    parser.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    parser.set_defaults(handler=run)
+
+
+def write_index(root: Path, say: Callable[[str], None] = lambda _: None) -> dict[str, Any]:
+    """Build the index of root and write both files; the index as data."""
+    if not root.is_dir() or root.is_symlink():
+        raise UserError(f"{root}: not a folder (a link is not followed): give a results folder")
+    index = build_index(root, say)
+    write_text_atomic(root / INDEX_JSON, json.dumps(index, indent=1, allow_nan=False) + "\n")
+    write_text_atomic(root / INDEX_HTML, index_page(index, str(root)))
+    return index
+
+
+def run(args: argparse.Namespace) -> int:
+    def say(line: str) -> None:
+        if not args.quiet:
+            print(line, file=sys.stderr)
+
+    started = time.monotonic()
+    index = write_index(args.results_dir, say)
+    runs = sum(e["kind"] == "run" for e in index["entries"])
+    bad = sum(e["kind"] == "unreadable" for e in index["entries"])
+    steps = sum(len(f["steps"]) for t in index["trends"] for f in t["figures"].values())
+    say(
+        f"{runs} runs, {len(index['trends'])} trends ({steps} steps)"
+        + (f", {bad} folders not readable" if bad else "")
+        + f"; read {index['read']} anew in {time.monotonic() - started:.1f} s"
+    )
+    if args.json:
+        json.dump(index, sys.stdout, indent=1)
+        sys.stdout.write("\n")
+    else:
+        print(args.results_dir / INDEX_HTML)
+    return 0

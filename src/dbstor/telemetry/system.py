@@ -1,0 +1,112 @@
+"""The system facts that decide a storage result, read without privileges: for each device
+under a target its model, firmware, rotational, block sizes, I/O scheduler, queue depth
+(nr_requests), read-ahead, write cache and what it is built on (dm, md, multipath paths);
+the target's file system and mount options (the host's CPU governor and NUMA nodes are in
+dbstor/host.py).
+
+Every fact that cannot be read is left out (never guessed); the facts are recorded in
+results.json and compared by `dbstor compare`, which names the ones that differ."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+SYS_BLOCK = Path("/sys/block")
+
+
+def _read(path: Path) -> str | None:
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace").strip()
+    except OSError:
+        return None
+    return text or None
+
+
+def _int(path: Path) -> int | None:
+    text = _read(path)
+    try:
+        return int(text) if text is not None else None
+    except ValueError:
+        return None
+
+
+def _active(choices: str | None) -> str | None:
+    """'none [mq-deadline] kyber' -> 'mq-deadline'."""
+    if choices is None:
+        return None
+    for word in choices.split():
+        if word.startswith("[") and word.endswith("]"):
+            return word[1:-1]
+    return choices
+
+
+def device_facts(name: str, sys_block: Path = SYS_BLOCK) -> dict[str, Any]:
+    """What /sys says about one block device (a partition's facts are its disk's queue)."""
+    base = sys_block / name
+    if not base.exists():  # a partition: /sys/class/block/<part> points into its disk
+        link = Path("/sys/class/block") / name
+        if not link.exists():
+            return {}
+        base = link.resolve().parent
+    queue, device = base / "queue", base / "device"
+    rotational = _int(queue / "rotational")
+    facts: dict[str, Any] = {
+        "model": _read(device / "model"),
+        "vendor": _read(device / "vendor"),
+        "firmware": _read(device / "firmware_rev") or _read(device / "rev"),
+        "rotational": None if rotational is None else bool(rotational),
+        "logical_block_bytes": _int(queue / "logical_block_size"),
+        "physical_block_bytes": _int(queue / "physical_block_size"),
+        "scheduler": _active(_read(queue / "scheduler")),
+        "nr_requests": _int(queue / "nr_requests"),
+        "read_ahead_kb": _int(queue / "read_ahead_kb"),
+        "write_cache": _read(queue / "write_cache"),
+    }
+    dm_name, dm_uuid = _read(base / "dm" / "name"), _read(base / "dm" / "uuid")
+    if dm_name:
+        facts["dm_name"] = dm_name
+        facts["multipath"] = bool(dm_uuid and dm_uuid.startswith("mpath-"))
+    if (base / "md").is_dir():
+        facts["md_level"] = _read(base / "md" / "level")
+    slaves = base / "slaves"
+    if slaves.is_dir():
+        below = sorted(os.listdir(slaves))
+        if below:
+            facts["built_on"] = below
+    return {k: v for k, v in facts.items() if v is not None}
+
+
+def mount_facts(path: Path, mountinfo: Path = Path("/proc/self/mountinfo")) -> dict[str, Any]:
+    """The file system holding path: mount point, type, source and options."""
+    text = _read(mountinfo)
+    if text is None:
+        return {}
+    target = os.path.realpath(path)
+    best: dict[str, Any] = {}
+    for line in text.splitlines():
+        left, _, right = line.partition(" - ")
+        fields, tail = left.split(), right.split()
+        if len(fields) < 6 or len(tail) < 2:
+            continue
+        point = fields[4].replace("\\040", " ")
+        inside = target == point or target.startswith(point.rstrip("/") + "/")
+        if inside and len(point) >= len(best.get("mount_point", "")):
+            best = {
+                "mount_point": point,
+                "fs_type": tail[0],
+                "source": tail[1],
+                "mount_options": fields[5],
+                "fs_options": tail[2] if len(tail) > 2 else None,
+            }
+    return {k: v for k, v in best.items() if v is not None}
+
+
+def target_system(paths: list[Path], devices: list[str]) -> dict[str, Any]:
+    """A target's system facts: each local device's and each path's file system."""
+    local = [d for d in devices if ":" not in d]  # host:device names are a cluster host's own
+    return {
+        "devices": {d: device_facts(d) for d in local},
+        "file_systems": {str(p): mount_facts(p) for p in paths},
+    }

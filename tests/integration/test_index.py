@@ -1,0 +1,208 @@
+"""Many runs, one place, on real fio runs: the index (incremental, unreadable folders
+listed), filters and the comparison in headless Chromium, `dbstor serve` over real HTTP,
+the `dbstor check` gate, `dbstor export` to DuckDB, SQLite and Parquet, tags, and the
+system facts named in a comparison."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import socket
+import sqlite3
+import subprocess
+import tempfile
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+from xml.etree import ElementTree
+
+import duckdb
+import pytest
+
+pytestmark = pytest.mark.integration
+
+QUICK = ("--iodepth", "1,4", "--duration", "1", "--warmup", "0", "--size", "16MiB", "--quiet")
+
+
+@pytest.fixture(scope="module")
+def results(dbstor_class) -> Path:
+    """Four fio runs of one key (tagged fw=1..4), one on another target, and a broken one."""
+    root = Path(tempfile.mkdtemp(prefix="dbstor-index-"))
+    cli = dbstor_class(root)
+    (root / "lun").mkdir()
+    (root / "other").mkdir()
+    for n in range(1, 5):
+        proc = cli("io", "--target", root / "lun", *QUICK, "--out", "runs", "--tag", f"fw={n}")
+        assert proc.returncode == 0, proc.stderr
+        time.sleep(1.1)  # run folders are named by the second
+    proc = cli("io", "--target", root / "other", *QUICK, "--out", "runs", "--tag", "fw=9")
+    assert proc.returncode == 0, proc.stderr
+    (root / "runs" / "broken").mkdir()
+    (root / "runs" / "broken" / "results.json").write_text('{"schema": 1, "points": ')
+    yield root
+    shutil.rmtree(root, ignore_errors=True)
+
+
+def run_folders(root: Path) -> list[Path]:
+    return sorted(
+        p.parent for p in (root / "runs").glob("*/results.json") if p.parent.name != "broken"
+    )
+
+
+def test_index_lists_every_run_and_reads_only_what_changed(dbstor, results):
+    proc = dbstor("index", results / "runs")
+    assert proc.returncode == 0, proc.stderr
+    index = json.loads((results / "runs" / "index.json").read_text())
+    rows = {r["folder"]: r for r in index["entries"]}
+    assert rows["broken"]["kind"] == "unreadable" and "results.json" in rows["broken"]["error"]
+    runs = [r for r in rows.values() if r["kind"] == "run"]
+    assert len(runs) == 5 and all(r["status"] == "complete" and r["peak"] > 0 for r in runs)
+    assert sorted(r["tags"]["fw"] for r in runs) == ["1", "2", "3", "4", "9"]
+    keys = {r["key"] for r in runs}
+    assert len(keys) == 2, "the other target is another comparison key"
+    [trend] = index["trends"]
+    assert len(trend["figures"]["peak"]["values"]) == 4
+    assert "read 6 anew" in proc.stderr
+    page = (results / "runs" / "index.html").read_text()
+    assert "Folders that could not be read" in page and "<script src" not in page
+    again = dbstor("index", results / "runs")
+    assert "read 0 anew" in again.stderr, again.stderr
+
+
+def test_the_page_filters_and_compares_in_a_real_browser(dbstor, results, tmp_path):
+    assert dbstor("index", results / "runs").returncode == 0
+    first, second = (f.name for f in run_folders(results)[:2])
+    url = f"file://{results / 'runs' / 'index.html'}#tags=fw%3D2&select={first},{second}&baseline={second}"
+    dom = subprocess.run(
+        ["chromium", "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+         f"--user-data-dir={tmp_path / 'profile'}", "--dump-dom", url],
+        capture_output=True, text=True, timeout=120, check=False,
+    ).stdout  # fmt: skip
+    assert "1 of 5 runs" in dom, "the tag filter left one run"
+    assert '<section id="compare">' in dom, "two runs selected: the comparison panel shows"
+    assert f"{second} (baseline)" in dom and ">100<" in dom
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_serve_gives_the_index_reports_and_comparisons_on_loopback_only(dbstor, results):
+    port = free_port()
+    proc = dbstor.start("serve", results / "runs", "--port", str(port))
+    base = f"http://127.0.0.1:{port}"
+    for _ in range(100):
+        try:
+            page = urllib.request.urlopen(base + "/", timeout=5).read().decode()
+            break
+        except OSError:
+            time.sleep(0.2)
+    else:
+        pytest.fail(f"dbstor serve did not answer: {proc.stderr.read() if proc.stderr else ''}")
+    assert "dbstor runs in" in page
+    listening = subprocess.run(["ss", "-ltn"], capture_output=True, text=True, check=False).stdout
+    assert f"127.0.0.1:{port}" in listening and f"0.0.0.0:{port}" not in listening
+    first, second = (f.name for f in run_folders(results)[:2])
+    compared = urllib.request.urlopen(
+        f"{base}/compare?runs={first},{second}&baseline={first}", timeout=60
+    )
+    assert "comparison" in compared.read().decode()
+    report = urllib.request.urlopen(f"{base}/{first}/report.html", timeout=10).read().decode()
+    assert "<svg" in report
+    (results / "runs" / "escape").symlink_to("/etc")
+    for bad in ("/escape/passwd", "/../../etc/passwd", "/compare?runs=../..,x"):
+        with pytest.raises(urllib.error.HTTPError) as caught:
+            urllib.request.urlopen(base + bad, timeout=10)
+        assert caught.value.code in (400, 403, 404)
+    (results / "runs" / "escape").unlink()
+
+
+def halved(folder: Path, into: Path) -> Path:
+    """A copy of a real run whose throughput is half (a storage that got slower)."""
+    shutil.copytree(folder, into)
+    data = json.loads((into / "results.json").read_text())
+    for point in data["points"]:
+        for key in ("read_iops", "write_iops"):
+            point[key] /= 2
+    for key in ("peak", "knee"):
+        if data[key] and data[key]["iops"] is not None:
+            data[key]["iops"] /= 2
+    (into / "results.json").write_text(json.dumps(data))
+    return into
+
+
+def test_check_passes_itself_fails_a_halved_run_and_refuses_other_targets(
+    dbstor, results, tmp_path
+):
+    runs = run_folders(results)
+    lun = [
+        f for f in runs if json.loads((f / "results.json").read_text())["target"]["label"] == "lun"
+    ]
+    same = dbstor("check", lun[0], "--baseline", lun[0], "--junit", tmp_path / "ok.xml")
+    assert same.returncode == 0 and "passed" in same.stdout, same.stdout + same.stderr
+    slow = halved(lun[0], tmp_path / "slower")
+    proc = dbstor(
+        "check",
+        slow,
+        "--baseline",
+        lun[0],
+        "--metric",
+        "peak_iops",
+        "--junit",
+        tmp_path / "j.xml",
+        "--json",
+    )
+    assert proc.returncode == 1, proc.stderr
+    verdict = json.loads(proc.stdout)
+    assert verdict["passed"] is False and verdict["metrics"][0]["metric"] == "peak"
+    assert verdict["metrics"][0]["status"] == "regression"
+    assert verdict["metrics"][0]["change_pct"] == pytest.approx(-50, abs=0.5)
+    suite = ElementTree.parse(tmp_path / "j.xml").getroot()
+    assert suite.get("failures") == "1" and suite.find("testcase/failure") is not None
+    other = next(f for f in runs if f not in lun)
+    refused = dbstor("check", other, "--baseline", lun[0])
+    assert refused.returncode == 2 and "not comparable" in refused.stderr
+    by_tag = dbstor("check", lun[-1], "--baseline", "fw=2")
+    assert by_tag.returncode in (0, 1) and lun[1].name in by_tag.stdout, (
+        by_tag.stdout + by_tag.stderr
+    )
+    missing = dbstor("check", lun[-1], "--baseline", "fw=7")
+    assert missing.returncode == 2 and "no run under" in missing.stderr
+
+
+def test_export_to_duckdb_sqlite_and_parquet(dbstor, results, tmp_path):
+    for flag, target in (("--duckdb", "r.duckdb"), ("--sqlite", "r.db"), ("--parquet", "pq")):
+        proc = dbstor("export", results / "runs", flag, tmp_path / target)
+        assert proc.returncode == 0, proc.stderr
+    db = duckdb.connect(str(tmp_path / "r.duckdb"))
+    assert db.sql("select count(*) from runs").fetchall()[0][0] == 5
+    assert db.sql("select count(*) from points").fetchall()[0][0] == 10
+    per_tag = db.sql(
+        "select tags_fw, max(read_iops) from runs join points on runs.id = points.run_id group by 1"
+    ).fetchall()
+    assert len(per_tag) == 5 and all(iops > 0 for _, iops in per_tag)
+    lite = sqlite3.connect(tmp_path / "r.db")
+    assert lite.execute("select count(*) from samples").fetchone()[0] > 0
+    assert (
+        db.sql(f"select count(*) from '{tmp_path / 'pq' / 'points.parquet'}'").fetchall()[0][0]
+        == 10
+    )
+    again = dbstor("export", results / "runs", "--sqlite", tmp_path / "r.db")
+    assert again.returncode == 2 and "exists" in again.stderr
+
+
+def test_compare_names_the_file_system_that_differs(dbstor, results, tmp_path):
+    shm = Path(tempfile.mkdtemp(dir="/dev/shm", prefix="dbstor-index-"))
+    try:
+        proc = dbstor("io", "--target", shm, *QUICK, "--out", tmp_path / "shm")
+        assert proc.returncode == 0, proc.stderr
+        tmpfs_run = dbstor.only_run_folder(tmp_path / "shm")
+        proc = dbstor("compare", run_folders(results)[0], tmpfs_run, "--json")
+        assert proc.returncode == 0, proc.stderr
+        warnings = json.loads(proc.stdout)["warnings"]
+        assert any("file system fs type" in w and "tmpfs" in w for w in warnings), warnings
+    finally:
+        shutil.rmtree(shm, ignore_errors=True)
