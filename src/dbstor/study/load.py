@@ -56,17 +56,9 @@ _SECTIONS = {
     "study", "slo", "load", "targets", "profiles", "databases", "telemetry", "cluster",
 }  # fmt: skip
 _STUDY_KEYS = {
-    "name",
-    "profiles",
-    "duration",
-    "warmup",
-    "repeats",
-    "size",
-    "precondition",
-    "baseline",
-    "data",
-    "tags",
-}
+    "name", "profiles", "duration", "warmup", "repeats", "size", "precondition", "baseline",
+    "data", "tags",
+}  # fmt: skip
 _SLO_KEYS = {"metric", "limit"}
 _LOAD_KEYS = {"kind", "values", "jobs", "iodepth"}
 _TARGET_KEYS = {"label", "path", "paths", "facts", "log", "temp", "hosts", "clients"}
