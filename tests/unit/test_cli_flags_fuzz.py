@@ -54,6 +54,10 @@ BASE = {
         "--cpu-after",
         "40%",
     ],
+    "index": ["."],
+    "check": ["A", "--baseline", "B"],
+    "export": [".", "--sqlite", "out.db"],
+    "serve": ["."],
 }
 
 
@@ -114,6 +118,10 @@ def stopped(monkeypatch: pytest.MonkeyPatch, folder: Path) -> Iterator[list[Any]
         ("dbstor.cluster.runs", "run_database_study_on_hosts", stop),
         ("dbstor.analysis.placement.postgres", "read_postgres", stop),
         ("dbstor.runs.study", "render", stop),
+        ("dbstor.commands.index", "write_index", stop),
+        ("dbstor.commands.serve", "write_index", stop),
+        ("dbstor.commands.check", "judge", stop),
+        ("dbstor.commands.export", "collect", stop),
     ):
         monkeypatch.setattr(module(where), name, replacement)
     parser = cli.build_parser()
