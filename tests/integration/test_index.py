@@ -33,7 +33,9 @@ def results(dbstor_class) -> Path:
     (root / "lun").mkdir()
     (root / "other").mkdir()
     for n in range(1, 5):
-        proc = cli("io", "--target", root / "lun", *QUICK, "--out", "runs", "--tag", f"fw={n}")
+        proc = cli(
+            "io", "--target", root / "lun", *QUICK, "--out", "runs", "--tag", f"fw={n}", "--tag", "lab=a"
+        )  # fmt: skip
         assert proc.returncode == 0, proc.stderr
         time.sleep(1.1)  # run folders are named by the second
     proc = cli("io", "--target", root / "other", *QUICK, "--out", "runs", "--tag", "fw=9")
@@ -171,6 +173,15 @@ def test_check_passes_itself_fails_a_halved_run_and_refuses_other_targets(
     )
     missing = dbstor("check", lun[-1], "--baseline", "fw=7")
     assert missing.returncode == 2 and "no run under" in missing.stderr
+
+
+def test_compare_takes_only_the_tagged_runs(dbstor, results):
+    folders = run_folders(results)
+    proc = dbstor("compare", *folders, "--tag", "lab=a", "--json")
+    assert proc.returncode == 0, proc.stderr
+    assert len(json.loads(proc.stdout)["runs"]) == 4, "the run without lab=a is left out"
+    alone = dbstor("compare", *folders, "--tag", "fw=2")
+    assert alone.returncode == 2 and "with the tags asked for" in alone.stderr
 
 
 def test_export_to_duckdb_sqlite_and_parquet(dbstor, results, tmp_path):

@@ -12,6 +12,7 @@ from dbstor.analysis.compare import compare_runs
 from dbstor.errors import UserError
 from dbstor.results.model import Run
 from dbstor.runs.study import load_folder
+from dbstor.study.tags import matches, parse_tag
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -28,6 +29,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("folders", nargs="+", type=Path, help="run folders (or study folders)")
     parser.add_argument(
         "--baseline", metavar="FOLDER|LABEL", help="the run to normalise to (default: the first)"
+    )
+    parser.add_argument(
+        "--tag",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="compare only the runs with this tag (repeatable: every one must match)",
     )
     parser.add_argument(
         "--json", action="store_true", help="print per run its label and normalised values as JSON"
@@ -60,8 +68,18 @@ def run(args: argparse.Namespace) -> int:
         more_runs, more_folders = load_folder(folder)
         runs += more_runs
         folders += more_folders
+    if args.tag:
+        try:
+            wanted = dict(parse_tag(t) for t in args.tag)
+        except ValueError as exc:
+            raise UserError(f"--tag: {exc}") from None
+        kept = [(r, f) for r, f in zip(runs, folders, strict=True) if matches(r.tags, wanted)]
+        runs, folders = [r for r, _ in kept], [f for _, f in kept]
     if len(runs) < 2:
-        raise UserError("compare needs at least two runs: give two or more run folders")
+        raise UserError(
+            "compare needs at least two runs: give two or more run folders"
+            + (" with the tags asked for" if args.tag else "")
+        )
     baseline = args.baseline
     if baseline is not None:
         as_path = Path(baseline)
