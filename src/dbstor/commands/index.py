@@ -42,7 +42,9 @@ def write_index(root: Path, say: Callable[[str], None] = lambda _: None) -> dict
     if not root.is_dir() or root.is_symlink():
         raise UserError(f"{root}: not a folder (a link is not followed): give a results folder")
     index = build_index(root, say)
-    write_text_atomic(root / INDEX_JSON, json.dumps(index, indent=1, allow_nan=False) + "\n")
+    write_text_atomic(
+        root / INDEX_JSON, json.dumps(index, separators=(",", ":"), allow_nan=False) + "\n"
+    )
     write_text_atomic(root / INDEX_HTML, index_page(index, str(root)))
     return index
 
