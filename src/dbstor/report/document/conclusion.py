@@ -1,0 +1,95 @@
+"""The conclusion: what the figures mean for the reader's decision, and the limits of
+what was measured, stated from the runs themselves (durations, sizes against memory,
+flagged points, figures that could not be measured)."""
+
+from __future__ import annotations
+
+from html import escape
+from typing import Any
+
+from dbstor.analysis.dss_compare import is_query_run
+from dbstor.report.database.memory import memory_sentence
+from dbstor.report.document.analyses import missing, per_target
+from dbstor.report.document.summary import findings
+from dbstor.report.kit.fmt import fmt_bytes, fmt_num
+from dbstor.report.kit.summary import is_database, point_flags
+from dbstor.results.model import Run
+
+SHORT_POINT_S = 60
+
+
+def _limits(runs: list[Run], names: list[str], analyses: dict[str, Any]) -> list[str]:
+    out = []
+    durations = [p.duration_s for r in runs for p in r.points if p.duration_s]
+    if durations and max(durations) < SHORT_POINT_S:
+        out.append(
+            f"Each load point ran at most {fmt_num(max(durations))} s: enough to rank the "
+            "targets on this machine, short for a steady-state claim; the seeds hold each "
+            "point for minutes."
+        )
+    hosts = {str((r.host or {}).get("hostname")) for r in runs}
+    if len(hosts) == 1 and not any(p.hosts for r in runs for p in r.points):
+        out.append("All runs were driven from one host; a bigger client may reach further.")
+    for run, name in zip(runs, names, strict=True):
+        size = (run.workload or {}).get("file_size_bytes")
+        memory = (run.host or {}).get("memory_bytes")
+        if (
+            not is_database(run)
+            and isinstance(size, int)
+            and isinstance(memory, int)
+            and size < memory
+        ):
+            out.append(
+                f"{name}: the {fmt_bytes(size)} test file is smaller than the host's "
+                f"{fmt_bytes(memory)} of memory; direct I/O keeps the page cache out, an array "
+                "cache may not be."
+            )
+        if memory_sentence(run):
+            out.append(f"{name}: its reads came from memory; its TPS does not rate the storage.")
+        flagged = sorted(
+            {
+                f
+                for p in run.points
+                for f in point_flags(p)
+                if f in ("not steady", "noisy", "failed")
+            }
+        )
+        if flagged:
+            out.append(
+                f"{name}: some points are flagged {', '.join(flagged)}; read them with care."
+            )
+        if run.status != "complete":
+            out.append(f"{name}: the run is {run.status}; only its finished points are shown.")
+    for table in ("efficiency", "capacity", "placement"):
+        for label, entry in per_target(analyses, table).items():
+            why = missing(entry)
+            if why:
+                out.append(f"{table.capitalize()} of {label} was not measured: {why}.")
+    tco = analyses.get("tco")
+    if isinstance(tco, dict) and missing(tco):
+        out.append(f"The cost case was not computed: {missing(tco)}.")
+    return out
+
+
+def conclusion_body(
+    runs: list[Run], names: list[str], comparison: dict[str, Any] | None, analyses: dict[str, Any]
+) -> str:
+    """The decision the measured findings support, then the limits."""
+    shown = [f.text for f in findings(runs, names, comparison, analyses)]
+    curve_runs = [r for r in runs if not is_query_run(r)]
+    if comparison and comparison.get("comparable") is not False and shown:
+        lead = (
+            f"For choosing between the targets: {shown[0]} The figures hold for this workload at "
+            "these loads on this host."
+        )
+    elif shown:
+        lead = (
+            f"What this storage offers this workload: {shown[0]} Plan on the knee, not the peak: "
+            "beyond it latency grows faster than throughput."
+            if curve_runs
+            else f"{shown[0]}"
+        )
+    else:
+        lead = "No finding could be stated from these runs: see the limits below."
+    limits = "".join(f"<li>{escape(x)}</li>" for x in _limits(runs, names, analyses))
+    return f"<p>{escape(lead)}</p>" + (f"<h3>Limits</h3><ul>{limits}</ul>" if limits else "")
