@@ -10,9 +10,9 @@ from typing import Any
 from dbstor.analysis.dss_compare import is_query_run
 from dbstor.report.database.memory import memory_sentence
 from dbstor.report.document.analyses import missing, per_target
-from dbstor.report.document.summary import findings
-from dbstor.report.kit.fmt import fmt_bytes, fmt_num
-from dbstor.report.kit.summary import is_database, point_flags
+from dbstor.report.kit.comparison import verdict_lines
+from dbstor.report.kit.fmt import fmt_bytes, fmt_iops, fmt_ms, fmt_num
+from dbstor.report.kit.summary import is_database, knee_of, peak_of, point_flags, slo_of
 from dbstor.results.model import Run
 
 SHORT_POINT_S = 60
@@ -71,25 +71,47 @@ def _limits(runs: list[Run], names: list[str], analyses: dict[str, Any]) -> list
     return out
 
 
+def _decisions(runs: list[Run], names: list[str], comparison: dict[str, Any] | None) -> list[str]:
+    out = []
+    if comparison and comparison.get("comparable") is not False:
+        lines = verdict_lines(comparison)
+        if lines:
+            lead, text = lines[0]
+            out.append(f"Choosing between the targets: {lead}, {text}.".replace("..", "."))
+    for run, name in zip(runs, names, strict=True):
+        if is_query_run(run):
+            continue
+        if memory_sentence(run):
+            out.append(
+                f"{name} measured the host, not the storage: before drawing a storage "
+                "conclusion from it, run it again with a larger scale or a smaller memory cap."
+            )
+            continue
+        if is_database(run):
+            continue
+        knee, peak, slo = knee_of(run), peak_of(run), slo_of(run)
+        if knee.state == "found" and knee.iops and peak is not None and peak.iops:
+            over = slo.value(peak)
+            out.append(
+                f"Size {name} on its knee, {fmt_iops(knee.iops)} IOPS within {slo.text}, not on "
+                f"its peak of {fmt_iops(peak.iops)} IOPS"
+                + (f", which costs {fmt_ms(over)} of {slo.name} latency." if over else ".")
+            )
+        elif knee.state == "beyond":
+            out.append(
+                f"{name} never left its SLO: it can take more load than this study offered; "
+                "a longer series would find its knee."
+            )
+    return out
+
+
 def conclusion_body(
     runs: list[Run], names: list[str], comparison: dict[str, Any] | None, analyses: dict[str, Any]
 ) -> str:
-    """The decision the measured findings support, then the limits."""
-    shown = [f.text for f in findings(runs, names, comparison, analyses)]
-    curve_runs = [r for r in runs if not is_query_run(r)]
-    if comparison and comparison.get("comparable") is not False and shown:
-        lead = (
-            f"For choosing between the targets: {shown[0]} The figures hold for this workload at "
-            "these loads on this host."
-        )
-    elif shown:
-        lead = (
-            f"What this storage offers this workload: {shown[0]} Plan on the knee, not the peak: "
-            "beyond it latency grows faster than throughput."
-            if curve_runs
-            else f"{shown[0]}"
-        )
-    else:
-        lead = "No finding could be stated from these runs: see the limits below."
+    """The decisions the measured figures support, then the limits."""
+    decisions = _decisions(runs, names, comparison)
+    lead = "".join(f"<p>{escape(d)}</p>" for d in decisions) or (
+        "<p>No decision can be drawn from these runs alone: see the limits below.</p>"
+    )
     limits = "".join(f"<li>{escape(x)}</li>" for x in _limits(runs, names, analyses))
-    return f"<p>{escape(lead)}</p>" + (f"<h3>Limits</h3><ul>{limits}</ul>" if limits else "")
+    return lead + (f"<h3>Limits</h3><ul>{limits}</ul>" if limits else "")

@@ -39,6 +39,11 @@ def points_anchor(index: int) -> str:
     return f"points-{index + 1}"
 
 
+def engine_io_anchor(index: int) -> str:
+    """The id of the index-th run's engine I/O table (a database run)."""
+    return f"engine-io-{index + 1}"
+
+
 def link(anchor: str, text: str) -> str:
     """An in-document link, its text escaped."""
     return f'<a href="#{escape(anchor)}">{escape(text)}</a>'

@@ -5,7 +5,6 @@ what the runs noted while setting up (laying out test files, caps not applied)."
 from __future__ import annotations
 
 from html import escape
-from typing import Any
 
 from dbstor.analysis.dss_compare import is_query_run
 from dbstor.report.document.frame import side_by_side
@@ -148,6 +147,11 @@ def howto(runs: list[Run], overlaid: bool) -> str:
             "/proc/diskstats for the device under the target. When a cache serves the reads, "
             "the storage barely works and TPS measures the host; the report says so.</li>"
         )
+    if fio and host_tool(fio) != "fio":
+        items.append(
+            "<li><b>Latency</b>: the latency the client sees, from sending a request to its "
+            "answer; the device's await from /proc/diskstats is shown beside it.</li>"
+        )
     items.extend(queries)
     items.append(
         '<li>Flags in the tables mark numbers to trust less; the <a href="#flags">legend</a> is '
@@ -166,6 +170,6 @@ def notes_list(runs: list[Run], names: list[str]) -> str:
     return f'<h3>Notes from the runs</h3><ul class="notes">{"".join(items)}</ul>' if items else ""
 
 
-def method_body(runs: list[Run], names: list[str], overlaid: bool, extra: Any = None) -> str:
+def method_body(runs: list[Run], names: list[str], overlaid: bool) -> str:
     """The method table, how to read the report, and the runs' own notes."""
     return method_table(runs, names) + howto(runs, overlaid) + notes_list(runs, names)

@@ -11,7 +11,7 @@ from dbstor.report.database.figures import overlay_chart, tps_latency_curve
 from dbstor.report.database.memory import memory_sentence
 from dbstor.report.database.overlay import overlay_caption, overlays
 from dbstor.report.database.section import database_section
-from dbstor.report.document.frame import points_anchor, run_anchor
+from dbstor.report.document.frame import engine_io_anchor, points_anchor, run_anchor
 from dbstor.report.io.section import io_section
 from dbstor.report.kit.figures import curve_chart
 from dbstor.report.kit.summary import (
@@ -111,6 +111,8 @@ def _anchored(html: str, index: int) -> str:
         html = html.replace(marker, points, 1)
     else:
         html = f'<span id="{points_anchor(index)}"></span>{html}'
+    engine_io = "<h3>Engine I/O per transaction</h3>"
+    html = html.replace(engine_io, f'<h3 id="{engine_io_anchor(index)}">{engine_io[4:]}', 1)
     return f'<div class="run-part" id="{run_anchor(index)}">{html}</div>'
 
 

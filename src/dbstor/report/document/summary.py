@@ -13,16 +13,32 @@ from html import escape
 from typing import Any
 
 from dbstor.analysis.dss_compare import is_query_run
-from dbstor.report.database.memory import memory_sentence
+from dbstor.report.database.memory import memory_sentence, reads_per_txn
 from dbstor.report.document.analyses import missing, per_target
-from dbstor.report.document.frame import points_anchor, run_anchor
+from dbstor.report.document.frame import engine_io_anchor, points_anchor, run_anchor
 from dbstor.report.kit.comparison import verdict_lines
-from dbstor.report.kit.fmt import fmt_bytes, fmt_iops, fmt_ms, fmt_num, fmt_pct, load_text
-from dbstor.report.kit.summary import knee_of, ok_points, peak_of, point_flags, slo_of
-from dbstor.results.model import Run
+from dbstor.report.kit.fmt import (
+    fmt_bytes,
+    fmt_iops,
+    fmt_limit_ms,
+    fmt_ms,
+    fmt_num,
+    fmt_pct,
+    load_text,
+)
+from dbstor.report.kit.summary import (
+    is_database,
+    knee_of,
+    ok_points,
+    peak_of,
+    point_flags,
+    point_label,
+    slo_of,
+)
+from dbstor.results.model import Point, Run
 
 MAX_FINDINGS = 6
-_DOUBTFUL = ("from memory", "not steady", "failed")
+_DOUBTFUL = ("from memory", "not steady")
 
 
 @dataclass
@@ -33,84 +49,113 @@ class Finding:
     anchor: str
 
 
-def _doubts(run: Run, up_to: float | None) -> list[str]:
-    """The flags that make the points up to a load untrustworthy for a headline."""
-    found = {
-        flag
-        for point in ok_points(run)
-        if up_to is None or point.load.value <= up_to + 1e-9
-        for flag in point_flags(point)
-        if flag in _DOUBTFUL
-    }
-    return sorted(found)
+def _doubts(points: list[Point]) -> str:
+    """The flags that make these points untrustworthy for a headline, with where."""
+    where = {}
+    for point in points:
+        for flag in point_flags(point):
+            if flag in _DOUBTFUL:
+                where.setdefault(flag, []).append(point_label(point))
+    return "; ".join(f"{', '.join(at)} flagged {flag}" for flag, at in where.items())
 
 
-def _run_finding(run: Run, name: str, index: int) -> Finding | None:
-    anchor = points_anchor(index)
-    if memory_sentence(run):
-        return Finding(
-            f"{name}: the storage's speed could not be measured, because the reads came from "
-            "memory (flagged points); the transaction rates show the host.",
-            run_anchor(index),
-        )
-    slo = slo_of(run)
-    knee = knee_of(run)
-    database = run.engine and (run.engine or {}).get("name") not in (None, "fio")
-    if database:
-        peak = peak_of(run)
-        if peak is None or peak.tps is None:
-            return None
-        doubts = _doubts(run, peak.load.value)
-        if doubts:
-            return Finding(
-                f"{name}: no peak is stated, its points are flagged {', '.join(doubts)}.",
-                anchor,
-            )
-        where = load_text(peak.load.kind, peak.load.value, peak.load.jobs, compact=False)
-        p99 = peak.txn_lat_ms.p99 if peak.txn_lat_ms else None
-        return Finding(
+def _knee_points(run: Run, load: float | None) -> list[Point]:
+    """The points the knee is read from: the last one at or below it and the next one."""
+    points = ok_points(run)
+    below = [p for p in points if load is not None and p.load.value <= load + 1e-9]
+    above = [p for p in points if load is not None and p.load.value > load + 1e-9]
+    return below[-1:] + above[:1]
+
+
+def _database_findings(run: Run, name: str, index: int) -> list[Finding]:
+    peak = peak_of(run)
+    if peak is None or peak.tps is None:
+        return []
+    doubts = _doubts([peak])
+    if doubts:
+        return [Finding(f"{name}: no peak is stated ({doubts}).", points_anchor(index))]
+    where = load_text(peak.load.kind, peak.load.value, peak.load.jobs, compact=False)
+    p99 = peak.txn_lat_ms.p99 if peak.txn_lat_ms else None
+    out = [
+        Finding(
             f"{name} peaked at {fmt_iops(peak.tps)} transactions per second at {where}, with a "
             f"p99 transaction latency of {fmt_ms(p99)}.",
-            anchor,
+            points_anchor(index),
         )
+    ]
+    reads = reads_per_txn(peak)
+    if reads is not None and peak.read_lat_ms is not None and peak.read_lat_ms.mean is not None:
+        out.append(
+            Finding(
+                f"{name}: the storage served the reads, {fmt_num(reads)} device reads per "
+                f"transaction at {where} with a mean device read await of "
+                f"{fmt_ms(peak.read_lat_ms.mean)}.",
+                engine_io_anchor(index),
+            )
+        )
+    return out
+
+
+def _run_findings(run: Run, name: str, index: int) -> list[Finding]:
+    anchor = points_anchor(index)
+    if memory_sentence(run):
+        return [
+            Finding(
+                f"{name}: the storage's speed could not be measured, because the reads came "
+                "from memory (flagged points); the transaction rates show the host.",
+                run_anchor(index),
+            )
+        ]
+    if is_database(run):
+        return _database_findings(run, name, index)
+    slo, knee = slo_of(run), knee_of(run)
+    limit = f"{slo.name} ≤ {fmt_limit_ms(slo.limit_ms)}"
+    out = []
     if knee.state in ("found", "beyond") and knee.iops is not None:
-        doubts = _doubts(run, knee.load_value)
-        if doubts:
-            return Finding(
-                f"{name}: the knee could not be stated, its points are flagged "
-                f"{', '.join(doubts)}.",
-                anchor,
-            )
+        doubts = _doubts(_knee_points(run, knee.load_value))
         where = load_text(knee.load_kind, knee.load_value, compact=False)
-        if knee.state == "beyond":
-            return Finding(
-                f"{name} stayed within the SLO ({slo.name} ≤ {fmt_ms(slo.limit_ms)}) at every "
-                f"load, up to {fmt_iops(knee.iops)} IOPS at {where}: its knee lies beyond.",
+        if doubts:
+            out.append(Finding(f"{name}: the knee could not be stated ({doubts}).", anchor))
+        elif knee.state == "beyond":
+            out.append(
+                Finding(
+                    f"{name} stayed within the SLO ({limit}) at every load, up to "
+                    f"{fmt_iops(knee.iops)} IOPS at {where}: its knee lies beyond.",
+                    anchor,
+                )
+            )
+        else:
+            out.append(
+                Finding(
+                    f"{name} sustains {fmt_iops(knee.iops)} IOPS within the SLO ({limit}), "
+                    f"reached at {where}.",
+                    anchor,
+                )
+            )
+    elif knee.state == "none":
+        out.append(
+            Finding(
+                f"{name}: no load point stayed within the SLO ({limit}), so it has no knee.", anchor
+            )
+        )
+    peak = peak_of(run)
+    if peak is not None and knee.state != "beyond" and not _doubts([peak]):
+        where = load_text(peak.load.kind, peak.load.value, peak.load.jobs, compact=False)
+        out.append(
+            Finding(
+                f"{name} peaked at {fmt_iops(peak.iops)} IOPS at {where}, where {slo.name} "
+                f"latency was {fmt_ms(slo.value(peak))}.",
                 anchor,
             )
-        return Finding(
-            f"{name} sustains {fmt_iops(knee.iops)} IOPS within the SLO ({slo.name} ≤ "
-            f"{fmt_ms(slo.limit_ms)}), at {where}.",
-            anchor,
         )
-    if knee.state == "none":
-        return Finding(
-            f"{name}: no load point stayed within the SLO ({slo.name} ≤ "
-            f"{fmt_ms(slo.limit_ms)}), so it has no knee.",
-            anchor,
-        )
-    return None
+    return out
 
 
 def _comparison_findings(comparison: dict[str, Any] | None) -> list[Finding]:
     if not comparison:
         return []
     if comparison.get("comparable") is False:
-        return [
-            Finding(
-                "The targets could not be compared as they ran: see the warnings.", "comparison"
-            )
-        ]
+        return []
     return [
         Finding(f"{lead}: {text}.".replace("..", "."), "comparison")
         for lead, text in verdict_lines(comparison)[:2]
@@ -170,11 +215,19 @@ def findings(
 ) -> list[Finding]:
     """The summary's findings, most important first, at most MAX_FINDINGS."""
     per_run = [
-        f
+        _run_findings(run, name, i)
         for i, (run, name) in enumerate(zip(runs, names, strict=True))
-        if not is_query_run(run) and (f := _run_finding(run, name, i)) is not None
+        if not is_query_run(run)
     ]
-    found = _comparison_findings(comparison) + per_run + _analysis_findings(analyses)
+    firsts = [f[0] for f in per_run if f]  # each run's headline before any run's second
+    seconds = [x for f in per_run for x in f[1:]]
+    found = _comparison_findings(comparison) + firsts + _analysis_findings(analyses) + seconds
+    if comparison and comparison.get("comparable") is False:
+        found.append(
+            Finding(
+                "The runs were not compared: they are not comparable as they ran.", "comparison"
+            )
+        )
     return found[:MAX_FINDINGS]
 
 
