@@ -260,7 +260,7 @@ def test_transaction_types_at_the_highest_tps(sqlite_run):
 
 def test_engine_io_errors_load_engine_and_objects(sqlite_run, postgres_run):
     html = render_report([sqlite_run])
-    assert "<h3>Engine I/O per transaction</h3>" in html and "0.00044" in html
+    assert '<h3 id="engine-io-1">Engine I/O per transaction</h3>' in html and "0.00044" in html
     assert "Trade-Result: database is locked (busy for 30 s)" in html
     assert '<td class="num">3</td><td class="num">41</td>' in html  # errors, retries
     assert "1,862,450" in html and "45,020" in html and "434.5 MiB" in html  # load report
