@@ -134,14 +134,14 @@ def database_section(run: Run, name: str, rows: list[dict[str, Any]] | None) -> 
     parts.append(load_report(run))
     parts.append("<h3>Largest database objects</h3>")
     parts.append(objects_table(run))
-    sizing = _sizing(run)
+    sizing = sizing_sentence(run)
     if sizing:
         parts.append(f"<p>{escape(sizing)}</p>")
     parts.append("</section>")
     return "".join(parts)
 
 
-def _sizing(run: Run) -> str | None:
+def sizing_sentence(run: Run) -> str | None:
     """The database's size on disk against host memory and any memory cap: could memory
     hold it? On disk is the tables and indexes the engine listed at the end of the run;
     the load report's size is the row data loaded, before indexes and page overhead."""

@@ -14,6 +14,7 @@ from typing import Any
 
 from dbstor.analysis.dss_compare import is_query_run
 from dbstor.report.database.memory import memory_sentence, reads_per_txn
+from dbstor.report.database.section import sizing_sentence
 from dbstor.report.document.analyses import missing, per_target
 from dbstor.report.document.frame import engine_io_anchor, points_anchor, run_anchor
 from dbstor.report.kit.comparison import verdict_lines
@@ -27,6 +28,7 @@ from dbstor.report.kit.fmt import (
     load_text,
 )
 from dbstor.report.kit.summary import (
+    cache_sentence,
     is_database,
     knee_of,
     ok_points,
@@ -104,7 +106,12 @@ def _run_findings(run: Run, name: str, index: int) -> list[Finding]:
                 f"{name}: the storage's speed could not be measured, because the reads came "
                 "from memory (flagged points); the transaction rates show the host.",
                 run_anchor(index),
-            )
+            ),
+            *(
+                [Finding(f"{name}: {sizing[0].lower()}{sizing[1:]}", run_anchor(index))]
+                if (sizing := sizing_sentence(run))
+                else []
+            ),
         ]
     if is_database(run):
         return _database_findings(run, name, index)
@@ -138,6 +145,9 @@ def _run_findings(run: Run, name: str, index: int) -> list[Finding]:
                 f"{name}: no load point stayed within the SLO ({limit}), so it has no knee.", anchor
             )
         )
+    cache = cache_sentence(run)
+    if cache:
+        out.append(Finding(f"{name}: {cache[0].lower()}{cache[1:]}", run_anchor(index)))
     peak = peak_of(run)
     if peak is not None and knee.state != "beyond" and not _doubts([peak]):
         where = load_text(peak.load.kind, peak.load.value, peak.load.jobs, compact=False)
