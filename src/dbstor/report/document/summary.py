@@ -211,9 +211,10 @@ def _analysis_findings(analyses: dict[str, Any]) -> list[Finding]:
     if isinstance(servers, dict) and servers.get("before") is not None:
         out.append(
             Finding(
-                f"The CPU headroom measured would consolidate {servers['before']} database "
-                f"servers onto {servers.get('after')} at a {fmt_pct(servers.get('ceiling_pct'))} "
-                "CPU ceiling.",
+                f"With CPU at {fmt_pct(servers.get('cpu_before_pct'))} before and "
+                f"{fmt_pct(servers.get('cpu_after_pct'))} after the storage change, "
+                f"{servers['before']} database servers would consolidate onto "
+                f"{servers.get('after')} at a {fmt_pct(servers.get('ceiling_pct'))} CPU ceiling.",
                 "cost",
             )
         )
