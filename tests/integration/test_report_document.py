@@ -105,8 +105,11 @@ def test_every_analysis_has_its_section(study: Path, dbstor):
     assert "30.24 TB usable" in _section(html, "capacity")
     assert "trade" in _section(html, "placement") and "I/O served by the fast tier" in html
     summary = _section(html, "summary")
-    assert "would reduce" in summary and 'href="#efficiency"' in html.split('id="configuration"')[0]
-    assert "38.4 TB raw give 30.2 TB usable (79% of raw)" in summary
+    assert (
+        "scanned at a data reduction of" in summary
+        and 'href="#efficiency"' in html.split('id="configuration"')[0]
+    )
+    assert "38.4 TB raw give 30.24 TB usable (79% of raw)" in summary
     assert "With CPU at 10% before and 40% after the storage change, 10 database" in summary
 
 

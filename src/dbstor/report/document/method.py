@@ -38,11 +38,10 @@ def _seconds(run: Run, key: str) -> str:
     values = sorted({getattr(p, key) for p in run.points if getattr(p, key, None) is not None})
     if not values:
         values = [v for v in [(run.study or {}).get(key)] if isinstance(v, int | float)]
-    return (
-        " to ".join(f"{fmt_num(v)} s" for v in (values[0], values[-1]) if v is not None)
-        if values
-        else DASH
-    )
+    if not values:
+        return DASH
+    ends = dict.fromkeys((values[0], values[-1]))
+    return " to ".join(f"{fmt_num(v)} s" for v in ends)
 
 
 def _workload(run: Run) -> str:

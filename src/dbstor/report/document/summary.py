@@ -178,9 +178,10 @@ def _analysis_findings(analyses: dict[str, Any]) -> list[Finding]:
         if missing(entry) is None and isinstance(entry.get("total_ratio"), int | float):
             out.append(
                 Finding(
-                    f"On {label}, the data scanned ({fmt_bytes(entry.get('bytes_scanned'))}) "
-                    f"would reduce {fmt_num(entry['total_ratio'])}:1 (deduplication "
-                    f"{fmt_num(entry.get('dedup_ratio'))}:1, compression "
+                    f"On {label}, an array that removes zero blocks, deduplicates and "
+                    f"compresses would store the {fmt_bytes(entry.get('bytes_scanned'))} "
+                    f"scanned at a data reduction of {fmt_num(entry['total_ratio'])}:1 "
+                    f"(deduplication {fmt_num(entry.get('dedup_ratio'))}:1, compression "
                     f"{fmt_num(entry.get('compression_ratio'))}:1).",
                     "efficiency",
                 )
@@ -189,8 +190,8 @@ def _analysis_findings(analyses: dict[str, Any]) -> list[Finding]:
         if missing(entry) is None and isinstance(entry.get("usable_tb"), int | float):
             out.append(
                 Finding(
-                    f"{label}: {fmt_num(entry.get('raw_tb'))} TB raw give "
-                    f"{fmt_num(entry['usable_tb'])} TB usable "
+                    f"{label}: {fmt_num(entry.get('raw_tb'), 4)} TB raw give "
+                    f"{fmt_num(entry['usable_tb'], 4)} TB usable "
                     f"({fmt_pct(entry.get('usable_pct_of_raw'))} of raw).",
                     "capacity",
                 )

@@ -81,7 +81,8 @@ table.bom td { min-width: 140px; }
 table.facts th { color: var(--muted); font-weight: 600; padding-right: 14px; }
 table.walk td.source { color: var(--muted); font-size: 11.5px; max-width: 360px; }
 .tool table th.l, .tool table td.l { text-align: left; }
-.tool table td { text-align: right; font-variant-numeric: tabular-nums; }
+.tool table td { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+.tool table td.l.r { white-space: normal; }
 .tool tr.chosen { background: #e6f4ea; }
 .tool tr.poor td { color: var(--muted); }
 .tool .note, ul.notes { font-size: 13px; color: var(--muted); }
