@@ -18,7 +18,7 @@ from dbstor.runs.folder import RunFolder
 from dbstor.runs.progress import Progress
 from dbstor.runs.telemetry import RunTelemetry
 from dbstor.study.model import DatabaseSpec, Slo, Target
-from dbstor.telemetry.disk import devices_for_path
+from dbstor.telemetry.disk import devices_for_path, mount_facts
 from dbstor.testfiles import Safety
 from dbstor.workloads.registry import workload_class
 
@@ -129,6 +129,8 @@ class DatabaseRunner:
         data = self.plan.target.paths[0] if self.plan.target.paths else None
         self.devices = devices_for_path(data) if data and spec.dsn is None else []
         device_note(self.run, self.devices, external=spec.dsn is not None)
+        if data and spec.dsn is None:
+            self.run.target["mount"] = mount_facts(data)
         self.folder.save()
 
     def workload_header(self) -> dict[str, Any]:

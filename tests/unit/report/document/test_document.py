@@ -42,7 +42,7 @@ def machine_strings(run: Run) -> set[str]:
         elif isinstance(value, list):
             for v in value:
                 walk(v, key)
-        elif isinstance(value, str) and value.startswith("/"):
+        elif isinstance(value, str) and value.startswith("/") and len(value) > 1:
             found.add(value)
         elif key in ("pid", "port") and isinstance(value, int):
             found.add(str(value))
@@ -147,6 +147,16 @@ def test_configuration_puts_targets_side_by_side(fc: Run, iscsi: Run):
     assert '<th scope="col">FC</th><th scope="col">ISCSI</th>' in config.replace("\n", "")
     for row in ("array", "protocol", "drive count", "device", "engine", "dbstor"):
         assert f'<th scope="row">{row}</th>' in config
+
+
+def test_file_system_and_mount_options_from_the_run(fc: Run, iscsi: Run):
+    fc.target["mount"] = {"fs": "xfs", "options": "rw,noatime", "point": "/mnt/fc"}
+    html = render_report([fc, iscsi])
+    config = html[html.index('id="configuration"') : html.index('id="layout"')]
+    assert '<th scope="row">file system</th><td>xfs</td><td>–</td>' in config
+    assert '<th scope="row">mount options</th><td>rw,noatime</td><td>–</td>' in config
+    layout = html[html.index('id="layout"') : html.index('id="method"')]
+    assert "xfs rw,noatime" in layout and "/mnt/fc" not in layout
 
 
 def test_layout_names_what_each_size_counts(sqlite_run: Run):
