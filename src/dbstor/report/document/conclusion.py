@@ -10,6 +10,7 @@ from typing import Any
 from dbstor.analysis.dss_compare import is_query_run
 from dbstor.report.database.memory import memory_sentence
 from dbstor.report.document.analyses import missing, per_target
+from dbstor.report.document.summary import knee_doubts
 from dbstor.report.kit.comparison import verdict_lines
 from dbstor.report.kit.fmt import fmt_bytes, fmt_iops, fmt_ms, fmt_num
 from dbstor.report.kit.summary import is_database, knee_of, peak_of, point_flags, slo_of
@@ -90,7 +91,13 @@ def _decisions(runs: list[Run], names: list[str], comparison: dict[str, Any] | N
         if is_database(run):
             continue
         knee, peak, slo = knee_of(run), peak_of(run), slo_of(run)
-        if knee.state == "found" and knee.iops and peak is not None and peak.iops:
+        doubts = knee_doubts(run)
+        if doubts:
+            out.append(
+                f"{name}: no size can be drawn from its knee ({doubts}); run it again with "
+                "longer points or on a quieter host before sizing on it."
+            )
+        elif knee.state == "found" and knee.iops and peak is not None and peak.iops:
             over = slo.value(peak)
             out.append(
                 f"Size {name} on its knee, {fmt_iops(knee.iops)} IOPS within {slo.text}, not on "

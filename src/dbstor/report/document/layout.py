@@ -55,14 +55,7 @@ def _largest(run: Run) -> str:
 
 def _mount(run: Run) -> str:
     mount = (run.target or {}).get("mount")
-    if not isinstance(mount, dict):
-        return DASH
-    return (
-        " ".join(
-            x for x in (fmt_value(mount.get("fs")), fmt_value(mount.get("options"))) if x != DASH
-        )
-        or DASH
-    )
+    return fmt_value(mount.get("fs")) if isinstance(mount, dict) else DASH
 
 
 def layout_body(runs: list[Run], names: list[str]) -> str:

@@ -98,6 +98,13 @@ def _database_findings(run: Run, name: str, index: int) -> list[Finding]:
     return out
 
 
+def knee_doubts(run: Run) -> str:
+    """Why the run's knee may not be stated ('' when it may): the flags on the points
+    either side of it."""
+    knee = knee_of(run)
+    return _doubts(_knee_points(run, knee.load_value)) if knee.state == "found" else ""
+
+
 def _run_findings(run: Run, name: str, index: int) -> list[Finding]:
     anchor = points_anchor(index)
     if memory_sentence(run):
