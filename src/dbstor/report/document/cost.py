@@ -20,7 +20,10 @@ NEEDS_PRICE = (
 
 
 def storage_priced(result: dict[str, Any]) -> bool:
-    """Whether the cost case was given a purchase price for the new storage."""
+    """Whether the cost case was given a purchase price for the new storage (its own
+    `needs` field when it has one, else a storage purchase above zero)."""
+    if "needs" in result:
+        return not result["needs"]
     return any(
         "storage purchase" in str(c.get("item")) and (c.get("year0") or 0) > 0
         for c in result.get("costs") or []
@@ -30,7 +33,11 @@ def storage_priced(result: dict[str, Any]) -> bool:
 
 def example_prices(result: dict[str, Any]) -> list[str]:
     """The inputs filled with documented example prices, as the result states them."""
-    return [str(a) for a in result.get("assumptions") or [] if "(example" in str(a)]
+    lines = [str(a) for a in result.get("assumptions") or [] if "(example" in str(a)]
+    named = result.get("example_prices")
+    if not lines and isinstance(named, list):
+        lines = [str(n) for n in named]
+    return lines
 
 
 def _money(value: Any, currency: str, example: bool) -> str:
@@ -107,7 +114,12 @@ def cost_body(analyses: dict[str, Any]) -> str:
         )
     else:
         parts.append(f'<p class="needs">{escape(NEEDS_PRICE)}</p>')
-    notes = [n for n in result.get("notes") or [] if "ROI" not in str(n) or storage_priced(result)]
+    said = tuple(x for x in (str(result.get("needs") or ""), "example prices") if x)
+    notes = [
+        str(n)
+        for n in result.get("notes") or []
+        if not str(n).startswith(said) and ("ROI" not in str(n) or storage_priced(result))
+    ]
     if notes:
         parts.append(
             '<ul class="notes">' + "".join(f"<li>{escape(str(n))}</li>" for n in notes) + "</ul>"

@@ -156,7 +156,8 @@ def _run_findings(run: Run, name: str, index: int) -> list[Finding]:
     if cache:
         out.append(Finding(f"{name}: {cache[0].lower()}{cache[1:]}", run_anchor(index)))
     peak = peak_of(run)
-    if peak is not None and knee.state != "beyond" and not _doubts([peak]):
+    measured = peak is not None and peak.iops is not None
+    if measured and knee.state != "beyond" and not _doubts([peak]):
         where = load_text(peak.load.kind, peak.load.value, peak.load.jobs, compact=False)
         out.append(
             Finding(

@@ -185,3 +185,29 @@ def test_method_says_what_ran_and_the_notes(tmpfs: Run):
         assert f'<th scope="row">{row}</th>' in method
     assert "laid out 1 GiB of test files in dbstor in 2 s" in method  # the path cut
     assert html.index('id="summary"') < html.index("laid out 1 GiB")
+
+
+def test_cost_reads_the_case_s_own_needs_and_example_fields(fc: Run):
+    from dbstor.report.document.cost import cost_body
+
+    case = {
+        "kind": "tco", "currency": "USD", "years": 3, "discount_rate_pct": 8,
+        "servers": {"before": 10, "after": 6, "retired": 4, "needed_exact": 5.7,
+                    "ceiling_pct": 70, "cpu_before_pct": 10, "cpu_after_pct": 40},
+        "licences": {}, "benefits": [{"item": "support", "year0": 0, "yearly": 1000.0}],
+        "costs": [{"item": "new storage purchase", "year0": 0, "yearly": 0}],
+        "roi_pct": None, "npv": None, "payback_months": None,
+        "needs": "no storage price: give --storage-price for ROI, NPV and payback",
+        "example_prices": ["server_support"], "assumptions": [],
+        "notes": ["no storage price: give --storage-price for ROI, NPV and payback",
+                  "example prices, not quotes, for: server_support", "CPU from the runs"],
+    }  # fmt: skip
+    html = cost_body({"tco": case})
+    assert "Example prices" in html and "server_support" in html
+    assert "USD 1,000 (example prices)" in html
+    assert "ROI</th>" not in html and "months" not in html and "need the price" in html
+    assert "CPU from the runs" in html and html.count("no storage price: give") == 0
+    assert cost_body({"tco": {"missing": "CPU after is saturated (100%)"}}) == (
+        "<p>Not computed: CPU after is saturated (100%).</p>"
+    )
+    assert cost_body({}) == ""
