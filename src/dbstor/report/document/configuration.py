@@ -59,6 +59,7 @@ def configuration_body(runs: list[Run], names: list[str]) -> str:
         ("file system", [_mount(r, "fs") for r in runs]),
         ("mount options", [_mount(r, "options") for r in runs]),
         ("host", [str(h.get("hostname") or DASH) for h in hosts]),
+        ("load driven from", [", ".join(map(str, t.get("hosts") or [])) or DASH for t in targets]),
         ("CPU", [f"{h.get('cpus', DASH)} × {h.get('cpu_model', DASH)}" for h in hosts]),
         ("memory", [fmt_bytes(h.get("memory_bytes")) for h in hosts]),
         ("operating system", [fmt_value(h.get("os")) for h in hosts]),

@@ -10,7 +10,7 @@ from typing import Any
 MACHINE_KEYS = frozenset(
     {
         "paths", "path", "files", "file", "pid", "pids", "port", "socket", "unix_socket",
-        "data_dir", "datadir", "cgroup", "cgroup_path", "dsn", "log", "log_file", "hosts",
+        "data_dir", "datadir", "cgroup", "cgroup_path", "dsn", "log", "log_file",
         "scratch", "folder", "run_folder", "owner", "source_path", "memory_cap",
     }
 )  # fmt: skip

@@ -56,11 +56,13 @@ def golden_runs() -> list[list[Run]]:
     study = GOLDEN / "default-study"
     ids = json.loads((study / "study.json").read_text())["runs"]
     singles = ["fc-io-oltp", "iscsi-io-oltp", "sqlite-brokerage", "postgres-instances"]
-    return (
-        [[load_run(study / i) for i in ids]]
-        + [[load_run(GOLDEN / n)] for n in singles]
-        + [[load_run(GOLDEN / "tmpfs-interrupted")]]
-    )
+    cluster = GOLDEN.parent / "fixtures" / "cluster"
+    return [
+        [load_run(study / i) for i in ids],
+        *([load_run(GOLDEN / n)] for n in singles),
+        [load_run(GOLDEN / "tmpfs-interrupted")],
+        [load_run(cluster / "io"), load_run(cluster / "database")],
+    ]
 
 
 def test_sections_in_the_seeds_order_each_once(fc: Run, iscsi: Run, samples, comparison):
