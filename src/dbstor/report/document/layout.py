@@ -13,6 +13,10 @@ from dbstor.report.kit.fmt import DASH, fmt_bytes, fmt_value
 from dbstor.results.model import Run
 
 TOP_OBJECTS = 5
+_ROLE_WORDS = {
+    "log": "the transaction log (write-ahead log, redo)",
+    "temp": "temporary files (sorts, hashes)",
+}
 
 
 def _what(run: Run) -> list[str]:
@@ -68,12 +72,14 @@ def layout_body(runs: list[Run], names: list[str]) -> str:
         what = _what(run)
         largest = _largest(run)
         for role in roles:
+            main = role == "data" or len(roles) == 1
+            on_it = what if main else [_ROLE_WORDS.get(str(role), f"the engine's {role} files")]
             rows.append(
                 f'<tr><th scope="row">{escape(name)}</th><td>{escape(str(role))}</td>'
                 f"<td>{escape(str(target.get('device') or 'not found'))}</td>"
                 f"<td>{escape(_mount(run))}</td>"
-                f"<td>{'<br>'.join(escape(w) for w in what) or DASH}</td>"
-                f"<td>{escape(largest) or DASH}</td></tr>"
+                f"<td>{'<br>'.join(escape(w) for w in on_it) or DASH}</td>"
+                f"<td>{escape(largest if main else '') or DASH}</td></tr>"
             )
     if not rows:
         return ""

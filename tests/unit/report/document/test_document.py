@@ -213,3 +213,14 @@ def test_cost_reads_the_case_s_own_needs_and_example_fields(fc: Run):
         "<p>Not computed: CPU after is saturated (100%).</p>"
     )
     assert cost_body({}) == ""
+
+
+def test_layout_has_a_row_per_role(postgres_run: Run):
+    postgres_run.target["paths"] = {"data": ["/mnt/a/pg-0"], "log": ["/mnt/log/pg-0"]}
+    html = unescape(render_report([postgres_run]))
+    layout = html[html.index('id="layout"') : html.index('id="method"')]
+    rows = re.findall(r"<tr><th scope=\"row\">[^<]+</th><td>(\w+)</td>", layout)
+    assert rows == ["data", "log"]
+    log_row = layout[layout.index("<td>log</td>") :]
+    assert "the transaction log" in log_row and "trade" not in log_row.split("</tr>")[0]
+    assert "/mnt/log" not in layout
