@@ -157,7 +157,9 @@ def _run_findings(run: Run, name: str, index: int) -> list[Finding]:
         out.append(Finding(f"{name}: {cache[0].lower()}{cache[1:]}", run_anchor(index)))
     peak = peak_of(run)
     measured = peak is not None and peak.iops is not None
-    if measured and knee.state != "beyond" and not _doubts([peak]):
+    if measured and knee.state != "beyond" and _doubts([peak]):
+        out.append(Finding(f"{name}: no peak is stated ({_doubts([peak])}).", anchor))
+    elif measured and knee.state != "beyond":
         where = load_text(peak.load.kind, peak.load.value, peak.load.jobs, compact=False)
         out.append(
             Finding(
