@@ -9,7 +9,7 @@ from html import escape
 from pathlib import Path
 
 from dbstor import __version__
-from dbstor.report.document.analyses import load_analyses
+from dbstor.report.document.analyses import guarded, load_analyses
 from dbstor.report.document.appendix import appendix_body
 from dbstor.report.document.capacity import capacity_body
 from dbstor.report.document.conclusion import conclusion_body
@@ -113,10 +113,14 @@ def render_report(
         section("method", "Method", method_body(runs, names, overlaid)),
         section("results", "Results", results),
         compared,
-        section("efficiency", "Space efficiency", efficiency_body(analyses)),
-        section("capacity", "Capacity", capacity_body(analyses)),
-        section("placement", "Placement: what belongs on the fast tier", placement_body(analyses)),
-        section("cost", "Consolidation and cost", cost_body(analyses)),
+        section("efficiency", "Space efficiency", guarded(efficiency_body, analyses)),
+        section("capacity", "Capacity", guarded(capacity_body, analyses)),
+        section(
+            "placement",
+            "Placement: what belongs on the fast tier",
+            guarded(placement_body, analyses),
+        ),
+        section("cost", "Consolidation and cost", guarded(cost_body, analyses)),
         section("conclusion", "Conclusion", conclusion_body(runs, names, comparison, analyses)),
         *(extra_sections or []),
         section("appendix", "Appendix", appendix_body(runs, names)),

@@ -106,7 +106,7 @@ def cost_body(analyses: dict[str, Any]) -> str:
             f"{items}</ul></div>"
         )
     parts.append(pairs_table(_rows(result, bool(examples))))
-    if storage_priced(result):
+    if storage_priced(result) and result.get("cash_flows"):
         label = " (example prices)" if examples else ""
         parts.append(
             f"<figure>{cash_flow_svg(result)}<figcaption>Net cash flow each year (bars) and the "

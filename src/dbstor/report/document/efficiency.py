@@ -6,7 +6,7 @@ from __future__ import annotations
 from html import escape
 from typing import Any
 
-from dbstor.report.document.analyses import missing, per_target
+from dbstor.report.document.analyses import missing, number, per_target, table
 from dbstor.report.document.frame import side_by_side
 from dbstor.report.kit.fmt import DASH, fmt_bytes, fmt_num, fmt_pct
 
@@ -36,18 +36,21 @@ def efficiency_body(analyses: dict[str, Any]) -> str:
         ("not measured", [why or "" for why in whys]),
         (
             "array model",
-            [str((r.get("array") or {}).get("name") or DASH) if r else DASH for r in results],
+            [str(table(r.get("array")).get("name") or DASH) if r else DASH for r in results],
         ),
         (
             "scanned",
             [
-                f"{fmt_bytes(r.get('bytes_scanned'))} in {r.get('files', DASH)} files ({r.get('mode', DASH)})"
+                f"{fmt_bytes(number(r.get('bytes_scanned')))} in {r.get('files', DASH)} files ({r.get('mode', DASH)})"
                 if r
                 else DASH
                 for r in results
             ],
         ),
-        ("zero blocks", [fmt_pct(r.get("zero_block_pct"), 1) if r else DASH for r in results]),
+        (
+            "zero blocks",
+            [fmt_pct(number(r.get("zero_block_pct")), 1) if r else DASH for r in results],
+        ),
         (
             "deduplication",
             [
@@ -69,9 +72,9 @@ def efficiency_body(analyses: dict[str, Any]) -> str:
                 for r in results
             ],
         ),
-        ("stored", [fmt_bytes(r.get("physical_bytes")) if r else DASH for r in results]),
+        ("stored", [fmt_bytes(number(r.get("physical_bytes"))) if r else DASH for r in results]),
     ]
-    snaps = [(r.get("snapshots") or {}) if r else {} for r in results]
+    snaps = [table(r.get("snapshots")) if r else {} for r in results]
     if any(snaps):
         rows.append(
             (
@@ -90,7 +93,7 @@ def efficiency_body(analyses: dict[str, Any]) -> str:
         for name, r in zip(names, results, strict=True)
         for note in r.get("notes") or []
     ]
-    arrays = {str((r.get("array") or {}).get("description")) for r in results if r.get("array")}
+    arrays = {str(table(r.get("array")).get("description")) for r in results if r.get("array")}
     intro = "".join(f'<p class="meta">{escape(a)}</p>' for a in sorted(arrays))
     listed = f'<ul class="notes">{"".join(notes)}</ul>' if notes else ""
     return side_by_side(names, rows) + intro + listed

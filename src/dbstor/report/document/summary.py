@@ -15,7 +15,7 @@ from typing import Any
 from dbstor.analysis.dss_compare import is_query_run
 from dbstor.report.database.memory import memory_sentence, reads_per_txn
 from dbstor.report.database.section import sizing_sentence
-from dbstor.report.document.analyses import missing, per_target
+from dbstor.report.document.analyses import missing, number, per_target
 from dbstor.report.document.frame import engine_io_anchor, points_anchor, run_anchor
 from dbstor.report.kit.comparison import verdict_lines
 from dbstor.report.kit.fmt import (
@@ -189,10 +189,10 @@ def _analysis_findings(analyses: dict[str, Any]) -> list[Finding]:
             out.append(
                 Finding(
                     f"On {label}, an array that removes zero blocks, deduplicates and "
-                    f"compresses would store the {fmt_bytes(entry.get('bytes_scanned'))} "
+                    f"compresses would store the {fmt_bytes(number(entry.get('bytes_scanned')))} "
                     f"scanned at a data reduction of {fmt_num(entry['total_ratio'])}:1 "
-                    f"(deduplication {fmt_num(entry.get('dedup_ratio'))}:1, compression "
-                    f"{fmt_num(entry.get('compression_ratio'))}:1).",
+                    f"(deduplication {fmt_num(number(entry.get('dedup_ratio')))}:1, compression "
+                    f"{fmt_num(number(entry.get('compression_ratio')))}:1).",
                     "efficiency",
                 )
             )
@@ -200,9 +200,9 @@ def _analysis_findings(analyses: dict[str, Any]) -> list[Finding]:
         if missing(entry) is None and isinstance(entry.get("usable_tb"), int | float):
             out.append(
                 Finding(
-                    f"{label}: {fmt_num(entry.get('raw_tb'), 4)} TB raw give "
+                    f"{label}: {fmt_num(number(entry.get('raw_tb')), 4)} TB raw give "
                     f"{fmt_num(entry['usable_tb'], 4)} TB usable "
-                    f"({fmt_pct(entry.get('usable_pct_of_raw'))} of raw).",
+                    f"({fmt_pct(number(entry.get('usable_pct_of_raw')))} of raw).",
                     "capacity",
                 )
             )
@@ -211,8 +211,8 @@ def _analysis_findings(analyses: dict[str, Any]) -> list[Finding]:
         if isinstance(result, dict) and isinstance(result.get("io_share"), int | float):
             out.append(
                 Finding(
-                    f"{label}: {len(entry.get('chosen') or [])} objects, "
-                    f"{fmt_pct((result.get('capacity_share') or 0) * 100)} of the capacity, "
+                    f"{label}: {len(entry.get('chosen') or [] if isinstance(entry.get('chosen'), list) else [])} objects, "
+                    f"{fmt_pct((number(result.get('capacity_share')) or 0) * 100)} of the capacity, "
                     f"would serve {fmt_pct(result['io_share'] * 100)} of the I/O from the fast tier.",
                     "placement",
                 )
@@ -243,7 +243,11 @@ def findings(
     ]
     firsts = [f[0] for f in per_run if f]  # each run's headline before any run's second
     seconds = [x for f in per_run for x in f[1:]]
-    found = _comparison_findings(comparison) + firsts + _analysis_findings(analyses) + seconds
+    try:
+        analysed = _analysis_findings(analyses)
+    except (AttributeError, KeyError, TypeError, ValueError):
+        analysed = []  # its sections say what could not be read
+    found = _comparison_findings(comparison) + firsts + analysed + seconds
     if comparison and comparison.get("comparable") is False:
         found.append(
             Finding(

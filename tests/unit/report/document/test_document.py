@@ -224,3 +224,25 @@ def test_layout_has_a_row_per_role(postgres_run: Run):
     log_row = layout[layout.index("<td>log</td>") :]
     assert "the transaction log" in log_row and "trade" not in log_row.split("</tr>")[0]
     assert "/mnt/log" not in layout
+
+
+@pytest.mark.parametrize(
+    "analyses",
+    [
+        {"efficiency": "garbage", "capacity": [1, 2], "placement": None, "tco": 7},
+        {"efficiency": {"t": {"total_ratio": "high", "array": "x"}}},
+        {"capacity": {"t": {"deductions": [None, {"step": 1}], "usable_tb": None}}},
+        {"placement": {"t": {"result": {}}}, "tco": {"servers": {}, "costs": "x"}},
+        {
+            "tco": {
+                "servers": {"before": 2},
+                "costs": [{"item": "new storage purchase", "year0": 5}],
+            }
+        },
+    ],
+)
+def test_analyses_it_cannot_read_are_said_not_fatal(fc: Run, analyses: dict):
+    html = render_report([fc], analyses=analyses)
+    assert 'id="appendix"' in html and "Traceback" not in html
+    if "efficiency" in analyses and isinstance(analyses["efficiency"], str):
+        assert "holds no table of targets here" in html
