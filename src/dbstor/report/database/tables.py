@@ -6,6 +6,7 @@ Every string from results is escaped here: engine messages and object names are 
 
 from __future__ import annotations
 
+import re
 from html import escape
 from typing import Any
 
@@ -34,6 +35,7 @@ from dbstor.report.kit.tables import cell, flags_cell, point_notes, scroll_table
 from dbstor.results.model import LatencyStats, Point, Run
 
 TOP_OBJECTS = 10
+_BYTES = re.compile(r"(?:[\w.]+=)?\d{4,} bytes")  # the cap again, in bytes
 FIRST_MESSAGES = 3
 _TXN_STATS = (("mean", "mean"), ("p50", "p50"), ("p95", "p95"), ("p99", "p99"), ("p999", "p99.9"))
 
@@ -247,8 +249,10 @@ def engine_rows(engine: dict[str, Any]) -> list[tuple[str, str]]:
     how_capped = str(engine.get("memory_cap") or "")
     if how_capped.startswith("none"):
         cap += f"; {how_capped}"
-    elif how_capped:
-        cap += f"; {how_capped.split(': ', 1)[-1]}" if ": " in how_capped else ""
+    elif ": " in how_capped:
+        detail = how_capped.split(": ", 1)[-1]
+        detail = _BYTES.sub("", detail, count=1).strip() if _BYTES.match(detail) else detail
+        cap += (" " if detail.startswith("(") else "; ") + detail if detail else ""
     elif limit is None:
         cap += ": the host's page cache can hold the database"
     return [("how it ran", how), ("engine cache", cache), ("memory cap", cap)]
