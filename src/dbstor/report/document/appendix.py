@@ -15,7 +15,7 @@ from dbstor.results.model import Run
 
 
 def _scalar(key: str, value: Any) -> str:
-    leaf = key.rsplit(".", 1)[-1]
+    leaf = key.rsplit(" · ", 1)[-1]
     if leaf in ("port", "pid") and isinstance(value, int):
         return str(value)
     if isinstance(value, int | float) and not isinstance(value, bool) and leaf.endswith("bytes"):

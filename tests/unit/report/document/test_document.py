@@ -93,6 +93,10 @@ def test_machine_details_only_in_the_appendix(runs: list[Run]):
     for text in (s for s in strings if s.startswith("/")):
         assert text in unescape(appendix)
     assert "/sys/fs/cgroup" not in body
+    for run in runs:
+        port = (run.engine or {}).get("port")
+        if port:  # a port is a name, not a quantity
+            assert f"<th>engine · port</th><td>{port}</td>" in appendix
 
 
 @pytest.mark.parametrize("runs", golden_runs(), ids=lambda runs: runs[0].run_id)
