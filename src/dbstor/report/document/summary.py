@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from html import escape
 from typing import Any
 
-from dbstor.analysis.dss_compare import is_query_run
+from dbstor.analysis.dss_compare import finished, is_query_run
 from dbstor.report.database.memory import memory_sentence, reads_per_txn
 from dbstor.report.database.section import sizing_sentence
 from dbstor.report.document.analyses import missing, number, per_target
@@ -37,6 +37,7 @@ from dbstor.report.kit.summary import (
     point_label,
     slo_of,
 )
+from dbstor.report.queries.tables import fmt_s, point_title
 from dbstor.results.model import Point, Run
 
 MAX_FINDINGS = 6
@@ -171,6 +172,30 @@ def _run_findings(run: Run, name: str, index: int) -> list[Finding]:
     return out
 
 
+def _query_findings(run: Run, name: str, index: int) -> list[Finding]:
+    """A query run's headline: the total elapsed time of its first finished point."""
+    points = finished(run)
+    if not points:
+        return [
+            Finding(
+                f"{name}: no load point finished, so no query time is stated.", run_anchor(index)
+            )
+        ]
+    first = points[0]
+    metrics = first.workload_metrics or {}
+    total = metrics.get("total_elapsed_s")
+    if not isinstance(total, int | float):
+        return []
+    count = int(metrics.get("queries") or len(first.queries or []))
+    return [
+        Finding(
+            f"{name} ran its {count} queries in {fmt_s(total)} s in all ({point_title(first)}), "
+            f"a geometric mean of {fmt_s(metrics.get('geomean_s'))} s per query.",
+            points_anchor(index),
+        )
+    ]
+
+
 def _comparison_findings(comparison: dict[str, Any] | None) -> list[Finding]:
     if not comparison:
         return []
@@ -237,9 +262,8 @@ def findings(
 ) -> list[Finding]:
     """The summary's findings, most important first, at most MAX_FINDINGS."""
     per_run = [
-        _run_findings(run, name, i)
+        _query_findings(run, name, i) if is_query_run(run) else _run_findings(run, name, i)
         for i, (run, name) in enumerate(zip(runs, names, strict=True))
-        if not is_query_run(run)
     ]
     firsts = [f[0] for f in per_run if f]  # each run's headline before any run's second
     seconds = [x for f in per_run for x in f[1:]]
