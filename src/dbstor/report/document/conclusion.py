@@ -12,8 +12,22 @@ from dbstor.report.database.memory import memory_sentence
 from dbstor.report.document.analyses import missing, per_target
 from dbstor.report.document.summary import knee_doubts
 from dbstor.report.kit.comparison import verdict_lines
-from dbstor.report.kit.fmt import fmt_bytes, fmt_iops, fmt_ms, fmt_num
-from dbstor.report.kit.summary import is_database, knee_of, peak_of, point_flags, slo_of
+from dbstor.report.kit.fmt import (
+    fmt_bytes,
+    fmt_iops,
+    fmt_limit_ms,
+    fmt_ms,
+    fmt_num,
+    load_text,
+)
+from dbstor.report.kit.summary import (
+    array_cache_bytes,
+    is_database,
+    knee_of,
+    peak_of,
+    point_flags,
+    slo_of,
+)
 from dbstor.results.model import Run
 
 SHORT_POINT_S = 60
@@ -32,19 +46,9 @@ def _limits(runs: list[Run], names: list[str], analyses: dict[str, Any]) -> list
     if len(hosts) == 1 and not any(p.hosts for r in runs for p in r.points):
         out.append("All runs were driven from one host; a bigger client may reach further.")
     for run, name in zip(runs, names, strict=True):
-        size = (run.workload or {}).get("file_size_bytes")
-        memory = (run.host or {}).get("memory_bytes")
-        if (
-            not is_database(run)
-            and isinstance(size, int)
-            and isinstance(memory, int)
-            and size < memory
-        ):
-            out.append(
-                f"{name}: the {fmt_bytes(size)} test file is smaller than the host's "
-                f"{fmt_bytes(memory)} of memory; direct I/O keeps the page cache out, an array "
-                "cache may not be."
-            )
+        caching = _caching(run, name)
+        if caching:
+            out.append(caching)
         if memory_sentence(run):
             out.append(f"{name}: its reads came from memory; its TPS does not rate the storage.")
         flagged = sorted(
@@ -72,6 +76,49 @@ def _limits(runs: list[Run], names: list[str], analyses: dict[str, Any]) -> list
     return out
 
 
+def _caching(run: Run, name: str) -> str | None:
+    """What could have served a fio run's reads instead of the drives."""
+    size = (run.workload or {}).get("file_size_bytes")
+    memory = (run.host or {}).get("memory_bytes")
+    if is_database(run) or not isinstance(size, int):
+        return None
+    cache = array_cache_bytes((run.target or {}).get("facts") or {})
+    if cache and size <= cache:
+        return (
+            f"{name}: an array cache of {fmt_bytes(cache)} could hold the whole "
+            f"{fmt_bytes(size)} test file, so the figures may be the cache's, not the drives'."
+        )
+    sources = [run.workload or {}, (run.workload or {}).get("profile"), run.study or {}]
+    direct = next((d["direct"] for d in sources if isinstance(d, dict) and "direct" in d), None)
+    if isinstance(memory, int) and size < memory and direct is False:
+        return (
+            f"{name}: the {fmt_bytes(size)} test file fits in the host's {fmt_bytes(memory)} "
+            "of memory and the I/O was buffered: the page cache may have served it."
+        )
+    return None
+
+
+def _database_decision(run: Run, name: str) -> list[str]:
+    """Where the database's limit lay: in the storage (its device read await reached the
+    SLO) or elsewhere (the await stayed within it at every load)."""
+    knee, slo = knee_of(run), slo_of(run)
+    if knee_doubts(run) or knee.tps is None:
+        return []
+    where = load_text(knee.load_kind, knee.load_value, compact=False)
+    if knee.state == "beyond":
+        return [
+            f"{name}: the storage kept the {slo.name} await within {fmt_limit_ms(slo.limit_ms)} "
+            f"up to the highest load ({fmt_iops(knee.tps)} TPS at {where}): at these loads the "
+            "limit lay in the database and the host, not the storage."
+        ]
+    if knee.state == "found":
+        return [
+            f"Size {name} on {fmt_iops(knee.tps)} TPS at {where}, where the {slo.name} await "
+            f"reaches its {fmt_limit_ms(slo.limit_ms)} limit: beyond it the storage sets the pace."
+        ]
+    return []
+
+
 def _decisions(runs: list[Run], names: list[str], comparison: dict[str, Any] | None) -> list[str]:
     out = []
     if comparison and comparison.get("comparable") is not False:
@@ -89,6 +136,7 @@ def _decisions(runs: list[Run], names: list[str], comparison: dict[str, Any] | N
             )
             continue
         if is_database(run):
+            out.extend(_database_decision(run, name))
             continue
         knee, peak, slo = knee_of(run), peak_of(run), slo_of(run)
         doubts = knee_doubts(run)

@@ -250,3 +250,15 @@ def test_analyses_it_cannot_read_are_said_not_fatal(fc: Run, analyses: dict):
     assert 'id="appendix"' in html and "Traceback" not in html
     if "efficiency" in analyses and isinstance(analyses["efficiency"], str):
         assert "holds no table of targets here" in html
+
+
+def test_the_conclusion_names_what_may_have_served_the_reads(iscsi: Run, tmpfs: Run):
+    conclusion = unescape(render_report([iscsi]).split('id="conclusion"')[1])
+    assert "an array cache of 64 GiB could hold the whole 1 GiB test file" in conclusion
+    conclusion = unescape(render_report([tmpfs]).split('id="conclusion"')[1])
+    assert "the I/O was buffered: the page cache may have served it" in conclusion
+
+
+def test_the_conclusion_sizes_a_database_where_the_storage_sets_the_pace(postgres_run: Run):
+    conclusion = unescape(render_report([postgres_run]).split('id="conclusion"')[1])
+    assert "Size array-lun on 5,332 TPS at 4.62 instances, where the mean device read" in conclusion
