@@ -214,6 +214,6 @@ def test_compare_names_the_file_system_that_differs(dbstor, results, tmp_path):
         proc = dbstor("compare", run_folders(results)[0], tmpfs_run, "--json")
         assert proc.returncode == 0, proc.stderr
         warnings = json.loads(proc.stdout)["warnings"]
-        assert any("file system fs type" in w and "tmpfs" in w for w in warnings), warnings
+        assert any("file system type" in w and "tmpfs" in w for w in warnings), warnings
     finally:
         shutil.rmtree(shm, ignore_errors=True)

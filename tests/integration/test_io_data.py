@@ -37,7 +37,7 @@ def test_a_compression_ratio_is_written_and_checked(dbstor, tmp_path):
     assert "buffer_compress_percentage=44" in (folder / "jobs" / "layout.fio").read_text()
     assert "buffer_compress_percentage=44" in (folder / "jobs" / "point-01.fio").read_text()
     assert run["study"]["data"]["compression"] == 1.8
-    assert "Data written: data compressible 1.80:1" in (folder / "report.html").read_text()
+    assert "<td>data compressible 1.80:1" in (folder / "report.html").read_text()  # method
 
 
 def test_a_dedup_share_is_written_and_measured(dbstor, tmp_path):

@@ -1,6 +1,6 @@
-"""Which system facts differ between runs (results.json's target.system and host): an I/O
-scheduler, a queue depth, read-ahead, write cache, file system, mount options, kernel or
-CPU governor that differs is named in a comparison's warnings."""
+"""Which system facts differ between runs (results.json's target.system, target.mount and
+host): an I/O scheduler, a queue depth, read-ahead, write cache, file system, mount
+options, kernel or CPU governor that differs is named in a comparison's warnings."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from typing import Any
 from dbstor.results.model import Run
 
 DEVICE_FACTS = ("scheduler", "nr_requests", "read_ahead_kb", "write_cache", "rotational")
-FS_FACTS = ("fs_type", "mount_options")
+FS_FACTS = (("fs", "file system type"), ("options", "mount options"))
 HOST_FACTS = ("kernel", "cpu_governor")
 
 
@@ -19,14 +19,15 @@ def _values(run: Run) -> dict[str, str] | None:
     if not isinstance(system, dict):
         return None  # a run made before dbstor recorded them: nothing to compare
     devices = [d for d in (system.get("devices") or {}).values() if isinstance(d, dict)]
-    systems = [f for f in (system.get("file_systems") or {}).values() if isinstance(f, dict)]
     out: dict[str, str] = {}
-    for name, facts in (("device", devices), ("file system", systems)):
-        keys = DEVICE_FACTS if name == "device" else FS_FACTS
-        for key in keys:
-            seen = sorted({str(f[key]) for f in facts if f.get(key) is not None})
-            if seen:
-                out[f"{name} {key.replace('_', ' ')}"] = "/".join(seen)
+    for key in DEVICE_FACTS:
+        seen = sorted({str(f[key]) for f in devices if f.get(key) is not None})
+        if seen:
+            out[f"device {key.replace('_', ' ')}"] = "/".join(seen)
+    mount = run.target.get("mount")
+    for key, name in FS_FACTS if isinstance(mount, dict) else ():
+        if mount.get(key):
+            out[name] = str(mount[key])
     for key in HOST_FACTS:
         if run.host.get(key):
             out[key.replace("_", " ")] = str(run.host[key])

@@ -8,6 +8,7 @@ from typing import Any
 
 from dbstor.analysis.compare import compare_runs
 from dbstor.errors import UserError
+from dbstor.report.pdf import write_pdf
 from dbstor.results.model import Run
 from dbstor.runs.study import STUDY_FILE, load_folder, render
 
@@ -24,6 +25,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--baseline", metavar="LABEL", help="for a study: the run the comparison normalises to"
     )
+    parser.add_argument(
+        "--pdf",
+        action="store_true",
+        help="also print the report to report.pdf through headless Chromium",
+    )
     parser.set_defaults(handler=run)
 
 
@@ -39,6 +45,8 @@ def run(args: argparse.Namespace) -> int:
     )
     path = render(args.folder, runs, comparison, str(title))
     print(path)
+    if args.pdf:
+        print(write_pdf(path))
     return 0
 
 

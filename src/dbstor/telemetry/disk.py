@@ -190,6 +190,33 @@ def _device_from_mount(path: Path, mountinfo: str | os.PathLike[str]) -> int | N
     return st.st_rdev if stat.S_ISBLK(st.st_mode) else None
 
 
+def mount_facts(
+    path: str | os.PathLike[str], mountinfo: str | os.PathLike[str] = PROC_MOUNTINFO
+) -> dict[str, str] | None:
+    """The file system holding `path` (its nearest existing parent): type, mount options
+    (the mount's own, then the file system's) and mount point; None when unknown."""
+    try:
+        existing, _ = _stat_existing(Path(path))
+        text = Path(mountinfo).read_text()
+    except OSError:
+        return None
+    real = os.path.realpath(existing)
+    best: tuple[int, dict[str, str]] | None = None
+    for line in text.splitlines():
+        left, sep, right = line.partition(" - ")
+        parts, tail = left.split(), right.split()
+        if not sep or len(parts) < 6 or len(tail) < 2:
+            continue
+        point = _unescape(parts[4])
+        inside = real == point or real.startswith(point.rstrip("/") + "/")
+        if inside and (best is None or len(point) >= best[0]):
+            options = ",".join(
+                dict.fromkeys([*parts[5].split(","), *(tail[2:3] or [""])[0].split(",")])
+            )
+            best = (len(point), {"fs": tail[0], "options": options.strip(","), "point": point})
+    return best[1] if best else None
+
+
 def mount_source(realpath: str, mountinfo_text: str) -> str | None:
     """The source field of the mount that holds `realpath` (longest mount point wins,
     the later mount at the same point wins), from /proc/self/mountinfo text."""

@@ -1,8 +1,8 @@
 """The system facts that decide a storage result, read without privileges: for each device
 under a target its model, firmware, rotational, block sizes, I/O scheduler, queue depth
 (nr_requests), read-ahead, write cache and what it is built on (dm, md, multipath paths);
-the target's file system and mount options (the host's CPU governor and NUMA nodes are in
-dbstor/host.py).
+(the target's file system and mount options are telemetry/disk.py's mount_facts, the
+host's CPU governor and NUMA nodes dbstor/host.py's).
 
 Every fact that cannot be read is left out (never guessed); the facts are recorded in
 results.json and compared by `dbstor compare`, which names the ones that differ."""
@@ -78,35 +78,7 @@ def device_facts(name: str, sys_block: Path = SYS_BLOCK) -> dict[str, Any]:
     return {k: v for k, v in facts.items() if v is not None}
 
 
-def mount_facts(path: Path, mountinfo: Path = Path("/proc/self/mountinfo")) -> dict[str, Any]:
-    """The file system holding path: mount point, type, source and options."""
-    text = _read(mountinfo)
-    if text is None:
-        return {}
-    target = os.path.realpath(path)
-    best: dict[str, Any] = {}
-    for line in text.splitlines():
-        left, _, right = line.partition(" - ")
-        fields, tail = left.split(), right.split()
-        if len(fields) < 6 or len(tail) < 2:
-            continue
-        point = fields[4].replace("\\040", " ")
-        inside = target == point or target.startswith(point.rstrip("/") + "/")
-        if inside and len(point) >= len(best.get("mount_point", "")):
-            best = {
-                "mount_point": point,
-                "fs_type": tail[0],
-                "source": tail[1],
-                "mount_options": fields[5],
-                "fs_options": tail[2] if len(tail) > 2 else None,
-            }
-    return {k: v for k, v in best.items() if v is not None}
-
-
-def target_system(paths: list[Path], devices: list[str]) -> dict[str, Any]:
-    """A target's system facts: each local device's and each path's file system."""
+def target_system(devices: list[str]) -> dict[str, Any]:
+    """A target's system facts: each local device's (its file system is target.mount)."""
     local = [d for d in devices if ":" not in d]  # host:device names are a cluster host's own
-    return {
-        "devices": {d: device_facts(d) for d in local},
-        "file_systems": {str(p): mount_facts(p) for p in paths},
-    }
+    return {"devices": {d: device_facts(d) for d in local}}

@@ -3,7 +3,7 @@ from pathlib import Path
 
 import pytest
 
-from dbstor.telemetry.disk import devices_for_path, mount_source, parse_diskstats
+from dbstor.telemetry.disk import devices_for_path, mount_facts, mount_source, parse_diskstats
 
 
 def _devnum(path: Path) -> str:
@@ -163,3 +163,22 @@ def test_anonymous_device_found_through_mount_source(tmp_path):
         "1 0 254:0 / / rw - ext4 /dev/vda rw\n2 1 0:99 / /dev/shm rw - tmpfs tmpfs rw\n"
     )
     assert devices_for_path("/dev/shm", mountinfo=fake) == []
+
+
+def test_mount_facts_name_the_file_system_and_its_options(tmp_path):
+    real = os.path.realpath(tmp_path)
+    mountinfo = tmp_path / "mountinfo"
+    mountinfo.write_text(
+        "27 1 254:0 / / rw,relatime - ext4 /dev/vda rw,discard\n"
+        f"50 27 8:17 / {real} rw,noatime - xfs /dev/sdb1 rw,attr2,inode64\n"
+    )
+    facts = mount_facts(tmp_path / "not" / "yet", mountinfo)  # its nearest existing parent
+    assert facts == {"fs": "xfs", "options": "rw,noatime,attr2,inode64", "point": real}
+    assert mount_facts("/", mountinfo) == {
+        "fs": "ext4",
+        "options": "rw,relatime,discard",
+        "point": "/",
+    }
+    assert mount_facts(tmp_path, tmp_path / "missing") is None
+    here = mount_facts(tmp_path)  # this machine's own
+    assert here is not None and here["fs"] and real.startswith(here["point"])

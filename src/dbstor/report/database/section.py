@@ -8,9 +8,9 @@ from typing import Any
 from dbstor.report.database.client import client_caption, client_table
 from dbstor.report.database.figures import device_chart, tps_caption, tps_chart, txn_types_chart
 from dbstor.report.database.memory import is_external, memory_html, memory_sentence
+from dbstor.report.database.sizes import objects_on_disk
 from dbstor.report.database.tables import (
     db_points_table,
-    engine_block,
     engine_io_table,
     errors_block,
     load_report,
@@ -24,7 +24,6 @@ from dbstor.report.kit.fmt import fmt_bytes, fmt_iops, fmt_num
 from dbstor.report.kit.hosts import hosts_block
 from dbstor.report.kit.layers import draws_layer_latency, layers_html
 from dbstor.report.kit.summary import point_label, slo_of
-from dbstor.report.kit.tables import facts_block
 from dbstor.results.model import Run
 
 
@@ -63,7 +62,7 @@ def _what_ran(run: Run) -> str:
 
 def database_section(run: Run, name: str, rows: list[dict[str, Any]] | None) -> str:
     """The section of one database run: TPS and latency, the device, transaction types,
-    engine I/O, errors, the load report, the engine and its objects, the facts."""
+    engine I/O, errors, the load report and the largest objects."""
     slo = slo_of(run)
     parts = [
         f'<section class="run database"><h2>{escape(name)}{_badge(run.status)}</h2>',
@@ -133,34 +132,38 @@ def database_section(run: Run, name: str, rows: list[dict[str, Any]] | None) -> 
     parts.append(errors_block(run))
     parts.append("<h3>Loading the database</h3>")
     parts.append(load_report(run))
-    parts.append("<h3>Engine</h3>")
-    parts.append(engine_block(run))
     parts.append("<h3>Largest database objects</h3>")
     parts.append(objects_table(run))
-    parts.append("<h3>Study and host facts</h3>")
-    sizing = _sizing(run)
+    sizing = sizing_sentence(run)
     if sizing:
         parts.append(f"<p>{escape(sizing)}</p>")
-    parts.append(facts_block(run, engine=False))
     parts.append("</section>")
     return "".join(parts)
 
 
-def _sizing(run: Run) -> str | None:
-    """The database's size against host memory and any memory cap: could memory hold it?"""
+def sizing_sentence(run: Run) -> str | None:
+    """The database's size on disk against host memory and any memory cap: could memory
+    hold it? On disk is the tables and indexes the engine listed at the end of the run;
+    the load report's size is the row data loaded, before indexes and page overhead."""
     memory = (run.host or {}).get("memory_bytes")
     loads = [x for x in (run.workload or {}).get("load") or [] if isinstance(x, dict)]
-    size = sum(x.get("bytes") or 0 for x in loads)
+    loaded = sum(x.get("bytes") or 0 for x in loads)
+    disk = objects_on_disk(run)
+    size = disk[1] if disk else loaded
     if not size:
         return None
-    what = (
-        f"The database is {fmt_bytes(size)}"
-        if len(loads) == 1
-        else (f"The {len(loads)} databases are {fmt_bytes(size)} together")
-    )
+    many = len(loads) > 1
+    if disk:
+        what = f"The database{'s' if many else ''} held {fmt_bytes(size)} on disk at the end of the run"
+        if loaded:
+            what += f" ({fmt_bytes(loaded)} of row data loaded)"
+    else:
+        what = f"The load wrote {fmt_bytes(size)} of row data" + (
+            f" into {len(loads)} databases" if many else ""
+        )
     cap = (run.engine or {}).get("memory_limit_bytes")
     if isinstance(cap, int | float) and cap:
-        whose = "each instance's" if len(loads) > 1 else "the engine's"
+        whose = "each instance's" if many else "the engine's"
         return f"{what}; {whose} memory was capped at {fmt_bytes(cap)} (--memory-limit)."
     if not isinstance(memory, int | float) or not memory or is_external(run):
         return f"{what}."

@@ -6,6 +6,7 @@ Every string from results is escaped here: engine messages and object names are 
 
 from __future__ import annotations
 
+import re
 from html import escape
 from typing import Any
 
@@ -30,17 +31,11 @@ from dbstor.report.kit.summary import (
     slo_of,
     table_points,
 )
-from dbstor.report.kit.tables import (
-    cell,
-    fact_text,
-    flags_cell,
-    point_notes,
-    scroll_table,
-    spread_cell,
-)
+from dbstor.report.kit.tables import cell, flags_cell, point_notes, scroll_table, spread_cell
 from dbstor.results.model import LatencyStats, Point, Run
 
 TOP_OBJECTS = 10
+_BYTES = re.compile(r"(?:[\w.]+=)?\d{4,} bytes")  # the cap again, in bytes
 FIRST_MESSAGES = 3
 _TXN_STATS = (("mean", "mean"), ("p50", "p50"), ("p95", "p95"), ("p99", "p99"), ("p999", "p99.9"))
 
@@ -216,15 +211,15 @@ def load_report(run: Run) -> str:
         f"{cell(fmt_int(x.get('rows_per_s')), 'num')}{cell(fmt_bytes(x.get('bytes')), 'num')}</tr>"
         for x in loads
     ]
-    return scroll_table(["instance", "rows", "seconds", "rows/s", "size"], rows)
+    return scroll_table(["instance", "rows", "seconds", "rows/s", "row data"], rows)
 
 
-def _engine_rows(engine: dict[str, Any]) -> list[tuple[str, str]]:
-    name = engine.get("title") or engine.get("name") or DASH
+def engine_rows(engine: dict[str, Any]) -> list[tuple[str, str]]:
+    """How the engine ran, its cache and its memory cap, in words (no machine paths: the
+    cgroup and the server's address are the appendix's)."""
     managed = engine.get("managed")
     if managed is False:
-        dsn = f" ({engine['dsn']})" if engine.get("dsn") else ""
-        how = f"external server{dsn}: dbstor did not start it and did not size its memory"
+        how = "external server: dbstor did not start it and did not size its memory"
     elif managed:
         how = "managed: dbstor created it on the target and removed it afterwards"
     else:
@@ -251,42 +246,16 @@ def _engine_rows(engine: dict[str, Any]) -> list[tuple[str, str]]:
         cache = "the engine's own default"
     limit = engine.get("memory_limit_bytes")
     cap = f"{fmt_bytes(limit)} (--memory-limit)" if limit is not None else "none"
-    if engine.get("memory_cap"):
-        cap += f"; {engine['memory_cap']}"
+    how_capped = str(engine.get("memory_cap") or "")
+    if how_capped.startswith("none"):
+        cap += f"; {how_capped}"
+    elif ": " in how_capped:
+        detail = how_capped.split(": ", 1)[-1]
+        detail = _BYTES.sub("", detail, count=1).strip() if _BYTES.match(detail) else detail
+        cap += (" " if detail.startswith("(") else "; ") + detail if detail else ""
     elif limit is None:
         cap += ": the host's page cache can hold the database"
-    return [
-        ("engine", str(name)),
-        ("version", fmt_value(engine.get("version"))),
-        ("how it ran", how),
-        ("engine cache", cache),
-        ("memory cap", cap),
-    ]
-
-
-def _engine_fact(key: str, value: Any) -> str:
-    """Ports and process ids are names, not quantities: no thousands separators."""
-    if key in ("port", "pid") and isinstance(value, int):
-        return str(value)
-    return fact_text(key, value)
-
-
-_ENGINE_SHOWN = {"name", "title", "version", "managed", "dsn", "buffer_bytes", "cache_bytes"}
-_ENGINE_SHOWN |= {"memory_limit_bytes", "memory_cap"}
-
-
-def engine_block(run: Run) -> str:
-    """The engine's facts: which, which version, managed or external, cache and memory cap."""
-    engine = dict(run.engine or {})
-    rows = "".join(
-        f"<tr><th>{escape(k)}</th><td>{escape(v)}</td></tr>" for k, v in _engine_rows(engine)
-    )
-    rest = {k: v for k, v in engine.items() if k not in _ENGINE_SHOWN}
-    rows += "".join(
-        f"<tr><th>{escape(str(k))}</th><td>{escape(_engine_fact(str(k), v))}</td></tr>"
-        for k, v in rest.items()
-    )
-    return f'<div class="facts engine"><table>{rows}</table></div>'
+    return [("how it ran", how), ("engine cache", cache), ("memory cap", cap)]
 
 
 _OBJECT_COLUMNS = (

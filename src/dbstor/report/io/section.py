@@ -1,5 +1,6 @@
 """A fio run's section of the HTML report: IOPS and CPU, host and device latency, the
-per-second series, every load point, and the study and host facts."""
+per-second series and every load point (its facts are in the document's configuration,
+method and appendix)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from dbstor.report.kit.figures import backwards_sentence, host_tool, timeseries_
 from dbstor.report.kit.hosts import hosts_block
 from dbstor.report.kit.layers import layers_html
 from dbstor.report.kit.summary import cache_sentence
-from dbstor.report.kit.tables import facts_block, status_badge
+from dbstor.report.kit.tables import status_badge
 from dbstor.results.model import Run
 
 
@@ -48,14 +49,9 @@ def io_section(run: Run, name: str, rows: list[dict[str, Any]] | None) -> str:
     parts.append("<h3>Load points</h3>")
     parts.append(points_table(run))
     parts.append(hosts_block(run))
-    parts.append("<h3>Study and host facts</h3>")
     cache = cache_sentence(run)
     if cache:
         parts.append(f"<p>{escape(cache)}</p>")
-    written = data_sentence(run.workload.get("data"))
-    if written:
-        parts.append(f"<p>{escape(written)}</p>")
-    parts.append(facts_block(run))
     parts.append("</section>")
     return "".join(parts)
 

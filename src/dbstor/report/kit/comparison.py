@@ -139,7 +139,7 @@ def comparison_block(comparison: dict[str, Any]) -> str:
     parts.append(layer_comparison_block(comparison))
     parts.append(_matched_table(comparison, keys))
     parts.append(_per_disk_table(comparison.get("per_disk") or []))
-    return f'<section class="comparison">{"".join(parts)}</section>'
+    return f'<section class="comparison" id="comparison">{"".join(parts)}</section>'
 
 
 def _latency_basis(comparison: dict[str, Any]) -> str:

@@ -72,12 +72,33 @@ th .unit { font-weight: 400; color: var(--muted); font-size: 11.5px; }
 .facts td { word-break: break-word; }
 footer { margin-top: 40px; color: var(--muted); font-size: 12px; border-top: 1px solid var(--line);
   padding-top: 8px; }
+ul.findings { font-size: 16px; padding-left: 22px; margin: 8px 0 14px; }
+ul.findings li { margin: 6px 0; }
+ul.findings a.src { font-size: 12px; color: var(--blue); margin-left: 4px; }
+table.bom th[scope="row"], table.layout th[scope="row"] { color: var(--muted); font-weight: 600;
+  white-space: nowrap; }
+table.bom td { min-width: 140px; }
+table.facts th { color: var(--muted); font-weight: 600; padding-right: 14px; }
+table.walk td.source { color: var(--muted); font-size: 11.5px; max-width: 360px; }
+.tool table th.l, .tool table td.l { text-align: left; }
+.tool table td { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+.tool table td.l.r { white-space: normal; }
+.tool tr.chosen { background: #e6f4ea; }
+.tool tr.poor td { color: var(--muted); }
+.tool .note, ul.notes { font-size: 13px; color: var(--muted); }
+p.needs { border-left: 4px solid #d4a72c; padding-left: 10px; }
+section.doc > section.run > h2, section.doc .run-part > section > h2 { font-size: 18px;
+  border-bottom: 1px solid var(--line); }
 @media print {
+  @page { size: A4; margin: 14mm 12mm; }
   main { max-width: none; padding: 0; }
-  body { font-size: 11pt; }
-  h2 { break-after: avoid; }
-  figure, .card, table, .callout { break-inside: avoid; }
+  body { font-size: 10pt; }
+  h2, h3, h4 { break-after: avoid; }
+  main > section + section { break-before: page; }
+  .run-part { break-before: page; }
+  figure, svg, .card, .callout, tr, .facts, .howto { break-inside: avoid; }
   .scroll { overflow: visible; }
   .howto { background: none; }
+  a { color: inherit; text-decoration: none; }
 }
 """

@@ -1,6 +1,6 @@
 """HTML table pieces every kind of run uses: cells and headers, a scrolling table, the
-trust-flag badges and their legend, the status badge, the notes under a points table,
-and the study and host facts.
+trust-flag badges and their legend, the status badge and the notes under a points
+table. (A run's facts are the document's: report.document.configuration and appendix.)
 
 Every string that comes from results is escaped here: labels and facts are user input.
 """
@@ -8,10 +8,9 @@ Every string that comes from results is escaped here: labels and facts are user 
 from __future__ import annotations
 
 from html import escape
-from typing import Any
 
-from dbstor.report.kit.fmt import DASH, fmt_bytes, fmt_iops, fmt_value, load_text
-from dbstor.report.kit.summary import FLAG_LEGEND, point_flags, slo_of, table_points
+from dbstor.report.kit.fmt import DASH, fmt_iops, load_text
+from dbstor.report.kit.summary import FLAG_LEGEND, point_flags, table_points
 from dbstor.results.model import Point, Run, Spread
 
 
@@ -72,65 +71,6 @@ def flag_legend() -> str:
         for k, v in FLAG_LEGEND.items()
     )
     return f'<dl class="legend">{items}</dl>'
-
-
-def fact_text(key: str, value: Any, nested: bool = False) -> str:
-    """A fact value as text: dicts and lists of dicts flattened, sizes in bytes formatted."""
-    if isinstance(value, dict):
-        if not value:
-            return DASH
-        text = "; ".join(f"{k}: {fact_text(str(k), v, True)}" for k, v in value.items())
-        return f"({text})" if nested else text
-    if isinstance(value, list | tuple) and any(isinstance(v, dict) for v in value):
-        return " | ".join(fact_text(key, v) for v in value)
-    if isinstance(value, int | float) and not isinstance(value, bool) and key.endswith("bytes"):
-        return fmt_bytes(value)
-    return fmt_value(value)
-
-
-def _rows(data: dict[str, Any] | None, skip: tuple[str, ...] = ()) -> str:
-    out = []
-    for key, value in (data or {}).items():
-        if key in skip:
-            continue
-        out.append(
-            f"<tr><th>{escape(str(key))}</th><td>{escape(fact_text(str(key), value))}</td></tr>"
-        )
-    return "".join(out)
-
-
-def facts_block(run: Run, engine: bool = True) -> str:
-    """Target, engine, workload, host and study facts of one run, as small tables
-    (without the engine's when the section shows it on its own)."""
-    target = dict(run.target or {})
-    facts = target.pop("facts", None) or {}
-    workload = dict(run.workload or {})
-    profile = workload.pop("profile", None) or {}
-    groups = [
-        ("Target", _rows(target) + _rows(facts)),
-        ("Workload", _rows(workload) + _rows(profile)),
-        ("Engine", _rows(run.engine) if engine else ""),
-        ("Host", _rows(run.host)),
-        (
-            "Run",
-            _rows(
-                {
-                    "run id": run.run_id,
-                    "created": run.created_at,
-                    "status": run.status,
-                    "dbstor": run.tool_version,
-                    "SLO": slo_of(run).text,
-                }
-            ),
-        ),
-        ("Study", _rows(run.study, skip=("slo",))),
-    ]
-    blocks = "".join(
-        f'<div class="facts"><h4>{name}</h4><table>{rows}</table></div>'
-        for name, rows in groups
-        if rows
-    )
-    return f'<div class="fact-grid">{blocks}</div>'
 
 
 def scroll_table(head: list[str], rows: list[str], cls: str = "") -> str:

@@ -9,11 +9,9 @@ from html import escape
 from typing import Any
 
 from dbstor.analysis.dss_compare import finished, is_query_run
-from dbstor.report.database.tables import engine_block
 from dbstor.report.kit.figures import timeseries_chart
 from dbstor.report.kit.fmt import fmt_int, fmt_num
 from dbstor.report.kit.layers import layers_html
-from dbstor.report.kit.tables import facts_block
 from dbstor.report.queries.figures import comparison_query_charts, relative_chart, run_query_charts
 from dbstor.report.queries.tables import (
     comparison_queries_table,
@@ -124,10 +122,6 @@ def dss_section(run: Run, name: str, rows: list[dict[str, Any]] | None) -> str:
         parts.append(queries_table(point))
     parts.append("<h3>Loading the database</h3>")
     parts.append(load_table(run))
-    parts.append("<h3>Engine</h3>")
-    parts.append(engine_block(run))
-    parts.append("<h3>Study and host facts</h3>")
-    parts.append(facts_block(run, engine=False))
     parts.append("</section>")
     return "".join(parts)
 
@@ -212,4 +206,4 @@ def dss_comparison_block(comparison: dict[str, Any]) -> str:
         parts.append(f"<figure>{chart}<figcaption>{escape(caption)}</figcaption></figure>")
     parts.append("<h3>Elapsed time per query</h3>")
     parts.append(comparison_queries_table(comparison))
-    return f'<section class="comparison dss">{"".join(parts)}</section>'
+    return f'<section class="comparison dss" id="comparison">{"".join(parts)}</section>'

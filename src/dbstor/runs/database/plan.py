@@ -18,7 +18,7 @@ from dbstor.runs.folder import RunFolder
 from dbstor.runs.progress import Progress
 from dbstor.runs.telemetry import RunTelemetry
 from dbstor.study.model import DatabaseSpec, Slo, Target
-from dbstor.telemetry.disk import devices_for_path
+from dbstor.telemetry.disk import devices_for_path, mount_facts
 from dbstor.telemetry.system import target_system
 from dbstor.testfiles import Safety
 from dbstor.workloads.registry import workload_class
@@ -133,7 +133,9 @@ class DatabaseRunner:
         self.devices = devices_for_path(data) if data and spec.dsn is None else []
         device_note(self.run, self.devices, external=spec.dsn is not None)
         if spec.dsn is None:
-            self.run.target["system"] = target_system(list(self.plan.target.paths), self.devices)
+            self.run.target["system"] = target_system(self.devices)
+        if data and spec.dsn is None:
+            self.run.target["mount"] = mount_facts(data)
         self.folder.save()
 
     def workload_header(self) -> dict[str, Any]:

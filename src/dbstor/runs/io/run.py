@@ -26,6 +26,7 @@ from dbstor.runs.io.worker import IoWorker
 from dbstor.runs.measuring import add_host_views
 from dbstor.runs.progress import Progress, live_device_iops
 from dbstor.runs.telemetry import RunTelemetry, measured_window, storage_text
+from dbstor.telemetry.disk import mount_facts
 from dbstor.telemetry.system import target_system
 from dbstor.testfiles import Safety
 
@@ -82,7 +83,9 @@ class IoRun:
         if hasattr(self.worker, "hosts"):
             self.run.target["hosts"] = list(self.worker.hosts)
         self.run.target["device"] = ",".join(self.target["devices"]) or None
-        self.run.target["system"] = target_system(plan.target.paths, self.target["devices"])
+        self.run.target["system"] = target_system(self.target["devices"])
+        if plan.target.paths and not hasattr(self.worker, "hosts"):
+            self.run.target["mount"] = mount_facts(plan.target.paths[0])
         self.run.workload["direct"] = self.target["direct"]
         self.run.notes.extend(self.target["notes"])
         self.folder.save()

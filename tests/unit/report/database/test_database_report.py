@@ -50,11 +50,11 @@ def caption(runs: list[Run]) -> str:
 def test_overlay_comes_first_with_a_caption_from_the_data(default_pair):
     runs, samples = default_pair
     html = render_report(runs, samples)
-    assert "<h2>The database on the storage's curve</h2>" in html
-    top = html.index('<section class="overlay">')
-    assert html.index("How to read this report") < top < html.index("<h2>Summary</h2>")
-    assert top < html.index("<h2>IOPS against latency</h2>")
-    assert "<b>The database on the storage's curve</b> comes first" in html  # how-to
+    assert "<h3>The database on the storage's curve</h3>" in html
+    top = html.index('<div class="overlay">')  # first of the results, after summary and method
+    assert html.index('id="summary"') < html.index("How to read this report") < top
+    assert html.index('id="results"') < top < html.index("<h3>IOPS against latency</h3>")
+    assert "<b>The database on the storage's curve</b>: the line is" in html  # how-to
     assert (
         "At 8 users the database drove 1,050 IOPS (almost all writes), 2% of the storage&#x27;s "
         "peak of 56,388 IOPS: it runs far below the storage&#x27;s knee (53,965 IOPS at QD14)."
@@ -165,17 +165,19 @@ def test_fio_curve_keeps_the_database_out(default_pair):
 # --- the memory callout -----------------------------------------------------------------
 
 
-def test_memory_callout_is_near_the_top(sqlite_run):
+def test_memory_is_a_finding_and_a_callout_in_its_part(sqlite_run):
     html = render_report([sqlite_run])
+    finding = html.index("the storage&#x27;s speed could not be measured, because the reads")
+    assert html.index('id="summary"') < finding < html.index('id="configuration"')
     callout = html.index('class="callout memory"')
-    assert callout < html.index("How to read this report")
+    assert html.index('id="run-1"') < callout
     assert (
         '<b class="lead">Reads came from memory, not the storage</b>: at 8 users, the highest '
         "transaction rate, 0.00044 device reads per transaction (hit ratio 99.96%). These "
         "transaction rates show the host&#x27;s CPU and memory, not the storage&#x27;s speed"
     ) in html
     assert '<code class="opt">--memory-limit</code>' in html
-    assert html.count('class="callout memory"') == 2  # at the top and in the run's section
+    assert html.count('class="callout memory"') == 1  # in the run's own part
     assert 'class="flag flag-from-memory" title=' in html
 
 
@@ -242,7 +244,9 @@ def test_database_section_charts_and_tables(sqlite_run):
 
 def test_points_table_of_a_database_run(sqlite_run):
     html = render_report([sqlite_run])
-    table = html[html.index("<h3>Load points</h3>") : html.index("<h3>Transaction types")]
+    table = html[
+        html.index('<h3 id="points-1">Load points</h3>') : html.index("<h3>Transaction types")
+    ]
     assert "5,918" in table and "13.8" in table and "2.6 / 2,643" in table
     assert '<td class="num within" title="SLO 1 ms mean device read: within">0.35</td>' in table
     assert "99.96%" in table and "88%" in table
@@ -261,7 +265,7 @@ def test_transaction_types_at_the_highest_tps(sqlite_run):
 
 def test_engine_io_errors_load_engine_and_objects(sqlite_run, postgres_run):
     html = render_report([sqlite_run])
-    assert "<h3>Engine I/O per transaction</h3>" in html and "0.00044" in html
+    assert '<h3 id="engine-io-1">Engine I/O per transaction</h3>' in html and "0.00044" in html
     assert "Trade-Result: database is locked (busy for 30 s)" in html
     assert '<td class="num">3</td><td class="num">41</td>' in html  # errors, retries
     assert "1,862,450" in html and "45,020" in html and "434.5 MiB" in html  # load report
@@ -271,9 +275,12 @@ def test_engine_io_errors_load_engine_and_objects(sqlite_run, postgres_run):
     assert "customer_account" in html and "last_trade" not in html  # the smallest is cut
     assert "keeps no per-object I/O counters" in html
     pg = render_report([postgres_run])
-    assert "128 MiB (--buffer)" in pg and "1 GiB (--memory-limit); cgroup v1 group" in pg
+    assert "128 MiB (--buffer)" in pg and "1 GiB (--memory-limit)" in pg
     assert "22,100,000" in pg and "168.6 GiB" in pg  # per-object reads and bytes read
-    assert "54329" in pg and "shared_buffers_bytes: 128 MiB" in pg  # a port, not a quantity
+    appendix = pg[pg.index('id="appendix"') :]
+    assert "54329" in appendix and "54329" not in pg[: pg.index('id="appendix"')]  # a port
+    assert "/sys/fs/cgroup" in appendix and "/sys/fs/cgroup" not in pg[: pg.index('id="appendix"')]
+    assert '<th scope="row">setting shared_buffers_bytes</th><td>128 MiB</td>' in pg
     assert "each instance&#x27;s memory was capped at 1 GiB" in pg
     assert "No errors and no retries" not in pg
 
@@ -319,7 +326,9 @@ def test_failed_point_no_device_external_engine(default_pair):
     db.status = "failed"
     for html in (render_report(runs), render_report([db], samples={db.run_id: []})):
         assert "failed: server closed the connection &lt;now&gt;" in html
-        assert "external server (postgresql://bench:***@db/x)" in html
+        assert "external server: dbstor did not start it" in html
+        body, appendix = html.split('id="appendix"')
+        assert "bench:***@db" in appendix and "bench:***@db" not in body
         assert "The engine reported no per-object figures." in html
         assert "No load report" in html and "8 users failed" in html
         for svg in svgs(html):

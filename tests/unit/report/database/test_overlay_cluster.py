@@ -28,7 +28,7 @@ def runs() -> list[Run]:
 
 
 def overlay_svg(html: str) -> ET.Element:
-    section = html[html.index('<section class="overlay">') :]
+    section = html[html.index('<div class="overlay">') :]
     return ET.fromstring(re.search(r"<svg\b.*?</svg>", section, re.S).group(0))
 
 

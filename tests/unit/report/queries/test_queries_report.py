@@ -289,3 +289,14 @@ def test_terminal_summary_and_comparison():
     assert "Q6 timeout: over the query timeout" in text
     assert "Compared with FC (= 100, lower elapsed is better)" in text
     assert "2,390 (112)" in text and "ISCSI vs FC: total elapsed 112 (12% longer)" in text
+
+
+def test_the_document_summarises_query_runs_with_their_totals():
+    fc, iscsi = query_run("FC", 2131.1), query_run("ISCSI", 2389.9)
+    html = render_report([fc, iscsi], comparison=compare_query_runs([fc, iscsi], "FC"))
+    summary = html[html.index('id="summary"') : html.index('id="configuration"')]
+    assert "total elapsed 112 (12% longer)" in summary  # the comparison leads
+    assert "FC ran its 6 queries in 2,131 s in all" in summary
+    assert "ISCSI ran its 6 queries in 2,390 s in all" in summary
+    links = re.findall(r'href="#([\w-]+)"', summary)
+    assert set(links) <= set(re.findall(r'id="([\w-]+)"', html))

@@ -1,0 +1,127 @@
+"""The cost section: the servers and licences the measured CPU headroom would retire,
+and the cost case (dbstor tco). Example prices are labelled as examples wherever they
+appear; without a price for the new storage there is no ROI or payback line, and the
+section says which input it needs."""
+
+from __future__ import annotations
+
+from html import escape
+from typing import Any
+
+from dbstor.report.document.analyses import missing
+from dbstor.report.document.frame import pairs_table
+from dbstor.report.kit.fmt import fmt_num, fmt_pct
+from dbstor.report.tools.tco import cash_flow_svg
+
+NEEDS_PRICE = (
+    "ROI, NPV and payback need the price of the new storage: give storage_price in the "
+    "study's [tco] table (or dbstor tco --storage-price)."
+)
+
+
+def storage_priced(result: dict[str, Any]) -> bool:
+    """Whether the cost case was given a purchase price for the new storage (its own
+    `needs` field when it has one, else a storage purchase above zero)."""
+    if "needs" in result:
+        return not result["needs"]
+    return any(
+        "storage purchase" in str(c.get("item")) and (c.get("year0") or 0) > 0
+        for c in result.get("costs") or []
+        if isinstance(c, dict)
+    )
+
+
+def example_prices(result: dict[str, Any]) -> list[str]:
+    """The inputs filled with documented example prices, as the result states them."""
+    lines = [str(a) for a in result.get("assumptions") or [] if "(example" in str(a)]
+    named = result.get("example_prices")
+    if not lines and isinstance(named, list):
+        lines = [str(n) for n in named]
+    return lines
+
+
+def _money(value: Any, currency: str, example: bool) -> str:
+    if not isinstance(value, int | float):
+        return "–"
+    return f"{currency} {value:,.0f}" + (" (example prices)" if example else "")
+
+
+def _rows(result: dict[str, Any], example: bool) -> list[tuple[str, str]]:
+    servers, lic = result.get("servers") or {}, result.get("licences") or {}
+    rows = [
+        (
+            "servers",
+            f"{servers.get('before')} → {servers.get('after')} ({servers.get('retired')} retired; "
+            f"{fmt_num(servers.get('needed_exact'))} needed at a "
+            f"{fmt_pct(servers.get('ceiling_pct'))} CPU ceiling)",
+        ),
+        (
+            "CPU",
+            f"{fmt_pct(servers.get('cpu_before_pct'))} before, "
+            f"{fmt_pct(servers.get('cpu_after_pct'))} after the storage change",
+        ),
+    ]
+    if lic:
+        rows.append(
+            (
+                "licences",
+                f"{lic.get('before')} → {lic.get('after')} {lic.get('unit', 'licence')}s "
+                f"({lic.get('retired')} retired: {lic.get('rule', '')})",
+            )
+        )
+    currency = str(result.get("currency") or "")
+    years = result.get("years")
+    yearly = sum(
+        (b.get("yearly") or 0) for b in result.get("benefits") or [] if isinstance(b, dict)
+    )
+    rows.append(("savings each year", _money(yearly, currency, example)))
+    if storage_priced(result):
+        roi, payback = result.get("roi_pct"), result.get("payback_months")
+        rate = result.get("discount_rate_pct")
+        rows.append(("ROI", "not defined" if roi is None else f"{roi:.0f}% over {years} years"))
+        rows.append(("NPV", f"{_money(result.get('npv'), currency, example)} at {fmt_num(rate)}%"))
+        rows.append(
+            ("payback", "not within the period" if payback is None else f"{payback:.1f} months")
+        )
+    return rows
+
+
+def cost_body(analyses: dict[str, Any]) -> str:
+    """The consolidation and, when priced, the cost case; or what it lacks."""
+    if "tco" not in analyses:
+        return ""
+    result = analyses["tco"]
+    why = missing(result)
+    if why:
+        return f"<p>Not computed: {escape(why)}.</p>"
+    if not isinstance(result.get("servers"), dict):
+        return "<p>Not shown: the cost case lacks its servers.</p>"
+    examples = example_prices(result)
+    parts = []
+    if examples:
+        items = "".join(f"<li>{escape(a)}</li>" for a in examples)
+        parts.append(
+            '<div class="callout warn"><b>Example prices</b>: the figures in money below use '
+            "documented example prices, not quotes; replace them with your own.<ul>"
+            f"{items}</ul></div>"
+        )
+    parts.append(pairs_table(_rows(result, bool(examples))))
+    if storage_priced(result) and result.get("cash_flows"):
+        label = " (example prices)" if examples else ""
+        parts.append(
+            f"<figure>{cash_flow_svg(result)}<figcaption>Net cash flow each year (bars) and the "
+            f"cumulative net (line){label}.</figcaption></figure>"
+        )
+    else:
+        parts.append(f'<p class="needs">{escape(NEEDS_PRICE)}</p>')
+    said = tuple(x for x in (str(result.get("needs") or ""), "example prices") if x)
+    notes = [
+        str(n)
+        for n in result.get("notes") or []
+        if not str(n).startswith(said) and ("ROI" not in str(n) or storage_priced(result))
+    ]
+    if notes:
+        parts.append(
+            '<ul class="notes">' + "".join(f"<li>{escape(str(n))}</li>" for n in notes) + "</ul>"
+        )
+    return "".join(parts)

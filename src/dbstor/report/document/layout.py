@@ -1,0 +1,91 @@
+"""The layout (the seeds' Table 3): per target and role, the device and file system, the
+files on it and the largest database objects, with sizes that say what they count:
+the row data a load wrote is not the tables and indexes on disk after the run."""
+
+from __future__ import annotations
+
+from html import escape
+from typing import Any
+
+from dbstor.report.database.sizes import objects_on_disk, row_data_loaded
+from dbstor.report.document.private import base_name
+from dbstor.report.kit.fmt import DASH, fmt_bytes, fmt_value
+from dbstor.results.model import Run
+
+TOP_OBJECTS = 5
+_ROLE_WORDS = {
+    "log": "the transaction log (write-ahead log, redo)",
+    "temp": "temporary files (sorts, hashes)",
+}
+
+
+def _what(run: Run) -> list[str]:
+    workload = run.workload or {}
+    engine = run.engine or {}
+    lines = []
+    if str(engine.get("name") or "fio") == "fio":
+        profile = workload.get("profile") if isinstance(workload.get("profile"), dict) else {}
+        count = int(profile.get("files") or profile.get("numjobs") or 1)
+        size = workload.get("file_size_bytes")
+        if size:
+            lines.append(
+                f"{count} fio test file{'s' if count > 1 else ''} of {fmt_bytes(size)}"
+                + (f" ({fmt_bytes(size * count)} in all)" if count > 1 else "")
+            )
+        return lines
+    files = [base_name(f) for f in engine.get("files") or []]
+    name = engine.get("title") or engine.get("name")
+    lines.append(f"{name} database" + (f": {', '.join(files)}" if files else ""))
+    disk = objects_on_disk(run)
+    if disk:
+        lines.append(
+            f"{disk[0]} tables and indexes, {fmt_bytes(disk[1])} on disk at the end of the run "
+            "(pages, with the rows the run added)"
+        )
+    loaded = row_data_loaded(run)
+    if loaded:
+        lines.append(f"{fmt_bytes(loaded)} of row data loaded (before indexes and page overhead)")
+    return lines
+
+
+def _largest(run: Run) -> str:
+    objects = [o for o in (run.engine_stats or {}).get("objects") or [] if isinstance(o, dict)]
+    objects.sort(key=lambda o: -(o.get("size_bytes") or 0))
+    return ", ".join(
+        f"{o.get('name')} ({o.get('kind') or 'object'}, {fmt_bytes(o.get('size_bytes'))})"
+        for o in objects[:TOP_OBJECTS]
+    )
+
+
+def _mount(run: Run) -> str:
+    mount = (run.target or {}).get("mount")
+    return fmt_value(mount.get("fs")) if isinstance(mount, dict) else DASH
+
+
+def layout_body(runs: list[Run], names: list[str]) -> str:
+    """One row per run and role; the full paths are in the appendix."""
+    rows = []
+    for run, name in zip(runs, names, strict=True):
+        target: dict[str, Any] = run.target or {}
+        paths = target.get("paths")
+        roles = list(paths) if isinstance(paths, dict) and paths else ["data"]
+        what = _what(run)
+        largest = _largest(run)
+        for role in roles:
+            main = role == "data" or len(roles) == 1
+            on_it = what if main else [_ROLE_WORDS.get(str(role), f"the engine's {role} files")]
+            rows.append(
+                f'<tr><th scope="row">{escape(name)}</th><td>{escape(str(role))}</td>'
+                f"<td>{escape(str(target.get('device') or 'not found'))}</td>"
+                f"<td>{escape(_mount(run))}</td>"
+                f"<td>{'<br>'.join(escape(w) for w in on_it) or DASH}</td>"
+                f"<td>{escape(largest if main else '') or DASH}</td></tr>"
+            )
+    if not rows:
+        return ""
+    return (
+        '<div class="scroll"><table class="layout"><thead><tr><th>run</th><th>role</th>'
+        "<th>device</th><th>file system</th><th>what is on it</th><th>largest objects</th>"
+        f"</tr></thead><tbody>{''.join(rows)}</tbody></table></div>"
+        '<p class="meta">The folders on each device are listed in the appendix.</p>'
+    )

@@ -1,0 +1,174 @@
+"""The method: what ran and how (workload, load series, durations, warm-up, SLO, data
+written and its compressibility, memory caps, repeats), how to read the figures, and
+what the runs noted while setting up (laying out test files, caps not applied)."""
+
+from __future__ import annotations
+
+from html import escape
+
+from dbstor.analysis.dss_compare import is_query_run
+from dbstor.report.document.frame import side_by_side
+from dbstor.report.document.private import scrub
+from dbstor.report.io.section import data_sentence
+from dbstor.report.kit.figures import host_tool
+from dbstor.report.kit.fmt import DASH, fmt_bytes, fmt_num, fmt_value, load_text
+from dbstor.report.kit.summary import is_database, main_points, slo_of
+from dbstor.report.queries.section import dss_howto
+from dbstor.results.model import Run
+
+_LOAD_WORDS = {
+    "iodepth": "a queue depth (QD: how many I/Os fio keeps in flight)",
+    "users": "a number of virtual users, each running transactions back to back",
+    "instances": "a number of database instances run side by side, each with the same users",
+    "rate": "a request rate per second",
+    "streams": "a number of parallel query streams",
+}
+
+
+def _series(run: Run) -> str:
+    points = main_points(run)
+    if not points:
+        return DASH
+    return ", ".join(
+        dict.fromkeys(load_text(p.load.kind, p.load.value, p.load.jobs) for p in points)
+    )
+
+
+def _seconds(run: Run, key: str) -> str:
+    values = sorted({getattr(p, key) for p in run.points if getattr(p, key, None) is not None})
+    if not values:
+        values = [v for v in [(run.study or {}).get(key)] if isinstance(v, int | float)]
+    if not values:
+        return DASH
+    ends = dict.fromkeys((values[0], values[-1]))
+    return " to ".join(f"{fmt_num(v)} s" for v in ends)
+
+
+def _workload(run: Run) -> str:
+    workload = run.workload or {}
+    profile = workload.get("profile") if isinstance(workload.get("profile"), dict) else {}
+    title = workload.get("title") or workload.get("name") or DASH
+    what = profile.get("description") or ""
+    scale = workload.get("scale")
+    return (
+        f"{title}"
+        + (f", scale {fmt_num(scale, 6)}" if scale is not None else "")
+        + (f": {what}" if what else "")
+    )
+
+
+def _data(run: Run) -> str:
+    sentence = data_sentence((run.workload or {}).get("data"))
+    if sentence:
+        return sentence.removeprefix("Data written: ")
+    return DASH if not is_database(run) else "the workload's own rows"
+
+
+def _memory(run: Run) -> str:
+    engine = run.engine or {}
+    cap = engine.get("memory_limit_bytes")
+    buffer = engine.get("buffer_bytes")
+    parts = []
+    if isinstance(cap, int | float):
+        parts.append(f"capped at {fmt_bytes(cap)}")
+    if isinstance(buffer, int | float):
+        parts.append(f"engine cache {fmt_bytes(buffer)}")
+    if not parts and is_database(run):
+        parts.append("no cap: the host's page cache can hold the database")
+    return "; ".join(parts) or DASH
+
+
+def _io_mode(run: Run) -> str:
+    direct = (run.workload or {}).get("direct")
+    return {True: "direct I/O (no page cache)", False: "buffered I/O"}.get(direct, DASH)
+
+
+def method_table(runs: list[Run], names: list[str]) -> str:
+    """One column per run: what ran, at which loads, for how long, under which SLO."""
+    rows: list[tuple[str, list[str]]] = [
+        ("workload", [_workload(r) for r in runs]),
+        ("load series", [_series(r) for r in runs]),
+        ("each point", [_seconds(r, "duration_s") for r in runs]),
+        ("warm-up", [_seconds(r, "warmup_s") for r in runs]),
+        ("repeats", [fmt_value((r.study or {}).get("repeats") or 1) for r in runs]),
+        ("SLO", [slo_of(r).text for r in runs]),
+        ("test file", [fmt_bytes((r.workload or {}).get("file_size_bytes")) for r in runs]),
+        ("I/O", [_io_mode(r) for r in runs]),
+        ("data written", [_data(r) for r in runs]),
+        ("memory", [_memory(r) for r in runs]),
+    ]
+    return side_by_side(names, rows)
+
+
+def howto(runs: list[Run], overlaid: bool) -> str:
+    """How to read the figures: load points, the knee, where latency is measured, flags."""
+    queries, runs = dss_howto(runs), [r for r in runs if not is_query_run(r)]
+    if not runs:
+        return (
+            f'<div class="howto"><h3>How to read this report</h3><ul>{"".join(queries)}</ul></div>'
+        )
+    kinds = {p.load.kind for r in runs for p in r.points}
+    what = " or ".join(_LOAD_WORDS.get(k, k) for k in sorted(kinds)) or "a level of load"
+    fio = [r for r in runs if not is_database(r)]
+    dbs = [r for r in runs if is_database(r)]
+    slos = sorted({slo_of(r).text for r in runs})
+    items = [
+        f"<li><b>Load point</b>: one level of load, here {escape(what)}, held steady for a fixed "
+        "time after a warm-up. Each marker on a curve is one load point; load rises left to "
+        "right.</li>"
+    ]
+    if overlaid:
+        items.append(
+            "<li><b>The database on the storage's curve</b>: the line is what the storage can "
+            "do (fio raising the queue depth), the separate markers are where the database "
+            "actually ran. Far left of the line's bend, the storage is not what limits the "
+            "database.</li>"
+        )
+    items.append(
+        "<li>As load rises, throughput rises until the storage (or the host) saturates; past "
+        "that, more load only adds queueing, so latency climbs while throughput stays flat.</li>"
+    )
+    items.append(
+        f"<li><b>SLO</b>: the latency limit chosen for this study ({escape('; '.join(slos))}). "
+        "The <b>knee</b> is the highest load whose latency stays within the SLO, interpolated "
+        "between the points either side: the throughput you can count on, not the peak.</li>"
+    )
+    if fio and host_tool(fio) == "fio":
+        items.append(
+            "<li><b>fio latency is measured in two places</b>: at the host (fio's completion "
+            "latency, including the host I/O stack and the path) and at the device (the await "
+            "from /proc/diskstats). A wide gap points at the host stack or the path.</li>"
+        )
+    if dbs:
+        items.append(
+            "<li><b>Databases</b>: TPS is transactions per second the virtual users committed; "
+            "transaction latency is what the client saw. The device figures come from "
+            "/proc/diskstats for the device under the target. When a cache serves the reads, "
+            "the storage barely works and TPS measures the host; the report says so.</li>"
+        )
+    if fio and host_tool(fio) != "fio":
+        items.append(
+            "<li><b>Latency</b>: the latency the client sees, from sending a request to its "
+            "answer; the device's await from /proc/diskstats is shown beside it.</li>"
+        )
+    items.extend(queries)
+    items.append(
+        '<li>Flags in the tables mark numbers to trust less; the <a href="#flags">legend</a> is '
+        "in the appendix.</li>"
+    )
+    return f'<div class="howto"><h3>How to read this report</h3><ul>{"".join(items)}</ul></div>'
+
+
+def notes_list(runs: list[Run], names: list[str]) -> str:
+    """What the runs noted while setting up, paths cut to their last part."""
+    items = [
+        f"<li>{escape(name)}: {escape(scrub(str(note)))}</li>"
+        for run, name in zip(runs, names, strict=True)
+        for note in run.notes or []
+    ]
+    return f'<h3>Notes from the runs</h3><ul class="notes">{"".join(items)}</ul>' if items else ""
+
+
+def method_body(runs: list[Run], names: list[str], overlaid: bool) -> str:
+    """The method table, how to read the report, and the runs' own notes."""
+    return method_table(runs, names) + howto(runs, overlaid) + notes_list(runs, names)

@@ -1,0 +1,297 @@
+"""The summary: three to six findings, each one sentence with its number and a link to
+the table it comes from, made from measured verdicts (knee, peak, comparison factors,
+cache honesty, efficiency, capacity, placement, consolidation).
+
+A figure that cannot be trusted is not stated as a finding: the sentence says what could
+not be measured instead.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from html import escape
+from typing import Any
+
+from dbstor.analysis.dss_compare import finished, is_query_run
+from dbstor.report.database.memory import memory_sentence, reads_per_txn
+from dbstor.report.database.section import sizing_sentence
+from dbstor.report.document.analyses import missing, number, per_target
+from dbstor.report.document.frame import engine_io_anchor, points_anchor, run_anchor
+from dbstor.report.kit.comparison import verdict_lines
+from dbstor.report.kit.fmt import (
+    fmt_bytes,
+    fmt_iops,
+    fmt_limit_ms,
+    fmt_ms,
+    fmt_num,
+    fmt_pct,
+    load_text,
+)
+from dbstor.report.kit.summary import (
+    cache_sentence,
+    is_database,
+    knee_of,
+    ok_points,
+    peak_of,
+    point_flags,
+    point_label,
+    slo_of,
+)
+from dbstor.report.queries.tables import fmt_s, point_title
+from dbstor.results.model import Point, Run
+
+MAX_FINDINGS = 6
+_DOUBTFUL = ("from memory", "not steady")
+
+
+@dataclass
+class Finding:
+    """One sentence and the anchor of the table its number comes from."""
+
+    text: str
+    anchor: str
+
+
+def _doubts(points: list[Point]) -> str:
+    """The flags that make these points untrustworthy for a headline, with where."""
+    where = {}
+    for point in points:
+        for flag in point_flags(point):
+            if flag in _DOUBTFUL:
+                where.setdefault(flag, []).append(point_label(point))
+    return "; ".join(f"{', '.join(at)} flagged {flag}" for flag, at in where.items())
+
+
+def _knee_points(run: Run, load: float | None) -> list[Point]:
+    """The points the knee is read from: the last one at or below it and the next one."""
+    points = ok_points(run)
+    below = [p for p in points if load is not None and p.load.value <= load + 1e-9]
+    above = [p for p in points if load is not None and p.load.value > load + 1e-9]
+    return below[-1:] + above[:1]
+
+
+def _database_findings(run: Run, name: str, index: int) -> list[Finding]:
+    peak = peak_of(run)
+    if peak is None or peak.tps is None:
+        return []
+    doubts = _doubts([peak])
+    if doubts:
+        return [Finding(f"{name}: no peak is stated ({doubts}).", points_anchor(index))]
+    where = load_text(peak.load.kind, peak.load.value, peak.load.jobs, compact=False)
+    p99 = peak.txn_lat_ms.p99 if peak.txn_lat_ms else None
+    out = [
+        Finding(
+            f"{name} peaked at {fmt_iops(peak.tps)} transactions per second at {where}, with a "
+            f"p99 transaction latency of {fmt_ms(p99)}.",
+            points_anchor(index),
+        )
+    ]
+    reads = reads_per_txn(peak)
+    if reads is not None and peak.read_lat_ms is not None and peak.read_lat_ms.mean is not None:
+        out.append(
+            Finding(
+                f"{name}: the storage served the reads, {fmt_num(reads)} device reads per "
+                f"transaction at {where} with a mean device read await of "
+                f"{fmt_ms(peak.read_lat_ms.mean)}.",
+                engine_io_anchor(index),
+            )
+        )
+    return out
+
+
+def knee_doubts(run: Run) -> str:
+    """Why the run's knee may not be stated ('' when it may): the flags on the points
+    either side of it."""
+    knee = knee_of(run)
+    return _doubts(_knee_points(run, knee.load_value)) if knee.state == "found" else ""
+
+
+def _run_findings(run: Run, name: str, index: int) -> list[Finding]:
+    anchor = points_anchor(index)
+    if memory_sentence(run):
+        return [
+            Finding(
+                f"{name}: the storage's speed could not be measured, because the reads came "
+                "from memory (flagged points); the transaction rates show the host.",
+                run_anchor(index),
+            ),
+            *(
+                [Finding(f"{name}: {sizing[0].lower()}{sizing[1:]}", run_anchor(index))]
+                if (sizing := sizing_sentence(run))
+                else []
+            ),
+        ]
+    if is_database(run):
+        return _database_findings(run, name, index)
+    slo, knee = slo_of(run), knee_of(run)
+    limit = f"{slo.name} ≤ {fmt_limit_ms(slo.limit_ms)}"
+    out = []
+    if knee.state in ("found", "beyond") and knee.iops is not None:
+        doubts = _doubts(_knee_points(run, knee.load_value))
+        where = load_text(knee.load_kind, knee.load_value, compact=False)
+        if doubts:
+            out.append(Finding(f"{name}: the knee could not be stated ({doubts}).", anchor))
+        elif knee.state == "beyond":
+            out.append(
+                Finding(
+                    f"{name} stayed within the SLO ({limit}) at every load, up to "
+                    f"{fmt_iops(knee.iops)} IOPS at {where}: its knee lies beyond.",
+                    anchor,
+                )
+            )
+        else:
+            out.append(
+                Finding(
+                    f"{name} sustains {fmt_iops(knee.iops)} IOPS within the SLO ({limit}), "
+                    f"reached at {where}.",
+                    anchor,
+                )
+            )
+    elif knee.state == "none":
+        out.append(
+            Finding(
+                f"{name}: no load point stayed within the SLO ({limit}), so it has no knee.", anchor
+            )
+        )
+    cache = cache_sentence(run)
+    if cache:
+        out.append(Finding(f"{name}: {cache[0].lower()}{cache[1:]}", run_anchor(index)))
+    peak = peak_of(run)
+    measured = peak is not None and peak.iops is not None
+    if measured and knee.state != "beyond" and _doubts([peak]):
+        out.append(Finding(f"{name}: no peak is stated ({_doubts([peak])}).", anchor))
+    elif measured and knee.state != "beyond":
+        where = load_text(peak.load.kind, peak.load.value, peak.load.jobs, compact=False)
+        out.append(
+            Finding(
+                f"{name} peaked at {fmt_iops(peak.iops)} IOPS at {where}, where {slo.name} "
+                f"latency was {fmt_ms(slo.value(peak))}.",
+                anchor,
+            )
+        )
+    return out
+
+
+def _query_findings(run: Run, name: str, index: int) -> list[Finding]:
+    """A query run's headline: the total elapsed time of its first finished point."""
+    points = finished(run)
+    if not points:
+        return [
+            Finding(
+                f"{name}: no load point finished, so no query time is stated.", run_anchor(index)
+            )
+        ]
+    first = points[0]
+    metrics = first.workload_metrics or {}
+    total = metrics.get("total_elapsed_s")
+    if not isinstance(total, int | float):
+        return []
+    count = int(metrics.get("queries") or len(first.queries or []))
+    return [
+        Finding(
+            f"{name} ran its {count} queries in {fmt_s(total)} s in all ({point_title(first)}), "
+            f"a geometric mean of {fmt_s(metrics.get('geomean_s'))} s per query.",
+            points_anchor(index),
+        )
+    ]
+
+
+def _comparison_findings(comparison: dict[str, Any] | None) -> list[Finding]:
+    if not comparison:
+        return []
+    if comparison.get("comparable") is False:
+        return []
+    return [
+        Finding(f"{lead}: {text}.".replace("..", "."), "comparison")
+        for lead, text in verdict_lines(comparison)[:2]
+    ]
+
+
+def _analysis_findings(analyses: dict[str, Any]) -> list[Finding]:
+    out = []
+    for label, entry in per_target(analyses, "efficiency").items():
+        if missing(entry) is None and isinstance(entry.get("total_ratio"), int | float):
+            out.append(
+                Finding(
+                    f"On {label}, an array that removes zero blocks, deduplicates and "
+                    f"compresses would store the {fmt_bytes(number(entry.get('bytes_scanned')))} "
+                    f"scanned at a data reduction of {fmt_num(entry['total_ratio'])}:1 "
+                    f"(deduplication {fmt_num(number(entry.get('dedup_ratio')))}:1, compression "
+                    f"{fmt_num(number(entry.get('compression_ratio')))}:1).",
+                    "efficiency",
+                )
+            )
+    for label, entry in per_target(analyses, "capacity").items():
+        if missing(entry) is None and isinstance(entry.get("usable_tb"), int | float):
+            out.append(
+                Finding(
+                    f"{label}: {fmt_num(number(entry.get('raw_tb')), 4)} TB raw give "
+                    f"{fmt_num(entry['usable_tb'], 4)} TB usable "
+                    f"({fmt_pct(number(entry.get('usable_pct_of_raw')))} of raw).",
+                    "capacity",
+                )
+            )
+    for label, entry in per_target(analyses, "placement").items():
+        result = entry.get("result") if missing(entry) is None else None
+        if isinstance(result, dict) and isinstance(result.get("io_share"), int | float):
+            out.append(
+                Finding(
+                    f"{label}: {len(entry.get('chosen') or [] if isinstance(entry.get('chosen'), list) else [])} objects, "
+                    f"{fmt_pct((number(result.get('capacity_share')) or 0) * 100)} of the capacity, "
+                    f"would serve {fmt_pct(result['io_share'] * 100)} of the I/O from the fast tier.",
+                    "placement",
+                )
+            )
+    tco = analyses.get("tco")
+    servers = tco.get("servers") if isinstance(tco, dict) and missing(tco) is None else None
+    if isinstance(servers, dict) and servers.get("before") is not None:
+        out.append(
+            Finding(
+                f"With CPU at {fmt_pct(servers.get('cpu_before_pct'))} before and "
+                f"{fmt_pct(servers.get('cpu_after_pct'))} after the storage change, "
+                f"{servers['before']} database servers would consolidate onto "
+                f"{servers.get('after')} at a {fmt_pct(servers.get('ceiling_pct'))} CPU ceiling.",
+                "cost",
+            )
+        )
+    return out
+
+
+def findings(
+    runs: list[Run], names: list[str], comparison: dict[str, Any] | None, analyses: dict[str, Any]
+) -> list[Finding]:
+    """The summary's findings, most important first, at most MAX_FINDINGS."""
+    per_run = [
+        _query_findings(run, name, i) if is_query_run(run) else _run_findings(run, name, i)
+        for i, (run, name) in enumerate(zip(runs, names, strict=True))
+    ]
+    firsts = [f[0] for f in per_run if f]  # each run's headline before any run's second
+    seconds = [x for f in per_run for x in f[1:]]
+    try:
+        analysed = _analysis_findings(analyses)
+    except (AttributeError, KeyError, TypeError, ValueError):
+        analysed = []  # its sections say what could not be read
+    found = _comparison_findings(comparison) + firsts + analysed + seconds
+    if comparison and comparison.get("comparable") is False:
+        found.append(
+            Finding(
+                "The runs were not compared: they are not comparable as they ran.", "comparison"
+            )
+        )
+    return found[:MAX_FINDINGS]
+
+
+def summary_body(
+    runs: list[Run],
+    names: list[str],
+    comparison: dict[str, Any] | None,
+    analyses: dict[str, Any],
+    callouts: str,
+) -> str:
+    """The findings as a list, each linked to its table, after any status callouts."""
+    items = "".join(
+        f'<li>{escape(f.text)} <a class="src" href="#{escape(f.anchor)}">table</a></li>'
+        for f in findings(runs, names, comparison, analyses)
+    )
+    found = f'<ul class="findings">{items}</ul>' if items else ""
+    return callouts + found
