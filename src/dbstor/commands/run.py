@@ -9,10 +9,10 @@ from pathlib import Path
 from dbstor.commands import cluster_flags
 from dbstor.commands.common import add_run_flags, finish, parse_flag, safety_from
 from dbstor.commands.flagtypes import COUNT, SEED
+from dbstor.commands.study_analyses import run_with_analyses
 from dbstor.commands.telemetry_flags import add_telemetry_flags, with_telemetry
 from dbstor.errors import UserError
 from dbstor.runs.progress import Progress
-from dbstor.runs.study import run_study
 from dbstor.study.load import load_study, parse_slo_metric
 from dbstor.study.model import DEFAULT_RATE_USERS, DatabaseSpec, LoadSeries, Study, Target
 from dbstor.study.profiles import BUILTIN_PROFILES
@@ -395,5 +395,5 @@ def run(args: argparse.Namespace) -> int:
             clients_text=args.clients,
         )
     else:
-        outcome = run_study(study, args.out, safety_from(args), progress)
+        outcome = run_with_analyses(study, args.out, safety_from(args), progress)
     return finish(outcome, args, progress)
