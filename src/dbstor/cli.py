@@ -31,6 +31,7 @@ COMMANDS = (
     "capacity",
     "advise",
     "tco",
+    "study",
 )
 
 
