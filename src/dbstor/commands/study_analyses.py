@@ -24,14 +24,14 @@ from dbstor.results.model import Run
 from dbstor.results.store import write_text_atomic
 from dbstor.runs.progress import Progress
 from dbstor.runs.study import StudyOutcome, render, run_study
-from dbstor.study.analyses import COMMANDS, TABLES
+from dbstor.study.analyses import COMMANDS, STUDY_ONLY_KEYS, TABLES
 from dbstor.study.model import Study, Target
 from dbstor.testfiles import Safety
 from dbstor.units import parse_size
 
 ANALYSES_FILE = "analyses.json"
 SCHEMA = 1
-STUDY_ONLY = ("fast", "after")  # keys naming targets, not flags of the command
+STUDY_ONLY = STUDY_ONLY_KEYS
 # Until the database server's own CPU is recorded, the host's CPU (cpu.util_pct) stands in;
 # compare.py's same-load values carry it as cpu_pct.
 CPU_KEYS = (("cpu_own_pct", "the database server's own CPU"), ("cpu_pct", "host-wide CPU"))

@@ -83,6 +83,7 @@ TABLES = {
     "placement": PLACEMENT_KEYS,
     "tco": TCO_KEYS,
 }
+STUDY_ONLY_KEYS = ("fast", "after")  # keys naming targets, not flags of the command
 PER_TARGET = ("capacity", "efficiency", "placement")  # one cost case per study
 # the command each table feeds, for messages and the commands' parsing
 COMMANDS = {"capacity": "capacity", "efficiency": "efficiency", "placement": "advise", "tco": "tco"}
