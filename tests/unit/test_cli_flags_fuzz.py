@@ -54,6 +54,7 @@ BASE = {
         "--cpu-after",
         "40%",
     ],
+    "study": ["s.toml"],
 }
 
 
@@ -83,6 +84,9 @@ def folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
     shutil.copytree(GOLDEN_RUN, here / "B")
     shutil.copy(ROOT / "tests" / "fixtures" / "h6080_filestats.csv", here / "s.csv")
     (here / "f.dat").write_bytes(b"x" * 4096)
+    (here / "s.toml").write_text(
+        '[capacity]\ndrives = "4x1TB"\n[[targets]]\nlabel = "A"\npath = "T"\n'
+    )
     return here
 
 
@@ -106,7 +110,7 @@ def stopped(monkeypatch: pytest.MonkeyPatch, folder: Path) -> Iterator[list[Any]
         stop(study, *args)
 
     for where, name, replacement in (
-        ("dbstor.commands.run", "run_study", checked),
+        ("dbstor.commands.study_analyses", "run_study", checked),  # dbstor run
         ("dbstor.commands.io", "run_study", checked),
         ("dbstor.analysis.efficiency.estimate", "estimate", stop),
         ("dbstor.cluster.session", "ClusterSession", stop),

@@ -108,3 +108,13 @@ def test_tables_become_the_commands_flags():
         {"drives": "48x800GB", "spares": 2, "full": True, "no_matrix": False,
          "snapshots": {"data": "2h", "log": "15m"}, "fast": "flash"}
     ) == ["--drives=48x800GB", "--spares=2", "--full", "--snapshots=data=2h,log=15m"]  # fmt: skip
+
+
+def test_a_study_across_hosts_with_analysis_tables_is_refused_not_ignored():
+    from dbstor.commands.cluster_flags import check_cluster_flags_beside
+
+    study = _study(capacity={"drives": "4x1TB"})
+    args = argparse.Namespace(cluster="127.0.0.1:6379", hosts=None, clients=None)
+    with pytest.raises(UserError, match=r"^s.toml: capacity: a study across hosts does not"):
+        check_cluster_flags_beside(study, args)
+    check_cluster_flags_beside(study, argparse.Namespace(cluster=None, hosts=None, clients=None))
