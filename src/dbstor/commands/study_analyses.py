@@ -155,6 +155,10 @@ class StudyAnalyses:
             return
         if "missing" not in self.efficiency.get(label, {"missing": ""}):
             return  # an earlier run of this target measured it
+        if run.status != "complete":  # Ctrl-C or a failed point: stop at once, scan nothing
+            why = f"run {run.run_id} did not complete ({run.status}): its files were not scanned"
+            self.efficiency.setdefault(label, {"missing": why})
+            return
         if not pairs:
             self.efficiency[label] = {"missing": "its runs built no files on this host"}
             return

@@ -10,7 +10,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from dbstor.study.analyses import TABLES
+from dbstor.study.analyses import COMMANDS, STUDY_ONLY_KEYS, TABLES
 
 Text = str | int | float  # a number or a string with a unit ("30s", "1GiB", "5%")
 Series = list[int]
@@ -112,7 +112,16 @@ def _analysis_model(name: str) -> type[BaseModel]:
         "label": str,
         "roles": Text | dict[str, Text],
     }
-    fields = {key: (kinds[kind] | None, None) for key, kind in TABLES[name].items()}
+    command = COMMANDS[name]
+    fields = {
+        key: (
+            kinds[kind] | None,
+            Field(None, description=f"dbstor {command} --{key.replace('_', '-')}")
+            if key not in STUDY_ONLY_KEYS
+            else Field(None, description="a target's label"),
+        )
+        for key, kind in TABLES[name].items()
+    }
     namespace: dict[str, Any] = {"__annotations__": {k: v[0] for k, v in fields.items()}}
     namespace.update({k: v[1] for k, v in fields.items()})
     namespace["__doc__"] = f"The flags of the matching command, dashes as underscores ({name})."
@@ -157,6 +166,21 @@ class StudyFile(_Table):
 
 
 def study_schema() -> dict[str, Any]:
-    """The JSON Schema of a study file."""
-    schema = StudyFile.model_json_schema()
+    """The JSON Schema of a study file (TOML has no null: a key left out is not given)."""
+    schema = _without_null(StudyFile.model_json_schema())
     return {"$schema": "https://json-schema.org/draft/2020-12/schema", "$id": SCHEMA_ID, **schema}
+
+
+def _without_null(node: Any) -> Any:
+    if isinstance(node, list):
+        return [_without_null(n) for n in node]
+    if not isinstance(node, dict):
+        return node
+    out = {k: _without_null(v) for k, v in node.items() if not (k == "default" and v is None)}
+    options = [o for o in out.get("anyOf", []) if o != {"type": "null"}]
+    if "anyOf" in out and len(options) == 1:
+        del out["anyOf"]
+        out.update(options[0])
+    elif "anyOf" in out:
+        out["anyOf"] = options
+    return out
