@@ -158,3 +158,43 @@ def test_placement_ranks_the_objects_the_run_measured_at_the_fast_targets_latenc
         assert advice["fast_tier"]["capacity_bytes"] == 64_000_000
         assert advice["result"]["used_bytes"] <= 64_000_000
         assert advice["chosen"], "64 MB holds some of the objects"
+
+
+FIO_STUDY = """\
+[study]
+name = "fio efficiency"
+duration = "1s"
+warmup = "0s"
+size = "16MiB"
+data = "2:1"
+
+[load]
+kind = "iodepth"
+values = [1]
+
+[[targets]]
+label = "A"
+path = "{a}"
+
+[efficiency]
+array = "custom:block=512,group=32K"   # fio's 2:1 chunks, stored to the sector
+full = true
+no_matrix = true
+"""
+
+
+@pytest.mark.skip_without_fio
+def test_a_fio_runs_test_files_are_scanned_before_they_are_removed(dbstor, tmp_path):
+    target = tmp_path / "a"
+    target.mkdir()
+    (tmp_path / "s.toml").write_text(FIO_STUDY.format(a=target), encoding="utf-8")
+    proc = dbstor("run", "s.toml", "--out", "out", "--json", "--quiet")
+    assert proc.returncode == 0, proc.stderr
+    folder = tmp_path / json.loads(proc.stdout)["folder"]  # a one-run study: the run folder
+    analyses = json.loads((folder / "analyses.json").read_text(encoding="utf-8"))
+    assert set(analyses) == {"schema", "efficiency"}
+    result = analyses["efficiency"]["A"]
+    (scanned,) = result["per_file"]
+    assert Path(scanned["path"]).parent == target and scanned["bytes"] == 16 * 2**20
+    assert 1.6 < result["compression_ratio"] < 2.4  # fio wrote 2:1 compressible data
+    assert dbstor.leftovers(target) == []  # and the run removed its file afterwards
