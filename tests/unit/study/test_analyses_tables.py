@@ -118,3 +118,26 @@ def test_a_study_across_hosts_with_analysis_tables_is_refused_not_ignored():
     with pytest.raises(UserError, match=r"^s.toml: capacity: a study across hosts does not"):
         check_cluster_flags_beside(study, args)
     check_cluster_flags_beside(study, argparse.Namespace(cluster=None, hosts=None, clients=None))
+
+
+def test_the_cost_cases_cpu_is_the_comparisons_at_the_baselines_knee_load():
+    from dbstor.commands.study_analyses import cpu_at_same_load
+
+    same = {
+        "load": {"kind": "users", "value": 8.0},
+        "basis": "the baseline's knee load",
+        "runs": [
+            {"label": "old", "values": {"cpu_pct": 12.0}},
+            {"label": "new", "values": {"cpu_pct": 30.0}},
+        ],
+    }
+    before, after, how = cpu_at_same_load({"same_load": same}, "old", "new")
+    assert (before, after) == (12.0, 30.0)
+    assert "host-wide CPU" in how and "users 8" in how
+    # the database server's own CPU, once recorded, is taken before the host's
+    same["runs"][0]["values"]["cpu_own_pct"] = 10.0
+    same["runs"][1]["values"]["cpu_own_pct"] = 25.0
+    assert cpu_at_same_load({"same_load": same}, "old", "new")[:2] == (10.0, 25.0)
+    assert "knee load" in cpu_at_same_load({"same_load": None}, "old", "new")
+    same["runs"][1]["values"] = {"cpu_pct": None}
+    assert "no CPU" in cpu_at_same_load({"same_load": same}, "old", "new")
