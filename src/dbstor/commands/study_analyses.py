@@ -77,9 +77,10 @@ def as_flags(table: dict[str, Any]) -> list[str]:
 
 def _refusal(source: str, where: str, message: str) -> UserError:
     """The command's refusal with its flags named as the study file's fields."""
-    text = _FLAG.sub(lambda m: f"{where}.{m.group(1).replace('-', '_')}", message, count=1)
-    text = _FLAG.sub(lambda m: m.group(1).replace("-", "_"), text)
-    return UserError(f"{source}: {text if text.startswith(where) else f'{where}: {text}'}")
+    text = _FLAG.sub(lambda m: m.group(1).replace("-", "_"), message)
+    if _FLAG.match(message):  # "--raid-group: ..." -> "capacity.raid_group: ..."
+        return UserError(f"{source}: {where}.{text}")
+    return UserError(f"{source}: {where}: {text}")
 
 
 class StudyAnalyses:
@@ -103,9 +104,8 @@ class StudyAnalyses:
     def _args(self, name: str, target: Target | None, *positional: str) -> argparse.Namespace:
         table = self.study.analysis_table(name, target)
         assert table is not None
-        argv = [COMMANDS[name], *as_flags(table), *positional]
         try:
-            return _PARSERS[COMMANDS[name]].parse_args(argv[1:])
+            return _PARSERS[COMMANDS[name]].parse_args([*as_flags(table), *positional])
         except _Refused as exc:
             raise _refusal(self.study.source, self._where(name, target), str(exc)) from None
 

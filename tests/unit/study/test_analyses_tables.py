@@ -141,3 +141,9 @@ def test_the_cost_cases_cpu_is_the_comparisons_at_the_baselines_knee_load():
     assert "knee load" in cpu_at_same_load({"same_load": None}, "old", "new")
     same["runs"][1]["values"] = {"cpu_pct": None}
     assert "no CPU" in cpu_at_same_load({"same_load": same}, "old", "new")
+
+
+def test_a_refusal_naming_two_flags_names_both_as_fields():
+    message = _refusal(efficiency={"snapshots": {"data": "2h"}, "copies": 4, "retention": "1d",
+                                   "change_rate": "5%/h"})  # fmt: skip
+    assert message.startswith("s.toml: efficiency: give copies or retention, not both"), message
