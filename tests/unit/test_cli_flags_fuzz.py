@@ -118,6 +118,7 @@ def stopped(monkeypatch: pytest.MonkeyPatch, folder: Path) -> Iterator[list[Any]
         ("dbstor.cluster.runs", "run_database_study_on_hosts", stop),
         ("dbstor.analysis.placement.postgres", "read_postgres", stop),
         ("dbstor.runs.study", "render", stop),
+        ("dbstor.commands.report", "render", stop),  # bound there once dbstor.cli was imported
     ):
         monkeypatch.setattr(module(where), name, replacement)
     parser = cli.build_parser()
