@@ -198,3 +198,39 @@ def test_a_fio_runs_test_files_are_scanned_before_they_are_removed(dbstor, tmp_p
     assert Path(scanned["path"]).parent == target and scanned["bytes"] == 16 * 2**20
     assert 1.6 < result["compression_ratio"] < 2.4  # fio wrote 2:1 compressible data
     assert dbstor.leftovers(target) == []  # and the run removed its file afterwards
+
+
+DSS_STUDY = """\
+[study]
+name = "dss efficiency"
+
+[[databases]]
+engine = "duckdb"
+workload = "dss"
+scale = 0.01
+streams = [1]
+options = {{ queries = "tr3476" }}
+
+[[targets]]
+label = "A"
+path = "{a}"
+
+[efficiency]
+full = true
+"""
+
+
+def test_a_query_runs_database_file_is_scanned_before_it_is_removed(dbstor, tmp_path):
+    usable("duckdb")
+    target = tmp_path / "a"
+    target.mkdir()
+    (tmp_path / "s.toml").write_text(DSS_STUDY.format(a=target), encoding="utf-8")
+    proc = dbstor("run", "s.toml", "--out", "out", "--json", "--quiet")
+    assert proc.returncode == 0, proc.stderr
+    folder = tmp_path / json.loads(proc.stdout)["folder"]
+    result = json.loads((folder / "analyses.json").read_text(encoding="utf-8"))["efficiency"]["A"]
+    data = [f for f in result["per_file"] if f["role"] == "data"]
+    assert [Path(f["path"]).name for f in data] == ["dbstor-duckdb-0.db"]
+    assert data[0]["bytes"] > 1_000_000  # TPC-H at scale 0.01 in DuckDB
+    assert result["compression_ratio"] > 1.0
+    assert dbstor.leftovers(target) == []
