@@ -35,6 +35,7 @@ COMMANDS = (
     "check",
     "export",
     "serve",
+    "study",
 )
 
 

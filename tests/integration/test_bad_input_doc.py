@@ -61,6 +61,8 @@ def _fixtures(cwd: Path) -> None:
     (cwd / "bool-duration.toml").write_text(f"[study]\nduration = true\n{target}")
     (cwd / "long.toml").write_text(f'[study]\nduration = "2d"\n{target}')
     (cwd / "many.toml").write_text(f"[study]\nrepeats = 10000000\n{target}")
+    (cwd / "raid.toml").write_text(f'[capacity]\ndrives = "4x1TB"\nraid = "raid9"\n{target}')
+    (cwd / "tco.toml").write_text(f"[tco]\ncores_per_servr = 12\n{target}")
 
 
 @pytest.mark.parametrize(("what", "command", "fragment"), ROWS, ids=[r[0] for r in ROWS])

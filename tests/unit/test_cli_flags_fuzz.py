@@ -58,6 +58,7 @@ BASE = {
     "check": ["A", "--baseline", "B"],
     "export": [".", "--sqlite", "out.db"],
     "serve": ["."],
+    "study": ["s.toml"],
 }
 
 
@@ -87,6 +88,9 @@ def folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
     shutil.copytree(GOLDEN_RUN, here / "B")
     shutil.copy(ROOT / "tests" / "fixtures" / "h6080_filestats.csv", here / "s.csv")
     (here / "f.dat").write_bytes(b"x" * 4096)
+    (here / "s.toml").write_text(
+        '[capacity]\ndrives = "4x1TB"\n[[targets]]\nlabel = "A"\npath = "T"\n'
+    )
     return here
 
 
@@ -110,7 +114,7 @@ def stopped(monkeypatch: pytest.MonkeyPatch, folder: Path) -> Iterator[list[Any]
         stop(study, *args)
 
     for where, name, replacement in (
-        ("dbstor.commands.run", "run_study", checked),
+        ("dbstor.commands.study_analyses", "run_study", checked),  # dbstor run
         ("dbstor.commands.io", "run_study", checked),
         ("dbstor.analysis.efficiency.estimate", "estimate", stop),
         ("dbstor.cluster.session", "ClusterSession", stop),
@@ -122,6 +126,7 @@ def stopped(monkeypatch: pytest.MonkeyPatch, folder: Path) -> Iterator[list[Any]
         ("dbstor.commands.serve", "write_index", stop),
         ("dbstor.commands.check", "judge", stop),
         ("dbstor.commands.export", "collect", stop),
+        ("dbstor.commands.report", "render", stop),  # bound there once dbstor.cli was imported
     ):
         monkeypatch.setattr(module(where), name, replacement)
     parser = cli.build_parser()

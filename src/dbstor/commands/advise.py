@@ -206,6 +206,19 @@ def load_objects(args: argparse.Namespace) -> tuple[list[DbObject], list[str], d
 
 def run(args: argparse.Namespace) -> int:
     """Handler of 'dbstor advise'."""
+    result = advice(args)
+    return emit_result(
+        args,
+        result,
+        page=lambda: render_page(
+            "dbstor advise: fast-tier placement", render_advise_section(result)
+        ),
+        text=lambda: format_text(result, args.top),
+    )
+
+
+def advice(args: argparse.Namespace) -> dict[str, Any]:
+    """The placement advice of these flags (what --json prints); a study's [placement] too."""
     if not args.fast_capacity:
         raise UserError("--fast-capacity is required: the usable size of the fast tier, e.g. 500GB")
     try:
@@ -226,14 +239,7 @@ def run(args: argparse.Namespace) -> int:
     result = analyse(objects, tiers, include_logs=args.include_logs, method=args.method)
     result["source"] = source
     result["notes"] = [source["counted"], *notes, *result["notes"]]
-    return emit_result(
-        args,
-        result,
-        page=lambda: render_page(
-            "dbstor advise: fast-tier placement", render_advise_section(result)
-        ),
-        text=lambda: format_text(result, args.top),
-    )
+    return result
 
 
 def format_text(result: dict[str, Any], top: int = 40) -> str:

@@ -73,6 +73,17 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
 
 
 def run(args: argparse.Namespace) -> int:
+    result = walk(args)
+    if args.json:
+        json.dump(result, sys.stdout, indent=2)
+        sys.stdout.write("\n")
+    else:
+        print_walk(result)
+    return 0
+
+
+def walk(args: argparse.Namespace) -> dict[str, Any]:
+    """The capacity walk of these flags (what --json prints); a study's [capacity] too."""
     from dbstor.analysis.capacity import parse_drives, usable
 
     try:
@@ -93,7 +104,7 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as exc:
         raise UserError(f"reserve: {exc}") from None
     try:
-        result = usable(
+        return usable(
             drives,
             raid=args.raid,
             raid_group=args.raid_group,
@@ -106,12 +117,6 @@ def run(args: argparse.Namespace) -> int:
         )
     except ValueError as exc:
         raise UserError(f"capacity: {exc}") from None
-    if args.json:
-        json.dump(result, sys.stdout, indent=2)
-        sys.stdout.write("\n")
-    else:
-        print_walk(result)
-    return 0
 
 
 def print_walk(result: dict[str, Any]) -> None:

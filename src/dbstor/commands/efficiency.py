@@ -157,10 +157,25 @@ def _flag(name: str, parse: Any, text: str) -> Any:
 
 
 def run(args: argparse.Namespace) -> int:
+    check_options(args)  # a bad flag is named before any path is looked at
+    result = scan(args, _role_paths(args), quiet=args.quiet or args.json)
+    for skipped in result["files_skipped"]:
+        print(f"dbstor: warning: skipped {skipped['path']}: {skipped['reason']}", file=sys.stderr)
+    if args.json:
+        json.dump(result, sys.stdout, indent=2)
+        sys.stdout.write("\n")
+    else:
+        from dbstor.analysis.efficiency.table import print_result
+
+        print_result(result)
+    return 0
+
+
+def check_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The flags checked and parsed (nothing read yet): a bad one is a UserError naming it."""
     from dbstor.analysis.efficiency import snapshots as snap_mod
     from dbstor.analysis.efficiency.arrays import resolve_array
     from dbstor.analysis.efficiency.compressors import check_available, parse_compressor
-    from dbstor.analysis.efficiency.estimate import estimate
 
     model = _flag("--array", resolve_array, args.array)
     _flag("--compressor", parse_compressor, args.compressor)
@@ -171,7 +186,7 @@ def run(args: argparse.Namespace) -> int:
     dedup_block = _flag("--dedup-block", parse_size, args.dedup_block) if args.dedup_block else None
     if dedup_block is not None and (dedup_block < 512 or dedup_block & (dedup_block - 1)):
         raise UserError("--dedup-block: use a power of two of at least 512 bytes, e.g. 4K or 8K")
-    schedule = None
+    snapshots = None
     if args.snapshots:
         schedule = _flag("--snapshots", snap_mod.parse_schedule, args.snapshots)
         if args.copies and args.retention:
@@ -203,25 +218,43 @@ def run(args: argparse.Namespace) -> int:
             lambda t: snap_mod.parse_per_role(t, snap_mod.parse_rate, "change rate", "5%/h"),
             args.change_rate,
         )
+        snapshots = (schedule, retention, change, copies)
     elif args.change_rate or args.copies or args.retention:
         raise UserError(
             "--change-rate, --copies and --retention need --snapshots, the schedule "
             "(e.g. --snapshots data=2h)"
         )
     check_available()
-    pairs = _role_paths(args)
+    return {
+        "array": model,
+        "rate": rate,
+        "min_sample_bytes": min_units_bytes,
+        "dedup_block": dedup_block,
+        "snapshots": snapshots,
+    }
+
+
+def scan(
+    args: argparse.Namespace, pairs: list[tuple[str, str]], quiet: bool = True
+) -> dict[str, Any]:
+    """The figures of these (role, path) pairs under these flags (what --json prints); a
+    study's [efficiency] scans each run's own files with it before they are removed."""
+    from dbstor.analysis.efficiency import snapshots as snap_mod
+    from dbstor.analysis.efficiency.estimate import estimate
+
+    options = check_options(args)
     progress = None
-    if not args.quiet and not args.json and sys.stderr.isatty():
+    if not quiet and sys.stderr.isatty():
         progress = _progress
     result = estimate(
         pairs,
-        array=model,
+        array=options["array"],
         compressor=args.compressor,
         full=args.full,
-        rate=rate,
-        min_sample_bytes=min_units_bytes,
+        rate=options["rate"],
+        min_sample_bytes=options["min_sample_bytes"],
         seed=args.seed,
-        dedup_block=dedup_block,
+        dedup_block=options["dedup_block"],
         read_all=args.dedup == "full",
         throttle_mbps=args.throttle,
         workers=args.workers,
@@ -231,22 +264,13 @@ def run(args: argparse.Namespace) -> int:
     )
     if progress:
         sys.stderr.write("\r\033[K")
-    if schedule is not None:
+    if options["snapshots"] is not None:
         volumes = _volumes(result)
         try:
-            result["snapshots"] = snap_mod.model(volumes, schedule, retention, change, copies)
+            result["snapshots"] = snap_mod.model(volumes, *options["snapshots"])
         except ValueError as exc:
             raise UserError(f"--snapshots: {exc}") from None
-    for skipped in result["files_skipped"]:
-        print(f"dbstor: warning: skipped {skipped['path']}: {skipped['reason']}", file=sys.stderr)
-    if args.json:
-        json.dump(result, sys.stdout, indent=2)
-        sys.stdout.write("\n")
-    else:
-        from dbstor.analysis.efficiency.table import print_result
-
-        print_result(result)
-    return 0
+    return result
 
 
 def _volumes(result: dict[str, Any]) -> dict[str, tuple[float, float]]:

@@ -17,10 +17,10 @@ from dbstor.commands.common import (
 )
 from dbstor.commands.default_study import default_study
 from dbstor.commands.flagtypes import COUNT, SEED
+from dbstor.commands.study_analyses import run_with_analyses
 from dbstor.commands.telemetry_flags import add_telemetry_flags, with_telemetry
 from dbstor.errors import UserError
 from dbstor.runs.progress import Progress
-from dbstor.runs.study import run_study
 from dbstor.study.load import load_study, parse_slo_metric
 from dbstor.study.model import DEFAULT_RATE_USERS, DatabaseSpec, LoadSeries, Study, Target
 from dbstor.study.values import label_from_name, target_label
@@ -372,5 +372,5 @@ def run(args: argparse.Namespace) -> int:
             clients_text=args.clients,
         )
     else:
-        outcome = run_study(with_tags(study, args), args.out, safety_from(args), progress)
+        outcome = run_with_analyses(with_tags(study, args), args.out, safety_from(args), progress)
     return finish(outcome, args, progress)

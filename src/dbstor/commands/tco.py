@@ -111,8 +111,25 @@ def _cpu_from_runs(inputs: TcoInputs) -> str | None:
 
 def run(args: argparse.Namespace) -> int:
     """Handler of 'dbstor tco'."""
+    result = cost_case(args)
+    return emit_result(
+        args,
+        result,
+        page=lambda: render_page("dbstor tco: consolidation cost case", render_tco_section(result)),
+        text=lambda: format_text(result),
+    )
+
+
+def cost_case(
+    args: argparse.Namespace, cpu: tuple[float, float, str] | None = None
+) -> dict[str, Any]:
+    """The cost case of these flags (what --json prints). `cpu`: (before %, after %, where
+    they come from) measured by a study's runs, instead of flags or run folders."""
     inputs = resolve(args.file, args)
     cpu_note = _cpu_from_runs(inputs)
+    if cpu is not None:
+        inputs.values["cpu_before"], inputs.values["cpu_after"], cpu_note = cpu
+        inputs.sources["cpu_before"] = inputs.sources["cpu_after"] = cpu_note
     if inputs.cpu_after is None:
         raise UserError(
             "--cpu-after is required (the CPU utilisation after the storage "
@@ -120,13 +137,7 @@ def run(args: argparse.Namespace) -> int:
         )
     if inputs.cpu_after <= 0:
         raise UserError("--cpu-after must be above 0%: the measured utilisation after the change")
-    result = compute(inputs, cpu_note)
-    return emit_result(
-        args,
-        result,
-        page=lambda: render_page("dbstor tco: consolidation cost case", render_tco_section(result)),
-        text=lambda: format_text(result),
-    )
+    return compute(inputs, cpu_note)
 
 
 def _m(x: float | None, currency: str = "") -> str:

@@ -39,6 +39,7 @@ from dbstor.runs.folder import new_run_id, remove_unmeasured
 from dbstor.runs.io.data_check import readable_source, resolve_data_pattern
 from dbstor.runs.io.plan import IoRunPlan
 from dbstor.runs.io.run import IoRun
+from dbstor.runs.own_files import Pairs, ScanBeforeCleanup
 from dbstor.runs.progress import Progress
 from dbstor.runs.queries.checks import check_query_spec, runs_queries
 from dbstor.runs.queries.run import QueryRun
@@ -50,6 +51,7 @@ from dbstor.workloads.registry import workload_class
 STUDY_FILE = "study.json"
 WorkerFactory = Callable[[Safety, Callable[[str], None], Target], Any]
 COMPARISON_FILE = "comparison.json"
+FilesHook = Callable[[Run, Pairs], None]  # a run and its own files, before they are removed
 
 
 @dataclass
@@ -233,6 +235,7 @@ def run_study(
     progress: Progress,
     io_worker: WorkerFactory | None = None,
     db_worker: WorkerFactory | None = None,
+    on_files: FilesHook | None = None,
 ) -> StudyOutcome:
     """Run every plan of the study. `io_worker(safety, say, target)` and `db_worker(...)`
     make the worker for each io or database run when its points are measured elsewhere (a
@@ -256,7 +259,9 @@ def run_study(
         make_out_dir(out)
         if telemetry is not None:
             telemetry.open()
-        return _run_plans(study, out, safety, progress, telemetry, io_worker, db_worker, made)
+        return _run_plans(
+            study, out, safety, progress, telemetry, io_worker, db_worker, made, on_files
+        )
     except UserError:
         remove_unmeasured(made, out if made_out else None)  # a refused run leaves no folder
         raise
@@ -280,6 +285,7 @@ def _run_plans(
     io_worker: WorkerFactory | None = None,
     db_worker: WorkerFactory | None = None,
     made: list[Path] | None = None,
+    on_files: FilesHook | None = None,
 ) -> StudyOutcome:
     """Every plan in turn; each folder it makes goes into `made` as it is made."""
     made = [] if made is None else made
@@ -330,6 +336,8 @@ def _run_plans(
                 worker=worker,
                 telemetry=telemetry,
             )
+        if on_files is not None:  # a study's efficiency: the run's files before they go
+            run.worker = ScanBeforeCleanup(run.worker, lambda f, r=run.run: on_files(r, f))
         made.append(folder)
         progress.say(f"run {number}/{len(plans)}: {plan.target.label} x {what} -> {folder}")
         outcome.run_folders.append(folder)

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from dbstor.errors import UserError
+from dbstor.study.analyses import PER_TARGET, TABLES, analysis_table
 from dbstor.study.data import parse_data_pattern
 from dbstor.study.model import (
     DEFAULT_RATE_USERS,
@@ -25,7 +26,7 @@ from dbstor.study.model import (
     Study,
     Target,
 )
-from dbstor.study.profiles import BUILTIN_PROFILES, DISTRIBUTIONS, Profile
+from dbstor.study.profiles import BUILTIN_PROFILES, Profile
 from dbstor.study.tags import tag_table
 from dbstor.study.telemetry import config_from_table
 from dbstor.study.values import (
@@ -35,6 +36,8 @@ from dbstor.study.values import (
     int_list,
     nonempty,
     one_of,
+    parse_block_split,
+    parse_distribution,
     positive_int,
     short,
     target_label,
@@ -54,6 +57,7 @@ from dbstor.units import (
 T = TypeVar("T")
 _SECTIONS = {
     "study", "slo", "load", "targets", "profiles", "databases", "telemetry", "cluster",
+    *TABLES,
 }  # fmt: skip
 _STUDY_KEYS = {
     "name", "profiles", "duration", "warmup", "repeats", "size", "precondition", "baseline",
@@ -61,7 +65,7 @@ _STUDY_KEYS = {
 }  # fmt: skip
 _SLO_KEYS = {"metric", "limit"}
 _LOAD_KEYS = {"kind", "values", "jobs", "iodepth"}
-_TARGET_KEYS = {"label", "path", "paths", "facts", "log", "temp", "hosts", "clients"}
+_TARGET_KEYS = {"label", "path", "paths", "facts", "log", "temp", "hosts", "clients", *PER_TARGET}
 _CLUSTER_KEYS = {"address"}
 _DATABASE_KEYS = {
     "engine", "workload", "scale", "users", "instances", "users_per_instance", "think_time",
@@ -106,28 +110,6 @@ class _Fields:
 
 def parse_slo_metric(value: Any) -> str:
     return one_of(SLO_METRICS)(value)
-
-
-def parse_distribution(value: Any) -> str:
-    """fio random_distribution: uniform, zipf:THETA, pareto:H, normal:DEV, zoned:A/B:C/D..."""
-    text = nonempty(value)
-    name = text.split(":", 1)[0]
-    if name not in DISTRIBUTIONS:
-        raise ValueError(f"{text!r}: distribution must be one of {', '.join(DISTRIBUTIONS)}")
-    if name == "zoned":
-        zones = text.split(":")[1:]
-        if not zones or sum(float(z.split("/")[0]) for z in zones) != 100:
-            raise ValueError(f"{text!r}: zoned needs ACCESS%/SIZE% pairs whose access adds to 100")
-    return text
-
-
-def parse_block_split(value: Any) -> tuple[tuple[int, float], ...]:
-    if not isinstance(value, dict) or not value:
-        raise ValueError('must be a table of size = percent, e.g. { "8K" = 70, "64K" = 30 }')
-    split = tuple((parse_size(size), parse_percent(pct)) for size, pct in value.items())
-    if abs(sum(pct for _, pct in split) - 100) > 0.01:
-        raise ValueError("the percentages must add up to 100")
-    return split
 
 
 def _profile(source: str, name: str, table: Any) -> Profile:
@@ -201,7 +183,14 @@ def _target(source: str, index: int, table: Any, base_dir: Path, cluster: bool) 
         if not isinstance(listed, list) or not all(isinstance(p, str) and p for p in listed):
             fields.fail(role, f'must be a directory or a list of them, e.g. {role} = "/mnt/{role}"')
         extra[role] = tuple(_directory(fields, role, base_dir, p) for p in listed)
-    return Target(label=label, paths=paths, facts=facts, hosts=hosts, clients=clients, **extra)
+    own = {
+        name: analysis_table(source, f"targets[{index}].{name}", name, table[name])
+        for name in PER_TARGET
+        if name in table
+    }
+    return Target(
+        label=label, paths=paths, facts=facts, hosts=hosts, clients=clients, analyses=own, **extra
+    )
 
 
 def _cluster(source: str, table: Any) -> str:
@@ -361,6 +350,7 @@ def study_from_dict(data: dict[str, Any], source: str, base_dir: Path) -> Study:
         telemetry=config_from_table(data["telemetry"], source) if "telemetry" in data else None,
         cluster=cluster,
         tags=study.get("tags", tag_table, {}),
+        analyses={n: analysis_table(source, n, n, data[n]) for n in TABLES if n in data},
     )
 
 

@@ -43,6 +43,7 @@ class Target:
     temp: tuple[Path, ...] = ()  # temp space (tempdb, temp tablespaces)
     hosts: tuple[str, ...] = ()  # with [cluster]: the hosts measuring this target together
     clients: tuple[str, ...] = ()  # with [cluster]: client hosts driving one external server
+    analyses: dict[str, dict[str, Any]] = field(default_factory=dict)  # its own capacity = {..}
 
     @property
     def roles(self) -> dict[str, list[Path]]:
@@ -135,6 +136,15 @@ class Study:
     telemetry: TelemetryConfig | None = None  # Prometheus layers, live figures
     cluster: str | None = None  # the Ray head HOST:PORT: targets measured on their hosts
     tags: dict[str, str] = field(default_factory=dict)  # the user's KEY=VALUE words
+    analyses: dict[str, dict[str, Any]] = field(default_factory=dict)  # [capacity], [tco]...
+
+    def analysis_table(self, name: str, target: Target | None = None) -> dict[str, Any] | None:
+        """A [capacity]/[efficiency]/[placement]/[tco] table, a target's own keys over the
+        study's; None when neither gives one."""
+        own = target.analyses.get(name) if target is not None else None
+        if name not in self.analyses and own is None:
+            return None
+        return {**self.analyses.get(name, {}), **(own or {})}
 
     def series_for(self, profile: Profile) -> LoadSeries:
         if self.series is not None:

@@ -9,7 +9,8 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from dbstor.units import MAX_COUNT
+from dbstor.study.profiles import DISTRIBUTIONS
+from dbstor.units import MAX_COUNT, parse_percent, parse_size
 
 
 def positive_int(value: Any) -> int:
@@ -102,3 +103,25 @@ def label_from_name(name: str, fallback: str) -> str:
     made = "".join(c if c.isascii() and (c.isalnum() or c in "._-") else "-" for c in name)
     made = made.lstrip("._-")[:40]
     return made if LABEL_RULE.fullmatch(made) else fallback
+
+
+def parse_distribution(value: Any) -> str:
+    """fio random_distribution: uniform, zipf:THETA, pareto:H, normal:DEV, zoned:A/B:C/D..."""
+    text = nonempty(value)
+    name = text.split(":", 1)[0]
+    if name not in DISTRIBUTIONS:
+        raise ValueError(f"{text!r}: distribution must be one of {', '.join(DISTRIBUTIONS)}")
+    if name == "zoned":
+        zones = text.split(":")[1:]
+        if not zones or sum(float(z.split("/")[0]) for z in zones) != 100:
+            raise ValueError(f"{text!r}: zoned needs ACCESS%/SIZE% pairs whose access adds to 100")
+    return text
+
+
+def parse_block_split(value: Any) -> tuple[tuple[int, float], ...]:
+    if not isinstance(value, dict) or not value:
+        raise ValueError('must be a table of size = percent, e.g. { "8K" = 70, "64K" = 30 }')
+    split = tuple((parse_size(size), parse_percent(pct)) for size, pct in value.items())
+    if abs(sum(pct for _, pct in split) - 100) > 0.01:
+        raise ValueError("the percentages must add up to 100")
+    return split

@@ -1,0 +1,81 @@
+"""dbstor study: the JSON Schema of study files (--schema), and a study file checked
+without running it (every table, the [capacity]/[efficiency]/[placement]/[tco] values too)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = subparsers.add_parser(
+        "study",
+        help="print the JSON Schema of study files, or check a study file without running it",
+        description=(
+            "--schema prints the JSON Schema of study files (docs/study.schema.json), for "
+            "editors that complete and check TOML against a schema. With a file, checks it as "
+            "'dbstor run FILE' would before anything runs, and runs nothing."
+        ),
+    )
+    p.add_argument("file", nargs="?", type=Path, metavar="STUDY.toml", help="a study file to check")
+    p.add_argument("--schema", action="store_true", help="print the study file's JSON Schema")
+    p.add_argument(
+        "--shrink",
+        metavar="DIR",
+        type=Path,
+        help="print the study shrunk to this machine (targets under DIR, which is made; "
+        "points of seconds, two loads, a small scale): dbstor study F --shrink DIR > small.toml",
+    )
+    p.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from dbstor.errors import UserError
+
+    if args.schema == (args.file is not None) or (args.shrink and args.schema):
+        raise UserError("give --schema or a study file to check (dbstor study --help)")
+    if args.schema:
+        from dbstor.study.schema import study_schema
+
+        json.dump(study_schema(), sys.stdout, indent=2)
+        sys.stdout.write("\n")
+        return 0
+    from dbstor.commands.study_analyses import StudyAnalyses
+    from dbstor.study.load import load_study
+
+    if args.shrink is not None:
+        return _print_shrunk(args.file, args.shrink)
+    study = load_study(args.file)
+    StudyAnalyses(study)
+    tables = sorted({*study.analyses, *(n for t in study.targets for n in t.analyses)})
+    print(
+        f"{args.file}: ok: {len(study.targets)} targets, {len(study.profiles)} fio profiles, "
+        f"{len(study.databases)} databases" + (f"; analyses: {', '.join(tables)}" if tables else "")
+    )
+    return 0
+
+
+def _print_shrunk(path: Path, where: Path) -> int:
+    """The shrunk study on stdout, checked as `dbstor run` would; its directories made."""
+    import tomllib
+
+    import tomli_w
+
+    from dbstor.commands.study_analyses import StudyAnalyses
+    from dbstor.errors import UserError
+    from dbstor.study.load import load_study, study_from_dict
+    from dbstor.study.shrink import shrink
+
+    load_study(path)  # the original is refused as it is, naming its own file
+    small, dirs = shrink(tomllib.loads(path.read_text(encoding="utf-8")), where.resolve())
+    StudyAnalyses(study_from_dict(small, source=f"{path} (shrunk)", base_dir=path.parent))
+    for folder in dirs:
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise UserError(f"--shrink {where}: cannot make {folder} ({exc.strerror})") from None
+    sys.stdout.write(f"# {path} shrunk to this machine (dbstor study --shrink {where})\n")
+    sys.stdout.write(tomli_w.dumps(small))
+    return 0

@@ -1,0 +1,278 @@
+"""A study's [capacity], [efficiency], [placement] and [tco] tables, computed by the same
+functions `dbstor capacity|efficiency|advise|tco --json` use: each table becomes that
+command's flags and is parsed by its own parser, checked before anything runs (a bad value
+is one line naming the file and the field), computed after the runs (efficiency on each
+run's own files, before they are removed) and written to analyses.json in the study folder:
+
+    {"schema": 1, "efficiency": {LABEL: ...}, "capacity": {LABEL: ...},
+     "placement": {LABEL: ...}, "tco": ...}
+
+each value exactly what the command's --json prints, or {"missing": "why"}.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+from pathlib import Path
+from typing import Any, NoReturn
+
+from dbstor.commands import advise, capacity, efficiency, tco
+from dbstor.errors import UserError
+from dbstor.results.model import Run
+from dbstor.results.store import write_text_atomic
+from dbstor.runs.progress import Progress
+from dbstor.runs.study import StudyOutcome, render, run_study
+from dbstor.study.analyses import COMMANDS, STUDY_ONLY_KEYS, TABLES
+from dbstor.study.model import Study, Target
+from dbstor.testfiles import Safety
+from dbstor.units import parse_size
+
+ANALYSES_FILE = "analyses.json"
+SCHEMA = 1
+STUDY_ONLY = STUDY_ONLY_KEYS
+# Until the database server's own CPU is recorded, the host's CPU (cpu.util_pct) stands in;
+# compare.py's same-load values carry it as cpu_pct.
+CPU_KEYS = (("cpu_own_pct", "the database server's own CPU"), ("cpu_pct", "host-wide CPU"))
+
+
+class _Refused(Exception):
+    """argparse's refusal of a table's value, raised instead of exiting."""
+
+
+class _TableParser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        raise _Refused(message)
+
+
+def _parsers() -> dict[str, argparse.ArgumentParser]:
+    top = _TableParser(prog="dbstor", add_help=False)
+    sub = top.add_subparsers(dest="command")
+    for module in (capacity, efficiency, advise, tco):
+        module.register(sub)
+    return dict(sub.choices)
+
+
+_PARSERS = _parsers()
+_FLAG = re.compile(r"(?:argument )?--([a-z][a-z-]*)")
+
+
+def as_flags(table: dict[str, Any]) -> list[str]:
+    """A table's keys and values as the command's flags: true -> the flag, false -> left
+    out, a table of role = value -> role=value,role=value."""
+    argv = []
+    for key, value in table.items():
+        flag = "--" + key.replace("_", "-")
+        if key in STUDY_ONLY or value is False:
+            continue
+        if value is True:
+            argv.append(flag)
+        elif isinstance(value, dict):
+            argv.append(f"{flag}={','.join(f'{k}={v}' for k, v in value.items())}")
+        else:
+            argv.append(f"{flag}={value}")
+    return argv
+
+
+def _refusal(source: str, where: str, message: str) -> UserError:
+    """The command's refusal with its flags named as the study file's fields."""
+    text = _FLAG.sub(lambda m: m.group(1).replace("-", "_"), message)
+    if _FLAG.match(message):  # "--raid-group: ..." -> "capacity.raid_group: ..."
+        return UserError(f"{source}: {where}.{text}")
+    return UserError(f"{source}: {where}: {text}")
+
+
+class StudyAnalyses:
+    """The four tables of one study: checked at once, filled in as its runs go."""
+
+    def __init__(self, study: Study):
+        self.study = study
+        self.labels = [t.label for t in study.targets]
+        self.baseline = study.baseline or self.labels[0]
+        self.efficiency: dict[str, Any] = {}
+        self.capacity: dict[str, Any] = {}
+        for name in TABLES:
+            for target in study.targets if name != "tco" else [None]:
+                self._check(name, target)
+
+    def _where(self, name: str, target: Target | None) -> str:
+        if target is not None and name in target.analyses:
+            return f"targets[{self.study.targets.index(target)}].{name}"
+        return name
+
+    def _args(self, name: str, target: Target | None, *positional: str) -> argparse.Namespace:
+        table = self.study.analysis_table(name, target)
+        assert table is not None
+        try:
+            return _PARSERS[COMMANDS[name]].parse_args([*as_flags(table), *positional])
+        except _Refused as exc:
+            raise _refusal(self.study.source, self._where(name, target), str(exc)) from None
+
+    def _call(self, name: str, target: Target | None, work: Any) -> Any:
+        try:
+            return work()
+        except UserError as exc:
+            raise _refusal(self.study.source, self._where(name, target), str(exc)) from None
+
+    def _check(self, name: str, target: Target | None) -> None:
+        table = self.study.analysis_table(name, target)
+        if table is None:
+            return
+        where = self._where(name, target)
+        for key in STUDY_ONLY:
+            if key in table and table[key] not in self.labels:
+                raise UserError(
+                    f"{self.study.source}: {where}.{key}: {table[key]!r} is not a target "
+                    f"label: {', '.join(self.labels)}"
+                )
+        if name == "capacity":
+            args = self._args(name, target)
+            self.capacity[target.label] = self._call(name, target, lambda: capacity.walk(args))
+        elif name == "efficiency":
+            args = self._args(name, target, "data")
+            self._call(name, target, lambda: efficiency.check_options(args))
+        elif name == "placement":
+            if "fast_capacity" not in table:
+                raise UserError(
+                    f"{self.study.source}: {where}.fast_capacity: give the fast tier's usable "
+                    'size, e.g. fast_capacity = "10GB"'
+                )
+            args = self._args(name, target)
+            self._call(name, target, lambda: _fast_capacity(args.fast_capacity))
+        else:
+            args = self._args(name, None)
+            self._call(name, None, lambda: tco.resolve(None, args))
+
+    # --- as the runs go ------------------------------------------------------------
+
+    def scan(self, run: Run, pairs: list[tuple[str, str]]) -> None:
+        """A run's own files, before they are removed: its target's efficiency (the first
+        run of a target that built files gives it)."""
+        label = str(run.target.get("label"))
+        target = next((t for t in self.study.targets if t.label == label), None)
+        if target is None or self.study.analysis_table("efficiency", target) is None:
+            return
+        if "missing" not in self.efficiency.get(label, {"missing": ""}):
+            return  # an earlier run of this target measured it
+        if run.status != "complete":  # Ctrl-C or a failed point: stop at once, scan nothing
+            why = f"run {run.run_id} did not complete ({run.status}): its files were not scanned"
+            self.efficiency.setdefault(label, {"missing": why})
+            return
+        if not pairs:
+            self.efficiency[label] = {"missing": "its runs built no files on this host"}
+            return
+        args = self._args("efficiency", target, "data")
+        try:
+            self.efficiency[label] = efficiency.scan(args, pairs)
+        except (UserError, OSError) as exc:
+            self.efficiency[label] = {"missing": f"scanning run {run.run_id}'s files: {exc}"}
+
+    def write(self, outcome: StudyOutcome) -> Path:
+        """analyses.json in the study folder (the run folder of a one-run study)."""
+        data: dict[str, Any] = {"schema": SCHEMA}
+        if self.study.analysis_table("efficiency") is not None or self.efficiency:
+            data["efficiency"] = {
+                t.label: self.efficiency.get(t.label, {"missing": "no run of it built files"})
+                for t in self.study.targets
+                if self.study.analysis_table("efficiency", t) is not None
+            }
+        if self.capacity:
+            data["capacity"] = dict(self.capacity)
+        if any(self.study.analysis_table("placement", t) for t in self.study.targets):
+            data["placement"] = {
+                t.label: self._placement(t, outcome)
+                for t in self.study.targets
+                if self.study.analysis_table("placement", t) is not None
+            }
+        if self.study.analysis_table("tco") is not None:
+            data["tco"] = self._tco(outcome)
+        path = outcome.folder / ANALYSES_FILE
+        write_text_atomic(path, json.dumps(data, indent=2) + "\n")
+        return path
+
+    def _folders(self, label: str, outcome: StudyOutcome) -> list[Path]:
+        pairs = zip(outcome.runs, outcome.run_folders, strict=False)
+        return [f for r, f in pairs if r.target.get("label") == label]
+
+    def _placement(self, target: Target, outcome: StudyOutcome) -> dict[str, Any]:
+        table = self.study.analysis_table("placement", target) or {}
+        folders = [f for f in self._folders(target.label, outcome) if _has_objects(f)]
+        if not folders:
+            return {"missing": "no run of this target measured per-object I/O (a database run)"}
+        args = self._args("placement", target, str(folders[0]))
+        fast = table.get("fast") or next((x for x in self.labels if x != self.baseline), None)
+        if "fast_latency" not in table and fast is not None:
+            fast_folders = self._folders(fast, outcome)
+            if not fast_folders:
+                return {"missing": f"the fast target {fast} has no run to take its latency from"}
+            args.fast_run = fast_folders[0]
+        try:
+            return advise.advice(args)
+        except UserError as exc:
+            return {"missing": str(exc)}
+
+    def _tco(self, outcome: StudyOutcome) -> dict[str, Any]:
+        table = self.study.analysis_table("tco") or {}
+        after = table.get("after") or next((x for x in self.labels if x != self.baseline), None)
+        if after is None:
+            return {"missing": "a cost case needs two targets: the baseline and the new storage"}
+        cpu = cpu_at_same_load(outcome.comparison, self.baseline, after)
+        if isinstance(cpu, str):
+            return {"missing": cpu}
+        try:
+            return tco.cost_case(self._args("tco", None), cpu)
+        except UserError as exc:
+            return {"missing": str(exc)}
+
+
+def run_with_analyses(study: Study, out: Path, safety: Safety, progress: Progress) -> StudyOutcome:
+    """run_study, with the study's tables checked first, its efficiency scanned as each run
+    ends, and analyses.json written (and the report redrawn) after the last run."""
+    if not study.analyses and not any(t.analyses for t in study.targets):
+        return run_study(study, out, safety, progress)
+    analyses = StudyAnalyses(study)
+    outcome = run_study(study, out, safety, progress, on_files=analyses.scan)
+    path = analyses.write(outcome)
+    progress.say(f"analyses: {path}")
+    if (outcome.folder / "report.html").exists():
+        render(outcome.folder, outcome.runs, outcome.comparison, study.name)
+    return outcome
+
+
+def _fast_capacity(text: str) -> int:
+    try:
+        return parse_size(text)
+    except ValueError as exc:
+        raise UserError(f"--fast-capacity: {exc}") from None
+
+
+def _has_objects(folder: Path) -> bool:
+    try:
+        data = json.loads((folder / "results.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return bool((data.get("engine_stats") or {}).get("objects"))
+
+
+def cpu_at_same_load(
+    comparison: dict[str, Any] | None, before: str, after: str
+) -> tuple[float, float, str] | str:
+    """(CPU % before, CPU % after, where from) at the baseline's knee load of the
+    comparison, or why there is none."""
+    same = (comparison or {}).get("same_load")
+    if not same:
+        return "the runs have no comparison at the baseline's knee load to take CPU from"
+    values = {e["label"]: e.get("values") or {} for e in same.get("runs", [])}
+    for key, what in CPU_KEYS:
+        b, a = values.get(before, {}).get(key), values.get(after, {}).get(key)
+        if b is not None and a is not None:
+            load = same.get("load") or {}
+            at = f"{load.get('kind') or 'load'} {load.get('value', 0):g}"
+            return (
+                float(b),
+                float(a),
+                f"{what} measured by the runs at {same.get('basis', 'the same load')} "
+                f"({at}): {before} {b:.1f}%, {after} {a:.1f}%",
+            )
+    return f"the runs of {before} and {after} recorded no CPU at the baseline's knee load"

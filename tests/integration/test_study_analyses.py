@@ -1,0 +1,236 @@
+"""A real study (a managed PostgreSQL on two temp dirs, short points) with [capacity],
+[efficiency], [placement] and [tco]: analyses.json holds the efficiency of the files the
+runs built (scanned before they were removed), the capacity walk the command prints, the
+cost case on the CPU the runs measured at the baseline's knee load, and the placement of
+the objects the run measured, priced with the fast target's measured latency."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import tempfile
+from pathlib import Path
+
+import pytest
+from needs import usable
+
+pytestmark = pytest.mark.integration
+
+STUDY = """\
+[study]
+name = "four analyses"
+duration = "2s"
+warmup = "1s"
+baseline = "slow"
+
+[slo]
+limit = "50ms"
+
+[[databases]]
+engine = "postgres"
+workload = "brokerage"
+scale = 200
+users = [1, 2]
+buffer = "16MiB"
+
+[[targets]]
+label = "slow"
+path = "{slow}"
+capacity = {{ drives = "24x1TB", raid = "raid6", raid_group = 12 }}
+
+[[targets]]
+label = "fast"
+path = "{fast}"
+
+[capacity]
+drives = "12x1.92TB"
+raid = "raid-dp"
+raid_group = 12
+spares = 1
+
+[efficiency]
+array = "ontap-adaptive"
+full = true
+snapshots = {{ data = "2h" }}
+change_rate = "5%/h"
+
+[placement]
+fast_capacity = "64MB"
+fast = "fast"
+
+[tco]
+servers = 10
+cores_per_server = 12
+license = "sqlserver-enterprise"
+example_prices = true
+storage_price = 100000
+"""
+
+
+@pytest.fixture(scope="module")
+def study(dbstor_class, tmp_path_factory):
+    """Run the study once: (analyses.json, the study folder, the two target dirs)."""
+    usable("postgres")
+    tmp = tmp_path_factory.mktemp("analyses")
+    dbstor = dbstor_class(tmp)
+    base = Path(tempfile.mkdtemp(prefix="dbstor-analyses-"))
+    base.chmod(0o711)  # the server's account must reach its directories
+    slow, fast = base / "slow", base / "fast"
+    slow.mkdir()
+    fast.mkdir()
+    (tmp / "s.toml").write_text(STUDY.format(slow=slow, fast=fast), encoding="utf-8")
+    try:
+        proc = dbstor("run", "s.toml", "--out", "out", "--json", "--quiet")
+        assert proc.returncode == 0, proc.stderr
+        folder = tmp / json.loads(proc.stdout)["folder"]
+        analyses = json.loads((folder / "analyses.json").read_text(encoding="utf-8"))
+        yield analyses, folder, {"slow": slow, "fast": fast}, dbstor
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
+
+
+def _run_folder(folder: Path, label: str) -> Path:
+    (found,) = [p for p in folder.iterdir() if p.is_dir() and f"-{label}-" in p.name]
+    return found
+
+
+def test_all_four_parts_are_there(study):
+    analyses = study[0]
+    assert analyses["schema"] == 1
+    assert set(analyses) == {"schema", "efficiency", "capacity", "placement", "tco"}
+    for part in ("efficiency", "capacity", "placement"):
+        assert set(analyses[part]) == {"slow", "fast"}
+        for label, value in analyses[part].items():
+            assert "missing" not in value, (part, label, value)
+    assert "missing" not in analyses["tco"], analyses["tco"]
+
+
+def test_efficiency_is_of_the_files_the_run_built_and_they_are_gone(study):
+    analyses, folder, dirs, dbstor = study
+    for label in ("slow", "fast"):
+        result = analyses["efficiency"][label]
+        recorded = json.loads((_run_folder(folder, label) / "results.json").read_text())
+        data_dirs = recorded["target"]["paths"]["data"]
+        assert result["paths"] == data_dirs
+        files = result["per_file"]
+        assert len(files) > 10 and all(f["path"].startswith(data_dirs[0]) for f in files)
+        assert sum(f["bytes"] for f in files) > 10 * 2**20  # a loaded PostgreSQL cluster
+        assert result["array"]["name"] == "ontap-adaptive"
+        assert [r["role"] for r in result["snapshots"]["roles"]] == ["data"]
+        assert not Path(data_dirs[0]).exists()  # removed after the scan (no --keep)
+        assert dbstor.leftovers(dirs[label]) == []
+
+
+def test_capacity_is_what_the_command_prints(study):
+    analyses, _, _, dbstor = study
+    for label, flags in (
+        ("slow", ["--drives", "24x1TB", "--raid", "raid6", "--raid-group", "12", "--spares", "1"]),
+        (
+            "fast",
+            ["--drives", "12x1.92TB", "--raid", "raid-dp", "--raid-group", "12", "--spares", "1"],
+        ),
+    ):
+        proc = dbstor("capacity", *flags, "--json")
+        assert proc.returncode == 0, proc.stderr
+        assert analyses["capacity"][label] == json.loads(proc.stdout)
+
+
+def test_tco_takes_the_cpu_the_runs_measured_at_the_baselines_knee_load(study):
+    analyses, folder, _, _ = study
+    same = json.loads((folder / "comparison.json").read_text())["same_load"]
+    cpu = {e["label"]: e["values"]["cpu_pct"] for e in same["runs"]}
+    servers = analyses["tco"]["servers"]
+    assert servers["cpu_before_pct"] == pytest.approx(cpu["slow"], abs=0.01)
+    assert servers["cpu_after_pct"] == pytest.approx(cpu["fast"], abs=0.01)
+    assert any("measured by the runs at the baseline's knee load" in a
+               for a in analyses["tco"]["assumptions"])  # fmt: skip
+
+
+def test_placement_ranks_the_objects_the_run_measured_at_the_fast_targets_latency(study):
+    analyses, folder, _, _ = study
+    fast_run = _run_folder(folder, "fast").name
+    for label in ("slow", "fast"):
+        advice = analyses["placement"][label]
+        recorded = json.loads((_run_folder(folder, label) / "results.json").read_text())
+        measured = {o["name"] for o in recorded["engine_stats"]["objects"]}
+        assert {r["name"] for r in advice["ranking"]} == measured
+        assert fast_run in advice["fast_tier"]["latency_source"]
+        assert advice["fast_tier"]["capacity_bytes"] == 64_000_000
+        assert advice["result"]["used_bytes"] <= 64_000_000
+        assert advice["chosen"], "64 MB holds some of the objects"
+
+
+FIO_STUDY = """\
+[study]
+name = "fio efficiency"
+duration = "1s"
+warmup = "0s"
+size = "16MiB"
+data = "2:1"
+
+[load]
+kind = "iodepth"
+values = [1]
+
+[[targets]]
+label = "A"
+path = "{a}"
+
+[efficiency]
+array = "custom:block=512,group=32K"   # fio's 2:1 chunks, stored to the sector
+full = true
+no_matrix = true
+"""
+
+
+@pytest.mark.skip_without_fio
+def test_a_fio_runs_test_files_are_scanned_before_they_are_removed(dbstor, tmp_path):
+    target = tmp_path / "a"
+    target.mkdir()
+    (tmp_path / "s.toml").write_text(FIO_STUDY.format(a=target), encoding="utf-8")
+    proc = dbstor("run", "s.toml", "--out", "out", "--json", "--quiet")
+    assert proc.returncode == 0, proc.stderr
+    folder = tmp_path / json.loads(proc.stdout)["folder"]  # a one-run study: the run folder
+    analyses = json.loads((folder / "analyses.json").read_text(encoding="utf-8"))
+    assert set(analyses) == {"schema", "efficiency"}
+    result = analyses["efficiency"]["A"]
+    (scanned,) = result["per_file"]
+    assert Path(scanned["path"]).parent == target and scanned["bytes"] == 16 * 2**20
+    assert 1.6 < result["compression_ratio"] < 2.4  # fio wrote 2:1 compressible data
+    assert dbstor.leftovers(target) == []  # and the run removed its file afterwards
+
+
+DSS_STUDY = """\
+[study]
+name = "dss efficiency"
+
+[[databases]]
+engine = "duckdb"
+workload = "dss"
+scale = 0.01
+streams = [1]
+options = {{ queries = "tr3476" }}
+
+[[targets]]
+label = "A"
+path = "{a}"
+
+[efficiency]
+full = true
+"""
+
+
+def test_a_query_runs_database_file_is_scanned_before_it_is_removed(dbstor, tmp_path):
+    usable("duckdb")
+    target = tmp_path / "a"
+    target.mkdir()
+    (tmp_path / "s.toml").write_text(DSS_STUDY.format(a=target), encoding="utf-8")
+    proc = dbstor("run", "s.toml", "--out", "out", "--json", "--quiet")
+    assert proc.returncode == 0, proc.stderr
+    folder = tmp_path / json.loads(proc.stdout)["folder"]
+    result = json.loads((folder / "analyses.json").read_text(encoding="utf-8"))["efficiency"]["A"]
+    data = [f for f in result["per_file"] if f["role"] == "data"]
+    assert [Path(f["path"]).name for f in data] == ["dbstor-duckdb-0.db"]
+    assert data[0]["bytes"] > 1_000_000  # TPC-H at scale 0.01 in DuckDB
+    assert result["compression_ratio"] > 1.0
+    assert dbstor.leftovers(target) == []

@@ -1,0 +1,68 @@
+"""Every seed study in examples/ passes the checks of its [capacity], [efficiency],
+[placement] and [tco] tables, and `dbstor study FILE --shrink DIR` turns it into a study
+of seconds on this machine that keeps every table and target."""
+
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from dbstor.commands.study_analyses import StudyAnalyses
+from dbstor.study.load import load_study, study_from_dict
+from dbstor.study.shrink import shrink
+
+ROOT = Path(__file__).resolve().parents[3]
+EXAMPLES = sorted((ROOT / "examples").glob("*.toml"))
+SEEDS = ("tr-4403", "tr-4367", "tr-4415", "h6080", "tr-3476")
+
+
+def test_every_seed_has_a_study_file():
+    names = [p.name for p in EXAMPLES]
+    for seed in SEEDS:
+        assert any(n.startswith(seed) for n in names), seed
+
+
+@pytest.mark.parametrize("example", EXAMPLES, ids=lambda p: p.name)
+def test_the_tables_of_every_example_pass_the_commands_checks(example):
+    StudyAnalyses(load_study(example))
+
+
+def test_the_seeds_sections_are_in_their_study_files():
+    def tables(name):
+        return set(tomllib.loads((ROOT / "examples" / name).read_text()))
+
+    assert {"capacity", "efficiency", "tco"} <= tables("tr-4403-brokerage.toml")
+    assert {"capacity", "efficiency", "tco"} <= tables("tr-4415-legacy.toml")
+    assert "placement" in tables("h6080-placement.toml")
+
+
+@pytest.mark.parametrize("example", EXAMPLES, ids=lambda p: p.name)
+def test_a_shrunk_example_keeps_its_tables_and_targets_under_one_dir(example, tmp_path):
+    data = tomllib.loads(example.read_text())
+    small, dirs = shrink(data, tmp_path)
+    study = study_from_dict(small, source="small.toml", base_dir=tmp_path)
+    StudyAnalyses(study)
+    assert study.duration_s == 3 and study.warmup_s == 1
+    assert [t.label for t in study.targets] == [t["label"] for t in data["targets"]]
+    assert all(p.is_relative_to(tmp_path) for t in study.targets for p in t.paths)
+    assert dirs and all(d.is_relative_to(tmp_path) for d in dirs)
+    for name in ("capacity", "efficiency", "placement", "tco"):
+        assert small.get(name) == data.get(name)
+    for db in study.databases:
+        assert len(db.series.values) <= 2
+
+
+def test_dbstor_study_shrink_prints_a_study_that_loads(tmp_path):
+    example = ROOT / "examples" / "tr-4403-brokerage.toml"
+    out = subprocess.run(
+        [sys.executable, "-m", "dbstor", "study", str(example), "--shrink", str(tmp_path / "t")],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    (tmp_path / "small.toml").write_text(out)
+    study = load_study(tmp_path / "small.toml")
+    assert study.name.endswith("(shrunk)")
+    assert all(p.is_dir() for t in study.targets for p in (*t.paths, *t.log))
