@@ -34,6 +34,7 @@ from dbstor.study.values import (
     int_list,
     nonempty,
     one_of,
+    parse_place,
     positive_int,
     short,
     target_label,
@@ -55,24 +56,16 @@ _SECTIONS = {
     "study", "slo", "load", "targets", "profiles", "databases", "telemetry", "cluster",
 }  # fmt: skip
 _STUDY_KEYS = {
-    "name",
-    "profiles",
-    "duration",
-    "warmup",
-    "repeats",
-    "size",
-    "precondition",
-    "baseline",
-    "data",
-}
+    "name", "profiles", "duration", "warmup", "repeats", "size", "precondition", "baseline", "data",
+}  # fmt: skip
 _SLO_KEYS = {"metric", "limit"}
 _LOAD_KEYS = {"kind", "values", "jobs", "iodepth"}
-_TARGET_KEYS = {"label", "path", "paths", "facts", "log", "temp", "hosts", "clients"}
+_TARGET_KEYS = {"label", "path", "paths", "facts", "log", "temp", "fast", "hosts", "clients"}
 _CLUSTER_KEYS = {"address"}
 _DATABASE_KEYS = {
     "engine", "workload", "scale", "users", "instances", "users_per_instance", "think_time",
     "dsn", "dsn_env", "buffer", "memory_limit", "seed", "options", "rate", "streams",
-    "client_processes", "cold", "query_timeout",
+    "client_processes", "cold", "query_timeout", "place",
 }  # fmt: skip
 _PROFILE_KEYS = {
     "based_on", "description", "source", "pattern", "read_pct", "block_size", "block_split",
@@ -199,7 +192,7 @@ def _target(source: str, index: int, table: Any, base_dir: Path, cluster: bool) 
     paths = tuple(_directory(fields, "paths", base_dir, p) for p in raw)
     facts = fields.get("facts", lambda v: dict(v) if isinstance(v, dict) else _raise_table(), {})
     extra = {}
-    for role in ("log", "temp"):
+    for role in ("log", "temp", "fast"):
         value = table.get(role)
         if value is None:
             continue
@@ -259,6 +252,7 @@ def _database(source: str, index: int, table: Any) -> DatabaseSpec:
         options=fields.get(
             "options", lambda v: dict(v) if isinstance(v, dict) else _raise_table(), {}
         ),
+        place=fields.get("place", parse_place, {}),
     )
 
 
