@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import fnmatch
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 from dbstor.errors import UserError
@@ -23,6 +24,15 @@ def _listing(objects: Mapping[str, str]) -> str:
     names = sorted(objects)
     more = f", ... ({len(names) - SHOWN} more)" if len(names) > SHOWN else ""
     return ", ".join(names[:SHOWN]) + more
+
+
+def place_dirs(engine: Any, name: str) -> dict[str, Path]:
+    """role -> a new directory `place-<role>` in a managed server's instance directory
+    `name` on the role's first path, for each role place names other than data (where
+    the database is anyway)."""
+    roles = sorted(set(engine.settings.place.values()) - {"data"})
+    dirs = {role: engine.role_subdir(role, name, f"place-{role}") for role in roles}
+    return {role: where for role, where in dirs.items() if where is not None}
 
 
 def matches(pattern: str, name: str) -> bool:

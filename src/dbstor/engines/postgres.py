@@ -34,8 +34,9 @@ from dbstor.engines.base import (
 )
 from dbstor.engines.messages import hide, last_line
 from dbstor.engines.owned_dirs import refuse_running
+from dbstor.engines.place import place_dirs
 from dbstor.engines.postgres_dsn import connect_bounds, dsn_address, dsn_secrets
-from dbstor.engines.postgres_place import create_spaces, place, place_dirs
+from dbstor.engines.postgres_place import create_spaces, place
 from dbstor.engines.postgres_stats import STATS_SQL, counters_sql
 from dbstor.engines.server import ServerEngine, import_driver
 from dbstor.errors import UserError

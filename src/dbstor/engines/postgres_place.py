@@ -28,14 +28,6 @@ def space_name(role: str) -> str:
     return f"dbstor_place_{role}"
 
 
-def place_dirs(engine: Any, name: str) -> dict[str, Path]:
-    """role -> a new directory for its tablespace in the instance directory on the role's
-    first path, for each role place names other than data (the default tablespace)."""
-    roles = sorted(set(engine.settings.place.values()) - {"data"})
-    dirs = {role: engine.role_subdir(role, name, f"place-{role}") for role in roles}
-    return {role: where for role, where in dirs.items() if where is not None}
-
-
 def create_spaces(conn: Any, dirs: dict[str, Path]) -> None:
     """CREATE TABLESPACE dbstor_place_<role> in each directory (the server account's)."""
     from psycopg import sql
