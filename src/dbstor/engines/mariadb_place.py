@@ -87,6 +87,7 @@ def where_tables(
                         "role": role,
                         "placed": name in chosen,
                         "path": str(home),
+                        "file": str(file),
                         "size_bytes": os.stat(file).st_size,
                     }
                 )

@@ -14,7 +14,8 @@ OBJECTS_SQL = """
 SELECT c.relname,
        CASE c.relkind WHEN 'i' THEN 'index' ELSE 'table' END,
        coalesce(t.spcname, 'pg_default'),
-       CASE c.relkind WHEN 'i' THEN pg_relation_size(c.oid) ELSE pg_table_size(c.oid) END
+       CASE c.relkind WHEN 'i' THEN pg_relation_size(c.oid) ELSE pg_table_size(c.oid) END,
+       pg_relation_filepath(c.oid)
 FROM pg_class c
 JOIN pg_namespace n ON n.oid = c.relnamespace
 LEFT JOIN pg_tablespace t ON t.oid = c.reltablespace
@@ -68,9 +69,11 @@ def where_objects(engine: Any, chosen: dict[str, str]) -> list[dict[str, Any]]:
     locations = {str(k): str(v) for k, v in engine.query(LOCATIONS_SQL)}
     roles = {space_name(role): role for role in ("data", "log", "temp", "fast")}
     out = []
-    for name, kind, space, size in engine.query(OBJECTS_SQL, {"schema": engine.schema}):
+    for name, kind, space, size, relpath in engine.query(OBJECTS_SQL, {"schema": engine.schema}):
         path = locations.get(space) or str(engine.datadir)
         role = roles.get(space) or ("temp" if space == "dbstor_temp" else "data")
+        parts = str(relpath).split("/")  # pg_tblspc/<oid>/<version dir>/... or base/...
+        file = Path(path, *parts[2:]) if parts[0] == "pg_tblspc" else Path(path, *parts)
         out.append(
             {
                 "object": name,
@@ -78,6 +81,7 @@ def where_objects(engine: Any, chosen: dict[str, str]) -> list[dict[str, Any]]:
                 "role": role,
                 "placed": name in chosen,
                 "path": path,
+                "file": str(file),
                 "size_bytes": int(size),
             }
         )

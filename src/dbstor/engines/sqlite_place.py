@@ -126,7 +126,8 @@ def where(conn: sqlite3.Connection, engine: Any, chosen: dict[str, str]) -> list
                 "kind": kind,
                 "role": roles.get(schema, "data"),
                 "placed": name in chosen,
-                "path": files.get(schema),
+                "path": str(Path(files[schema]).parent) if files.get(schema) else None,
+                "file": files.get(schema),
                 "size_bytes": size,
             }
         )
