@@ -234,18 +234,19 @@ def run(args: argparse.Namespace) -> int:
             f"the slow tier ({slow:g} ms) is not slower than the fast tier "
             f"({fast:g} ms); check --slow-latency/--fast-latency"
         )
-    if args.write_study and not args.run_dir:
+    write_study_to = getattr(args, "write_study", None)  # absent in a hand-built Namespace
+    if write_study_to and not args.run_dir:
         raise UserError("--write-study needs RUN_DIR, the dbstor run whose objects are ranked")
     objects, notes, source = load_objects(args)
     tiers = Tiers(capacity, fast, fast_source or "given", slow, slow_source)
     result = analyse(objects, tiers, include_logs=args.include_logs, method=args.method)
     result["source"] = source
     result["notes"] = [source["counted"], *notes, *result["notes"]]
-    if args.write_study:
+    if write_study_to:
         from dbstor.commands.advise_study import write_study
 
         line = write_study(
-            Path(args.run_dir), result, args.write_study, args.fast_path, args.fast_run
+            Path(args.run_dir), result, write_study_to, args.fast_path, args.fast_run
         )
         result["notes"].append(line)
     return emit_result(
