@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from dbstor.engines.base import MARKER_TABLE
-from dbstor.engines.place import assign, check_kinds
+from dbstor.engines.place import assign, check_kinds, say_moves
 
 OBJECTS_SQL = (
     "SELECT TABLE_NAME, 'table' FROM information_schema.TABLES "
@@ -54,11 +54,11 @@ def place(engine: Any, database: str, say: Callable[[str], None]) -> list[dict[s
     chosen = assign(engine.settings.place, objects, database)
     check_kinds(engine, engine.settings.place, objects)
     moving = {n: r for n, r in chosen.items() if objects[n] == "table" and r != "data"}
+    say_moves(say, moving, " (each table copied there, then swapped in)")
     conn = engine.connect()
     try:
         with conn.cursor() as cur:
             for name, role in moving.items():
-                say(f"  placing table {name} on the {role} path (a copy, then a swap)")
                 cur.execute(f"SHOW CREATE TABLE `{name}`")
                 create, rest = rebuild_sql(cur.fetchone()[1], name, engine.place_dirs[role])
                 for statement in [create, *rest]:

@@ -57,6 +57,16 @@ def assign(place: Mapping[str, str], objects: Mapping[str, str], database: str) 
     return chosen
 
 
+def say_moves(say: Any, moves: Mapping[str, str], how: str = "") -> None:
+    """One progress line per role: how many objects go on its path, and which."""
+    for role in sorted(set(moves.values())):
+        names = [name for name, r in moves.items() if r == role]
+        shown = ", ".join(names[:8]) + (f" and {len(names) - 8} more" if len(names) > 8 else "")
+        say(
+            f"  placing {len(names)} object{'s' * (len(names) != 1)} on the {role} path{how}: {shown}"
+        )
+
+
 def check_place(
     engine: Any,
     place: Mapping[str, str],

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from dbstor.engines.place import assign, check_kinds
+from dbstor.engines.place import assign, check_kinds, say_moves
 
 OBJECTS_SQL = """
 SELECT c.relname,
@@ -50,12 +50,11 @@ def place(engine: Any, database: str, say: Callable[[str], None]) -> list[dict[s
     objects = {row[0]: row[1] for row in engine.query(OBJECTS_SQL, {"schema": engine.schema})}
     chosen = assign(engine.settings.place, objects, database)
     check_kinds(engine, engine.settings.place, objects)
+    moves = {name: role for name, role in chosen.items() if role != "data"}
+    say_moves(say, moves)
     with engine.connect() as conn:  # commits at the end of the block
-        for name, role in chosen.items():
-            if role == "data":
-                continue  # the default tablespace already holds it
+        for name, role in moves.items():
             kind = "INDEX" if objects[name] == "index" else "TABLE"
-            say(f"  placing {objects[name]} {name} on the {role} path")
             conn.execute(
                 sql.SQL("ALTER {} {} SET TABLESPACE {}").format(
                     sql.SQL(kind), sql.Identifier(name), sql.Identifier(space_name(role))

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from dbstor.engines.place import assign, check_kinds
+from dbstor.engines.place import assign, check_kinds, say_moves
 
 _CREATE = re.compile(r"^CREATE\s+(UNIQUE\s+)?(TABLE|INDEX)\s+", re.IGNORECASE)
 
@@ -87,12 +87,11 @@ def place(engine: Any, database: str, say: Callable[[str], None]) -> list[dict[s
         objects = {name: kind for name, (kind, _) in found.items()}
         chosen = assign(engine.settings.place, objects, database)
         check_kinds(engine, engine.settings.place, objects)
+        moves = {n: r for n, r in chosen.items() if found[n][0] == "table" and r != "data"}
+        say_moves(say, moves, " (tables with their indexes)")
         left = set()
-        for name, role in chosen.items():
-            kind, source = found[name]
-            if kind != "table" or role == "data":
-                continue
-            say(f"  placing table {name} on the {role} path")
+        for name, role in moves.items():
+            source = found[name][1]
             move_table(conn, name, source, place_schema(role))
             left.add(source)
         conn.isolation_level = None  # VACUUM and ANALYZE outside a transaction
