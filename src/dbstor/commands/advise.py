@@ -27,6 +27,7 @@ EXAMPLES = """examples:
       --fast-latency 0.5ms --slow-latency 12ms
   dbstor advise --postgres postgresql://bench@db/app --interval 300 --fast-capacity 100GB
   dbstor advise results/RUN_ID --fast-capacity 10GB --html advice.html
+  dbstor advise results/RUN_ID --fast-capacity 100MB --fast-path /mnt/flash --write-study moved.toml
 
 One CSV is taken as counted since the instance started; two CSVs (older first) give the
 difference. Column names and the queries to export them: docs/advise.md.
@@ -131,6 +132,18 @@ def register(subparsers: Any) -> None:
         type=Path,
         help="also write a self-contained HTML page with the advice",
     )
+    p.add_argument(
+        "--write-study",
+        metavar="FILE",
+        type=Path,
+        help="with RUN_DIR: write the choice as a study of two targets, before (all on the "
+        "run's path) and after (the choice on --fast-path), for 'dbstor run FILE'",
+    )
+    p.add_argument(
+        "--fast-path",
+        metavar="DIR",
+        help="with --write-study: the fast tier's directory (default: --fast-run's data path)",
+    )
     p.set_defaults(handler=run)
 
 
@@ -234,11 +247,21 @@ def advice(args: argparse.Namespace) -> dict[str, Any]:
             f"the slow tier ({slow:g} ms) is not slower than the fast tier "
             f"({fast:g} ms); check --slow-latency/--fast-latency"
         )
+    write_study_to = getattr(args, "write_study", None)  # absent in a hand-built Namespace
+    if write_study_to and not args.run_dir:
+        raise UserError("--write-study needs RUN_DIR, the dbstor run whose objects are ranked")
     objects, notes, source = load_objects(args)
     tiers = Tiers(capacity, fast, fast_source or "given", slow, slow_source)
     result = analyse(objects, tiers, include_logs=args.include_logs, method=args.method)
     result["source"] = source
     result["notes"] = [source["counted"], *notes, *result["notes"]]
+    if write_study_to:
+        from dbstor.commands.advise_study import write_study
+
+        line = write_study(
+            Path(args.run_dir), result, write_study_to, args.fast_path, args.fast_run
+        )
+        result["notes"].append(line)
     return result
 
 

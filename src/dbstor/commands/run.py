@@ -18,12 +18,13 @@ from dbstor.commands.common import (
 from dbstor.commands.default_study import default_study
 from dbstor.commands.flagtypes import COUNT, SEED
 from dbstor.commands.study_analyses import run_with_analyses
+from dbstor.commands.target_flags import add_place_flag, parse_target, with_place
 from dbstor.commands.telemetry_flags import add_telemetry_flags, with_telemetry
 from dbstor.errors import UserError
 from dbstor.runs.progress import Progress
 from dbstor.study.load import load_study, parse_slo_metric
 from dbstor.study.model import DEFAULT_RATE_USERS, DatabaseSpec, LoadSeries, Study, Target
-from dbstor.study.values import label_from_name, target_label
+from dbstor.study.values import target_label
 from dbstor.units import (
     parse_int_list,
     parse_latency_ms,
@@ -71,7 +72,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         action="append",
         default=[],
         metavar="[ROLE=]PATH[,PATH...]",
-        help="where the database goes: data=/mnt/lun1,/mnt/lun2 log=/mnt/log temp=/mnt/tmp (a bare path is data)",
+        help="where the database goes: data=/mnt/lun1,/mnt/lun2 log=/mnt/log temp=/mnt/tmp fast=/mnt/flash (a bare path is data; fast holds what --place names)",
     )
     db.add_argument(
         "--label",
@@ -171,6 +172,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         default=None,
         help="which latency the SLO limits (default read_lat_mean_ms: device read await)",
     )
+    add_place_flag(parser)
     add_telemetry_flags(parser)
     add_run_flags(parser)
     cluster_flags.add_cluster_flags(parser)
@@ -180,36 +182,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         if action.option_strings and action.dest != "engine"
     )
     parser.set_defaults(handler=run, flag_only=flag_only)
-
-
-def _target(items: list[str], label: str | None) -> Target:
-    roles: dict[str, list[Path]] = {}
-    for item in items:
-        role, sep, paths = item.partition("=")
-        if not sep:
-            role, paths = "data", item
-        if role not in ("data", "log", "temp"):
-            raise UserError(
-                f"--target {item!r}: the role must be data, log or temp, e.g. --target log=/mnt/log"
-            )
-        given = [Path(p).expanduser().absolute() for p in paths.split(",") if p.strip()]
-        if not given:
-            raise UserError(f"--target {item!r}: give a path, e.g. --target {role}=/mnt/lun1")
-        roles.setdefault(role, []).extend(given)
-    if "data" not in roles:
-        raise UserError(
-            "--target: give the data directory, e.g. --target /mnt/lun1 or --target data=/mnt/lun1"
-        )
-    if label is not None:
-        name = parse_flag("--label", target_label, label)
-    else:
-        name = label_from_name(roles["data"][0].name, "target")
-    return Target(
-        label=name,
-        paths=tuple(roles["data"]),
-        log=tuple(roles.get("log", ())),
-        temp=tuple(roles.get("temp", ())),
-    )
 
 
 def _one_user_count(args: argparse.Namespace, flag: str, default: int) -> int:
@@ -281,7 +253,7 @@ def study_from_flags(args: argparse.Namespace) -> Study:
             "--engine needs --target (where the database goes) or --dsn (an external server)"
         )
     target = (
-        _target(args.target, args.label)
+        parse_target(args.target, args.label)
         if args.target
         else Target(
             label=parse_flag("--label", target_label, args.label) if args.label else "external",
@@ -353,7 +325,7 @@ def run(args: argparse.Namespace) -> int:
         study = study_from_flags(args)
     elif not args.study:
         study = default_study()
-    study = with_telemetry(study, args)
+    study = with_place(with_telemetry(study, args), args.place)
     progress = Progress(quiet=args.quiet)
     if study.cluster:  # a study file's [cluster]: only here is Ray imported
         from dbstor.cluster.runs import run_cluster_study

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
-ROLES = ("data", "log", "temp")
+ROLES = ("data", "log", "temp", "fast")  # fast: a faster tier for the objects placed there
 MARKER_TABLE = "dbstor_marker"  # every schema dbstor creates holds this table
 
 
@@ -45,6 +45,7 @@ class EngineSettings:
     memory_limit_bytes: int | None = None  # cap a managed server's memory (cgroup) when set
     keep: bool = False  # leave what was created in place at the end
     allow_overwrite: bool = False  # reuse a non-empty directory dbstor did not create
+    place: dict[str, str] = field(default_factory=dict)  # table/index glob -> role (place)
 
 
 @dataclass
@@ -186,9 +187,12 @@ class Engine(ABC):
     paramstyle: ClassVar[str] = "qmark"  # DB-API paramstyle of connect()'s connections
     driver: ClassVar[str | None] = None  # Python package it needs (None: stdlib)
     file_stats_query: ClassVar[str | None] = None  # per-file/object I/O statistics, documented
+    placeable: ClassVar[tuple[str, ...]] = ()  # kinds of objects place can move: table, index
+    place_limit: ClassVar[str] = "it keeps the whole database in one place"  # why not others
 
     def __init__(self, settings: EngineSettings):
         self.settings = settings
+        self.placed: list[dict[str, Any]] = []  # where each object is, after place_objects()
 
     @classmethod
     @abstractmethod
@@ -247,6 +251,12 @@ class Engine(ABC):
     def object_io(self) -> list[ObjectIO]:
         return []
 
+    def place_objects(self, database: str, say: Any) -> list[dict[str, Any]]:
+        """After the load: put the tables and indexes settings.place names on their role's
+        path and return where every object is (object, kind, role, path, size_bytes).
+        Engines that cannot place objects are refused before anything is created."""
+        raise NotImplementedError(f"{self.title} cannot place single objects: {self.place_limit}")
+
     def classify(self, exc: BaseException) -> str:
         """ErrorKind of an exception raised by a statement."""
         return ErrorKind.ERROR
@@ -283,7 +293,7 @@ class Engine(ABC):
             "dsn": mask_dsn(self.settings.dsn) if self.settings.dsn else None,
             "buffer_bytes": self.settings.buffer_bytes,
             "memory_limit_bytes": self.settings.memory_limit_bytes,
-        }
+        } | ({"placement": self.placed} if self.placed else {})
 
 
 _DSN_PASSWORD = re.compile(r"(://[^:/@\s]+:)[^@\s]*(@)")

@@ -23,6 +23,7 @@ from typing import Any, ClassVar
 from dbstor.engines.account import run_as
 from dbstor.engines.base import (
     MARKER_TABLE,
+    ROLES,
     Availability,
     EngineSettings,
     ErrorKind,
@@ -30,6 +31,7 @@ from dbstor.engines.base import (
     mask_dsn,
 )
 from dbstor.engines.mariadb_dsn import parse_dsn
+from dbstor.engines.mariadb_place import place
 from dbstor.engines.mariadb_server import (
     DEFAULT_BUFFER_BYTES,
     MAX_CONNECTIONS,
@@ -47,6 +49,7 @@ from dbstor.engines.mariadb_stats import (
 from dbstor.engines.messages import hide, last_line
 from dbstor.engines.network import address, bounded_socket
 from dbstor.engines.owned_dirs import refuse_running
+from dbstor.engines.place import place_dirs
 from dbstor.engines.server import ServerEngine, import_driver
 from dbstor.errors import UserError
 
@@ -71,6 +74,8 @@ class MariaDBEngine(ServerEngine):
     paramstyle = "pyformat"  # PyMySQL: %s (and %(name)s) placeholders
     driver = "pymysql"
     file_stats_query = FILE_STATS_SQL  # per file; timers in picoseconds
+    placeable = ("table",)
+    place_limit = "InnoDB keeps a table's indexes in the table's own file"
     accounts: ClassVar[tuple[str, ...]] = ("mysql",)
     server_names: ClassVar[tuple[str, ...]] = ("mariadbd", "mysqld")
     is_mariadb: ClassVar[bool] = True
@@ -128,7 +133,7 @@ class MariaDBEngine(ServerEngine):
 
     def instance_dirs(self) -> list[Path]:
         name, paths = f"dbstor-{self.name}-{self.settings.instance}", self.settings.paths
-        firsts = [Path(p[0]) / name for role in ("data", "log", "temp") if (p := paths.get(role))]
+        firsts = [Path(p[0]) / name for role in ROLES if (p := paths.get(role))]
         extra = [Path(p) / f"{name}-d{k}" for k, p in enumerate(paths.get("data", [])[1:], 1)]
         return [p.absolute() for p in firsts + extra]
 
@@ -160,6 +165,9 @@ class MariaDBEngine(ServerEngine):
             "log": [redo] if redo else [],
             "temp": [tmp] if tmp else [],
         }
+        self.place_dirs = place_dirs(self, name)  # DATA DIRECTORY of the tables placed
+        for role, where in self.place_dirs.items():
+            self.roles.setdefault(role, []).append(where)
         buffers = max(8 << 20, self.settings.buffer_bytes or DEFAULT_BUFFER_BYTES)
         conf = my_cnf(
             self.datadir, self.sockdir, self.port, home, tmp, redo, buffers, self._extra_config()
@@ -344,6 +352,9 @@ class MariaDBEngine(ServerEngine):
             if isinstance(exc, pymysql.err.InterfaceError):
                 return ErrorKind.FATAL  # the connection is closed
         return ErrorKind.ERROR
+
+    def place_objects(self, database: str, say: Any) -> list[dict[str, Any]]:
+        return place(self, database, say)
 
     def placement(self, index: int) -> tuple[str, str]:
         data = (self.settings.paths.get("data") or []) if self.managed else []

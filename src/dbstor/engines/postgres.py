@@ -25,6 +25,7 @@ from typing import Any, ClassVar
 from dbstor.engines.account import run_as
 from dbstor.engines.base import (
     MARKER_TABLE,
+    ROLES,
     Availability,
     EngineSettings,
     ErrorKind,
@@ -33,7 +34,9 @@ from dbstor.engines.base import (
 )
 from dbstor.engines.messages import hide, last_line
 from dbstor.engines.owned_dirs import refuse_running
+from dbstor.engines.place import place_dirs
 from dbstor.engines.postgres_dsn import connect_bounds, dsn_address, dsn_secrets
+from dbstor.engines.postgres_place import create_spaces, place
 from dbstor.engines.postgres_stats import STATS_SQL, counters_sql
 from dbstor.engines.server import ServerEngine, import_driver
 from dbstor.errors import UserError
@@ -95,6 +98,7 @@ class PostgresEngine(ServerEngine):
     paramstyle = "pyformat"  # psycopg: %s (and %(name)s) placeholders
     driver = "psycopg"
     file_stats_query = STATS_SQL  # parameters: {"schema": ...}; reads are blocks
+    placeable = ("table", "index")
     accounts: ClassVar[tuple[str, ...]] = ("postgres",)
     stop_signal: ClassVar[signal.Signals] = signal.SIGINT  # = pg_ctl stop -m fast
     workspace_kind: ClassVar[str] = "schema"
@@ -130,7 +134,7 @@ class PostgresEngine(ServerEngine):
 
     def instance_dirs(self) -> list[Path]:
         name, paths = f"dbstor-pg-{self.settings.instance}", self.settings.paths
-        firsts = [Path(p[0]) for role in ("data", "log", "temp") if (p := paths.get(role))]
+        firsts = [Path(p[0]) for role in ROLES if (p := paths.get(role))]
         return [(p / name).absolute() for p in firsts + list(paths.get("data", [])[1:])]
 
     def check_target(self) -> None:
@@ -159,11 +163,14 @@ class PostgresEngine(ServerEngine):
             dirs.subdir(dirs.claim(p, name, "data"), f"ts{k}")
             for k, p in enumerate(paths["data"][1:], 1)
         ]
+        self.place_dirs = place_dirs(self, name)  # a tablespace per role place names
         self.roles = {
             "data": [self.datadir, *spaces],
             "log": [wal] if wal else [],
             "temp": [temp] if temp else [],
         }
+        for role, where in self.place_dirs.items():
+            self.roles.setdefault(role, []).append(where)
         cmd = [
             str(bindir / "initdb"),
             "-D",
@@ -212,6 +219,7 @@ class PostgresEngine(ServerEngine):
                             sql.Identifier(space), sql.Literal(str(where))
                         )
                     )
+            create_spaces(conn, self.place_dirs)
             conn.execute(f"CREATE DATABASE {DATABASE}")
             if temp is not None:
                 conn.execute(f"ALTER DATABASE {DATABASE} SET temp_tablespaces = dbstor_temp")
@@ -363,15 +371,15 @@ class PostgresEngine(ServerEngine):
             return ErrorKind.RETRY
         if state and (state.startswith(("08", "57P")) or state in FATAL_STATES):
             return ErrorKind.FATAL
-        try:
-            import psycopg
-        except ImportError:
-            return ErrorKind.ERROR
+        psycopg = _psycopg()  # a statement ran: the driver is there
         if isinstance(exc, psycopg.InterfaceError) or (
             isinstance(exc, psycopg.OperationalError) and not state
         ):
             return ErrorKind.FATAL  # connection closed or lost, server gone
         return ErrorKind.ERROR
+
+    def place_objects(self, database: str, say: Any) -> list[dict[str, Any]]:
+        return place(self, database, say)
 
     def placement(self, index: int) -> tuple[str, str]:
         count = len(self.settings.paths.get("data") or []) if self.managed else 1

@@ -34,6 +34,7 @@ from dbstor.engines.base import (
 )
 from dbstor.engines.embedded_cap import ENGINE_SHARE, EmbeddedCap
 from dbstor.engines.process import proc_io, process_tree
+from dbstor.engines.sqlite_place import place, place_files, place_schema
 from dbstor.errors import UserError
 from dbstor.testfiles import (
     check_directory,
@@ -75,6 +76,7 @@ class SQLiteEngine(Engine):
     paramstyle = "qmark"
     driver = None
     file_stats_query = "SELECT name, SUM(pgsize) FROM dbstat GROUP BY name"
+    placeable = ("table",)  # an index lives in its table's schema (file)
 
     @classmethod
     def availability(cls) -> Availability:
@@ -91,6 +93,7 @@ class SQLiteEngine(Engine):
         self.files = [data[0] / f"dbstor-sqlite-{n}.db"] + [
             p / f"dbstor-sqlite-{n}-d{k}.db" for k, p in enumerate(data[1:], 1)
         ]
+        self.place_files = place_files(settings, n)  # role -> file attached as place_<role>
         self.cache_bytes = settings.buffer_bytes or DEFAULT_CACHE_BYTES
         self._started = False
         limit = settings.memory_limit_bytes
@@ -99,16 +102,16 @@ class SQLiteEngine(Engine):
 
     def check_target(self) -> None:
         """The directories, and no link or someone else's file where a database file goes."""
-        for directory in {f.parent for f in self.files}:
+        for directory in {f.parent for f in self.all_files}:
             check_directory(directory)
-        for file in self.files:
+        for file in self.all_files:
             refuse_foreign([file, *self._sidecars(file)], self.settings.allow_overwrite)
 
     def start(self) -> None:
         self.check_target()
-        for path in (p for f in self.files for p in (f, *self._sidecars(f))):
+        for path in (p for f in self.all_files for p in (f, *self._sidecars(f))):
             path.unlink(missing_ok=True)
-        for file in self.files:
+        for file in self.all_files:
             conn = sqlite3.connect(file)
             conn.execute(f"PRAGMA page_size = {PAGE_SIZE}")
             conn.execute("PRAGMA journal_mode = WAL")
@@ -118,17 +121,28 @@ class SQLiteEngine(Engine):
         if self.client_cap is not None:
             self.client_cap.create()
 
+    @property
+    def all_files(self) -> list[Path]:
+        """The database files: main, one per further data path, one per placed role."""
+        return [*self.files, *self.place_files.values()]
+
+    @property
+    def schemas(self) -> list[str]:
+        """Schema names of all_files, in the same order."""
+        data = [f"d{k}" if k else "main" for k in range(len(self.files))]
+        return data + [place_schema(role) for role in self.place_files]
+
     @staticmethod
     def _sidecars(file: Path) -> tuple[Path, Path]:
         return file.with_name(file.name + "-wal"), file.with_name(file.name + "-shm")
 
     def connect(self) -> sqlite3.Connection:
         conn = sqlite3.connect(self.files[0], timeout=30, check_same_thread=False)
-        for k, file in enumerate(self.files[1:], 1):
-            conn.execute(f"ATTACH DATABASE ? AS d{k}", (str(file),))
+        for schema, file in list(zip(self.schemas, self.all_files, strict=True))[1:]:
+            conn.execute(f"ATTACH DATABASE ? AS {schema}", (str(file),))
         cache = self.capped_cache_bytes() if self.capped else None
         pages = max(16, (cache or self.cache_bytes) // PAGE_SIZE)
-        for schema in ["main", *(f"d{k}" for k in range(1, len(self.files)))]:
+        for schema in self.schemas:
             conn.execute(f"PRAGMA {schema}.cache_size = {pages}")
             conn.execute(f"PRAGMA {schema}.synchronous = FULL")
         conn.execute("PRAGMA busy_timeout = 30000")
@@ -158,12 +172,12 @@ class SQLiteEngine(Engine):
         self.capped = capped and self.client_cap is not None
         if not capped:
             return
-        for file in self.files:  # sqlite3.connect would make an empty one
+        for file in self.all_files:  # sqlite3.connect would make an empty one
             if not file.is_file():
                 raise FileNotFoundError(f"{self.title}'s database file {file} is not there")
         conn = self.connect()
         try:
-            for schema in ["main", *(f"d{k}" for k in range(1, len(self.files)))]:
+            for schema in self.schemas:
                 conn.execute(f"SELECT count(*) FROM {schema}.sqlite_master").fetchall()
         finally:
             conn.close()
@@ -173,7 +187,7 @@ class SQLiteEngine(Engine):
             self.client_cap.remove()
         if self.settings.keep or not self._started:
             return
-        for file in self.files:
+        for file in self.all_files:
             for sidecar in self._sidecars(file):
                 if sidecar.exists() and is_owned(file):
                     sidecar.unlink()
@@ -188,10 +202,13 @@ class SQLiteEngine(Engine):
         lives and dies with the connection. Close the connections, then drop_cache()."""
 
     def cache_paths(self) -> list[Path]:
-        return [p for f in self.files for p in (f, *self._sidecars(f)) if p.exists()]
+        return [p for f in self.all_files for p in (f, *self._sidecars(f)) if p.exists()]
 
     def alive(self) -> bool:
-        return all(f.exists() for f in self.files)
+        return all(f.exists() for f in self.all_files)
+
+    def place_objects(self, database: str, say: Any) -> list[dict[str, Any]]:
+        return place(self, database, say)
 
     def placement(self, index: int) -> tuple[str, str]:
         k = index % len(self.files)
@@ -215,8 +232,7 @@ class SQLiteEngine(Engine):
         conn = self.connect()
         try:
             objects = []
-            for k in range(len(self.files)):
-                schema = f"d{k}" if k else "main"
+            for schema in self.schemas:
                 try:
                     rows = conn.execute(
                         f"SELECT d.name, m.type, SUM(d.pgsize) FROM dbstat(?) d JOIN {schema}.sqlite_master m ON m.name = d.name GROUP BY d.name, m.type",
@@ -242,7 +258,8 @@ class SQLiteEngine(Engine):
         return ErrorKind.ERROR
 
     def data_paths(self) -> dict[str, list[str]]:
-        return {"data": [str(f) for f in self.files]}
+        placed = {role: [str(f)] for role, f in self.place_files.items()}
+        return {"data": [str(f) for f in self.files], **placed}
 
     def describe(self) -> dict[str, Any]:
         info = super().describe()
@@ -251,7 +268,7 @@ class SQLiteEngine(Engine):
             journal_mode="wal",
             synchronous="full",
             cache_bytes=self.cache_bytes,
-            files=[str(f) for f in self.files],
+            files=[str(f) for f in self.all_files],
             pid=os.getpid(),
         )
         if self.client_cap is not None:

@@ -9,11 +9,13 @@ from __future__ import annotations
 
 from dbstor.engines.base import EngineSettings
 from dbstor.engines.memory_flags import host_memory_bytes
+from dbstor.engines.place import check_place
 from dbstor.engines.registry import engine_class
 from dbstor.engines.server import ServerEngine
 from dbstor.errors import UserError
 from dbstor.study.model import DatabaseSpec, Study
 from dbstor.units import format_size
+from dbstor.workloads.registry import workload_class
 
 MAX_INSTANCES = 64  # instances one host drives in a run (TR-4403 ramped 1 to 8 servers)
 SERVER_BUFFER = 32 << 20  # a managed server's own cache without --buffer
@@ -26,6 +28,7 @@ def check_engine(
     """Every check below for one database of the study; `local`: its targets are on this
     host; allow_overwrite None: the target check is left to the run."""
     check_dsn(spec)
+    check_spec_place(study, spec)
     check_instances(study, spec, local)
     if local and allow_overwrite is not None:
         check_engine_targets(study, spec, allow_overwrite)
@@ -52,6 +55,27 @@ def check_engine_targets(study: Study, spec: DatabaseSpec, allow_overwrite: bool
                 paths=dict(target.roles), instance=instance, allow_overwrite=allow_overwrite
             )
             engine(settings).check_target()
+
+
+def check_spec_place(study: Study, spec: DatabaseSpec) -> None:
+    """[databases] place on every target, before anything exists: the engine can place
+    objects, each target has the roles named, each pattern names something the workload
+    declares (engines/place.py)."""
+    if not spec.place:
+        return
+    cls = workload_class(spec.workload)
+    scale = spec.scale if spec.scale is not None else cls.default_scale
+    objects = cls(scale, spec.seed, spec.options).object_names()
+    for target in study.targets:
+        check_place(
+            engine_class(spec.engine),
+            spec.place,
+            target.roles,
+            objects,
+            spec.workload,
+            spec.dsn is not None,
+            target.label,
+        )
 
 
 def check_dsn(spec: DatabaseSpec) -> None:

@@ -38,6 +38,7 @@ from dbstor.study.values import (
     one_of,
     parse_block_split,
     parse_distribution,
+    parse_place,
     positive_int,
     short,
     target_label,
@@ -65,12 +66,23 @@ _STUDY_KEYS = {
 }  # fmt: skip
 _SLO_KEYS = {"metric", "limit"}
 _LOAD_KEYS = {"kind", "values", "jobs", "iodepth"}
-_TARGET_KEYS = {"label", "path", "paths", "facts", "log", "temp", "hosts", "clients", *PER_TARGET}
+_TARGET_KEYS = {
+    "label",
+    "path",
+    "paths",
+    "facts",
+    "log",
+    "temp",
+    "hosts",
+    "clients",
+    "fast",
+    *PER_TARGET,
+}
 _CLUSTER_KEYS = {"address"}
 _DATABASE_KEYS = {
     "engine", "workload", "scale", "users", "instances", "users_per_instance", "think_time",
     "dsn", "dsn_env", "buffer", "memory_limit", "seed", "options", "rate", "streams",
-    "client_processes", "cold", "query_timeout",
+    "client_processes", "cold", "query_timeout", "place",
 }  # fmt: skip
 _PROFILE_KEYS = {
     "based_on", "description", "source", "pattern", "read_pct", "block_size", "block_split",
@@ -175,7 +187,7 @@ def _target(source: str, index: int, table: Any, base_dir: Path, cluster: bool) 
     paths = tuple(_directory(fields, "paths", base_dir, p) for p in raw)
     facts = fields.get("facts", lambda v: dict(v) if isinstance(v, dict) else _raise_table(), {})
     extra = {}
-    for role in ("log", "temp"):
+    for role in ("log", "temp", "fast"):
         value = table.get(role)
         if value is None:
             continue
@@ -242,6 +254,7 @@ def _database(source: str, index: int, table: Any) -> DatabaseSpec:
         options=fields.get(
             "options", lambda v: dict(v) if isinstance(v, dict) else _raise_table(), {}
         ),
+        place=fields.get("place", parse_place, {}),
     )
 
 

@@ -41,6 +41,7 @@ class Target:
     facts: dict[str, Any] = field(default_factory=dict)
     log: tuple[Path, ...] = ()  # a database's log (WAL, redo) when on its own volume
     temp: tuple[Path, ...] = ()  # temp space (tempdb, temp tablespaces)
+    fast: tuple[Path, ...] = ()  # a faster tier for the objects [databases] place names
     hosts: tuple[str, ...] = ()  # with [cluster]: the hosts measuring this target together
     clients: tuple[str, ...] = ()  # with [cluster]: client hosts driving one external server
     analyses: dict[str, dict[str, Any]] = field(default_factory=dict)  # its own capacity = {..}
@@ -48,6 +49,7 @@ class Target:
     @property
     def roles(self) -> dict[str, list[Path]]:
         roles = {"data": list(self.paths), "log": list(self.log), "temp": list(self.temp)}
+        roles["fast"] = list(self.fast)
         return {role: paths for role, paths in roles.items() if paths}
 
 
@@ -93,6 +95,7 @@ class DatabaseSpec:
     memory_limit_bytes: int | None = None
     seed: int = 1
     options: dict[str, Any] = field(default_factory=dict)
+    place: dict[str, str] = field(default_factory=dict)  # table/index glob -> target role
 
     def describe(self) -> dict[str, Any]:
         return {
@@ -113,7 +116,7 @@ class DatabaseSpec:
             "memory_limit_bytes": self.memory_limit_bytes,
             "seed": self.seed,
             "options": self.options,
-        }
+        } | ({"place": dict(self.place)} if self.place else {})
 
 
 @dataclass(frozen=True)

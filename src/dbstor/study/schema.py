@@ -144,6 +144,9 @@ class TargetTable(_Table):
     facts: dict[str, Any] | None = None
     log: Paths | None = None
     temp: Paths | None = None
+    fast: Paths | None = Field(
+        None, description="the fast tier named tables and indexes are put on ([databases] place)"
+    )
     hosts: list[str] | None = None
     clients: list[str] | None = None
     capacity: CapacityTable | None = None  # type: ignore[valid-type]

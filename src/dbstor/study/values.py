@@ -125,3 +125,32 @@ def parse_block_split(value: Any) -> tuple[tuple[int, float], ...]:
     if abs(sum(pct for _, pct in split) - 100) > 0.01:
         raise ValueError("the percentages must add up to 100")
     return split
+
+
+PLACE_ROLES = ("data", "log", "temp", "fast")  # the target roles an object can be put on
+_PLACE_NAME = re.compile(r"[A-Za-z0-9_*?\[\]]+")
+
+
+def place_pattern(text: str) -> str:
+    """A table or index name, or a glob of them (* ? [..]), e.g. trade_history, i_trade_*."""
+    if not isinstance(text, str) or not _PLACE_NAME.fullmatch(text):
+        raise ValueError(
+            f"{short(text)} is not a table or index name (letters, digits, _ and the globs * ? [])"
+        )
+    return text
+
+
+def place_role(role: Any) -> str:
+    if role not in PLACE_ROLES:
+        raise ValueError(
+            f"{short(role)} is not a target role: give one of {', '.join(PLACE_ROLES)}"
+        )
+    return str(role)
+
+
+def parse_place(value: Any) -> dict[str, str]:
+    """[databases] place = {"trade_history" = "fast", "i_trade_*" = "fast"}: object name
+    patterns -> the target role whose path holds them."""
+    if not isinstance(value, dict) or not value:
+        raise ValueError('must be a table of names and roles, e.g. { trade_history = "fast" }')
+    return {place_pattern(name): place_role(role) for name, role in value.items()}

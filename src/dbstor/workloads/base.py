@@ -14,6 +14,7 @@ from typing import Any, ClassVar
 
 from dbstor.engines.base import Engine
 from dbstor.errors import UserError
+from dbstor.workloads.tables import Table, object_names
 
 
 @dataclass
@@ -70,6 +71,7 @@ class Workload(ABC):
     scale_unit: ClassVar[str] = "customers"  # what --scale counts, for --help and reports
     options_help: ClassVar[dict[str, str]] = {}  # option name -> what it does (and default)
     fractional_scale: ClassVar[bool] = False  # a scale such as 0.01 allowed (TPC-H's factor)
+    declared_tables: ClassVar[tuple[Table, ...]] = ()  # its tables, when fixed (place checks)
 
     def __init__(self, scale: float, seed: int = 1, options: dict[str, Any] | None = None):
         if isinstance(scale, bool) or not isinstance(scale, int | float) or not scale > 0:
@@ -84,6 +86,12 @@ class Workload(ABC):
         self.scale = scale if self.fractional_scale else int(scale)
         self.seed = seed
         self.options = options or {}
+
+    def object_names(self) -> dict[str, str]:
+        """The tables and indexes the workload creates, name -> kind (table | index), so
+        that place patterns are checked before anything exists; {} when known only after
+        loading."""
+        return object_names(self.declared_tables)
 
     def expect_users(self, users: int) -> None:  # noqa: B027 - optional hook
         """Called before create() with the most virtual users any point will run on one

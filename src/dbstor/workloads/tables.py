@@ -114,6 +114,17 @@ def create_indexes(table: Table, dialect: str, prefix: str = "", suffix: str = "
     return out
 
 
+def object_names(tables: Sequence[Table]) -> dict[str, str]:
+    """name -> kind of the tables and the indexes built on them (PostgreSQL's primary key
+    index is <table>_pkey)."""
+    out: dict[str, str] = {}
+    for t in tables:
+        out[t.name] = "table"
+        out.update({f"{t.name}_pkey": "index"} if t.key else {})
+        out.update((name, "index") for name, _ in t.indexes)
+    return out
+
+
 def analyze(dialect: str, tables: Sequence[Table]) -> list[str]:
     """Statements that gather optimizer statistics on the tables."""
     if dialect == "sqlite":

@@ -80,6 +80,7 @@ def instance_setup(plan: DbRunPlan, scale: float, instance: int, users: int) -> 
         "seed": spec.seed,
         "options": dict(spec.options),
         "users": users,
+        "place": dict(spec.place),
     }
 
 

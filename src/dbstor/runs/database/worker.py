@@ -37,7 +37,10 @@ def load_or_say_full(workload: Any, engine: Any, say: Callable[[str], None]) -> 
     """Create and load the workload's data; a full file system is one line naming it (the
     run then stops the engine, which removes what it created unless kept)."""
     try:
-        return workload.create(engine, say)
+        report = workload.create(engine, say)
+        if engine.settings.place:  # tables and indexes onto their roles' paths
+            engine.placed = engine.place_objects(workload.name, say)
+        return report
     except Exception as exc:
         if not is_disk_full(exc):
             gone = engine.unanswered()  # an external server whose network went silent
@@ -75,6 +78,7 @@ class DatabaseWorker:
             memory_limit_bytes=setup.get("memory_limit_bytes"),
             keep=self.safety.keep,
             allow_overwrite=self.safety.allow_overwrite,
+            place=dict(setup.get("place") or {}),
         )
         engine = engine_class(setup["engine"])(settings)
         workload = workload_class(setup["workload"])(

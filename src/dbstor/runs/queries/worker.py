@@ -56,6 +56,7 @@ class QueryWorker:
             memory_limit_bytes=setup.get("memory_limit_bytes"),
             keep=self.safety.keep,
             allow_overwrite=self.safety.allow_overwrite,
+            place=dict(setup.get("place") or {}),
         )
         engine = engine_class(setup["engine"])(settings)
         self.say(

@@ -12,6 +12,7 @@ from dbstor.workloads.base import LoadReport, Workload
 from dbstor.workloads.brokerage import load
 from dbstor.workloads.brokerage.keys import Keys
 from dbstor.workloads.brokerage.market import Market
+from dbstor.workloads.brokerage.schema import TABLES
 from dbstor.workloads.brokerage.session import BrokerageSession
 from dbstor.workloads.brokerage.volumes import DEFAULT_TRADE_DAYS, Volumes
 
@@ -71,6 +72,7 @@ class BrokerageWorkload(Workload):
     )
     mix: ClassVar[dict[str, float]] = MIX
     dialects: ClassVar[tuple[str, ...]] = ("sqlite", "postgres", "mysql")
+    declared_tables = TABLES
     options_help: ClassVar[dict[str, str]] = OPTIONS
 
     def __init__(self, scale: int, seed: int = 1, options: dict[str, Any] | None = None):

@@ -52,6 +52,7 @@ class OrdersWorkload(Workload):
     )
     mix: ClassVar[dict[str, float]] = MIX
     dialects: ClassVar[tuple[str, ...]] = ("sqlite", "postgres", "mysql")
+    declared_tables = TABLES
     default_scale: ClassVar[int] = 1
     scale_unit: ClassVar[str] = "warehouses"
     options_help: ClassVar[dict[str, str]] = OPTIONS
