@@ -17,7 +17,7 @@ NOT_IN_STUDIES = {
     "capacity": {"json"},
     "efficiency": {"json", "quiet"},
     "advise": {"sqlserver", "oracle", "postgres", "interval", "fast_run", "slow_run", "top",
-               "json", "html"},
+               "json", "html", "write_study", "fast_path"},
     "tco": {"cpu_before", "cpu_after", "before_run", "after_run", "licence", "licence_price",
             "json", "html"},
 }  # fmt: skip
