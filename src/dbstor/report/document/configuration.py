@@ -34,6 +34,38 @@ def _mount(run: Run, key: str) -> str:
     return fmt_value(mount.get(key)) if isinstance(mount, dict) else DASH
 
 
+_DEVICE_ROWS = (
+    ("model", "device model"),
+    ("firmware", "device firmware"),
+    ("rotational", "rotational"),
+    ("scheduler", "I/O scheduler"),
+    ("nr_requests", "device queue depth (nr_requests)"),
+    ("read_ahead_kb", "read-ahead (KiB)"),
+    ("write_cache", "write cache"),
+    ("multipath", "multipath"),
+)
+
+
+def _device_fact(run: Run, key: str) -> str:
+    """One fact of the devices under the target (target.system), joined when several."""
+    system = (run.target or {}).get("system")
+    devices = system.get("devices") if isinstance(system, dict) else None
+    if not isinstance(devices, dict):
+        return DASH
+    seen = [fmt_value(d[key]) for d in devices.values() if isinstance(d, dict) and key in d]
+    return " / ".join(dict.fromkeys(seen)) or DASH
+
+
+def _device_rows(runs: list[Run]) -> list[tuple[str, list[str]]]:
+    rows = [(label, [_device_fact(r, key) for r in runs]) for key, label in _DEVICE_ROWS]
+    return [(label, values) for label, values in rows if any(v != DASH for v in values)]
+
+
+def _tags(run: Run) -> str:
+    tags = run.tags if isinstance(run.tags, dict) else {}
+    return ", ".join(f"{k}={v}" for k, v in tags.items()) or DASH
+
+
 def _engine(run: Run) -> str:
     engine = run.engine or {}
     name = str(engine.get("title") or engine.get("name") or DASH)
@@ -53,9 +85,12 @@ def configuration_body(runs: list[Run], names: list[str]) -> str:
     rows: list[tuple[str, list[str]]] = [
         ("target", [str(t.get("label") or DASH) for t in targets]),
     ]
+    if any(_tags(r) != DASH for r in runs):
+        rows.append(("tags", [_tags(r) for r in runs]))
     rows += [(k.replace("_", " "), [_text(k, f.get(k)) for f in facts]) for k in _keys(facts)]
     rows += [
         ("device", [str(t.get("device") or "not found") for t in targets]),
+        *_device_rows(runs),
         ("file system", [_mount(r, "fs") for r in runs]),
         ("mount options", [_mount(r, "options") for r in runs]),
         ("host", [str(h.get("hostname") or DASH) for h in hosts]),
@@ -64,6 +99,8 @@ def configuration_body(runs: list[Run], names: list[str]) -> str:
         ("memory", [fmt_bytes(h.get("memory_bytes")) for h in hosts]),
         ("operating system", [fmt_value(h.get("os")) for h in hosts]),
         ("kernel", [fmt_value(h.get("kernel")) for h in hosts]),
+        ("CPU governor", [fmt_value(h.get("cpu_governor")) for h in hosts]),
+        ("NUMA nodes", [fmt_value(h.get("numa_nodes")) for h in hosts]),
         ("engine", [_engine(r) for r in runs]),
     ]
     engines = [r.engine or {} for r in runs]
