@@ -2,7 +2,8 @@
 
 This is the only place that turns exceptions into exit codes: UserError -> 2 with one
 line on stderr (an argparse refusal, an empty value and an OSError about a path too),
-PointFailed -> 1, Ctrl-C -> 130. Each subcommand lives in its own module
+PointFailed -> 1, Ctrl-C -> 130, SIGTERM -> 143, SIGHUP -> 129 (128 + the signal, as a
+shell reports it; the two stop as cleanly as Ctrl-C). Each subcommand lives in its own module
 under dbstor.commands and registers itself with `register(subparsers)`.
 """
 
@@ -72,8 +73,23 @@ def shortened(line: str) -> str:
     return _LONG_WORD.sub(lambda m: f"{m.group()[:80]}...{m.group()[-60:]}", line)
 
 
-def _stop_on_sigterm(signum: int, frame: object) -> None:
-    raise KeyboardInterrupt  # a polite kill stops as cleanly as Ctrl-C: finished points are kept
+# SIGTERM (a polite kill, systemd) and SIGHUP (the terminal or SSH session closing) stop a run
+# as cleanly as Ctrl-C: finished points kept, everything started stopped.
+STOP_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
+_stopped_by: list[int] = []  # the signal that stopped this run, for its exit status
+
+
+def _stop_on_signal(signum: int, frame: object) -> None:
+    if not _stopped_by:
+        _stopped_by.append(signum)
+    raise KeyboardInterrupt
+
+
+def interrupted_status() -> tuple[int, str]:
+    """The exit status (128 + the signal) and the name of what interrupted the run."""
+    signum = _stopped_by[0] if _stopped_by else signal.SIGINT
+    name = "Ctrl-C" if signum == signal.SIGINT else signal.Signals(signum).name
+    return 128 + signum, name
 
 
 def _value_flags(parser: argparse.ArgumentParser, argv: Sequence[str]) -> set[str]:
@@ -152,7 +168,10 @@ def empty_value(argv: Sequence[str], value_flags: set[str]) -> str | None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     if threading.current_thread() is threading.main_thread():
-        signal.signal(signal.SIGTERM, _stop_on_sigterm)
+        _stopped_by.clear()
+        for signum in STOP_SIGNALS:
+            if signal.getsignal(signum) is not signal.SIG_IGN:  # nohup's choice stands
+                signal.signal(signum, _stop_on_signal)
     parser = build_parser()
     given = list(sys.argv[1:] if argv is None else argv)
     value_flags = _value_flags(parser, given)
@@ -176,8 +195,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"dbstor: a load point failed: {exc}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
-        print("dbstor: interrupted; finished load points are kept", file=sys.stderr)
-        return 130
+        status, name = interrupted_status()
+        print(f"dbstor: interrupted ({name}); finished load points are kept", file=sys.stderr)
+        return status
     except BrokenPipeError:
         return 0
     except OSError as exc:

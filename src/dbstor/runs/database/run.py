@@ -19,6 +19,7 @@ from dbstor.runs.database.point import DbPoint, TxnOutcome
 from dbstor.runs.database.summary import database_point, point_line
 from dbstor.runs.database.worker import DatabaseWorker
 from dbstor.runs.measuring import add_host_views
+from dbstor.runs.pauses import PauseWatch, mark_paused
 from dbstor.runs.progress import live_device_iops
 from dbstor.runs.telemetry import measured_window, storage_text
 
@@ -159,12 +160,16 @@ class DatabaseRun(DatabaseRunner):
                 lambda: live_device_iops(self.worker.latest()),
                 getattr(self.worker, "running", None),  # the users' tallies, live
             )
-        with self.progress.point(
-            title,
-            plan.duration_s + plan.warmup_s,
-            lambda: live_device_iops(self.worker.latest()),
+        with (
+            self.progress.point(
+                title,
+                plan.duration_s + plan.warmup_s,
+                lambda: live_device_iops(self.worker.latest()),
+            ),
+            PauseWatch() as watch,
         ):
             outcome = TxnOutcome.from_dict(self.worker.measure(point.to_dict()))
+            paused = watch.stop()
         self.folder.add_samples(self._rows(outcome, load, index))
         if outcome.memory_cap:
             self.run.engine["memory_cap"] = outcome.memory_cap
@@ -191,6 +196,7 @@ class DatabaseRun(DatabaseRunner):
         )
         done = database_point(load, outcome, plan.duration_s, plan.warmup_s, metrics)
         add_host_views(done, self.worker, load, plan.duration_s, plan.warmup_s)
+        mark_paused(done, paused)
         if self.telemetry:
             window = measured_window(
                 outcome.started_at, plan.warmup_s, plan.duration_s, outcome.samples
