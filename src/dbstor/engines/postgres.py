@@ -100,6 +100,7 @@ class PostgresEngine(ServerEngine):
     workspace_kind: ClassVar[str] = "schema"
     workspace_place: ClassVar[str] = "in"
     grant_hint: ClassVar[str] = "grant the user CREATE on the database"
+    shm_prefix: ClassVar[str | None] = "PostgreSQL."  # dynamic shared memory (posix)
 
     def __init__(self, settings: EngineSettings):
         super().__init__(settings)
