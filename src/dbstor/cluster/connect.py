@@ -36,18 +36,64 @@ def split_address(address: str) -> tuple[str, int]:
     return host.strip("[]"), int(port)
 
 
+# A Ray head's port (its GCS) is a gRPC server: HTTP/2, which answers a client's connection
+# preface with a SETTINGS frame at once. Anything else on the port (a web server, a database,
+# a port that accepts and says nothing) would leave ray.init() retrying for minutes.
+H2_PREFACE = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + bytes([0, 0, 0, 4, 0, 0, 0, 0, 0])
+H2_SETTINGS = 4  # the frame type of the server's first frame
+
+
+def _first_frame(conn: socket.socket) -> bytes:
+    """Up to the 9 bytes of a frame header the server sends back ('' if it closed)."""
+    got = b""
+    while len(got) < 9:
+        chunk = conn.recv(9 - len(got))
+        if not chunk:
+            break
+        got += chunk
+    return got
+
+
+def not_ray_reason(conn: socket.socket, timeout_s: float = REACH_TIMEOUT_S) -> str | None:
+    """Why the server on this connection is not a Ray head (None when it answers HTTP/2 as
+    Ray's GCS does)."""
+    conn.settimeout(timeout_s)
+    try:
+        conn.sendall(H2_PREFACE)
+        head = _first_frame(conn)
+    except TimeoutError:
+        return f"it accepted the connection but said nothing within {timeout_s:g} s"
+    except OSError as exc:
+        return f"it dropped the connection ({exc.strerror or exc})"
+    if head.startswith(b"HTTP/"):
+        return "it answered as a web server (HTTP/1)"
+    if len(head) < 9:
+        return "it closed the connection without answering"
+    if head[3] != H2_SETTINGS:
+        return "its answer is not Ray's (gRPC over HTTP/2)"
+    return None
+
+
 def local_address_toward(address: str) -> str:
-    """The local IP this host uses to reach the head; unreachable -> one clear error."""
+    """The local IP this host uses to reach the head; unreachable, or a port on which
+    something other than a Ray head answers -> one clear error, within REACH_TIMEOUT_S."""
     host, port = split_address(address)
     try:
         with socket.create_connection((host, port), timeout=REACH_TIMEOUT_S) as conn:
-            return str(conn.getsockname()[0])
+            own = str(conn.getsockname()[0])
+            why = not_ray_reason(conn)
     except OSError as exc:
         raise UserError(
             f"cannot reach the Ray cluster at {address} ({exc.strerror or exc}): start it "
             "with 'ray start --head --port=PORT' there, or fix the address (--cluster, or a "
             "study's [cluster] address)"
         ) from None
+    if why is not None:
+        raise UserError(
+            f"{address} is not a Ray head: {why}; give the port 'ray start --head --port=PORT' "
+            "listens on (--cluster, or a study's [cluster] address)"
+        )
+    return own
 
 
 def connect(address: str) -> ModuleType:
