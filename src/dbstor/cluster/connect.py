@@ -3,8 +3,10 @@ address the head is reached by (so a loopback cluster stays on loopback)."""
 
 from __future__ import annotations
 
+import ipaddress
 import os
 import socket
+import sys
 from types import ModuleType
 
 from dbstor.errors import UserError
@@ -96,11 +98,32 @@ def local_address_toward(address: str) -> str:
     return own
 
 
+def public_address_warning(address: str) -> str | None:
+    """A warning when the head's address is a public one (neither loopback nor a private,
+    link-local or shared range): whoever reaches a Ray port can run code on every host."""
+    host, port = split_address(address)
+    try:
+        found = {info[4][0] for info in socket.getaddrinfo(host, port, proto=socket.IPPROTO_TCP)}
+    except OSError:
+        return None  # local_address_toward says what is wrong with it
+    public = sorted(ip for ip in found if ipaddress.ip_address(ip.split("%")[0]).is_global)
+    if not public:
+        return None
+    return (
+        f"the Ray cluster at {address} is on a public address ({', '.join(public)}): whoever "
+        "reaches its ports can run any code on every host; run Ray on loopback or a private "
+        "network behind a firewall (docs/cluster.md, Security)"
+    )
+
+
 def connect(address: str) -> ModuleType:
     """Join the cluster at address as its driver and return the ray module."""
     ray = require_ray()
     if ray.is_initialized():
         return ray
+    warning = public_address_warning(address)
+    if warning:
+        print(f"dbstor: warning: {warning}", file=sys.stderr)
     own_ip = local_address_toward(address)
     os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
     try:
