@@ -124,6 +124,7 @@ class PostgresEngine(ServerEngine):
                 True,
                 "psycopg found but no PostgreSQL server binaries: external servers "
                 "only (apt-get install postgresql for managed ones)",
+                managed=False,
             )
         return Availability(True, f"PostgreSQL {binary_version(bindir)} in {bindir}")
 

@@ -1,6 +1,7 @@
 """Checks of a study's database runs against the engines, made before anything exists:
 what is already on the target paths where a managed engine's files or instance directories
-go (each engine's own check_target(), the rules its start() applies), an external
+go (each engine's own check_target(), the rules its start() applies), a managed engine
+whose server binaries are missing, an external
 server's DSN and its parameters (parsed as a connection would, without connecting), and
 how many instances one host can hold.
 """
@@ -26,6 +27,8 @@ def check_engine(
     """Every check below for one database of the study; `local`: its targets are on this
     host; allow_overwrite None: the target check is left to the run."""
     check_dsn(spec)
+    if local:
+        check_managed(spec)
     check_instances(study, spec, local)
     if local and allow_overwrite is not None:
         check_engine_targets(study, spec, allow_overwrite)
@@ -52,6 +55,18 @@ def check_engine_targets(study: Study, spec: DatabaseSpec, allow_overwrite: bool
                 paths=dict(target.roles), instance=instance, allow_overwrite=allow_overwrite
             )
             engine(settings).check_target()
+
+
+def check_managed(spec: DatabaseSpec) -> None:
+    """A managed server (no DSN) of an engine whose server binaries this host lacks."""
+    if spec.dsn is not None:
+        return
+    availability = engine_class(spec.engine).availability()
+    if availability.usable and not availability.managed:
+        raise UserError(
+            f"engine {spec.engine} cannot start its own server here: {availability.reason}; "
+            "or give --dsn to run against an external server"
+        )
 
 
 def check_dsn(spec: DatabaseSpec) -> None:
