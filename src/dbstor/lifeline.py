@@ -1,14 +1,15 @@
 """Nothing dbstor starts outlives it, even after kill -9: one small watcher per dbstor process.
 
-On first use dbstor starts a watcher (`python -m dbstor.lifeline`) in its own session; the
-watcher's stdin is the read end of a pipe whose only writer is dbstor. dbstor tells it, one
-JSON line at a time, which process trees it started (a root pid and its start time) and
-which directories it made (path, device and inode), and forgets them again when it has
-cleaned them up itself. When the pipe reaches end of file -- dbstor ended, however: a clean
-exit, a traceback, SIGKILL, the OOM killer -- the watcher kills whatever is still alive in
-the trees it holds and removes the directories it still holds (and the shared memory
-segments in /dev/shm that a managed PostgreSQL's processes had mapped: they outlive a
-killed server), then exits.
+On first use dbstor starts a watcher (`python -m dbstor.lifeline`, which forks away from
+its launcher so that it is no process's child) in its own session; the watcher's stdin is
+the read end of a pipe whose only writer is dbstor. dbstor tells it, one JSON line at a
+time, which process trees it started (a root pid and its start time) and which directories
+it made (path, device and inode), and forgets them again when it has cleaned them up
+itself. When the pipe reaches end of file -- dbstor ended, however: a clean exit, a
+traceback, SIGKILL, the OOM killer -- the watcher kills whatever is still alive in the
+trees it holds and removes the directories it still holds (and the shared memory segments
+in /dev/shm that a managed PostgreSQL's processes had mapped: they outlive a killed
+server), then exits.
 
 Why a watcher and not PR_SET_PDEATHSIG: the parent-death signal is cleared when a child
 switches credentials (a server runs as the postgres or mysql account), it fires when the
@@ -117,10 +118,10 @@ def _start_watcher() -> None:
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [package_root, env.get("PYTHONPATH")]))
     try:
-        watcher = subprocess.Popen(
+        launcher = subprocess.Popen(
             [sys.executable, "-m", "dbstor.lifeline"],
             stdin=read_end,
-            stdout=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
             cwd="/",  # never keep a target's file system busy
             env=env,
@@ -131,7 +132,10 @@ def _start_watcher() -> None:
         raise
     finally:
         os.close(read_end)
-    _state.update(owner=os.getpid(), fd=write_end, watcher=watcher)
+    with launcher:  # it prints the watcher's pid, then exits
+        assert launcher.stdout is not None
+        line = launcher.stdout.readline()
+    _state.update(owner=os.getpid(), fd=write_end, watcher=int(line) if line.strip() else None)
 
 
 def _send(message: dict[str, Any]) -> None:
@@ -186,8 +190,7 @@ def scratch_dir(prefix: str = "dbstor-") -> Iterator[Path]:
 
 def watcher_pid() -> int | None:
     """The watcher's pid in this process (None before first use); for tests."""
-    watcher = _state["watcher"]
-    return watcher.pid if watcher is not None and _state["owner"] == os.getpid() else None
+    return _state["watcher"] if _state["owner"] == os.getpid() else None
 
 
 # --- the watcher's side -----------------------------------------------------------------
@@ -329,8 +332,18 @@ def watch(stream: Any) -> None:
 
 
 def main() -> None:
+    """Fork: the parent prints the watcher's pid and exits, the child watches. So the
+    watcher is nobody's child: a supervisor that kills the children of a process that
+    ends (Ray kills a dying worker's) cannot take it down with dbstor."""
     for sig in (signal.SIGINT, signal.SIGHUP, signal.SIGPIPE):
         signal.signal(sig, signal.SIG_IGN)
+    child = os.fork()
+    if child:
+        print(child, flush=True)
+        os._exit(0)
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, 1)  # the launcher's reader sees its end
+    os.close(devnull)
     watch(sys.stdin.buffer)
 
 

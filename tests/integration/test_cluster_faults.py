@@ -54,6 +54,16 @@ def fio_pids(cluster) -> list[int]:
     return [p for p in cluster.find("fio") if cluster.cmdline(p).split(" ")[0].endswith("fio")]
 
 
+def scratch_dirs(cluster) -> set[Path]:
+    """The dbstor-fio-* scratch folders the cluster's fio processes run from now."""
+    found = set()
+    for pid in fio_pids(cluster):
+        for word in cluster.cmdline(pid).split(" "):
+            if "/dbstor-fio-" in word:
+                found.add(Path(word.split("=", 1)[-1]).parent)
+    return found
+
+
 def wait_for(predicate, timeout: float) -> float:
     start = time.monotonic()
     while time.monotonic() - start < timeout:
@@ -189,6 +199,8 @@ def test_an_io_run_keeps_finished_points_when_a_node_dies(cluster, target, tmp_p
 
     wait_for(lambda: finished_points() == 1, 120)
     wait_for(lambda: len(fio_pids(cluster)) >= 2, 30)  # the second point is running
+    scratch = scratch_dirs(cluster)
+    assert len(scratch) >= 2, scratch  # each host's fio runs from its own scratch folder
     os.kill(cluster.raylet_of("h2"), signal.SIGKILL)
     assert run.wait(timeout=120) == 1
     stderr = run.stderr.read()
@@ -198,6 +210,9 @@ def test_an_io_run_keeps_finished_points_when_a_node_dies(cluster, target, tmp_p
     assert "host h2" in results["points"][1]["error"]
     assert results["status"] == "failed"
     wait_for(lambda: not fio_pids(cluster) and not list(target.iterdir()), 30)
+    # the dead host's scratch folder too: Ray kills a dying worker's children, so the
+    # lifeline watcher that removes it must not be one of them (lifeline.py, detached)
+    wait_for(lambda: not [d for d in scratch if d.exists()], 30)
 
 
 def test_an_io_run_with_a_stalled_host_ends_naming_it_and_does_not_hang(cluster, target, tmp_path):

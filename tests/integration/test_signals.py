@@ -48,7 +48,7 @@ def test_a_signal_mid_point_ends_an_io_run_like_ctrl_c(dbstor, tmp_path, sig, to
     target.mkdir()
     out = tmp_path / "out"
     proc = dbstor.start(
-        "io", "--target", target, "--iodepth", "1,2,4", "--duration", "3", "--warmup", "0",
+        "io", "--target", target, "--iodepth", "1,2", "--duration", "6", "--warmup", "0",
         "--size", "16MiB", "--jobs", "2", "--out", out,
     )  # fmt: skip
     dbstor.wait_for_points(out, 1, proc)
