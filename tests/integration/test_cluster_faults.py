@@ -54,6 +54,11 @@ def fio_pids(cluster) -> list[int]:
     return [p for p in cluster.find("fio") if cluster.cmdline(p).split(" ")[0].endswith("fio")]
 
 
+def default_signals() -> None:
+    """A harness run under nohup passes SIGHUP on as ignored (dbstor keeps that choice)."""
+    signal.signal(signal.SIGHUP, signal.SIG_DFL)
+
+
 def scratch_dirs(cluster) -> set[Path]:
     """The dbstor-fio-* scratch folders the cluster's fio processes run from now."""
     found = set()
@@ -96,7 +101,13 @@ def test_ctrl_c_stops_every_host(cluster, target):
     assert list(target.iterdir()) == []
 
 
-def test_ctrl_c_on_an_io_run_stops_every_host_and_keeps_the_folder(cluster, target, tmp_path):
+@pytest.mark.parametrize(
+    ("sig", "status"), [(signal.SIGINT, 130), (signal.SIGTERM, 143), (signal.SIGHUP, 129)]
+)
+def test_ctrl_c_on_an_io_run_stops_every_host_and_keeps_the_folder(
+    cluster, target, tmp_path, sig, status
+):
+    """Ctrl-C, and SIGTERM and SIGHUP the same way, with their own exit statuses."""
     out = tmp_path / "results"
     run = cluster.popen(
         [
@@ -104,11 +115,12 @@ def test_ctrl_c_on_an_io_run_stops_every_host_and_keeps_the_folder(cluster, targ
             *("-m", "dbstor", "io", "--cluster", cluster.address, "--hosts", "h1,h2"),
             *("--target", str(target), "--iodepth", "1", "--duration", "60s"),
             *("--warmup", "0s", "--size", "16MiB", "--out", str(out), "--quiet"),
-        ]
+        ],
+        preexec_fn=default_signals,
     )
     wait_for(lambda: len(fio_pids(cluster)) >= 2, 120)
-    run.send_signal(signal.SIGINT)
-    assert run.wait(timeout=60) == 130, run.stderr.read()
+    run.send_signal(sig)
+    assert run.wait(timeout=60) == status, run.stderr.read()
     assert "interrupted" in run.stderr.read()
     assert json.loads(next(out.glob("*/results.json")).read_text())["status"] == "interrupted"
     assert fio_pids(cluster) == []
