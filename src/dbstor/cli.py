@@ -18,7 +18,13 @@ from collections.abc import Sequence
 from typing import NoReturn
 
 from dbstor import __version__
-from dbstor.errors import PointFailed, UserError
+from dbstor.errors import (
+    PointFailed,
+    UserError,
+    forget_stop_signal,
+    interruption,
+    note_stop_signal,
+)
 
 # One module per subcommand, in the order --help lists them.
 COMMANDS = (
@@ -76,20 +82,11 @@ def shortened(line: str) -> str:
 # SIGTERM (a polite kill, systemd) and SIGHUP (the terminal or SSH session closing) stop a run
 # as cleanly as Ctrl-C: finished points kept, everything started stopped.
 STOP_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
-_stopped_by: list[int] = []  # the signal that stopped this run, for its exit status
 
 
 def _stop_on_signal(signum: int, frame: object) -> None:
-    if not _stopped_by:
-        _stopped_by.append(signum)
+    note_stop_signal(signum)
     raise KeyboardInterrupt
-
-
-def interrupted_status() -> tuple[int, str]:
-    """The exit status (128 + the signal) and the name of what interrupted the run."""
-    signum = _stopped_by[0] if _stopped_by else signal.SIGINT
-    name = "Ctrl-C" if signum == signal.SIGINT else signal.Signals(signum).name
-    return 128 + signum, name
 
 
 def _value_flags(parser: argparse.ArgumentParser, argv: Sequence[str]) -> set[str]:
@@ -168,7 +165,7 @@ def empty_value(argv: Sequence[str], value_flags: set[str]) -> str | None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     if threading.current_thread() is threading.main_thread():
-        _stopped_by.clear()
+        forget_stop_signal()
         for signum in STOP_SIGNALS:
             if signal.getsignal(signum) is not signal.SIG_IGN:  # nohup's choice stands
                 signal.signal(signum, _stop_on_signal)
@@ -195,7 +192,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"dbstor: a load point failed: {exc}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
-        status, name = interrupted_status()
+        status, name = interruption()
         print(f"dbstor: interrupted ({name}); finished load points are kept", file=sys.stderr)
         return status
     except BrokenPipeError:

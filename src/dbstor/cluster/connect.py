@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import ipaddress
 import os
+import signal
 import socket
 import sys
+import threading
 from types import ModuleType
+from typing import Any
 
 from dbstor.errors import UserError
 
@@ -126,6 +129,7 @@ def connect(address: str) -> ModuleType:
         print(f"dbstor: warning: {warning}", file=sys.stderr)
     own_ip = local_address_toward(address)
     os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
+    kept = own_signal_handlers()
     try:
         ray.init(
             address=address,
@@ -139,4 +143,24 @@ def connect(address: str) -> ModuleType:
             f"cannot join the Ray cluster at {address}: {str(exc).splitlines()[0]}; "
             "check that it is a Ray head ('ray status --address ADDR' there)"
         ) from None
+    finally:
+        restore_signal_handlers(kept)
     return ray
+
+
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+
+def own_signal_handlers() -> dict[int, Any]:
+    """dbstor's handlers of the stop signals (cli.py: each ends the run like Ctrl-C)."""
+    if threading.current_thread() is not threading.main_thread():
+        return {}
+    return {sig: signal.getsignal(sig) for sig in STOP_SIGNALS}
+
+
+def restore_signal_handlers(kept: dict[int, Any]) -> None:
+    """Put them back: ray.init() installs its own SIGTERM handler, which would end the run
+    with status 1 and a stack dump instead of stopping every host and keeping the points."""
+    for sig, handler in kept.items():
+        if handler is not None:
+            signal.signal(sig, handler)
