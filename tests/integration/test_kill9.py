@@ -183,12 +183,12 @@ def test_kill9_of_a_mariadb_run_leaves_no_server_or_socket(dbstor, tmp_path, ser
     usable("mariadb")
     target = server_dir / "lun"
     target.mkdir()
-    args = ("run", "--engine", "mariadb", "--target", target)
+    args = ("run", "--engine", "mariadb", "--target", target, "--client-processes", "2")
     args += ("--users", "2", "--duration", "120", "--warmup", "0", "--scale", "50")
     proc = dbstor.start(*args, "--out", "out")
-    dbstor.wait_for_points(tmp_path / "out", 0, proc, timeout=240)
     _wait_for(proc, "a MariaDB server", lambda t: any("mariadbd" in _cmdline(p) for p in t))
-    time.sleep(5)  # loading and then measuring
+    me = _cmdline(proc.pid)  # the client processes are forked when the point starts
+    _wait_for(proc, "client processes", lambda t: sum(_cmdline(p) == me for p in t) >= 3)
     seen = _watch([proc.pid], 1.5)
     servers = [p for p in seen if "mariadbd" in _cmdline(p) or "mysqld" in _cmdline(p)]
     assert servers, {p: _cmdline(p) for p in seen}
