@@ -2,7 +2,8 @@
 
 This is the only place that turns exceptions into exit codes: UserError -> 2 with one
 line on stderr (an argparse refusal, an empty value and an OSError about a path too),
-PointFailed -> 1, Ctrl-C -> 130. Each subcommand lives in its own module
+PointFailed -> 1, Ctrl-C -> 130, SIGTERM -> 143, SIGHUP -> 129 (128 + the signal, as a
+shell reports it; the two stop as cleanly as Ctrl-C). Each subcommand lives in its own module
 under dbstor.commands and registers itself with `register(subparsers)`.
 """
 
@@ -17,7 +18,13 @@ from collections.abc import Sequence
 from typing import NoReturn
 
 from dbstor import __version__
-from dbstor.errors import PointFailed, UserError
+from dbstor.errors import (
+    PointFailed,
+    UserError,
+    forget_stop_signal,
+    interruption,
+    note_stop_signal,
+)
 
 # One module per subcommand, in the order --help lists them.
 COMMANDS = (
@@ -77,8 +84,14 @@ def shortened(line: str) -> str:
     return _LONG_WORD.sub(lambda m: f"{m.group()[:80]}...{m.group()[-60:]}", line)
 
 
-def _stop_on_sigterm(signum: int, frame: object) -> None:
-    raise KeyboardInterrupt  # a polite kill stops as cleanly as Ctrl-C: finished points are kept
+# SIGTERM (a polite kill, systemd) and SIGHUP (the terminal or SSH session closing) stop a run
+# as cleanly as Ctrl-C: finished points kept, everything started stopped.
+STOP_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
+
+
+def _stop_on_signal(signum: int, frame: object) -> None:
+    note_stop_signal(signum)
+    raise KeyboardInterrupt
 
 
 def _value_flags(parser: argparse.ArgumentParser, argv: Sequence[str]) -> set[str]:
@@ -157,7 +170,10 @@ def empty_value(argv: Sequence[str], value_flags: set[str]) -> str | None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     if threading.current_thread() is threading.main_thread():
-        signal.signal(signal.SIGTERM, _stop_on_sigterm)
+        forget_stop_signal()
+        for signum in STOP_SIGNALS:
+            if signal.getsignal(signum) is not signal.SIG_IGN:  # nohup's choice stands
+                signal.signal(signum, _stop_on_signal)
     parser = build_parser()
     given = list(sys.argv[1:] if argv is None else argv)
     value_flags = _value_flags(parser, given)
@@ -181,8 +197,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"dbstor: a load point failed: {exc}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
-        print("dbstor: interrupted; finished load points are kept", file=sys.stderr)
-        return 130
+        status, name = interruption()
+        print(f"dbstor: interrupted ({name}); finished load points are kept", file=sys.stderr)
+        return status
     except BrokenPipeError:
         return 0
     except OSError as exc:

@@ -3,6 +3,28 @@
 Only cli.py maps these to exit codes; everything else raises.
 """
 
+_stopped_by: list[int] = []  # the signal (SIGTERM, SIGHUP) that stopped this run, if one did
+
+
+def note_stop_signal(signum: int) -> None:
+    """Remember the first stop signal (cli.py's handler), for the exit status and words."""
+    if not _stopped_by:
+        _stopped_by.append(signum)
+
+
+def forget_stop_signal() -> None:
+    _stopped_by.clear()
+
+
+def interruption() -> tuple[int, str]:
+    """How the run was interrupted: exit status (128 + the signal) and a name for it
+    ("Ctrl-C", "SIGTERM", "SIGHUP")."""
+    import signal
+
+    signum = _stopped_by[0] if _stopped_by else signal.SIGINT
+    name = "Ctrl-C" if signum == signal.SIGINT else signal.Signals(signum).name
+    return 128 + signum, name
+
 
 class UserError(Exception):
     """Bad input or an unusable environment: one line naming the problem and the fix."""

@@ -1,12 +1,15 @@
 """Nothing dbstor starts outlives it, even after kill -9: one small watcher per dbstor process.
 
-On first use dbstor starts a watcher (`python -m dbstor.lifeline`) in its own session; the
-watcher's stdin is the read end of a pipe whose only writer is dbstor. dbstor tells it, one
-JSON line at a time, which process trees it started (a root pid and its start time) and
-which directories it made (path, device and inode), and forgets them again when it has
-cleaned them up itself. When the pipe reaches end of file -- dbstor ended, however: a clean
-exit, a traceback, SIGKILL, the OOM killer -- the watcher kills whatever is still alive in
-the trees it holds and removes the directories it still holds, then exits.
+On first use dbstor starts a watcher (`python -m dbstor.lifeline`, which forks away from
+its launcher so that it is no process's child) in its own session; the watcher's stdin is
+the read end of a pipe whose only writer is dbstor. dbstor tells it, one JSON line at a
+time, which process trees it started (a root pid and its start time) and which directories
+it made (path, device and inode), and forgets them again when it has cleaned them up
+itself. When the pipe reaches end of file -- dbstor ended, however: a clean exit, a
+traceback, SIGKILL, the OOM killer -- the watcher kills whatever is still alive in the
+trees it holds and removes the directories it still holds (and the shared memory segments
+in /dev/shm that a managed PostgreSQL's processes had mapped: they outlive a killed
+server), then exits.
 
 Why a watcher and not PR_SET_PDEATHSIG: the parent-death signal is cleared when a child
 switches credentials (a server runs as the postgres or mysql account), it fires when the
@@ -115,10 +118,10 @@ def _start_watcher() -> None:
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [package_root, env.get("PYTHONPATH")]))
     try:
-        watcher = subprocess.Popen(
+        launcher = subprocess.Popen(
             [sys.executable, "-m", "dbstor.lifeline"],
             stdin=read_end,
-            stdout=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
             cwd="/",  # never keep a target's file system busy
             env=env,
@@ -129,7 +132,10 @@ def _start_watcher() -> None:
         raise
     finally:
         os.close(read_end)
-    _state.update(owner=os.getpid(), fd=write_end, watcher=watcher)
+    with launcher:  # it prints the watcher's pid, then exits
+        assert launcher.stdout is not None
+        line = launcher.stdout.readline()
+    _state.update(owner=os.getpid(), fd=write_end, watcher=int(line) if line.strip() else None)
 
 
 def _send(message: dict[str, Any]) -> None:
@@ -144,11 +150,14 @@ def _send(message: dict[str, Any]) -> None:
             os.write(_state["fd"], line)
 
 
-def watch_tree(pid: int) -> None:
-    """Kill this process and all its descendants if dbstor dies before forget_tree(pid)."""
+def watch_tree(pid: int, shm_prefix: str | None = None) -> None:
+    """Kill this process and all its descendants if dbstor dies before forget_tree(pid).
+    With shm_prefix (PostgreSQL's "PostgreSQL."), the /dev/shm segments of that name the
+    tree has mapped at that moment are recorded (device, inode) and removed after the kill."""
     started = start_time(pid)
     if started:
-        _send({"op": "tree", "pid": pid, "start": started})
+        message = {"op": "tree", "pid": pid, "start": started}
+        _send({**message, "shm": shm_prefix} if shm_prefix else message)
 
 
 def forget_tree(pid: int) -> None:
@@ -181,8 +190,7 @@ def scratch_dir(prefix: str = "dbstor-") -> Iterator[Path]:
 
 def watcher_pid() -> int | None:
     """The watcher's pid in this process (None before first use); for tests."""
-    watcher = _state["watcher"]
-    return watcher.pid if watcher is not None and _state["owner"] == os.getpid() else None
+    return _state["watcher"] if _state["owner"] == os.getpid() else None
 
 
 # --- the watcher's side -----------------------------------------------------------------
@@ -254,9 +262,51 @@ def remove_dirs(dirs: dict[str, tuple[int, int]], grace_s: float = 5.0) -> None:
             shutil.rmtree(path, ignore_errors=True)
 
 
+SHM = "/dev/shm"
+
+
+def mapped_segments(trees: dict[int, str], prefixes: dict[int, str]) -> dict[str, tuple]:
+    """The /dev/shm files named prefixes[root]* that a live process of root's tree maps
+    now: path -> (device major, minor, inode, owner uid), read from /proc/PID/maps."""
+    children, found = _children(), {}
+    for root, prefix in prefixes.items():
+        if root not in trees or not _alive(root, trees[root]):
+            continue
+        for pid, _ in _tree(root, children):
+            try:
+                maps = Path(f"/proc/{pid}/maps").read_text()
+                uid = os.stat(f"/proc/{pid}").st_uid
+            except OSError:
+                continue
+            for line in maps.splitlines():
+                parts = line.split(maxsplit=5)
+                if len(parts) < 6 or not parts[5].startswith(f"{SHM}/{prefix}"):
+                    continue
+                path = parts[5].removesuffix(" (deleted)")
+                if os.path.dirname(path) == SHM:
+                    major, minor = (int(x, 16) for x in parts[3].split(":"))
+                    found[path] = (major, minor, int(parts[4]), uid)
+    return found
+
+
+def remove_segments(segments: dict[str, tuple]) -> None:
+    """Unlink each recorded segment that is still the same file (device, inode, owner):
+    never a link, never a segment of the same name made since by someone else."""
+    for path, (major, minor, ino, uid) in segments.items():
+        try:
+            info = os.lstat(path)
+        except OSError:
+            continue
+        same = (os.major(info.st_dev), os.minor(info.st_dev), info.st_ino, info.st_uid)
+        if stat.S_ISREG(info.st_mode) and same == (major, minor, ino, uid):
+            with contextlib.suppress(OSError):
+                os.unlink(path)
+
+
 def watch(stream: Any) -> None:
     """Read registrations until end of file, then kill and remove what is still held."""
     trees: dict[int, str] = {}
+    shm: dict[int, str] = {}  # root pid -> the /dev/shm name prefix of its segments
     dirs: dict[str, tuple[int, int]] = {}
     for raw in stream:
         try:
@@ -264,21 +314,36 @@ def watch(stream: Any) -> None:
             op = message["op"]
             if op == "tree":
                 trees[int(message["pid"])] = str(message["start"])
+                if message.get("shm"):
+                    shm[int(message["pid"])] = str(message["shm"]).replace("/", "")
             elif op == "forget-tree":
                 trees.pop(int(message["pid"]), None)
+                shm.pop(int(message["pid"]), None)
             elif op == "dir":
                 dirs[str(message["path"])] = (int(message["dev"]), int(message["ino"]))
             elif op == "forget-dir":
                 dirs.pop(str(message["path"]), None)
         except (ValueError, KeyError, TypeError):
             continue
+    segments = mapped_segments(trees, shm)  # while the processes that map them still live
     kill_trees(trees)
+    remove_segments(segments)
     remove_dirs(dirs)
 
 
 def main() -> None:
+    """Fork: the parent prints the watcher's pid and exits, the child watches. So the
+    watcher is nobody's child: a supervisor that kills the children of a process that
+    ends (Ray kills a dying worker's) cannot take it down with dbstor."""
     for sig in (signal.SIGINT, signal.SIGHUP, signal.SIGPIPE):
         signal.signal(sig, signal.SIG_IGN)
+    child = os.fork()
+    if child:
+        print(child, flush=True)
+        os._exit(0)
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, 1)  # the launcher's reader sees its end
+    os.close(devnull)
     watch(sys.stdin.buffer)
 
 

@@ -54,9 +54,10 @@ def _env(env: dict[str, str] | None) -> dict[str, str]:
 
 
 def _default_interrupt() -> None:
-    """Give the child Ctrl-C's default handling: a harness started in the background
-    (nohup ... &) passes SIGINT on as ignored, and the Ctrl-C tests would then hang."""
+    """Give the child Ctrl-C's (and SIGHUP's) default handling: a harness started in the
+    background (nohup ... &) passes them on as ignored, and the signal tests would then hang."""
     signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.signal(signal.SIGHUP, signal.SIG_DFL)
 
 
 class Dbstor:

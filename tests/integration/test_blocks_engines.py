@@ -7,8 +7,6 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import importlib
-import importlib.util
 import math
 import multiprocessing
 import pickle
@@ -22,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from needs import engines_for, not_applicable, usable
 
 from dbstor.drivers.users import Instance, VirtualUsers
 from dbstor.engines.base import Engine, EngineSettings, ErrorKind
@@ -33,25 +32,6 @@ pytestmark = pytest.mark.integration
 USERS, ROWS, SEED = 3, 2000, 5
 OPTIONS = {"update_pct": 40, "batch": 2}
 DRIVE_S = 3.0
-ENGINES = {  # name: (module, class, driver)
-    "sqlite": ("dbstor.engines.sqlite", "SQLiteEngine", None),
-    "postgres": ("dbstor.engines.postgres", "PostgresEngine", "psycopg"),
-    "mariadb": ("dbstor.engines.mariadb", "MariaDBEngine", "pymysql"),
-}
-
-
-def _engine_class(kind: str) -> type[Engine]:
-    """The engine class, or skip saying what is missing."""
-    module_name, class_name, driver = ENGINES[kind]
-    if driver and importlib.util.find_spec(driver) is None:
-        pytest.skip(f"the {driver} driver is not installed")
-    module = importlib.import_module(module_name)
-    cls = getattr(module, class_name)
-    if kind == "postgres" and module.find_bindir() is None:
-        pytest.skip("no PostgreSQL server binaries here")
-    if kind == "mariadb" and cls.find_server() is None:
-        pytest.skip("no MariaDB server binaries here")
-    return cls
 
 
 def query(conn: Any, sql: str, params: tuple = ()) -> list[tuple]:
@@ -93,9 +73,9 @@ def build(engine: Engine, said: list[str]) -> tuple[BlocksWorkload, LoadReport]:
     return workload, workload.create(engine, said.append)
 
 
-@pytest.fixture(scope="module", params=sorted(ENGINES))
+@pytest.fixture(scope="module", params=engines_for(BlocksWorkload.dialects))
 def built(request: pytest.FixtureRequest) -> Iterator[Built]:
-    cls = _engine_class(request.param)
+    cls = usable(request.param)
     base = Path(tempfile.mkdtemp(prefix="dbstor-blocks-"))
     base.chmod(0o711)  # the server's account must reach its directories
     data = [base / "d1", base / "d2"]
@@ -276,7 +256,7 @@ def test_rebuild_from_the_same_seed_gives_the_same_data(built):
 def test_a_lost_connection_is_fatal(built):
     engine = built.engine
     if engine.dialect == "sqlite":
-        pytest.skip("SQLite is embedded: no connection to lose")
+        not_applicable("SQLite is embedded: no connection to lose")
     conn, admin = engine.connect(), engine.connect()
     try:
         session = built.workload.session(engine, conn, 0)
@@ -348,7 +328,7 @@ def test_server_loop_visits_the_blocks_it_says(built):
     fetching one row; an update call of batch b updates b rows in one commit."""
     engine = built.engine
     if engine.dialect != "postgres":
-        pytest.skip("PostgreSQL's per-table counters")
+        not_applicable("PostgreSQL's per-table counters")
     batch, reads, updates, table = 5, 40, 12, "user_3"
     workload = BlocksWorkload(ROWS, seed=SEED, options={"batch": batch, "server_loop": True})
     workload.expect_users(USERS)
@@ -383,7 +363,7 @@ def test_server_loop_visits_the_blocks_it_says(built):
 def test_server_loop_honours_update_pct(built, update_pct):
     engine = built.engine
     if engine.dialect == "sqlite":
-        pytest.skip("SQLite runs client statements")
+        not_applicable("SQLite runs client statements")
     workload = BlocksWorkload(
         ROWS, seed=SEED, options={"batch": 3, "update_pct": update_pct, "server_loop": True}
     )
@@ -431,7 +411,7 @@ def test_server_loop_keys_repeat_from_the_same_seed(built):
     workload seed updates the same rows, in any engine that runs the loop."""
     engine = built.engine
     if engine.dialect == "sqlite":
-        pytest.skip("SQLite runs client statements")
+        not_applicable("SQLite runs client statements")
     changes = []
     for _ in range(2):
         workload = BlocksWorkload(ROWS, seed=SEED + 1, options={"batch": 5, "server_loop": True})

@@ -3,8 +3,6 @@ two data paths, every transaction from three threads, the data's invariants."""
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
 import shutil
 import tempfile
 from collections.abc import Iterator
@@ -13,6 +11,7 @@ from typing import Any
 
 import brokerage_checks as checks
 import pytest
+from needs import engines_for, usable
 
 from dbstor.engines.base import Engine, EngineSettings
 from dbstor.workloads.brokerage import MIX, BrokerageWorkload
@@ -23,31 +22,9 @@ SCALE = 100
 BUFFER = 16 << 20
 
 
-ENGINES = {  # name: (module, class, driver)
-    "postgres": ("dbstor.engines.postgres", "PostgresEngine", "psycopg"),
-    "mariadb": ("dbstor.engines.mariadb", "MariaDBEngine", "pymysql"),
-}
-
-
-def _engine_class(kind: str) -> type[Engine]:
-    """The engine class, or skip saying what is missing."""
-    module_name, class_name, driver = ENGINES[kind]
-    if importlib.util.find_spec(driver) is None:
-        pytest.skip(f"the {driver} driver is not installed")
-    try:
-        module = importlib.import_module(module_name)
-        cls = getattr(module, class_name)
-    except (ImportError, AttributeError) as exc:
-        pytest.skip(f"{module_name}.{class_name} is not there ({exc})")
-    missing = module.find_bindir() is None if kind == "postgres" else cls.find_server() is None
-    if missing:
-        pytest.skip(f"no {cls.title} server binaries here")
-    return cls
-
-
-@pytest.fixture(scope="module", params=sorted(ENGINES))
+@pytest.fixture(scope="module", params=engines_for(BrokerageWorkload.dialects, servers=True))
 def built(request: pytest.FixtureRequest) -> Iterator[tuple[Engine, BrokerageWorkload, Any, Path]]:
-    cls = _engine_class(request.param)
+    cls = usable(request.param)
     base = Path(tempfile.mkdtemp(prefix="dbstor-brokerage-"))
     base.chmod(0o711)  # the server's account must reach its directories
     data = [base / "d1", base / "d2"]

@@ -54,6 +54,21 @@ def fio_pids(cluster) -> list[int]:
     return [p for p in cluster.find("fio") if cluster.cmdline(p).split(" ")[0].endswith("fio")]
 
 
+def default_signals() -> None:
+    """A harness run under nohup passes SIGHUP on as ignored (dbstor keeps that choice)."""
+    signal.signal(signal.SIGHUP, signal.SIG_DFL)
+
+
+def scratch_dirs(cluster) -> set[Path]:
+    """The dbstor-fio-* scratch folders the cluster's fio processes run from now."""
+    found = set()
+    for pid in fio_pids(cluster):
+        for word in cluster.cmdline(pid).split(" "):
+            if "/dbstor-fio-" in word:
+                found.add(Path(word.split("=", 1)[-1]).parent)
+    return found
+
+
 def wait_for(predicate, timeout: float) -> float:
     start = time.monotonic()
     while time.monotonic() - start < timeout:
@@ -86,7 +101,13 @@ def test_ctrl_c_stops_every_host(cluster, target):
     assert list(target.iterdir()) == []
 
 
-def test_ctrl_c_on_an_io_run_stops_every_host_and_keeps_the_folder(cluster, target, tmp_path):
+@pytest.mark.parametrize(
+    ("sig", "status"), [(signal.SIGINT, 130), (signal.SIGTERM, 143), (signal.SIGHUP, 129)]
+)
+def test_ctrl_c_on_an_io_run_stops_every_host_and_keeps_the_folder(
+    cluster, target, tmp_path, sig, status
+):
+    """Ctrl-C, and SIGTERM and SIGHUP the same way, with their own exit statuses."""
     out = tmp_path / "results"
     run = cluster.popen(
         [
@@ -94,15 +115,16 @@ def test_ctrl_c_on_an_io_run_stops_every_host_and_keeps_the_folder(cluster, targ
             *("-m", "dbstor", "io", "--cluster", cluster.address, "--hosts", "h1,h2"),
             *("--target", str(target), "--iodepth", "1", "--duration", "60s"),
             *("--warmup", "0s", "--size", "16MiB", "--out", str(out), "--quiet"),
-        ]
+        ],
+        preexec_fn=default_signals,
     )
     wait_for(lambda: len(fio_pids(cluster)) >= 2, 120)
-    run.send_signal(signal.SIGINT)
-    assert run.wait(timeout=60) == 130, run.stderr.read()
+    run.send_signal(sig)
+    assert run.wait(timeout=60) == status, run.stderr.read()
     assert "interrupted" in run.stderr.read()
     assert json.loads(next(out.glob("*/results.json")).read_text())["status"] == "interrupted"
     assert fio_pids(cluster) == []
-    assert list(target.iterdir()) == []
+    wait_for(lambda: not list(target.iterdir()), 30)  # each host's agent removes its own
 
 
 def test_a_killed_coordinator_leaves_no_load_within_30_s(cluster, target):
@@ -189,6 +211,8 @@ def test_an_io_run_keeps_finished_points_when_a_node_dies(cluster, target, tmp_p
 
     wait_for(lambda: finished_points() == 1, 120)
     wait_for(lambda: len(fio_pids(cluster)) >= 2, 30)  # the second point is running
+    scratch = scratch_dirs(cluster)
+    assert len(scratch) >= 2, scratch  # each host's fio runs from its own scratch folder
     os.kill(cluster.raylet_of("h2"), signal.SIGKILL)
     assert run.wait(timeout=120) == 1
     stderr = run.stderr.read()
@@ -198,6 +222,9 @@ def test_an_io_run_keeps_finished_points_when_a_node_dies(cluster, target, tmp_p
     assert "host h2" in results["points"][1]["error"]
     assert results["status"] == "failed"
     wait_for(lambda: not fio_pids(cluster) and not list(target.iterdir()), 30)
+    # the dead host's scratch folder too: Ray kills a dying worker's children, so the
+    # lifeline watcher that removes it must not be one of them (lifeline.py, detached)
+    wait_for(lambda: not [d for d in scratch if d.exists()], 30)
 
 
 def test_an_io_run_with_a_stalled_host_ends_naming_it_and_does_not_hang(cluster, target, tmp_path):

@@ -277,11 +277,22 @@ def test_unreachable_server_is_one_line(dbstor):
 
 
 def test_engine_without_its_binary_is_one_line(dbstor, tmp_path):
-    availability = engine_class("mysql").availability()
-    if availability.usable:
-        pytest.skip("a MySQL server is installed here")
-    proc = dbstor("run", "--engine", "mysql", "--target", tmp_path, "--users", "1", *SHORT)
-    dbstor.assert_user_error(proc, "not usable here")
+    """On every machine, with or without MySQL: a `mysqld` first on PATH that is MariaDB's
+    (as Debian's is) is no MySQL server, so the mysql engine has no binary to run."""
+    fake = tmp_path / "bin"
+    fake.mkdir()
+    (fake / "mysqld").write_text(
+        "#!/bin/sh\necho 'mysqld  Ver 10.11.6-MariaDB for debian-linux-gnu'\n"
+    )
+    (fake / "mysqld").chmod(0o755)
+    env = {**os.environ, "PATH": f"{fake}{os.pathsep}{os.environ['PATH']}"}
+    target = tmp_path / "lun"
+    target.mkdir()
+    args = ("run", "--engine", "mysql", "--target", target, "--users", "1", *SHORT)
+    proc = dbstor(*args, "--out", tmp_path / "out", env=env)
+    dbstor.assert_user_error(proc, "no MySQL server binary", "install mysql-server", "--dsn")
+    assert list(target.iterdir()) == []  # nothing made on the target, no run folder
+    assert not (tmp_path / "out").exists()
 
 
 def test_unknown_engine_and_unwritable_target(dbstor, tmp_path, loop_fs):

@@ -1,6 +1,6 @@
 """kill -9 of dbstor mid-point: nothing it started keeps running (managed PostgreSQL and
 MariaDB with their children, fio and its jobs, forked client processes), the socket and
-instance directories it made are gone, the run folder reads as interrupted, and a re-run on
+instance directories it made are gone (and the managed PostgreSQL's /dev/shm segments), the run folder reads as interrupted, and a re-run on
 the same target works."""
 
 from __future__ import annotations
@@ -63,6 +63,21 @@ def _cgroups_of(pid: int) -> list[Path]:
                 found.append(Path(mount + path))
                 break
     assert found, Path(f"/proc/{pid}/cgroup").read_text()
+    return found
+
+
+def _shm_segments(pids) -> set[Path]:
+    """The /dev/shm/PostgreSQL.* segments these processes map (dynamic shared memory)."""
+    found = set()
+    for pid in pids:
+        try:
+            maps = Path(f"/proc/{pid}/maps").read_text()
+        except OSError:
+            continue
+        for line in maps.splitlines():
+            name = line.split(maxsplit=5)[-1]
+            if name.startswith("/dev/shm/PostgreSQL."):
+                found.add(Path(name.removesuffix(" (deleted)")))
     return found
 
 
@@ -145,7 +160,15 @@ def test_kill9_of_a_postgres_run_leaves_no_server_client_or_socket(dbstor, tmp_p
     assert clients and len(backends) > 1, {p: _cmdline(p) for p in seen}
     instance = pidfile.parent.parent
     cgroups = _cgroups_of(postmaster)
-    took = _kill_and_wait(proc, seen, [sockdir, instance, *cgroups])
+    segments = _shm_segments(seen)
+    assert segments, "the server maps no /dev/shm/PostgreSQL.* segment"
+    foreign = Path(f"/dev/shm/PostgreSQL.{os.getpid()}")  # not the server's: must stay
+    foreign.write_bytes(b"someone else's")
+    try:
+        took = _kill_and_wait(proc, seen, [sockdir, instance, *cgroups, *segments])
+        assert foreign.read_bytes() == b"someone else's"
+    finally:
+        foreign.unlink()
     print(
         f"postgres, {len(backends)} server and {len(clients)} client processes gone {took:.1f} s after kill -9"
     )
@@ -160,12 +183,12 @@ def test_kill9_of_a_mariadb_run_leaves_no_server_or_socket(dbstor, tmp_path, ser
     usable("mariadb")
     target = server_dir / "lun"
     target.mkdir()
-    args = ("run", "--engine", "mariadb", "--target", target)
+    args = ("run", "--engine", "mariadb", "--target", target, "--client-processes", "2")
     args += ("--users", "2", "--duration", "120", "--warmup", "0", "--scale", "50")
     proc = dbstor.start(*args, "--out", "out")
-    dbstor.wait_for_points(tmp_path / "out", 0, proc, timeout=240)
     _wait_for(proc, "a MariaDB server", lambda t: any("mariadbd" in _cmdline(p) for p in t))
-    time.sleep(5)  # loading and then measuring
+    me = _cmdline(proc.pid)  # the client processes are forked when the point starts
+    _wait_for(proc, "client processes", lambda t: sum(_cmdline(p) == me for p in t) >= 3)
     seen = _watch([proc.pid], 1.5)
     servers = [p for p in seen if "mariadbd" in _cmdline(p) or "mysqld" in _cmdline(p)]
     assert servers, {p: _cmdline(p) for p in seen}

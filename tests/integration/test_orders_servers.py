@@ -6,8 +6,6 @@ consistency conditions, and sessions in a forked child process."""
 from __future__ import annotations
 
 import hashlib
-import importlib
-import importlib.util
 import multiprocessing
 import random
 import shutil
@@ -18,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from needs import engines_for, usable
 
 from dbstor.drivers.users import Instance, VirtualUsers
 from dbstor.engines.base import Engine, EngineSettings
@@ -33,11 +32,7 @@ WAREHOUSES = 2
 SEED = 6
 # InnoDB builds far faster when the data fits its pool; PostgreSQL COPYs through a small
 # ring either way, and a big pool only makes its shutdown checkpoint longer
-BUFFER = {"postgres": 64 << 20, "mariadb": 256 << 20}
-ENGINES = {  # name: (module, class, driver)
-    "postgres": ("dbstor.engines.postgres", "PostgresEngine", "psycopg"),
-    "mariadb": ("dbstor.engines.mariadb", "MariaDBEngine", "pymysql"),
-}
+BUFFER = {"postgres": 64 << 20, "mysql": 256 << 20}  # by dialect: MariaDB and MySQL are InnoDB
 # the rows a run can change, in a fixed order, and every table's row count
 CHANGED = {
     "warehouse": "SELECT * FROM warehouse ORDER BY w_id",
@@ -71,22 +66,9 @@ class Pair:
     statements: OrdersWorkload
 
 
-def _engine_class(kind: str) -> type[Engine]:
-    """The engine class, or skip saying what is missing."""
-    module_name, class_name, driver = ENGINES[kind]
-    if importlib.util.find_spec(driver) is None:
-        pytest.skip(f"the {driver} driver is not installed")
-    module = importlib.import_module(module_name)
-    cls = getattr(module, class_name)
-    missing = module.find_bindir() is None if kind == "postgres" else cls.find_server() is None
-    if missing:
-        pytest.skip(f"no {cls.title} server binaries here")
-    return cls
-
-
-@pytest.fixture(scope="module", params=sorted(ENGINES))
+@pytest.fixture(scope="module", params=engines_for(OrdersWorkload.dialects, servers=True))
 def pair(request: pytest.FixtureRequest) -> Iterator[Pair]:
-    cls = _engine_class(request.param)
+    cls = usable(request.param)
     base = Path(tempfile.mkdtemp(prefix="dbstor-orders-"))
     base.chmod(0o711)  # the server's account must reach its directories
     engines = []
@@ -96,7 +78,7 @@ def pair(request: pytest.FixtureRequest) -> Iterator[Pair]:
             for d in data:
                 d.mkdir()
             settings = EngineSettings(
-                paths={"data": data}, buffer_bytes=BUFFER[request.param], instance=n
+                paths={"data": data}, buffer_bytes=BUFFER[cls.dialect], instance=n
             )
             engines.append(cls(settings))
             engines[-1].start()

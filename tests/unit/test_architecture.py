@@ -20,19 +20,11 @@ MAX_LINES = 400
 
 # Layers below the runs: they never reach up into what runs them or shows their results.
 LOWER_LAYERS = ("drivers", "engines", "workloads", "telemetry", "analysis")
-UPPER_MODULES = (
-    "dbstor.runs",
-    "dbstor.report",
-    "dbstor.commands",
-    "dbstor.cli",
-    # the runner modules before they moved into dbstor.runs
-    "dbstor.sweep",
-    "dbstor.db_sweep",
-    "dbstor.dss_sweep",
-    "dbstor.study_runner",
-    "dbstor.points",
-    "dbstor.progress",
-)
+UPPER_MODULES = ("dbstor.runs", "dbstor.cluster", "dbstor.report", "dbstor.commands", "dbstor.cli")
+# Several hosts through Ray: it places the runs' points (runs' workers) on hosts, so it sits
+# above the runs and below the commands; nothing under it reaches up into it.
+CLUSTER = "dbstor.cluster"
+ABOVE_CLUSTER = ("dbstor.commands", "dbstor.cli", "dbstor.report")
 # Under everything: they import only each other (and the standard library).
 FOUNDATION = (
     "dbstor.errors",
@@ -259,6 +251,31 @@ def test_lower_layers_never_import_runs_report_or_commands() -> None:
         if _in(target, UPPER_MODULES)
     ]
     assert not failures, "\n".join(failures)
+
+
+def test_the_cluster_layer_sits_between_the_runs_and_the_commands() -> None:
+    """runs and the layers below never import cluster (a single-host run needs no Ray);
+    cluster never imports the commands, the CLI or the report."""
+    below = tuple(f"dbstor.{layer}" for layer in (*LOWER_LAYERS, "runs"))
+    failures = [
+        f"{_rel(m)}:{line}: {m.name} imports {target} (layer rule: "
+        f"{', '.join(below)} never import {CLUSTER}; {CLUSTER} never imports "
+        f"{', '.join(ABOVE_CLUSTER)})"
+        for m in modules().values()
+        for target, line, _ in m.imports.edges
+        if (_in(m.name, below + FOUNDATION) and _in(target, (CLUSTER,)))
+        or (_in(m.name, (CLUSTER,)) and _in(target, ABOVE_CLUSTER))
+    ]
+    assert not failures, "\n".join(failures)
+
+
+def test_every_module_the_layers_name_exists() -> None:
+    """A rule about a module that is gone checks nothing: every name above is a module or
+    package of src/dbstor today."""
+    named = {*UPPER_MODULES, *FOUNDATION, *ABOVE_CLUSTER, CLUSTER}
+    named |= {f"dbstor.{layer}" for layer in LOWER_LAYERS}
+    missing = sorted(n for n in named if n not in modules())
+    assert missing == [], f"the layer rules name modules that do not exist: {missing}"
 
 
 def test_the_foundation_imports_only_the_foundation() -> None:

@@ -143,3 +143,64 @@ def test_a_running_folder_whose_writer_is_gone_reads_as_interrupted(tmp_path):
     written["owner"]["host"] = "elsewhere"  # another host: cannot tell, stays as written
     (tmp_path / "results.json").write_text(json.dumps(written), encoding="utf-8")
     assert load_run(tmp_path).status == "running"
+
+
+def _record(path: Path) -> tuple[int, int, int, int]:
+    info = os.lstat(path)
+    return os.major(info.st_dev), os.minor(info.st_dev), info.st_ino, info.st_uid
+
+
+def test_only_the_recorded_segment_is_removed_never_a_replacement_or_a_link(tmp_path):
+    kept, replaced, linked = tmp_path / "a", tmp_path / "b", tmp_path / "c"
+    for path in (kept, replaced, linked):
+        path.write_bytes(b"segment")
+    recorded = {str(p): _record(p) for p in (kept, replaced, linked)}
+    (tmp_path / "new").write_bytes(b"someone else's, made since")
+    os.replace(tmp_path / "new", replaced)
+    (tmp_path / "victim").write_bytes(b"victim")
+    linked.unlink()
+    linked.symlink_to(tmp_path / "victim")
+    lifeline.remove_segments(recorded)
+    assert not kept.exists()
+    assert replaced.read_bytes() == b"someone else's, made since"
+    assert linked.is_symlink() and (tmp_path / "victim").read_bytes() == b"victim"
+
+
+def test_a_mapped_segment_of_a_watched_tree_is_removed_when_its_owner_is_killed(tmp_path):
+    """A real server process maps a /dev/shm file (as PostgreSQL's dynamic shared memory
+    does); its owner registers it with the prefix and is SIGKILLed; another /dev/shm file
+    of the same prefix stays."""
+    prefix = f"dbstor-test-{os.getpid()}."
+    mapped, other = Path(f"/dev/shm/{prefix}1"), Path(f"/dev/shm/{prefix}2")
+    other.write_bytes(b"x" * 4096)
+    server = (
+        "import mmap, os, sys, time\n"
+        f"fd = os.open({str(mapped)!r}, os.O_CREAT | os.O_RDWR, 0o600)\n"
+        "os.ftruncate(fd, 4096); held = mmap.mmap(fd, 4096); print(flush=True); time.sleep(300)"
+    )
+    code = textwrap.dedent(
+        f"""
+        import subprocess, sys, time
+        from dbstor import lifeline
+        server = subprocess.Popen([sys.executable, "-c", {server!r}], stdout=subprocess.PIPE)
+        server.stdout.readline()
+        lifeline.watch_tree(server.pid, {prefix!r})
+        print(lifeline.watcher_pid(), flush=True)
+        time.sleep(300)
+        """
+    )
+    owner = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+    try:
+        watcher = int(owner.stdout.readline())
+        assert mapped.exists()
+        owner.kill()
+        owner.wait(10)
+        deadline = time.monotonic() + 20
+        while _alive(watcher) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not mapped.exists()
+        assert other.exists()
+    finally:
+        owner.kill()
+        for path in (mapped, other):
+            path.unlink(missing_ok=True)

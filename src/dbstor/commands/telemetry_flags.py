@@ -62,6 +62,12 @@ def add_telemetry_flags(parser: argparse.ArgumentParser) -> None:
         metavar="N",
         help="serve dbstor's live figures for Prometheus at http://127.0.0.1:N/metrics",
     )
+    group.add_argument(
+        "--metrics-address",
+        metavar="IP",
+        help="listen for --metrics-port on this address instead of 127.0.0.1 "
+        "(e.g. a private one, so that a Prometheus on another host can scrape)",
+    )
 
 
 def telemetry_from_args(args: argparse.Namespace) -> TelemetryConfig | None:
@@ -69,6 +75,7 @@ def telemetry_from_args(args: argparse.Namespace) -> TelemetryConfig | None:
     storage_queries = _queries(args.storage_query, "--storage-query")
     db_host_queries = _queries(args.db_host_query, "--db-host-query")
     given = (args.prometheus, args.storage, args.storage_select, args.db_host, args.metrics_port)
+    given += (args.metrics_address,)
     if all(v in (None, "") for v in given) and not storage_queries and not db_host_queries:
         return None
     return TelemetryConfig(
@@ -77,6 +84,7 @@ def telemetry_from_args(args: argparse.Namespace) -> TelemetryConfig | None:
         storage_select=args.storage_select or "",
         db_host=args.db_host,
         metrics_port=args.metrics_port,
+        metrics_address=args.metrics_address,
         storage_queries=storage_queries,
         db_host_queries=db_host_queries,
     )

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import select
 import threading
-import time
 from collections.abc import Sequence
 from typing import Any, Protocol
 
@@ -34,6 +33,7 @@ class LoopDriver(Protocol):
     @property
     def stop(self) -> threading.Event: ...
     def fail(self, exc: BaseException, engine: Engine | None = None) -> None: ...
+    def clock(self) -> float: ...
 
 
 class LoopUser(Protocol):
@@ -112,7 +112,7 @@ def _loop(driver: LoopDriver, users: Sequence[LoopUser], sockets: _Sockets) -> N
             sent = 0
             if outcome == "retry":
                 sent = _send(driver, sockets, flight, flight.txn, flight.attempt + 1)
-            elif outcome != "fatal" and time.monotonic() < window.end:
+            elif outcome != "fatal" and driver.clock() < window.end:
                 sent = _send(driver, sockets, flight, flight.user.pick(), 0)
             if not sent and flight.fd is not None:  # this user is done
                 sockets.unregister(flight.fd)
@@ -129,7 +129,7 @@ def _send(
 ) -> int:
     """Submit the user's next transaction: 1 when it is on the wire, else 0."""
     while not driver.stop.is_set():
-        flight.txn, flight.attempt, flight.started = txn, attempt, time.monotonic()
+        flight.txn, flight.attempt, flight.started = txn, attempt, driver.clock()
         try:
             fd = flight.user.session.submit(txn)
         except Exception as exc:
@@ -155,7 +155,7 @@ def _receive(driver: LoopDriver, flight: _InFlight) -> Any:
         return _failed(driver, flight, exc)
     if done is None:
         return None
-    finished = time.monotonic()
+    finished = driver.clock()
     measure_start = driver.window.measure_start
     if flight.started >= measure_start:
         ns = (finished - flight.started) * 1e9

@@ -13,13 +13,15 @@ import queue
 import random
 import threading
 import time
+from collections.abc import Callable
 
 ARRIVAL_BATCH_S = 0.0005  # arrivals due within this much of now are released together
 
 
 class Arrivals(threading.Thread):
-    """Releases intended start times (time.monotonic) at `rate` per second, from `start`
-    until `end`, onto `due`; counts those falling in the measured window."""
+    """Releases intended start times (on `clock`, time.monotonic unless a test gives its
+    own) at `rate` per second, from `start` until `end`, onto `due`; counts those falling
+    in the measured window."""
 
     def __init__(
         self,
@@ -29,6 +31,7 @@ class Arrivals(threading.Thread):
         end: float,
         stop: threading.Event,
         seed: int,
+        clock: Callable[[], float] = time.monotonic,
     ):
         super().__init__(name="dbstor-arrivals", daemon=True)
         if rate <= 0:
@@ -36,13 +39,14 @@ class Arrivals(threading.Thread):
         self.rate, self.start_at, self.measure_start, self.end = rate, start, measure_start, end
         self.stop_event = stop
         self.rng = random.Random(seed)
+        self.clock = clock
         self.due: queue.SimpleQueue[float] = queue.SimpleQueue()
         self.in_window = 0  # arrivals with measure_start <= intended < end
 
     def run(self) -> None:
         t = self.start_at + self.rng.expovariate(self.rate)
         while t < self.end and not self.stop_event.is_set():
-            wait = t - time.monotonic()
+            wait = t - self.clock()
             if wait > ARRIVAL_BATCH_S and self.stop_event.wait(wait):
                 return
             self.due.put(t)

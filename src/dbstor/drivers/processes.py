@@ -24,14 +24,14 @@ from dbstor.drivers.tally import DriveResult, error_line, merge, merge_results
 from dbstor.drivers.users import Instance, VirtualUsers
 from dbstor.drivers.window import Window
 
-HELD_SIGNALS = {signal.SIGINT, signal.SIGTERM}
+HELD_SIGNALS = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP}
 START_MARGIN_S = 0.05  # between telling the children the start moment and that moment
 CHILD_TIMEOUT_S = 600
 
 
 @contextlib.contextmanager
 def _signals_held() -> Iterator[None]:
-    """Hold Ctrl-C and SIGTERM while forking; they are delivered when released."""
+    """Hold Ctrl-C, SIGTERM and SIGHUP while forking; they are delivered when released."""
     signal.pthread_sigmask(signal.SIG_BLOCK, HELD_SIGNALS)
     try:
         yield

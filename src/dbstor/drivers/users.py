@@ -120,13 +120,13 @@ class _User(threading.Thread):
 
     def _closed_loop(self, session: Any) -> None:
         d, window = self.driver, self.driver.window
-        while not d.stop.is_set() and time.monotonic() < window.end:
+        while not d.stop.is_set() and d.clock() < window.end:
             txn = self.pick()
-            started = time.monotonic()
+            started = d.clock()
             finished = self._attempt(session, txn)
             if finished is False:
                 return
-            done = time.monotonic()
+            done = d.clock()
             if finished and started >= window.measure_start:
                 self.tally.record(
                     txn,
@@ -142,21 +142,21 @@ class _User(threading.Thread):
         while not d.stop.is_set():
             intended = arrivals.take(timeout=0.1)
             if intended is None:
-                if time.monotonic() >= window.end or not arrivals.is_alive():
+                if d.clock() >= window.end or not arrivals.is_alive():
                     return
                 continue
-            if time.monotonic() >= window.end:
+            if d.clock() >= window.end:
                 arrivals.due.put(intended)  # not started: it is backlog
                 return
-            early = intended - time.monotonic()
+            early = intended - d.clock()
             if early > 0:  # released a moment ahead of its time: keep to the schedule
                 time.sleep(early)
             txn = self.pick()
-            started = time.monotonic()
+            started = d.clock()
             finished = self._attempt(session, txn)
             if finished is False:
                 return
-            done = time.monotonic()
+            done = d.clock()
             if finished and intended >= window.measure_start:
                 self.tally.record(
                     txn,
@@ -214,7 +214,10 @@ class VirtualUsers:
         rate: float | None = None,
         slots: Sequence[tuple[int, int]] | None = None,
         total_users: int | None = None,
+        *,
+        clock: Callable[[], float] = time.monotonic,
     ):
+        self.clock = clock  # every time read of the users, pacing and window (monotonic s)
         self.instances = list(instances)
         self.users_per_instance = users_per_instance
         self.think_s = think_time_ms / 1000.0
@@ -319,7 +322,7 @@ class VirtualUsers:
 
     def _wait_until(self, moment: float, tick: Callable[[], None] | None) -> float | None:
         """Wait (ticking) until `moment`; this process's CPU time then, None if stopped."""
-        while (left := moment - time.monotonic()) > 0:
+        while (left := moment - self.clock()) > 0:
             if self.stop.wait(min(0.5, left)):
                 return None
             if tick:
@@ -329,7 +332,7 @@ class VirtualUsers:
 
     def publish_running(self) -> None:
         """Hand the users' running figures to on_running, once a second in the window."""
-        now = time.monotonic()
+        now = self.clock()
         if self.on_running is None or now < self.window.measure_start or now < self._published:
             return
         self._published = now + 1.0
@@ -348,6 +351,7 @@ class VirtualUsers:
                 self.window.end,
                 self.stop,
                 seed=self.seed * 7919 + i * 104_729 + self.slots[0][1],
+                clock=self.clock,
             )
             self.arrivals[i].start()
 
@@ -369,7 +373,7 @@ class VirtualUsers:
         """Every user in this process: prepare, drive, merge."""
         try:
             self.prepare()
-            now = time.monotonic()
+            now = self.clock()
             window = Window(now, now + warmup_s, now + warmup_s + duration_s)
             tallies, cpu = self.drive(window, tick, on_mark)
         except BaseException:
@@ -380,7 +384,7 @@ class VirtualUsers:
 
     def result(self, tallies: list[Tally], cpu: float | None) -> DriveResult:
         window = self.window
-        measured = max(0.0, min(time.monotonic(), window.end) - window.measure_start)
+        measured = max(0.0, min(self.clock(), window.end) - window.measure_start)
         result = merge(tallies, self.names, measured, open_loop=bool(self.rate))
         result.fatal = self.fatal
         result.client_cpu_s = cpu

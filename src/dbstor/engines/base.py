@@ -32,6 +32,7 @@ class Availability:
     usable: bool
     reason: str  # what was found ("PostgreSQL 15.8 in /usr/lib/postgresql/15/bin") or why not
     planned: bool = False  # listed, not built yet
+    managed: bool = True  # dbstor can run its own server (False: external servers only)
 
 
 @dataclass

@@ -111,6 +111,7 @@ class MariaDBEngine(ServerEngine):
                 True,
                 f"PyMySQL found but no {cls.title} server binary: external servers "
                 f"only ({cls.install_hint} for managed ones)",
+                managed=False,
             )
         return Availability(True, f"{cls.title} {found[1]} at {found[0]}")
 

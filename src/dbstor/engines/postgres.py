@@ -104,6 +104,7 @@ class PostgresEngine(ServerEngine):
     workspace_kind: ClassVar[str] = "schema"
     workspace_place: ClassVar[str] = "in"
     grant_hint: ClassVar[str] = "grant the user CREATE on the database"
+    shm_prefix: ClassVar[str | None] = "PostgreSQL."  # dynamic shared memory (posix)
 
     def __init__(self, settings: EngineSettings):
         super().__init__(settings)
@@ -127,6 +128,7 @@ class PostgresEngine(ServerEngine):
                 True,
                 "psycopg found but no PostgreSQL server binaries: external servers "
                 "only (apt-get install postgresql for managed ones)",
+                managed=False,
             )
         return Availability(True, f"PostgreSQL {binary_version(bindir)} in {bindir}")
 

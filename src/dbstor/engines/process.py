@@ -94,8 +94,9 @@ def tree_io(pids: Sequence[int]) -> tuple[int, int] | None:
 class ServerProcess:
     """One server process started as the account, in its own session, logging to a file."""
 
-    def __init__(self, cap: MemoryCap):
+    def __init__(self, cap: MemoryCap, shm_prefix: str | None = None):
         self.cap = cap
+        self.shm_prefix = shm_prefix  # its /dev/shm segments' names (lifeline.watch_tree)
         self.proc: subprocess.Popen[bytes] | None = None
         self.log: Path | None = None
         self._known: dict[int, str] = {}  # pid -> start time, to never kill a reused pid
@@ -118,7 +119,7 @@ class ServerProcess:
                 )
             except OSError as exc:
                 raise UserError(f"cannot start {cmd[0]}: {exc.strerror}") from None
-        lifeline.watch_tree(self.proc.pid)  # killed with its children if dbstor is killed
+        lifeline.watch_tree(self.proc.pid, self.shm_prefix)  # killed if dbstor is killed
         self.cap.add([self.proc.pid])
 
     @property

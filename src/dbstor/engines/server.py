@@ -52,11 +52,12 @@ class ServerEngine(Engine):
     workspace_kind: ClassVar[str] = "database"  # what dbstor makes on an external server
     workspace_place: ClassVar[str] = "at"  # "{kind} {name} already exists {place} {dsn}"
     grant_hint: ClassVar[str] = ""  # what the external user needs; {name}: the workspace
+    shm_prefix: ClassVar[str | None] = None  # the managed server's /dev/shm segment names
 
     def __init__(self, settings: EngineSettings):
         super().__init__(settings)
         self.cap = MemoryCap(self.name, settings.instance, settings.memory_limit_bytes)
-        self.server = ServerProcess(self.cap)
+        self.server = ServerProcess(self.cap, self.shm_prefix)
         self.port: int | None = None
         self.sockdir: Path | None = None
         self.datadir: Path | None = None

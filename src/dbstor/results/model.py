@@ -103,7 +103,7 @@ class Point:
     load: Load
     duration_s: float
     warmup_s: float = 0.0
-    status: str = "ok"  # ok | failed
+    status: str = "ok"  # ok | failed | interrupted (dbstor stood still during it: paused_s)
     error: str | None = None
     series: str = "main"  # main | discovery (auto mode's search for the peak)
     tps: float | None = None
@@ -141,6 +141,7 @@ class Point:
     # With telemetry beyond this host (docs/telemetry.md): the point by layer (client,
     # host_device, remote_device, storage), each with its source and figures or `missing`.
     layers: dict[str, dict[str, Any]] | None = None
+    paused_s: float | None = None  # how long dbstor stood still during it (runs/pauses.py)
 
     @property
     def iops(self) -> float:
@@ -178,8 +179,9 @@ class Run:
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
         for point in data["points"]:
-            # only runs with telemetry beyond this host have layers; only cluster runs hosts
-            for key in ("layers", *CLUSTER_POINT_FIELDS):
+            # only runs with telemetry beyond this host have layers; only cluster runs hosts;
+            # only a point dbstor stood still in has paused_s
+            for key in ("layers", "paused_s", *CLUSTER_POINT_FIELDS):
                 if point.get(key) is None:
                     point.pop(key, None)
         data = {"schema": data.pop("schema"), **data}

@@ -1,6 +1,7 @@
 """Checks of a study's database runs against the engines, made before anything exists:
 what is already on the target paths where a managed engine's files or instance directories
-go (each engine's own check_target(), the rules its start() applies), an external
+go (each engine's own check_target(), the rules its start() applies), a managed engine
+whose server binaries are missing, an external
 server's DSN and its parameters (parsed as a connection would, without connecting), and
 how many instances one host can hold.
 """
@@ -29,6 +30,8 @@ def check_engine(
     host; allow_overwrite None: the target check is left to the run."""
     check_dsn(spec)
     check_spec_place(study, spec)
+    if local:
+        check_managed(spec)
     check_instances(study, spec, local)
     if local and allow_overwrite is not None:
         check_engine_targets(study, spec, allow_overwrite)
@@ -75,6 +78,18 @@ def check_spec_place(study: Study, spec: DatabaseSpec) -> None:
             spec.workload,
             spec.dsn is not None,
             target.label,
+        )
+
+
+def check_managed(spec: DatabaseSpec) -> None:
+    """A managed server (no DSN) of an engine whose server binaries this host lacks."""
+    if spec.dsn is not None:
+        return
+    availability = engine_class(spec.engine).availability()
+    if availability.usable and not availability.managed:
+        raise UserError(
+            f"engine {spec.engine} cannot start its own server here: {availability.reason}; "
+            "or give --dsn to run against an external server"
         )
 
 

@@ -45,9 +45,10 @@ class RunTelemetry:
     def open(self) -> None:
         """Start serving live figures when asked (after preflight, before the first point)."""
         if self.config.metrics_port is not None and self.live is None:
-            from dbstor.telemetry.live import LiveFigures
+            from dbstor.telemetry.live import DEFAULT_HOST, LiveFigures
 
-            self.live = LiveFigures(self.config.metrics_port, run=self._run, kind=self._kind)
+            host = self.config.metrics_address or DEFAULT_HOST
+            self.live = LiveFigures(self.config.metrics_port, host, run=self._run, kind=self._kind)
 
     def close(self) -> None:
         self._stop_ticker()

@@ -8,6 +8,7 @@ figures.
 from __future__ import annotations
 
 import difflib
+import ipaddress
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -25,6 +26,7 @@ TABLE_KEYS = {
     "db_host_preset",
     "host",
     "metrics_port",
+    "metrics_address",
     "step",
 }
 
@@ -44,6 +46,7 @@ class TelemetryConfig:
     db_host_preset: str = "node-exporter"
     host: str | None = None
     metrics_port: int | None = None
+    metrics_address: str | None = None  # where --metrics-port listens (None: 127.0.0.1)
     step_s: float = 1.0
     storage_queries: Mapping[str, str] = field(default_factory=dict)
     db_host_queries: Mapping[str, str] = field(default_factory=dict)
@@ -69,6 +72,8 @@ class TelemetryConfig:
             raise UserError("--storage-select needs --storage PRESET (e.g. ontap-harvest, purefa)")
         if self.metrics_port is not None and not 0 <= self.metrics_port <= 65535:
             raise UserError(f"--metrics-port {self.metrics_port} is not a port number (0-65535)")
+        if self.metrics_address is not None:
+            check_listen_address(self.metrics_address, self.metrics_port)
         if self.step_s <= 0:
             raise UserError("telemetry step must be above zero, e.g. 1s")
 
@@ -91,6 +96,19 @@ class TelemetryConfig:
         }
 
 
+def check_listen_address(address: str, port: int | None) -> None:
+    """--metrics-address: an IP address of this host, and only beside --metrics-port."""
+    if port is None:
+        raise UserError("--metrics-address needs --metrics-port N (the port to serve on)")
+    try:
+        ipaddress.ip_address(address)
+    except ValueError:
+        raise UserError(
+            f"--metrics-address {address!r} is not an IP address: give one of this host's, "
+            "e.g. 10.0.0.5, or 0.0.0.0 for every interface (the default is 127.0.0.1)"
+        ) from None
+
+
 def config_from_table(table: Any, source: str) -> TelemetryConfig:
     """A study file's [telemetry] table; errors name the file and the field."""
     if not isinstance(table, Mapping):
@@ -105,7 +123,8 @@ def config_from_table(table: Any, source: str) -> TelemetryConfig:
             f"allowed: {', '.join(sorted(TABLE_KEYS))}"
         )
     values: dict[str, Any] = {}
-    for key in ("prometheus", "storage", "storage_select", "db_host", "db_host_preset", "host"):
+    strings = ("prometheus", "storage", "storage_select", "db_host", "db_host_preset", "host")
+    for key in (*strings, "metrics_address"):
         if key in table:
             if not isinstance(table[key], str):
                 raise UserError(f"{source}: telemetry.{key}: must be a string")

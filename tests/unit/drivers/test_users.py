@@ -1,6 +1,7 @@
 """Virtual users against a real SQLite engine with a tiny workload defined here."""
 
 import sqlite3
+import threading
 import time
 from typing import ClassVar
 
@@ -187,3 +188,28 @@ def test_running_figures_come_once_a_second_and_only_grow(tmp_path, processes):
     for figures in seen:  # the running histogram holds every transaction counted
         assert sum(figures["histogram"]["bins"].values()) == figures["ops"]
         assert 0 <= figures["elapsed_s"] <= 2.6 + 0.5
+
+
+class TickClock:
+    """A clock that moves 1 ms each time it is read, whatever the wall clock does."""
+
+    def __init__(self) -> None:
+        self.now, self.lock = 100.0, threading.Lock()
+
+    def __call__(self) -> float:
+        with self.lock:
+            self.now += 0.001
+            return self.now
+
+
+def test_users_time_everything_on_the_clock_they_are_given(tmp_path):
+    """Latency, the window and the measured time all come from the injected clock: a
+    transaction between two reads of a clock that moves 1 ms a read takes 1 ms (or a
+    whole number of them when the driver's own thread read it in between)."""
+    inst = instance(tmp_path)
+    result = VirtualUsers([inst], 1, clock=TickClock()).run(warmup_s=0, duration_s=0.3)
+    assert result.fatal is None and 0 < result.commits <= 100  # 3 reads a transaction
+    stats = result.overall.stats()
+    assert stats.p50 == pytest.approx(1.0, rel=0.03)
+    assert result.measured_s == pytest.approx(0.3, abs=0.01)
+    inst.engine.stop()

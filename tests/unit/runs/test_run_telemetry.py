@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from dbstor.errors import UserError
 from dbstor.results.model import LatencyStats, Load, Point
 from dbstor.runs.telemetry import RunTelemetry, measured_window, merge_windows, storage_text
 from dbstor.study.telemetry import TelemetryConfig
@@ -59,3 +60,42 @@ def test_without_prometheus_layers_stay_off_and_live_serves() -> None:
         assert 'dbstor_last_point_latency_seconds{quantile="0.99"} 0.002' in text
     finally:
         telemetry.close()
+
+
+def _answers(host: str, port: int) -> bool:
+    import socket
+
+    try:
+        socket.create_connection((host, port), timeout=2).close()
+    except OSError:
+        return False
+    return True
+
+
+@pytest.mark.parametrize(
+    ("address", "listens", "not_on"),
+    [(None, "127.0.0.1", "127.0.0.2"), ("127.0.0.2", "127.0.0.2", "127.0.0.1")],
+)
+def test_live_figures_listen_on_loopback_unless_told(address, listens, not_on) -> None:
+    pytest.importorskip("prometheus_client")
+    config = TelemetryConfig(metrics_port=0, metrics_address=address)
+    telemetry = RunTelemetry(config, run="r", kind="io")
+    telemetry.open()
+    try:
+        assert telemetry.live.host == listens
+        assert _answers(listens, telemetry.live.port)
+        assert not _answers(not_on, telemetry.live.port)
+    finally:
+        telemetry.close()
+
+
+@pytest.mark.parametrize(
+    ("config", "words"),
+    [
+        ({"metrics_address": "0.0.0.0"}, "--metrics-address needs --metrics-port"),
+        ({"metrics_port": 9464, "metrics_address": "dbhost"}, "is not an IP address"),
+    ],
+)
+def test_a_metrics_address_is_an_ip_beside_a_port(config, words) -> None:
+    with pytest.raises(UserError, match=words):
+        TelemetryConfig(**config)

@@ -43,7 +43,10 @@ def points_table(run: Run, name: str) -> tuple[Table, list[Text]]:
         if not point.ok:
             table.add_row(Text(short), *[DASH] * (len(table.columns) - 2), Text("!", style="red"))
             flagged.append(
-                Text(f"{label}: failed: {point.error or 'no error message recorded'}", style="red")
+                Text(
+                    f"{label}: {point.status}: {point.error or 'no error message recorded'}",
+                    style="red",
+                )
             )
             continue
         txn = point.txn_lat_ms.p99 if point.txn_lat_ms else None

@@ -45,7 +45,7 @@ def load_axis(run: Run) -> str:
 
 
 def _category(point: Point) -> str:
-    return point_label(point) + ("" if point.ok else " failed")
+    return point_label(point) + ("" if point.ok else f" {point.status}")
 
 
 def overlay_chart(overlay: Overlay, names: dict[str, str]) -> str:

@@ -69,7 +69,7 @@ def db_points_table(run: Run) -> str:
             error = escape(point.error or "no error message recorded")
             rows.append(
                 f'<tr class="failed"><th scope="row">{load}</th>'
-                f'<td colspan="{len(head) - 2}">failed: {error}</td>{flags_cell(point)}</tr>'
+                f'<td colspan="{len(head) - 2}">{point.status}: {error}</td>{flags_cell(point)}</tr>'
             )
             continue
         cells = [spread_cell(fmt_iops(point.tps), point.tps_spread, point.repeats, "TPS")]

@@ -44,7 +44,10 @@ def points_table(run: Run, name: str) -> tuple[Table, list[Text]]:
             blanks = [DASH] * (len(table.columns) - 2)
             table.add_row(load, *blanks, Text("!", style="red"))
             flagged.append(
-                Text(f"{label}: failed: {point.error or 'no error message recorded'}", style="red")
+                Text(
+                    f"{label}: {point.status}: {point.error or 'no error message recorded'}",
+                    style="red",
+                )
             )
             continue
         mbps = None

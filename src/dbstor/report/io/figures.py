@@ -12,7 +12,7 @@ from dbstor.results.model import Point, Run
 
 def _category(point: Point) -> str:
     """A load point's axis label; failed points say so, since their bars are missing."""
-    return point_label(point) + ("" if point.ok else " failed")
+    return point_label(point) + ("" if point.ok else f" {point.status}")
 
 
 def iops_cpu_chart(run: Run) -> str:

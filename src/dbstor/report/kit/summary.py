@@ -21,6 +21,7 @@ _SIDE_NAMES = {"read": "read", "write": "write", "txn": "transaction"}
 
 FLAG_LEGEND = {
     "failed": "the point did not finish; its error is shown instead of numbers",
+    "interrupted": "dbstor stood still during the point (stopped, a VM pause): no figures shown",
     "search": "a point of auto mode's search for the peak: listed, but not on the curve",
     "saturated": "throughput stopped rising with load (or the device was 100% busy)",
     "not steady": "IOPS were still drifting at the end of the point: numbers are approximate",
@@ -290,7 +291,7 @@ def point_flags(point: Point) -> list[str]:
     """Short trust flags for one point, each explained in FLAG_LEGEND."""
     search = ["search"] if getattr(point, "series", "main") != "main" else []
     if not point.ok:
-        return ["failed", *search]
+        return ["interrupted" if point.status == "interrupted" else "failed", *search]
     flags = search
     trust = point.trust
     if point.saturated:

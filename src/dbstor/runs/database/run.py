@@ -19,6 +19,7 @@ from dbstor.runs.database.point import DbPoint, TxnOutcome
 from dbstor.runs.database.summary import database_point, point_line
 from dbstor.runs.database.worker import DatabaseWorker
 from dbstor.runs.measuring import add_host_views
+from dbstor.runs.pauses import PauseWatch, mark_paused
 from dbstor.runs.progress import live_device_iops
 from dbstor.runs.repeats import combine_repeats
 from dbstor.runs.telemetry import measured_window, storage_text
@@ -160,7 +161,8 @@ class DatabaseRun(DatabaseRunner):
                 lambda: live_device_iops(self.worker.latest()),
                 getattr(self.worker, "running", None),  # the users' tallies, live
             )
-        outcomes = [self._repeat(point, load, title, r) for r in range(plan.repeats)]
+        measured = [self._repeat(point, load, title, r) for r in range(plan.repeats)]
+        outcomes = [outcome for outcome, _ in measured]
         repeats = [self._summarise(outcome, load) for outcome in outcomes]
         done = combine_repeats(
             repeats,
@@ -168,6 +170,7 @@ class DatabaseRun(DatabaseRunner):
             [o.drive.per_type for o in outcomes],
         )
         add_host_views(done, self.worker, load, plan.duration_s, plan.warmup_s)
+        mark_paused(done, max((gap for _, gap in measured if gap), default=None))
         if self.telemetry:
             windows = [
                 measured_window(o.started_at, plan.warmup_s, plan.duration_s, o.samples)
@@ -179,15 +182,22 @@ class DatabaseRun(DatabaseRunner):
         self.progress.say(point_line(title, done) + storage_text(done))
         return done
 
-    def _repeat(self, point: DbPoint, load: Load, title: str, repeat: int) -> TxnOutcome:
-        """One measurement of the point; a fatal error fails the point (finished points stay)."""
+    def _repeat(
+        self, point: DbPoint, load: Load, title: str, repeat: int
+    ) -> tuple[TxnOutcome, float | None]:
+        """One measurement of the point and how long dbstor stood still during it (None:
+        not at all); a fatal error fails the point (finished points stay)."""
         plan = self.plan
-        with self.progress.point(
-            title + (f" repeat {repeat + 1}" if plan.repeats > 1 else ""),
-            plan.duration_s + plan.warmup_s,
-            lambda: live_device_iops(self.worker.latest()),
+        with (
+            self.progress.point(
+                title + (f" repeat {repeat + 1}" if plan.repeats > 1 else ""),
+                plan.duration_s + plan.warmup_s,
+                lambda: live_device_iops(self.worker.latest()),
+            ),
+            PauseWatch() as watch,
         ):
             outcome = TxnOutcome.from_dict(self.worker.measure(point.to_dict()))
+            paused = watch.stop()
         self.folder.add_samples(self._rows(outcome, load, point.index, repeat))
         if outcome.memory_cap:
             self.run.engine["memory_cap"] = outcome.memory_cap
@@ -208,7 +218,7 @@ class DatabaseRun(DatabaseRunner):
             self.run.points.append(failed)
             self.folder.save()
             raise PointFailed(f"{title.strip()}: {failed.error}")
-        return outcome
+        return outcome, paused
 
     def _summarise(self, outcome: TxnOutcome, load: Load) -> Point:
         result, plan = outcome.drive, self.plan

@@ -24,6 +24,7 @@ from dbstor.runs.io.point import IoOutcome, IoPoint, profile_to_dict
 from dbstor.runs.io.summary import mark_saturation, point_line, summarise_point
 from dbstor.runs.io.worker import IoWorker
 from dbstor.runs.measuring import add_host_views
+from dbstor.runs.pauses import PauseWatch, mark_paused
 from dbstor.runs.progress import Progress, live_device_iops
 from dbstor.runs.telemetry import RunTelemetry, measured_window, storage_text
 from dbstor.telemetry.disk import mount_facts
@@ -167,8 +168,10 @@ class IoRun:
                 getattr(self.worker, "running", None),  # fio's running figures, live
             )
         try:
-            for r in range(plan.repeats):
-                repeats.append(self._repeat(load, depth, index, r, title))
+            with PauseWatch() as watch:
+                for r in range(plan.repeats):
+                    repeats.append(self._repeat(load, depth, index, r, title))
+                paused = watch.stop()
         except (UserError, PointFailed) as exc:
             failed = Point(
                 load=load,
@@ -186,6 +189,7 @@ class IoRun:
         previous = next((p for p in reversed(self.run.points) if p.series == series and p.ok), None)
         mark_saturation(point, previous)
         point.started_at = datetime.now(UTC).isoformat(timespec="seconds")
+        mark_paused(point, paused)
         if self.telemetry:
             windows = [
                 measured_window(o.started_at, plan.warmup_s, plan.duration_s, o.samples)

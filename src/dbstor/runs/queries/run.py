@@ -23,9 +23,10 @@ from datetime import UTC, datetime
 from typing import Any
 
 from dbstor.analysis.queries import elapsed_stats, peak_of_queries
-from dbstor.errors import PointFailed
+from dbstor.errors import PointFailed, interruption
 from dbstor.results.model import Load, Point, Run, run_status
 from dbstor.runs.database.plan import DatabaseRunner, instance_setup
+from dbstor.runs.pauses import PauseWatch, mark_paused
 from dbstor.runs.progress import live_device_iops
 from dbstor.runs.queries.point import QueryOutcome, QueryPoint
 from dbstor.runs.queries.summary import (
@@ -149,8 +150,9 @@ class QueryRun(DatabaseRunner):
         figures, elapsed-time statistics over every repeat's queries, the spread kept."""
         index = len(self.run.points)
         repeats = [self._measure_once(streams, index, r) for r in range(self.plan.repeats)]
-        done = combine_repeats(repeats)
-        if len(repeats) > 1:
+        stopped = next((p for p in repeats if not p.ok), None)  # dbstor stood still in one
+        done = stopped or combine_repeats(repeats)
+        if len(repeats) > 1 and stopped is None:
             done.txn_lat_ms = elapsed_stats(
                 [q["elapsed_s"] for p in repeats for q in p.queries or [] if q["status"] == "ok"]
             )
@@ -200,7 +202,9 @@ class QueryRun(DatabaseRunner):
                 finished.figures,
             )
         try:
-            data = self.worker.measure(point.to_dict(), on_record)
+            with PauseWatch() as watch:
+                data = self.worker.measure(point.to_dict(), on_record)
+                paused = watch.stop()
         except PointFailed as exc:  # the engine did not come back for a cold point
             self._replace(
                 index, Point(load=load, duration_s=0.0, status="failed", error=str(exc), queries=[])
@@ -210,7 +214,7 @@ class QueryRun(DatabaseRunner):
         except KeyboardInterrupt:
             done = sum(r["status"] == "ok" for r in partial.queries or [])
             planned = self.worker.count_queries(streams)
-            error = f"interrupted (Ctrl-C) after {done} of {planned} queries"
+            error = f"interrupted ({interruption()[1]}) after {done} of {planned} queries"
             wall = time.monotonic() - started
             self._replace(index, failed_point(load, error, partial.queries or [], wall, started_at))
             raise
@@ -226,6 +230,7 @@ class QueryRun(DatabaseRunner):
             self.folder.save()
             raise PointFailed(f"{title}: {failed.error}")
         done = query_point(load, outcome, started_at, self.database_bytes, self.cache)
+        mark_paused(done, paused)
         if self.telemetry:  # the layers over the seconds the streams ran (no warm-up)
             window = measured_window(outcome.started_at, 0.0, outcome.wall_s, outcome.samples)
             self.telemetry.finish_point(index + 1, done, [window], self.plan.database.engine)
