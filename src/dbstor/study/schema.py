@@ -104,6 +104,9 @@ class TelemetryTable(_Table):
     db_host_preset: str | None = None
     host: str | None = None
     metrics_port: int | None = None
+    metrics_address: str | None = Field(
+        None, description="address the live figures listen on (default 127.0.0.1)"
+    )
     step: Text | None = None
 
 
