@@ -10,7 +10,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from dbstor.analysis.trust import MEMORY_READS_PER_TXN
+from dbstor.analysis.trust import reads_from_memory
 from dbstor.report.kit.fmt import fmt_bytes, fmt_iops, fmt_limit_ms, fmt_ms, fmt_share, load_text
 from dbstor.results.model import Point, Run
 from dbstor.units import parse_size
@@ -34,37 +34,12 @@ FLAG_LEGEND = {
         "storage's"
     ),
 }
-MEMORY_HIT_RATIO = 0.99
 
 
 def is_database(run: Run) -> bool:
     """A run of a real database engine (anything but fio): its read and write latencies
     are the device's await, its throughput is transactions."""
     return str((run.engine or {}).get("name") or "fio") != "fio"
-
-
-def reads_from_memory(point: Point) -> bool:
-    """A database point whose reads memory served, not the storage.
-
-    Either witness is enough, so that memory speed never passes for storage speed: the
-    device saw almost no reads per transaction, or the engine read almost nothing from
-    storage per transaction (its physical reads; its cache hit ratio above 99% when it
-    does not count them)."""
-    if not point.ok or point.tps is None:
-        return False
-    if any(str(note).startswith("reads came from memory") for note in point.trust.notes or []):
-        return True
-    io = point.engine_io or {}
-    device = io.get("device_reads_per_txn")
-    if not isinstance(device, int | float) and point.read_iops is not None and point.tps:
-        device = point.read_iops / point.tps
-    if isinstance(device, int | float) and device < MEMORY_READS_PER_TXN:
-        return True
-    engine = io.get("engine_physical_reads_per_txn")
-    if isinstance(engine, int | float):
-        return engine < MEMORY_READS_PER_TXN
-    ratio = point.cache_hit_ratio
-    return ratio is not None and ratio > MEMORY_HIT_RATIO
 
 
 @dataclass
