@@ -217,7 +217,7 @@ def compare_runs(runs: Sequence[Run], baseline: str | None = None) -> dict[str, 
     database = _is_database(base_run)
     base_kind = base_point.get("kind") if base_point else None
     latency_words = (
-        f"the baseline's {base_basis} load ({load_words(base_kind, latency_load, database)})"
+        f"{load_words(base_kind, latency_load, database)}, the baseline's {base_basis} load"
     )
 
     entries, rests = [], []
@@ -250,7 +250,7 @@ def compare_runs(runs: Sequence[Run], baseline: str | None = None) -> dict[str, 
                     "text": _text(entry["normalised"], held),
                     "basis": entry["basis"],
                     "baseline_basis": base_basis,
-                    "latency_at": latency_words,
+                    "latency_at": None if refused else latency_words,
                 }
             )
     per_disk, per_disk_withheld = _per_disk(runs, entries, base_index)

@@ -111,12 +111,16 @@ def verdict(
         ]
     elif refused:
         lines.append({"lead": "no comparison at the same load", "text": refused})
-    lines += [
-        {
-            "lead": f"{f['label']} at its own {f.get('basis') or 'knee'} vs {baseline} at its "
-            f"own {f.get('baseline_basis') or 'knee'} (read latency at {f.get('latency_at')})",
-            "text": f["text"],
-        }
-        for f in factors
-    ]
+    for f in factors:
+        latency = f.get("latency_at")
+        lead = (
+            f"{f['label']} at its own {f.get('basis') or 'knee'} vs {baseline} at its own "
+            f"{f.get('baseline_basis') or 'knee'}"
+        )
+        lines.append(
+            {
+                "lead": f"{lead} (read latency at {latency})" if latency else lead,
+                "text": f["text"],
+            }
+        )
     return {"lines": lines, "reason": None}

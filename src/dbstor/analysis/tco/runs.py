@@ -33,7 +33,7 @@ def _peak(run: Run, points: list[Point]) -> Point:
     for p in points:
         if load is not None and p.load.value == load:
             return p
-    return max(points, key=lambda p: (p.tps or 0.0, p.iops))
+    return max(points, key=lambda p: (p.tps or 0.0, p.iops or 0.0))
 
 
 def cpu_from_runs(before: Path, after: Path) -> tuple[float, float, str]:

@@ -202,7 +202,7 @@ def _relation(iops: float, storage: Run) -> str:
         if ratio <= 1.1:
             return f"it runs close to {where}"
         return f"it runs past {where}: expect the storage's latency to climb"
-    top = peak.iops if peak else 0.0
+    top = (peak.iops if peak else None) or 0.0  # fio's peak: measured, or no comparison
     if knee.state == "beyond":
         qualifier = "far below" if top and iops < 0.5 * top else "below"
         return (
@@ -211,6 +211,8 @@ def _relation(iops: float, storage: Run) -> str:
         )
     if top and iops > 0.9 * top:
         return "it runs close to the storage's peak"
+    if not top:
+        return "the storage's peak IOPS were not measured"
     return "it runs far below the storage's peak" if iops < 0.5 * top else "it runs below it"
 
 
@@ -218,7 +220,7 @@ def overlay_caption(overlay: Overlay, names: dict[str, str]) -> str:
     """Sentences computed from the data: where each database ran against the storage."""
     storage = overlay.storage[0]
     peak = peak_of(storage)
-    peak_iops = peak.iops if peak else 0.0
+    peak_iops = (peak.iops if peak else None) or 0.0  # 0: no peak to compare with
     sentences = []
     many = len(overlay.databases) > 1
     for run in overlay.databases:
@@ -240,21 +242,22 @@ def overlay_caption(overlay: Overlay, names: dict[str, str]) -> str:
         views = host_views(run)
         if views:
             sentences.append(hosts_sentence(run, views, names.get(run.run_id, "The database")))
-        busiest = max(points, key=lambda p: p.iops)
-        writes = (busiest.write_iops or 0.0) / busiest.iops if busiest.iops else 0.0
+        busiest = max(points, key=lambda p: p.iops or 0.0)
+        busiest_iops = busiest.iops or 0.0  # placed points have device IOPS
+        writes = (busiest.write_iops or 0.0) / busiest_iops if busiest_iops else 0.0
         mix = ""
         if writes >= 0.995:
             mix = " (almost all writes)"
         elif writes >= 0.5:
             mix = f" ({fmt_share(writes, 1.0)} writes)"
-        share = fmt_share(busiest.iops, peak_iops) if peak_iops else "an unknown share"
+        share = fmt_share(busiest_iops, peak_iops) if peak_iops else "an unknown share"
         sentence = (
             f"{who}At {point_label(busiest, compact=False)} the database drove "
-            f"{fmt_iops(busiest.iops)} IOPS{mix}, {share} of the storage's peak of "
-            f"{fmt_iops(peak_iops)} IOPS: {_relation(busiest.iops, storage)}."
+            f"{fmt_iops(busiest_iops)} IOPS{mix}, {share} of the storage's peak of "
+            f"{fmt_iops(peak_iops or None)} IOPS: {_relation(busiest_iops, storage)}."
         )
         sentences.append(capitalise(sentence))
-        if peak_iops and busiest.iops > 1.1 * peak_iops:
+        if peak_iops and busiest_iops > 1.1 * peak_iops:
             sentences.append(
                 "That is more than fio ever drove: the device's figures likely include other "
                 "I/O on the device, or the storage changed between the runs."

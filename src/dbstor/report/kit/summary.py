@@ -191,9 +191,12 @@ def _interpolate(measured: list[tuple[Point, float]], limit: float) -> Knee:
     tps = None
     if low.tps is not None and high.tps is not None:
         tps = low.tps + share * (high.tps - low.tps)
+    iops = None
+    if low.iops is not None and high.iops is not None:
+        iops = low.iops + share * (high.iops - low.iops)
     return Knee(
         "found",
-        low.iops + share * (high.iops - low.iops),
+        iops,
         low.load.kind,
         low.load.value + share * (high.load.value - low.load.value),
         limit,
@@ -217,6 +220,8 @@ def knee_sentence(run: Run) -> str:
     detail = f"{slo.name} {fmt_ms(knee.latency_ms)}, {limit}"
     tps = f"{fmt_iops(knee.tps)} TPS, " if knee.tps is not None else ""
     iops = f"{fmt_iops(knee.iops)} {'device IOPS' if slo.device else 'IOPS'}"
+    if knee.iops is None:
+        iops = "device IOPS not measured" if slo.device else "IOPS not measured"
     if knee.state == "beyond":
         return (
             f"knee: every point within the SLO; the knee lies beyond the highest load "
@@ -236,7 +241,7 @@ def peak_of(run: Run) -> Point | None:
         point = _point_at(run, value)
         if point is not None:
             return point
-    return max(points, key=lambda p: p.iops if p.tps is None else p.tps)
+    return max(points, key=lambda p: (p.iops if p.tps is None else p.tps) or 0.0)
 
 
 def peak_sentence(run: Run) -> str:
@@ -256,9 +261,8 @@ def peak_sentence(run: Run) -> str:
             f"peak: {fmt_iops(point.tps)} TPS at {where} (transaction p99 {fmt_ms(txn)}; {device})"
         )
     tps = f", {fmt_iops(point.tps)} TPS" if point.tps is not None else ""
-    return (
-        f"peak: {fmt_iops(point.iops)} IOPS{tps} at {where} ({slo.name} {fmt_ms(slo.value(point))})"
-    )
+    iops = f"{fmt_iops(point.iops)} IOPS" if point.iops is not None else "IOPS not measured"
+    return f"peak: {iops}{tps} at {where} ({slo.name} {fmt_ms(slo.value(point))})"
 
 
 def point_flags(point: Point) -> list[str]:
