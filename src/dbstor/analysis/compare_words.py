@@ -36,23 +36,23 @@ def basis_of(run: Any) -> str:
 
 
 def latency_name(metric: str, database: bool) -> str:
-    """'p99 read latency, ms' for read_lat_p99_ms; 'mean device read latency, ms' for a
+    """'p99 read latency (ms)' for read_lat_p99_ms; 'mean device read latency (ms)' for a
     database run's read_lat_mean_ms (the device's await)."""
     parts = metric.split("_")
     stat = _LATENCY_STATS.get(parts[2], parts[2]) if len(parts) == 4 else "p99"
     where = "device " if database else ""
-    return f"{stat} {where}read latency, ms"
+    return f"{stat} {where}read latency (ms)"
 
 
 def metric_names(read_metric: str, database: bool) -> dict[str, str]:
-    """Every compared figure's name with its statistic and unit."""
+    """Every compared figure's name with its statistic and unit, as tables head them."""
     return {
-        "throughput": "throughput, per s",
+        "throughput": "throughput (per s)",
         "iops": "device IOPS" if database else "IOPS",
-        "tps": "transactions, per s",
+        "tps": "TPS",
         "read_lat_ms": latency_name(read_metric, database),
-        "cpu_pct": "host CPU, %",
-        "response_ms": "mean transaction response time, ms",
+        "cpu_pct": "host CPU (%)",
+        "response_ms": "mean response time (ms)",
     }
 
 

@@ -14,8 +14,8 @@ from dbstor.report.kit.fmt import DASH, fmt_iops, fmt_ms, fmt_num, load_text
 from dbstor.report.kit.svg import PALETTE
 
 CHARTS = (
-    ("read_latency_ms", "Read latency", "lower is better"),
-    ("write_latency_ms", "Write latency", "lower is better"),
+    ("read_latency_ms", "Mean read latency", "lower is better"),
+    ("write_latency_ms", "Mean write latency", "lower is better"),
     ("iops", "IOPS", "higher is better"),
 )
 
@@ -70,9 +70,12 @@ def layer_comparison_block(comparison: dict[str, Any]) -> str:
     baseline = str(comparison.get("baseline", "baseline"))
     load = block.get("load") or {}
     where = load_text(load.get("kind"), load.get("value"), compact=False)
+    same = comparison.get("same_load") or {}
+    if same.get("load_words"):
+        where = f"{same['load_words']}, {same.get('basis')}"
     parts = [
         "<h3>Layer by layer</h3>",
-        f"<p>Every run at the same load ({escape(where)}, the baseline's knee or peak), each layer "
+        f"<p>Every run at the same load ({escape(where)}), each layer "
         f"as a share of {escape(baseline)}'s same layer = 100, as TR-4367 compared latency at "
         "the database server and at the storage controller: a layer whose share moves apart "
         "from the others is where the difference between the runs lies.</p>",
@@ -99,8 +102,8 @@ def layer_comparison_block(comparison: dict[str, Any]) -> str:
                 f"<td>{escape(LAYER_WORDS.get(layer, layer))}</td>{cells}</tr>"
             )
     parts.append(
-        '<div class="scroll"><table><thead><tr><th>run</th><th>layer</th><th>read latency</th>'
-        "<th>write latency</th><th>IOPS</th></tr></thead>"
+        '<div class="scroll"><table><thead><tr><th>run</th><th>layer</th><th>mean read latency</th>'
+        "<th>mean write latency</th><th>IOPS</th></tr></thead>"
         f"<tbody>{''.join(rows)}</tbody></table></div>"
     )
     return f'<div class="layers-compared">{"".join(parts)}</div>'

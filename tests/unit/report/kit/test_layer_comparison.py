@@ -55,9 +55,9 @@ LAYERS = {
 def test_report_has_one_bar_group_per_layer_with_the_baseline_at_100() -> None:
     html = comparison_block(comparison(LAYERS))
     assert "Layer by layer" in html and "8 users" not in html and "20 users" in html
-    assert "Read latency by layer, relative to FC = 100" in html
+    assert "Mean read latency by layer, relative to FC = 100" in html
     assert "IOPS by layer, relative to FC = 100" in html
-    assert "Write latency by layer" not in html  # no layer has a write latency
+    assert "Mean write latency by layer" not in html  # no layer has a write latency
     for words in ("the client", "this host&#x27;s device", "the storage system"):
         assert words in html
     assert "17.7 ms (88.5)" in html and "2,208 (88.3)" in html
