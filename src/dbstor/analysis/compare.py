@@ -78,11 +78,13 @@ def values_at_load(run: Run, load: float | None) -> dict[str, float | None]:
 
 
 def _at_basis(run: Run) -> tuple[str, dict[str, Any] | None]:
+    """The run's knee within its SLO, else its peak on the main curve (auto mode's search
+    points are another kind of load: a queue depth is not a rate)."""
     metric, limit = run.slo["metric"], run.slo["limit_ms"]
     knee = find_knee(run.points, metric, limit)
     if knee and knee.get("load") is not None:
         return "knee", knee
-    return "peak", find_peak(run.points)
+    return "peak", find_peak(curve_points(run.points))
 
 
 def _value_at(points: Sequence[Point], load: float | None, getter: Any) -> float | None:
@@ -238,7 +240,8 @@ def compare_runs(runs: Sequence[Run], baseline: str | None = None) -> dict[str, 
     base_values = entries[base_index]["values"]
     factors = []
     for i, entry in enumerate(entries):
-        held = guard.withheld([rests[i], rests[base_index]], entry["values"], base_values, database)
+        pair = [rests[i], rests[base_index]]
+        held = guard.withheld(pair, entry["values"], base_values, database, latency_load)
         if refused and i != base_index:
             held.setdefault("read_lat_ms", "no load is the same on both runs")
         entry["normalised"] = guard.apply(_normalise(entry["values"], base_values), held)
@@ -346,7 +349,8 @@ def _same_load(
     ]
     entries = []
     for i, (label, v) in enumerate(zip(labels, values, strict=True)):
-        held = guard.withheld([rests[i], rests[base_index]], v, values[base_index], database)
+        pair = [rests[i], rests[base_index]]
+        held = guard.withheld(pair, v, values[base_index], database, load, load_all=True)
         normalised = guard.apply(_normalise(v, values[base_index]), held)
         entries.append({"label": label, "values": v, "normalised": normalised, "withheld": held})
     return {

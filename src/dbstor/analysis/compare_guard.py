@@ -22,14 +22,15 @@ ALL = ("throughput", "iops", "tps", "read_lat_ms", "cpu_pct", "response_ms")
 
 
 def points_at(run: Run, load: float | None) -> list[Point]:
-    """The finished points a figure at this load rests on: those measured at it (auto
-    mode's search points included), else the two of the curve around it."""
+    """The curve points a figure at this load rests on: the one measured at it, else the
+    two around it."""
     if load is None:
         return []
-    exact = [p for p in run.points if p.ok and p.load.value == load]
+    curve = curve_points(run.points)
+    exact = [p for p in curve if p.load.value == load]
     if exact:
         return exact
-    for low, high in itertools.pairwise(curve_points(run.points)):
+    for low, high in itertools.pairwise(curve):
         if low.load.value <= load <= high.load.value:
             return [low, high]
     return []
@@ -47,11 +48,24 @@ def first_reason(
     return None
 
 
-def missing_reason(run: Run, label: str, key: str) -> str:
-    """Why a figure is absent on a run: no block device, or simply not measured."""
+def missing_reason(
+    run: Run, label: str, key: str, load: float | None = None, database: bool = False
+) -> str:
+    """Why a figure is absent on a run: a database's device figures with no block device
+    under its target, a load outside the loads the run measured, or not measured."""
     notes = " ".join(str(n) for n in run.notes or [])
-    if key in ("iops", "read_lat_ms") and "no block device" in notes:
+    device_figure = key in ("iops", "read_lat_ms") and str(
+        (run.engine or {}).get("name") or "fio"
+    ) != "fio"
+    if device_figure and "no block device" in notes:
         return f"not measured on {label}: no block device under its target"
+    curve = curve_points(run.points)
+    if load is not None and curve and not curve[0].load.value <= load <= curve[-1].load.value:
+        kind = curve[0].load.kind
+        low = load_words(kind, curve[0].load.value, database)
+        high = load_words(kind, curve[-1].load.value, database)
+        span = low if low == high else f"{low} to {high}"
+        return f"{label} was measured only at {span}"
     return f"not measured on {label}"
 
 
@@ -60,9 +74,12 @@ def withheld(
     values: dict[str, float | None],
     base: dict[str, float | None],
     database: bool,
+    load: float | None = None,
+    load_all: bool = False,
 ) -> dict[str, str]:
     """Figure -> why its factor is not computed. `pairs` are (run, label, points its
-    figures rest on) for the run and for the baseline."""
+    figures rest on) for the run and for the baseline; `load` is where a figure missing
+    on one side was looked for (the read latency's load)."""
     out: dict[str, str] = {}
     for _run, label, points in pairs:
         whole = first_reason(label, points, untrustworthy, database)
@@ -75,7 +92,8 @@ def withheld(
         if key in out or (values.get(key) is None) == (base.get(key) is None):
             continue
         absent = pairs[0] if values.get(key) is None else pairs[1]
-        out[key] = missing_reason(absent[0], absent[1], key)
+        at = load if key == "read_lat_ms" or load_all else None
+        out[key] = missing_reason(absent[0], absent[1], key, at, database)
     return out
 
 

@@ -64,7 +64,8 @@ def factor(normalised: float) -> str:
 
 def factor_text(normalised: dict[str, float | None], withheld: dict[str, str] | None = None) -> str:
     """'read latency -95%, IOPS x4, CPU x4.12, response time x0.143' from values
-    normalised to 100; a figure withheld says so and why ('CPU not computed: ...')."""
+    normalised to 100; a figure withheld says so and why ('CPU not computed: ...'), and
+    then the figures are set apart by semicolons."""
     withheld = withheld or {}
     words = {
         "read_lat_ms": "read latency",
@@ -77,14 +78,15 @@ def factor_text(normalised: dict[str, float | None], withheld: dict[str, str] | 
     for key, word in words.items():
         value = normalised.get(key)
         if key in withheld:
-            parts.append(f"{word} not computed ({withheld[key]})")
+            parts.append(f"{word} not computed: {withheld[key]}")
         elif value is None:
             continue
         elif key == "read_lat_ms":
             parts.append(f"{word} {value - 100:+.0f}%")
         else:
             parts.append(f"{word} {factor(value)}")
-    return ", ".join(parts) or "no comparable figures"
+    joiner = "; " if withheld else ", "
+    return joiner.join(parts) or "no comparable figures"
 
 
 def verdict(
