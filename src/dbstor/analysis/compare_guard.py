@@ -54,9 +54,9 @@ def missing_reason(
     """Why a figure is absent on a run: a database's device figures with no block device
     under its target, a load outside the loads the run measured, or not measured."""
     notes = " ".join(str(n) for n in run.notes or [])
-    device_figure = key in ("iops", "read_lat_ms") and str(
-        (run.engine or {}).get("name") or "fio"
-    ) != "fio"
+    device_figure = (
+        key in ("iops", "read_lat_ms") and str((run.engine or {}).get("name") or "fio") != "fio"
+    )
     if device_figure and "no block device" in notes:
         return f"not measured on {label}: no block device under its target"
     curve = curve_points(run.points)

@@ -137,7 +137,9 @@ def format_text(result: dict[str, Any]) -> str:
     """The terminal report: servers, licences, line items, cash flows, ROI/NPV/payback."""
     cur, s, lic = result["currency"], result["servers"], result["licences"]
     head = f"CPU: {s['cpu_before_pct']:g}% before, " if s["cpu_before_pct"] is not None else "CPU: "
-    lines = [
+    examples = result.get("example_prices") or []
+    lines = [f"EXAMPLE PRICES, not quotes: {', '.join(examples)}", ""] if examples else []
+    lines += [
         f"Servers: {s['before']} -> {s['after']} ({s['retired']} retired; {s['needed_exact']:g} "
         f"needed at {s['ceiling_pct']:g}% CPU at most)",
         head
@@ -171,12 +173,15 @@ def format_text(result: dict[str, Any]) -> str:
     lines += _table(flows, left=set())
     lines.append("")
     roi, payback = result["roi_pct"], result["payback_months"]
-    lines.append(
-        f"ROI {'-' if roi is None else f'{roi:.0f}%'} | NPV {_m(result['npv'], cur)} at "
-        f"{result['discount_rate_pct']:g}% | payback "
-        + ("not within the period" if payback is None else f"{payback:.1f} months")
-        + f" | net over {result['years']} years {_m(result['totals']['net'], cur)}"
-    )
+    if result.get("needs"):
+        lines.append(f"No ROI, NPV or payback: {result['needs']}")
+    else:
+        lines.append(
+            f"ROI {'-' if roi is None else f'{roi:.0f}%'} | NPV {_m(result['npv'], cur)} at "
+            f"{result['discount_rate_pct']:g}% | payback "
+            + ("not within the period" if payback is None else f"{payback:.1f} months")
+            + f" | net over {result['years']} years {_m(result['totals']['net'], cur)}"
+        )
     if result["notes"]:
         lines.append("Notes:")
         lines += [f"  - {n}" for n in result["notes"]]

@@ -135,9 +135,20 @@ def compute(inp: TcoInputs, cpu_note: str | None = None) -> dict[str, Any]:
             "CPU after the change is not above CPU before: the storage change freed "
             "no CPU headroom to consolidate"
         )
-    if ratio is None:
+    needs = missing_inputs(inp)
+    if needs:
+        notes.append(needs)
+    elif ratio is None:
         notes.append(
             "nothing is spent (no storage price, migration or support given): ROI is not defined"
+        )
+    examples = sorted(k for k, v in inp.sources.items() if str(v).startswith("example"))
+    if examples:
+        notes.insert(
+            0,
+            "example prices, not quotes, for: "
+            + ", ".join(examples)
+            + " (--example-prices; replace them with your own)",
         )
     return {
         "kind": "tco",
@@ -171,14 +182,27 @@ def compute(inp: TcoInputs, cpu_note: str | None = None) -> dict[str, Any]:
         "costs": costs,
         "cash_flows": flows,
         "totals": {"benefits": total_b, "costs": total_c, "net": total_b - total_c},
-        "roi_pct": None if ratio is None else 100.0 * ratio,
-        "npv": npv(nets, rate),
-        "payback_months": payback_months(nets),
+        "roi_pct": None if ratio is None or needs else 100.0 * ratio,
+        "npv": None if needs else npv(nets, rate),
+        "payback_months": None if needs else payback_months(nets),
+        "needs": needs,  # why ROI, NPV and payback are not computed (no storage price)
+        "example_prices": examples,  # inputs filled with documented example values
         "years": years,
         "discount_rate_pct": inp.discount_rate,
         "notes": notes,
         "assumptions": assumptions(inp, cpu_note),
     }
+
+
+def missing_inputs(inp: TcoInputs) -> str | None:
+    """What the case needs before it has an ROI, NPV or payback: without the new storage's
+    price there is nothing to pay back ('payback 0.0 months' would be a claim of nothing)."""
+    if str(inp.sources.get("storage_price", "")).startswith("not given"):
+        return (
+            "no storage price: give --storage-price (storage_price in the TOML) for ROI, "
+            "NPV and payback"
+        )
+    return None
 
 
 def _line(item: str, year0: float, yearly: float) -> dict[str, Any]:
