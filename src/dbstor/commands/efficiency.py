@@ -149,6 +149,20 @@ def _run_paths(raw: str, results: Path) -> list[tuple[str, str]]:
     return present
 
 
+def _nothing_scanned(paths: list[str]) -> str:
+    """The one line for a scan that found no data: never a table of 1.00:1 ratios."""
+    runs = [p for p in paths if (Path(p) / "results.json").is_file()]
+    if runs:
+        return (
+            f"{runs[0]}: the files this run built are gone (its folders hold no data); "
+            "rerun with --keep or scan the files directly"
+        )
+    return (
+        f"{', '.join(paths)}: nothing to scan (no file holds any data); give the database's "
+        "files or folders"
+    )
+
+
 def _flag(name: str, parse: Any, text: str) -> Any:
     try:
         return parse(text)
@@ -231,6 +245,8 @@ def run(args: argparse.Namespace) -> int:
     )
     if progress:
         sys.stderr.write("\r\033[K")
+    if not result.get("bytes_scanned"):
+        raise UserError(_nothing_scanned(args.paths))
     if schedule is not None:
         volumes = _volumes(result)
         try:
