@@ -242,8 +242,8 @@ def compare_runs(runs: Sequence[Run], baseline: str | None = None) -> dict[str, 
     for i, entry in enumerate(entries):
         pair = [rests[i], rests[base_index]]
         held = guard.withheld(pair, entry["values"], base_values, database, latency_load)
-        if refused and i != base_index:
-            held.setdefault("read_lat_ms", "no load is the same on both runs")
+        if refused and i != base_index and guard.summary_reason(held) is None:
+            held["read_lat_ms"] = "no load is the same on both runs"
         entry["normalised"] = guard.apply(_normalise(entry["values"], base_values), held)
         entry["withheld"] = held
         if i != base_index:
