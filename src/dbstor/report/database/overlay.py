@@ -12,10 +12,10 @@ without it the run is left off, as this host's device is not the database's.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 from dbstor.analysis.curve import value_at_knee
-from dbstor.analysis.layers import layer_figure
+from dbstor.analysis.layers import layer_figure, remote_view
 from dbstor.report.database.memory import is_external, memory_detail
 from dbstor.report.kit.fmt import capitalise, fmt_iops, fmt_share, join_words, load_text
 from dbstor.report.kit.summary import (
@@ -27,7 +27,7 @@ from dbstor.report.kit.summary import (
     reads_from_memory,
     slo_of,
 )
-from dbstor.results.model import LatencyStats, Point, Run
+from dbstor.results.model import Point, Run
 
 
 @dataclass
@@ -77,30 +77,12 @@ def _remote_iops(point: Point) -> tuple[float, float] | None:
     return reads or 0.0, writes or 0.0
 
 
-def _as_remote(point: Point) -> Point | None:
-    """The point as the database host's device saw it (None where that layer has no figures)."""
-    iops = _remote_iops(point)
-    if iops is None:
-        return None
-    reads, writes = iops
-    read_ms = layer_figure(point.layers, "remote_device", "read_latency_ms")
-    engine_io = dict(point.engine_io or {})
-    engine_io["device_reads_per_txn"] = reads / point.tps if point.tps else None
-    return replace(
-        point,
-        read_iops=reads,
-        write_iops=writes,
-        read_lat_ms=LatencyStats(mean=read_ms) if read_ms is not None else None,
-        engine_io=engine_io,
-    )
-
-
 def placed_points(run: Run) -> list[Point]:
     """A database run's finished points that have device IOPS to place on the curve: the
     database host's device (remote_device) for an external server --db-host named, else
     this host's device under the target."""
     if on_remote_device(run):
-        remote = [_as_remote(p) for p in ok_points(run)]
+        remote = [remote_view(p) for p in ok_points(run)]
         return [p for p in remote if p is not None]
     return [p for p in ok_points(run) if p.read_iops is not None or p.write_iops is not None]
 
