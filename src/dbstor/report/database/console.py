@@ -33,8 +33,8 @@ def points_table(run: Run, name: str) -> tuple[Table, list[Text]]:
     # an external server's own device (--db-host) when this host saw none of its I/O
     seen, layer = device_points(run.points)
     views = {id(p): v for p, v in zip(run.points, seen, strict=True)}
-    where = "db host" if layer else "device"
-    headers = ("TPS", "txn p99\nms", f"{where}\nIOPS", f"{where} rd\nawait ms", "CPU")
+    device, read = ("db host", "db host rd") if layer else ("device", "dev read")
+    headers = ("TPS", "txn p99\nms", f"{device}\nIOPS", f"{read}\nawait ms", "CPU")
     storage = has_layer([p.layers for p in run.points], "storage")
     more = ("storage\nread ms",) if storage else ()
     for header in (*headers, *more, "hit\nratio", "db rd\n/txn" if layer else "dev rd\n/txn"):
