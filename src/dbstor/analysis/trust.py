@@ -7,6 +7,7 @@ from __future__ import annotations
 import statistics
 from collections.abc import Sequence
 
+from dbstor.analysis.histogram import MIN_OPS_P99, MIN_OPS_P999
 from dbstor.results.model import Point, Spread
 
 STEADY_MAX_DRIFT_PCT = 10.0  # SNIA PTS: the slope over the window stays within 10% of the mean
@@ -49,6 +50,19 @@ def is_noisy(s: Spread) -> bool:
     if s.median <= 0:
         return False
     return (s.maximum - s.minimum) / s.median * 100.0 > NOISY_SPREAD_PCT
+
+
+def withheld_percentiles(count: int, what: str) -> list[str]:
+    """Why a percentile is missing (null) on a point: 'p99 withheld: 640 transactions, a
+    p99 needs at least 1,000'. `what` names the operations ('transactions', 'reads')."""
+    notes = []
+    for name, least in (("p99", MIN_OPS_P99), ("p99.9", MIN_OPS_P999)):
+        if 0 < count < least:
+            notes.append(f"{name} withheld: {count:,} {what}, a {name} needs at least {least:,}")
+        elif count == 0:
+            notes.append(f"{name} withheld: no {what} finished")
+            break
+    return notes
 
 
 def reads_from_memory(point: Point) -> bool:
