@@ -115,6 +115,7 @@ facts = {{ drives = 2 }}
     html = (folder / "report.html").read_text()
     assert "per-disk efficiency of SHM not computed" in html
     assert not re.search(r"\b0 (device )?IOPS", proc.stderr)
+    assert "knee: not computed (no block device under the target" in " ".join(proc.stderr.split())
     text = dbstor("compare", *sorted(runs, key=lambda r: "SHM" in r.name))
     assert text.returncode == 0, text.stderr
     words = " ".join(text.stdout.split())

@@ -187,20 +187,23 @@ def _matched(runs: Sequence[Run], labels: list[str], baseline: int) -> list[dict
         loads = {(p.load.kind, p.load.value) for p in curve_points(run.points)}
         common = loads if common is None else common & loads
     rows = []
+    database = _is_database(runs[baseline])
     for kind, value in sorted(common or ()):
         per_label: dict[str, dict[str, float | None]] = {}
+        rests = []
         for run, label in zip(runs, labels, strict=True):
             point = next(
                 p for p in curve_points(run.points) if (p.load.kind, p.load.value) == (kind, value)
             )
             per_label[label] = point_values(run, point)
+            rests.append((run, label, [point]))
         base = per_label[labels[baseline]]
+        normalised = {}
+        for i, (label, v) in enumerate(per_label.items()):
+            held = guard.withheld([rests[i], rests[baseline]], v, base, database)
+            normalised[label] = guard.apply(_normalise(v, base), held)
         rows.append(
-            {
-                "load": {"kind": kind, "value": value},
-                "values": per_label,
-                "normalised": {label: _normalise(v, base) for label, v in per_label.items()},
-            }
+            {"load": {"kind": kind, "value": value}, "values": per_label, "normalised": normalised}
         )
     return rows
 

@@ -131,8 +131,18 @@ def comparison_block(comparison: dict[str, Any]) -> str:
     if lines:
         items = "".join(f"<li><b>{escape(lead)}</b>: {escape(text)}</li>" for lead, text in lines)
         parts.append(f'<ul class="factors">{items}</ul>')
+    relative = any(
+        value is not None for r in runs for value in (r.get("normalised") or {}).values()
+    )
+    if not relative:
+        parts.append(
+            '<div class="callout warn">No relative chart: no factor could be computed '
+            "(the reasons are in the lines above).</div>"
+        )
     parts.append(
-        f"<figure>{comparison_chart(comparison)}<figcaption>Throughput and CPU of each run at "
+        ""
+        if not relative
+        else f"<figure>{comparison_chart(comparison)}<figcaption>Throughput and CPU of each run at "
         f"its knee (or at its peak when it has no knee), as a share of {escape(baseline)}"
         f"{escape(_latency_basis(comparison))}. Higher is better for IOPS and TPS, lower for "
         "latency.</figcaption></figure>"

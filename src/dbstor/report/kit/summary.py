@@ -213,6 +213,11 @@ def knee_sentence(run: Run) -> str:
     if knee.state == "unknown":
         if slo.limit_ms is None:
             return "knee: no SLO set"
+        if any("no block device" in str(note) for note in run.notes or []):
+            return (
+                f"knee: not computed (no block device under the target, so {slo.name} "
+                "latency was not measured)"
+            )
         return f"knee: unknown ({slo.name} latency was not measured at any finished point)"
     if knee.state == "none":
         return f"knee: no point within the SLO ({slo.name} ≤ {fmt_limit_ms(slo.limit_ms)})"
