@@ -3,7 +3,6 @@ comparison against a baseline. Strings from results go in as Text, never as mark
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any
 
 from rich.console import Console
@@ -11,7 +10,7 @@ from rich.table import Table
 from rich.text import Text
 
 from dbstor.analysis.dss_compare import is_query_run
-from dbstor.analysis.layers import LAYER_WORDS, device_points
+from dbstor.analysis.layers import LAYER_WORDS
 from dbstor.report.database import console as database_console
 from dbstor.report.database.memory import memory_sentence
 from dbstor.report.io import console as io_console
@@ -59,15 +58,8 @@ def print_run_summary(run: Run, console: Console | None = None) -> None:
         )
     for note in run.notes or []:
         console.print(Text(f"note: {note}", style="yellow"))
-    seen, layer = device_points(run.points) if is_database(run) else (run.points, None)
-    if layer:  # an external server's own device (--db-host): its peak and knee, named
-        view = replace(run, points=seen, peak=run.peak, knee=run.knee)
-        said = f" (on the database server's own device: the {layer} layer)"
-        console.print(Text(peak_sentence(view) + said))
-        console.print(Text(knee_sentence(view) + said, style="bold"))
-    else:
-        console.print(Text(peak_sentence(run)))
-        console.print(Text(knee_sentence(run), style="bold"))
+    console.print(Text(peak_sentence(run)))
+    console.print(Text(knee_sentence(run), style="bold"))
     cache = cache_sentence(run)
     if cache:
         console.print(Text(cache, style="dim"))

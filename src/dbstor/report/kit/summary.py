@@ -7,9 +7,10 @@ them, fills gaps from the points when a run carries none, and phrases them.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
+from dbstor.analysis.layers import device_points
 from dbstor.analysis.trust import reads_from_memory
 from dbstor.report.kit.fmt import fmt_bytes, fmt_iops, fmt_limit_ms, fmt_ms, fmt_share, load_text
 from dbstor.results.model import Point, Run
@@ -205,8 +206,25 @@ def _interpolate(measured: list[tuple[Point, float]], limit: float) -> Knee:
     )
 
 
+def device_seen(run: Run) -> tuple[Run, str]:
+    """The run as its database's own device saw it, and words naming that device when it
+    is not this host's: an external server's (the remote_device layer, --db-host)."""
+    if not is_database(run):
+        return run, ""
+    points, layer = device_points(run.points)
+    if layer is None:
+        return run, ""
+    return replace(run, points=points), f" (on the database server's own device: the {layer} layer)"
+
+
 def knee_sentence(run: Run) -> str:
-    """'knee: 41,200 IOPS at QD 13.6 (p99 read 1.00 ms, SLO 1 ms)' or why there is none."""
+    """'knee: 41,200 IOPS at QD 13.6 (p99 read 1.00 ms, SLO 1 ms)' or why there is none;
+    an external server's knee on its own device names the layer."""
+    run, seen = device_seen(run)
+    return _knee_words(run) + seen
+
+
+def _knee_words(run: Run) -> str:
     slo = slo_of(run)
     knee = knee_of(run)
     limit = f"SLO {fmt_limit_ms(slo.limit_ms)}"
@@ -252,6 +270,11 @@ def peak_of(run: Run) -> Point | None:
 def peak_sentence(run: Run) -> str:
     """'peak: 54,100 IOPS at QD64 (p99 read 1.90 ms)'; for a database, transactions first:
     'peak: 5,918 TPS at 8 users (transaction p99 13.8 ms; device 2,646 IOPS, ...)'."""
+    run, seen = device_seen(run)
+    return _peak_words(run) + seen
+
+
+def _peak_words(run: Run) -> str:
     point = peak_of(run)
     if point is None:
         return "peak: none (no load point finished)"
