@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from dbstor.analysis import compare_guard as guard
+from dbstor.analysis import compare_words
 from dbstor.analysis.compare_words import (
     basis_of,
     factor,
@@ -224,6 +225,7 @@ def compare_runs(runs: Sequence[Run], baseline: str | None = None) -> dict[str, 
     latency_words = (
         f"{load_words(base_kind, latency_load, database)}, the baseline's {base_basis} load"
     )
+    words = compare_words.latency_words(metric_names(_read_metric(base_run), database))
 
     entries, rests = [], []
     for i, (run, label) in enumerate(zip(runs, labels, strict=True)):
@@ -253,14 +255,16 @@ def compare_runs(runs: Sequence[Run], baseline: str | None = None) -> dict[str, 
             factors.append(
                 {
                     "label": entry["label"],
-                    "text": _text(entry["normalised"], held),
+                    "text": _text(entry["normalised"], held, words),
                     "basis": entry["basis"],
                     "baseline_basis": base_basis,
                     "latency_at": None if refused else latency_words,
                 }
             )
     per_disk, per_disk_withheld = _per_disk(runs, entries, base_index)
-    same_load = None if refused else _same_load(runs, labels, base_index, base_point, database)
+    same_load = (
+        None if refused else _same_load(runs, labels, base_index, base_point, database, words)
+    )
     comparison = {
         "baseline": labels[base_index],
         "comparable": comparable,
@@ -295,10 +299,10 @@ def _read_metric(run: Run) -> str:
     return metric if metric.startswith("read_") else "read_lat_p99_ms"
 
 
-def _text(normalised: dict[str, float | None], held: dict[str, str]) -> str:
-    """The factor line, or why no factor was computed at all."""
+def _text(normalised: dict[str, float | None], held: dict[str, str], names: dict[str, str]) -> str:
+    """The factor line, each latency with its statistic, or why no factor was computed."""
     whole = guard.summary_reason(held)
-    return f"not computed: {whole}" if whole else factor_text(normalised, held)
+    return f"not computed: {whole}" if whole else factor_text(normalised, held, names)
 
 
 def _per_disk(
@@ -337,6 +341,7 @@ def _same_load(
     base_index: int,
     base_point: dict[str, Any] | None,
     database: bool,
+    words: dict[str, str],
 ) -> dict[str, Any] | None:
     """Every run at the baseline's knee load (its peak load when it has no knee within
     the SLO): values, normalised, factors."""
@@ -362,7 +367,7 @@ def _same_load(
         "basis": f"the baseline's {basis} load",
         "runs": entries,
         "factors": [
-            {"label": e["label"], "text": _text(e["normalised"], e["withheld"])}
+            {"label": e["label"], "text": _text(e["normalised"], e["withheld"], words)}
             for i, e in enumerate(entries)
             if i != base_index
         ],

@@ -56,16 +56,30 @@ def metric_names(read_metric: str, database: bool) -> dict[str, str]:
     }
 
 
+def latency_words(names: dict[str, str]) -> dict[str, str]:
+    """The latencies' names for a factor line: metric_names without their unit."""
+    return {
+        key: names[key].replace(" (ms)", "")
+        for key in ("read_lat_ms", "response_ms")
+        if key in names
+    }
+
+
 def factor(normalised: float) -> str:
     """A factor from a value normalised to 100, to three significant figures as the seeds
     write them (x1.15, x1.78, x4, x0.143)."""
     return f"x{float(f'{normalised / 100:.3g}'):g}"
 
 
-def factor_text(normalised: dict[str, float | None], withheld: dict[str, str] | None = None) -> str:
+def factor_text(
+    normalised: dict[str, float | None],
+    withheld: dict[str, str] | None = None,
+    latency: dict[str, str] | None = None,
+) -> str:
     """'read latency -95%, IOPS x4, CPU x4.12, response time x0.143' from values
     normalised to 100; a figure withheld says so and why ('CPU not computed: ...'), and
-    then the figures are set apart by semicolons."""
+    then the figures are set apart by semicolons. `latency` names the latencies with
+    their statistic ({'read_lat_ms': 'p99 read latency'})."""
     withheld = withheld or {}
     words = {
         "read_lat_ms": "read latency",
@@ -73,6 +87,7 @@ def factor_text(normalised: dict[str, float | None], withheld: dict[str, str] | 
         "iops": "IOPS",
         "cpu_pct": "CPU",
         "response_ms": "response time",
+        **(latency or {}),
     }
     parts = []
     for key, word in words.items():

@@ -58,7 +58,7 @@ def test_normalised_to_baseline_at_the_knee():
     assert hdd["values"]["read_lat_ms"] == pytest.approx(1.0)
     assert flash["values"]["read_lat_ms"] == pytest.approx(0.15)
     assert [(f["label"], f["text"]) for f in c["factors"]] == [
-        ("FLASH", "read latency -85%, IOPS x26.7, CPU x5.33")
+        ("FLASH", "p99 read latency -85%, IOPS x26.7, CPU x5.33")
     ]
 
 

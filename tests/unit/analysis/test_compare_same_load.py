@@ -60,7 +60,8 @@ def test_headline_is_at_the_baselines_knee_load_and_own_knee_second():
     assert same["factors"] == [
         {
             "label": "FLASH",
-            "text": "read latency -97%, transactions x4, IOPS x4, CPU x4, response time x0.143",
+            "text": "mean device read latency -97%, transactions x4, IOPS x4, CPU x4, "
+            "mean response time x0.143",
         }
     ]
     own = c["factors"][0]["text"]
