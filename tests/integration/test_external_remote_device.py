@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pg_server
 import pytest
-from prom_servers import node_exporter, prometheus
+from prom_servers import free_port, node_exporter, prometheus
 
 from dbstor.telemetry.disk import devices_for_path
 
@@ -23,9 +23,10 @@ def test_external_servers_own_device_drives_columns_peak_and_knee(dbstor, tmp_pa
         device = (devices_for_path(server.datadir) or [None])[0]
         if device is None:
             pytest.skip(f"no block device under {server.datadir}")
+        live_port = free_port()
         with (
             node_exporter(tmp_path) as target,
-            prometheus(tmp_path, {"node": [target]}) as prom,
+            prometheus(tmp_path, {"node": [target], "dbstor": [f"127.0.0.1:{live_port}"]}) as prom,
         ):
             prom.wait_for(f'node_disk_reads_completed_total{{instance="{target}"}}')
             time.sleep(3)
@@ -42,10 +43,17 @@ def test_external_servers_own_device_drives_columns_peak_and_knee(dbstor, tmp_pa
                 "--slo", "10s",
                 "--prometheus", prom.url,
                 "--db-host", f'instance="{target}",device="{device}"',
+                "--metrics-port", str(live_port),
                 "--out", str(tmp_path / "results"),
                 timeout=400,
             )  # fmt: skip
+            # live figures were scraped, but this host samples no device of the server's:
+            # the device gauge is absent, never 0
+            scraped = prom.query('count_over_time(dbstor_point_ops{job="dbstor"}[10m])')
+            device_iops = prom.query("count_over_time(dbstor_point_device_iops[10m])")
     assert proc.returncode == 0, proc.stderr
+    assert scraped and float(scraped[0]["value"][1]) > 0
+    assert device_iops == []
     results = json.loads(next((tmp_path / "results").glob("*/results.json")).read_text())
     assert results["engine"]["managed"] is False
     remote = [p["layers"]["remote_device"] for p in results["points"]]
