@@ -122,6 +122,14 @@ facts = {{ drives = 2 }}
     assert "per-disk efficiency of SHM not computed" in words
     assert "not computed: DISK's point at" in words or "not computed: SHM's point at" in words
     assert "IOPS x0" not in words
+    # nor a cost case: the runs' CPU is not the work's demand (from memory, a busy host)
+    by_label = {json.loads((r / "results.json").read_text())["target"]["label"]: r for r in runs}
+    tco = dbstor(
+        "tco", "--servers", "10", "--cores-per-server", "12", "--license",
+        "sqlserver-enterprise", "--before-run", by_label["DISK"], "--after-run", by_label["SHM"],
+    )  # fmt: skip
+    line = dbstor.assert_user_error(tco, "no cost case from its point at users")
+    assert "--cpu-before/--cpu-after" in line
 
 
 def test_baseline_without_a_knee_is_compared_at_its_peak_load(dbstor, tmp_path):
