@@ -75,9 +75,10 @@ def test_data_from_files_takes_their_ratio(dbstor, tmp_path):
     assert abs(data["written"]["achieved"]["compression"] - data["compression"]) <= 0.1
 
 
-def test_data_from_files_checks_each_block_class(dbstor, tmp_path):
-    """A source with a quarter zero blocks: its classes are recorded, and the test files'
-    zero-block share (fio writes none) is named as not reproduced, never passed silently."""
+def test_data_from_files_reproduces_each_block_class(dbstor, tmp_path):
+    """A source with a quarter zero blocks and compressible other blocks: its classes are
+    recorded, the test files get the same share of zero blocks (written by dbstor after
+    fio's layout) and the same compression of the others, each class checked."""
     source = tmp_path / "db.dat"
     noise = random.Random(11)
     blocks = [
@@ -88,11 +89,15 @@ def test_data_from_files_checks_each_block_class(dbstor, tmp_path):
     data = run["workload"]["data"]
     assert data["source_figures"]["zero_block_pct"] == pytest.approx(25.0, abs=0.5)
     classes = {c["class"]: c for c in data["written"]["classes"]}
+    assert set(classes) == {"zero blocks", "compression of the non-zero blocks", "dedup"}
     zero = classes["zero blocks"]
-    assert zero["source"] == "25.0%" and not zero["reproduced"] and "zero blocks" in zero["why"]
-    assert "compression of the non-zero blocks" in classes
-    assert "zero blocks 0.0% where the source has 25.0%" in data["written"]["warning"]
-    assert any("zero blocks" in n for n in run["notes"])
+    assert zero["source"] == "25.0%" and zero["reproduced"], zero
+    assert any("zeroed after layout" in n for n in run["notes"])
+    assert classes["compression of the non-zero blocks"]["reproduced"], classes
+    warning = data["written"]["warning"] or ""
+    for name, figures in classes.items():  # each class not reproduced is named, and why
+        named = f"{name} {figures['written']} where the source has {figures['source']}"
+        assert (named in warning) == (not figures["reproduced"]), (name, figures, warning)
 
 
 def test_bad_data_is_refused_before_anything(dbstor, tmp_path):

@@ -116,9 +116,12 @@ def from_ratios(
     figures = {"compression": round(compression, 3), "dedup": round(dedup_ratio, 3)}
     if zero_block_pct is not None:
         figures["zero_block_pct"] = round(zero_block_pct, 2)
+    # The source's groups hold its zero blocks, which compress to nothing: fio writes the
+    # other blocks, so they get the ratio without them (zero blocks are written after).
+    nonzero = compression * (1.0 - (zero_block_pct or 0.0) / 100.0)
     return DataPattern(
         kind="from",
-        compression=max(1.0, min(MAX_RATIO, round(compression, 3))),
+        compression=max(1.0, min(MAX_RATIO, round(nonzero, 3))),
         dedupe_pct=round(dedupe, 1),
         source=source,
         source_figures=figures,
