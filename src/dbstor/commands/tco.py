@@ -154,8 +154,8 @@ def format_text(result: dict[str, Any]) -> str:
         "",
     ]
     items = [("", "item", "year 0", "each year")]
-    items += [("benefit", x["item"], _m(x["year0"]), _m(x["yearly"])) for x in result["benefits"]]
-    items += [("cost", x["item"], _m(x["year0"]), _m(x["yearly"])) for x in result["costs"]]
+    items += [("benefit", x["item"], *_amounts(x)) for x in result["benefits"]]
+    items += [("cost", x["item"], *_amounts(x)) for x in result["costs"]]
     lines += _table(items, left={0, 1})
     lines.append("")
     flows = [("year", "benefits", "costs", "net", "discounted", "cumulative")]
@@ -188,6 +188,13 @@ def format_text(result: dict[str, Any]) -> str:
     lines.append("Assumptions:")
     lines += [f"  - {a}" for a in result["assumptions"]]
     return "\n".join(lines) + "\n"
+
+
+def _amounts(line: dict[str, Any]) -> tuple[str, str]:
+    """A line item's year-0 and yearly amounts, or the flag it needs when not given."""
+    if line.get("not_given"):
+        return f"not given ({line['not_given']})", ""
+    return _m(line["year0"]), _m(line["yearly"])
 
 
 def _table(rows: list[tuple[str, ...]], left: set[int]) -> list[str]:

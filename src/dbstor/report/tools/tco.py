@@ -113,7 +113,11 @@ def render_tco_section(result: dict[str, Any]) -> str:
     )
     lines = "".join(
         f'<tr><td class="l">{kind}</td><td class="l">{escape(x["item"])}</td>'
-        f"<td>{_money(x['year0'], cur)}</td><td>{_money(x['yearly'], cur)}</td></tr>"
+        + (
+            f'<td colspan="2" class="l">not given ({escape(x["not_given"])})</td></tr>'
+            if x.get("not_given")
+            else f"<td>{_money(x['year0'], cur)}</td><td>{_money(x['yearly'], cur)}</td></tr>"
+        )
         for kind, items in (("benefit", result["benefits"]), ("cost", result["costs"]))
         for x in items
     )
