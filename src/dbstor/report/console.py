@@ -74,6 +74,19 @@ def _pair(values: dict[str, Any], normalised: dict[str, Any], key: str) -> str:
     return shown if norm is None else f"{shown} ({fmt_num(norm, 3)})"
 
 
+def _short(header: str) -> str:
+    """A compared figure's name for the terminal: 'p99 read ms', 'mean dev read ms'."""
+    for long, short in (
+        (" latency (ms)", " ms"),
+        (" time (ms)", " ms"),
+        ("device ", "dev "),
+        ("response", "resp"),
+        (" (%)", " %"),
+    ):
+        header = header.replace(long, short)
+    return header
+
+
 def print_comparison(comparison: dict, console: Console | None = None) -> None:
     """Print a comparison: values with baseline = 100 in brackets, factors and warnings."""
     if comparison.get("kind") == "dss":
@@ -92,7 +105,7 @@ def print_comparison(comparison: dict, console: Console | None = None) -> None:
     for header in ("run", "workload", "at"):
         table.add_column(header)
     for _, header in keys:
-        table.add_column(header, justify="right")
+        table.add_column(_short(header), justify="right")
     for run in runs:
         values, normalised = run.get("values") or {}, run.get("normalised") or {}
         table.add_row(
