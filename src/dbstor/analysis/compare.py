@@ -286,8 +286,23 @@ def compare_runs(runs: Sequence[Run], baseline: str | None = None) -> dict[str, 
     # Each layer (client, devices, storage) at the same load, baseline's layer = 100.
     layers = compare_layers(runs, labels, labels[base_index], (same_load or {}).get("load"))
     if layers is not None:
-        comparison["layers"] = layers
+        comparison["layers"] = _guard_layers(layers, same_load)
     return comparison
+
+
+def _guard_layers(layers: dict[str, Any], same_load: dict[str, Any] | None) -> dict[str, Any]:
+    """No layer is normalised from points a factor may not rest on: a run whose same-load
+    factor was withheld as a whole keeps its layer values, not their share of the
+    baseline's, and says why."""
+    held = {e["label"]: guard.summary_reason(e["withheld"]) for e in (same_load or {})["runs"]}
+    for entry in layers.get("runs") or []:
+        reason = held.get(entry["label"])
+        if reason:
+            entry["normalised"] = {
+                layer: dict.fromkeys(figures) for layer, figures in entry["normalised"].items()
+            }
+            entry["withheld"] = reason
+    return layers
 
 
 def _is_database(run: Run) -> bool:

@@ -196,3 +196,9 @@ def print_layer_comparison(comparison: dict, console: Console) -> None:
                 Text(str(run.get("label"))), Text(LAYER_WORDS.get(layer, layer)), *map(Text, cells)
             )
     console.print(table)
+    for run in block.get("runs") or []:
+        if run.get("withheld"):
+            line = (
+                f"{run.get('label')}'s layers are not set beside the baseline's: {run['withheld']}"
+            )
+            console.print(Text(line, style="yellow"))

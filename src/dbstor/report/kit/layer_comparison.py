@@ -106,4 +106,10 @@ def layer_comparison_block(comparison: dict[str, Any]) -> str:
         "<th>mean write latency</th><th>IOPS</th></tr></thead>"
         f"<tbody>{''.join(rows)}</tbody></table></div>"
     )
+    for run in block.get("runs") or []:
+        if run.get("withheld"):
+            parts.append(
+                f'<div class="callout warn">{escape(str(run.get("label")))}&#x27;s layers are not '
+                f"set beside the baseline&#x27;s: {escape(str(run['withheld']))}</div>"
+            )
     return f'<div class="layers-compared">{"".join(parts)}</div>'
