@@ -350,3 +350,28 @@ def create_files(test_files: TestFiles) -> None:
     if not test_files.is_device:
         for file in test_files.files:
             create_owned(file)
+
+
+def write_zero_blocks(test_files: TestFiles, share_pct: float, block: int = 8192) -> int:
+    """Overwrite an evenly spread share of each laid-out test file's blocks with zeros, so
+    that the files hold the zero blocks a from: source had (fio writes none). Only files
+    dbstor made, never through a link. Returns the blocks zeroed."""
+    if test_files.is_device or share_pct <= 0:
+        return 0
+    share = min(share_pct, 100.0) / 100.0
+    zeros = bytes(block)
+    done = 0
+    for file in test_files.files:
+        if not is_owned(file):
+            continue
+        fd = os.open(file, os.O_WRONLY | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0))
+        try:
+            blocks = os.fstat(fd).st_size // block
+            for i in range(blocks):  # block i is zero when the running share steps up
+                if int((i + 1) * share) > int(i * share):
+                    os.pwrite(fd, zeros, i * block)
+                    done += 1
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+    return done

@@ -244,3 +244,16 @@ def test_capacity_right_size_never_adds(drive):
     takes = float(line.split()[1])
     assert takes < 0 and "--" not in proc.stdout
     assert "groups of 23: 21 data + 2 parity" not in proc.stdout  # 10 drives: 1 x 10
+
+
+def test_run_folder_whose_files_are_gone_is_one_line_not_a_table(tmp_path):
+    """The run's folder is still there but the files it built were removed: one line,
+    exit 2, never a table of 1.00:1 ratios."""
+    target = tmp_path / "target"
+    target.mkdir()
+    run = tmp_path / "results" / "run-1"
+    run.mkdir(parents=True)
+    (run / "results.json").write_text(json.dumps({"target": {"paths": {"data": [str(target)]}}}))
+    line = one_line_error(dbstor("efficiency", str(run)))
+    assert "the files this run built are gone" in line and "--keep" in line
+    assert "1.00:1" not in line

@@ -33,7 +33,16 @@ def test_a_compression_ratio_is_written_and_checked(dbstor, tmp_path):
     assert data["kind"] == "ratio" and data["fio"]["buffer_compress_percentage"] == "44"
     written = data["written"]
     assert written["intended"]["compression"] == 1.8
-    assert abs(written["achieved"]["compression"] - 1.8) <= 0.1 and written["warning"] is None
+    assert abs(written["achieved"]["compression"] - 1.8) <= 0.1
+    # what dbstor efficiency's default array model stores the files at, and a warning
+    # exactly when that is more than 0.1 from the ratio asked for
+    on_array = written["on_array"]
+    assert on_array["array"] == "ontap-adaptive" and on_array["compression"] >= 1.0
+    far = abs(on_array["compression"] - 1.8) > 0.1
+    assert (written["warning"] is not None) == far
+    if far:
+        assert "under the ontap-adaptive array model" in written["warning"]
+        assert f"compression {on_array['compression']:.2f}:1 where 1.80:1" in written["warning"]
     assert "buffer_compress_percentage=44" in (folder / "jobs" / "layout.fio").read_text()
     assert "buffer_compress_percentage=44" in (folder / "jobs" / "point-01.fio").read_text()
     assert run["study"]["data"]["compression"] == 1.8
@@ -64,6 +73,31 @@ def test_data_from_files_takes_their_ratio(dbstor, tmp_path):
     assert data["kind"] == "from" and data["source"] == str(source)
     assert 1.8 <= data["compression"] <= 2.1  # half of every 8K repeats
     assert abs(data["written"]["achieved"]["compression"] - data["compression"]) <= 0.1
+
+
+def test_data_from_files_reproduces_each_block_class(dbstor, tmp_path):
+    """A source with a quarter zero blocks and compressible other blocks: its classes are
+    recorded, the test files get the same share of zero blocks (written by dbstor after
+    fio's layout) and the same compression of the others, each class checked."""
+    source = tmp_path / "db.dat"
+    noise = random.Random(11)
+    blocks = [
+        bytes(8192) if i % 4 == 0 else noise.randbytes(4096) + b"A" * 4096 for i in range(2048)
+    ]
+    source.write_bytes(b"".join(blocks))
+    _, run = io_run(dbstor, tmp_path, "--data", f"from:{source}")
+    data = run["workload"]["data"]
+    assert data["source_figures"]["zero_block_pct"] == pytest.approx(25.0, abs=0.5)
+    classes = {c["class"]: c for c in data["written"]["classes"]}
+    assert set(classes) == {"zero blocks", "compression of the non-zero blocks", "dedup"}
+    zero = classes["zero blocks"]
+    assert zero["source"] == "25.0%" and zero["reproduced"], zero
+    assert any("zeroed after layout" in n for n in run["notes"])
+    assert classes["compression of the non-zero blocks"]["reproduced"], classes
+    warning = data["written"]["warning"] or ""
+    for name, figures in classes.items():  # each class not reproduced is named, and why
+        named = f"{name} {figures['written']} where the source has {figures['source']}"
+        assert (named in warning) == (not figures["reproduced"]), (name, figures, warning)
 
 
 def test_bad_data_is_refused_before_anything(dbstor, tmp_path):

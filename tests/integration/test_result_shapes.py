@@ -35,7 +35,7 @@ def assert_same_shape(stored: str, data: dict) -> None:
         for p in differences(before, shape(data))
         if not (p.startswith("new: ") and any(p[5:].startswith(a) for a in ADDED))
     ]
-    assert problems == []
+    assert problems == [], problems
 
 
 def run_and_compare(dbstor, tmp_path: Path, stored: str, *args: str) -> None:

@@ -121,7 +121,7 @@ def test_compare_normalises_to_the_baseline_folder(dbstor, study_run):
     assert [r["label"] for r in result["same_load"]["runs"]] == ["FAST", "SLOW"]
     assert [f["label"] for f in result["same_load"]["factors"]] == ["FAST"]
     lines = result["verdict"]["lines"]
-    assert "at the same load" in lines[0]["lead"] and "own knee" in lines[-1]["lead"]
+    assert "at the same load" in lines[0]["lead"] and "at its own" in lines[-1]["lead"]
     assert "per_disk" in result
     text = dbstor("compare", run1, run2, "--baseline", run2).stdout
     assert "FAST vs SLOW at the same load" in text

@@ -4,6 +4,7 @@ runs, the HTML page, and bad input (one line, exit 2)."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -153,4 +154,39 @@ def test_tr_4403_inputs_give_its_10_to_5_at_80_pct(dbstor):
     assert "other ceilings: 60% 7, 70% 6, 80% 5, 90% 5, 100% 4" in proc.stdout
     dbstor.assert_user_error(
         dbstor("tco", *seed, "--servers", "1e400"), "--servers", "from 1 to 100,000"
+    )
+
+
+def test_no_storage_price_no_roi_or_payback_and_examples_labelled(dbstor, tmp_path):
+    """--example-prices without a storage price: no 'payback 0.0 months', no 'ROI -', the
+    input it needs named; the example prices are labelled in text, JSON and HTML."""
+    args = [*without("--storage-price", "--license-price", "--support-rate"), "--example-prices"]
+    page = tmp_path / "tco.html"
+    proc = dbstor("tco", *args, "--html", page)
+    assert proc.returncode == 0, proc.stderr
+    assert not re.search(r"payback (\d|not within)", proc.stdout)
+    assert "ROI -" not in proc.stdout
+    assert "No ROI, NPV or payback: no storage price: give --storage-price" in proc.stdout
+    assert proc.stdout.startswith("EXAMPLE PRICES, not quotes: licence_price, support_rate")
+    html = page.read_text()
+    assert "Example prices, not quotes:" in html and "payback 0.0" not in html
+    assert '<th class="l">payback</th>' not in html and "not computed: no storage price" in html
+    result = json.loads(dbstor("tco", *args, "--json").stdout)
+    assert result["roi_pct"] is None and result["payback_months"] is None
+    assert result["npv"] is None and "--storage-price" in result["needs"]
+    assert result["example_prices"] == ["licence_price", "support_rate"]
+    priced = json.loads(dbstor("tco", *FLAGS, "--json").stdout)  # a price given: all there
+    assert priced["needs"] is None and priced["payback_months"] is not None
+
+
+def test_cpu_from_runs_saturated_on_both_is_refused(dbstor, tmp_path):
+    """Host CPU at 100% before and after is a ceiling, not the demand: no 10 -> 10 case."""
+    _run(tmp_path / "legacy", {8: 100.0, 16: 100.0})
+    _run(tmp_path / "flash", {8: 99.0, 16: 100.0})
+    proc = dbstor(
+        "tco", *without("--cpu-before", "--cpu-after"), "--before-run", "legacy",
+        "--after-run", "flash",
+    )  # fmt: skip
+    dbstor.assert_user_error(
+        proc, "--before-run", "the host's CPU was saturated (100%)", "--cpu-before/--cpu-after"
     )

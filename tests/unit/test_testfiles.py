@@ -13,6 +13,7 @@ from dbstor.testfiles import (
     plan_files,
     record_created,
     reusable,
+    write_zero_blocks,
 )
 
 
@@ -122,3 +123,17 @@ def test_create_files_never_creates_through_a_link(tmp_path):
     with pytest.raises(UserError, match="symbolic link"):
         create_files(files)
     assert not (tmp_path / "outside.dat").exists() and path.is_symlink()
+
+
+def test_zero_blocks_go_only_into_dbstors_own_files_evenly(tmp_path):
+    files = plan_files((tmp_path,), "io-oltp", 1, 1 << 20, Safety())
+    (path,) = files.files
+    path.write_bytes(b"\xff" * (1 << 20))
+    record_created(files)
+    assert write_zero_blocks(files, 25.0) == 32  # a quarter of 128 blocks of 8 KiB
+    data = path.read_bytes()
+    zero = [data[i : i + 8192] == bytes(8192) for i in range(0, len(data), 8192)]
+    assert sum(zero) == 32 and zero[3] and zero[7] and not zero[0]  # every fourth block
+    path.unlink()
+    path.write_bytes(b"\xff" * (1 << 20))  # someone else's file under the same name
+    assert write_zero_blocks(files, 25.0) == 0 and b"\0" not in path.read_bytes()

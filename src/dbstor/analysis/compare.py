@@ -18,6 +18,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from dbstor.analysis import compare_guard as guard
+from dbstor.analysis import compare_words
+from dbstor.analysis.compare_words import (
+    basis_of,
+    factor,
+    factor_text,
+    load_words,
+    metric_names,
+    verdict,
+)
 from dbstor.analysis.curve import curve_points, find_knee, find_peak, slo_value, value_at_knee
 from dbstor.analysis.dss_compare import compare_query_runs, is_query_run
 from dbstor.analysis.labels import baseline_index, run_label
@@ -25,7 +35,14 @@ from dbstor.analysis.layers import compare_layers
 from dbstor.analysis.system_diff import system_differences
 from dbstor.results.model import Point, Run
 
-__all__ = ["METRICS", "comparability_warnings", "compare_runs", "factor_text", "run_label"]
+__all__ = [
+    "METRICS",
+    "comparability_warnings",
+    "compare_runs",
+    "factor",
+    "factor_text",
+    "run_label",
+]
 
 METRICS = ("throughput", "iops", "tps", "read_lat_ms", "cpu_pct", "response_ms")
 
@@ -63,11 +80,13 @@ def values_at_load(run: Run, load: float | None) -> dict[str, float | None]:
 
 
 def _at_basis(run: Run) -> tuple[str, dict[str, Any] | None]:
+    """The run's knee within its SLO, else its peak on the main curve (auto mode's search
+    points are another kind of load: a queue depth is not a rate)."""
     metric, limit = run.slo["metric"], run.slo["limit_ms"]
     knee = find_knee(run.points, metric, limit)
     if knee and knee.get("load") is not None:
         return "knee", knee
-    return "peak", find_peak(run.points)
+    return "peak", find_peak(curve_points(run.points))
 
 
 def _value_at(points: Sequence[Point], load: float | None, getter: Any) -> float | None:
@@ -106,29 +125,6 @@ def _normalise(
         b = base.get(key)
         out[key] = None if value is None or not b else value / b * 100.0
     return out
-
-
-def factor(normalised: float) -> str:
-    """A factor from a value normalised to 100, to three significant figures as the seeds
-    write them (x1.15, x1.78, x4, x0.143)."""
-    return f"x{float(f'{normalised / 100:.3g}'):g}"
-
-
-def factor_text(normalised: dict[str, float | None]) -> str:
-    """'read latency -95%, IOPS x4, CPU x4.12, response time x0.143' from values
-    normalised to 100."""
-    parts = []
-    if normalised.get("read_lat_ms") is not None:
-        parts.append(f"read latency {normalised['read_lat_ms'] - 100:+.0f}%")
-    if normalised.get("tps") is not None:
-        parts.append(f"transactions {factor(normalised['tps'])}")
-    if normalised.get("iops") is not None:
-        parts.append(f"IOPS {factor(normalised['iops'])}")
-    if normalised.get("cpu_pct") is not None:
-        parts.append(f"CPU {factor(normalised['cpu_pct'])}")
-    if normalised.get("response_ms") is not None:
-        parts.append(f"response time {factor(normalised['response_ms'])}")
-    return ", ".join(parts) or "no comparable figures"
 
 
 def comparability_warnings(runs: Sequence[Run]) -> tuple[bool, list[str]]:
@@ -194,20 +190,23 @@ def _matched(runs: Sequence[Run], labels: list[str], baseline: int) -> list[dict
         loads = {(p.load.kind, p.load.value) for p in curve_points(run.points)}
         common = loads if common is None else common & loads
     rows = []
+    database = _is_database(runs[baseline])
     for kind, value in sorted(common or ()):
         per_label: dict[str, dict[str, float | None]] = {}
+        rests = []
         for run, label in zip(runs, labels, strict=True):
             point = next(
                 p for p in curve_points(run.points) if (p.load.kind, p.load.value) == (kind, value)
             )
             per_label[label] = point_values(run, point)
+            rests.append((run, label, [point]))
         base = per_label[labels[baseline]]
+        normalised = {}
+        for i, (label, v) in enumerate(per_label.items()):
+            held = guard.withheld([rests[i], rests[baseline]], v, base, database)
+            normalised[label] = guard.apply(_normalise(v, base), held)
         rows.append(
-            {
-                "load": {"kind": kind, "value": value},
-                "values": per_label,
-                "normalised": {label: _normalise(v, base) for label, v in per_label.items()},
-            }
+            {"load": {"kind": kind, "value": value}, "values": per_label, "normalised": normalised}
         )
     return rows
 
@@ -219,40 +218,128 @@ def compare_runs(runs: Sequence[Run], baseline: str | None = None) -> dict[str, 
     labels = [run_label(r, runs) for r in runs]
     base_index = baseline_index(runs, labels, baseline)
     base_run = runs[base_index]
-    _, base_point = _at_basis(base_run)
+    base_basis, base_point = _at_basis(base_run)
     latency_load = base_point.get("load") if base_point else None
     comparable, warnings = comparability_warnings(runs)
+    refused = guard.load_kinds(list(runs), labels)
+    database = _is_database(base_run)
+    base_kind = base_point.get("kind") if base_point else None
+    latency_words = (
+        f"{load_words(base_kind, latency_load, database)}, the baseline's {base_basis} load"
+    )
+    words = compare_words.latency_words(metric_names(_read_metric(base_run), database))
 
-    entries = []
-    for run, label in zip(runs, labels, strict=True):
+    entries, rests = [], []
+    for i, (run, label) in enumerate(zip(runs, labels, strict=True)):
         basis, point = _at_basis(run)
+        at_latency = latency_load if (i == base_index or not refused) else None
+        own = guard.points_at(run, point.get("load") if point else None)
+        rests.append((run, label, own + guard.points_at(run, at_latency)))
         entries.append(
             {
                 "label": label,
                 "run_id": run.run_id,
                 "workload": run.workload.get("name"),
                 "basis": basis,
-                "values": _values(run, point, latency_load),
+                "values": _values(run, point, at_latency),
             }
         )
     base_values = entries[base_index]["values"]
-    for entry in entries:
-        entry["normalised"] = _normalise(entry["values"], base_values)
+    factors = []
+    for i, entry in enumerate(entries):
+        pair = [rests[i], rests[base_index]]
+        held = guard.withheld(pair, entry["values"], base_values, database, latency_load)
+        if refused and i != base_index and guard.summary_reason(held) is None:
+            held["read_lat_ms"] = "no load is the same on both runs"
+        entry["normalised"] = guard.apply(_normalise(entry["values"], base_values), held)
+        entry["withheld"] = held
+        if i != base_index:
+            factors.append(
+                {
+                    "label": entry["label"],
+                    "text": _text(entry["normalised"], held, words),
+                    "basis": entry["basis"],
+                    "baseline_basis": base_basis,
+                    "latency_at": None if refused else latency_words,
+                }
+            )
+    per_disk, per_disk_withheld = _per_disk(runs, entries, base_index)
+    same_load = (
+        None if refused else _same_load(runs, labels, base_index, base_point, database, words)
+    )
+    comparison = {
+        "baseline": labels[base_index],
+        "comparable": comparable,
+        "warnings": warnings,
+        "latency_at_load": latency_load,
+        "latency_at": latency_words,
+        "metric_names": metric_names(_read_metric(base_run), database),
+        "runs": entries,
+        "matched": _matched(runs, labels, base_index),
+        "same_load": same_load,
+        "same_load_refused": refused,
+        "factors": factors,
+        "factors_at": f"each run's own knee (its peak when it has none); read latency at "
+        f"{latency_words}",
+        "per_disk": per_disk,
+        "per_disk_withheld": per_disk_withheld,
+        "verdict": verdict(comparable, warnings, same_load, refused, factors, labels[base_index]),
+    }
+    # Each layer (client, devices, storage) at the same load, baseline's layer = 100.
+    layers = compare_layers(runs, labels, labels[base_index], (same_load or {}).get("load"))
+    if layers is not None:
+        comparison["layers"] = _guard_layers(layers, same_load)
+    return comparison
 
-    factors = [
-        {"label": e["label"], "text": factor_text(e["normalised"])}
-        for i, e in enumerate(entries)
-        if i != base_index
-    ]
-    per_disk = []
-    base_drives = _drives(base_run)
+
+def _guard_layers(layers: dict[str, Any], same_load: dict[str, Any] | None) -> dict[str, Any]:
+    """No layer is normalised from points a factor may not rest on: a run whose same-load
+    factor was withheld as a whole keeps its layer values, not their share of the
+    baseline's, and says why."""
+    held = {e["label"]: guard.summary_reason(e["withheld"]) for e in (same_load or {})["runs"]}
+    for entry in layers.get("runs") or []:
+        reason = held.get(entry["label"])
+        if reason:
+            entry["normalised"] = {
+                layer: dict.fromkeys(figures) for layer, figures in entry["normalised"].items()
+            }
+            entry["withheld"] = reason
+    return layers
+
+
+def _is_database(run: Run) -> bool:
+    return str((run.engine or {}).get("name") or "fio") != "fio"
+
+
+def _read_metric(run: Run) -> str:
+    metric = run.slo["metric"]
+    return metric if metric.startswith("read_") else "read_lat_p99_ms"
+
+
+def _text(normalised: dict[str, float | None], held: dict[str, str], names: dict[str, str]) -> str:
+    """The factor line, each latency with its statistic, or why no factor was computed."""
+    whole = guard.summary_reason(held)
+    return f"not computed: {whole}" if whole else factor_text(normalised, held, names)
+
+
+def _per_disk(
+    runs: Sequence[Run], entries: list[dict[str, Any]], base_index: int
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """h6080's per-disk efficiency (drive reduction x performance factor) per run, and
+    the runs whose throughput factor was withheld, with the reason."""
+    rows, refused = [], []
+    base_drives = _drives(runs[base_index])
     for i, (run, entry) in enumerate(zip(runs, entries, strict=True)):
         drives = _drives(run)
+        if i == base_index or not base_drives or not drives:
+            continue
+        reason = guard.per_disk_reason(entry["withheld"])
         perf = entry["normalised"].get("throughput")
-        if i == base_index or not base_drives or not drives or perf is None:
+        if reason or perf is None:
+            refused.append({"label": entry["label"], "reason": reason or "no throughput"})
             continue
         reduction = base_drives / drives
-        per_disk.append(
+        rows.append(
             {
                 "label": entry["label"],
                 "drives": drives,
@@ -262,86 +349,43 @@ def compare_runs(runs: Sequence[Run], baseline: str | None = None) -> dict[str, 
                 "per_disk_efficiency": reduction * perf / 100.0,
             }
         )
-    same_load = _same_load(runs, labels, base_index, base_run, base_point)
-    comparison = {
-        "baseline": labels[base_index],
-        "comparable": comparable,
-        "warnings": warnings,
-        "latency_at_load": latency_load,
-        "runs": entries,
-        "matched": _matched(runs, labels, base_index),
-        "same_load": same_load,
-        "factors": factors,
-        "factors_at": "each run's own knee (its peak when it has none); latency at the baseline's knee load",
-        "per_disk": per_disk,
-        "verdict": _verdict(comparable, warnings, same_load, factors, labels[base_index]),
-    }
-    # Each layer (client, devices, storage) at the same load, baseline's layer = 100.
-    layers = compare_layers(runs, labels, labels[base_index], (same_load or {}).get("load"))
-    if layers is not None:
-        comparison["layers"] = layers
-    return comparison
+    return rows, refused
 
 
 def _same_load(
     runs: Sequence[Run],
     labels: list[str],
     base_index: int,
-    base_run: Run,
     base_point: dict[str, Any] | None,
+    database: bool,
+    words: dict[str, str],
 ) -> dict[str, Any] | None:
-    """Every run at the baseline's knee load: values, normalised, factors."""
+    """Every run at the baseline's knee load (its peak load when it has no knee within
+    the SLO): values, normalised, factors."""
     load = base_point.get("load") if base_point else None
     if load is None:
         return None
-    basis = (
-        "knee"
-        if find_knee(base_run.points, base_run.slo["metric"], base_run.slo["limit_ms"])
-        else "peak"
-    )
-    kinds = {p.load.kind for p in curve_points(base_run.points)}
+    base_run = runs[base_index]
+    basis = basis_of(base_run)
+    kind = base_point.get("kind") if base_point else None
     values = [values_at_load(run, load) for run in runs]
-    entries = [
-        {"label": label, "values": v, "normalised": _normalise(v, values[base_index])}
-        for label, v in zip(labels, values, strict=True)
+    rests = [
+        (run, label, guard.points_at(run, load)) for run, label in zip(runs, labels, strict=True)
     ]
+    entries = []
+    for i, (label, v) in enumerate(zip(labels, values, strict=True)):
+        pair = [rests[i], rests[base_index]]
+        held = guard.withheld(pair, v, values[base_index], database, load, load_all=True)
+        normalised = guard.apply(_normalise(v, values[base_index]), held)
+        entries.append({"label": label, "values": v, "normalised": normalised, "withheld": held})
     return {
-        "load": {"kind": next(iter(kinds)) if len(kinds) == 1 else None, "value": load},
+        "load": {"kind": kind, "value": load},
+        "load_words": load_words(kind, load, database),
         "basis": f"the baseline's {basis} load",
         "runs": entries,
         "factors": [
-            {"label": e["label"], "text": factor_text(e["normalised"])}
+            {"label": e["label"], "text": _text(e["normalised"], e["withheld"], words)}
             for i, e in enumerate(entries)
             if i != base_index
         ],
     }
-
-
-def _verdict(
-    comparable: bool,
-    warnings: list[str],
-    same_load: dict[str, Any] | None,
-    factors: list[dict[str, Any]],
-    baseline: str,
-) -> dict[str, Any]:
-    """The headline: factors at the same load first, then at each run's own knee; no
-    verdict at all when the runs are not comparable, only the reason."""
-    if not comparable:
-        return {"lines": [], "reason": "; ".join(warnings) or "the runs are not comparable"}
-    lines = []
-    if same_load:
-        load = same_load["load"]
-        value = f"{load['value']:.3g}"
-        what = f"{load['kind']} {value}" if load["kind"] else f"load {value}"
-        lines += [
-            {
-                "lead": f"{f['label']} vs {baseline} at the same load ({what}, {same_load['basis']})",
-                "text": f["text"],
-            }
-            for f in same_load["factors"]
-        ]
-    lines += [
-        {"lead": f"{f['label']} vs {baseline} at each run's own knee", "text": f["text"]}
-        for f in factors
-    ]
-    return {"lines": lines, "reason": None}

@@ -20,8 +20,9 @@ def slo_value(point: Point, metric: str) -> float | None:
     return None if stats is None else getattr(stats, stat, None)
 
 
-def throughput(point: Point) -> float:
-    """What the curve's y-axis grows with: transactions when there are any, else IOPS."""
+def throughput(point: Point) -> float | None:
+    """What the curve's y-axis grows with: transactions when there are any, else IOPS;
+    None when neither was measured."""
     return point.tps if point.tps is not None else point.iops
 
 
@@ -33,10 +34,10 @@ def curve_points(points: Sequence[Point]) -> list[Point]:
 
 def find_peak(points: Sequence[Point]) -> dict[str, Any] | None:
     """The finished point with the most throughput, auto mode's search points included."""
-    finished = [p for p in points if p.ok]
+    finished = [p for p in points if p.ok and throughput(p) is not None]
     if not finished:
         return None
-    best = max(finished, key=throughput)
+    best = max(finished, key=lambda p: throughput(p) or 0.0)
     return {
         "load": best.load.value,
         "kind": best.load.kind,

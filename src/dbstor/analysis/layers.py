@@ -8,10 +8,11 @@ These functions take the per-point "layers" dict of results.json (telemetry.laye
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from dbstor.analysis.curve import curve_points, value_at_knee
-from dbstor.results.model import Point, Run
+from dbstor.results.model import LatencyStats, Point, Run
 
 LAYER_WORDS = {
     "client": "the client",
@@ -28,6 +29,41 @@ Layers = Mapping[str, Mapping[str, object]]
 def layer_figure(layers: Layers | None, layer: str, key: str) -> float | None:
     """One figure of one layer of a point's "layers" (None when absent or missing)."""
     return _figure(layers or {}, layer, key)
+
+
+def remote_view(point: Point) -> Point | None:
+    """The point as the database server's own device saw it (the remote_device layer, from
+    its node_exporter through --db-host); None where that layer has no IOPS."""
+    reads = layer_figure(point.layers, "remote_device", "read_iops")
+    writes = layer_figure(point.layers, "remote_device", "write_iops")
+    if reads is None and writes is None:
+        return None
+    read_ms = layer_figure(point.layers, "remote_device", "read_latency_ms")
+    write_ms = layer_figure(point.layers, "remote_device", "write_latency_ms")
+    engine_io = dict(point.engine_io or {})
+    engine_io["device_reads_per_txn"] = (reads or 0.0) / point.tps if point.tps else None
+    return replace(
+        point,
+        read_iops=reads,
+        write_iops=writes,
+        read_lat_ms=LatencyStats(mean=read_ms) if read_ms is not None else None,
+        write_lat_ms=LatencyStats(mean=write_ms) if write_ms is not None else None,
+        engine_io=engine_io,
+    )
+
+
+def device_points(points: Sequence[Point]) -> tuple[list[Point], str | None]:
+    """The points as the database's own device saw them, and the layer that saw them: this
+    host's device when it measured any point (layer None), else the database server's
+    device (`remote_device`) when --db-host gave it figures."""
+    if any(p.ok and (p.read_iops is not None or p.write_iops is not None) for p in points):
+        return list(points), None
+    remote = [remote_view(p) if p.ok else None for p in points]
+    if not any(r is not None for r in remote):
+        return list(points), None
+    return [r if r is not None else p for r, p in zip(remote, points, strict=True)], (
+        "remote_device"
+    )
 
 
 def has_layer(points_layers: list[Layers | None], layer: str) -> bool:

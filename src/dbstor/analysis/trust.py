@@ -1,15 +1,20 @@
-"""How far a point can be trusted: steady state, samples behind percentiles, noisy repeats."""
+"""How far a point can be trusted: steady state, samples behind percentiles, noisy repeats,
+and whether a composed claim (a factor, a per-disk efficiency, a cost case, a summary
+sentence) may rest on it: `untrustworthy(point)` is the one test every such claim calls."""
 
 from __future__ import annotations
 
 import statistics
 from collections.abc import Sequence
 
-from dbstor.results.model import Spread
+from dbstor.analysis.histogram import MIN_OPS_P99, MIN_OPS_P999
+from dbstor.results.model import Point, Spread
 
 STEADY_MAX_DRIFT_PCT = 10.0  # SNIA PTS: the slope over the window stays within 10% of the mean
 NOISY_SPREAD_PCT = 10.0  # repeats whose IOPS differ by more than this are flagged
 MEMORY_READS_PER_TXN = 0.05  # fewer device reads per transaction than this: memory served reads
+MEMORY_HIT_RATIO = 0.99  # an engine that does not count physical reads: hit ratio above this
+HOST_CPU_SATURATED_PCT = 95.0  # host CPU at or above this: a ceiling, not what the work needed
 
 
 def drift_pct(per_second: Sequence[float], window: int | None = None) -> float | None:
@@ -45,3 +50,75 @@ def is_noisy(s: Spread) -> bool:
     if s.median <= 0:
         return False
     return (s.maximum - s.minimum) / s.median * 100.0 > NOISY_SPREAD_PCT
+
+
+def withheld_percentiles(count: int, what: str) -> list[str]:
+    """Why a percentile is missing (null) on a point: 'p99 withheld: 640 transactions, a
+    p99 needs at least 1,000'. `what` names the operations ('transactions', 'reads')."""
+    notes = []
+    for name, least in (("p99", MIN_OPS_P99), ("p99.9", MIN_OPS_P999)):
+        if 0 < count < least:
+            notes.append(f"{name} withheld: {count:,} {what}, a {name} needs at least {least:,}")
+        elif count == 0:
+            notes.append(f"{name} withheld: no {what} finished")
+            break
+    return notes
+
+
+def reads_from_memory(point: Point) -> bool:
+    """A database point whose reads memory served, not the storage.
+
+    Either witness is enough, so that memory speed never passes for storage speed: the
+    device saw almost no reads per transaction, or the engine read almost nothing from
+    storage per transaction (its physical reads; its cache hit ratio above 99% when it
+    does not count them)."""
+    if not point.ok or point.tps is None:
+        return False
+    if any(str(note).startswith("reads came from memory") for note in point.trust.notes or []):
+        return True
+    io = point.engine_io or {}
+    device = io.get("device_reads_per_txn")
+    if not isinstance(device, int | float) and point.read_iops is not None and point.tps:
+        device = point.read_iops / point.tps
+    if isinstance(device, int | float) and device < MEMORY_READS_PER_TXN:
+        return True
+    engine = io.get("engine_physical_reads_per_txn")
+    if isinstance(engine, int | float):
+        return engine < MEMORY_READS_PER_TXN
+    ratio = point.cache_hit_ratio
+    return ratio is not None and ratio > MEMORY_HIT_RATIO
+
+
+def untrustworthy(point: Point) -> str | None:
+    """Why a composed claim must not rest on this point, or None when it may.
+
+    From memory (the storage was barely read), not steady (still drifting), or (with
+    attribution) mostly other processes' I/O on the device: `trust.shared_device` or a
+    note starting "shared device" joins here without another change to the callers."""
+    if not point.ok:
+        return "the point did not finish"
+    if reads_from_memory(point):
+        return "its reads came from memory, not the storage"
+    if point.trust.steady is False:
+        return "it was not steady (throughput still drifting)"
+    if getattr(point.trust, "shared_device", False) or any(
+        str(note).startswith("shared device") for note in point.trust.notes or []
+    ):
+        return "most of the device's I/O was not the run's own (shared device)"
+    return None
+
+
+def cpu_untrustworthy(point: Point) -> str | None:
+    """Why the point's CPU figure cannot carry a CPU factor or a cost case, or None.
+
+    A host at 95% or more is a ceiling: 100% before and 100% after says nothing about the
+    CPU the work needs (a consolidation of 10 servers to 10)."""
+    reason = untrustworthy(point)
+    if reason:
+        return reason
+    util = point.cpu.util_pct if point.cpu else None
+    if util is None:
+        return "its CPU was not measured"
+    if util >= HOST_CPU_SATURATED_PCT:
+        return f"the host's CPU was saturated ({util:.0f}%)"
+    return None

@@ -111,14 +111,18 @@ def run(args: argparse.Namespace) -> int:
                     "run_id": e["run_id"],
                     "normalised": e["normalised"],
                     "values": e["values"],
+                    "withheld": e.get("withheld", {}),
                 }
                 for e in comparison["runs"]
             ],
+            "metric_names": comparison.get("metric_names"),
             "same_load": comparison.get("same_load"),
+            "same_load_refused": comparison.get("same_load_refused"),
             "factors": comparison["factors"],
             "factors_at": comparison.get("factors_at"),
             "verdict": comparison.get("verdict"),
             "per_disk": comparison.get("per_disk", []),
+            "per_disk_withheld": comparison.get("per_disk_withheld", []),
         }
         if "layers" in comparison:  # runs with layers: each one normalised to the baseline's
             out["layers"] = comparison["layers"]

@@ -149,6 +149,20 @@ def _run_paths(raw: str, results: Path) -> list[tuple[str, str]]:
     return present
 
 
+def _nothing_scanned(paths: list[str]) -> str:
+    """The one line for a scan that found no data: never a table of 1.00:1 ratios."""
+    runs = [p for p in paths if (Path(p) / "results.json").is_file()]
+    if runs:
+        return (
+            f"{runs[0]}: the files this run built are gone (its folders hold no data); "
+            "rerun with --keep or scan the files directly"
+        )
+    return (
+        f"{', '.join(paths)}: nothing to scan (no file holds any data); give the database's "
+        "files or folders"
+    )
+
+
 def _flag(name: str, parse: Any, text: str) -> Any:
     try:
         return parse(text)
@@ -159,6 +173,8 @@ def _flag(name: str, parse: Any, text: str) -> Any:
 def run(args: argparse.Namespace) -> int:
     check_options(args)  # a bad flag is named before any path is looked at
     result = scan(args, _role_paths(args), quiet=args.quiet or args.json)
+    if not result.get("bytes_scanned"):
+        raise UserError(_nothing_scanned(args.paths))
     for skipped in result["files_skipped"]:
         print(f"dbstor: warning: skipped {skipped['path']}: {skipped['reason']}", file=sys.stderr)
     if args.json:

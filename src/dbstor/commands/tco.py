@@ -148,7 +148,9 @@ def format_text(result: dict[str, Any]) -> str:
     """The terminal report: servers, licences, line items, cash flows, ROI/NPV/payback."""
     cur, s, lic = result["currency"], result["servers"], result["licences"]
     head = f"CPU: {s['cpu_before_pct']:g}% before, " if s["cpu_before_pct"] is not None else "CPU: "
-    lines = [
+    examples = result.get("example_prices") or []
+    lines = [f"EXAMPLE PRICES, not quotes: {', '.join(examples)}", ""] if examples else []
+    lines += [
         f"Servers: {s['before']} -> {s['after']} ({s['retired']} retired; {s['needed_exact']:g} "
         f"needed at {s['ceiling_pct']:g}% CPU at most)",
         head
@@ -163,8 +165,8 @@ def format_text(result: dict[str, Any]) -> str:
         "",
     ]
     items = [("", "item", "year 0", "each year")]
-    items += [("benefit", x["item"], _m(x["year0"]), _m(x["yearly"])) for x in result["benefits"]]
-    items += [("cost", x["item"], _m(x["year0"]), _m(x["yearly"])) for x in result["costs"]]
+    items += [("benefit", x["item"], *_amounts(x)) for x in result["benefits"]]
+    items += [("cost", x["item"], *_amounts(x)) for x in result["costs"]]
     lines += _table(items, left={0, 1})
     lines.append("")
     flows = [("year", "benefits", "costs", "net", "discounted", "cumulative")]
@@ -182,18 +184,28 @@ def format_text(result: dict[str, Any]) -> str:
     lines += _table(flows, left=set())
     lines.append("")
     roi, payback = result["roi_pct"], result["payback_months"]
-    lines.append(
-        f"ROI {'-' if roi is None else f'{roi:.0f}%'} | NPV {_m(result['npv'], cur)} at "
-        f"{result['discount_rate_pct']:g}% | payback "
-        + ("not within the period" if payback is None else f"{payback:.1f} months")
-        + f" | net over {result['years']} years {_m(result['totals']['net'], cur)}"
-    )
+    if result.get("needs"):
+        lines.append(f"No ROI, NPV or payback: {result['needs']}")
+    else:
+        lines.append(
+            f"ROI {'-' if roi is None else f'{roi:.0f}%'} | NPV {_m(result['npv'], cur)} at "
+            f"{result['discount_rate_pct']:g}% | payback "
+            + ("not within the period" if payback is None else f"{payback:.1f} months")
+            + f" | net over {result['years']} years {_m(result['totals']['net'], cur)}"
+        )
     if result["notes"]:
         lines.append("Notes:")
         lines += [f"  - {n}" for n in result["notes"]]
     lines.append("Assumptions:")
     lines += [f"  - {a}" for a in result["assumptions"]]
     return "\n".join(lines) + "\n"
+
+
+def _amounts(line: dict[str, Any]) -> tuple[str, str]:
+    """A line item's year-0 and yearly amounts, or the flag it needs when not given."""
+    if line.get("not_given"):
+        return f"not given ({line['not_given']})", ""
+    return _m(line["year0"]), _m(line["yearly"])
 
 
 def _table(rows: list[tuple[str, ...]], left: set[int]) -> list[str]:

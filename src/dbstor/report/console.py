@@ -14,7 +14,7 @@ from dbstor.analysis.layers import LAYER_WORDS
 from dbstor.report.database import console as database_console
 from dbstor.report.database.memory import memory_sentence
 from dbstor.report.io import console as io_console
-from dbstor.report.kit.comparison import COMPARED, verdict_lines
+from dbstor.report.kit.comparison import compared, figure_text, verdict_lines, withheld_lines
 from dbstor.report.kit.figures import run_names
 from dbstor.report.kit.fmt import (
     DASH,
@@ -22,7 +22,6 @@ from dbstor.report.kit.fmt import (
     fmt_iops,
     fmt_ms,
     fmt_num,
-    fmt_pct,
 )
 from dbstor.report.kit.summary import (
     cache_sentence,
@@ -70,14 +69,22 @@ def _pair(values: dict[str, Any], normalised: dict[str, Any], key: str) -> str:
     value = values.get(key)
     if value is None:
         return DASH
-    if key == "read_lat_ms":
-        shown = fmt_ms(value)
-    elif key == "cpu_pct":
-        shown = fmt_pct(value)
-    else:
-        shown = fmt_iops(value)
+    shown = figure_text(key, value)
     norm = normalised.get(key)
     return shown if norm is None else f"{shown} ({fmt_num(norm, 3)})"
+
+
+def _short(header: str) -> str:
+    """A compared figure's name for the terminal: 'p99 read ms', 'mean dev read ms'."""
+    for long, short in (
+        (" latency (ms)", " ms"),
+        (" time (ms)", " ms"),
+        ("device ", "dev "),
+        ("response", "resp"),
+        (" (%)", " %"),
+    ):
+        header = header.replace(long, short)
+    return header
 
 
 def print_comparison(comparison: dict, console: Console | None = None) -> None:
@@ -89,14 +96,16 @@ def print_comparison(comparison: dict, console: Console | None = None) -> None:
     baseline = str(comparison.get("baseline", ""))
     runs = comparison.get("runs") or []
     keys = [
-        (k, n) for k, n in COMPARED if any((r.get("values") or {}).get(k) is not None for r in runs)
+        (k, n)
+        for k, n in compared(comparison)
+        if any((r.get("values") or {}).get(k) is not None for r in runs)
     ]
     title = Text(f"Compared with {baseline} (= 100)")
     table = Table(title=title, title_justify="left", header_style="bold")
     for header in ("run", "workload", "at"):
         table.add_column(header)
     for _, header in keys:
-        table.add_column(header, justify="right")
+        table.add_column(_short(header), justify="right")
     for run in runs:
         values, normalised = run.get("values") or {}, run.get("normalised") or {}
         table.add_row(
@@ -118,6 +127,8 @@ def print_comparison(comparison: dict, console: Console | None = None) -> None:
     print_layer_comparison(comparison, console)
     for lead, text in verdict_lines(comparison):
         console.print(Text(f"{lead}: {text}"))
+    for line in withheld_lines(comparison):
+        console.print(Text(line, style="yellow"))
     per_disk = comparison.get("per_disk") or []
     if per_disk:
         disks = Table(title=Text("Per-disk efficiency"), title_justify="left", header_style="bold")
@@ -143,8 +154,8 @@ def print_comparison(comparison: dict, console: Console | None = None) -> None:
 
 
 LAYER_COLUMNS = (
-    ("read_latency_ms", "read latency"),
-    ("write_latency_ms", "write latency"),
+    ("read_latency_ms", "mean read latency"),
+    ("write_latency_ms", "mean write latency"),
     ("iops", "IOPS"),
 )
 
@@ -158,6 +169,8 @@ def print_layer_comparison(comparison: dict, console: Console) -> None:
     load = block.get("load") or {}
     value = load.get("value")
     at = f"{load.get('kind') or 'load'} {fmt_num(value)}" if value is not None else DASH
+    words = (comparison.get("same_load") or {}).get("load_words")
+    at = words or at
     table = Table(
         title=Text(f"By layer, at {at} ({comparison.get('baseline')}'s layer = 100)"),
         title_justify="left",
@@ -183,3 +196,9 @@ def print_layer_comparison(comparison: dict, console: Console) -> None:
                 Text(str(run.get("label"))), Text(LAYER_WORDS.get(layer, layer)), *map(Text, cells)
             )
     console.print(table)
+    for run in block.get("runs") or []:
+        if run.get("withheld"):
+            line = (
+                f"{run.get('label')}'s layers are not set beside the baseline's: {run['withheld']}"
+            )
+            console.print(Text(line, style="yellow"))

@@ -144,7 +144,11 @@ class Point:
     paused_s: float | None = None  # how long dbstor stood still during it (runs/pauses.py)
 
     @property
-    def iops(self) -> float:
+    def iops(self) -> float | None:
+        """Reads plus writes per second; None when neither was measured (a target with no
+        block device under it): missing is never 0."""
+        if self.read_iops is None and self.write_iops is None:
+            return None
         return (self.read_iops or 0.0) + (self.write_iops or 0.0)
 
     @property

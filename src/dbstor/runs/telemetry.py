@@ -112,7 +112,8 @@ class RunTelemetry:
             point.layers = point_layers(point, client_source, merge_windows(fetched))
         if self.live is not None:
             rate = point.iops if point.tps is None else point.tps
-            self.live.update(round(rate * point.duration_s), point.errors, point.duration_s)
+            if rate is not None:  # nothing measured: the gauges stay absent, never 0
+                self.live.update(round(rate * point.duration_s), point.errors, point.duration_s)
             self.live.finish_point(number, rate, _stats_seconds(point))
 
 

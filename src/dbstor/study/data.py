@@ -12,7 +12,7 @@ the ratio achieved, not the share of repeated bytes alone.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from dbstor.errors import UserError
@@ -33,6 +33,9 @@ class DataPattern:
     compression: float = 1.0  # intended compression ratio, x:1
     dedupe_pct: float = 0.0  # intended share of blocks that are duplicates
     source: str | None = None  # from: the files or run folder whose ratios were measured
+    # from: the source's figures per block class (zero_block_pct, compression of the
+    # non-zero blocks, dedup), so that the test files can be checked class by class
+    source_figures: dict[str, float] | None = field(default=None, compare=False)
 
     @property
     def incompressible(self) -> bool:
@@ -51,13 +54,16 @@ class DataPattern:
         }
 
     def describe(self) -> dict[str, Any]:
-        return {
+        out = {
             "kind": self.kind,
             "compression": self.compression,
             "dedupe_pct": self.dedupe_pct,
             "source": self.source,
             "fio": self.fio_options(),
         }
+        if self.source_figures is not None:
+            out["source_figures"] = dict(self.source_figures)
+        return out
 
 
 def parse_data_pattern(text: str, name: str = "--data") -> DataPattern:
@@ -100,13 +106,23 @@ def parse_data_pattern(text: str, name: str = "--data") -> DataPattern:
     return DataPattern(kind="ratio", compression=ratio, dedupe_pct=dedupe)
 
 
-def from_ratios(source: str, compression: float, dedup_ratio: float) -> DataPattern:
+def from_ratios(
+    source: str, compression: float, dedup_ratio: float, zero_block_pct: float | None = None
+) -> DataPattern:
     """The data of a from: source once its files were measured: the same compression ratio
-    and the dedup share that gives the same dedup ratio (1 - 1/ratio of blocks duplicate)."""
+    and the dedup share that gives the same dedup ratio (1 - 1/ratio of blocks duplicate);
+    the source's figures by block class are kept to check the test files against."""
     dedupe = max(0.0, min(99.0, 100.0 * (1.0 - 1.0 / dedup_ratio))) if dedup_ratio else 0.0
+    figures = {"compression": round(compression, 3), "dedup": round(dedup_ratio, 3)}
+    if zero_block_pct is not None:
+        figures["zero_block_pct"] = round(zero_block_pct, 2)
+    # The source's groups hold its zero blocks, which compress to nothing: fio writes the
+    # other blocks, so they get the ratio without them (zero blocks are written after).
+    nonzero = compression * (1.0 - (zero_block_pct or 0.0) / 100.0)
     return DataPattern(
         kind="from",
-        compression=max(1.0, min(MAX_RATIO, round(compression, 3))),
+        compression=max(1.0, min(MAX_RATIO, round(nonzero, 3))),
         dedupe_pct=round(dedupe, 1),
         source=source,
+        source_figures=figures,
     )

@@ -10,7 +10,8 @@ figures are those of the point being measured:
   dbstor_point_ops / _errors        operations / errors in the point so far
   dbstor_point_ops_per_second       its throughput so far
   dbstor_point_latency_seconds{quantile}  percentiles of its running histogram
-  dbstor_point_device_iops          this host's device IOPS, live from the sampler
+  dbstor_point_device_iops          this host's device IOPS, live from the sampler (absent
+                                    while no device is sampled: missing is never 0)
   dbstor_last_point, dbstor_last_point_ops_per_second,
   dbstor_last_point_latency_seconds{quantile}   the last finished point, as results.json has it
   dbstor_ops_total, dbstor_errors_total   counters over the whole run
@@ -41,6 +42,25 @@ def _client() -> Any:
     return prometheus_client
 
 
+class OptionalGauge:
+    """A gauge that is absent from /metrics until it has a value, and again when its value
+    becomes unknown (set(None)): a figure not measured is missing, never 0."""
+
+    def __init__(self, pc: Any, registry: Any, name: str, doc: str) -> None:
+        self._pc, self._registry, self._name, self._doc = pc, registry, name, doc
+        self._gauge: Any = None
+
+    def set(self, value: float | None) -> None:
+        if value is None:
+            if self._gauge is not None:
+                self._registry.unregister(self._gauge)
+                self._gauge = None
+            return
+        if self._gauge is None:
+            self._gauge = self._pc.Gauge(self._name, self._doc, registry=self._registry)
+        self._gauge.set(value)
+
+
 class LiveFigures:
     """An HTTP endpoint with the running point's figures; close() stops it."""
 
@@ -69,18 +89,20 @@ class LiveFigures:
             ["quantile"],
             registry=r,
         )
-        self._device_iops = pc.Gauge(
+        self._device_iops = OptionalGauge(
+            pc,
+            r,
             "dbstor_point_device_iops",
             "This host's device IOPS in the point's latest sample (live, once a second)",
-            registry=r,
         )
         self._last_point = pc.Gauge(
             "dbstor_last_point", "Number of the last finished load point", registry=r
         )
-        self._last_rate = pc.Gauge(
+        self._last_rate = OptionalGauge(
+            pc,
+            r,
             "dbstor_last_point_ops_per_second",
             "The last finished point's throughput, as its results.json has it",
-            registry=r,
         )
         self._last_latency = pc.Gauge(
             "dbstor_last_point_latency_seconds",
@@ -120,6 +142,7 @@ class LiveFigures:
             self._errors.set(0)
             self._rate.set(0)
             self._latency.clear()
+            self._device_iops.set(None)
             self._seen_ops = 0
             self._seen_errors = 0
 
@@ -150,11 +173,11 @@ class LiveFigures:
 
     def device_sample(self, iops: float | None) -> None:
         """The device IOPS of the point's latest telemetry sample, while it runs."""
-        if iops is not None:
+        with self._lock:
             self._device_iops.set(iops)
 
     def finish_point(
-        self, number: int, ops_per_second: float, quantiles_s: Mapping[str, float]
+        self, number: int, ops_per_second: float | None, quantiles_s: Mapping[str, float]
     ) -> None:
         """A point finished: its figures as the results have them (latency percentiles in
         seconds by quantile, "0.5", "0.99"...), kept until the next point finishes."""

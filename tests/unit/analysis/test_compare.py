@@ -57,7 +57,9 @@ def test_normalised_to_baseline_at_the_knee():
     # latency at the baseline's knee load (QD 2.5): HDD 1.0 ms, FLASH 0.1 + 0.5 x 0.1 = 0.15 ms
     assert hdd["values"]["read_lat_ms"] == pytest.approx(1.0)
     assert flash["values"]["read_lat_ms"] == pytest.approx(0.15)
-    assert c["factors"] == [{"label": "FLASH", "text": "read latency -85%, IOPS x26.7, CPU x5.33"}]
+    assert [(f["label"], f["text"]) for f in c["factors"]] == [
+        ("FLASH", "p99 read latency -85%, IOPS x26.7, CPU x5.33")
+    ]
 
 
 def test_per_disk_efficiency_as_h6080_computes_it():

@@ -88,3 +88,19 @@ def test_runs_without_layers_have_no_layers_block():
         for label in ("A", "B")
     ]  # fmt: skip
     assert "layers" not in compare_runs(plain, "A")
+
+
+def test_layers_of_a_run_read_from_memory_are_not_normalised():
+    """NFS's reads came from memory (0.01 device reads per transaction): its layers keep
+    their values, but no share of the baseline's, and the block says why."""
+    import copy
+
+    nfs = copy.deepcopy(NFS)
+    for p in nfs.points:
+        p.engine_io = {"device_reads_per_txn": 0.01}
+    c = compare_runs([FC, nfs], "FC")
+    _, held = c["layers"]["runs"]
+    assert held["values"]["storage"]["read_latency_ms"] is not None
+    assert all(v is None for figures in held["normalised"].values() for v in figures.values())
+    assert "its reads came from memory" in held["withheld"]
+    assert c["same_load"]["factors"][0]["text"].startswith("not computed: NFS's point at")

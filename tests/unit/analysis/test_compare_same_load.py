@@ -60,13 +60,14 @@ def test_headline_is_at_the_baselines_knee_load_and_own_knee_second():
     assert same["factors"] == [
         {
             "label": "FLASH",
-            "text": "read latency -97%, transactions x4, IOPS x4, CPU x4, response time x0.143",
+            "text": "mean device read latency -97%, transactions x4, IOPS x4, CPU x4, "
+            "mean response time x0.143",
         }
     ]
     own = c["factors"][0]["text"]
     assert "IOPS x8" in own  # what the seed's method avoids quoting as the headline
     lead, second = c["verdict"]["lines"]
-    assert "at the same load (users 20, the baseline's knee load)" in lead["lead"]
+    assert "at the same load (20 users, the baseline's knee load)" in lead["lead"]
     assert "IOPS x4" in lead["text"] and "own knee" in second["lead"]
     assert c["verdict"]["reason"] is None
 

@@ -25,3 +25,40 @@ def test_noisy_repeats():
     assert is_noisy(spread([100, 112, 106]))
     s = spread([3, 1, 2])
     assert (s.minimum, s.median, s.maximum) == (1, 2, 3)
+
+
+def test_a_withheld_percentile_says_why():
+    from dbstor.analysis.trust import withheld_percentiles
+
+    assert withheld_percentiles(640, "transactions") == [
+        "p99 withheld: 640 transactions, a p99 needs at least 1,000",
+        "p99.9 withheld: 640 transactions, a p99.9 needs at least 10,000",
+    ]
+    assert withheld_percentiles(5_000, "reads") == [
+        "p99.9 withheld: 5,000 reads, a p99.9 needs at least 10,000"
+    ]
+    assert withheld_percentiles(10_000, "reads") == []
+    assert withheld_percentiles(0, "transactions") == ["p99 withheld: no transactions finished"]
+
+
+def test_untrustworthy_is_the_one_guard_composed_claims_call():
+    from dbstor.analysis.trust import cpu_untrustworthy, untrustworthy
+    from dbstor.results.model import CpuStats, Load, Point
+
+    good = Point(Load("users", 4), 10.0, tps=100.0, read_iops=300.0, cpu=CpuStats(util_pct=40.0))
+    good.engine_io = {"device_reads_per_txn": 3.0}
+    assert untrustworthy(good) is None and cpu_untrustworthy(good) is None
+    memory = Point(Load("users", 4), 10.0, tps=100.0, read_iops=1.0)
+    memory.engine_io = {"device_reads_per_txn": 0.01}
+    assert untrustworthy(memory) == "its reads came from memory, not the storage"
+    drifting = Point(Load("iodepth", 4), 10.0, read_iops=5000.0)
+    drifting.trust.steady = False
+    assert "not steady" in (untrustworthy(drifting) or "")
+    shared = Point(Load("iodepth", 4), 10.0, read_iops=5000.0)
+    shared.trust.notes.append("shared device: 62% of the device's I/O was not the run's")
+    assert "shared device" in (untrustworthy(shared) or "")  # attribution's flag joins here
+    saturated = Point(Load("users", 4), 10.0, tps=100.0, read_iops=300.0)
+    saturated.engine_io = {"device_reads_per_txn": 3.0}
+    saturated.cpu = CpuStats(util_pct=99.5)
+    assert untrustworthy(saturated) is None  # its throughput may stand
+    assert cpu_untrustworthy(saturated) == "the host's CPU was saturated (100%)"

@@ -45,3 +45,18 @@ def test_point_figures_and_percentiles_from_bins() -> None:
             and got['dbstor_point_load{what="users"}'] == 32
         )
         assert not any(k.startswith("dbstor_point_latency_seconds") for k in got)
+
+
+def test_device_iops_are_absent_until_sampled_never_zero() -> None:
+    """An external server's run samples no device here: the gauge is missing, not 0."""
+    with LiveFigures(0, run="r", kind="database") as live:
+        live.start_point(1, {"users": 4})
+        live.device_sample(None)
+        live.finish_point(1, None, {})
+        got = _scrape(live)
+        assert "dbstor_point_device_iops" not in got
+        assert "dbstor_last_point_ops_per_second" not in got
+        live.device_sample(1234.0)
+        assert _scrape(live)["dbstor_point_device_iops"] == 1234.0
+        live.start_point(2, {"users": 8})  # a new point: no sample yet, so absent again
+        assert "dbstor_point_device_iops" not in _scrape(live)

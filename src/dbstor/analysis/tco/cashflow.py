@@ -18,6 +18,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from dbstor.analysis.tco.fields import BY_NAME
 from dbstor.analysis.tco.licences import get_model, licences_per_server
 from dbstor.analysis.tco.model import TcoInputs
 
@@ -86,7 +87,12 @@ def compute(inp: TcoInputs, cpu_note: str | None = None) -> dict[str, Any]:
             0.0,
             retired * per_server_year,
         ),
-        _line("old storage support, power and space no longer paid", 0.0, inp.legacy_support),
+        _line(
+            "old storage support, power and space no longer paid",
+            0.0,
+            inp.legacy_support,
+            _not_given(inp, "legacy_support"),
+        ),
     ]
     if inp.licence_purchase:
         benefits.append(
@@ -101,9 +107,19 @@ def compute(inp: TcoInputs, cpu_note: str | None = None) -> dict[str, Any]:
             _line(f"{retired} server replacements avoided", retired * inp.server_price, 0.0)
         )
     costs = [
-        _line("new storage purchase", inp.storage_price, 0.0),
-        _line("migration and consolidation services", inp.migration, 0.0),
-        _line("new storage support, power and space", 0.0, inp.storage_support),
+        _line("new storage purchase", inp.storage_price, 0.0, _not_given(inp, "storage_price")),
+        _line(
+            "migration and consolidation services",
+            inp.migration,
+            0.0,
+            _not_given(inp, "migration"),
+        ),
+        _line(
+            "new storage support, power and space",
+            0.0,
+            inp.storage_support,
+            _not_given(inp, "storage_support"),
+        ),
     ]
     flows = []
     cumulative = 0.0
@@ -135,9 +151,20 @@ def compute(inp: TcoInputs, cpu_note: str | None = None) -> dict[str, Any]:
             "CPU after the change is not above CPU before: the storage change freed "
             "no CPU headroom to consolidate"
         )
-    if ratio is None:
+    needs = missing_inputs(inp)
+    if needs:
+        notes.append(needs)
+    elif ratio is None:
         notes.append(
             "nothing is spent (no storage price, migration or support given): ROI is not defined"
+        )
+    examples = sorted(k for k, v in inp.sources.items() if str(v).startswith("example"))
+    if examples:
+        notes.insert(
+            0,
+            "example prices, not quotes, for: "
+            + ", ".join(examples)
+            + " (--example-prices; replace them with your own)",
         )
     return {
         "kind": "tco",
@@ -171,9 +198,11 @@ def compute(inp: TcoInputs, cpu_note: str | None = None) -> dict[str, Any]:
         "costs": costs,
         "cash_flows": flows,
         "totals": {"benefits": total_b, "costs": total_c, "net": total_b - total_c},
-        "roi_pct": None if ratio is None else 100.0 * ratio,
-        "npv": npv(nets, rate),
-        "payback_months": payback_months(nets),
+        "roi_pct": None if ratio is None or needs else 100.0 * ratio,
+        "npv": None if needs else npv(nets, rate),
+        "payback_months": None if needs else payback_months(nets),
+        "needs": needs,  # why ROI, NPV and payback are not computed (no storage price)
+        "example_prices": examples,  # inputs filled with documented example values
         "years": years,
         "discount_rate_pct": inp.discount_rate,
         "notes": notes,
@@ -181,8 +210,31 @@ def compute(inp: TcoInputs, cpu_note: str | None = None) -> dict[str, Any]:
     }
 
 
-def _line(item: str, year0: float, yearly: float) -> dict[str, Any]:
-    return {"item": item, "year0": year0, "yearly": yearly}
+def missing_inputs(inp: TcoInputs) -> str | None:
+    """What the case needs before it has an ROI, NPV or payback: without the new storage's
+    price there is nothing to pay back ('payback 0.0 months' would be a claim of nothing)."""
+    if str(inp.sources.get("storage_price", "")).startswith("not given"):
+        return (
+            "no storage price: give --storage-price (storage_price in the TOML) for ROI, "
+            "NPV and payback"
+        )
+    return None
+
+
+def _line(item: str, year0: float, yearly: float, not_given: str | None = None) -> dict[str, Any]:
+    """One line item; `not_given` names the input it needs when that input was not given
+    (the line then counts as 0 in the flows, and shows as not given, never as 0)."""
+    line: dict[str, Any] = {"item": item, "year0": year0, "yearly": yearly}
+    if not_given:
+        line["not_given"] = not_given
+    return line
+
+
+def _not_given(inp: TcoInputs, name: str) -> str | None:
+    """The flag a price needs when it was not given (taken as 0), else None."""
+    if str(inp.sources.get(name, "")).startswith("not given"):
+        return BY_NAME[name].flag
+    return None
 
 
 def assumptions(inp: TcoInputs, cpu_note: str | None = None) -> list[str]:

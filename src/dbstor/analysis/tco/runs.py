@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from dbstor.analysis.trust import cpu_untrustworthy
 from dbstor.errors import UserError
 from dbstor.results.model import Point, Run
 from dbstor.results.store import read_run_folder
@@ -33,7 +34,7 @@ def _peak(run: Run, points: list[Point]) -> Point:
     for p in points:
         if load is not None and p.load.value == load:
             return p
-    return max(points, key=lambda p: (p.tps or 0.0, p.iops))
+    return max(points, key=lambda p: (p.tps or 0.0, p.iops or 0.0))
 
 
 def cpu_from_runs(before: Path, after: Path) -> tuple[float, float, str]:
@@ -54,13 +55,28 @@ def cpu_from_runs(before: Path, after: Path) -> tuple[float, float, str]:
             f"peak points (no common load): {run_b.run_id} at {pb.load.kind} "
             f"{pb.load.value:g}, {run_a.run_id} at {pa.load.kind} {pa.load.value:g}"
         )
+    _refuse(pb, "--before-run", before)
+    _refuse(pa, "--after-run", after)
     return float(pb.cpu.util_pct), float(pa.cpu.util_pct), how  # type: ignore[union-attr]
+
+
+def _refuse(point: Point, flag: str, folder: Path) -> None:
+    """No cost case from a CPU figure that is not the work's demand: a saturated host
+    (100% before and after consolidates 10 -> 10), reads from memory, a drifting point."""
+    reason = cpu_untrustworthy(point)
+    if reason:
+        raise UserError(
+            f"{flag} {folder}: no cost case from its point at {point.load.kind} "
+            f"{point.load.value:g}: {reason}; give --cpu-before/--cpu-after measured "
+            "where the CPU has headroom"
+        )
 
 
 def cpu_from_run(folder: Path, flag: str) -> tuple[float, str]:
     """CPU % of one run at its peak point (when only one side is a run)."""
     run = read_run_folder(folder, flag)
     point = _peak(run, _cpu_points(run, flag, folder))
+    _refuse(point, flag, folder)
     return float(point.cpu.util_pct), (  # type: ignore[union-attr]
         f"peak point of run {run.run_id} ({point.load.kind} {point.load.value:g})"
     )

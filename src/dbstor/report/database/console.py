@@ -9,7 +9,7 @@ from rich import box
 from rich.table import Table
 from rich.text import Text
 
-from dbstor.analysis.layers import has_layer, layer_figure
+from dbstor.analysis.layers import device_points, has_layer, layer_figure
 from dbstor.report.database.memory import reads_per_txn
 from dbstor.report.kit.fmt import DASH, fmt_iops, fmt_ms, fmt_num, fmt_pct, fmt_per_txn, fmt_ratio
 from dbstor.report.kit.summary import point_label, reads_from_memory, slo_of, table_points
@@ -30,13 +30,25 @@ def points_table(run: Run, name: str) -> tuple[Table, list[Text]]:
     )
     instances = all(p.load.kind == "instances" for p in run.points)
     table.add_column("load\ninst×users" if instances else "load", no_wrap=True)
-    headers = ("TPS", "txn p99\nms", "device\nIOPS", "dev read\nawait ms", "CPU")
+    # an external server's own device (--db-host) when this host saw none of its I/O
+    seen, layer = device_points(run.points)
+    views = {id(p): v for p, v in zip(run.points, seen, strict=True)}
+    device, read = ("db host", "db host rd") if layer else ("device", "dev read")
+    headers = ("TPS", "txn p99\nms", f"{device}\nIOPS", f"{read}\nawait ms", "CPU")
     storage = has_layer([p.layers for p in run.points], "storage")
     more = ("storage\nread ms",) if storage else ()
-    for header in (*headers, *more, "hit\nratio", "dev rd\n/txn"):
+    for header in (*headers, *more, "hit\nratio", "db rd\n/txn" if layer else "dev rd\n/txn"):
         table.add_column(header, justify="right", no_wrap=True)
     table.add_column("", no_wrap=True)
     flagged: list[Text] = []
+    if layer:
+        flagged.append(
+            Text(
+                "device columns: the database server's own device (remote_device layer, "
+                "--db-host), not this host's",
+                style="dim",
+            )
+        )
     for point in table_points(run):
         label = point_label(point)
         short = _instances_label(point) if instances else label
@@ -50,8 +62,9 @@ def points_table(run: Run, name: str) -> tuple[Table, list[Text]]:
             )
             continue
         txn = point.txn_lat_ms.p99 if point.txn_lat_ms else None
-        iops = None if point.read_iops is None and point.write_iops is None else point.iops
-        read = point_latency(point, "read", "mean")
+        seen_point = views.get(id(point), point)
+        iops = seen_point.iops
+        read = point_latency(seen_point, "read", "mean")
         style = ""
         if slo.metric == "read_lat_mean_ms" and read is not None and slo.limit_ms:
             style = "bold red" if read > slo.limit_ms else "green"
@@ -68,7 +81,7 @@ def points_table(run: Run, name: str) -> tuple[Table, list[Text]]:
                 else []
             ),
             Text(fmt_ratio(point.cache_hit_ratio), style="yellow" if memory else ""),
-            Text(fmt_per_txn(reads_per_txn(point)), style="yellow" if memory else ""),
+            Text(fmt_per_txn(reads_per_txn(seen_point)), style="yellow" if memory else ""),
         ]
         line = flag_line(point, label)
         cells.append(Text("*" if line else "", style="yellow"))

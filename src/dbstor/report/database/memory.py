@@ -11,9 +11,9 @@ from __future__ import annotations
 import re
 from html import escape
 
+from dbstor.analysis.trust import MEMORY_READS_PER_TXN
 from dbstor.report.kit.fmt import fmt_per_txn, fmt_ratio, join_words
 from dbstor.report.kit.summary import (
-    MEMORY_READS_PER_TXN,
     is_database,
     ok_points,
     peak_of,

@@ -12,10 +12,10 @@ without it the run is left off, as this host's device is not the database's.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 from dbstor.analysis.curve import value_at_knee
-from dbstor.analysis.layers import layer_figure
+from dbstor.analysis.layers import layer_figure, remote_view
 from dbstor.report.database.memory import is_external, memory_detail
 from dbstor.report.kit.fmt import capitalise, fmt_iops, fmt_share, join_words, load_text
 from dbstor.report.kit.summary import (
@@ -27,7 +27,7 @@ from dbstor.report.kit.summary import (
     reads_from_memory,
     slo_of,
 )
-from dbstor.results.model import LatencyStats, Point, Run
+from dbstor.results.model import Point, Run
 
 
 @dataclass
@@ -77,30 +77,12 @@ def _remote_iops(point: Point) -> tuple[float, float] | None:
     return reads or 0.0, writes or 0.0
 
 
-def _as_remote(point: Point) -> Point | None:
-    """The point as the database host's device saw it (None where that layer has no figures)."""
-    iops = _remote_iops(point)
-    if iops is None:
-        return None
-    reads, writes = iops
-    read_ms = layer_figure(point.layers, "remote_device", "read_latency_ms")
-    engine_io = dict(point.engine_io or {})
-    engine_io["device_reads_per_txn"] = reads / point.tps if point.tps else None
-    return replace(
-        point,
-        read_iops=reads,
-        write_iops=writes,
-        read_lat_ms=LatencyStats(mean=read_ms) if read_ms is not None else None,
-        engine_io=engine_io,
-    )
-
-
 def placed_points(run: Run) -> list[Point]:
     """A database run's finished points that have device IOPS to place on the curve: the
     database host's device (remote_device) for an external server --db-host named, else
     this host's device under the target."""
     if on_remote_device(run):
-        remote = [_as_remote(p) for p in ok_points(run)]
+        remote = [remote_view(p) for p in ok_points(run)]
         return [p for p in remote if p is not None]
     return [p for p in ok_points(run) if p.read_iops is not None or p.write_iops is not None]
 
@@ -206,7 +188,7 @@ def _relation(iops: float, storage: Run) -> str:
         if ratio <= 1.1:
             return f"it runs close to {where}"
         return f"it runs past {where}: expect the storage's latency to climb"
-    top = peak.iops if peak else 0.0
+    top = (peak.iops if peak else None) or 0.0  # fio's peak: measured, or no comparison
     if knee.state == "beyond":
         qualifier = "far below" if top and iops < 0.5 * top else "below"
         return (
@@ -215,6 +197,8 @@ def _relation(iops: float, storage: Run) -> str:
         )
     if top and iops > 0.9 * top:
         return "it runs close to the storage's peak"
+    if not top:
+        return "the storage's peak IOPS were not measured"
     return "it runs far below the storage's peak" if iops < 0.5 * top else "it runs below it"
 
 
@@ -222,7 +206,7 @@ def overlay_caption(overlay: Overlay, names: dict[str, str]) -> str:
     """Sentences computed from the data: where each database ran against the storage."""
     storage = overlay.storage[0]
     peak = peak_of(storage)
-    peak_iops = peak.iops if peak else 0.0
+    peak_iops = (peak.iops if peak else None) or 0.0  # 0: no peak to compare with
     sentences = []
     many = len(overlay.databases) > 1
     for run in overlay.databases:
@@ -244,21 +228,22 @@ def overlay_caption(overlay: Overlay, names: dict[str, str]) -> str:
         views = host_views(run)
         if views:
             sentences.append(hosts_sentence(run, views, names.get(run.run_id, "The database")))
-        busiest = max(points, key=lambda p: p.iops)
-        writes = (busiest.write_iops or 0.0) / busiest.iops if busiest.iops else 0.0
+        busiest = max(points, key=lambda p: p.iops or 0.0)
+        busiest_iops = busiest.iops or 0.0  # placed points have device IOPS
+        writes = (busiest.write_iops or 0.0) / busiest_iops if busiest_iops else 0.0
         mix = ""
         if writes >= 0.995:
             mix = " (almost all writes)"
         elif writes >= 0.5:
             mix = f" ({fmt_share(writes, 1.0)} writes)"
-        share = fmt_share(busiest.iops, peak_iops) if peak_iops else "an unknown share"
+        share = fmt_share(busiest_iops, peak_iops) if peak_iops else "an unknown share"
         sentence = (
             f"{who}At {point_label(busiest, compact=False)} the database drove "
-            f"{fmt_iops(busiest.iops)} IOPS{mix}, {share} of the storage's peak of "
-            f"{fmt_iops(peak_iops)} IOPS: {_relation(busiest.iops, storage)}."
+            f"{fmt_iops(busiest_iops)} IOPS{mix}, {share} of the storage's peak of "
+            f"{fmt_iops(peak_iops or None)} IOPS: {_relation(busiest_iops, storage)}."
         )
         sentences.append(capitalise(sentence))
-        if peak_iops and busiest.iops > 1.1 * peak_iops:
+        if peak_iops and busiest_iops > 1.1 * peak_iops:
             sentences.append(
                 "That is more than fio ever drove: the device's figures likely include other "
                 "I/O on the device, or the storage changed between the runs."

@@ -29,8 +29,33 @@ COMPARED = (
     ("tps", "TPS"),
     ("read_lat_ms", "read latency"),
     ("cpu_pct", "CPU"),
-    ("response_ms", "response time"),
+    ("response_ms", "mean response time (ms)"),
 )
+
+
+def compared(comparison: dict[str, Any]) -> list[tuple[str, str]]:
+    """The compared figures with the names their statistic and unit give them
+    (comparison.json's metric_names; older comparisons: the plain names)."""
+    names = comparison.get("metric_names") or {}
+    return [(key, str(names.get(key) or name)) for key, name in COMPARED]
+
+
+def figure_text(key: str, value: float | None) -> str:
+    """One compared figure in its unit: ms for latencies, % for CPU, else a count."""
+    if value is None:
+        return DASH
+    if key in ("read_lat_ms", "response_ms"):
+        return fmt_ms(value)
+    return fmt_pct(value) if key == "cpu_pct" else fmt_iops(value)
+
+
+def withheld_lines(comparison: dict[str, Any]) -> list[str]:
+    """What could not be computed and why: the load kinds that share no load, and the
+    runs whose per-disk efficiency rests on a withheld factor."""
+    lines = []
+    for row in comparison.get("per_disk_withheld") or []:
+        lines.append(f"per-disk efficiency of {row.get('label')} not computed: {row.get('reason')}")
+    return lines
 
 
 def comparison_chart(comparison: dict[str, Any]) -> str:
@@ -38,7 +63,7 @@ def comparison_chart(comparison: dict[str, Any]) -> str:
     runs = comparison.get("runs") or []
     metrics = [
         (key, name)
-        for key, name in COMPARED
+        for key, name in compared(comparison)
         if any((r.get("normalised") or {}).get(key) is not None for r in runs)
     ]
     bars = [
@@ -69,13 +94,7 @@ def _pair(values: dict[str, Any], normalised: dict[str, Any], key: str) -> str:
     value = values.get(key)
     if value is None:
         return DASH
-    shown = (
-        fmt_ms(value)
-        if key == "read_lat_ms"
-        else fmt_pct(value)
-        if key == "cpu_pct"
-        else fmt_iops(value)
-    )
+    shown = figure_text(key, value)
     norm = normalised.get(key)
     return shown if norm is None else f"{shown} ({fmt_num(norm, 3)})"
 
@@ -112,14 +131,26 @@ def comparison_block(comparison: dict[str, Any]) -> str:
     if lines:
         items = "".join(f"<li><b>{escape(lead)}</b>: {escape(text)}</li>" for lead, text in lines)
         parts.append(f'<ul class="factors">{items}</ul>')
+    relative = any(
+        value is not None for r in runs for value in (r.get("normalised") or {}).values()
+    )
+    if not relative:
+        parts.append(
+            '<div class="callout warn">No relative chart: no factor could be computed '
+            "(the reasons are in the lines above).</div>"
+        )
     parts.append(
-        f"<figure>{comparison_chart(comparison)}<figcaption>Throughput and CPU of each run at "
+        ""
+        if not relative
+        else f"<figure>{comparison_chart(comparison)}<figcaption>Throughput and CPU of each run at "
         f"its knee (or at its peak when it has no knee), as a share of {escape(baseline)}"
         f"{escape(_latency_basis(comparison))}. Higher is better for IOPS and TPS, lower for "
         "latency.</figcaption></figure>"
     )
     keys = [
-        (k, n) for k, n in COMPARED if any((r.get("values") or {}).get(k) is not None for r in runs)
+        (k, n)
+        for k, n in compared(comparison)
+        if any((r.get("values") or {}).get(k) is not None for r in runs)
     ]
     head = "".join(f"<th>{escape(n)}</th>" for _, n in keys)
     body = "".join(
@@ -139,15 +170,24 @@ def comparison_block(comparison: dict[str, Any]) -> str:
     parts.append(layer_comparison_block(comparison))
     parts.append(_matched_table(comparison, keys))
     parts.append(_per_disk_table(comparison.get("per_disk") or []))
+    for line in withheld_lines(comparison):
+        parts.append(f'<div class="callout warn">{escape(line)}</div>')
     return f'<section class="comparison" id="comparison">{"".join(parts)}</section>'
 
 
 def _latency_basis(comparison: dict[str, Any]) -> str:
+    if comparison.get("same_load_refused"):
+        return "; read latency is not compared: the runs share no load"
+    words = comparison.get("latency_at")
+    if words:
+        return f"; read latency at one load for every run ({words})"
     load = comparison.get("latency_at_load")
     if not isinstance(load, int | float):
         return ""
-    matched = comparison.get("matched") or [{}]
-    kind = (matched[0].get("load") or {}).get("kind", "iodepth")
+    matched = comparison.get("matched") or []
+    if not matched:  # an older comparison: its load's kind is not known
+        return "; read latency at one load for every run, the baseline's knee or peak"
+    kind = (matched[0].get("load") or {}).get("kind")
     where = load_text(kind, load, compact=False)
     return f"; read latency at one load for every run, the baseline's knee ({where})"
 

@@ -36,6 +36,8 @@ def lagging_sentence(run: Run) -> str | None:
     shares: dict[str, list[float]] = {}
     for point in _cluster_points(run):
         hosts = point.hosts or []
+        if any(_throughput(h) is None for h in hosts):
+            continue  # a host whose throughput was not measured is not a lagging host
         total = sum(_throughput(h) or 0.0 for h in hosts)
         if len(hosts) < 2 or not total:
             continue

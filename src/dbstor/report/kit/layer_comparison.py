@@ -78,9 +78,12 @@ def layer_comparison_block(comparison: dict[str, Any]) -> str:
     baseline = str(comparison.get("baseline", "baseline"))
     load = block.get("load") or {}
     where = load_text(load.get("kind"), load.get("value"), compact=False)
+    same = comparison.get("same_load") or {}
+    if same.get("load_words"):
+        where = f"{same['load_words']}, {same.get('basis')}"
     parts = [
         "<h3>Layer by layer</h3>",
-        f"<p>Every run at the same load ({escape(where)}, the baseline's knee or peak), each layer "
+        f"<p>Every run at the same load ({escape(where)}), each layer "
         f"as a share of {escape(baseline)}'s same layer = 100, as TR-4367 compared latency at "
         "the database server and at the storage controller: a layer whose share moves apart "
         "from the others is where the difference between the runs lies.</p>",
@@ -123,4 +126,10 @@ def layer_comparison_block(comparison: dict[str, Any]) -> str:
         '<div class="scroll"><table><thead><tr><th>run</th><th>layer</th>'
         f"{heads}</tr></thead><tbody>{''.join(rows)}</tbody></table></div>"
     )
+    for run in block.get("runs") or []:
+        if run.get("withheld"):
+            parts.append(
+                f'<div class="callout warn">{escape(str(run.get("label")))}&#x27;s layers are not '
+                f"set beside the baseline&#x27;s: {escape(str(run['withheld']))}</div>"
+            )
     return f'<div class="layers-compared">{"".join(parts)}</div>'

@@ -7,10 +7,11 @@ them, fills gaps from the points when a run carries none, and phrases them.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
-from dbstor.analysis.trust import MEMORY_READS_PER_TXN
+from dbstor.analysis.layers import device_points
+from dbstor.analysis.trust import reads_from_memory
 from dbstor.report.kit.fmt import fmt_bytes, fmt_iops, fmt_limit_ms, fmt_ms, fmt_share, load_text
 from dbstor.results.model import Point, Run
 from dbstor.units import parse_size
@@ -35,37 +36,12 @@ FLAG_LEGEND = {
         "storage's"
     ),
 }
-MEMORY_HIT_RATIO = 0.99
 
 
 def is_database(run: Run) -> bool:
     """A run of a real database engine (anything but fio): its read and write latencies
     are the device's await, its throughput is transactions."""
     return str((run.engine or {}).get("name") or "fio") != "fio"
-
-
-def reads_from_memory(point: Point) -> bool:
-    """A database point whose reads memory served, not the storage.
-
-    Either witness is enough, so that memory speed never passes for storage speed: the
-    device saw almost no reads per transaction, or the engine read almost nothing from
-    storage per transaction (its physical reads; its cache hit ratio above 99% when it
-    does not count them)."""
-    if not point.ok or point.tps is None:
-        return False
-    if any(str(note).startswith("reads came from memory") for note in point.trust.notes or []):
-        return True
-    io = point.engine_io or {}
-    device = io.get("device_reads_per_txn")
-    if not isinstance(device, int | float) and point.read_iops is not None and point.tps:
-        device = point.read_iops / point.tps
-    if isinstance(device, int | float) and device < MEMORY_READS_PER_TXN:
-        return True
-    engine = io.get("engine_physical_reads_per_txn")
-    if isinstance(engine, int | float):
-        return engine < MEMORY_READS_PER_TXN
-    ratio = point.cache_hit_ratio
-    return ratio is not None and ratio > MEMORY_HIT_RATIO
 
 
 @dataclass
@@ -217,9 +193,12 @@ def _interpolate(measured: list[tuple[Point, float]], limit: float) -> Knee:
     tps = None
     if low.tps is not None and high.tps is not None:
         tps = low.tps + share * (high.tps - low.tps)
+    iops = None
+    if low.iops is not None and high.iops is not None:
+        iops = low.iops + share * (high.iops - low.iops)
     return Knee(
         "found",
-        low.iops + share * (high.iops - low.iops),
+        iops,
         low.load.kind,
         low.load.value + share * (high.load.value - low.load.value),
         limit,
@@ -228,14 +207,36 @@ def _interpolate(measured: list[tuple[Point, float]], limit: float) -> Knee:
     )
 
 
+def device_seen(run: Run) -> tuple[Run, str]:
+    """The run as its database's own device saw it, and words naming that device when it
+    is not this host's: an external server's (the remote_device layer, --db-host)."""
+    if not is_database(run):
+        return run, ""
+    points, layer = device_points(run.points)
+    if layer is None:
+        return run, ""
+    return replace(run, points=points), f" (on the database server's own device: the {layer} layer)"
+
+
 def knee_sentence(run: Run) -> str:
-    """'knee: 41,200 IOPS at QD 13.6 (p99 read 1.00 ms, SLO 1 ms)' or why there is none."""
+    """'knee: 41,200 IOPS at QD 13.6 (p99 read 1.00 ms, SLO 1 ms)' or why there is none;
+    an external server's knee on its own device names the layer."""
+    run, seen = device_seen(run)
+    return _knee_words(run) + seen
+
+
+def _knee_words(run: Run) -> str:
     slo = slo_of(run)
     knee = knee_of(run)
     limit = f"SLO {fmt_limit_ms(slo.limit_ms)}"
     if knee.state == "unknown":
         if slo.limit_ms is None:
             return "knee: no SLO set"
+        if any("no block device" in str(note) for note in run.notes or []):
+            return (
+                f"knee: not computed (no block device under the target, so {slo.name} "
+                "latency was not measured)"
+            )
         return f"knee: unknown ({slo.name} latency was not measured at any finished point)"
     if knee.state == "none":
         return f"knee: no point within the SLO ({slo.name} ≤ {fmt_limit_ms(slo.limit_ms)})"
@@ -243,6 +244,8 @@ def knee_sentence(run: Run) -> str:
     detail = f"{slo.name} {fmt_ms(knee.latency_ms)}, {limit}"
     tps = f"{fmt_iops(knee.tps)} TPS, " if knee.tps is not None else ""
     iops = f"{fmt_iops(knee.iops)} {'device IOPS' if slo.device else 'IOPS'}"
+    if knee.iops is None:
+        iops = "device IOPS not measured" if slo.device else "IOPS not measured"
     if knee.state == "beyond":
         return (
             f"knee: every point within the SLO; the knee lies beyond the highest load "
@@ -262,12 +265,17 @@ def peak_of(run: Run) -> Point | None:
         point = _point_at(run, value)
         if point is not None:
             return point
-    return max(points, key=lambda p: p.iops if p.tps is None else p.tps)
+    return max(points, key=lambda p: (p.iops if p.tps is None else p.tps) or 0.0)
 
 
 def peak_sentence(run: Run) -> str:
     """'peak: 54,100 IOPS at QD64 (p99 read 1.90 ms)'; for a database, transactions first:
     'peak: 5,918 TPS at 8 users (transaction p99 13.8 ms; device 2,646 IOPS, ...)'."""
+    run, seen = device_seen(run)
+    return _peak_words(run) + seen
+
+
+def _peak_words(run: Run) -> str:
     point = peak_of(run)
     if point is None:
         return "peak: none (no load point finished)"
@@ -282,9 +290,8 @@ def peak_sentence(run: Run) -> str:
             f"peak: {fmt_iops(point.tps)} TPS at {where} (transaction p99 {fmt_ms(txn)}; {device})"
         )
     tps = f", {fmt_iops(point.tps)} TPS" if point.tps is not None else ""
-    return (
-        f"peak: {fmt_iops(point.iops)} IOPS{tps} at {where} ({slo.name} {fmt_ms(slo.value(point))})"
-    )
+    iops = f"{fmt_iops(point.iops)} IOPS" if point.iops is not None else "IOPS not measured"
+    return f"peak: {iops}{tps} at {where} ({slo.name} {fmt_ms(slo.value(point))})"
 
 
 def point_flags(point: Point) -> list[str]:

@@ -94,14 +94,30 @@ def render_tco_section(result: dict[str, Any]) -> str:
             f"({lic['retired']} retired; {lic['per_server']} per server: "
             f"{escape(lic['rule'])})",
         ),
-        ("ROI", "-" if roi is None else f"{roi:.0f}%"),
-        ("NPV", f"{_money(result['npv'], cur)} at {result['discount_rate_pct']:g}%"),
-        ("payback", "not within the period" if payback is None else f"{payback:.1f} months"),
-        ("net over the period", _money(result["totals"]["net"], cur)),
     ]
+    if result.get("needs"):  # no storage price: no ROI or payback line, the input it needs
+        summary.append(("ROI, NPV, payback", f"not computed: {escape(result['needs'])}"))
+    else:
+        summary += [
+            ("ROI", "-" if roi is None else f"{roi:.0f}%"),
+            ("NPV", f"{_money(result['npv'], cur)} at {result['discount_rate_pct']:g}%"),
+            ("payback", "not within the period" if payback is None else f"{payback:.1f} months"),
+            ("net over the period", _money(result["totals"]["net"], cur)),
+        ]
+    examples = result.get("example_prices") or []
+    banner = (
+        '<p class="note"><b>Example prices, not quotes:</b> '
+        f"{escape(', '.join(examples))} (--example-prices); replace them with your own.</p>"
+        if examples
+        else ""
+    )
     lines = "".join(
         f'<tr><td class="l">{kind}</td><td class="l">{escape(x["item"])}</td>'
-        f"<td>{_money(x['year0'], cur)}</td><td>{_money(x['yearly'], cur)}</td></tr>"
+        + (
+            f'<td colspan="2" class="l">not given ({escape(x["not_given"])})</td></tr>'
+            if x.get("not_given")
+            else f"<td>{_money(x['year0'], cur)}</td><td>{_money(x['yearly'], cur)}</td></tr>"
+        )
         for kind, items in (("benefit", result["benefits"]), ("cost", result["costs"]))
         for x in items
     )
@@ -115,7 +131,8 @@ def render_tco_section(result: dict[str, Any]) -> str:
     assumptions = "".join(f"<li>{escape(a)}</li>" for a in result["assumptions"])
     return (
         '<section class="dbstor-tco"><h2>Consolidation: servers, licences and the cost case</h2>'
-        "<table>"
+        + banner
+        + "<table>"
         + "".join(f'<tr><th class="l">{k}</th><td class="l">{v}</td></tr>' for k, v in summary)
         + "</table>"
         + '<table><tr><th class="l"></th><th class="l">item</th><th>year 0</th>'

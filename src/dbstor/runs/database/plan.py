@@ -11,6 +11,7 @@ from typing import Any
 
 from dbstor import __version__
 from dbstor.analysis.curve import find_knee, find_peak
+from dbstor.analysis.layers import device_points
 from dbstor.engines.registry import engine_class
 from dbstor.host import host_facts
 from dbstor.results.model import Run
@@ -147,5 +148,10 @@ class DatabaseRunner:
         return {"metric": self.plan.slo.metric, "limit_ms": self.plan.slo.limit_ms}
 
     def conclude(self, run: Run) -> None:
-        run.peak = find_peak(run.points)
-        run.knee = find_knee(run.points, self.plan.slo.metric, self.plan.slo.limit_ms)
+        # an external server's own device (--db-host) when this host saw none of its I/O
+        points, layer = device_points(run.points)
+        run.peak = find_peak(points)
+        run.knee = find_knee(points, self.plan.slo.metric, self.plan.slo.limit_ms)
+        for found in (run.peak, run.knee):
+            if found is not None and layer is not None:
+                found["layer"] = layer

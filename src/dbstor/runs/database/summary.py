@@ -7,7 +7,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from dbstor.analysis.trust import MEMORY_READS_PER_TXN, drift_pct, is_steady
+from dbstor.analysis.trust import MEMORY_READS_PER_TXN, drift_pct, is_steady, withheld_percentiles
 from dbstor.drivers.tally import DriveResult
 from dbstor.results.model import LatencyStats, Load, Point, Trust
 from dbstor.runs.database.point import TxnOutcome
@@ -40,6 +40,7 @@ def database_point(
     )
     trust.p99_trusted = result.commits >= 1000
     trust.p999_trusted = result.commits >= 10_000
+    trust.notes += withheld_percentiles(result.commits, "transactions")
     if trust.steady is False:
         trust.notes.append(
             f"not steady: transactions per second drifted {drift:+.0f}% over the last half"

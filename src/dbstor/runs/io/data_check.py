@@ -13,6 +13,7 @@ from dbstor.results.store import recorded_paths
 from dbstor.study.data import DataPattern, from_ratios
 
 TOLERANCE = 0.1  # achieved and intended ratios further apart than this: warn
+ZERO_TOLERANCE_PCT = 1.0  # zero-block shares further apart than this many points: warn
 SAMPLE_RATE = 0.05
 # The data's own compressibility: lz4 over 32 KiB groups stored to the byte (512-byte
 # units), dedup over 4 KiB blocks. An array stores less when its allocation unit is
@@ -38,12 +39,12 @@ def source_paths(source: str) -> list[str]:
     return [source]
 
 
-def scan(paths: Sequence[str], read_all: bool) -> dict[str, Any]:
+def scan(paths: Sequence[str], read_all: bool, array: str = MEASURE_AS) -> dict[str, Any]:
     from dbstor.analysis.efficiency.estimate import estimate
 
     return estimate(
         list(paths),
-        array=MEASURE_AS,
+        array=array,
         rate=SAMPLE_RATE,
         read_all=read_all,
         executor="thread",
@@ -71,19 +72,43 @@ def resolve_data_pattern(data: DataPattern, paths: list[str] | None = None) -> D
     other data as given. `paths`: the source's files, when readable_source gave them."""
     if data.kind != "from" or data.source is None:
         return data
-    figures = scan(paths or source_paths(data.source), read_all=True)
-    return from_ratios(data.source, figures["compression_ratio"], figures["dedup_ratio"])
+    from dbstor.analysis.efficiency.arrays import DEFAULT_ARRAY
+
+    files = paths or source_paths(data.source)
+    figures = scan(files, read_all=True)
+    stored = scan(files, read_all=False, array=DEFAULT_ARRAY)  # to set the files beside
+    pattern = from_ratios(
+        data.source,
+        figures["compression_ratio"],
+        figures["dedup_ratio"],
+        figures.get("zero_block_pct"),
+    )
+    assert pattern.source_figures is not None
+    pattern.source_figures["array_compression"] = stored["compression_ratio"]
+    pattern.source_figures["array_dedup"] = stored["dedup_ratio"]
+    return pattern
 
 
-def measure_written(files: Sequence[Path], data: DataPattern) -> dict[str, Any]:
-    """What the laid-out test files hold: intended vs achieved compression and dedup ratio,
-    and a warning when they differ by more than TOLERANCE."""
+def measure_written(
+    files: Sequence[Path], data: DataPattern, array: str | None = None
+) -> dict[str, Any]:
+    """What the laid-out test files hold: intended vs achieved compression and dedup ratio
+    (the data's own, MEASURED_AS), what the array model stores them at (`array`, default
+    the one dbstor efficiency uses by default), a from: source's block classes against the
+    files', and a warning when any of them differs by more than TOLERANCE."""
+    from dbstor.analysis.efficiency.arrays import DEFAULT_ARRAY
+
+    array = array or DEFAULT_ARRAY
     intended = {
         "compression": data.compression,
         "dedup": round(1 / (1 - data.dedupe_pct / 100), 3),
     }
+    if data.source_figures:  # from: the source's own figures, zero blocks included
+        intended = {k: data.source_figures.get(k, v) for k, v in intended.items()}
+    read_all = data.dedupe_pct > 0
     try:
-        figures = scan([str(f) for f in files], read_all=data.dedupe_pct > 0)
+        figures = scan([str(f) for f in files], read_all=read_all)
+        stored = scan([str(f) for f in files], read_all=read_all, array=array)
     except UserError as exc:  # e.g. lz4 missing: say so, the run goes on
         return {
             "intended": intended,
@@ -92,15 +117,89 @@ def measure_written(files: Sequence[Path], data: DataPattern) -> dict[str, Any]:
             "warning": f"the data written was not checked: {exc}",
         }
     achieved = {"compression": figures["compression_ratio"], "dedup": figures["dedup_ratio"]}
+    on_array = {
+        "array": array,
+        "compression": stored["compression_ratio"],
+        "dedup": stored["dedup_ratio"],
+        "total": stored.get("total_ratio"),
+    }
+    source = data.source_figures or {}
+    # under the array model, the files are set beside what was asked, or (from:) beside
+    # the source as the same model stores it
+    on_array_wanted = {
+        "compression": source.get("array_compression", intended["compression"]),
+        "dedup": source.get("array_dedup", intended["dedup"]),
+    }
     off = [
-        f"{name} {achieved[name]:.2f}:1 where {intended[name]:.2f}:1 was asked"
+        f"under the {array} array model (dbstor efficiency's default) {name} "
+        f"{on_array[name]:.2f}:1 where {on_array_wanted[name]:.2f}:1"
+        + (" stores the source" if source else " was asked")
         for name in ("compression", "dedup")
-        if achieved[name] is not None and abs(achieved[name] - intended[name]) > TOLERANCE
+        if on_array[name] is not None and abs(on_array[name] - on_array_wanted[name]) > TOLERANCE
     ]
+    classes = block_classes(data.source_figures, figures)
+    if classes:  # from: each class of the source against the files'
+        off = [
+            f"{c['class']} {c['written']} where the source has {c['source']} ({c['why']})"
+            for c in classes
+            if not c["reproduced"]
+        ] + off
+    else:
+        off = [
+            f"{name} {achieved[name]:.2f}:1 where {intended[name]:.2f}:1 was asked"
+            for name in ("compression", "dedup")
+            if achieved[name] is not None and abs(achieved[name] - intended[name]) > TOLERANCE
+        ] + off
     warning = "the test files hold other data than asked: " + "; ".join(off) if off else None
-    return {
+    out = {
         "intended": intended,
         "achieved": achieved,
         "measured_as": MEASURED_AS,
+        "on_array": on_array,
         "warning": warning,
     }
+    if classes:
+        out["classes"] = classes
+    return out
+
+
+def block_classes(source: dict[str, float] | None, written: dict[str, Any]) -> list[dict[str, Any]]:
+    """A from: source's block classes against the test files': the share of zero blocks,
+    the compression of the non-zero blocks, the dedup; each reproduced or not, and why."""
+    if not source:
+        return []
+    out = []
+    zero_src, zero_written = source.get("zero_block_pct"), written.get("zero_block_pct")
+    if zero_src is not None and zero_written is not None:
+        same = abs(zero_src - zero_written) <= ZERO_TOLERANCE_PCT
+        out.append(
+            {
+                "class": "zero blocks",
+                "source": f"{zero_src:.1f}%",
+                "written": f"{zero_written:.1f}%",
+                "reproduced": same,
+                "why": "" if same else "fio's buffer options write no share of zero blocks",
+            }
+        )
+    for key, name in (("compression", "compression of the non-zero blocks"), ("dedup", "dedup")):
+        want = source.get(key)
+        got = written.get("compression_ratio" if key == "compression" else "dedup_ratio")
+        if want is None or got is None:
+            continue
+        same = abs(want - got) <= TOLERANCE
+        why = (
+            "fio repeats bytes within each 4 KiB chunk, which compresses otherwise than the "
+            "source's pages"
+            if key == "compression"
+            else "fio's dedupe_percentage reaches its share of duplicate blocks only roughly"
+        )
+        out.append(
+            {
+                "class": name,
+                "source": f"{want:.2f}:1",
+                "written": f"{got:.2f}:1",
+                "reproduced": same,
+                "why": "" if same else why,
+            }
+        )
+    return out

@@ -26,6 +26,7 @@ from dbstor.testfiles import (
     plan_files,
     record_created,
     reusable,
+    write_zero_blocks,
 )
 from dbstor.units import format_size
 
@@ -87,6 +88,13 @@ def lay_out(prepared: Prepared, where: str, data: DataPattern, say: Callable[[st
         prepared.notes.append("test files kept by an earlier run were reused")
     else:
         _write_files(prepared, where, data, say)
+        zero_pct = (data.source_figures or {}).get("zero_block_pct") or 0.0
+        if zero_pct > 0:  # fio writes no zero blocks: the source's share, written by dbstor
+            zeroed = write_zero_blocks(files, zero_pct)
+            prepared.notes.append(
+                f"{zeroed:,} blocks of 8 KiB zeroed after layout: the source's "
+                f"{zero_pct:.1f}% zero blocks (write points overwrite some of them)"
+            )
     prepared.written = measure_written(files.files, data)
     if prepared.written["warning"]:
         prepared.notes.append(prepared.written["warning"])

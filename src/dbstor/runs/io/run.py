@@ -78,6 +78,7 @@ class IoRun:
                 "compression": plan.data.compression,
                 "dedupe_pct": plan.data.dedupe_pct,
                 "source": plan.data.source,
+                "source_figures": plan.data.source_figures,
             },
         }
         self.target = self.worker.plan(setup)

@@ -9,7 +9,7 @@ from dataclasses import fields
 
 from dbstor.analysis.curve import slo_value
 from dbstor.analysis.histogram import MIN_OPS_P99, MIN_OPS_P999, merge_all
-from dbstor.analysis.trust import drift_pct, is_noisy, is_steady, spread
+from dbstor.analysis.trust import drift_pct, is_noisy, is_steady, spread, withheld_percentiles
 from dbstor.results.model import CpuStats, DeviceStats, Load, Point, Trust
 from dbstor.runs.io.point import IoOutcome
 
@@ -58,8 +58,9 @@ def summarise_point(
         trust.notes.append(
             f"not steady: IOPS drifted {drift:+.0f}% over the last half of the point"
         )
-    if not trust.p999_trusted:
-        trust.notes.append("too few I/Os for a p99.9 (needs 10,000 per direction)")
+    for direction, stats in (("reads", reads), ("writes", writes)):
+        if stats.count:  # a direction the profile does not do has no percentile to miss
+            trust.notes += withheld_percentiles(stats.count, direction)
     point = Point(
         load=load,
         duration_s=duration_s,
