@@ -4,9 +4,8 @@ Managed: initdb in <data>/dbstor-pg-<n>/data, WAL in <log>/dbstor-pg-<n>/wal, a 
 tablespace in <temp>/dbstor-pg-<n>/temp, tablespaces dbstor_d1..dN on the other data paths;
 the server listens on 127.0.0.1 at a free port and on a socket in a private directory, as an
 unprivileged account when dbstor runs as root. External: schema `dbstor` (`dbstor_<n>`) with
-a marker table in the DSN's database; only that schema is ever dropped. Connections are
-psycopg 3 (autocommit off); workloads write %s placeholders. See docs/engines.md.
-"""
+a marker table in the DSN's database; only that schema is ever dropped. psycopg 3
+connections (autocommit off), %s placeholders. See docs/engines.md."""
 
 from __future__ import annotations
 
@@ -41,8 +40,7 @@ from dbstor.engines.postgres_stats import STATS_SQL, counters_sql
 from dbstor.engines.server import ServerEngine, import_driver
 from dbstor.errors import UserError
 
-SUPERUSER = "dbstor"
-DATABASE = "dbstor"
+SUPERUSER = DATABASE = "dbstor"
 DEFAULT_BUFFER_BYTES = 32 << 20
 MAX_CONNECTIONS = 600
 RETRY_STATES = {"40001", "40P01", "55P03"}  # serialization, deadlock, lock_not_available
@@ -278,8 +276,8 @@ class PostgresEngine(ServerEngine):
         dbname: str = DATABASE,
         user_error: bool = True,
     ) -> Any:
-        """A connection; failures are UserError (password scrubbed) unless `user_error` is
-        False (connect(): the driver's exception, for classify())."""
+        """A connection; failures are UserError (password scrubbed), or with `user_error`
+        False the driver's own exception (connect(), for classify())."""
         psycopg = _psycopg()
         if self.managed:
             if self.sockdir is None:
