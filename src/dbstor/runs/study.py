@@ -37,6 +37,7 @@ from dbstor.runs.database.run import DatabaseRun
 from dbstor.runs.engine_checks import check_engine
 from dbstor.runs.folder import new_run_id, remove_unmeasured
 from dbstor.runs.io.data_check import readable_source, resolve_data_pattern
+from dbstor.runs.io.fio_check import check_fio_jobs
 from dbstor.runs.io.plan import IoRunPlan
 from dbstor.runs.io.run import IoRun
 from dbstor.runs.progress import Progress
@@ -124,6 +125,8 @@ def preflight(study: Study, local_targets: bool = True, safety: Safety | None = 
     engine in the last run of a long study stops it at once, not hours later. Targets
     measured on other hosts (local_targets False) are checked there. With safety, each
     fio run's test files too (links, ownership, free space), before any folder exists."""
+    if study.profiles:
+        check_fio_jobs(study)  # fio reads back every job as dbstor wrote it, or no run
     for target in study.targets if local_targets else ():
         for path in (p for paths in target.roles.values() for p in paths):
             if not (path.exists() and stat.S_ISBLK(path.stat().st_mode)):

@@ -25,9 +25,10 @@ from dbstor.study.model import (
     Study,
     Target,
 )
-from dbstor.study.profiles import BUILTIN_PROFILES, DISTRIBUTIONS, Profile
+from dbstor.study.profiles import BUILTIN_PROFILES, Profile, parse_distribution
 from dbstor.study.telemetry import config_from_table
 from dbstor.study.values import (
+    LABEL_RULE,
     boolean,
     host_names,
     host_port,
@@ -114,19 +115,6 @@ def parse_slo_metric(value: Any) -> str:
     return one_of(SLO_METRICS)(value)
 
 
-def parse_distribution(value: Any) -> str:
-    """fio random_distribution: uniform, zipf:THETA, pareto:H, normal:DEV, zoned:A/B:C/D..."""
-    text = nonempty(value)
-    name = text.split(":", 1)[0]
-    if name not in DISTRIBUTIONS:
-        raise ValueError(f"{text!r}: distribution must be one of {', '.join(DISTRIBUTIONS)}")
-    if name == "zoned":
-        zones = text.split(":")[1:]
-        if not zones or sum(float(z.split("/")[0]) for z in zones) != 100:
-            raise ValueError(f"{text!r}: zoned needs ACCESS%/SIZE% pairs whose access adds to 100")
-    return text
-
-
 def parse_block_split(value: Any) -> tuple[tuple[int, float], ...]:
     if not isinstance(value, dict) or not value:
         raise ValueError('must be a table of size = percent, e.g. { "8K" = 70, "64K" = 30 }')
@@ -137,7 +125,14 @@ def parse_block_split(value: Any) -> tuple[tuple[int, float], ...]:
 
 
 def _profile(source: str, name: str, table: Any) -> Profile:
-    fields = _Fields(source, f"profiles.{name}", table, _PROFILE_KEYS)
+    shown = name if name.isprintable() else repr(name)
+    fields = _Fields(source, f"profiles.{shown}", table, _PROFILE_KEYS)
+    if not LABEL_RULE.fullmatch(name):
+        fields.fail(
+            "",
+            "a profile's name is a letter or digit, then letters, digits, '.', '_' or '-', at "
+            "most 40 characters (it names the test files and the run folder)",
+        )
     base_name = fields.get("based_on", nonempty, "io-oltp")
     if base_name not in BUILTIN_PROFILES:
         fields.fail(
