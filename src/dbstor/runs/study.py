@@ -126,7 +126,9 @@ def preflight(study: Study, local_targets: bool = True, safety: Safety | None = 
     measured on other hosts (local_targets False) are checked there. With safety, each
     fio run's test files too (links, ownership, free space), before any folder exists."""
     if study.profiles:
-        check_fio_jobs(study)  # fio reads back every job as dbstor wrote it, or no run
+        check_fio_jobs(
+            study, local_targets
+        )  # fio reads back every job as dbstor wrote it, or no run
     for target in study.targets if local_targets else ():
         for path in (p for paths in target.roles.values() for p in paths):
             if not (path.exists() and stat.S_ISBLK(path.stat().st_mode)):
