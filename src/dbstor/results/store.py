@@ -23,6 +23,7 @@ from typing import Any
 
 from dbstor import lifeline
 from dbstor.errors import UserError
+from dbstor.results.finite import finite_tree
 from dbstor.results.model import SAMPLE_KEYS, SCHEMA_VERSION, FieldError, Run, run_from_dict
 
 RESULTS_FILE = "results.json"
@@ -113,7 +114,11 @@ def save_run(folder: Path, run: Run) -> None:
         run.owner = lifeline.owner_facts()
     with _disk_errors(folder / RESULTS_FILE):
         folder.mkdir(parents=True, exist_ok=True)
-    text = json.dumps(run.to_dict(), indent=2, allow_nan=False, default=_json_default)
+    data, nulled = finite_tree(run.to_dict())  # a NaN from outside never loses the run
+    if nulled:
+        note = f"not finite, stored as null: {', '.join(nulled[:8])}"
+        data["notes"] = [*data.get("notes", []), note]
+    text = json.dumps(data, indent=2, allow_nan=False, default=_json_default)
     write_text_atomic(folder / RESULTS_FILE, text + "\n")
 
 

@@ -35,6 +35,7 @@ from dbstor.study.values import (
     int_list,
     nonempty,
     one_of,
+    plain_value,
     positive_int,
     short,
     target_label,
@@ -193,6 +194,7 @@ def _target(source: str, index: int, table: Any, base_dir: Path, cluster: bool) 
         fields.fail("paths", 'must be a non-empty list of directories, e.g. ["/mnt/lun1"]')
     paths = tuple(_directory(fields, "paths", base_dir, p) for p in raw)
     facts = fields.get("facts", lambda v: dict(v) if isinstance(v, dict) else _raise_table(), {})
+    facts = plain_value(facts, f"{source}: targets[{index}].facts")
     extra = {}
     for role in ("log", "temp"):
         value = table.get(role)

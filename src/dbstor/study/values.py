@@ -5,10 +5,13 @@ study/load.py adds the file and the field.
 
 from __future__ import annotations
 
+import datetime
+import math
 import re
 from collections.abc import Callable
 from typing import Any
 
+from dbstor.errors import UserError
 from dbstor.units import MAX_COUNT
 
 
@@ -102,3 +105,20 @@ def label_from_name(name: str, fallback: str) -> str:
     made = "".join(c if c.isascii() and (c.isalnum() or c in "._-") else "-" for c in name)
     made = made.lstrip("._-")[:40]
     return made if LABEL_RULE.fullmatch(made) else fallback
+
+
+def plain_value(value: Any, where: str) -> Any:
+    """A study file's free-form value (a target's facts) as plain JSON: dates and times as
+    ISO text; NaN or infinity refused in one line naming the field (they are no fact)."""
+    if isinstance(value, datetime.date | datetime.time):
+        return value.isoformat()
+    if isinstance(value, float) and not math.isfinite(value):
+        raise UserError(
+            f"{where}: {value} is not a finite number; give a number, or write it as text "
+            '(e.g. "n/a")'
+        )
+    if isinstance(value, dict):
+        return {str(k): plain_value(v, f"{where}.{k}") for k, v in value.items()}
+    if isinstance(value, list):
+        return [plain_value(v, f"{where}[{i}]") for i, v in enumerate(value)]
+    return value
