@@ -9,7 +9,6 @@ comparison) and one run folder per run.
 from __future__ import annotations
 
 import json
-import resource
 import stat
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -18,7 +17,6 @@ from pathlib import Path
 from typing import Any
 
 from dbstor.analysis.compare import compare_runs
-from dbstor.drivers.users import FDS_PER_USER, FDS_SPARE
 from dbstor.engines.base import EngineSettings
 from dbstor.engines.memory_flags import check_memory_flags
 from dbstor.engines.registry import engine_class
@@ -34,12 +32,13 @@ from dbstor.results.store import (
 )
 from dbstor.runs.database.plan import DbRunPlan
 from dbstor.runs.database.run import DatabaseRun
-from dbstor.runs.engine_checks import check_engine
+from dbstor.runs.engine_checks import check_engine, check_open_files
 from dbstor.runs.folder import new_run_id, remove_unmeasured
 from dbstor.runs.io.data_check import readable_source, resolve_data_pattern
 from dbstor.runs.io.fio_check import check_fio_jobs
 from dbstor.runs.io.plan import IoRunPlan
 from dbstor.runs.io.run import IoRun
+from dbstor.runs.lock import run_locks
 from dbstor.runs.progress import Progress
 from dbstor.runs.queries.checks import check_query_spec, runs_queries
 from dbstor.runs.queries.run import QueryRun
@@ -205,31 +204,6 @@ def check_load_spec(spec: DatabaseSpec) -> None:
     check_open_files(spec)
 
 
-def check_open_files(spec: DatabaseSpec) -> None:
-    """The most users one client process will hold must fit under the host's hard limit
-    on open files (each user holds a connection and its files)."""
-    series = spec.series
-    if series.kind == "streams" or not series.values:
-        return
-    users = (
-        series.users * max(series.values)
-        if series.kind == "instances"
-        else series.users
-        if series.kind == "rate"
-        else max(series.values)
-    )
-    per_process = -(-users // max(1, spec.client_processes))
-    wanted = per_process * FDS_PER_USER + FDS_SPARE
-    hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
-    if hard != resource.RLIM_INFINITY and wanted > hard:
-        most = max(1, (hard - FDS_SPARE) // FDS_PER_USER) * max(1, spec.client_processes)
-        raise UserError(
-            f"{users:,} users need about {wanted:,} open files in a client process but this "
-            f"host allows {hard:,} (ulimit -Hn): use at most {most:,} users, more "
-            "--client-processes, or raise the hard limit"
-        )
-
-
 def run_study(
     study: Study,
     out: Path,
@@ -241,6 +215,20 @@ def run_study(
     """Run every plan of the study. `io_worker(safety, say, target)` and `db_worker(...)`
     make the worker for each io or database run when its points are measured elsewhere (a
     cluster); default: this host."""
+    local = io_worker is None
+    targets = [p for t in study.targets for ps in t.roles.values() for p in ps] if local else []
+    with run_locks(out, targets):  # before anything is created: one run per --out and target
+        return _run_study(study, out, safety, progress, io_worker, db_worker)
+
+
+def _run_study(
+    study: Study,
+    out: Path,
+    safety: Safety,
+    progress: Progress,
+    io_worker: WorkerFactory | None,
+    db_worker: WorkerFactory | None,
+) -> StudyOutcome:
     preflight(study, local_targets=io_worker is None, safety=safety)
     telemetry = None
     if study.telemetry is not None:
