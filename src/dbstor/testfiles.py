@@ -133,7 +133,14 @@ def _write_manifest(directory: Path, entries: dict[str, dict[str, Any]]) -> None
         path,
         json.dumps(data, indent=1) + "\n",
         before_rename=lambda fd: os.setxattr(fd, OWNER_XATTR, token.encode()) if works else None,
+        replaceable=_is_our_manifest,
     )
+
+
+def _is_our_manifest(path: Path) -> bool:
+    """The manifest there is dbstor's (a foreign file of its name raises UserError)."""
+    _read_manifest(path.parent)
+    return True
 
 
 def refuse_link(path: Path) -> None:

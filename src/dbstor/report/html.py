@@ -34,6 +34,7 @@ from dbstor.report.queries.section import (
 )
 from dbstor.results.model import Run
 from dbstor.results.store import REPORT_FILE, write_text_atomic
+from dbstor.safefs import is_dbstor_html
 
 
 def _default_title(runs: Sequence[Run], names: list[str]) -> str:
@@ -299,5 +300,6 @@ def write_report(
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / REPORT_FILE
-    write_text_atomic(path, render_report(runs, samples, comparison, title, extra_sections))
+    page = render_report(runs, samples, comparison, title, extra_sections)
+    write_text_atomic(path, page, replaceable=is_dbstor_html)  # an earlier report: ours
     return path

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import shutil
 import threading
 from collections.abc import Callable, Iterable
 from datetime import datetime
@@ -15,6 +14,7 @@ from typing import Any
 
 from dbstor.results.model import Run
 from dbstor.results.store import append_samples, save_run, write_text_atomic
+from dbstor.safefs import new_dir, remove_tree
 
 JOBS_FOLDER = "jobs"
 
@@ -63,7 +63,8 @@ class RunFolder:
     def keep_job(self, name: str, job_text: str, output_text: str | None) -> None:
         """Keep a fio job file (and fio's json+ output) so the point can be rerun with fio."""
         jobs = self.path / JOBS_FOLDER
-        jobs.mkdir(parents=True, exist_ok=True)
+        if not jobs.is_dir() or jobs.is_symlink():
+            new_dir(jobs)  # the run's own: a link or a file at its name is refused
         write_text_atomic(jobs / f"{name}.fio", job_text)
         if output_text is not None:
             write_text_atomic(jobs / f"{name}.json", output_text)
@@ -85,7 +86,7 @@ def remove_unmeasured(folders: list[Path], out: Path | None = None) -> None:
     A link is never followed; a folder with a finished point is kept."""
     for folder in reversed(folders):
         if folder.is_dir() and not folder.is_symlink() and not _measured(folder):
-            shutil.rmtree(folder, ignore_errors=True)
+            remove_tree(folder)
     if out is not None:
         with contextlib.suppress(OSError):
             out.rmdir()  # only when empty

@@ -43,6 +43,7 @@ from dbstor.runs.progress import Progress
 from dbstor.runs.queries.checks import check_query_spec, runs_queries
 from dbstor.runs.queries.run import QueryRun
 from dbstor.runs.telemetry import RunTelemetry
+from dbstor.safefs import new_dir
 from dbstor.study.model import DatabaseSpec, LoadSeries, Study, Target
 from dbstor.testfiles import Safety, check_directory, check_free_space, plan_files
 from dbstor.workloads.registry import workload_class
@@ -282,8 +283,7 @@ def _run_plans(
     plans = plans_for(study, parent)
     outcome = StudyOutcome(folder=study_folder or parent / plans[0].run_id)
     if study_folder:
-        study_folder.mkdir(parents=True, exist_ok=True)
-        made.append(study_folder)
+        made.append(new_dir(study_folder))  # new: a link or a file at its name is refused
         write_text_atomic(
             study_folder / STUDY_FILE,
             json.dumps({"study": study.describe(), "runs": [p.run_id for p in plans]}, indent=2)
@@ -301,6 +301,7 @@ def _run_plans(
         def callback(run: Run, f: Path = folder) -> None:
             after_point(run, f)
 
+        made.append(new_dir(folder))
         if isinstance(plan, DbRunPlan):
             what = f"{plan.database.workload} on {plan.database.engine}"
             runner = QueryRun if runs_queries(plan.database) else DatabaseRun
@@ -322,7 +323,6 @@ def _run_plans(
                 worker=worker,
                 telemetry=telemetry,
             )
-        made.append(folder)
         progress.say(f"run {number}/{len(plans)}: {plan.target.label} x {what} -> {folder}")
         outcome.run_folders.append(folder)
         try:
