@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import threading
 from collections.abc import Callable, Iterable
 from datetime import datetime
@@ -14,7 +15,7 @@ from typing import Any
 
 from dbstor.results.model import Run
 from dbstor.results.store import append_samples, save_run, write_text_atomic
-from dbstor.safefs import new_dir, remove_tree
+from dbstor.safefs import link_refusal, new_dir, remove_tree
 
 JOBS_FOLDER = "jobs"
 
@@ -24,7 +25,9 @@ def new_run_id(label: str, workload: str, parent: Path) -> str:
     stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
     base = f"{stamp}-{label}-{workload}"
     run_id, n = base, 2
-    while (parent / run_id).exists():
+    while os.path.lexists(parent / run_id):
+        if os.path.islink(parent / run_id):
+            raise link_refusal(parent / run_id)  # never followed, never passed over silently
         run_id, n = f"{base}-{n}", n + 1
     return run_id
 
