@@ -67,7 +67,7 @@ def _fixtures(cwd: Path) -> None:
 def _fixtures_issue25(cwd: Path, target: str) -> None:
     """Names fio reads differently, links and foreign files where dbstor writes, values
     that are no figures (issue 25's classes)."""
-    for name in ("semi;1", "cost$ncpus", "journal"):
+    for name in ("semi;1", "cost$ncpus", "hash#1", "journal"):
         (cwd / name).mkdir()
     (cwd / "journal" / "dbstor-sqlite-0.db-journal").write_text(NOTES, encoding="utf-8")
     shutil.copytree(GOLDEN_RUN, cwd / "linked-report-run")
