@@ -70,3 +70,18 @@ def test_what_is_no_figure_is_null_with_the_reason(value, negative_ok, why):
 def test_a_figure_stays_as_measured():
     assert checked_figure(0.25, "x") == (0.25, None)
     assert checked_figure(-3, "delta", negative_ok=True) == (-3, None)
+
+
+def test_an_engine_counter_that_went_back_is_null_with_the_reason():
+    from dbstor.engines.base import EngineCounters, sum_counters
+
+    before = EngineCounters(logical_reads=1000.0, physical_reads=50.0, physical_writes=9.0)
+    after = EngineCounters(logical_reads=1500.0, physical_reads=10.0, physical_writes=float("nan"))
+    point = after.minus(before)
+    assert point.logical_reads == 500.0
+    assert point.physical_reads is None and point.physical_writes is None
+    assert "went back" in point.why_null["physical_reads"]
+    assert "negative" in point.why_null["physical_reads"]
+    assert "not a finite number" in point.why_null["physical_writes"]
+    total = sum_counters([point, EngineCounters(logical_reads=1.0)])
+    assert total.logical_reads == 501.0 and "physical_reads" in total.why_null
