@@ -85,6 +85,9 @@ def _fixtures_issue25(cwd: Path, target: str) -> None:
             f'[study]\nprofiles = ["z"]\n[profiles.z]\ndistribution = "{distribution}"\n{target}'
         )
     (cwd / "nan-facts.toml").write_text(f"{target}facts = {{ ratio = nan }}\n")
+    (cwd / "jobs-twice.toml").write_text(
+        f'[load]\nkind = "jobs"\nvalues = [1, 2]\njobs = 4\n{target}'
+    )
 
 
 @pytest.mark.parametrize(("what", "command", "fragment"), ROWS, ids=[r[0] for r in ROWS])

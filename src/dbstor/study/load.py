@@ -379,6 +379,9 @@ def _series(source: str, table: Any) -> LoadSeries:
     values = fields.get("values", int_list, ())
     if kind != "auto" and not values:
         fields.fail("values", f"a {kind} series needs values, e.g. [1, 2, 4, 8]")
+    for key in ("jobs", "iodepth"):  # accepted and then ignored, before: refused
+        if kind == key and key in table:
+            fields.fail(key, f"a {kind} series sets each point's {key} from values: drop {key}")
     return LoadSeries(
         kind=kind,
         values=values,

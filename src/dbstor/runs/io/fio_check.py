@@ -60,7 +60,29 @@ def check_fio_jobs(study: Study, local: bool = True) -> None:
         for path in target.paths:  # named as the user gave it, before any file name
             fio_path(path, f"target {target.label}: the path")
         for profile in study.profiles:
+            check_slo_metric(study, profile)
             _check_target_profile(study, target, profile, read_back)
+
+
+def check_slo_metric(study: Study, profile: Profile) -> None:
+    """The SLO's latency is one this profile measures: a transaction latency (a database
+    run's) or the latency of a direction it never issues would leave the knee unknown.
+    A study with databases too may set a metric for those: its io runs say the knee is
+    unknown instead."""
+    if study.databases:
+        return
+    metric = study.slo_for(profile).metric
+    direction = metric.split("_", 1)[0]
+    never = (direction == "txn") or (
+        (direction == "write" and profile.read_pct >= 100)
+        or (direction == "read" and profile.read_pct <= 0)
+    )
+    if never:
+        does = "a database run's" if direction == "txn" else f"no {direction}s in {profile.name}"
+        raise UserError(
+            f"SLO metric {metric}: {does}, so the knee could never be found; give a "
+            "read_lat_* or write_lat_* metric the profile measures (--slo-metric, slo.metric)"
+        )
 
 
 def _check_target_profile(study: Study, target: Target, profile: Profile, read_back: bool) -> None:
