@@ -31,6 +31,11 @@ NAME = st.one_of(
 INJECTED = ("exec_prerun", "exec_postrun", "ioscheduler", "filename_format", "directory")
 
 
+def _mostly(valid: list[str], hostile: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
+    """A valid value 3 times in 4, so that most examples reach fio; else a hostile one."""
+    return st.integers(0, 3).flatmap(lambda i: hostile if i == 0 else st.sampled_from(valid))
+
+
 def _fio_reads(job_text: str) -> tuple[list[str], set[str], int]:
     """The files and option names real fio reads from job_text, and its exit status;
     parsed here from fio's debug output, independently of dbstor's own reader."""
@@ -64,21 +69,22 @@ def _jobs_dbstor_would_run(study, tmp: Path) -> list[tuple[str, tuple[Path, ...]
 
 
 @settings(
-    max_examples=120,
+    max_examples=80,
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
 @given(
     directory=NAME,
     second=NAME,
-    profile=st.sampled_from(["p.1_x-y", "io-x", "9"]) | NAME,  # valid names 3 times in 4
-    distribution=st.sampled_from(["1.2", "0.8", "2"]) | NAME,
+    profile=_mostly(["p.1_x-y", "io-x", "9"], NAME),
+    distribution=_mostly(["1.2", "0.8", "2"], NAME),
+    data=_mostly(["1.8:1", "2:1,dedupe=20%"], NAME.map(lambda n: f"1.5:1,dedupe={n}")),
 )
 def test_hostile_names_are_refused_or_read_back_exactly(
-    tmp_path, directory, profile, distribution, second
+    tmp_path, directory, profile, distribution, second, data
 ):
     study_toml = {
-        "study": {"profiles": [profile]},
+        "study": {"profiles": [profile], "data": data},
         "profiles": {profile: {"distribution": f"zipf:{distribution}", "files": 2}},
         "targets": [{"label": "A", "paths": [f"{directory}/x", f"{second}:y"]}],
     }
