@@ -34,17 +34,17 @@ GENERATOR_MARK = b'<meta name="generator" content="dbstor'
 _written: set[tuple[int, int]] = set()  # (device, inode) of the files this process wrote
 
 
-def _not_ours(path: Path, what: str) -> UserError:
+def _not_ours(path: Path, what: str, fix: str = "choose another --out") -> UserError:
     return UserError(
-        f"{path} {what}, and dbstor writes only files it made: move it away or choose another "
-        "--out (dbstor leaves it as it is)"
+        f"{path} {what}, and dbstor writes only files it made: move it away or {fix} "
+        "(dbstor leaves it as it is)"
     )
 
 
-def link_refusal(path: Path) -> UserError:
+def link_refusal(path: Path, fix: str = "choose another --out") -> UserError:
     return UserError(
         f"{path} is a symbolic link: dbstor never writes through links nor replaces them; "
-        "remove it or choose another --out"
+        f"remove it or {fix}"
     )
 
 
@@ -95,18 +95,20 @@ def _os_refusal(path: Path, exc: OSError) -> UserError:
     return UserError(f"cannot write {path}: {exc.strerror}; choose another --out")
 
 
-def _check_replaceable(dir_fd: int, path: Path, replaceable: Callable[[Path], bool] | None) -> None:
+def _check_replaceable(
+    dir_fd: int, path: Path, replaceable: Callable[[Path], bool] | None, fix: str
+) -> None:
     try:
         info = os.lstat(path.name, dir_fd=dir_fd)
     except FileNotFoundError:
         return
     if stat.S_ISLNK(info.st_mode):
-        raise link_refusal(path)
+        raise link_refusal(path, fix)
     if not stat.S_ISREG(info.st_mode):
-        raise _not_ours(path, "exists and is not a regular file")
+        raise _not_ours(path, "exists and is not a regular file", fix)
     if (info.st_dev, info.st_ino) in _written or (replaceable is not None and replaceable(path)):
         return
-    raise _not_ours(path, "exists and was not written by dbstor")
+    raise _not_ours(path, "exists and was not written by dbstor", fix)
 
 
 @contextmanager
@@ -123,15 +125,17 @@ def write_file(
     text: str | bytes,
     replaceable: Callable[[Path], bool] | None = None,
     before_rename: Callable[[int], object] | None = None,
+    fix: str = "choose another --out",
 ) -> None:
     """Write path atomically (see the module's doc). `replaceable(path)` says whether a
     file already there that this process did not write is dbstor's; `before_rename(fd)`
-    runs on the written temporary file (to set an extended attribute, say)."""
+    runs on the written temporary file (to set an extended attribute, say); `fix` is what
+    a refusal tells the user to do instead."""
     tmp_name = f".{path.name}.tmp"
     data = text.encode("utf-8") if isinstance(text, str) else text
     # An OSError goes to the caller (a full disk is said with what was kept).
     with _directory(path) as dir_fd:
-        _check_replaceable(dir_fd, path, replaceable)
+        _check_replaceable(dir_fd, path, replaceable, fix)
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp_name, dir_fd=dir_fd)  # a killed run's; never follows a link
         flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | NO_FOLLOW
@@ -144,7 +148,7 @@ def write_file(
                     before_rename(handle.fileno())
                 os.fsync(handle.fileno())
                 info = os.fstat(handle.fileno())
-            _check_replaceable(dir_fd, path, replaceable)  # nothing slipped in meanwhile
+            _check_replaceable(dir_fd, path, replaceable, fix)  # nothing slipped in meanwhile
             os.replace(tmp_name, path.name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
             _written.add((info.st_dev, info.st_ino))
         finally:

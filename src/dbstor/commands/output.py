@@ -21,7 +21,7 @@ def emit_result(
     """Write --html FILE if asked, then --json or the text table on stdout."""
     if args.html:
         try:  # never through a link, never over a page dbstor did not write
-            write_file(args.html, page(), replaceable=is_dbstor_html)
+            write_file(args.html, page(), is_dbstor_html, fix="give another --html file")
         except OSError as exc:
             raise UserError(f"--html {args.html}: cannot write it ({exc.strerror})") from None
     if args.json:

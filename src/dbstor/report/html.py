@@ -301,5 +301,6 @@ def write_report(
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / REPORT_FILE
     page = render_report(runs, samples, comparison, title, extra_sections)
-    write_text_atomic(path, page, replaceable=is_dbstor_html)  # an earlier report: ours
+    fix = "render into another folder"  # an earlier report of dbstor's it replaces
+    write_text_atomic(path, page, replaceable=is_dbstor_html, fix=fix)
     return path

@@ -87,11 +87,12 @@ def write_text_atomic(
     text: str,
     before_rename: Callable[[int], object] | None = None,
     replaceable: Callable[[Path], bool] | None = None,
+    fix: str = "choose another --out",
 ) -> None:
     """Write text so that readers see the old file or the new one, never half of one,
     never through a link nor over a file dbstor did not write (safefs.write_file)."""
     with _disk_errors(path):
-        write_file(path, text, replaceable, before_rename)
+        write_file(path, text, replaceable, before_rename, fix)
 
 
 def save_run(folder: Path, run: Run) -> None:
