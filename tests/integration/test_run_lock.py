@@ -4,6 +4,8 @@ with a different --out runs beside it."""
 
 from __future__ import annotations
 
+import os
+import signal
 import socket
 from pathlib import Path
 
@@ -46,4 +48,16 @@ def test_one_run_per_out_and_per_target(dbstor, tmp_path: Path):
     assert [p["load"]["value"] for p in results["points"]] == [1, 2, 4, 8]
     # the lock ended with the first run: the same target and --out take a run again
     again = dbstor(*_io(first_target, tmp_path / "out1", "--iodepth", "1", "--duration", "1s"))
+    assert again.returncode == 0, again.stderr
+
+
+def test_a_run_killed_with_kill_9_leaves_no_lock(dbstor, tmp_path: Path):
+    """The kernel drops an flock with its holder: after kill -9 the next run goes ahead."""
+    target = tmp_path / "A"
+    target.mkdir()
+    first = dbstor.start(*_io(target, tmp_path / "out", "--iodepth", "1,2,4", "--duration", "5s"))
+    dbstor.wait_for_points(tmp_path / "out", 1, first, timeout=120)
+    os.killpg(first.pid, signal.SIGKILL)
+    first.wait(timeout=30)
+    again = dbstor(*_io(target, tmp_path / "out", "--iodepth", "1", "--duration", "1s"))
     assert again.returncode == 0, again.stderr
