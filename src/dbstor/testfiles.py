@@ -33,6 +33,7 @@ from typing import Any
 
 from dbstor.errors import UserError
 from dbstor.results.store import write_text_atomic
+from dbstor.safefs import link_refusal
 from dbstor.units import format_size
 
 MANIFEST = ".dbstor-owned.json"
@@ -144,11 +145,8 @@ def _is_our_manifest(path: Path) -> bool:
 
 
 def refuse_link(path: Path) -> None:
-    if os.path.islink(path):
-        raise UserError(
-            f"{path} is a symbolic link: dbstor never writes through links nor removes them; "
-            "remove it yourself or choose another target"
-        )
+    if os.path.islink(path):  # the same refusal as every other name dbstor writes
+        raise link_refusal(path, "choose another target")
 
 
 def is_owned(path: Path) -> bool:
