@@ -85,6 +85,7 @@ def _fixtures_issue25(cwd: Path, target: str) -> None:
             f'[study]\nprofiles = ["z"]\n[profiles.z]\ndistribution = "{distribution}"\n{target}'
         )
     (cwd / "nan-facts.toml").write_text(f"{target}facts = {{ ratio = nan }}\n")
+    (cwd / "unused-profile.toml").write_text(f'[profiles.mine]\nbased_on = "io-oltp"\n{target}')
     (cwd / "jobs-twice.toml").write_text(
         f'[load]\nkind = "jobs"\nvalues = [1, 2]\njobs = 4\n{target}'
     )

@@ -29,6 +29,7 @@ from dbstor.study.profiles import BUILTIN_PROFILES, Profile, parse_distribution
 from dbstor.study.telemetry import config_from_table
 from dbstor.study.values import (
     LABEL_RULE,
+    PROFILE_NAME_RULE,
     boolean,
     host_names,
     host_port,
@@ -129,11 +130,7 @@ def _profile(source: str, name: str, table: Any) -> Profile:
     shown = name if name.isprintable() else repr(name)
     fields = _Fields(source, f"profiles.{shown}", table, _PROFILE_KEYS)
     if not LABEL_RULE.fullmatch(name):
-        fields.fail(
-            "",
-            "a profile's name is a letter or digit, then letters, digits, '.', '_' or '-', at "
-            "most 40 characters (it names the test files and the run folder)",
-        )
+        fields.fail("", PROFILE_NAME_RULE)
     base_name = fields.get("based_on", nonempty, "io-oltp")
     if base_name not in BUILTIN_PROFILES:
         fields.fail(
@@ -253,8 +250,9 @@ def _database(source: str, index: int, table: Any) -> DatabaseSpec:
         buffer_bytes=fields.get("buffer", parse_memory, None),
         memory_limit_bytes=fields.get("memory_limit", parse_memory, None),
         seed=fields.get("seed", positive_int, 1),
-        options=fields.get(
-            "options", lambda v: dict(v) if isinstance(v, dict) else _raise_table(), {}
+        options=plain_value(
+            fields.get("options", lambda v: dict(v) if isinstance(v, dict) else _raise_table(), {}),
+            f"{source}: databases[{index}].options",
         ),
     )
 
@@ -331,6 +329,9 @@ def study_from_dict(data: dict[str, Any], source: str, base_dir: Path) -> Study:
             study.fail("profiles", str(exc))
     if not profiles and not databases:
         study.fail("profiles", "the study runs nothing: name fio profiles or add [[databases]]")
+    unused = sorted(set(custom) - set(profile_names))  # defined, then silently not run: refused
+    if unused:
+        study.fail("profiles", f"profiles.{unused[0]} is defined but not named here: add it")
     targets_raw = data.get("targets")
     if not isinstance(targets_raw, list) or not targets_raw:
         raise UserError(

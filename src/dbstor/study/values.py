@@ -65,6 +65,10 @@ def one_of(choices: tuple[str, ...]) -> Callable[[Any], str]:
 
 
 LABEL_RULE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,39}")
+PROFILE_NAME_RULE = (
+    "a profile's name is a letter or digit, then letters, digits, '.', '_' or '-', at most 40 "
+    "characters (it names the test files and the run folder)"
+)
 
 
 def target_label(value: Any) -> str:
