@@ -4,10 +4,11 @@ through here: never through a link, never over someone else's file.
 - A folder dbstor makes for a run or a study is made new (exclusive); a link, a file or
   a folder already at its name is refused in one line and left as it is.
 - A file is written to a temporary file created exclusively (O_EXCL, O_NOFOLLOW) in the
-  same folder, opened by descriptor, then renamed over the name: readers see the old file
-  or the new one. What is at the name already must be a regular file this process wrote,
-  or one the caller recognises as dbstor's (an earlier report.html, say); a link or any
-  other file is refused and left as it is.
+  same folder, opened by descriptor, marked as dbstor's (an extended attribute, where the
+  file system keeps them), then renamed over the name: readers see the old file or the new
+  one. What is at the name already must be a regular file dbstor wrote (this process, or
+  one carrying the mark), or one the caller recognises as dbstor's (an earlier report.html
+  without the mark, say); a link or any other file is refused and left as it is.
 - Removing a folder never follows a link in it.
 
 The user's own --out (or --report, --html folder) may be reached through a link they
@@ -30,6 +31,7 @@ from dbstor.errors import UserError
 
 NO_FOLLOW = os.O_NOFOLLOW | os.O_CLOEXEC
 GENERATOR_MARK = b'<meta name="generator" content="dbstor'
+WRITTEN_XATTR = "user.dbstor.written"  # on every file written here, for later runs
 
 _written: set[tuple[int, int]] = set()  # (device, inode) of the files this process wrote
 
@@ -106,9 +108,32 @@ def _check_replaceable(
         raise link_refusal(path, fix)
     if not stat.S_ISREG(info.st_mode):
         raise _not_ours(path, "exists and is not a regular file", fix)
-    if (info.st_dev, info.st_ino) in _written or (replaceable is not None and replaceable(path)):
+    if (info.st_dev, info.st_ino) in _written or _marked(dir_fd, path.name):
+        return
+    if replaceable is not None and replaceable(path):
         return
     raise _not_ours(path, "exists and was not written by dbstor", fix)
+
+
+def _mark(fd: int) -> None:
+    """Mark a file dbstor wrote (an extended attribute), where the file system keeps them."""
+    with contextlib.suppress(OSError):
+        os.setxattr(fd, WRITTEN_XATTR, b"1")
+
+
+def _marked(dir_fd: int, name: str) -> bool:
+    """Whether the regular file `name` carries dbstor's mark; on a file system without
+    user extended attributes dbstor cannot tell, and takes it as its own (as before)."""
+    try:
+        fd = os.open(name, os.O_RDONLY | NO_FOLLOW | os.O_NONBLOCK, dir_fd=dir_fd)
+    except OSError:
+        return False
+    try:
+        return os.getxattr(fd, WRITTEN_XATTR) == b"1"
+    except OSError as exc:
+        return exc.errno in (errno.ENOTSUP, errno.EOPNOTSUPP)
+    finally:
+        os.close(fd)
 
 
 @contextmanager
@@ -144,6 +169,7 @@ def write_file(
             with open(fd, "wb") as handle:
                 handle.write(data)
                 handle.flush()
+                _mark(handle.fileno())
                 if before_rename is not None:
                     before_rename(handle.fileno())
                 os.fsync(handle.fileno())

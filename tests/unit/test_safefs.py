@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 
 import pytest
 
@@ -71,3 +73,12 @@ def test_appending_only_to_its_own_file(tmp_path):
     os.close(fd)
     os.close(open_for_append(tmp_path / "samples.csv"))  # its own: appended again
     assert theirs.read_text() == THEIRS
+
+
+def test_a_file_an_earlier_dbstor_wrote_is_its_own(tmp_path):
+    """Another process's file carries dbstor's mark (an extended attribute): replaced."""
+    path = tmp_path / "index.json"
+    code = f"from pathlib import Path; from dbstor.safefs import write_file; write_file(Path({str(path)!r}), '{{}}')"
+    subprocess.run([sys.executable, "-c", code], check=True)
+    write_file(path, '{"runs": []}')
+    assert path.read_text() == '{"runs": []}'
