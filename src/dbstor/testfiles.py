@@ -33,6 +33,7 @@ from typing import Any
 
 from dbstor.errors import UserError
 from dbstor.results.store import write_text_atomic
+from dbstor.safefs import link_refusal
 from dbstor.units import format_size
 
 MANIFEST = ".dbstor-owned.json"
@@ -133,15 +134,19 @@ def _write_manifest(directory: Path, entries: dict[str, dict[str, Any]]) -> None
         path,
         json.dumps(data, indent=1) + "\n",
         before_rename=lambda fd: os.setxattr(fd, OWNER_XATTR, token.encode()) if works else None,
+        replaceable=_is_our_manifest,
     )
 
 
+def _is_our_manifest(path: Path) -> bool:
+    """The manifest there is dbstor's (a foreign file of its name raises UserError)."""
+    _read_manifest(path.parent)
+    return True
+
+
 def refuse_link(path: Path) -> None:
-    if os.path.islink(path):
-        raise UserError(
-            f"{path} is a symbolic link: dbstor never writes through links nor removes them; "
-            "remove it yourself or choose another target"
-        )
+    if os.path.islink(path):  # the same refusal as every other name dbstor writes
+        raise link_refusal(path, "choose another target")
 
 
 def is_owned(path: Path) -> bool:
@@ -275,11 +280,27 @@ def check_directory(path: Path) -> None:
         raise UserError(f"cannot write in target path {path}: {exc.strerror}") from None
 
 
+def is_block_device(path: Path) -> bool:
+    try:
+        return stat.S_ISBLK(path.stat().st_mode)
+    except OSError:
+        return False
+
+
+def planned_file_names(
+    paths: tuple[Path, ...], profile_name: str, files_per_path: int
+) -> tuple[Path, ...]:
+    """The names of a run's test files: files_per_path in each target directory."""
+    return tuple(
+        path / f"dbstor-{profile_name}-{i}.dat" for path in paths for i in range(files_per_path)
+    )
+
+
 def plan_files(
     paths: tuple[Path, ...], profile_name: str, files_per_path: int, total_size: int, safety: Safety
 ) -> TestFiles:
     """Decide the test files for one run and check that dbstor may use them."""
-    if len(paths) == 1 and paths[0].exists() and stat.S_ISBLK(paths[0].stat().st_mode):
+    if len(paths) == 1 and is_block_device(paths[0]):
         device = paths[0]
         if not (safety.allow_overwrite and safety.destroy_device):
             raise UserError(
@@ -293,9 +314,7 @@ def plan_files(
         _read_manifest(path)  # a foreign file of that name is refused before anything is made
     count = len(paths) * files_per_path
     per_file = max(1024 * 1024, total_size // count // (1024 * 1024) * (1024 * 1024))
-    files = tuple(
-        path / f"dbstor-{profile_name}-{i}.dat" for path in paths for i in range(files_per_path)
-    )
+    files = planned_file_names(paths, profile_name, files_per_path)
     for file in files:
         refuse_link(file)
         if os.path.lexists(file) and not stat.S_ISREG(os.lstat(file).st_mode):

@@ -63,6 +63,34 @@ def _fixtures(cwd: Path) -> None:
     (cwd / "many.toml").write_text(f"[study]\nrepeats = 10000000\n{target}")
     (cwd / "raid.toml").write_text(f'[capacity]\ndrives = "4x1TB"\nraid = "raid9"\n{target}')
     (cwd / "tco.toml").write_text(f"[tco]\ncores_per_servr = 12\n{target}")
+    _fixtures_issue25(cwd, target)
+
+
+def _fixtures_issue25(cwd: Path, target: str) -> None:
+    """Names fio reads differently, links and foreign files where dbstor writes, values
+    that are no figures (issue 25's classes)."""
+    for name in ("semi;1", "cost$ncpus", "hash#1", "journal"):
+        (cwd / name).mkdir()
+    (cwd / "journal" / "dbstor-sqlite-0.db-journal").write_text(NOTES, encoding="utf-8")
+    shutil.copytree(GOLDEN_RUN, cwd / "linked-report-run")
+    (cwd / "linked-report-run" / "report.html").unlink(missing_ok=True)
+    (cwd / "linked-report-run" / "report.html").symlink_to(cwd / "nowhere" / "report.html")
+    (cwd / "notes.html").write_text(NOTES, encoding="utf-8")
+    shutil.copy(ROOT / "tests" / "fixtures" / "h6080_filestats.csv", cwd / "filestats.csv")
+    (cwd / "page-link.html").symlink_to(cwd / "nowhere" / "page.html")
+    bad = "p\\nexec_prerun=touch nowhere"
+    (cwd / "newline-profile.toml").write_text(
+        f'[study]\nprofiles = ["{bad}"]\n[profiles."{bad}"]\nbased_on = "io-oltp"\n{target}'
+    )
+    for name, distribution in (("zipf1", "zipf:1"), ("dist-comment", "zipf:1.2;x")):
+        (cwd / f"{name}.toml").write_text(
+            f'[study]\nprofiles = ["z"]\n[profiles.z]\ndistribution = "{distribution}"\n{target}'
+        )
+    (cwd / "nan-facts.toml").write_text(f"{target}facts = {{ ratio = nan }}\n")
+    (cwd / "unused-profile.toml").write_text(f'[profiles.mine]\nbased_on = "io-oltp"\n{target}')
+    (cwd / "jobs-twice.toml").write_text(
+        f'[load]\nkind = "jobs"\nvalues = [1, 2]\njobs = 4\n{target}'
+    )
 
 
 @pytest.mark.parametrize(("what", "command", "fragment"), ROWS, ids=[r[0] for r in ROWS])
@@ -75,6 +103,8 @@ def test_row(dbstor, tmp_path, what, command, fragment):
     assert not (tmp_path / "nowhere").exists(), "written through a link"
     assert os.readlink(tmp_path / "linked" / "dbstor-io-oltp-0.dat")
     assert (tmp_path / "foreign" / ".dbstor-owned.json").read_text() == NOTES
+    assert (tmp_path / "notes.html").read_text() == NOTES
+    assert (tmp_path / "journal" / "dbstor-sqlite-0.db-journal").read_text() == NOTES
     for mine in ("dbstor-sqlite-0.db", "dbstor-pg-0/PG_VERSION"):
         assert (tmp_path / "theirs" / mine).read_text() == NOTES
     made = [

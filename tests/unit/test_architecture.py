@@ -33,6 +33,7 @@ FOUNDATION = (
     "dbstor.results",
     "dbstor.study",
     "dbstor.testfiles",
+    "dbstor.safefs",  # every write and delete in a results folder
     "dbstor.lifeline",  # the watcher that cleans up after a killed dbstor
 )
 

@@ -177,6 +177,10 @@ def study_from_args(args: argparse.Namespace) -> Study:
             "iodepth", tuple(parse_flag("--iodepth", parse_int_list, args.iodepth)), jobs=args.jobs
         )
     elif args.numjobs:
+        if args.jobs != 1:  # accepted and then ignored, before: refused
+            raise UserError(
+                "--jobs does not apply to --numjobs (its values are the jobs): drop one"
+            )
         series = LoadSeries("jobs", tuple(parse_flag("--numjobs", parse_int_list, args.numjobs)))
     elif args.rate:
         series = LoadSeries(

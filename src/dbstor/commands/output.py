@@ -9,6 +9,7 @@ from collections.abc import Callable
 from typing import Any
 
 from dbstor.errors import UserError
+from dbstor.safefs import is_dbstor_html, write_file
 
 
 def emit_result(
@@ -19,8 +20,8 @@ def emit_result(
 ) -> int:
     """Write --html FILE if asked, then --json or the text table on stdout."""
     if args.html:
-        try:
-            args.html.write_text(page(), encoding="utf-8")
+        try:  # never through a link, never over a page dbstor did not write
+            write_file(args.html, page(), is_dbstor_html, fix="give another --html file")
         except OSError as exc:
             raise UserError(f"--html {args.html}: cannot write it ({exc.strerror})") from None
     if args.json:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from dbstor.drivers.fio_text import fio_paths, job_line
 from dbstor.study.profiles import Profile
 
 
@@ -30,68 +31,67 @@ class PointSpec:
     data_options: tuple[tuple[str, str], ...] = ()  # what writes write (study/data.py)
 
 
-def _fio_filename_list(files: tuple[Path, ...]) -> str:
-    # fio separates names with ':'; a colon inside a path is escaped with a backslash.
-    return ":".join(str(f).replace(":", "\\:") for f in files)
-
-
 def _block_sizes(profile: Profile) -> str:
     if not profile.block_split:
-        return f"bs={profile.block_size}"
+        return job_line("bs", profile.block_size)
     parts = [f"{size}/{pct:g}" for size, pct in profile.block_split]
-    return f"bssplit={':'.join(parts)}"
+    return job_line("bssplit", ":".join(parts))
 
 
 def build_point_job(spec: PointSpec) -> str:
     """The fio job file for one load point."""
     profile = spec.profile
     engine = spec.ioengine or profile.ioengine
-    lines = [
-        "[global]",
-        f"ioengine={engine}",
-        f"direct={int(spec.direct)}",
-        f"rw={profile.rw}",
-        _block_sizes(profile),
-        f"filename={_fio_filename_list(spec.files)}",
-        "allow_file_create=0",  # files are laid out beforehand; never create others
-        "time_based=1",
-        f"runtime={max(1, round(spec.duration_s))}s",
-        f"numjobs={spec.jobs}",
-        "group_reporting=0",  # per-job histograms; dbstor merges them itself
-        "randrepeat=0",
-        "norandommap=1",
+    options: list[tuple[str, object]] = [
+        ("ioengine", engine),
+        ("direct", int(spec.direct)),
+        ("rw", profile.rw),
+    ]
+    tail: list[tuple[str, object]] = [
+        ("allow_file_create", 0),  # files are laid out beforehand; never create others
+        ("time_based", 1),
+        ("runtime", f"{max(1, round(spec.duration_s))}s"),
+        ("numjobs", spec.jobs),
+        ("group_reporting", 0),  # per-job histograms; dbstor merges them itself
+        ("randrepeat", 0),
+        ("norandommap", 1),
     ]
     if spec.warmup_s >= 1:
-        lines.append(f"ramp_time={round(spec.warmup_s)}s")
+        tail.append(("ramp_time", f"{round(spec.warmup_s)}s"))
     if spec.file_size:
-        lines.append(f"filesize={spec.file_size}")
+        tail.append(("filesize", spec.file_size))
     if engine not in ("psync", "sync"):
-        lines.append(f"iodepth={spec.iodepth}")
+        tail.append(("iodepth", spec.iodepth))
     if 0 < profile.read_pct < 100:
-        lines.append(f"rwmixread={profile.read_pct:g}")
+        tail.append(("rwmixread", f"{profile.read_pct:g}"))
     if profile.pattern == "random" and profile.distribution != "uniform":
-        lines.append(f"random_distribution={profile.distribution}")
+        tail.append(("random_distribution", profile.distribution))
     if len(spec.files) > 1:
-        lines.append("file_service_type=random")
+        tail.append(("file_service_type", "random"))
     if profile.fdatasync:
-        lines.append(f"fdatasync={profile.fdatasync}")
+        tail.append(("fdatasync", profile.fdatasync))
     if profile.pattern == "sequential" and spec.jobs > 1 and spec.file_size:
         # Each job streams through its own slice instead of all chasing the same offsets.
         slice_size = spec.file_size // spec.jobs // 4096 * 4096
-        lines += [f"size={slice_size * len(spec.files)}", f"offset_increment={slice_size}"]
+        tail += [("size", slice_size * len(spec.files)), ("offset_increment", slice_size)]
     if spec.rate_iops:
         per_job = spec.rate_iops / spec.jobs
         reads = per_job * profile.read_pct / 100
         writes = per_job - reads
-        lines += [
-            f"rate_iops={max(1, round(reads))},{max(1, round(writes))}",
-            "rate_process=poisson",
+        tail += [
+            ("rate_iops", f"{max(1, round(reads))},{max(1, round(writes))}"),
+            ("rate_process", "poisson"),
         ]
     if spec.iops_log is not None:
-        lines += [f"write_iops_log={spec.iops_log}", "log_avg_msec=1000"]
-    lines += [f"{key}={value}" for key, value in spec.data_options]
-    for key, value in profile.extra.items():
-        lines.append(f"{key}={value}")
+        tail += [("write_iops_log", spec.iops_log), ("log_avg_msec", 1000)]
+    tail += [*spec.data_options, *profile.extra.items()]
+    lines = [
+        "[global]",
+        *(job_line(key, value) for key, value in options),
+        _block_sizes(profile),
+        f"filename={fio_paths(spec.files, 'test file')}",
+        *(job_line(key, value) for key, value in tail),
+    ]
     return "\n".join([*lines, "", "[point]", ""])
 
 
@@ -108,17 +108,13 @@ def build_layout_job(
     zeros without I/O), so the files are filled before any point is measured.
     """
     data = dict(data_options) or {"refill_buffers": "1"}
+    options = {"ioengine": "libaio", "direct": int(direct), "rw": "write", "bs": "1m"}
+    options |= {"iodepth": 8, **data, "filesize": file_size}
     return (
         "[global]\n"
-        "ioengine=libaio\n"
-        f"direct={int(direct)}\n"
-        "rw=write\n"
-        "bs=1m\n"
-        "iodepth=8\n"
-        + "".join(f"{key}={value}\n" for key, value in data.items())
-        + f"filesize={file_size}\n"
-        "\n"
+        + "".join(job_line(key, value) + "\n" for key, value in options.items())
+        + "\n"
         + "".join(
-            f"[layout{i}]\nfilename={_fio_filename_list((f,))}\n\n" for i, f in enumerate(files)
+            f"[layout{i}]\nfilename={fio_paths((f,), 'test file')}\n\n" for i, f in enumerate(files)
         )
     )

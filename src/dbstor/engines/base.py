@@ -21,6 +21,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
+from dbstor.results.finite import checked_figure
+
 ROLES = ("data", "log", "temp", "fast")  # fast: a faster tier for the objects placed there
 MARKER_TABLE = "dbstor_marker"  # every schema dbstor creates holds this table
 
@@ -49,6 +51,15 @@ class EngineSettings:
     place: dict[str, str] = field(default_factory=dict)  # table/index glob -> role (place)
 
 
+COUNTER_NAMES = (
+    "logical_reads",
+    "physical_reads",
+    "physical_writes",
+    "storage_read_bytes",
+    "storage_write_bytes",
+)
+
+
 @dataclass
 class EngineCounters:
     """Cumulative engine counters; a point's figures are the difference of two readings."""
@@ -58,12 +69,23 @@ class EngineCounters:
     physical_writes: float | None = None
     storage_read_bytes: float | None = None  # bytes the engine's processes read from storage
     storage_write_bytes: float | None = None
+    why_null: dict[str, str] = field(default_factory=dict)  # a counter -> why it is null
 
     def minus(self, before: EngineCounters) -> EngineCounters:
-        def delta(a: float | None, b: float | None) -> float | None:
-            return None if a is None or b is None else a - b
-
-        return EngineCounters(**{k: delta(v, getattr(before, k)) for k, v in vars(self).items()})
+        """The figures of a point: a counter that went back (the server restarted, its
+        statistics were reset) or is not finite gives null with the reason, never a
+        negative count."""
+        out = EngineCounters()
+        for name in COUNTER_NAMES:
+            a, b = getattr(self, name), getattr(before, name)
+            if a is None or b is None:
+                continue
+            what = f"the engine's {name} (its counter went back: restarted or reset?)"
+            value, why = checked_figure(a - b, what)
+            setattr(out, name, value)
+            if why:
+                out.why_null[name] = why
+        return out
 
     @property
     def hit_ratio(self) -> float | None:
@@ -76,9 +98,11 @@ def sum_counters(parts: Iterable[EngineCounters]) -> EngineCounters:
     """Counters of several instances (or hosts) added; a counter one of them lacks is None."""
     parts = list(parts)
     total = EngineCounters()
-    for name in vars(total):
+    for name in COUNTER_NAMES:
         values = [getattr(p, name) for p in parts]
         setattr(total, name, None if any(v is None for v in values) else sum(values))
+    for part in parts:
+        total.why_null.update(part.why_null)
     return total
 
 

@@ -36,6 +36,7 @@ from dbstor.engines.mariadb_server import (
     DEFAULT_BUFFER_BYTES,
     MAX_CONNECTIONS,
     binary_version,
+    check_option_path,
     find_binary,
     my_cnf,
 )
@@ -139,6 +140,9 @@ class MariaDBEngine(ServerEngine):
         return [p.absolute() for p in firsts + extra]
 
     def check_target(self) -> None:
+        for role, paths in self.settings.paths.items() if self.managed else ():
+            for path in paths:  # into my.cnf and DATA DIRECTORY as written, or refused
+                check_option_path(path, f"the {role} path")
         super().check_target()
         if self.managed and (dirs := self.instance_dirs()):  # a server left running there
             pidfile = dirs[0] / "server.pid"

@@ -12,6 +12,8 @@ import subprocess
 from collections.abc import Sequence
 from pathlib import Path
 
+from dbstor.errors import UserError
+
 DEFAULT_BUFFER_BYTES = 32 << 20
 MAX_CONNECTIONS = 600
 SEARCH_DIRS = ("/usr/sbin", "/usr/local/sbin", "/usr/local/mysql/bin", "/usr/libexec", "/usr/bin")
@@ -79,3 +81,29 @@ def my_cnf(
         *([f"innodb_log_group_home_dir={redo}"] if redo else []),
         *extra,
     ]
+
+
+# What my.cnf (and the DATA DIRECTORY='...' of a CREATE TABLE) reads specially in a value.
+_OPTION_FILE_SPECIAL = {
+    "#": "starts a comment in my.cnf",
+    ";": "starts a comment in my.cnf",
+    "\\": "is an escape character in my.cnf",
+    "'": "quotes a value in my.cnf and in SQL",
+    '"': "quotes a value in my.cnf",
+}
+
+
+def check_option_path(path: Path, what: str) -> None:
+    """A path that goes into my.cnf or DATA DIRECTORY='...' exactly as written, or a
+    UserError in one line (a '#' would cut datadir= short: the server would use another
+    directory; a newline would add options of its own)."""
+    text = str(path)
+    if any(ord(c) < 32 or ord(c) == 127 for c in text):
+        why = "a control character (a newline) would end the option in my.cnf"
+    else:
+        why = next((f"{c!r} {r}" for c, r in _OPTION_FILE_SPECIAL.items() if c in text), "")
+    if why:
+        raise UserError(
+            f"{what} {text[:120]!r}: MariaDB cannot take it ({why}); rename it without that "
+            "character"
+        )

@@ -133,8 +133,9 @@ class SQLiteEngine(Engine):
         return data + [place_schema(role) for role in self.place_files]
 
     @staticmethod
-    def _sidecars(file: Path) -> tuple[Path, Path]:
-        return file.with_name(file.name + "-wal"), file.with_name(file.name + "-shm")
+    def _sidecars(file: Path) -> tuple[Path, ...]:
+        """SQLite's side files: WAL mode's -wal and -shm, and the rollback -journal."""
+        return tuple(file.with_name(file.name + end) for end in ("-wal", "-shm", "-journal"))
 
     def connect(self) -> sqlite3.Connection:
         conn = sqlite3.connect(self.files[0], timeout=30, check_same_thread=False)
@@ -189,7 +190,7 @@ class SQLiteEngine(Engine):
             return
         for file in self.all_files:
             for sidecar in self._sidecars(file):
-                if sidecar.exists() and is_owned(file):
+                if not sidecar.is_symlink() and sidecar.exists() and is_owned(file):
                     sidecar.unlink()
             remove_owned(file)
         self._started = False

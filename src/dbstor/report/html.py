@@ -30,6 +30,7 @@ from dbstor.report.kit.tables import STATUS_TEXT
 from dbstor.report.queries.section import dss_comparison_block
 from dbstor.results.model import Run
 from dbstor.results.store import REPORT_FILE, write_text_atomic
+from dbstor.safefs import is_dbstor_html
 
 
 def _default_title(runs: Sequence[Run], names: list[str]) -> str:
@@ -164,6 +165,7 @@ def write_report(
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / REPORT_FILE
     analyses = load_analyses(folder)
-    html = render_report(runs, samples, comparison, title, extra_sections, analyses)
-    write_text_atomic(path, html)
+    page = render_report(runs, samples, comparison, title, extra_sections, analyses)
+    fix = "render into another folder"  # an earlier report of dbstor's it replaces
+    write_text_atomic(path, page, replaceable=is_dbstor_html, fix=fix)
     return path

@@ -23,7 +23,9 @@ from typing import Any
 
 from dbstor import lifeline
 from dbstor.errors import UserError
+from dbstor.results.finite import finite_tree
 from dbstor.results.model import SAMPLE_KEYS, SCHEMA_VERSION, FieldError, Run, run_from_dict
+from dbstor.safefs import open_for_append, write_file
 
 RESULTS_FILE = "results.json"
 SAMPLES_FILE = "samples.csv"
@@ -80,31 +82,17 @@ def _disk_errors(path: Path) -> Iterator[None]:
         raise
 
 
-NO_FOLLOW = os.O_NOFOLLOW | os.O_CLOEXEC
-
-
 def write_text_atomic(
-    path: Path, text: str, before_rename: Callable[[int], object] | None = None
+    path: Path,
+    text: str,
+    before_rename: Callable[[int], object] | None = None,
+    replaceable: Callable[[Path], bool] | None = None,
+    fix: str = "choose another --out",
 ) -> None:
-    """Write text so that readers see the old file or the new one, never half of one; the
-    temporary file is made new (never through a link) and removed on any failure."""
-    tmp = path.with_name(f".{path.name}.tmp")
+    """Write text so that readers see the old file or the new one, never half of one,
+    never through a link nor over a file dbstor did not write (safefs.write_file)."""
     with _disk_errors(path):
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)  # a stale one (a killed run's); unlink never follows a link
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | NO_FOLLOW, 0o644)
-        try:
-            with open(fd, "w", encoding="utf-8") as handle:
-                handle.write(text)
-                handle.flush()
-                if before_rename is not None:
-                    before_rename(handle.fileno())
-                os.fsync(handle.fileno())
-            if os.path.islink(path):
-                raise OSError(errno.ELOOP, "is a symbolic link", str(path))
-            os.replace(tmp, path)
-        finally:
-            tmp.unlink(missing_ok=True)
+        write_file(path, text, replaceable, before_rename, fix)
 
 
 def save_run(folder: Path, run: Run) -> None:
@@ -113,7 +101,11 @@ def save_run(folder: Path, run: Run) -> None:
         run.owner = lifeline.owner_facts()
     with _disk_errors(folder / RESULTS_FILE):
         folder.mkdir(parents=True, exist_ok=True)
-    text = json.dumps(run.to_dict(), indent=2, allow_nan=False, default=_json_default)
+    data, nulled = finite_tree(run.to_dict())  # a NaN from outside never loses the run
+    if nulled:
+        note = f"not finite, stored as null: {', '.join(nulled[:8])}"
+        data["notes"] = [*data.get("notes", []), note]
+    text = json.dumps(data, indent=2, allow_nan=False, default=_json_default)
     write_text_atomic(folder / RESULTS_FILE, text + "\n")
 
 
@@ -129,7 +121,7 @@ def append_samples(folder: Path, rows: Iterable[dict[str, Any]]) -> None:
     path = folder / SAMPLES_FILE
     rows = list(rows)
     with _disk_errors(path):
-        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_APPEND | NO_FOLLOW, 0o644)
+        fd = open_for_append(path)
         size = os.fstat(fd).st_size
         try:
             if size == 0:  # rows measured on several hosts (a cluster) add a host column

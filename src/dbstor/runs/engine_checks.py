@@ -8,6 +8,9 @@ how many instances one host can hold.
 
 from __future__ import annotations
 
+import resource
+
+from dbstor.drivers.users import FDS_PER_USER, FDS_SPARE
 from dbstor.engines.base import EngineSettings
 from dbstor.engines.memory_flags import host_memory_bytes
 from dbstor.engines.place import check_place
@@ -121,4 +124,29 @@ def check_instances(study: Study, spec: DatabaseSpec, local: bool) -> None:
         raise UserError(
             f"--instances (instances) {count:,} is too many: {why}; give at most {most:,}, "
             f"e.g. --instances {','.join(str(1 << k) for k in range(most.bit_length()))}"
+        )
+
+
+def check_open_files(spec: DatabaseSpec) -> None:
+    """The most users one client process will hold must fit under the host's hard limit
+    on open files (each user holds a connection and its files)."""
+    series = spec.series
+    if series.kind == "streams" or not series.values:
+        return
+    users = (
+        series.users * max(series.values)
+        if series.kind == "instances"
+        else series.users
+        if series.kind == "rate"
+        else max(series.values)
+    )
+    per_process = -(-users // max(1, spec.client_processes))
+    wanted = per_process * FDS_PER_USER + FDS_SPARE
+    hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
+    if hard != resource.RLIM_INFINITY and wanted > hard:
+        most = max(1, (hard - FDS_SPARE) // FDS_PER_USER) * max(1, spec.client_processes)
+        raise UserError(
+            f"{users:,} users need about {wanted:,} open files in a client process but this "
+            f"host allows {hard:,} (ulimit -Hn): use at most {most:,} users, more "
+            "--client-processes, or raise the hard limit"
         )

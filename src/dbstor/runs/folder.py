@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import json
-import shutil
+import os
 import threading
 from collections.abc import Callable, Iterable
 from datetime import datetime
@@ -15,6 +15,7 @@ from typing import Any
 
 from dbstor.results.model import Run
 from dbstor.results.store import append_samples, save_run, write_text_atomic
+from dbstor.safefs import link_refusal, new_dir, remove_tree
 
 JOBS_FOLDER = "jobs"
 
@@ -24,7 +25,9 @@ def new_run_id(label: str, workload: str, parent: Path) -> str:
     stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
     base = f"{stamp}-{label}-{workload}"
     run_id, n = base, 2
-    while (parent / run_id).exists():
+    while os.path.lexists(parent / run_id):
+        if os.path.islink(parent / run_id):
+            raise link_refusal(parent / run_id)  # never followed, never passed over silently
         run_id, n = f"{base}-{n}", n + 1
     return run_id
 
@@ -63,7 +66,8 @@ class RunFolder:
     def keep_job(self, name: str, job_text: str, output_text: str | None) -> None:
         """Keep a fio job file (and fio's json+ output) so the point can be rerun with fio."""
         jobs = self.path / JOBS_FOLDER
-        jobs.mkdir(parents=True, exist_ok=True)
+        if not jobs.is_dir() or jobs.is_symlink():
+            new_dir(jobs)  # the run's own: a link or a file at its name is refused
         write_text_atomic(jobs / f"{name}.fio", job_text)
         if output_text is not None:
             write_text_atomic(jobs / f"{name}.json", output_text)
@@ -85,7 +89,7 @@ def remove_unmeasured(folders: list[Path], out: Path | None = None) -> None:
     A link is never followed; a folder with a finished point is kept."""
     for folder in reversed(folders):
         if folder.is_dir() and not folder.is_symlink() and not _measured(folder):
-            shutil.rmtree(folder, ignore_errors=True)
+            remove_tree(folder)
     if out is not None:
         with contextlib.suppress(OSError):
             out.rmdir()  # only when empty

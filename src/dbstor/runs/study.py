@@ -9,7 +9,6 @@ comparison) and one run folder per run.
 from __future__ import annotations
 
 import json
-import resource
 import stat
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -18,7 +17,6 @@ from pathlib import Path
 from typing import Any
 
 from dbstor.analysis.compare import compare_runs
-from dbstor.drivers.users import FDS_PER_USER, FDS_SPARE
 from dbstor.engines.base import EngineSettings
 from dbstor.engines.memory_flags import check_memory_flags
 from dbstor.engines.registry import engine_class
@@ -34,16 +32,19 @@ from dbstor.results.store import (
 )
 from dbstor.runs.database.plan import DbRunPlan
 from dbstor.runs.database.run import DatabaseRun
-from dbstor.runs.engine_checks import check_engine
+from dbstor.runs.engine_checks import check_engine, check_open_files
 from dbstor.runs.folder import new_run_id, remove_unmeasured
 from dbstor.runs.io.data_check import readable_source, resolve_data_pattern
+from dbstor.runs.io.fio_check import check_fio_jobs
 from dbstor.runs.io.plan import IoRunPlan
 from dbstor.runs.io.run import IoRun
+from dbstor.runs.lock import run_locks
 from dbstor.runs.own_files import Pairs, ScanBeforeCleanup
 from dbstor.runs.progress import Progress
 from dbstor.runs.queries.checks import check_query_spec, runs_queries
 from dbstor.runs.queries.run import QueryRun
 from dbstor.runs.telemetry import RunTelemetry
+from dbstor.safefs import new_dir
 from dbstor.study.model import DatabaseSpec, LoadSeries, Study, Target
 from dbstor.testfiles import Safety, check_directory, check_free_space, plan_files
 from dbstor.workloads.registry import workload_class
@@ -127,6 +128,10 @@ def preflight(study: Study, local_targets: bool = True, safety: Safety | None = 
     engine in the last run of a long study stops it at once, not hours later. Targets
     measured on other hosts (local_targets False) are checked there. With safety, each
     fio run's test files too (links, ownership, free space), before any folder exists."""
+    if study.profiles:
+        check_fio_jobs(
+            study, local_targets
+        )  # fio reads back every job as dbstor wrote it, or no run
     for target in study.targets if local_targets else ():
         for path in (p for paths in target.roles.values() for p in paths):
             if not (path.exists() and stat.S_ISBLK(path.stat().st_mode)):
@@ -203,31 +208,6 @@ def check_load_spec(spec: DatabaseSpec) -> None:
     check_open_files(spec)
 
 
-def check_open_files(spec: DatabaseSpec) -> None:
-    """The most users one client process will hold must fit under the host's hard limit
-    on open files (each user holds a connection and its files)."""
-    series = spec.series
-    if series.kind == "streams" or not series.values:
-        return
-    users = (
-        series.users * max(series.values)
-        if series.kind == "instances"
-        else series.users
-        if series.kind == "rate"
-        else max(series.values)
-    )
-    per_process = -(-users // max(1, spec.client_processes))
-    wanted = per_process * FDS_PER_USER + FDS_SPARE
-    hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
-    if hard != resource.RLIM_INFINITY and wanted > hard:
-        most = max(1, (hard - FDS_SPARE) // FDS_PER_USER) * max(1, spec.client_processes)
-        raise UserError(
-            f"{users:,} users need about {wanted:,} open files in a client process but this "
-            f"host allows {hard:,} (ulimit -Hn): use at most {most:,} users, more "
-            "--client-processes, or raise the hard limit"
-        )
-
-
 def run_study(
     study: Study,
     out: Path,
@@ -240,6 +220,21 @@ def run_study(
     """Run every plan of the study. `io_worker(safety, say, target)` and `db_worker(...)`
     make the worker for each io or database run when its points are measured elsewhere (a
     cluster); default: this host."""
+    local = io_worker is None
+    targets = [p for t in study.targets for ps in t.roles.values() for p in ps] if local else []
+    with run_locks(out, targets):  # before anything is created: one run per --out and target
+        return _run_study(study, out, safety, progress, io_worker, db_worker, on_files)
+
+
+def _run_study(
+    study: Study,
+    out: Path,
+    safety: Safety,
+    progress: Progress,
+    io_worker: WorkerFactory | None,
+    db_worker: WorkerFactory | None,
+    on_files: FilesHook | None,
+) -> StudyOutcome:
     preflight(study, local_targets=io_worker is None, safety=safety)
     telemetry = None
     if study.telemetry is not None:
@@ -296,8 +291,7 @@ def _run_plans(
     plans = plans_for(study, parent)
     outcome = StudyOutcome(folder=study_folder or parent / plans[0].run_id)
     if study_folder:
-        study_folder.mkdir(parents=True, exist_ok=True)
-        made.append(study_folder)
+        made.append(new_dir(study_folder))  # new: a link or a file at its name is refused
         write_text_atomic(
             study_folder / STUDY_FILE,
             json.dumps({"study": study.describe(), "runs": [p.run_id for p in plans]}, indent=2)
@@ -315,6 +309,7 @@ def _run_plans(
         def callback(run: Run, f: Path = folder) -> None:
             after_point(run, f)
 
+        made.append(new_dir(folder))
         if isinstance(plan, DbRunPlan):
             what = f"{plan.database.workload} on {plan.database.engine}"
             runner = QueryRun if runs_queries(plan.database) else DatabaseRun
@@ -338,7 +333,6 @@ def _run_plans(
             )
         if on_files is not None:  # a study's efficiency: the run's files before they go
             run.worker = ScanBeforeCleanup(run.worker, lambda f, r=run.run: on_files(r, f))
-        made.append(folder)
         progress.say(f"run {number}/{len(plans)}: {plan.target.label} x {what} -> {folder}")
         outcome.run_folders.append(folder)
         try:

@@ -26,10 +26,12 @@ from dbstor.study.model import (
     Study,
     Target,
 )
-from dbstor.study.profiles import BUILTIN_PROFILES, Profile
+from dbstor.study.profiles import BUILTIN_PROFILES, Profile, parse_distribution
 from dbstor.study.tags import tag_table
 from dbstor.study.telemetry import config_from_table
 from dbstor.study.values import (
+    LABEL_RULE,
+    PROFILE_NAME_RULE,
     boolean,
     host_names,
     host_port,
@@ -37,8 +39,8 @@ from dbstor.study.values import (
     nonempty,
     one_of,
     parse_block_split,
-    parse_distribution,
     parse_place,
+    plain_value,
     positive_int,
     short,
     target_label,
@@ -125,7 +127,10 @@ def parse_slo_metric(value: Any) -> str:
 
 
 def _profile(source: str, name: str, table: Any) -> Profile:
-    fields = _Fields(source, f"profiles.{name}", table, _PROFILE_KEYS)
+    shown = name if name.isprintable() else repr(name)
+    fields = _Fields(source, f"profiles.{shown}", table, _PROFILE_KEYS)
+    if not LABEL_RULE.fullmatch(name):
+        fields.fail("", PROFILE_NAME_RULE)
     base_name = fields.get("based_on", nonempty, "io-oltp")
     if base_name not in BUILTIN_PROFILES:
         fields.fail(
@@ -186,6 +191,7 @@ def _target(source: str, index: int, table: Any, base_dir: Path, cluster: bool) 
         fields.fail("paths", 'must be a non-empty list of directories, e.g. ["/mnt/lun1"]')
     paths = tuple(_directory(fields, "paths", base_dir, p) for p in raw)
     facts = fields.get("facts", lambda v: dict(v) if isinstance(v, dict) else _raise_table(), {})
+    facts = plain_value(facts, f"{source}: targets[{index}].facts")
     extra = {}
     for role in ("log", "temp", "fast"):
         value = table.get(role)
@@ -251,8 +257,9 @@ def _database(source: str, index: int, table: Any) -> DatabaseSpec:
         buffer_bytes=fields.get("buffer", parse_memory, None),
         memory_limit_bytes=fields.get("memory_limit", parse_memory, None),
         seed=fields.get("seed", positive_int, 1),
-        options=fields.get(
-            "options", lambda v: dict(v) if isinstance(v, dict) else _raise_table(), {}
+        options=plain_value(
+            fields.get("options", lambda v: dict(v) if isinstance(v, dict) else _raise_table(), {}),
+            f"{source}: databases[{index}].options",
         ),
         place=fields.get("place", parse_place, {}),
     )
@@ -330,6 +337,9 @@ def study_from_dict(data: dict[str, Any], source: str, base_dir: Path) -> Study:
             study.fail("profiles", str(exc))
     if not profiles and not databases:
         study.fail("profiles", "the study runs nothing: name fio profiles or add [[databases]]")
+    unused = sorted(set(custom) - set(profile_names))  # defined, then silently not run: refused
+    if unused:
+        study.fail("profiles", f"profiles.{unused[0]} is defined but not named here: add it")
     targets_raw = data.get("targets")
     if not isinstance(targets_raw, list) or not targets_raw:
         raise UserError(
@@ -380,6 +390,9 @@ def _series(source: str, table: Any) -> LoadSeries:
     values = fields.get("values", int_list, ())
     if kind != "auto" and not values:
         fields.fail("values", f"a {kind} series needs values, e.g. [1, 2, 4, 8]")
+    for key in ("jobs", "iodepth"):  # accepted and then ignored, before: refused
+        if kind == key and key in table:
+            fields.fail(key, f"a {kind} series sets each point's {key} from values: drop {key}")
     return LoadSeries(
         kind=kind,
         values=values,

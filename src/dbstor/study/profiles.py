@@ -6,9 +6,33 @@ load is raised by default. Studies may define their own with the same fields.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
+from typing import Any
 
 DISTRIBUTIONS = ("uniform", "zipf", "pareto", "zoned", "normal")
+
+
+_DISTRIBUTION_FORM = re.compile(r"[a-z]+(:\d+(\.\d+)?(/\d+(\.\d+)?)?)*")
+
+
+def parse_distribution(value: Any) -> str:
+    """fio random_distribution: uniform, zipf:THETA, pareto:H, normal:DEV, zoned:A/B:C/D..."""
+    if not isinstance(value, str) or not value.strip():
+        raise ValueError("must be a distribution such as zipf:1.2")
+    text = value
+    name = text.split(":", 1)[0]
+    if name not in DISTRIBUTIONS:
+        raise ValueError(f"{text!r}: distribution must be one of {', '.join(DISTRIBUTIONS)}")
+    if not _DISTRIBUTION_FORM.fullmatch(text):
+        raise ValueError(
+            f"{text[:60]!r}: after the name give numbers only, e.g. zipf:1.2 or zoned:60/10:40/90"
+        )
+    if name == "zoned":
+        zones = text.split(":")[1:]
+        if not zones or sum(float(z.split("/")[0]) for z in zones) != 100:
+            raise ValueError(f"{text!r}: zoned needs ACCESS%/SIZE% pairs whose access adds to 100")
+    return text
 
 
 @dataclass(frozen=True)

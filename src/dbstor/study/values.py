@@ -5,11 +5,13 @@ study/load.py adds the file and the field.
 
 from __future__ import annotations
 
+import datetime
+import math
 import re
 from collections.abc import Callable
 from typing import Any
 
-from dbstor.study.profiles import DISTRIBUTIONS
+from dbstor.errors import UserError
 from dbstor.units import MAX_COUNT, parse_percent, parse_size
 
 
@@ -63,6 +65,10 @@ def one_of(choices: tuple[str, ...]) -> Callable[[Any], str]:
 
 
 LABEL_RULE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,39}")
+PROFILE_NAME_RULE = (
+    "a profile's name is a letter or digit, then letters, digits, '.', '_' or '-', at most 40 "
+    "characters (it names the test files and the run folder)"
+)
 
 
 def target_label(value: Any) -> str:
@@ -105,19 +111,6 @@ def label_from_name(name: str, fallback: str) -> str:
     return made if LABEL_RULE.fullmatch(made) else fallback
 
 
-def parse_distribution(value: Any) -> str:
-    """fio random_distribution: uniform, zipf:THETA, pareto:H, normal:DEV, zoned:A/B:C/D..."""
-    text = nonempty(value)
-    name = text.split(":", 1)[0]
-    if name not in DISTRIBUTIONS:
-        raise ValueError(f"{text!r}: distribution must be one of {', '.join(DISTRIBUTIONS)}")
-    if name == "zoned":
-        zones = text.split(":")[1:]
-        if not zones or sum(float(z.split("/")[0]) for z in zones) != 100:
-            raise ValueError(f"{text!r}: zoned needs ACCESS%/SIZE% pairs whose access adds to 100")
-    return text
-
-
 def parse_block_split(value: Any) -> tuple[tuple[int, float], ...]:
     if not isinstance(value, dict) or not value:
         raise ValueError('must be a table of size = percent, e.g. { "8K" = 70, "64K" = 30 }')
@@ -154,3 +147,20 @@ def parse_place(value: Any) -> dict[str, str]:
     if not isinstance(value, dict) or not value:
         raise ValueError('must be a table of names and roles, e.g. { trade_history = "fast" }')
     return {place_pattern(name): place_role(role) for name, role in value.items()}
+
+
+def plain_value(value: Any, where: str) -> Any:
+    """A study file's free-form value (a target's facts) as plain JSON: dates and times as
+    ISO text; NaN or infinity refused in one line naming the field (they are no fact)."""
+    if isinstance(value, datetime.date | datetime.time):
+        return value.isoformat()
+    if isinstance(value, float) and not math.isfinite(value):
+        raise UserError(
+            f"{where}: {value} is not a finite number; give a number, or write it as text "
+            '(e.g. "n/a")'
+        )
+    if isinstance(value, dict):
+        return {str(k): plain_value(v, f"{where}.{k}") for k, v in value.items()}
+    if isinstance(value, list):
+        return [plain_value(v, f"{where}[{i}]") for i, v in enumerate(value)]
+    return value

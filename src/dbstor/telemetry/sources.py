@@ -17,6 +17,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from dbstor.results.finite import checked_figure, figure_problem
+
 # Where a figure was measured, nearest the user first.
 LAYERS = ("client", "host_device", "remote_device", "storage")
 LAYER_TITLES = {
@@ -55,12 +57,22 @@ class Series:
     summary: float | None
     source: str = ""
     labels: Mapping[str, str] = field(default_factory=dict)
+    why_null: str | None = None  # why the summary is null though the source gave one
 
     def __post_init__(self) -> None:
         if self.quantity not in QUANTITIES:
             raise ValueError(f"unknown quantity {self.quantity!r}")
         if self.layer not in LAYERS:
             raise ValueError(f"unknown layer {self.layer!r}")
+        # Every quantity is a rate, a latency or a share: never negative, always finite.
+        # What a source gives otherwise is no figure (results/finite.py).
+        kept = tuple((t, v) for t, v in self.points if figure_problem(v) is None)
+        object.__setattr__(self, "points", kept)
+        if self.summary is not None:
+            what = f"{self.source or self.layer} {self.quantity}"
+            summary, why = checked_figure(self.summary, what)
+            object.__setattr__(self, "summary", summary)
+            object.__setattr__(self, "why_null", why)
 
     @property
     def unit(self) -> str:
@@ -113,6 +125,9 @@ def layers_side_by_side(fetched: Sequence[Fetched]) -> dict[str, dict[str, objec
             entry["missing"] = f.missing
         else:
             entry.update(f.summary())
+            nulled = {s.quantity: s.why_null for s in f.series if s.why_null}
+            if nulled:
+                entry["nulled"] = nulled  # the figures the source gave that are no figures
         out[f.layer] = entry
     return {layer: out[layer] for layer in LAYERS if layer in out}
 

@@ -4,6 +4,7 @@ UserError naming the file and the field; never another exception. Whole random T
 from __future__ import annotations
 
 import copy
+import json
 from pathlib import Path
 
 import pytest
@@ -18,7 +19,7 @@ BASE = {
     "study": {"name": "s", "profiles": ["io-oltp", "mine"], "duration": "10s", "warmup": "1s",
               "repeats": 1, "size": "64MiB", "precondition": False, "baseline": "A"},
     "slo": {"metric": "read_lat_p99_ms", "limit": "1ms"},
-    "load": {"kind": "iodepth", "values": [1, 2], "jobs": 1, "iodepth": 1},
+    "load": {"kind": "iodepth", "values": [1, 2], "jobs": 1},  # iodepth: a jobs series's
     "targets": [{"label": "A", "path": "/tmp/a", "facts": {"array": "x"}, "log": "/tmp/l"},
                 {"label": "B", "paths": ["/tmp/b"], "temp": ["/tmp/t"]}],
     "profiles": {"mine": {"based_on": "io-oltp", "description": "d", "source": "s",
@@ -56,6 +57,9 @@ TOML_VALUES = st.recursive(
         st.floats(allow_nan=True, allow_infinity=True),
         st.text(max_size=30),
         st.sampled_from(["0s", "-5s", "99999999h", "1e12", "~nobody/x", "a\0b", "1PiB", "zoned:"]),
+        st.dates(),  # TOML has dates and times of its own
+        st.times(),
+        st.datetimes(),
     ),
     lambda inner: st.one_of(
         st.lists(inner, max_size=3), st.dictionaries(st.text(max_size=5), inner, max_size=3)
@@ -81,13 +85,15 @@ def test_any_field_any_value_loads_or_names_the_field(path, value):
     data = copy.deepcopy(BASE)
     _set(data, path, value)
     try:
-        study_from_dict(data, SOURCE, Path("/tmp"))
+        study = study_from_dict(data, SOURCE, Path("/tmp"))
     except UserError as exc:
         message = str(exc)
         assert message.startswith(f"{SOURCE}: "), message
         named = [str(k) for k in path if isinstance(k, str)]
         assert any(k in message for k in named), (path, message)
         assert "\n" not in message and len(message) < 600, message
+    else:  # what loads is saved with the first point: plain, finite JSON
+        json.dumps(study.describe(), allow_nan=False)
 
 
 @settings(max_examples=100, deadline=None)

@@ -155,14 +155,23 @@ def _cell_value(layers: Layers | None, layer: str, key: str) -> float | None:
 def _missing(run: Run) -> str:
     """One sentence per layer and reason: which points lack that layer, and why."""
     reasons: dict[tuple[str, str], list[str]] = {}
+    nulled: dict[tuple[str, str], list[str]] = {}
     for point in run.points:
         for layer, entry in (point.layers or {}).items():
             if "missing" in entry:
                 label = _label(point)
                 reasons.setdefault((layer, str(entry["missing"])), []).append(label)
+            for why in (entry.get("nulled") or {}).values():  # a figure that was no figure
+                nulled.setdefault((layer, str(why)), []).append(_label(point))
     return " ".join(
-        f"{_capital(LAYER_WORDS[layer])} is missing at {', '.join(labels)}: {reason}."
-        for (layer, reason), labels in reasons.items()
+        [
+            f"{_capital(LAYER_WORDS[layer])} is missing at {', '.join(labels)}: {reason}."
+            for (layer, reason), labels in reasons.items()
+        ]
+        + [
+            f"A figure of {LAYER_WORDS[layer]} is null at {', '.join(labels)}: {reason}."
+            for (layer, reason), labels in nulled.items()
+        ]
     )
 
 

@@ -8,7 +8,8 @@ from html import escape
 def standalone_page(title: str, css: str, section: str) -> str:
     """A small self-contained HTML page around one report section, to forward by mail."""
     return (
-        f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>{escape(title)}'
+        '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
+        f'<meta name="generator" content="dbstor"><title>{escape(title)}'
         f"</title><style>{css}</style></head><body><h1>{escape(title)}</h1>"
         f"{section}</body></html>\n"
     )

@@ -75,6 +75,7 @@ def database_point(
             "engine_physical_writes_per_txn": per_txn(rate(engine.physical_writes, duration_s)),
             "storage_read_bytes": engine.storage_read_bytes,
             "storage_write_bytes": engine.storage_write_bytes,
+            **({"nulled": engine.why_null} if engine.why_null else {}),
         },
         workload_metrics=workload_metrics or None,
         client=client_cost(result, load.jobs, dev_reads, dev_writes),

@@ -1,0 +1,200 @@
+"""Every file and folder dbstor creates, replaces or removes in a results folder goes
+through here: never through a link, never over someone else's file.
+
+- A folder dbstor makes for a run or a study is made new (exclusive); a link, a file or
+  a folder already at its name is refused in one line and left as it is.
+- A file is written to a temporary file created exclusively (O_EXCL, O_NOFOLLOW) in the
+  same folder, opened by descriptor, marked as dbstor's (an extended attribute, where the
+  file system keeps them), then renamed over the name: readers see the old file or the new
+  one. What is at the name already must be a regular file dbstor wrote (this process, or
+  one carrying the mark), or one the caller recognises as dbstor's (an earlier report.html
+  without the mark, say); a link or any other file is refused and left as it is.
+- Removing a folder never follows a link in it.
+
+The user's own --out (or --report, --html folder) may be reached through a link they
+named; what dbstor makes inside it never is. Test files and database files keep their own
+ownership manifest (testfiles.py), which writes through here too.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+import shutil
+import stat
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from dbstor.errors import UserError
+
+NO_FOLLOW = os.O_NOFOLLOW | os.O_CLOEXEC
+GENERATOR_MARK = b'<meta name="generator" content="dbstor'
+WRITTEN_XATTR = "user.dbstor.written"  # on every file written here, for later runs
+
+_written: set[tuple[int, int]] = set()  # (device, inode) of the files this process wrote
+
+
+def _not_ours(path: Path, what: str, fix: str = "choose another --out") -> UserError:
+    return UserError(
+        f"{path} {what}, and dbstor writes only files it made: move it away or {fix} "
+        "(dbstor leaves it as it is)"
+    )
+
+
+def link_refusal(path: Path, fix: str = "choose another --out") -> UserError:
+    return UserError(
+        f"{path} is a symbolic link: dbstor never writes through links nor replaces them; "
+        f"remove it or {fix}"
+    )
+
+
+def is_dbstor_html(path: Path) -> bool:
+    """An HTML page dbstor wrote (its generator mark near the top); never follows a link."""
+    try:
+        fd = os.open(path, os.O_RDONLY | NO_FOLLOW | os.O_NONBLOCK)
+    except OSError:
+        return False
+    with open(fd, "rb") as handle:
+        return stat.S_ISREG(os.fstat(fd).st_mode) and GENERATOR_MARK in handle.read(4096)
+
+
+def new_dir(path: Path) -> Path:
+    """Make a folder for dbstor's own files, new; refuse whatever is at its name."""
+    try:
+        os.mkdir(path, 0o755)
+    except FileExistsError:
+        info = os.lstat(path)
+        if stat.S_ISLNK(info.st_mode):
+            raise link_refusal(path) from None
+        kind = "is a folder dbstor did not make now" if stat.S_ISDIR(info.st_mode) else "exists"
+        raise _not_ours(path, kind) from None
+    except OSError as exc:
+        raise _os_refusal(path, exc) from None
+    return path
+
+
+def user_dir(path: Path, flag: str) -> Path:
+    """A folder the user named (--out, --report): made with its parents when missing; a
+    link the user named is theirs to use. One line when it cannot be a folder."""
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise UserError(
+            f"{flag} {path}: cannot create it ({exc.strerror}); choose a folder you can write"
+        ) from None
+    if not os.access(path, os.W_OK | os.X_OK):
+        raise UserError(f"{flag} {path}: cannot write there; choose a folder you can write")
+    return path
+
+
+def _os_refusal(path: Path, exc: OSError) -> UserError:
+    if exc.errno == errno.ELOOP:
+        return link_refusal(path)
+    if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+        return UserError(f"the file system is full (writing {path}): free space and run again")
+    return UserError(f"cannot write {path}: {exc.strerror}; choose another --out")
+
+
+def _check_replaceable(
+    dir_fd: int, path: Path, replaceable: Callable[[Path], bool] | None, fix: str
+) -> None:
+    try:
+        info = os.lstat(path.name, dir_fd=dir_fd)
+    except FileNotFoundError:
+        return
+    if stat.S_ISLNK(info.st_mode):
+        raise link_refusal(path, fix)
+    if not stat.S_ISREG(info.st_mode):
+        raise _not_ours(path, "exists and is not a regular file", fix)
+    if (info.st_dev, info.st_ino) in _written or _marked(dir_fd, path.name):
+        return
+    if replaceable is not None and replaceable(path):
+        return
+    raise _not_ours(path, "exists and was not written by dbstor", fix)
+
+
+def _mark(fd: int) -> None:
+    """Mark a file dbstor wrote (an extended attribute), where the file system keeps them."""
+    with contextlib.suppress(OSError):
+        os.setxattr(fd, WRITTEN_XATTR, b"1")
+
+
+def _marked(dir_fd: int, name: str) -> bool:
+    """Whether the regular file `name` carries dbstor's mark; on a file system without
+    user extended attributes dbstor cannot tell, and takes it as its own (as before)."""
+    try:
+        fd = os.open(name, os.O_RDONLY | NO_FOLLOW | os.O_NONBLOCK, dir_fd=dir_fd)
+    except OSError:
+        return False
+    try:
+        return os.getxattr(fd, WRITTEN_XATTR) == b"1"
+    except OSError as exc:
+        return exc.errno in (errno.ENOTSUP, errno.EOPNOTSUPP)
+    finally:
+        os.close(fd)
+
+
+@contextmanager
+def _directory(path: Path) -> Iterator[int]:
+    fd = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        yield fd
+    finally:
+        os.close(fd)
+
+
+def write_file(
+    path: Path,
+    text: str | bytes,
+    replaceable: Callable[[Path], bool] | None = None,
+    before_rename: Callable[[int], object] | None = None,
+    fix: str = "choose another --out",
+) -> None:
+    """Write path atomically (see the module's doc). `replaceable(path)` says whether a
+    file already there that this process did not write is dbstor's; `before_rename(fd)`
+    runs on the written temporary file (to set an extended attribute, say); `fix` is what
+    a refusal tells the user to do instead."""
+    tmp_name = f".{path.name}.tmp"
+    data = text.encode("utf-8") if isinstance(text, str) else text
+    # An OSError goes to the caller (a full disk is said with what was kept).
+    with _directory(path) as dir_fd:
+        _check_replaceable(dir_fd, path, replaceable, fix)
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp_name, dir_fd=dir_fd)  # a killed run's; never follows a link
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | NO_FOLLOW
+        fd = os.open(tmp_name, flags, 0o644, dir_fd=dir_fd)
+        try:
+            with open(fd, "wb") as handle:
+                handle.write(data)
+                handle.flush()
+                _mark(handle.fileno())
+                if before_rename is not None:
+                    before_rename(handle.fileno())
+                os.fsync(handle.fileno())
+                info = os.fstat(handle.fileno())
+            _check_replaceable(dir_fd, path, replaceable, fix)  # nothing slipped in meanwhile
+            os.replace(tmp_name, path.name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
+            _written.add((info.st_dev, info.st_ino))
+        finally:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(tmp_name, dir_fd=dir_fd)
+
+
+def open_for_append(path: Path) -> int:
+    """A descriptor appending to path (made when missing), never through a link; a file
+    already there must be one this process wrote."""
+    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_APPEND | NO_FOLLOW, 0o644)
+    info = os.fstat(fd)
+    if info.st_size and (info.st_dev, info.st_ino) not in _written:
+        os.close(fd)
+        raise _not_ours(path, "exists and was not written by dbstor")
+    _written.add((info.st_dev, info.st_ino))
+    return fd
+
+
+def remove_tree(path: Path) -> None:
+    """Remove a folder dbstor made, never following a link (a link itself is left)."""
+    if path.is_dir() and not path.is_symlink():
+        shutil.rmtree(path, ignore_errors=True)  # rmtree never follows links inside
