@@ -69,17 +69,8 @@ _STUDY_KEYS = {
 _SLO_KEYS = {"metric", "limit"}
 _LOAD_KEYS = {"kind", "values", "jobs", "iodepth"}
 _TARGET_KEYS = {
-    "label",
-    "path",
-    "paths",
-    "facts",
-    "log",
-    "temp",
-    "hosts",
-    "clients",
-    "fast",
-    *PER_TARGET,
-}
+    "label", "path", "paths", "facts", "log", "temp", "hosts", "clients", "fast", *PER_TARGET,
+}  # fmt: skip
 _CLUSTER_KEYS = {"address"}
 _DATABASE_KEYS = {
     "engine", "workload", "scale", "users", "instances", "users_per_instance", "think_time",
