@@ -15,7 +15,7 @@ from pathlib import Path
 from dbstor import lifeline
 
 
-def _mounts() -> list[tuple[str, str, str, set[str]]]:
+def cgroup_mounts() -> list[tuple[str, str, str, set[str]]]:
     """(mount point, root, fstype, super options) of cgroup mounts."""
     found = []
     with contextlib.suppress(OSError):
@@ -27,7 +27,7 @@ def _mounts() -> list[tuple[str, str, str, set[str]]]:
     return found
 
 
-def _own_dir(mount: str, root: str, match: Callable[[str, str], bool]) -> Path:
+def own_cgroup_dir(mount: str, root: str, match: Callable[[str, str], bool]) -> Path:
     """This process's group under a cgroup mount (the mount itself when not found)."""
     with contextlib.suppress(OSError):
         for line in Path("/proc/self/cgroup").read_text().splitlines():
@@ -56,9 +56,9 @@ class MemoryCap:
         if self.limit is None or self.group is not None:
             return
         reasons = []
-        for mount, root, fstype, options in _mounts():
+        for mount, root, fstype, options in cgroup_mounts():
             if fstype == "cgroup2":
-                own = _own_dir(mount, root, lambda h, c: h == "0" and c == "")
+                own = own_cgroup_dir(mount, root, lambda h, c: h == "0" and c == "")
                 for parent in dict.fromkeys((own, Path(mount))):
                     enabled = _words(parent / "cgroup.subtree_control")
                     if "memory" not in enabled:
@@ -69,7 +69,7 @@ class MemoryCap:
                     if self._make(parent, "memory.max", 2, reasons):
                         return
             elif "memory" in options:
-                own = _own_dir(mount, root, lambda h, c: "memory" in c.split(","))
+                own = own_cgroup_dir(mount, root, lambda h, c: "memory" in c.split(","))
                 for parent in dict.fromkeys((own, Path(mount))):
                     if self._make(parent, "memory.limit_in_bytes", 1, reasons):
                         return
@@ -118,6 +118,35 @@ class MemoryCap:
             self.limit = limit_bytes
             self.note = f"{name}={limit_bytes}"
 
+    def counters(self) -> dict[str, int | None] | None:
+        """The group's memory counters: its limit, peak usage, hits of the limit and OOM
+        kills (v1 memory.max_usage_in_bytes, failcnt, oom_control; v2 memory.peak,
+        memory.events); None when there is no group."""
+        if self.group is None:
+            return None
+        out: dict[str, int | None] = {"limit": self.limit}
+        v1 = self.version == 1
+        for key, name in (
+            ("peak", "memory.max_usage_in_bytes" if v1 else "memory.peak"),
+            ("failcnt", "memory.failcnt" if v1 else ""),
+        ):
+            out[key] = _number(self.group / name) if name else None
+        events = "memory.oom_control" if v1 else "memory.events"
+        with contextlib.suppress(OSError, ValueError):
+            for line in (self.group / events).read_text().splitlines():
+                key, _, value = line.partition(" ")
+                if key == "oom_kill":
+                    out["oom_kill"] = int(value)
+                elif key == "max" and not v1:
+                    out["failcnt"] = int(value)
+        return out
+
+    def reset_peak(self) -> None:
+        """Start the peak usage again from now (v1; v2's memory.peak only grows)."""
+        if self.group is not None and self.version == 1:
+            with contextlib.suppress(OSError):
+                (self.group / "memory.max_usage_in_bytes").write_text("0")
+
     def members(self) -> list[int]:
         if self.group is None:
             return []
@@ -151,6 +180,13 @@ class MemoryCap:
             f"cgroup v{self.version} group {self.group}: {self.note} bytes "
             "(page cache counts against it)"
         )
+
+
+def _number(path: Path) -> int | None:
+    try:
+        return int(path.read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return None
 
 
 def _words(path: Path) -> set[str]:

@@ -1,0 +1,134 @@
+"""Whose numbers are these: the run's own processes' I/O and CPU beside the host's.
+
+From the own processes' counters over the measured window (telemetry/own.py: per role,
+per device, CPU nanoseconds) and the host's device and CPU figures over the same window:
+`own_io` (reads, writes, bytes, per device and per transaction), the share of the device's
+I/O that was not the run's (`foreign_io_share`, null with a reason where it cannot be
+told), and the own CPU as a share of the host's cores with what other work took.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from dbstor.results.model import CpuStats, DeviceStats
+
+SHARED_DEVICE_SHARE = 0.10  # more of the device's I/O than this not the run's: shared_device
+BUSY_HOST_PCT = 10.0  # other work took more of the host's CPU than this: flagged
+MIN_DEVICE_READS = 100  # fewer device reads in the window: too few to split
+_KEYS = ("reads", "writes", "read_bytes", "write_bytes")
+
+
+def _sum(rows: list[list[int]]) -> dict[str, int]:
+    return {k: sum(r[i] for r in rows) for i, k in enumerate(_KEYS)}
+
+
+def own_io(own: dict[str, Any], device: DeviceStats | None, txns: float) -> dict[str, Any]:
+    """The own processes' block I/O over the window: totals on the measured device (all
+    devices counted when there is none), per device, per role, per transaction."""
+    roles = own["roles"]
+    by_device: dict[str, list[list[int]]] = {}
+    for entry in roles.values():
+        for name, row in entry["devices"].items():
+            by_device.setdefault(name, []).append(row)
+    per_device = {name: _sum(rows) for name, rows in by_device.items()}
+    cgroup = not own["source"].startswith("/proc")
+    top = device.name if device else None
+    if cgroup:
+        totals: dict[str, Any] = per_device.get(top or "", _sum([])) if top else _sum([])
+    else:  # /proc: bytes of every device together
+        read = [e.get("proc_read_bytes") for e in roles.values()]
+        write = [e.get("proc_write_bytes") for e in roles.values()]
+        totals = {
+            "reads": None,
+            "writes": None,
+            "read_bytes": None if None in read else sum(read),
+            "write_bytes": None if None in write else sum(write),
+        }
+
+    def per_txn(value: float | None) -> float | None:
+        return None if value is None or not txns else value / txns
+
+    proc_write = [e.get("proc_write_bytes") for e in roles.values()]
+    return {
+        "source": own["source"],
+        "writes_counted": own["writes_counted"],
+        "device": top,
+        **totals,
+        **{f"{k}_per_txn": per_txn(totals[k]) for k in _KEYS},
+        "devices": per_device,
+        "roles": {
+            role: _sum(list(entry["devices"].values())) if cgroup else None
+            for role, entry in roles.items()
+        },
+        "proc_write_bytes": None if None in proc_write else sum(proc_write),
+    }
+
+
+def foreign_share(
+    io: dict[str, Any], device: DeviceStats | None, seconds: float
+) -> tuple[float | None, str | None]:
+    """1 - own / device over the window's reads (operations from a cgroup, bytes from
+    /proc), or None and why it cannot be told."""
+    if device is None or device.read_iops is None:
+        return None, "the target has no block device measured here (tmpfs, a network file system)"
+    if io["reads"] is not None:
+        own, whole = io["reads"], device.read_iops * seconds
+    elif io["read_bytes"] is not None and device.read_mbps is not None:
+        own, whole = io["read_bytes"], device.read_mbps * 1e6 * seconds
+    else:
+        return None, "the own processes' reads could not be read"
+    if device.read_iops * seconds < MIN_DEVICE_READS:
+        return None, (
+            f"the device did only {device.read_iops * seconds:,.0f} reads in the window: "
+            "too few to tell whose they were"
+        )
+    return max(0.0, min(1.0, 1.0 - own / whole)), None
+
+
+def own_cpu(own: dict[str, Any], host: CpuStats, seconds: float, cores: int) -> dict[str, Any]:
+    """The own processes' CPU as % of all the host's cores, server and client apart, and
+    what the rest of the host's work took (host util - own)."""
+    roles = own["roles"]
+
+    def pct(role: str) -> float | None:
+        entry = roles.get(role) or {}
+        ns = entry.get("cpu_ns")
+        if ns is None or seconds <= 0 or not cores:
+            return None
+        if role == "server" and not entry.get("processes"):
+            return None  # an embedded engine: no server process
+        return 100.0 * ns / 1e9 / (seconds * cores)
+
+    server, client = pct("server"), pct("client")
+    parts = [p for p in (server, client) if p is not None]
+    total = sum(parts) if parts and client is not None else None
+    other = None
+    if total is not None and host.util_pct is not None:
+        other = max(0.0, host.util_pct - total)
+    return {
+        "own_pct": total,
+        "server_pct": server,
+        "client_pct": client,
+        "other_pct": other,
+        "own_source": own["source"],
+    }
+
+
+def attribution_notes(
+    share: float | None, cpu: dict[str, Any], device: DeviceStats | None
+) -> list[str]:
+    """Trust notes: a shared device, a busy host."""
+    notes = []
+    if share is not None and share > SHARED_DEVICE_SHARE:
+        notes.append(
+            f"shared device: {share:.0%} of the reads on {device.name if device else 'the device'} "
+            "in the window were not the run's (other processes); the run's own figures are in own_io"
+        )
+    other = cpu.get("other_pct")
+    if other is not None and other > BUSY_HOST_PCT:
+        notes.append(
+            f"busy host: other work took {other:.0f}% of the host's CPU beside the run's own "
+            f"{cpu['own_pct']:.0f}%"
+        )
+    return notes
