@@ -50,6 +50,7 @@ class MemoryCap:
         self.group: Path | None = None
         self.version: int | None = None
         self.note = "no memory limit requested" if limit_bytes is None else "not applied yet"
+        self.lifted = False  # lift(): the group is made, or kept, without its limit
 
     def create(self) -> None:
         """Make the group and set its limit; when impossible, remember why."""
@@ -80,6 +81,8 @@ class MemoryCap:
         try:
             group.mkdir(exist_ok=True)
             (group / limit_file).write_text(str(self.limit))
+            if self.lifted:  # the limit can be written: now lift it until restore()
+                (group / limit_file).write_text("max" if version == 2 else str(1 << 62))
         except OSError as exc:
             reasons.append(f"cgroup v{version}: cannot create {group} ({exc.strerror})")
             with contextlib.suppress(OSError):
@@ -108,6 +111,29 @@ class MemoryCap:
         except (OSError, ValueError, IndexError):
             return None
 
+    def lift(self) -> None:
+        """Lift the limit (for the server's start and data load, which no point measures;
+        a group made later is made without it); restore() sets it again."""
+        self.lifted = self.limit is not None
+        if self.group is not None and self.limit is not None:
+            name = "memory.max" if self.version == 2 else "memory.limit_in_bytes"
+            (self.group / name).write_text("max" if self.version == 2 else str(1 << 62))
+
+    def restore(self) -> bool:
+        """Set the limit again (the kernel reclaims page cache down to it); False when the
+        group holds more than it can give back (shared buffers, process memory)."""
+        self.lifted = False
+        if self.group is None or self.limit is None:
+            return True
+        name = "memory.max" if self.version == 2 else "memory.limit_in_bytes"
+        for _ in range(5):
+            try:
+                (self.group / name).write_text(str(self.limit))
+                return True
+            except OSError:
+                time.sleep(0.2)  # reclaim may need another try
+        return False
+
     def set_limit(self, limit_bytes: int) -> None:
         """Change the group's limit (the kernel reclaims page cache down to it)."""
         if self.group is None:
@@ -131,6 +157,7 @@ class MemoryCap:
             ("failcnt", "memory.failcnt" if v1 else ""),
         ):
             out[key] = _number(self.group / name) if name else None
+        out["held"] = self.held()
         events = "memory.oom_control" if v1 else "memory.events"
         with contextlib.suppress(OSError, ValueError):
             for line in (self.group / events).read_text().splitlines():
@@ -140,6 +167,20 @@ class MemoryCap:
                 elif key == "max" and not v1:
                     out["failcnt"] = int(value)
         return out
+
+    def held(self) -> int | None:
+        """Memory the group cannot give back to the page cache's reclaim: its processes'
+        anonymous memory and shared memory (v1 total_rss + total_shmem, v2 anon + shmem)."""
+        if self.group is None:
+            return None
+        keys = ("total_rss", "total_shmem") if self.version == 1 else ("anon", "shmem")
+        try:
+            stat = dict(
+                line.split() for line in (self.group / "memory.stat").read_text().splitlines()
+            )
+            return sum(int(stat[k]) for k in keys)
+        except (OSError, ValueError, KeyError):
+            return None
 
     def reset_peak(self) -> None:
         """Start the peak usage again from now (v1; v2's memory.peak only grows)."""

@@ -160,7 +160,7 @@ def preflight(study: Study, local_targets: bool = True, safety: Safety | None = 
             settings = EngineSettings(
                 buffer_bytes=spec.buffer_bytes, memory_limit_bytes=spec.memory_limit_bytes
             )
-            check_memory_flags(engine.title, settings)
+            check_memory_flags(engine.title, settings, engine.memory_headroom)
         if issubclass(engine, ServerEngine) and spec.dsn is not None and local_targets:
             engine(EngineSettings(dsn=spec.dsn)).check_reachable()
 

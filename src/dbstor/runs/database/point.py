@@ -218,6 +218,7 @@ def cap_window(caps: list[Any], before: list[Any]) -> dict[str, Any] | None:
         window = {
             "limit": end.get("limit"),
             "peak": end.get("peak"),
+            "held": end.get("held"),
             "oom_kills": (end.get("oom_kill") or 0) - (start.get("oom_kill") or 0),
             "limit_hits": (end.get("failcnt") or 0) - (start.get("failcnt") or 0),
         }

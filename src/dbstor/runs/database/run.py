@@ -14,6 +14,7 @@ from typing import Any
 
 from dbstor.errors import PointFailed
 from dbstor.results.model import Load, Point, Run, run_status
+from dbstor.runs.database.memory_cap import load_words, needed_bytes, oom_killed, oom_message
 from dbstor.runs.database.plan import DatabaseRunner, instance_setup
 from dbstor.runs.database.point import DbPoint, TxnOutcome
 from dbstor.runs.database.summary import database_point, point_line
@@ -24,7 +25,11 @@ from dbstor.runs.telemetry import measured_window, storage_text
 
 
 class DatabaseRun(DatabaseRunner):
+    killed_by_cap: str | None = None  # the memory cap killed a point: later ones are skipped
+    held: list[tuple[int, int]]  # (users, memory the capped processes held) per point
+
     def setup(self) -> None:
+        self.held = []
         self.worker = DatabaseWorker(self.safety, say=self.progress.say)
         spec = self.plan.database
         self.metrics = self.workload_cls(self.scale, seed=spec.seed, options=spec.options)
@@ -40,8 +45,16 @@ class DatabaseRun(DatabaseRunner):
         try:
             with run_status(self.run):
                 self._create_instances()
+                skipped = []
                 for value in spec.series.values:
+                    if self.killed_by_cap:
+                        skipped.append(spec.series.label(value))
+                        continue
                     self._measure(value)
+                if skipped:
+                    line = f"skipped {', '.join(skipped)}: {self.killed_by_cap}"
+                    self.run.notes.append(line)
+                    self.progress.say(line)
         finally:
             try:
                 self._record_objects()
@@ -175,6 +188,10 @@ class DatabaseRun(DatabaseRunner):
                 if outcome.alive
                 else f"the {self.engine_cls.title} server stopped during the point; "
             )
+            if oom_killed(outcome.oom):
+                needed = needed_bytes(self.held, load.jobs)
+                self.killed_by_cap = oom_message(outcome.oom, load_words(load, point.users), needed)
+                why = f"{self.engine_cls.title} was {self.killed_by_cap}; "
             failed = Point(
                 load=load,
                 duration_s=plan.duration_s,
@@ -184,7 +201,12 @@ class DatabaseRun(DatabaseRunner):
             )
             self.run.points.append(failed)
             self.folder.save()
+            if self.killed_by_cap:
+                self.progress.say(f"  {title.strip()}: {failed.error}")
+                return failed
             raise PointFailed(f"{title.strip()}: {failed.error}")
+        if outcome.oom and outcome.oom.get("held"):
+            self.held.append((load.jobs, int(outcome.oom["held"])))
         counts = {name: h.count for name, h in result.per_type.items()}
         metrics = self.metrics.point_metrics(
             counts, result.rollbacks, result.measured_s, latency_ms=result.latency.stats()
