@@ -113,3 +113,39 @@ def test_postgres_capped_reads_are_its_own(dbstor, tmp_path, server_dir):
     # the cgroup's bytes read and the server's /proc read_bytes count the same reads
     assert own["read_bytes"] == pytest.approx(point["engine_io"]["storage_read_bytes"], rel=0.2)
     assert point["cpu"]["server_pct"] > 0 and point["cpu"]["client_pct"] > 0
+
+
+@pytest.mark.skip_without_fio
+def test_fio_at_a_low_rate_beside_a_reader_sees_the_device_excess_as_foreign(dbstor, tmp_path):
+    target = tmp_path / "target"
+    target.mkdir()
+    with running(reader(tmp_path / "big")):
+        time.sleep(1)
+        proc = dbstor(
+            "io", "--target", target, "--rate", "200", "--duration", "3", "--warmup", "1",
+            "--size", "16MiB", "--out", "out",
+        )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    point = dbstor.results(dbstor.only_run_folder(tmp_path / "out"))["points"][0]
+    own = point["own_io"]
+    assert own["source"] == "fio's output"
+    assert own["reads"] + own["writes"] == pytest.approx(200 * 3, rel=0.2)
+    assert point["foreign_io_share"] > 0.5 and point["shared_device"] is True
+
+
+def test_a_target_on_tmpfs_has_no_foreign_share_and_says_why(dbstor, tmp_path):
+    target = Path("/dev/shm") / f"dbstor-own-{os.getpid()}"
+    target.mkdir()
+    try:
+        proc = dbstor(
+            "run", "--engine", "sqlite", "--target", target, "--users", "1", *SHORT,
+            "--out", tmp_path / "out",
+        )  # fmt: skip
+        assert proc.returncode == 0, proc.stderr
+    finally:
+        target.rmdir()
+    point = dbstor.results(dbstor.only_run_folder(tmp_path / "out"))["points"][0]
+    assert point["foreign_io_share"] is None and point["shared_device"] is False
+    assert "no block device" in point["foreign_io_reason"]
+    assert point["own_io"]["reads"] is None, "no device: not measured, not 0"
+    assert point["cpu"]["own_pct"] > 0

@@ -24,8 +24,8 @@ def _sum(rows: list[list[int]]) -> dict[str, int]:
 
 
 def own_io(own: dict[str, Any], device: DeviceStats | None, txns: float) -> dict[str, Any]:
-    """The own processes' block I/O over the window: totals on the measured device (all
-    devices counted when there is none), per device, per role, per transaction."""
+    """The own processes' block I/O over the window: totals on the measured device (null
+    when the target has none: tmpfs), per device, per role, per transaction."""
     roles = own["roles"]
     by_device: dict[str, list[list[int]]] = {}
     for entry in roles.values():
@@ -34,8 +34,10 @@ def own_io(own: dict[str, Any], device: DeviceStats | None, txns: float) -> dict
     per_device = {name: _sum(rows) for name, rows in by_device.items()}
     cgroup = not own["source"].startswith("/proc")
     top = device.name if device else None
-    if cgroup:
-        totals: dict[str, Any] = per_device.get(top or "", _sum([])) if top else _sum([])
+    if top is None:  # no block device under the target: nothing of the target's to count
+        totals: dict[str, Any] = dict.fromkeys(_KEYS)
+    elif cgroup:
+        totals = per_device.get(top, _sum([]))
     else:  # /proc: bytes of every device together
         read = [e.get("proc_read_bytes") for e in roles.values()]
         write = [e.get("proc_write_bytes") for e in roles.values()]
@@ -116,14 +118,17 @@ def own_cpu(own: dict[str, Any], host: CpuStats, seconds: float, cores: int) -> 
 
 
 def attribution_notes(
-    share: float | None, cpu: dict[str, Any], device: DeviceStats | None
+    share: float | None,
+    cpu: dict[str, Any],
+    device: DeviceStats | None,
+    basis: str = "the reads",
 ) -> list[str]:
     """Trust notes: a shared device, a busy host."""
     notes = []
     if share is not None and share > SHARED_DEVICE_SHARE:
         notes.append(
-            f"shared device: {share:.0%} of the reads on {device.name if device else 'the device'} "
-            "in the window were not the run's (other processes); the run's own figures are in own_io"
+            f"shared device: {share:.0%} of {basis} on {device.name if device else 'the device'} "
+            "in the window were not the run's but other processes'; the run's own are in own_io"
         )
     other = cpu.get("other_pct")
     if other is not None and other > BUSY_HOST_PCT:
@@ -132,3 +137,33 @@ def attribution_notes(
             f"{cpu['own_pct']:.0f}%"
         )
     return notes
+
+
+def fio_attribution(
+    read_mbps: float, write_mbps: float, read_iops: float, write_iops: float,
+    device: DeviceStats | None, seconds: float,
+) -> tuple[dict[str, Any], float | None, str | None]:  # fmt: skip
+    """fio's own I/O is known exactly from its output; what the device moved beyond it in
+    the same window was other processes' (by bytes: the block layer splits and merges
+    requests, so operation counts differ even when every byte is fio's)."""
+    own = {
+        "source": "fio's output",
+        "writes_counted": "every write fio completed",
+        "device": device.name if device else None,
+        "reads": round(read_iops * seconds),
+        "writes": round(write_iops * seconds),
+        "read_bytes": round(read_mbps * 1e6 * seconds),
+        "write_bytes": round(write_mbps * 1e6 * seconds),
+        "basis": "bytes read and written",
+    }
+    if device is None or device.read_mbps is None or device.write_mbps is None:
+        return (
+            own,
+            None,
+            "the target has no block device measured here (tmpfs, a network file system)",
+        )
+    whole = (device.read_mbps + device.write_mbps) * 1e6 * seconds
+    if whole < MIN_DEVICE_READS * 4096:
+        return own, None, "the device moved too few bytes in the window to tell whose they were"
+    share = 1.0 - (own["read_bytes"] + own["write_bytes"]) / whole
+    return own, max(0.0, min(1.0, share)), None
