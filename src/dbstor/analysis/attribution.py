@@ -167,3 +167,17 @@ def fio_attribution(
         return own, None, "the device moved too few bytes in the window to tell whose they were"
     share = 1.0 - (own["read_bytes"] + own["write_bytes"]) / whole
     return own, max(0.0, min(1.0, share)), None
+
+
+def server_cpu(cpu: CpuStats | None) -> tuple[float | None, str]:
+    """The database's own CPU, % of the host's cores, and whose it is: a managed server's
+    processes (cpu.server_pct); an embedded engine's, which runs in the client processes
+    (cpu.own_pct); the whole host's (cpu.util_pct) where the own processes were not counted
+    (fio points, runs from before dbstor counted them, an external server)."""
+    if cpu is None:
+        return None, "not measured"
+    if cpu.server_pct is not None:
+        return cpu.server_pct, "the database server's own processes"
+    if cpu.own_pct is not None:
+        return cpu.own_pct, "the engine's own (client) processes"
+    return cpu.util_pct, "the whole host" if cpu.util_pct is not None else "not measured"

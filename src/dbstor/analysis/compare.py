@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from dbstor.analysis.attribution import server_cpu
 from dbstor.analysis.curve import curve_points, find_knee, find_peak, slo_value, value_at_knee
 from dbstor.analysis.dss_compare import compare_query_runs, is_query_run
 from dbstor.analysis.labels import baseline_index, run_label
@@ -30,7 +31,14 @@ METRICS = ("throughput", "iops", "tps", "read_lat_ms", "cpu_pct", "response_ms")
 
 
 def _cpu(p: Point) -> float | None:
-    return p.cpu.util_pct if p.cpu else None
+    """The database's own CPU where counted, else the host's (attribution.server_cpu)."""
+    return server_cpu(p.cpu)[0]
+
+
+def cpu_from(runs: Sequence[Run]) -> str:
+    """Whose CPU the comparison's CPU figures are."""
+    kinds = {server_cpu(p.cpu)[1] for r in runs for p in r.points if p.ok and p.cpu}
+    return " and ".join(sorted(kinds - {"not measured"})) or "not measured"
 
 
 def _response(p: Point) -> float | None:
@@ -272,6 +280,7 @@ def compare_runs(runs: Sequence[Run], baseline: str | None = None) -> dict[str, 
         "factors": factors,
         "factors_at": "each run's own knee (its peak when it has none); latency at the baseline's knee load",
         "per_disk": per_disk,
+        "cpu_from": cpu_from(runs),
         "verdict": _verdict(comparable, warnings, same_load, factors, labels[base_index]),
     }
     # Each layer (client, devices, storage) at the same load, baseline's layer = 100.

@@ -2,13 +2,16 @@
 
 The point compared is the highest load both runs measured (same kind and value: the
 same workload on both storages, as TR-4403 and TR-4415 did); when the runs share no
-load point, each run's peak point is used and the result says so.
+load point, each run's peak point is used and the result says so. The CPU is the
+database's own (attribution.server_cpu: its server's processes, counted in dbstor's
+cgroup) where the runs counted it, the host's otherwise, and the result says whose.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
+from dbstor.analysis.attribution import server_cpu
 from dbstor.errors import UserError
 from dbstor.results.model import Point, Run
 from dbstor.results.store import read_run_folder
@@ -16,9 +19,7 @@ from dbstor.results.store import read_run_folder
 
 def _cpu_points(run: Run, flag: str, folder: Path) -> list[Point]:
     points = [
-        p
-        for p in run.points
-        if p.ok and p.load is not None and p.cpu is not None and p.cpu.util_pct is not None
+        p for p in run.points if p.ok and p.load is not None and server_cpu(p.cpu)[0] is not None
     ]
     if not points:
         raise UserError(
@@ -54,13 +55,16 @@ def cpu_from_runs(before: Path, after: Path) -> tuple[float, float, str]:
             f"peak points (no common load): {run_b.run_id} at {pb.load.kind} "
             f"{pb.load.value:g}, {run_a.run_id} at {pa.load.kind} {pa.load.value:g}"
         )
-    return float(pb.cpu.util_pct), float(pa.cpu.util_pct), how  # type: ignore[union-attr]
+    (cpu_b, whose_b), (cpu_a, whose_a) = server_cpu(pb.cpu), server_cpu(pa.cpu)
+    whose = whose_b if whose_b == whose_a else f"{whose_b} before, {whose_a} after"
+    return float(cpu_b or 0.0), float(cpu_a or 0.0), f"{how}; CPU of {whose}"
 
 
 def cpu_from_run(folder: Path, flag: str) -> tuple[float, str]:
     """CPU % of one run at its peak point (when only one side is a run)."""
     run = read_run_folder(folder, flag)
     point = _peak(run, _cpu_points(run, flag, folder))
-    return float(point.cpu.util_pct), (  # type: ignore[union-attr]
-        f"peak point of run {run.run_id} ({point.load.kind} {point.load.value:g})"
+    cpu, whose = server_cpu(point.cpu)
+    return float(cpu or 0.0), (
+        f"peak point of run {run.run_id} ({point.load.kind} {point.load.value:g}); CPU of {whose}"
     )
