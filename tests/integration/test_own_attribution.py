@@ -48,7 +48,10 @@ def sqlite_point(dbstor, tmp_path: Path) -> dict:
         "run", "--engine", "sqlite", "--target", target, "--users", "2", *SHORT, "--out", "out"
     )
     assert proc.returncode == 0, proc.stderr
-    return dbstor.results(dbstor.only_run_folder(tmp_path / "out"))["points"][0]
+    folder = dbstor.only_run_folder(tmp_path / "out")
+    again = dbstor("report", folder)  # the new fields load back and render
+    assert again.returncode == 0, again.stderr
+    return dbstor.results(folder)["points"][0]
 
 
 def test_a_reader_beside_the_database_is_foreign_and_reads_still_come_from_memory(dbstor, tmp_path):
@@ -67,6 +70,8 @@ def test_a_reader_beside_the_database_is_foreign_and_reads_still_come_from_memor
     notes = point["trust"]["notes"]
     assert any(n.startswith("reads came from memory") for n in notes), notes
     assert any(n.startswith("shared device:") for n in notes), notes
+    report = (dbstor.only_run_folder(tmp_path / "out") / "report.html").read_text()
+    assert "The device was shared: at 2 users, " in report
 
 
 def test_own_cpu_is_apart_from_a_busy_loop_beside(dbstor, tmp_path):

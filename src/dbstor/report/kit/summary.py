@@ -33,6 +33,11 @@ FLAG_LEGEND = {
         "above 99% when it does not count them); the transaction rate is the host's, not the "
         "storage's"
     ),
+    "shared device": (
+        "more than 10% of the device's I/O in the measured window was other processes', not "
+        "the run's own (counted in dbstor's cgroup, or fio's output); the point's notes say how much"
+    ),
+    "busy host": "other work took more than 10% of the host's CPU beside the run's own processes",
 }
 MEMORY_HIT_RATIO = 0.99
 
@@ -310,6 +315,10 @@ def point_flags(point: Point) -> list[str]:
         flags.append("few ops for p99.9")
     if reads_from_memory(point):
         flags.append("from memory")
+    if getattr(point, "shared_device", False):
+        flags.append("shared device")
+    if point.cpu and (point.cpu.other_pct or 0.0) > 10.0:
+        flags.append("busy host")
     return flags
 
 

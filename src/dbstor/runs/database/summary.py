@@ -91,9 +91,6 @@ def database_point(
         cache_hit_ratio=engine.hit_ratio,
         engine_io={
             "device_reads_per_txn": reads_per_txn,
-            "device_reads_per_txn_from": "own processes"
-            if own_reads is not None
-            else "host device",
             "host_device_reads_per_txn": host_reads_per_txn,
             "device_writes_per_txn": per_txn(dev_writes),
             "engine_physical_reads_per_txn": per_txn(rate(engine.physical_reads, duration_s)),
@@ -181,6 +178,8 @@ def point_line(title: str, point: Point) -> str:
         f"{point.iops:,.0f} dev IOPS" if point.read_iops is not None else "",
         f"rd {read.mean:.2f} ms" if read and read.mean is not None else "",
         f"CPU {point.cpu.util_pct:.0f}%" if point.cpu and point.cpu.util_pct is not None else "",
+        f"(own {point.cpu.own_pct:.0f}%)" if point.cpu and point.cpu.own_pct is not None else "",
+        "SHARED DEVICE" if point.shared_device else "",
         f"errors {point.errors}" if point.errors else "",
         "SATURATED" if point.saturated else "",
     ]
