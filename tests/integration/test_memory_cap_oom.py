@@ -60,6 +60,9 @@ def test_an_oom_kill_by_the_cap_is_said_and_the_study_goes_on(dbstor, tmp_path, 
             n.startswith("skipped users 200: killed by the 96.0 MiB memory cap")
             for n in data["notes"]
         ), data["notes"]
+        report = (folder / "report.html").read_text()
+        assert "the knee lies beyond" not in report
+        assert "the point at 160 users failed (PostgreSQL was killed by the 96.0 MiB" in report
     summary = json.loads(proc.stdout)
     assert len(summary["runs"]) == 2
 

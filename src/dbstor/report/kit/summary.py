@@ -247,6 +247,15 @@ def knee_sentence(run: Run) -> str:
     detail = f"{slo.name} {fmt_ms(knee.latency_ms)}, {limit}"
     tps = f"{fmt_iops(knee.tps)} TPS, " if knee.tps is not None else ""
     iops = f"{fmt_iops(knee.iops)} {'device IOPS' if slo.device else 'IOPS'}"
+    failed = [p for p in run.points if not p.ok and p.load.value > (knee.load_value or 0.0)]
+    if knee.state == "beyond" and failed:
+        stop = failed[0]
+        why = (stop.error or "no error recorded").split(";")[0]
+        return (
+            f"knee: every finished point within the SLO; the point at "
+            f"{load_text(stop.load.kind, stop.load.value, compact=False)} failed ({why}), so "
+            f"the knee was not reached ({tps}{iops} at {where}, {detail})"
+        )
     if knee.state == "beyond":
         return (
             f"knee: every point within the SLO; the knee lies beyond the highest load "
