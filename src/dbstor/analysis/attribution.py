@@ -36,8 +36,9 @@ def own_io(own: dict[str, Any], device: DeviceStats | None, txns: float) -> dict
     top = device.name if device else None
     if top is None:  # no block device under the target: nothing of the target's to count
         totals: dict[str, Any] = dict.fromkeys(_KEYS)
-    elif cgroup:
-        totals = per_device.get(top, _sum([]))
+    elif cgroup:  # a cluster's device is named host:dev,host:dev (hosts' own, summed)
+        names = {part.rsplit(":", 1)[-1] for part in top.split(",")}
+        totals = _sum([list(per_device[n].values()) for n in names if n in per_device])
     else:  # /proc: bytes of every device together
         read = [e.get("proc_read_bytes") for e in roles.values()]
         write = [e.get("proc_write_bytes") for e in roles.values()]

@@ -119,3 +119,18 @@ def test_the_cost_case_from_runs_uses_the_servers_own_cpu(tmp_path):
     before, after, how = cpu_from_runs(tmp_path / "legacy", tmp_path / "flash")
     assert (before, after) == (12.0, 48.0)
     assert how.endswith("CPU of the database server's own processes")
+
+
+def test_cluster_hosts_on_one_machine_add_their_own_io_against_one_device():
+    from dbstor.telemetry.own import merge_own
+
+    merged = merge_own([WINDOW, WINDOW, WINDOW], ["boot-a"] * 3)
+    assert merged["roles"]["server"]["devices"]["vda"][0] == 1800
+    assert merged["roles"]["server"]["cpu_ns"] == 12 * 10**9  # one machine: its cores
+    device = DeviceStats(name="h1:vda", read_iops=360.0, read_mbps=1.0)  # counted once
+    io = own_io(merged, device, txns=3600)
+    assert io["reads"] == 1800
+    share, _ = foreign_share(io, device, seconds=10)
+    assert share == pytest.approx(0.5)
+    apart = merge_own([WINDOW, WINDOW], ["boot-a", "boot-b"])
+    assert apart["roles"]["server"]["cpu_ns"] is None, "two machines' cores are not one share"

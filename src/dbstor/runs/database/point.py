@@ -25,6 +25,7 @@ from dbstor.drivers.processes import run_in_processes
 from dbstor.drivers.tally import DriveResult
 from dbstor.drivers.users import Instance
 from dbstor.engines.base import EngineCounters, sum_counters
+from dbstor.lifeline import boot_id
 from dbstor.results.model import CpuStats, DeviceStats
 from dbstor.runs.measuring import sample_rows, wait_until
 from dbstor.telemetry.own import OwnAccounting, own_window
@@ -71,6 +72,7 @@ class TxnOutcome:
     started_at: float  # epoch seconds on the measuring host when the users were started
     wall_s: float
     host: str = field(default_factory=socket.gethostname)
+    boot_id: str = field(default_factory=boot_id)  # one machine's hosts share one device
     memory_cap: str | None = None  # an embedded engine's cap as applied at this point
     own: dict[str, Any] | None = None  # the own processes' I/O and CPU (telemetry/own.py)
     oom: dict[str, Any] | None = None  # a memory cap's OOM counters when a server stopped
@@ -88,6 +90,7 @@ class TxnOutcome:
             "started_at": self.started_at,
             "wall_s": self.wall_s,
             "host": self.host,
+            "boot_id": self.boot_id,
             "own": self.own,
             "oom": self.oom,
         }
@@ -104,6 +107,7 @@ class TxnOutcome:
             started_at=float(data["started_at"]),
             wall_s=float(data["wall_s"]),
             host=data.get("host", ""),
+            boot_id=data.get("boot_id", ""),
             memory_cap=data.get("memory_cap"),
             own=data.get("own"),
             oom=data.get("oom"),
