@@ -28,9 +28,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-from dbstor.runs.database.point import DbPoint, TxnOutcome
+from dbstor.runs.database.point import DbPoint, TxnOutcome, server_pids
 from dbstor.runs.database.worker import DatabaseWorker
 from dbstor.telemetry.disk import devices_for_path
+from dbstor.telemetry.own import OwnAccounting, own_window
 from dbstor.testfiles import Safety
 
 
@@ -111,11 +112,29 @@ def main() -> None:
                 rows[kind].append(measure(worker, args, index, kind == "on"))
                 index += 1
             print(pair, {k: v[-1] for k, v in rows.items()})
+        cycle = accounting_cycle(worker, args)
     finally:
         worker.cleanup()
         big.unlink(missing_ok=True)
         shutil.rmtree(data, ignore_errors=True)
     report(rows)
+    print(
+        f"one point's accounting (groups made, processes moved in, two reads, groups removed): median {cycle * 1e3:.2f} ms"
+    )
+
+
+def accounting_cycle(worker: DatabaseWorker, args: Any, cycles: int = 20) -> float:
+    """Seconds for what the accounting adds to a point, around the live server."""
+    pids = server_pids(worker.instances)
+    took = []
+    for n in range(cycles):
+        started = time.perf_counter()
+        own = OwnAccounting(tuple(devices_for_path(args.target)), f"bench{n}")
+        own.start(pids, [os.getpid()])
+        own_window(own.read(), own.read())
+        own.stop()
+        took.append(time.perf_counter() - started)
+    return statistics.median(took)
 
 
 def report(rows: dict[str, list[dict[str, float]]]) -> None:
