@@ -83,3 +83,21 @@ def test_the_smallest_cap_runs_and_one_below_is_refused(dbstor, tmp_path, server
     data = dbstor.results(dbstor.only_run_folder(tmp_path / "out"))
     assert data["points"][0]["status"] == "ok" and data["points"][0]["tps"] > 0
     assert "memory.limit_in_bytes=100663296" in data["engine"]["memory_cap"]
+
+
+@pytest.mark.parametrize(
+    ("engine", "workload", "least"),
+    [("sqlite", "brokerage", "16.0 MiB"), ("duckdb", "dss", "48.0 MiB")],
+)
+def test_an_embedded_engines_cap_below_its_minimum_is_refused(
+    dbstor, tmp_path, engine, workload, least
+):
+    usable(engine)
+    target = tmp_path / "lun"
+    target.mkdir()
+    proc = dbstor(
+        "run", "--engine", engine, "--workload", workload, "--target", target,
+        "--memory-limit", "1MiB", "--out", "out",
+    )  # fmt: skip
+    dbstor.assert_user_error(proc, "too small for", f"at least {least}")
+    assert list(target.iterdir()) == [] and not (tmp_path / "out").exists()

@@ -68,3 +68,20 @@ def check_memory_flags(
             f"{format_size(headroom)} for its processes), e.g. --memory-limit "
             f"{-(-least >> 20)}MiB"
         )
+
+
+# an embedded engine's cap (the database's share beside its client processes' own memory):
+# the smallest measured to run. SQLite: 1 MiB was killed by the cap at 2 users, 4 and 8 MiB
+# at 8 users, 16 MiB ran 8 users and the capped query test; DuckDB: 48 MiB ran TPC-H at
+# scale 0.5 (docs/dss.md), its own limit being at least 16 MiB under the cap.
+EMBEDDED_MIN_LIMIT = {"sqlite": 16 << 20, "duckdb": 48 << 20}
+
+
+def check_embedded_cap(name: str, title: str, limit: int | None) -> None:
+    """Refuse, before anything starts, a cap an embedded engine cannot run under."""
+    least = EMBEDDED_MIN_LIMIT.get(name)
+    if limit is not None and least is not None and limit < least:
+        raise UserError(
+            f"--memory-limit {format_size(limit)} is too small for {title}: give at least "
+            f"{format_size(least)}, e.g. --memory-limit {least >> 20}MiB"
+        )

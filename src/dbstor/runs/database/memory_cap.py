@@ -42,7 +42,13 @@ def oom_message(oom: dict[str, Any], where: str, needed: int | None) -> str:
     """'killed by the 256 MiB memory cap at 128 users (...); the run needed about 300 MiB
     (...): raise --memory-limit, e.g. --memory-limit 512MiB'."""
     limit = int(oom.get("limit") or 0)
+    given = oom.get("given")
     cap = f"the {format_size(limit)} memory cap" if limit else "dbstor's memory cap"
+    if given and limit:  # an embedded engine: the clients' own memory + the database's share
+        cap = (
+            f"the {format_size(given)} memory cap (the client processes' own memory + "
+            f"{format_size(given)} for the database = {format_size(limit)})"
+        )
     kills = f"{oom['oom_kills']} OOM kill{'s' if oom['oom_kills'] != 1 else ''} in its cgroup"
     if needed is not None and needed > limit:
         need = (
@@ -56,6 +62,6 @@ def oom_message(oom: dict[str, Any], where: str, needed: int | None) -> str:
         )
     else:
         need = f"the run needed more than {format_size(limit)}"
-    more = max(needed or 0, limit) * 2
+    more = (given or 0) * 2 if given else max(needed or 0, limit) * 2
     example = f"{1 << ((more >> 20) - 1).bit_length()}MiB" if more >> 20 else "1GiB"
     return f"killed by {cap} at {where} ({kills}); {need}: raise --memory-limit, e.g. --memory-limit {example}"

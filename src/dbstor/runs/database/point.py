@@ -207,6 +207,7 @@ def memory_caps(active: list[Instance]) -> list[Any]:
         ):
             group = getattr(cap, "cap", cap)  # an embedded engine's cap wraps a MemoryCap
             if group is not None and getattr(group, "group", None) is not None:
+                group.given = getattr(cap, "budget", None)  # embedded: the database's share
                 caps.append(group)
     return caps
 
@@ -221,6 +222,7 @@ def cap_window(caps: list[Any], before: list[Any]) -> dict[str, Any] | None:
             continue
         window = {
             "limit": end.get("limit"),
+            "given": getattr(cap, "given", None),
             "peak": end.get("peak"),
             "held": end.get("held"),
             "oom_kills": (end.get("oom_kill") or 0) - (start.get("oom_kill") or 0),
