@@ -118,6 +118,17 @@ def test_postgres_capped_reads_are_its_own(dbstor, tmp_path, server_dir):
     # the cgroup's bytes read and the server's /proc read_bytes count the same reads
     assert own["read_bytes"] == pytest.approx(point["engine_io"]["storage_read_bytes"], rel=0.2)
     assert point["cpu"]["server_pct"] > 0 and point["cpu"]["client_pct"] > 0
+    assert leftover_groups() == [], "every point's groups are removed"
+
+
+def leftover_groups() -> list[Path]:
+    """dbstor's own accounting groups whose dbstor process is gone."""
+    groups = [
+        g
+        for root in ("/sys/fs/cgroup/blkio", "/sys/fs/cgroup/cpuacct", "/sys/fs/cgroup/unified")
+        for g in Path(root).glob("dbstor-own-*")
+    ]
+    return [g for g in groups if not Path(f"/proc/{g.name.split('-')[2]}").exists()]
 
 
 @pytest.mark.skip_without_fio

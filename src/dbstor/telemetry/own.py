@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import time
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
@@ -229,7 +230,7 @@ class OwnAccounting:
         for files in self.groups.values():
             for controller, group in files.items():
                 home = self.home[controller]
-                for _ in range(3):
+                for _ in range(100):  # a server may fork or reap while it is moved out
                     with contextlib.suppress(OSError):
                         for pid in (group / "cgroup.procs").read_text().split():
                             with contextlib.suppress(OSError):
@@ -240,7 +241,7 @@ class OwnAccounting:
                     except FileNotFoundError:
                         break
                     except OSError:
-                        continue
+                        time.sleep(0.05)
                 lifeline.forget_dir(group)
         self.groups = {}
 
