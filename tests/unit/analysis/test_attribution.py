@@ -134,3 +134,37 @@ def test_cluster_hosts_on_one_machine_add_their_own_io_against_one_device():
     assert share == pytest.approx(0.5)
     apart = merge_own([WINDOW, WINDOW], ["boot-a", "boot-b"])
     assert apart["roles"]["server"]["cpu_ns"] is None, "two machines' cores are not one share"
+
+
+def test_a_comparison_puts_the_servers_own_cpu_in_its_factors_and_says_so():
+    from dbstor.analysis.compare import compare_runs
+
+    def run(label: str, server: float) -> Run:
+        points = [
+            Point(
+                load=Load("users", u),
+                duration_s=10,
+                tps=100.0 * u,
+                read_lat_ms=None,
+                cpu=CpuStats(util_pct=99.0, server_pct=server * u),
+            )
+            for u in (1, 2)
+        ]
+        slo = {"metric": "txn_lat_p99_ms", "limit_ms": 1000.0}
+        return Run(
+            label,
+            "t",
+            {},
+            {"label": label},
+            {"name": "postgres"},
+            {"name": "w"},
+            {},
+            slo,
+            "now",
+            points=points,
+        )
+
+    comparison = compare_runs([run("A", 10.0), run("B", 40.0)], baseline="A")
+    assert comparison["cpu_from"] == "the database server's own processes"
+    b = next(e for e in comparison["runs"] if e["label"] == "B")
+    assert b["normalised"]["cpu_pct"] == pytest.approx(400.0)  # the host read 99% in both
