@@ -103,7 +103,8 @@ def proc_tree_usage(pids: Iterable[int]) -> dict[str, int | None]:
 class OwnAccounting:
     """The cgroups around one point's own processes, by role, read at the window's edges."""
 
-    def __init__(self, devices: Sequence[str], label: str = "point"):
+    def __init__(self, devices: Sequence[str], label: str = "point", capped: bool = False):
+        self.capped = capped  # a memory cap's group holds processes of the point
         self.names = device_numbers(devices)
         self.label = f"dbstor-own-{os.getpid()}-{label}"
         self.groups: dict[str, dict[str, Path]] = {}  # role -> controller -> group
@@ -156,7 +157,11 @@ class OwnAccounting:
                         v1[controller] = own_cgroup_dir(
                             mount, root, lambda h, c, k=controller: k in c.split(",")
                         )
-        if v2 is not None:
+        if v2 is not None and self.capped and len(v1) < 2:
+            # v2 has one group per process: moving them would take them out of the cap
+            self.note = "cgroup v2: the processes sit in dbstor's memory cap group"
+            return
+        if v2 is not None and not self.capped:
             self.version, self.home = 2, {"unified": v2}
         elif len(v1) == 2:
             self.version, self.home = 1, v1

@@ -127,7 +127,12 @@ def measure_database_point(
     group = embedded_cap(active)
     wait_until(point.start_at)
     marks: dict[str, list[EngineCounters]] = {}
-    own = OwnAccounting(point.devices, str(point.index)) if point.own_accounting else None
+    caps = memory_caps(active)
+    own = (
+        OwnAccounting(point.devices, str(point.index), capped=bool(caps))
+        if point.own_accounting
+        else None
+    )
     own_marks: dict[str, dict[str, Any]] = {}
 
     def read_counters(mark: str) -> None:  # at the measured window's start and end
@@ -136,7 +141,6 @@ def measure_database_point(
         if point.read_counters:
             marks[mark] = [i.engine.counters() for i in active]
 
-    caps = memory_caps(active)
     for cap in caps:
         cap.reset_peak()
     caps_before = [cap.counters() for cap in caps]

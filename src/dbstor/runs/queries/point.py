@@ -132,7 +132,10 @@ def measure_query_point(
             capped.prepare()
         wait_until(point.start_at)
         before = engine.counters()
-        own = OwnAccounting(point.devices, f"q{point.index}")
+        cap_group = getattr(getattr(engine, "cap", None), "group", None)
+        own = OwnAccounting(
+            point.devices, f"q{point.index}", capped=capped is not None or cap_group is not None
+        )
         client = getattr(getattr(capped, "process", None), "pid", None)
         own.start(own_server_pids(engine), [os.getpid(), *([client] if client else [])])
         sampler.start()
