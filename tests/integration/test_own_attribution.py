@@ -114,9 +114,13 @@ def test_postgres_capped_reads_are_its_own(dbstor, tmp_path, server_dir):
     assert proc.returncode == 0, proc.stderr
     point = dbstor.results(dbstor.only_run_folder(tmp_path / "out"))["points"][0]
     own = point["own_io"]
-    assert own["roles"]["server"]["reads"] > 0 and own["roles"]["client"]["reads"] == 0
+    server, client = own["roles"]["server"]["reads"], own["roles"]["client"]["reads"]
+    assert server > 0 and client < server / 10, (server, client)  # the clients read little
     # the cgroup's bytes read and the server's /proc read_bytes count the same reads
-    assert own["read_bytes"] == pytest.approx(point["engine_io"]["storage_read_bytes"], rel=0.2)
+    proc_bytes = point["engine_io"]["storage_read_bytes"]
+    assert abs(own["read_bytes"] - proc_bytes) <= 0.2 * max(own["read_bytes"], proc_bytes) + (
+        1 << 20
+    ), (own["read_bytes"], proc_bytes)
     assert point["cpu"]["server_pct"] > 0 and point["cpu"]["client_pct"] > 0
     assert leftover_groups() == [], "every point's groups are removed"
 
