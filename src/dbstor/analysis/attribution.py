@@ -118,6 +118,11 @@ def own_cpu(own: dict[str, Any], host: CpuStats, seconds: float, cores: int) -> 
     }
 
 
+def share_text(share: float) -> str:
+    """'72%', and 'over 99%' for a share that rounds to 100% without being all."""
+    return "over 99%" if 0.995 <= share < 1.0 else f"{share:.0%}"
+
+
 def attribution_notes(
     share: float | None,
     cpu: dict[str, Any],
@@ -128,7 +133,7 @@ def attribution_notes(
     notes = []
     if share is not None and share > SHARED_DEVICE_SHARE:
         notes.append(
-            f"shared device: {share:.0%} of {basis} on {device.name if device else 'the device'} "
+            f"shared device: {share_text(share)} of {basis} on {device.name if device else 'the device'} "
             "in the window were not the run's but other processes'; the run's own are in own_io"
         )
     other = cpu.get("other_pct")

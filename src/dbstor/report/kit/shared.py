@@ -3,6 +3,7 @@ measured windows was other processes', not the run's (results' foreign_io_share)
 
 from __future__ import annotations
 
+from dbstor.analysis.attribution import share_text
 from dbstor.report.kit.fmt import fmt_per_txn
 from dbstor.report.kit.summary import ok_points, point_label
 from dbstor.results.model import Run
@@ -21,7 +22,7 @@ def shared_sentence(run: Run) -> str | None:
     database = own.get("reads_per_txn") is not None
     what = "reads" if database else "bytes read and written"
     text = (
-        f"{SHARED_LEAD}: at {point_label(worst, compact=False)}, {worst.foreign_io_share:.0%} "
+        f"{SHARED_LEAD}: at {point_label(worst, compact=False)}, {share_text(worst.foreign_io_share)} "
         f"of the {what} on {device} in the measured window were other processes', not the run's"
     )
     if database:
@@ -33,7 +34,9 @@ def shared_sentence(run: Run) -> str | None:
     others = len(shared) - 1
     if others:
         text += f"; {others} more point{'s' if others > 1 else ''} over 10%"
-    return (
-        text + ". The device figures and charts show the whole device; the cache check and "
-        "own_io in results.json count the run's own processes only."
+    mine = (
+        "the cache check and own_io in results.json count the run's own processes only"
+        if database
+        else "own_io in results.json is fio's own, from its output"
     )
+    return f"{text}. The device figures and charts show the whole device; {mine}."
