@@ -192,4 +192,8 @@ def test_instances_spread_over_hosts_in_order(loopback_cluster, target, tmp_path
                 assert min(parts) <= point["txn_lat_ms"][q] <= max(parts)  # summed histograms
         assert point["txn_lat_ms"]["p50"] is not None
     assert two["start_skew_ms"] < 50
+    # both hosts are this machine (one boot id): its disk is counted once, not twice, and
+    # the hosts' own processes' I/O is set against it
+    assert len(two["device"]["name"].split(",")) == 1
+    assert two["own_io"]["source"].startswith("cgroup v1")
     assert list(target.iterdir()) == []  # both hosts' databases removed

@@ -15,7 +15,7 @@ FAST = ("--users", "1", "--duration", "1", "--warmup", "0", "--scale", "50", "--
 @pytest.mark.parametrize(
     ("flags", "needles"),
     [
-        (("--memory-limit", "1KiB"), ("--memory-limit 1.0 KiB is too small", "at least 64.0 MiB")),
+        (("--memory-limit", "1KiB"), ("--memory-limit 1.0 KiB is too small", "at least ")),
         (
             ("--buffer", "1PiB"),
             ("--buffer 1.0 PiB is more than this host's memory", "e.g. --buffer"),

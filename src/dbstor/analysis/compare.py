@@ -20,6 +20,7 @@ from typing import Any
 
 from dbstor.analysis import compare_guard as guard
 from dbstor.analysis import compare_words
+from dbstor.analysis.attribution import server_cpu
 from dbstor.analysis.compare_words import (
     basis_of,
     factor,
@@ -48,7 +49,14 @@ METRICS = ("throughput", "iops", "tps", "read_lat_ms", "cpu_pct", "response_ms")
 
 
 def _cpu(p: Point) -> float | None:
-    return p.cpu.util_pct if p.cpu else None
+    """The database's own CPU where counted, else the host's (attribution.server_cpu)."""
+    return server_cpu(p.cpu)[0]
+
+
+def cpu_from(runs: Sequence[Run]) -> str:
+    """Whose CPU the comparison's CPU figures are."""
+    kinds = {server_cpu(p.cpu)[1] for r in runs for p in r.points if p.ok and p.cpu}
+    return " and ".join(sorted(kinds - {"not measured"})) or "not measured"
 
 
 def _response(p: Point) -> float | None:
@@ -283,6 +291,7 @@ def compare_runs(runs: Sequence[Run], baseline: str | None = None) -> dict[str, 
         f"{latency_words}",
         "per_disk": per_disk,
         "per_disk_withheld": per_disk_withheld,
+        "cpu_from": cpu_from(runs),
         "verdict": verdict(comparable, warnings, same_load, refused, factors, labels[base_index]),
     }
     # Each layer (client, devices, storage) at the same load, baseline's layer = 100.

@@ -7,6 +7,7 @@ from __future__ import annotations
 import statistics
 from collections.abc import Sequence
 
+from dbstor.analysis.attribution import server_cpu
 from dbstor.analysis.histogram import MIN_OPS_P99, MIN_OPS_P999
 from dbstor.results.model import Point, Spread
 
@@ -111,14 +112,16 @@ def untrustworthy(point: Point) -> str | None:
 def cpu_untrustworthy(point: Point) -> str | None:
     """Why the point's CPU figure cannot carry a CPU factor or a cost case, or None.
 
-    A host at 95% or more is a ceiling: 100% before and 100% after says nothing about the
-    CPU the work needs (a consolidation of 10 servers to 10)."""
+    The figure judged is the one a factor or a cost case uses (attribution.server_cpu): the
+    database's own CPU where dbstor counted it, else the host's. At 95% or more it is a
+    ceiling: 100% before and 100% after says nothing about the CPU the work needs (a
+    consolidation of 10 servers to 10)."""
     reason = untrustworthy(point)
     if reason:
         return reason
-    util = point.cpu.util_pct if point.cpu else None
+    util, whose = server_cpu(point.cpu)
     if util is None:
         return "its CPU was not measured"
     if util >= HOST_CPU_SATURATED_PCT:
-        return f"the host's CPU was saturated ({util:.0f}%)"
+        return f"the CPU of {whose} was saturated ({util:.0f}%)"
     return None

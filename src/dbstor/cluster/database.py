@@ -27,6 +27,7 @@ from dbstor.results.model import Load
 from dbstor.runs.database.point import TxnOutcome
 from dbstor.runs.database.summary import database_point
 from dbstor.runs.merge import merge_txn_outcomes
+from dbstor.telemetry.own import merge_own
 
 
 def instances_on(hosts: list[str], count: int) -> dict[str, int]:
@@ -105,7 +106,13 @@ class ClusterDatabaseWorker(ClusterWorker):
             counters=outcomes[reader].counters if reader else merged["counters"],
             samples=merged["samples"],
             cpu=mean_cpu([o.cpu for o in outcomes.values()]),
-            device=summed_device([(h, o.device) for h, o in outcomes.items() if o.device]),
+            device=summed_device(
+                [(h, o.device) for h, o in outcomes.items() if o.device],
+                [o.boot_id for o in outcomes.values() if o.device],
+            ),
+            own=merge_own(
+                [o.own for o in outcomes.values()], [o.boot_id for o in outcomes.values()]
+            ),
             alive=merged["alive"],
             started_at=min(result.starts.values()),
             wall_s=max(o.wall_s for o in outcomes.values()),

@@ -125,7 +125,10 @@ def whole_outcome(outcomes: Sequence[IoOutcome], result: ClusterPoint) -> IoOutc
         write_iops_per_second=merged["write_iops_per_second"],
         samples=merged["samples"],
         cpu=mean_cpu([o.cpu for o in outcomes]),
-        device=summed_device([(o.host, o.device) for o in outcomes if o.device]),
+        device=summed_device(
+            [(o.host, o.device) for o in outcomes if o.device],
+            [o.boot_id for o in outcomes if o.device],
+        ),
         job_text=first.job_text,
         output_text=first.output_text,
         ioengine=first.ioengine,
@@ -144,7 +147,19 @@ def mean_cpu(parts: Sequence[CpuStats]) -> CpuStats:
     return CpuStats(**values)
 
 
-def summed_device(parts: Sequence[tuple[str, DeviceStats]]) -> DeviceStats | None:
+def summed_device(
+    parts: Sequence[tuple[str, DeviceStats]], machines: Sequence[str] = ()
+) -> DeviceStats | None:
+    """The hosts' devices as one. `machines` (each part's boot id): hosts that are the
+    same machine saw the same device, which is counted once, not once per host."""
+    seen: set[tuple[str, str | None]] = set()
+    kept = []
+    for i, (host, device) in enumerate(parts):
+        machine = machines[i] if i < len(machines) and machines[i] else host
+        if (machine, device.name) not in seen:
+            seen.add((machine, device.name))
+            kept.append((host, device))
+    parts = kept
     if not parts:
         return None
 

@@ -15,7 +15,7 @@ from pathlib import Path
 from dbstor import lifeline
 
 
-def _mounts() -> list[tuple[str, str, str, set[str]]]:
+def cgroup_mounts() -> list[tuple[str, str, str, set[str]]]:
     """(mount point, root, fstype, super options) of cgroup mounts."""
     found = []
     with contextlib.suppress(OSError):
@@ -27,7 +27,7 @@ def _mounts() -> list[tuple[str, str, str, set[str]]]:
     return found
 
 
-def _own_dir(mount: str, root: str, match: Callable[[str, str], bool]) -> Path:
+def own_cgroup_dir(mount: str, root: str, match: Callable[[str, str], bool]) -> Path:
     """This process's group under a cgroup mount (the mount itself when not found)."""
     with contextlib.suppress(OSError):
         for line in Path("/proc/self/cgroup").read_text().splitlines():
@@ -50,15 +50,16 @@ class MemoryCap:
         self.group: Path | None = None
         self.version: int | None = None
         self.note = "no memory limit requested" if limit_bytes is None else "not applied yet"
+        self.lifted = False  # lift(): the group is made, or kept, without its limit
 
     def create(self) -> None:
         """Make the group and set its limit; when impossible, remember why."""
         if self.limit is None or self.group is not None:
             return
         reasons = []
-        for mount, root, fstype, options in _mounts():
+        for mount, root, fstype, options in cgroup_mounts():
             if fstype == "cgroup2":
-                own = _own_dir(mount, root, lambda h, c: h == "0" and c == "")
+                own = own_cgroup_dir(mount, root, lambda h, c: h == "0" and c == "")
                 for parent in dict.fromkeys((own, Path(mount))):
                     enabled = _words(parent / "cgroup.subtree_control")
                     if "memory" not in enabled:
@@ -69,7 +70,7 @@ class MemoryCap:
                     if self._make(parent, "memory.max", 2, reasons):
                         return
             elif "memory" in options:
-                own = _own_dir(mount, root, lambda h, c: "memory" in c.split(","))
+                own = own_cgroup_dir(mount, root, lambda h, c: "memory" in c.split(","))
                 for parent in dict.fromkeys((own, Path(mount))):
                     if self._make(parent, "memory.limit_in_bytes", 1, reasons):
                         return
@@ -80,6 +81,8 @@ class MemoryCap:
         try:
             group.mkdir(exist_ok=True)
             (group / limit_file).write_text(str(self.limit))
+            if self.lifted:  # the limit can be written: now lift it until restore()
+                (group / limit_file).write_text("max" if version == 2 else str(1 << 62))
         except OSError as exc:
             reasons.append(f"cgroup v{version}: cannot create {group} ({exc.strerror})")
             with contextlib.suppress(OSError):
@@ -108,6 +111,29 @@ class MemoryCap:
         except (OSError, ValueError, IndexError):
             return None
 
+    def lift(self) -> None:
+        """Lift the limit (for the server's start and data load, which no point measures;
+        a group made later is made without it); restore() sets it again."""
+        self.lifted = self.limit is not None
+        if self.group is not None and self.limit is not None:
+            name = "memory.max" if self.version == 2 else "memory.limit_in_bytes"
+            (self.group / name).write_text("max" if self.version == 2 else str(1 << 62))
+
+    def restore(self) -> bool:
+        """Set the limit again (the kernel reclaims page cache down to it); False when the
+        group holds more than it can give back (shared buffers, process memory)."""
+        self.lifted = False
+        if self.group is None or self.limit is None:
+            return True
+        name = "memory.max" if self.version == 2 else "memory.limit_in_bytes"
+        for _ in range(5):
+            try:
+                (self.group / name).write_text(str(self.limit))
+                return True
+            except OSError:
+                time.sleep(0.2)  # reclaim may need another try
+        return False
+
     def set_limit(self, limit_bytes: int) -> None:
         """Change the group's limit (the kernel reclaims page cache down to it)."""
         if self.group is None:
@@ -117,6 +143,50 @@ class MemoryCap:
             (self.group / name).write_text(str(limit_bytes))
             self.limit = limit_bytes
             self.note = f"{name}={limit_bytes}"
+
+    def counters(self) -> dict[str, int | None] | None:
+        """The group's memory counters: its limit, peak usage, hits of the limit and OOM
+        kills (v1 memory.max_usage_in_bytes, failcnt, oom_control; v2 memory.peak,
+        memory.events); None when there is no group."""
+        if self.group is None:
+            return None
+        out: dict[str, int | None] = {"limit": self.limit}
+        v1 = self.version == 1
+        for key, name in (
+            ("peak", "memory.max_usage_in_bytes" if v1 else "memory.peak"),
+            ("failcnt", "memory.failcnt" if v1 else ""),
+        ):
+            out[key] = _number(self.group / name) if name else None
+        out["held"] = self.held()
+        events = "memory.oom_control" if v1 else "memory.events"
+        with contextlib.suppress(OSError, ValueError):
+            for line in (self.group / events).read_text().splitlines():
+                key, _, value = line.partition(" ")
+                if key == "oom_kill":
+                    out["oom_kill"] = int(value)
+                elif key == "max" and not v1:
+                    out["failcnt"] = int(value)
+        return out
+
+    def held(self) -> int | None:
+        """Memory the group cannot give back to the page cache's reclaim: its processes'
+        anonymous memory and shared memory (v1 total_rss + total_shmem, v2 anon + shmem)."""
+        if self.group is None:
+            return None
+        keys = ("total_rss", "total_shmem") if self.version == 1 else ("anon", "shmem")
+        try:
+            stat = dict(
+                line.split() for line in (self.group / "memory.stat").read_text().splitlines()
+            )
+            return sum(int(stat[k]) for k in keys)
+        except (OSError, ValueError, KeyError):
+            return None
+
+    def reset_peak(self) -> None:
+        """Start the peak usage again from now (v1; v2's memory.peak only grows)."""
+        if self.group is not None and self.version == 1:
+            with contextlib.suppress(OSError):
+                (self.group / "memory.max_usage_in_bytes").write_text("0")
 
     def members(self) -> list[int]:
         if self.group is None:
@@ -151,6 +221,13 @@ class MemoryCap:
             f"cgroup v{self.version} group {self.group}: {self.note} bytes "
             "(page cache counts against it)"
         )
+
+
+def _number(path: Path) -> int | None:
+    try:
+        return int(path.read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return None
 
 
 def _words(path: Path) -> set[str]:

@@ -78,6 +78,8 @@ class MariaDBEngine(ServerEngine):
     placeable = ("table",)
     place_limit = "InnoDB keeps a table's indexes in the table's own file"
     accounts: ClassVar[tuple[str, ...]] = ("mysql",)
+    # measured: a MariaDB 10.11 server with a 32 MiB buffer pool holds 312 MiB after loading
+    memory_headroom: ClassVar[int] = 352 << 20
     server_names: ClassVar[tuple[str, ...]] = ("mariadbd", "mysqld")
     is_mariadb: ClassVar[bool] = True
     install_hint: ClassVar[str] = "apt-get install mariadb-server"

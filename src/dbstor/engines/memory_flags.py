@@ -10,7 +10,9 @@ from dbstor.engines.base import EngineSettings
 from dbstor.errors import UserError
 from dbstor.units import format_size
 
-MIN_MEMORY_LIMIT = 64 << 20  # below this no managed server starts
+SERVER_DEFAULT_BUFFER = 32 << 20  # PostgreSQL's and MariaDB's buffer without --buffer
+SERVER_HEADROOM = 64 << 20  # beside the buffer: the server's processes and its page cache
+MIN_MEMORY_LIMIT = SERVER_DEFAULT_BUFFER + SERVER_HEADROOM  # 96 MiB: the smallest that runs
 
 
 def host_memory_bytes() -> int | None:
@@ -38,15 +40,14 @@ def _example(n_bytes: int) -> str:
     return f"{1 << (mib.bit_length() - 1)}MiB"
 
 
-def check_memory_flags(title: str, settings: EngineSettings) -> None:
-    """Refuse, naming the flag and a value that works, memory settings no server can start
-    with: a cap below 64 MiB, a buffer larger than the host's memory or than the cap."""
+def check_memory_flags(
+    title: str, settings: EngineSettings, headroom: int = SERVER_HEADROOM
+) -> None:
+    """Refuse, naming the flag and a value that works, memory settings no server can run
+    with: a cap below its buffer (--buffer, else 32 MiB) plus the engine's headroom for its
+    processes and page cache (PostgreSQL 64 MiB: under that it is killed by the cap at one
+    user), a buffer larger than the host's memory or than the cap."""
     buffer, cap = settings.buffer_bytes, settings.memory_limit_bytes
-    if cap is not None and cap < MIN_MEMORY_LIMIT:
-        raise UserError(
-            f"--memory-limit {format_size(cap)} is too small for a {title} server: give at "
-            f"least {format_size(MIN_MEMORY_LIMIT)}, e.g. --memory-limit 1GiB"
-        )
     memory = host_memory_bytes()
     if buffer is not None and memory is not None and buffer >= memory:
         raise UserError(
@@ -57,4 +58,30 @@ def check_memory_flags(title: str, settings: EngineSettings) -> None:
         raise UserError(
             f"--buffer {format_size(buffer)} does not fit in --memory-limit {format_size(cap)}: "
             f"give a buffer under the limit, e.g. --buffer {_example(cap // 4)}"
+        )
+    used = buffer or SERVER_DEFAULT_BUFFER
+    least = used + headroom
+    if cap is not None and cap < least:
+        raise UserError(
+            f"--memory-limit {format_size(cap)} is too small for a {title} server: give at "
+            f"least {format_size(least)} (its buffer of {format_size(used)} + "
+            f"{format_size(headroom)} for its processes), e.g. --memory-limit "
+            f"{-(-least >> 20)}MiB"
+        )
+
+
+# an embedded engine's cap (the database's share beside its client processes' own memory):
+# the smallest measured to run. SQLite: 1 MiB was killed by the cap at 2 users, 4 and 8 MiB
+# at 8 users, 16 MiB ran 8 users and the capped query test; DuckDB: 48 MiB ran TPC-H at
+# scale 0.5 (docs/dss.md), its own limit being at least 16 MiB under the cap.
+EMBEDDED_MIN_LIMIT = {"sqlite": 16 << 20, "duckdb": 48 << 20}
+
+
+def check_embedded_cap(name: str, title: str, limit: int | None) -> None:
+    """Refuse, before anything starts, a cap an embedded engine cannot run under."""
+    least = EMBEDDED_MIN_LIMIT.get(name)
+    if limit is not None and least is not None and limit < least:
+        raise UserError(
+            f"--memory-limit {format_size(limit)} is too small for {title}: give at least "
+            f"{format_size(least)}, e.g. --memory-limit {least >> 20}MiB"
         )

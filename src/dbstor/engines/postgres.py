@@ -205,6 +205,9 @@ class PostgresEngine(ServerEngine):
             "track_io_timing": "on",
             "log_line_prefix": "'%m [%p] '",
         }
+        cap = self.settings.memory_limit_bytes
+        if cap is not None:  # index builds of the load share the cap with the buffers
+            conf["maintenance_work_mem"] = f"'{max(1024, min(64 << 10, cap // 8 // 1024))}kB'"
         with (self.datadir / "postgresql.conf").open("a", encoding="utf-8") as out:
             out.write("\n# dbstor\n" + "".join(f"{k} = {v}\n" for k, v in conf.items()))
         self.launch([str(bindir / "postgres"), "-D", str(self.datadir)], account, home)

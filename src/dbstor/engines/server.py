@@ -24,7 +24,7 @@ from dbstor import lifeline
 from dbstor.engines.account import Account, chown_tree, service_account
 from dbstor.engines.base import MARKER_TABLE, Engine, EngineCounters, EngineSettings, mask_dsn
 from dbstor.engines.cgroup import MemoryCap
-from dbstor.engines.memory_flags import check_memory_flags, memory_flags
+from dbstor.engines.memory_flags import SERVER_HEADROOM, check_memory_flags, memory_flags
 from dbstor.engines.network import lost_line
 from dbstor.engines.owned_dirs import OwnedDirs, check_claimable
 from dbstor.engines.process import ServerProcess, free_port, tree_io
@@ -53,6 +53,7 @@ class ServerEngine(Engine):
     workspace_place: ClassVar[str] = "at"  # "{kind} {name} already exists {place} {dsn}"
     grant_hint: ClassVar[str] = ""  # what the external user needs; {name}: the workspace
     shm_prefix: ClassVar[str | None] = None  # the managed server's /dev/shm segment names
+    memory_headroom: ClassVar[int] = SERVER_HEADROOM  # a cap's least room beside the buffer
 
     def __init__(self, settings: EngineSettings):
         super().__init__(settings)
@@ -170,7 +171,7 @@ class ServerEngine(Engine):
         data = self.settings.paths.get("data") or []
         if not data:
             raise UserError(f"the {self.name} engine needs a data path in the target")
-        check_memory_flags(self.title, self.settings)
+        check_memory_flags(self.title, self.settings, self.memory_headroom)
         account = service_account(self.accounts)
         self.dirs = OwnedDirs(
             self.name,

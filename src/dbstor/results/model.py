@@ -75,6 +75,12 @@ class CpuStats:
     user_pct: float | None = None
     system_pct: float | None = None
     iowait_pct: float | None = None
+    # the run's own processes (analysis/attribution.py), % of all the host's cores
+    own_pct: float | None = None  # server + client processes
+    server_pct: float | None = None  # a managed server's processes (None: embedded engine)
+    client_pct: float | None = None  # dbstor's driver and client processes (embedded engines)
+    other_pct: float | None = None  # the host's util_pct less own_pct: other work
+    own_source: str | None = None  # cgroup v1 cpuacct, v2 cpu.stat or /proc/PID/stat
 
 
 @dataclass
@@ -142,6 +148,12 @@ class Point:
     # host_device, remote_device, storage), each with its source and figures or `missing`.
     layers: dict[str, dict[str, Any]] | None = None
     paused_s: float | None = None  # how long dbstor stood still during it (runs/pauses.py)
+    # The run's own processes' block I/O (analysis/attribution.py, docs/results.md) and the
+    # share of the device's I/O in the window that was not theirs (null: foreign_io_reason).
+    own_io: dict[str, Any] | None = None
+    foreign_io_share: float | None = None
+    foreign_io_reason: str | None = None
+    shared_device: bool = False  # foreign_io_share over 10%
 
     @property
     def iops(self) -> float | None:

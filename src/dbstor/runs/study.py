@@ -18,7 +18,7 @@ from typing import Any
 
 from dbstor.analysis.compare import compare_runs
 from dbstor.engines.base import EngineSettings
-from dbstor.engines.memory_flags import check_memory_flags
+from dbstor.engines.memory_flags import check_embedded_cap, check_memory_flags
 from dbstor.engines.registry import engine_class
 from dbstor.engines.server import ServerEngine
 from dbstor.errors import UserError
@@ -168,7 +168,9 @@ def preflight(study: Study, local_targets: bool = True, safety: Safety | None = 
             settings = EngineSettings(
                 buffer_bytes=spec.buffer_bytes, memory_limit_bytes=spec.memory_limit_bytes
             )
-            check_memory_flags(engine.title, settings)
+            check_memory_flags(engine.title, settings, engine.memory_headroom)
+        else:
+            check_embedded_cap(engine.name, engine.title, spec.memory_limit_bytes)
         if issubclass(engine, ServerEngine) and spec.dsn is not None and local_targets:
             engine(EngineSettings(dsn=spec.dsn)).check_reachable()
 

@@ -43,6 +43,7 @@ def host_outcome(host: str, reads: list[int], cpu: float, dev_iops: float, await
         started_at=100.0,
         wall_s=2.0,
         host=host,
+        boot_id=f"boot-{host}",  # each host its own machine
     )
 
 
@@ -79,3 +80,14 @@ def test_the_merge_of_hosts_equals_the_histogram_of_all_ios(parts, cpus, awaits)
     assert whole.device.read_await_ms == pytest.approx(expected_await)
     assert whole.cpu.util_pct == pytest.approx(sum(cpus[: len(hosts)]) / len(hosts))
     assert whole.host == ",".join(hosts)
+
+
+def test_hosts_on_one_machine_count_its_device_once():
+    """Three cluster "hosts" on one machine (one boot id) all see its one disk: the disk's
+    I/O is counted once, not three times."""
+    outcomes = [host_outcome(f"h{i}", [5_000] * 10, 50.0, 300.0, 0.2) for i in range(3)]
+    for outcome in outcomes:
+        outcome.boot_id = "one-machine"
+    whole = whole_outcome(outcomes, ClusterPoint({}, {o.host: 100.0 for o in outcomes}, 0.0, 0.05))
+    assert whole.device.read_iops == pytest.approx(300.0)
+    assert whole.fio.read.ios == 30, "each host's own I/O still counts"

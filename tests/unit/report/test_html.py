@@ -96,7 +96,7 @@ def test_interrupted_run_failed_point_and_notes(tmpfs: Run):
     assert "direct I/O not supported on tmpfs: these are page-cache speeds" in html
     assert '<tr class="failed">' in html and "failed: fio exited with status 1" in html
     assert "QD16 failed" in html  # the failed point's axis label
-    assert "the knee lies beyond the highest load" in html
+    assert "so the knee was not reached" in html
     assert 'class="badge interrupted"' in html
     assert "No device statistics" in html
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from dbstor.analysis.attribution import server_cpu
 from dbstor.analysis.trust import cpu_untrustworthy
 from dbstor.errors import UserError
 from dbstor.results.model import Point, Run
@@ -17,9 +18,7 @@ from dbstor.results.store import read_run_folder
 
 def _cpu_points(run: Run, flag: str, folder: Path) -> list[Point]:
     points = [
-        p
-        for p in run.points
-        if p.ok and p.load is not None and p.cpu is not None and p.cpu.util_pct is not None
+        p for p in run.points if p.ok and p.load is not None and server_cpu(p.cpu)[0] is not None
     ]
     if not points:
         raise UserError(
@@ -57,7 +56,9 @@ def cpu_from_runs(before: Path, after: Path) -> tuple[float, float, str]:
         )
     _refuse(pb, "--before-run", before)
     _refuse(pa, "--after-run", after)
-    return float(pb.cpu.util_pct), float(pa.cpu.util_pct), how  # type: ignore[union-attr]
+    (cpu_b, whose_b), (cpu_a, whose_a) = server_cpu(pb.cpu), server_cpu(pa.cpu)
+    whose = whose_b if whose_b == whose_a else f"{whose_b} before, {whose_a} after"
+    return float(cpu_b or 0.0), float(cpu_a or 0.0), f"{how}; CPU of {whose}"
 
 
 def _refuse(point: Point, flag: str, folder: Path) -> None:
@@ -77,6 +78,7 @@ def cpu_from_run(folder: Path, flag: str) -> tuple[float, str]:
     run = read_run_folder(folder, flag)
     point = _peak(run, _cpu_points(run, flag, folder))
     _refuse(point, flag, folder)
-    return float(point.cpu.util_pct), (  # type: ignore[union-attr]
-        f"peak point of run {run.run_id} ({point.load.kind} {point.load.value:g})"
+    cpu, whose = server_cpu(point.cpu)
+    return float(cpu or 0.0), (
+        f"peak point of run {run.run_id} ({point.load.kind} {point.load.value:g}); CPU of {whose}"
     )

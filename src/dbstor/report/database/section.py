@@ -23,6 +23,7 @@ from dbstor.report.kit.figures import backwards_sentence, figure_html, timeserie
 from dbstor.report.kit.fmt import fmt_bytes, fmt_iops, fmt_num
 from dbstor.report.kit.hosts import hosts_block
 from dbstor.report.kit.layers import draws_layer_latency, layers_html
+from dbstor.report.kit.shared import shared_sentence
 from dbstor.report.kit.summary import point_label, slo_of
 from dbstor.results.model import Run
 
@@ -71,6 +72,9 @@ def database_section(run: Run, name: str, rows: list[dict[str, Any]] | None) -> 
     memory = memory_sentence(run)
     if memory:
         parts.append(f'<div class="callout memory">{memory_html(memory)}</div>')
+    shared = shared_sentence(run)
+    if shared:
+        parts.append(f'<div class="callout memory">{escape(shared)}</div>')
     parts.append(
         f"<figure>{tps_chart(run)}<figcaption>{escape(tps_caption(run))} "
         f"{escape(backwards_sentence(run, what='TPS', value=lambda p: p.tps))}</figcaption></figure>"

@@ -61,7 +61,7 @@ def db_points_table(run: Run) -> str:
     head = ["load", "TPS"]
     head += [f"{label}|txn ms" for _, label in _TXN_STATS]
     head += ["IOPS|device r / w", "read await|device ms", "write await|device ms"]
-    head += ["CPU", "hit ratio", "flags"]
+    head += ["CPU|host / own", "hit ratio", "flags"]
     rows = []
     for point in table_points(run):
         load = escape(point_label(point))
@@ -83,7 +83,9 @@ def db_points_table(run: Run) -> str:
         for side in ("read", "write"):
             metric = f"{side}_lat_mean_ms"
             cells.append(_slo_cell(run, point, metric, metric_value(point, metric)))
-        cells.append(cell(fmt_pct(point.cpu.util_pct if point.cpu else None), "num"))
+        cpu = point.cpu
+        own = f"{fmt_pct(cpu.util_pct)} / {fmt_pct(cpu.own_pct)}" if cpu else DASH
+        cells.append(cell(own, "num", "the whole host's CPU / the run's own processes'"))
         cells.append(cell(fmt_ratio(point.cache_hit_ratio), "num"))
         cells.append(flags_cell(point))
         rows.append(f'<tr><th scope="row">{load}</th>{"".join(cells)}</tr>')

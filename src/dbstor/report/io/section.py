@@ -12,6 +12,7 @@ from dbstor.report.io.tables import points_table
 from dbstor.report.kit.figures import backwards_sentence, host_tool, timeseries_chart
 from dbstor.report.kit.hosts import hosts_block
 from dbstor.report.kit.layers import layers_html
+from dbstor.report.kit.shared import shared_sentence
 from dbstor.report.kit.summary import cache_sentence
 from dbstor.report.kit.tables import status_badge
 from dbstor.results.model import Run
@@ -20,6 +21,9 @@ from dbstor.results.model import Run
 def io_section(run: Run, name: str, rows: list[dict[str, Any]] | None) -> str:
     """The section of one fio run; `rows` are its samples.csv rows, if any."""
     parts = [f'<section class="run"><h2>{escape(name)}{status_badge(run.status)}</h2>']
+    shared = shared_sentence(run)
+    if shared:
+        parts.append(f'<div class="callout memory">{escape(shared)}</div>')
     has_device = any(p.device is not None for p in run.points if p.ok)
     busy = "the host CPU and the device were" if has_device else "the host CPU was"
     parts.append(

@@ -35,6 +35,11 @@ FLAG_LEGEND = {
         "above 99% when it does not count them); the transaction rate is the host's, not the "
         "storage's"
     ),
+    "shared device": (
+        "more than 10% of the device's I/O in the measured window was other processes', not "
+        "the run's own (counted in dbstor's cgroup, or fio's output); the point's notes say how much"
+    ),
+    "busy host": "other work took more than 10% of the host's CPU beside the run's own processes",
 }
 
 
@@ -246,6 +251,15 @@ def _knee_words(run: Run) -> str:
     iops = f"{fmt_iops(knee.iops)} {'device IOPS' if slo.device else 'IOPS'}"
     if knee.iops is None:
         iops = "device IOPS not measured" if slo.device else "IOPS not measured"
+    failed = [p for p in run.points if not p.ok and p.load.value > (knee.load_value or 0.0)]
+    if knee.state == "beyond" and failed:
+        stop = failed[0]
+        why = (stop.error or "no error recorded").split(";")[0]
+        return (
+            f"knee: every finished point within the SLO; the point at "
+            f"{load_text(stop.load.kind, stop.load.value, compact=False)} failed ({why}), so "
+            f"the knee was not reached ({tps}{iops} at {where}, {detail})"
+        )
     if knee.state == "beyond":
         return (
             f"knee: every point within the SLO; the knee lies beyond the highest load "
@@ -318,6 +332,10 @@ def point_flags(point: Point) -> list[str]:
         flags.append("few ops for p99.9")
     if reads_from_memory(point):
         flags.append("from memory")
+    if getattr(point, "shared_device", False):
+        flags.append("shared device")
+    if point.cpu and (point.cpu.other_pct or 0.0) > 10.0:
+        flags.append("busy host")
     return flags
 
 

@@ -14,6 +14,7 @@ or the report.
 
 from __future__ import annotations
 
+import os
 import socket
 import time
 from collections.abc import Callable
@@ -24,8 +25,10 @@ from dbstor.drivers.processes import run_in_processes
 from dbstor.drivers.tally import DriveResult
 from dbstor.drivers.users import Instance
 from dbstor.engines.base import EngineCounters, sum_counters
+from dbstor.lifeline import boot_id
 from dbstor.results.model import CpuStats, DeviceStats
 from dbstor.runs.measuring import sample_rows, wait_until
+from dbstor.telemetry.own import OwnAccounting, own_window
 from dbstor.telemetry.sampler import Sampler
 
 
@@ -46,6 +49,7 @@ class DbPoint:
     start_at: float | None = None  # epoch seconds on the measuring host: start then
     first_user: int = 0  # the users' numbers start here (client hosts sharing one server)
     read_counters: bool = True  # False: another host reads the shared server's counters
+    own_accounting: bool = True  # read the own processes' I/O and CPU (telemetry/own.py)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -68,7 +72,10 @@ class TxnOutcome:
     started_at: float  # epoch seconds on the measuring host when the users were started
     wall_s: float
     host: str = field(default_factory=socket.gethostname)
+    boot_id: str = field(default_factory=boot_id)  # one machine's hosts share one device
     memory_cap: str | None = None  # an embedded engine's cap as applied at this point
+    own: dict[str, Any] | None = None  # the own processes' I/O and CPU (telemetry/own.py)
+    oom: dict[str, Any] | None = None  # a memory cap's OOM counters when a server stopped
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -83,6 +90,9 @@ class TxnOutcome:
             "started_at": self.started_at,
             "wall_s": self.wall_s,
             "host": self.host,
+            "boot_id": self.boot_id,
+            "own": self.own,
+            "oom": self.oom,
         }
 
     @classmethod
@@ -97,7 +107,10 @@ class TxnOutcome:
             started_at=float(data["started_at"]),
             wall_s=float(data["wall_s"]),
             host=data.get("host", ""),
+            boot_id=data.get("boot_id", ""),
             memory_cap=data.get("memory_cap"),
+            own=data.get("own"),
+            oom=data.get("oom"),
         )
 
 
@@ -114,11 +127,25 @@ def measure_database_point(
     group = embedded_cap(active)
     wait_until(point.start_at)
     marks: dict[str, list[EngineCounters]] = {}
+    caps = memory_caps(active)
+    own = (
+        OwnAccounting(point.devices, str(point.index), capped=bool(caps))
+        if point.own_accounting
+        else None
+    )
+    own_marks: dict[str, dict[str, Any]] = {}
 
     def read_counters(mark: str) -> None:  # at the measured window's start and end
+        if own is not None:
+            own_marks[mark] = own.read()
         if point.read_counters:
             marks[mark] = [i.engine.counters() for i in active]
 
+    for cap in caps:
+        cap.reset_peak()
+    caps_before = [cap.counters() for cap in caps]
+    if own is not None:
+        own.start(server_pids(active), [os.getpid()])
     sampler.start()
     started_at, started = time.time(), time.monotonic()
     try:
@@ -138,6 +165,8 @@ def measure_database_point(
         )
     finally:
         samples = sampler.stop()
+        if own is not None:
+            own.stop()
     wall = time.monotonic() - started
     alive = all(i.engine.alive() for i in active) if result.fatal else True
     before, after = marks.get("measure_start"), marks.get("end")
@@ -154,7 +183,58 @@ def measure_database_point(
         started_at=started_at,
         wall_s=wall,
         memory_cap=group.describe() if group else None,
+        own=own_window(own_marks["measure_start"], own_marks["end"])
+        if {"measure_start", "end"} <= own_marks.keys()
+        else None,
+        oom=cap_window(caps, caps_before),
     )
+
+
+def server_pids(active: list[Instance]) -> list[int]:
+    """The managed servers' process trees (an embedded engine runs in the client processes)."""
+    pids: list[int] = []
+    for instance in active:
+        server = getattr(instance.engine, "server", None)
+        if getattr(instance.engine, "managed", False) and server is not None:
+            pids.extend(server.pids())
+    return pids
+
+
+def memory_caps(active: list[Instance]) -> list[Any]:
+    """The memory caps (engines/cgroup.py MemoryCap) in force: a managed server's, or the
+    one around an embedded engine's client processes."""
+    caps = []
+    for instance in active:
+        for cap in (
+            getattr(instance.engine, "cap", None),
+            getattr(instance.engine, "client_cap", None),
+        ):
+            group = getattr(cap, "cap", cap)  # an embedded engine's cap wraps a MemoryCap
+            if group is not None and getattr(group, "group", None) is not None:
+                group.given = getattr(cap, "budget", None)  # embedded: the database's share
+                caps.append(group)
+    return caps
+
+
+def cap_window(caps: list[Any], before: list[Any]) -> dict[str, Any] | None:
+    """The first cap's counters over the point (the one that counted an OOM kill, if any):
+    its limit, peak usage, and how many OOM kills and limit hits the point added."""
+    found = None
+    for cap, start in zip(caps, before, strict=True):
+        end = cap.counters()
+        if not end or not start:
+            continue
+        window = {
+            "limit": end.get("limit"),
+            "given": getattr(cap, "given", None),
+            "peak": end.get("peak"),
+            "held": end.get("held"),
+            "oom_kills": (end.get("oom_kill") or 0) - (start.get("oom_kill") or 0),
+            "limit_hits": (end.get("failcnt") or 0) - (start.get("failcnt") or 0),
+        }
+        if found is None or window["oom_kills"] > found["oom_kills"]:
+            found = window
+    return found
 
 
 def embedded_cap(active: list[Instance]) -> Any:

@@ -14,6 +14,7 @@ from typing import Any
 
 from dbstor.errors import PointFailed
 from dbstor.results.model import Load, Point, Run, run_status
+from dbstor.runs.database.memory_cap import load_words, needed_bytes, oom_killed, oom_message
 from dbstor.runs.database.plan import DatabaseRunner, instance_setup
 from dbstor.runs.database.point import DbPoint, TxnOutcome
 from dbstor.runs.database.summary import database_point, point_line
@@ -25,8 +26,20 @@ from dbstor.runs.repeats import combine_repeats
 from dbstor.runs.telemetry import measured_window, storage_text
 
 
+class CapKilled(Exception):
+    """dbstor's own memory cap killed the point: it is recorded, later points are skipped."""
+
+    def __init__(self, point: Point):
+        super().__init__(point.error)
+        self.point = point
+
+
 class DatabaseRun(DatabaseRunner):
+    killed_by_cap: str | None = None  # the memory cap killed a point: later ones are skipped
+    held: list[tuple[int, int]]  # (users, memory the capped processes held) per point
+
     def setup(self) -> None:
+        self.held = []
         self.worker = DatabaseWorker(self.safety, say=self.progress.say)
         spec = self.plan.database
         self.metrics = self.workload_cls(self.scale, seed=spec.seed, options=spec.options)
@@ -42,8 +55,16 @@ class DatabaseRun(DatabaseRunner):
         try:
             with run_status(self.run):
                 self._create_instances()
+                skipped = []
                 for value in spec.series.values:
+                    if self.killed_by_cap:
+                        skipped.append(spec.series.label(value))
+                        continue
                     self._measure(value)
+                if skipped:
+                    line = f"skipped {', '.join(skipped)}: {self.killed_by_cap}"
+                    self.run.notes.append(line)
+                    self.progress.say(line)
         finally:
             try:
                 self._record_objects()
@@ -161,7 +182,10 @@ class DatabaseRun(DatabaseRunner):
                 lambda: live_device_iops(self.worker.latest()),
                 getattr(self.worker, "running", None),  # the users' tallies, live
             )
-        measured = [self._repeat(point, load, title, r) for r in range(plan.repeats)]
+        try:
+            measured = [self._repeat(point, load, title, r) for r in range(plan.repeats)]
+        except CapKilled as killed:
+            return killed.point
         outcomes = [outcome for outcome, _ in measured]
         repeats = [self._summarise(outcome, load) for outcome in outcomes]
         done = combine_repeats(
@@ -208,6 +232,10 @@ class DatabaseRun(DatabaseRunner):
                 if outcome.alive
                 else f"the {self.engine_cls.title} server stopped during the point; "
             )
+            if oom_killed(outcome.oom):
+                needed = needed_bytes(self.held, load.jobs)
+                self.killed_by_cap = oom_message(outcome.oom, load_words(load, point.users), needed)
+                why = f"{self.engine_cls.title} was {self.killed_by_cap}; "
             failed = Point(
                 load=load,
                 duration_s=plan.duration_s,
@@ -217,7 +245,12 @@ class DatabaseRun(DatabaseRunner):
             )
             self.run.points.append(failed)
             self.folder.save()
+            if self.killed_by_cap:
+                self.progress.say(f"  {title.strip()}: {failed.error}")
+                raise CapKilled(failed)
             raise PointFailed(f"{title.strip()}: {failed.error}")
+        if outcome.oom and outcome.oom.get("held"):
+            self.held.append((load.jobs, int(outcome.oom["held"])))
         return outcome, paused
 
     def _summarise(self, outcome: TxnOutcome, load: Load) -> Point:

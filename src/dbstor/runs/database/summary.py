@@ -4,9 +4,18 @@ transaction, the client's cost and open-loop figures; and its line on the termin
 
 from __future__ import annotations
 
+import os
+from dataclasses import asdict, replace
 from datetime import UTC, datetime
 from typing import Any
 
+from dbstor.analysis.attribution import (
+    SHARED_DEVICE_SHARE,
+    attribution_notes,
+    foreign_share,
+    own_cpu,
+    own_io,
+)
 from dbstor.analysis.trust import MEMORY_READS_PER_TXN, drift_pct, is_steady, withheld_percentiles
 from dbstor.drivers.tally import DriveResult
 from dbstor.results.model import LatencyStats, Load, Point, Trust
@@ -31,6 +40,16 @@ def database_point(
     def per_txn(value: float | None) -> float | None:
         return None if value is None or not tps else value / tps
 
+    seconds = result.measured_s or duration_s
+    mine = own_io(outcome.own, device, tps * seconds) if outcome.own and tps is not None else None
+    share, share_reason = (
+        foreign_share(mine, device, seconds)
+        if mine
+        else (None, "the own processes were not measured")
+    )
+    cpu = outcome.cpu
+    if outcome.own:
+        cpu = replace(cpu, **own_cpu(outcome.own, cpu, seconds, os.cpu_count() or 1))
     drift = drift_pct(result.per_second)
     trust = Trust(
         steady=is_steady(drift),
@@ -45,7 +64,10 @@ def database_point(
         trust.notes.append(
             f"not steady: transactions per second drifted {drift:+.0f}% over the last half"
         )
-    reads_per_txn = per_txn(dev_reads)
+    # the cache-honesty check: the database's own reads when a cgroup counted them
+    host_reads_per_txn = per_txn(dev_reads)
+    own_reads = mine["reads_per_txn"] if mine and device else None
+    reads_per_txn = own_reads if own_reads is not None else host_reads_per_txn
     if reads_per_txn is not None and reads_per_txn < MEMORY_READS_PER_TXN:
         trust.notes.append(
             f"reads came from memory: {reads_per_txn:.3f} device reads per transaction; the storage was barely read"
@@ -66,10 +88,11 @@ def database_point(
         service_lat_ms=result.service.stats() if result.service else None,
         txn_types={name: h.stats() for name, h in result.per_type.items()},
         device=device,
-        cpu=outcome.cpu,
+        cpu=cpu,
         cache_hit_ratio=engine.hit_ratio,
         engine_io={
             "device_reads_per_txn": reads_per_txn,
+            "host_device_reads_per_txn": host_reads_per_txn,
             "device_writes_per_txn": per_txn(dev_writes),
             "engine_physical_reads_per_txn": per_txn(rate(engine.physical_reads, duration_s)),
             "engine_physical_writes_per_txn": per_txn(rate(engine.physical_writes, duration_s)),
@@ -87,7 +110,12 @@ def database_point(
         # when the users started (warm-up included), not when the point was summed up
         started_at=datetime.fromtimestamp(outcome.started_at, UTC).isoformat(timespec="seconds"),
         wall_s=outcome.wall_s,
+        own_io=mine,
+        foreign_io_share=share,
+        foreign_io_reason=share_reason,
+        shared_device=share is not None and share > SHARED_DEVICE_SHARE,
     )
+    trust.notes.extend(attribution_notes(share, asdict(cpu), device))
     if point.open_loop and point.open_loop["finished_share"] < RATE_SHORTFALL:
         point.saturated = True
         point.saturation_reason = (
@@ -152,6 +180,8 @@ def point_line(title: str, point: Point) -> str:
         f"{point.iops:,.0f} dev IOPS" if point.read_iops is not None else "",
         f"rd {read.mean:.2f} ms" if read and read.mean is not None else "",
         f"CPU {point.cpu.util_pct:.0f}%" if point.cpu and point.cpu.util_pct is not None else "",
+        f"(own {point.cpu.own_pct:.0f}%)" if point.cpu and point.cpu.own_pct is not None else "",
+        "SHARED DEVICE" if point.shared_device else "",
         f"errors {point.errors}" if point.errors else "",
         "SATURATED" if point.saturated else "",
     ]

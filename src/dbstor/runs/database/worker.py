@@ -3,8 +3,9 @@ against them on the host it runs on, taking and giving plain dicts (see runs/wor
 
 from __future__ import annotations
 
+import contextlib
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +17,7 @@ from dbstor.runs.database.point import DbPoint, measure_database_point
 from dbstor.telemetry.disk import devices_for_path
 from dbstor.telemetry.sampler import Sampler
 from dbstor.testfiles import Safety
+from dbstor.units import format_size
 from dbstor.workloads.registry import workload_class
 
 
@@ -57,6 +59,29 @@ def load_or_say_full(workload: Any, engine: Any, say: Callable[[str], None]) -> 
         ) from None
 
 
+@contextlib.contextmanager
+def loading(engine: Any) -> Iterator[None]:
+    """A managed server's memory cap is lifted while it starts and its data loads (no
+    point measures them) and set again before the first point; a server that then holds
+    more than the cap is refused with the figure to give."""
+    cap = getattr(engine, "cap", None)
+    if cap is None or not engine.managed:
+        yield
+        return
+    cap.lift()
+    try:
+        yield
+    finally:
+        restored = cap.restore()
+    if not restored:
+        held = cap.usage() or 0
+        raise UserError(
+            f"the {engine.title} server holds {format_size(held)} after loading its data, more "
+            f"than --memory-limit {format_size(cap.limit)} lets it keep: give at least "
+            f"--memory-limit {(held >> 20) + 64}MiB"
+        )
+
+
 class DatabaseWorker:
     kind = "database"
 
@@ -87,9 +112,10 @@ class DatabaseWorker:
         workload.expect_users(int(setup["users"]))
         if setup.get("attach"):  # another host made and loaded it: only connect here
             return self._attach(engine, workload)
-        engine.start()
-        self.instances.append(Instance(engine, workload))
-        report = load_or_say_full(workload, engine, self.say)
+        with loading(engine):
+            engine.start()
+            self.instances.append(Instance(engine, workload))
+            report = load_or_say_full(workload, engine, self.say)
         data = setup["paths"].get("data") or []
         return {
             "engine": engine.describe(),

@@ -23,7 +23,7 @@ from dbstor.drivers.fio_output import FioRun
 from dbstor.drivers.fio_runner import EngineUnavailable, run_job
 from dbstor.drivers.fio_status import status_figures
 from dbstor.errors import PointFailed
-from dbstor.lifeline import scratch_dir
+from dbstor.lifeline import boot_id, scratch_dir
 from dbstor.results.model import CpuStats, DeviceStats
 from dbstor.runs.measuring import sample_rows, wait_until
 from dbstor.study.profiles import Profile
@@ -115,6 +115,7 @@ class IoOutcome:
     started_at: float  # epoch seconds on the measuring host when fio was started
     wall_s: float
     host: str = field(default_factory=socket.gethostname)
+    boot_id: str = field(default_factory=boot_id)  # one machine's hosts share one device
     notes: list[str] = field(default_factory=list)
 
     @property
@@ -136,6 +137,7 @@ class IoOutcome:
             "started_at": self.started_at,
             "wall_s": self.wall_s,
             "host": self.host,
+            "boot_id": self.boot_id,
             "notes": list(self.notes),
         }
 
@@ -154,6 +156,7 @@ class IoOutcome:
             started_at=float(data["started_at"]),
             wall_s=float(data["wall_s"]),
             host=data.get("host", ""),
+            boot_id=data.get("boot_id", ""),
             notes=list(data.get("notes", [])),
         )
 

@@ -7,6 +7,7 @@ import statistics
 from collections.abc import Sequence
 from dataclasses import fields
 
+from dbstor.analysis.attribution import SHARED_DEVICE_SHARE, attribution_notes, fio_attribution
 from dbstor.analysis.curve import slo_value
 from dbstor.analysis.histogram import MIN_OPS_P99, MIN_OPS_P999, merge_all
 from dbstor.analysis.trust import drift_pct, is_noisy, is_steady, spread, withheld_percentiles
@@ -78,6 +79,14 @@ def summarise_point(
         repeats=len(repeats),
         trust=trust,
         wall_s=sum(r.wall_s for r in repeats),
+    )
+    point.own_io, point.foreign_io_share, point.foreign_io_reason = fio_attribution(
+        point.read_mbps or 0.0, point.write_mbps or 0.0, point.read_iops or 0.0,
+        point.write_iops or 0.0, point.device, duration_s,
+    )  # fmt: skip
+    point.shared_device = (point.foreign_io_share or 0.0) > SHARED_DEVICE_SHARE
+    trust.notes.extend(
+        attribution_notes(point.foreign_io_share, {}, point.device, "the bytes read and written")
     )
     if len(repeats) > 1:
         point.iops_spread = spread([r.iops for r in repeats])

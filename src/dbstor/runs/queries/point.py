@@ -12,6 +12,7 @@ from plain dicts. Nothing here knows the results folder, the terminal or the rep
 
 from __future__ import annotations
 
+import os
 import socket
 import time
 from collections.abc import Callable
@@ -23,6 +24,7 @@ from dbstor.drivers.streams import StreamsRun
 from dbstor.engines.base import Engine, EngineCounters
 from dbstor.results.model import CpuStats, DeviceStats
 from dbstor.runs.measuring import sample_rows, wait_until
+from dbstor.telemetry.own import OwnAccounting, own_window
 from dbstor.telemetry.sampler import Sampler
 from dbstor.telemetry.window import WindowCounters
 
@@ -62,6 +64,7 @@ class QueryOutcome:
     cold_note: str | None = None  # what was done to make the caches cold
     host: str = field(default_factory=socket.gethostname)
     memory_cap: str | None = None  # an embedded engine's cap as applied at this point
+    own: dict[str, Any] | None = None  # the own processes' I/O and CPU (telemetry/own.py)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -78,6 +81,7 @@ class QueryOutcome:
             "cold_note": self.cold_note,
             "host": self.host,
             "memory_cap": self.memory_cap,
+            "own": self.own,
         }
 
     @classmethod
@@ -95,6 +99,7 @@ class QueryOutcome:
             cold_note=data.get("cold_note"),
             host=data.get("host", ""),
             memory_cap=data.get("memory_cap"),
+            own=data.get("own"),
         )
 
 
@@ -127,12 +132,21 @@ def measure_query_point(
             capped.prepare()
         wait_until(point.start_at)
         before = engine.counters()
+        cap_group = getattr(getattr(engine, "cap", None), "group", None)
+        own = OwnAccounting(
+            point.devices, f"q{point.index}", capped=capped is not None or cap_group is not None
+        )
+        client = getattr(getattr(capped, "process", None), "pid", None)
+        own.start(own_server_pids(engine), [os.getpid(), *([client] if client else [])])
         sampler.start()
         started_at = time.time()
         try:
+            own_before = own.read()
             outcome = runner.run()
+            own_after = own.read()
         finally:
             samples = sampler.stop()
+            own.stop()
     finally:
         if capped is not None:
             capped.close()
@@ -149,4 +163,11 @@ def measure_query_point(
         device=device,
         started_at=started_at,
         memory_cap=capped.describe() if capped is not None else None,
+        own=own_window(own_before, own_after),
     )
+
+
+def own_server_pids(engine: Engine) -> list[int]:
+    """A managed server's process tree (an embedded engine runs in the client processes)."""
+    server = getattr(engine, "server", None)
+    return server.pids() if getattr(engine, "managed", False) and server is not None else []

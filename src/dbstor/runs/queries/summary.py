@@ -5,8 +5,17 @@ terminal shows for a point and for each query."""
 
 from __future__ import annotations
 
+import os
+from dataclasses import asdict, replace
 from typing import Any
 
+from dbstor.analysis.attribution import (
+    SHARED_DEVICE_SHARE,
+    attribution_notes,
+    foreign_share,
+    own_cpu,
+    own_io,
+)
 from dbstor.analysis.queries import elapsed_stats, point_metrics
 from dbstor.results.model import DeviceStats, Load, Point, Trust
 from dbstor.runs.database.summary import device_await
@@ -40,7 +49,16 @@ def query_point(
     )
     if outcome.cold_note:
         trust.notes.append(outcome.cold_note)
-    memory = memory_note(device, wall, database_bytes, cache)
+    mine = own_io(outcome.own, device, len(ok)) if outcome.own else None
+    share, share_reason = foreign_share(mine, device, wall) if mine else (None, "not measured")
+    cpu = outcome.cpu
+    if outcome.own:
+        cpu = replace(cpu, **own_cpu(outcome.own, cpu, wall, os.cpu_count() or 1))
+    trust.notes.extend(attribution_notes(share, asdict(cpu), device))
+    seen = device  # the memory check: the own processes' reads where a cgroup counted them
+    if device is not None and mine and mine["read_bytes"] is not None and wall > 0:
+        seen = replace(device, read_mbps=mine["read_bytes"] / 1e6 / wall)
+    memory = memory_note(seen, wall, database_bytes, cache)
     if memory:
         trust.notes.append(memory)
     bad = [r for r in records if r["status"] != "ok"]
@@ -58,7 +76,7 @@ def query_point(
         write_lat_ms=device_await(device.write_await_ms if device else None, trust.write_ops),
         txn_lat_ms=elapsed_stats([r["elapsed_s"] for r in ok]),
         device=device,
-        cpu=outcome.cpu,
+        cpu=cpu,
         cache_hit_ratio=engine.hit_ratio if engine else None,
         engine_io={
             "storage_read_bytes": engine.storage_read_bytes if engine else None,
@@ -71,6 +89,10 @@ def query_point(
         trust=trust,
         started_at=started_at,
         wall_s=wall,
+        own_io=mine,
+        foreign_io_share=share,
+        foreign_io_reason=share_reason,
+        shared_device=share is not None and share > SHARED_DEVICE_SHARE,
     )
 
 

@@ -11,7 +11,7 @@ from typing import Any
 from dbstor.drivers.streams import one_line
 from dbstor.engines.base import Engine, EngineSettings
 from dbstor.engines.registry import engine_class
-from dbstor.runs.database.worker import dsn_of, load_or_say_full
+from dbstor.runs.database.worker import dsn_of, load_or_say_full, loading
 from dbstor.runs.queries.point import QueryPoint, measure_query_point
 from dbstor.runs.queries.prepare import (
     describe_workload,
@@ -64,8 +64,9 @@ class QueryWorker:
             f"{setup['scale']:g} ({', '.join(q.name for q in chosen)})"
         )
         self.engine, self.workload = engine, workload
-        engine.start()
-        report = load_or_say_full(workload, engine, self.say)
+        with loading(engine):  # the memory cap binds from the first point
+            engine.start()
+            report = load_or_say_full(workload, engine, self.say)
         return {
             "engine": engine.describe(),
             "data_paths": engine.data_paths(),

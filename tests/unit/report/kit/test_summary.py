@@ -43,11 +43,20 @@ def test_knee_when_no_point_is_within_the_slo(iscsi: Run):
 
 
 def test_knee_beyond_the_highest_load(tmpfs: Run):
+    tmpfs.points = [p for p in tmpfs.points if p.ok]
     text = knee_sentence(tmpfs)
     assert text.startswith(
         "knee: every point within the SLO; the knee lies beyond the highest load"
     )
     assert "298,000 IOPS at QD 4" in text
+
+
+def test_knee_not_reached_when_a_higher_point_failed(tmpfs: Run):
+    text = knee_sentence(tmpfs)  # QD 16 failed: the disk filled up
+    assert text.startswith("knee: every finished point within the SLO; the point at QD 16 failed (")
+    assert text.endswith(
+        "so the knee was not reached (298,000 IOPS at QD 4, p99 read 0.019 ms, SLO 1 ms)"
+    )
 
 
 def test_knee_unknown_when_metric_missing(fc: Run):

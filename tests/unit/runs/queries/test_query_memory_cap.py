@@ -63,7 +63,7 @@ def test_no_cgroup_one_line_and_the_run_goes_on_uncapped(tmp_path, monkeypatch, 
         pytest.skip("duckdb is not installed")
     for module in (checks, run_plan, worker):
         monkeypatch.setattr(module, "workload_class", lambda name: Counts)
-    monkeypatch.setattr(cgroup, "_mounts", lambda: [])  # a host without a memory cgroup
+    monkeypatch.setattr(cgroup, "cgroup_mounts", lambda: [])  # a host without a memory cgroup
     said: list[str] = []
     progress = Progress(quiet=True)
     monkeypatch.setattr(progress, "say", said.append)
