@@ -9,9 +9,10 @@ told), and the own CPU as a share of the host's cores with what other work took.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
-from dbstor.results.model import CpuStats, DeviceStats
+from dbstor.results.model import CpuStats, DeviceStats, Run
 
 SHARED_DEVICE_SHARE = 0.10  # more of the device's I/O than this not the run's: shared_device
 BUSY_HOST_PCT = 10.0  # other work took more of the host's CPU than this: flagged
@@ -187,3 +188,9 @@ def server_cpu(cpu: CpuStats | None) -> tuple[float | None, str]:
     if cpu.own_pct is not None:
         return cpu.own_pct, "the engine's own (client) processes"
     return cpu.util_pct, "the whole host" if cpu.util_pct is not None else "not measured"
+
+
+def cpu_from(runs: Sequence[Run]) -> str:
+    """Whose CPU a comparison's CPU figures are."""
+    kinds = {server_cpu(p.cpu)[1] for r in runs for p in r.points if p.ok and p.cpu}
+    return " and ".join(sorted(kinds - {"not measured"})) or "not measured"

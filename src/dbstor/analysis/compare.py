@@ -20,7 +20,7 @@ from typing import Any
 
 from dbstor.analysis import compare_guard as guard
 from dbstor.analysis import compare_words
-from dbstor.analysis.attribution import server_cpu
+from dbstor.analysis.attribution import cpu_from, server_cpu
 from dbstor.analysis.compare_words import (
     basis_of,
     factor,
@@ -51,12 +51,6 @@ METRICS = ("throughput", "iops", "tps", "read_lat_ms", "cpu_pct", "response_ms")
 def _cpu(p: Point) -> float | None:
     """The database's own CPU where counted, else the host's (attribution.server_cpu)."""
     return server_cpu(p.cpu)[0]
-
-
-def cpu_from(runs: Sequence[Run]) -> str:
-    """Whose CPU the comparison's CPU figures are."""
-    kinds = {server_cpu(p.cpu)[1] for r in runs for p in r.points if p.ok and p.cpu}
-    return " and ".join(sorted(kinds - {"not measured"})) or "not measured"
 
 
 def _response(p: Point) -> float | None:

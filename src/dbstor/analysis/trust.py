@@ -93,19 +93,18 @@ def reads_from_memory(point: Point) -> bool:
 def untrustworthy(point: Point) -> str | None:
     """Why a composed claim must not rest on this point, or None when it may.
 
-    From memory (the storage was barely read), not steady (still drifting), or (with
-    attribution) mostly other processes' I/O on the device: `trust.shared_device` or a
-    note starting "shared device" joins here without another change to the callers."""
+    From memory (the storage was barely read), not steady (still drifting), or a shared
+    device (over 10% of the device's I/O was other processes', analysis/attribution.py)."""
     if not point.ok:
         return "the point did not finish"
     if reads_from_memory(point):
         return "its reads came from memory, not the storage"
     if point.trust.steady is False:
         return "it was not steady (throughput still drifting)"
-    if getattr(point.trust, "shared_device", False) or any(
-        str(note).startswith("shared device") for note in point.trust.notes or []
-    ):
-        return "most of the device's I/O was not the run's own (shared device)"
+    if point.shared_device:
+        share = point.foreign_io_share
+        much = f"{share:.0%} of" if share is not None else "much of"
+        return f"{much} the device's I/O was not the run's own (shared device)"
     return None
 
 

@@ -214,6 +214,7 @@ class Engine(ABC):
     file_stats_query: ClassVar[str | None] = None  # per-file/object I/O statistics, documented
     placeable: ClassVar[tuple[str, ...]] = ()  # kinds of objects place can move: table, index
     place_limit: ClassVar[str] = "it keeps the whole database in one place"  # why not others
+    placer: ClassVar[Any] = None  # placer(engine, database, say): the engine's place_objects
 
     def __init__(self, settings: EngineSettings):
         self.settings = settings
@@ -280,7 +281,11 @@ class Engine(ABC):
         """After the load: put the tables and indexes settings.place names on their role's
         path and return where every object is (object, kind, role, path, size_bytes).
         Engines that cannot place objects are refused before anything is created."""
-        raise NotImplementedError(f"{self.title} cannot place single objects: {self.place_limit}")
+        if self.placer is None:
+            raise NotImplementedError(
+                f"{self.title} cannot place single objects: {self.place_limit}"
+            )
+        return self.placer(self, database, say)
 
     def classify(self, exc: BaseException) -> str:
         """ErrorKind of an exception raised by a statement."""

@@ -77,6 +77,7 @@ class MariaDBEngine(ServerEngine):
     file_stats_query = FILE_STATS_SQL  # per file; timers in picoseconds
     placeable = ("table",)
     place_limit = "InnoDB keeps a table's indexes in the table's own file"
+    placer = staticmethod(place)
     accounts: ClassVar[tuple[str, ...]] = ("mysql",)
     # measured: a MariaDB 10.11 server with a 32 MiB buffer pool holds 312 MiB after loading
     memory_headroom: ClassVar[int] = 352 << 20
@@ -359,9 +360,6 @@ class MariaDBEngine(ServerEngine):
             if isinstance(exc, pymysql.err.InterfaceError):
                 return ErrorKind.FATAL  # the connection is closed
         return ErrorKind.ERROR
-
-    def place_objects(self, database: str, say: Any) -> list[dict[str, Any]]:
-        return place(self, database, say)
 
     def placement(self, index: int) -> tuple[str, str]:
         data = (self.settings.paths.get("data") or []) if self.managed else []

@@ -103,6 +103,7 @@ class PostgresEngine(ServerEngine):
     workspace_place: ClassVar[str] = "in"
     grant_hint: ClassVar[str] = "grant the user CREATE on the database"
     shm_prefix: ClassVar[str | None] = "PostgreSQL."  # dynamic shared memory (posix)
+    placer = staticmethod(place)
 
     def __init__(self, settings: EngineSettings):
         super().__init__(settings)
@@ -129,8 +130,6 @@ class PostgresEngine(ServerEngine):
                 managed=False,
             )
         return Availability(True, f"PostgreSQL {binary_version(bindir)} in {bindir}")
-
-    # --- start and stop ---------------------------------------------------------------------
 
     def instance_dirs(self) -> list[Path]:
         name, paths = f"dbstor-pg-{self.settings.instance}", self.settings.paths
@@ -380,9 +379,6 @@ class PostgresEngine(ServerEngine):
         ):
             return ErrorKind.FATAL  # connection closed or lost, server gone
         return ErrorKind.ERROR
-
-    def place_objects(self, database: str, say: Any) -> list[dict[str, Any]]:
-        return place(self, database, say)
 
     def placement(self, index: int) -> tuple[str, str]:
         count = len(self.settings.paths.get("data") or []) if self.managed else 1

@@ -66,8 +66,7 @@ _STUDY_KEYS = {
     "name", "profiles", "duration", "warmup", "repeats", "size", "precondition", "baseline",
     "data", "tags",
 }  # fmt: skip
-_SLO_KEYS = {"metric", "limit"}
-_LOAD_KEYS = {"kind", "values", "jobs", "iodepth"}
+_SLO_KEYS, _LOAD_KEYS = {"metric", "limit"}, {"kind", "values", "jobs", "iodepth"}
 _TARGET_KEYS = {
     "label", "path", "paths", "facts", "log", "temp", "hosts", "clients", "fast", *PER_TARGET,
 }  # fmt: skip

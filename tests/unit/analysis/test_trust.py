@@ -55,10 +55,13 @@ def test_untrustworthy_is_the_one_guard_composed_claims_call():
     drifting.trust.steady = False
     assert "not steady" in (untrustworthy(drifting) or "")
     shared = Point(Load("iodepth", 4), 10.0, read_iops=5000.0)
-    shared.trust.notes.append("shared device: 62% of the device's I/O was not the run's")
-    assert "shared device" in (untrustworthy(shared) or "")  # attribution's flag joins here
+    shared.shared_device, shared.foreign_io_share = True, 0.62
+    assert untrustworthy(shared) == "62% of the device's I/O was not the run's own (shared device)"
     saturated = Point(Load("users", 4), 10.0, tps=100.0, read_iops=300.0)
     saturated.engine_io = {"device_reads_per_txn": 3.0}
     saturated.cpu = CpuStats(util_pct=99.5)
     assert untrustworthy(saturated) is None  # its throughput may stand
-    assert cpu_untrustworthy(saturated) == "the host's CPU was saturated (100%)"
+    assert cpu_untrustworthy(saturated) == "the CPU of the whole host was saturated (100%)"
+    # the server's own CPU is the figure a factor uses: a busy host does not void it
+    saturated.cpu = CpuStats(util_pct=99.5, own_pct=45.0, server_pct=40.0)
+    assert cpu_untrustworthy(saturated) is None
