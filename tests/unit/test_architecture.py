@@ -19,7 +19,7 @@ PACKAGE = SRC / "dbstor"
 MAX_LINES = 400
 
 # Layers below the runs: they never reach up into what runs them or shows their results.
-LOWER_LAYERS = ("drivers", "engines", "workloads", "telemetry", "analysis")
+LOWER_LAYERS = ("dialects", "drivers", "engines", "workloads", "telemetry", "analysis")
 UPPER_MODULES = (
     "dbstor.runs",
     "dbstor.report",

@@ -32,6 +32,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from dbstor.dialects import registry
 from dbstor.engines.base import Engine
 from dbstor.workloads import tables as ddl
 from dbstor.workloads.base import LoadReport
@@ -62,6 +63,7 @@ class BulkLoad:
 def build(engine: Engine, load: BulkLoad, say: Callable[[str], None]) -> LoadReport:
     """Create, load, key, index and analyze the tables on the engine; run load.after."""
     dialect = engine.dialect
+    own = registry.get(dialect)
     started = time.monotonic()
     conn = engine.connect()
     try:
@@ -70,7 +72,7 @@ def build(engine: Engine, load: BulkLoad, say: Callable[[str], None]) -> LoadRep
             ddl.create_table(t, dialect, *p) for t, p in zip(load.tables, placements, strict=True)
         ]
         execute(conn, creates)
-        if dialect == "sqlite":
+        if own.loads_in_process:
             counts, size = _load_sqlite(conn, load, say, started)
         else:
             counts, size = _load_parallel(engine, load, say, started)
@@ -80,12 +82,12 @@ def build(engine: Engine, load: BulkLoad, say: Callable[[str], None]) -> LoadRep
             key = ddl.add_primary_key(table, dialect, suffix)
             per_table.append([key] if key else [])
             per_table[-1] += ddl.create_indexes(table, dialect, prefix, suffix)
-        if dialect == "sqlite":
+        if own.loads_in_process:
             execute(conn, [s for group in per_table for s in group])
         else:
             _parallel_ddl(engine, per_table)
         execute(conn, ddl.analyze(dialect, load.tables) + list(load.after))
-        if dialect == "sqlite":
+        if own.loads_in_process:
             _sqlite_finish(conn)
         rows = sum(counts.values())
         seconds = time.monotonic() - started
@@ -260,7 +262,7 @@ def _worker(tasks: Any, results: Any) -> None:
     _plain_signals()  # ended by terminate() when another worker failed: quietly
     logging.getLogger("psycopg").setLevel(logging.ERROR)  # the error itself is reported
     engine, load = _STATE["engine"], _STATE["load"]
-    put = copy_rows if engine.dialect == "postgres" else insert_rows
+    put = copy_rows if registry.get(engine.dialect).bulk_copy else insert_rows
     by_name = {t.name: t for t in load.tables}
     conn = None
     try:

@@ -19,6 +19,7 @@ import random
 from collections import Counter
 from typing import Any
 
+from dbstor.dialects import registry
 from dbstor.workloads.base import Session
 from dbstor.workloads.orders import procedures
 from dbstor.workloads.orders.client import Client
@@ -101,9 +102,7 @@ class OrdersSession(Session):
         return done
 
     def _client_side(self, inputs: Inputs) -> bool:
-        if self.dialect == "sqlite" and not self.conn.in_transaction:
-            writer = NAMES[type(inputs)] in WRITERS
-            self.conn.execute("BEGIN IMMEDIATE" if writer else "BEGIN")
+        registry.get(self.dialect).begin(self.conn, NAMES[type(inputs)] in WRITERS)
         if self.client.run(inputs):
             self.conn.commit()
             return True

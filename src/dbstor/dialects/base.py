@@ -1,0 +1,95 @@
+"""The dialect contract: every SQL text and behaviour that differs between engines, with
+the defaults most dialects share; each dialect's package overrides what it does its own way.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Sequence
+from pathlib import Path
+from types import ModuleType
+from typing import TYPE_CHECKING, Any, ClassVar
+
+if TYPE_CHECKING:
+    from dbstor.workloads.tables import Table
+
+
+class Dialect:
+    """One SQL dialect (several engines may speak one: MariaDB and MySQL speak mysql)."""
+
+    name: ClassVar[str]
+    workloads: ClassVar[tuple[str, ...]] = ()  # the workloads that run on this dialect
+    # neutral column type (workloads/tables.py) -> this dialect's type
+    types: ClassVar[dict[str, str]] = {}
+    param: ClassVar[str] = "%s"  # the DB-API placeholder
+    for_update: ClassVar[str] = " FOR UPDATE"  # a locking read's tail
+    # the client opens each transaction itself (BEGIN, or BEGIN IMMEDIATE for writers)
+    explicit_begin: ClassVar[bool] = False
+    loads_in_process: ClassVar[bool] = False  # bulk load on one connection, no workers
+    bulk_copy: ClassVar[bool] = False  # rows go in by COPY rather than multi-row INSERT
+    keys_after_load: ClassVar[bool] = False  # primary keys built after the rows are in
+    indexes_take_suffix: ClassVar[bool] = False  # CREATE INDEX takes the placement suffix
+    indexes_take_prefix: ClassVar[bool] = False  # an index name takes the schema prefix
+
+    # --- parts ------------------------------------------------------------------------
+
+    def part(self, workload: str) -> ModuleType | None:
+        """This dialect's SQL for one workload (dbstor.dialects.<name>.<workload>), or
+        None where the dialect has none."""
+        try:
+            return importlib.import_module(f"dbstor.dialects.{self.name}.{workload}")
+        except ModuleNotFoundError as e:
+            if e.name != f"dbstor.dialects.{self.name}.{workload}":
+                raise
+            return None
+
+    # --- tables -----------------------------------------------------------------------
+
+    def column_type(self, neutral: str) -> str:
+        """The type for a neutral type, with NOT NULL unless it ends in '?'."""
+        nullable = neutral.endswith("?")
+        base = neutral.rstrip("?")
+        sql = f"VARCHAR({base[4:]})" if base.startswith("str:") else self.types[base]
+        return sql if nullable else f"{sql} NOT NULL"
+
+    def columns(self, table: Table) -> list[str]:
+        return [f"{name} {self.column_type(kind)}" for name, kind in table.columns]
+
+    def create_table(self, table: Table, prefix: str = "", suffix: str = "") -> str:
+        """CREATE TABLE with its primary key; (prefix, suffix) from engine.placement()."""
+        key = f", PRIMARY KEY ({', '.join(table.key)})" if table.key else ""
+        return f"CREATE TABLE {prefix}{table.name} ({', '.join(self.columns(table))}{key}){suffix}"
+
+    def add_primary_key(self, table: Table, suffix: str = "") -> str | None:
+        """The primary key built after loading; None where CREATE made it (or none)."""
+        return None
+
+    def create_index(
+        self, name: str, table: str, columns: Sequence[str], prefix: str = "", suffix: str = ""
+    ) -> str:
+        index = f"{prefix}{name}" if self.indexes_take_prefix else name
+        tail = suffix if self.indexes_take_suffix else ""
+        return f"CREATE INDEX {index} ON {table} ({', '.join(columns)}){tail}"
+
+    def analyze(self, tables: Sequence[Table]) -> list[str]:
+        """Statements that gather optimizer statistics on the tables."""
+        return [f"ANALYZE TABLE {', '.join(t.name for t in tables)}"]
+
+    def connect_file(self, path: Path) -> Any:
+        """A DB-API connection to a new database in one file (embedded dialects only)."""
+        raise ValueError(f"{self.name} keeps no database in one file")
+
+    # --- statements and sessions ------------------------------------------------------
+
+    def render(self, text: str) -> str:
+        """A statement written with ? placeholders and {for_update}, in this dialect."""
+        text = text.replace("{for_update}", self.for_update)
+        return text if self.param == "?" else text.replace("?", self.param)
+
+    def begin(self, connection: Any, writer: bool) -> None:
+        """Open a transaction where the client must (explicit_begin); else nothing."""
+
+    def statement_timeout(self, seconds: float) -> str | None:
+        """The statement that sets a server-side limit on each statement; None where the
+        engine has none (the client's QueryTimer interrupts instead)."""
+        return None
