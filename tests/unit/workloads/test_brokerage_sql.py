@@ -6,8 +6,8 @@ import sqlite3
 
 import pytest
 
-from dbstor.workloads.brokerage import schema
 from dbstor.dialects import registry
+from dbstor.workloads.brokerage import schema
 from dbstor.workloads.brokerage.sql import STATEMENTS, render, statement
 
 DIALECTS = ("sqlite", "postgres", "mysql")

@@ -38,13 +38,13 @@ class OrdersSession(Session):
         use_procedures: bool,
     ):
         self.dialect, self.conn, self.terminal = dialect, connection, terminal
-        self.use_procedures = use_procedures and dialect in procedures.DIALECTS
+        self.use_procedures = use_procedures and procedures.procedural(dialect)
         if self.use_procedures:
             self.server = procedures.Procedures(connection, dialect)
         else:
             self.client = Client(connection.cursor(), dialect)
         # one CALL per transaction through libpq: submit() and collect() apart
-        self.can_submit = self.use_procedures and dialect == "postgres"
+        self.can_submit = self.use_procedures and self.server.can_submit
         self.outcomes: Counter[str] = Counter()  # committed transactions by type
         self.rolled_back = 0  # New-Orders rolled back by design
         self.submitted: Any = None  # the inputs of the transaction submit() sent
