@@ -79,12 +79,22 @@ class Dialect:
         """A DB-API connection to a new database in one file (embedded dialects only)."""
         raise ValueError(f"{self.name} keeps no database in one file")
 
+    def before_load(self, connection: Any) -> None:
+        """Settings for a bulk load on one connection (loads_in_process dialects)."""
+
+    def after_load(self, connection: Any) -> None:
+        """Durable and compact again before the first load point."""
+
     # --- statements and sessions ------------------------------------------------------
 
     def render(self, text: str) -> str:
         """A statement written with ? placeholders and {for_update}, in this dialect."""
         text = text.replace("{for_update}", self.for_update)
         return text if self.param == "?" else text.replace("?", self.param)
+
+    def autocommit(self, connection: Any) -> None:
+        """Make every statement its own transaction (PyMySQL's way by default)."""
+        connection.autocommit(True)
 
     def begin(self, connection: Any, writer: bool) -> None:
         """Open a transaction where the client must (explicit_begin); else nothing."""

@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from dbstor.dialects import registry
+from dbstor.dialects.base import Dialect
 from dbstor.engines.base import Engine
 from dbstor.workloads import tables as ddl
 from dbstor.workloads.base import LoadReport
@@ -41,7 +42,6 @@ from dbstor.workloads.tables import Table
 Rows = dict[str, list[tuple]]  # table name -> rows, in primary-key order
 
 SQLITE_VALUES_PER_STATEMENT = 4000
-SQLITE_LOAD_CACHE_KIB = 65536
 MYSQL_STATEMENT_BYTES = 1 << 20
 MAX_WORKERS = 8
 PROGRESS_EVERY_S = 5.0
@@ -73,7 +73,7 @@ def build(engine: Engine, load: BulkLoad, say: Callable[[str], None]) -> LoadRep
         ]
         execute(conn, creates)
         if own.loads_in_process:
-            counts, size = _load_sqlite(conn, load, say, started)
+            counts, size = _load_in_process(conn, own, load, say, started)
         else:
             counts, size = _load_parallel(engine, load, say, started)
         loaded = time.monotonic()
@@ -87,8 +87,7 @@ def build(engine: Engine, load: BulkLoad, say: Callable[[str], None]) -> LoadRep
         else:
             _parallel_ddl(engine, per_table)
         execute(conn, ddl.analyze(dialect, load.tables) + list(load.after))
-        if own.loads_in_process:
-            _sqlite_finish(conn)
+        own.after_load(conn)
         rows = sum(counts.values())
         seconds = time.monotonic() - started
         say(
@@ -149,16 +148,10 @@ def _sizes(rows: Rows) -> tuple[dict[str, int], int]:
 # --- SQLite: one connection, generation ahead in worker processes -------------------------
 
 
-def _sqlite_schemas(conn: Any) -> list[str]:
-    return [row[1] for row in conn.execute("PRAGMA database_list") if row[1] != "temp"]
-
-
-def _load_sqlite(
-    conn: Any, load: BulkLoad, say: Callable[[str], None], started: float
+def _load_in_process(
+    conn: Any, own: Dialect, load: BulkLoad, say: Callable[[str], None], started: float
 ) -> tuple[Counter[str], int]:
-    for name in _sqlite_schemas(conn):
-        conn.execute(f"PRAGMA {name}.synchronous = OFF")
-        conn.execute(f"PRAGMA {name}.cache_size = -{SQLITE_LOAD_CACHE_KIB}")
+    own.before_load(conn)
     by_name = {t.name: t for t in load.tables}
     counts: Counter[str] = Counter()
     size = 0
@@ -190,13 +183,6 @@ def sqlite_insert(cur: Any, table: Table, rows: list[tuple]) -> None:
         cur.executemany(sql, (tuple(chain(rows[i : i + per])) for i in range(0, full, per)))
     if full < len(rows):
         cur.executemany(f"INSERT INTO {table.name} VALUES {one}", rows[full:])
-
-
-def _sqlite_finish(conn: Any) -> None:
-    """Durable and compact before the first load point: sync on, WAL checkpointed."""
-    for name in _sqlite_schemas(conn):
-        conn.execute(f"PRAGMA {name}.synchronous = FULL")
-        conn.execute(f"PRAGMA {name}.wal_checkpoint(TRUNCATE)")
 
 
 def _generate_in_worker(chunk: Any) -> Rows:

@@ -4,7 +4,7 @@ the rows in the table's tablespace, a server-side statement_timeout."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from dbstor.dialects.base import Dialect
 
@@ -42,6 +42,9 @@ class Postgres(Dialect):
 
     def analyze(self, tables: Sequence[Table]) -> list[str]:
         return [f"ANALYZE {t.name}" for t in tables]
+
+    def autocommit(self, connection: Any) -> None:
+        connection.autocommit = True  # psycopg: an attribute
 
     def statement_timeout(self, seconds: float) -> str | None:
         return f"SET statement_timeout = {max(1, round(seconds * 1000))}"
