@@ -30,6 +30,7 @@ class Dialect:
     keys_after_load: ClassVar[bool] = False  # primary keys built after the rows are in
     indexes_take_suffix: ClassVar[bool] = False  # CREATE INDEX takes the placement suffix
     indexes_take_prefix: ClassVar[bool] = False  # an index name takes the schema prefix
+    on_takes_prefix: ClassVar[bool] = False  # ALTER TABLE / CREATE INDEX ON name the schema
 
     # --- parts ------------------------------------------------------------------------
 
@@ -68,8 +69,31 @@ class Dialect:
         self, name: str, table: str, columns: Sequence[str], prefix: str = "", suffix: str = ""
     ) -> str:
         index = f"{prefix}{name}" if self.indexes_take_prefix else name
+        on = f"{prefix}{table}" if self.on_takes_prefix else table
         tail = suffix if self.indexes_take_suffix else ""
-        return f"CREATE INDEX {index} ON {table} ({', '.join(columns)}){tail}"
+        return f"CREATE INDEX {index} ON {on} ({', '.join(columns)}){tail}"
+
+    def analytic_type(self, kind: str, size: int | None) -> str:
+        """The type of an analytic (dss) column kind: id, bigid, int, decimal, date, char,
+        varchar."""
+        if kind == "char":
+            return "VARCHAR"
+        return {
+            "id": "INTEGER",
+            "bigid": "BIGINT",
+            "int": "INTEGER",
+            "decimal": "DECIMAL(15,2)",
+            "date": "DATE",
+            "varchar": f"VARCHAR({size})",
+        }[kind]
+
+    def add_key_after(
+        self, table: str, name: str, key: Sequence[str], prefix: str, suffix: str
+    ) -> str:
+        """ALTER TABLE ... ADD CONSTRAINT <name> PRIMARY KEY, after loading."""
+        using = f" USING INDEX{suffix}" if self.indexes_take_suffix and suffix else ""
+        on = f"{prefix}{table}" if self.on_takes_prefix else table
+        return f"ALTER TABLE {on} ADD CONSTRAINT {name} PRIMARY KEY ({', '.join(key)}){using}"
 
     def analyze(self, tables: Sequence[Table]) -> list[str]:
         """Statements that gather optimizer statistics on the tables."""
@@ -84,6 +108,38 @@ class Dialect:
 
     def after_load(self, connection: Any) -> None:
         """Durable and compact again before the first load point."""
+
+    # --- query text (standard SQL; SQLite differs) ------------------------------------------
+
+    def date(self, iso: str) -> str:
+        """A date literal."""
+        return f"date '{iso}'"
+
+    def shift(self, iso: str, amount: int, unit: str) -> str:
+        """The date `iso` moved by `amount` days, months or years (negative: earlier)."""
+        sign = "-" if amount < 0 else "+"
+        return f"date '{iso}' {sign} interval '{abs(amount)}' {unit}"
+
+    def year(self, column: str) -> str:
+        return f"extract(year from {column})"
+
+    def substring(self, column: str, start: int, length: int) -> str:
+        return f"substring({column} from {start} for {length})"
+
+    def like(self, column: str, pattern: str, negate: bool = False) -> str:
+        """column [NOT] LIKE pattern, case-sensitive everywhere (patterns use % only)."""
+        return f"{column} {'not ' if negate else ''}like '{pattern}'"
+
+    def derived(self, alias: str, columns: tuple[str, ...]) -> str:
+        """A derived table's alias with its column names."""
+        return f"as {alias} ({', '.join(columns)})"
+
+    def create_view(self, name: str) -> str:
+        return f"create view {name}"
+
+    def counted_as(self, name: str) -> str:
+        """The alias a derived table's column needs where derived() cannot name it."""
+        return ""
 
     # --- statements and sessions ------------------------------------------------------
 

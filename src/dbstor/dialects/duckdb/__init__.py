@@ -16,6 +16,10 @@ class Duckdb(Dialect):
     param = "?"
     for_update = ""
     loads_in_process = True
+    on_takes_prefix = True
+
+    def analytic_type(self, kind: str, size: int | None) -> str:
+        return "VARCHAR" if kind == "varchar" else super().analytic_type(kind, size)
 
     def connect_file(self, path: Path) -> Any:
         try:

@@ -40,6 +40,9 @@ class Postgres(Dialect):
             f" PRIMARY KEY ({', '.join(table.key)}){using}"
         )
 
+    def analytic_type(self, kind: str, size: int | None) -> str:
+        return f"CHAR({size})" if kind == "char" else super().analytic_type(kind, size)
+
     def analyze(self, tables: Sequence[Table]) -> list[str]:
         return [f"ANALYZE {t.name}" for t in tables]
 

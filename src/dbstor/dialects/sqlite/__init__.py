@@ -14,6 +14,7 @@ if TYPE_CHECKING:
     from dbstor.workloads.tables import Table
 
 
+_UNITS = {"day": "days", "month": "months", "year": "years"}
 LOAD_CACHE_KIB = 65536  # the page cache while loading
 
 
@@ -56,6 +57,40 @@ class Sqlite(Dialect):
         for name in schemas(connection):
             connection.execute(f"PRAGMA {name}.synchronous = FULL")
             connection.execute(f"PRAGMA {name}.wal_checkpoint(TRUNCATE)")
+
+    def analytic_type(self, kind: str, size: int | None) -> str:
+        types = {"id": "INTEGER", "bigid": "INTEGER", "int": "INTEGER", "decimal": "REAL"}
+        return types.get(kind, "TEXT")
+
+    # Dates are ISO text ('1995-03-15'): literals are strings, arithmetic is date(); LIKE
+    # ignores case, so patterns become GLOB (case-sensitive, as LIKE is elsewhere).
+
+    def date(self, iso: str) -> str:
+        return f"'{iso}'"
+
+    def shift(self, iso: str, amount: int, unit: str) -> str:
+        return f"date('{iso}', '{amount:+d} {_UNITS[unit]}')"
+
+    def year(self, column: str) -> str:
+        return f"cast(strftime('%Y', {column}) as integer)"
+
+    def substring(self, column: str, start: int, length: int) -> str:
+        return f"substr({column}, {start}, {length})"
+
+    def like(self, column: str, pattern: str, negate: bool = False) -> str:
+        glob = pattern.replace("%", "*")
+        return f"{column} {'not ' if negate else ''}glob '{glob}'"
+
+    def derived(self, alias: str, columns: tuple[str, ...]) -> str:
+        return f"as {alias}"  # the columns are named inside (counted_as)
+
+    def create_view(self, name: str) -> str:
+        """A temporary view, the only kind that may read tables in attached database
+        files (and private to the connection, like a stream's view should be)."""
+        return f"create temp view {name}"
+
+    def counted_as(self, name: str) -> str:
+        return f" as {name}"
 
     def analyze(self, tables: Sequence[Table]) -> list[str]:
         return ["ANALYZE"]
