@@ -26,7 +26,6 @@ class Dialect:
     # the client opens each transaction itself (BEGIN, or BEGIN IMMEDIATE for writers)
     explicit_begin: ClassVar[bool] = False
     loads_in_process: ClassVar[bool] = False  # bulk load on one connection, no workers
-    bulk_copy: ClassVar[bool] = False  # rows go in by COPY rather than multi-row INSERT
     keys_after_load: ClassVar[bool] = False  # primary keys built after the rows are in
     indexes_take_suffix: ClassVar[bool] = False  # CREATE INDEX takes the placement suffix
     indexes_take_prefix: ClassVar[bool] = False  # an index name takes the schema prefix
@@ -102,6 +101,10 @@ class Dialect:
     def connect_file(self, path: Path) -> Any:
         """A DB-API connection to a new database in one file (embedded dialects only)."""
         raise ValueError(f"{self.name} keeps no database in one file")
+
+    def put_rows(self, cur: Any, table: Table, rows: list[tuple]) -> None:
+        """Bulk-load generated rows (ints, None, plain ASCII text) into the table."""
+        raise NotImplementedError(f"no bulk load path for {self.name}")
 
     def before_load(self, connection: Any) -> None:
         """Settings for a bulk load on one connection (loads_in_process dialects)."""

@@ -2,7 +2,7 @@
 statistics. One path for every workload; the workload gives its tables, its chunks of work
 and a function that generates one chunk's rows (deterministic, in key order per table).
 
-Bulk paths per dialect:
+Bulk paths per dialect (each dialect's put_rows and load settings, dbstor/dialects/):
   sqlite    multi-row INSERTs (about 4,000 values a statement) in one transaction per
             chunk on one connection, with synchronous=OFF and a big page cache while
             loading; chunks are generated in forked worker processes ahead of the
@@ -19,7 +19,6 @@ except the chunks themselves (small descriptors).
 from __future__ import annotations
 
 import contextlib
-import itertools
 import logging
 import multiprocessing
 import os
@@ -41,8 +40,6 @@ from dbstor.workloads.tables import Table
 
 Rows = dict[str, list[tuple]]  # table name -> rows, in primary-key order
 
-SQLITE_VALUES_PER_STATEMENT = 4000
-MYSQL_STATEMENT_BYTES = 1 << 20
 MAX_WORKERS = 8
 PROGRESS_EVERY_S = 5.0
 _STATE: dict[str, Any] = {}  # what forked workers inherit: engine, generate
@@ -162,27 +159,13 @@ def _load_in_process(
             cur.execute("BEGIN")
         for name, data in rows.items():
             if data:
-                sqlite_insert(cur, by_name[name], data)
+                own.put_rows(cur, by_name[name], data)
         conn.commit()
         chunk_counts, chunk_bytes = _sizes(rows)
         counts.update(chunk_counts)
         size += chunk_bytes
         progress.chunk(sum(chunk_counts.values()), chunk_bytes)
     return counts, size
-
-
-def sqlite_insert(cur: Any, table: Table, rows: list[tuple]) -> None:
-    """Multi-row INSERTs of about 4,000 bound values each."""
-    width = len(table.columns)
-    per = max(1, SQLITE_VALUES_PER_STATEMENT // width)
-    one = "(" + ",".join("?" * width) + ")"
-    full = len(rows) // per * per
-    if full:
-        sql = f"INSERT INTO {table.name} VALUES {','.join([one] * per)}"
-        chain = itertools.chain.from_iterable
-        cur.executemany(sql, (tuple(chain(rows[i : i + per])) for i in range(0, full, per)))
-    if full < len(rows):
-        cur.executemany(f"INSERT INTO {table.name} VALUES {one}", rows[full:])
 
 
 def _generate_in_worker(chunk: Any) -> Rows:
@@ -214,41 +197,11 @@ def _generated(load: BulkLoad) -> Iterator[Rows]:
 # --- PostgreSQL and MariaDB: worker processes, one connection each ---------------------
 
 
-def copy_rows(cur: Any, table: Table, rows: list[tuple]) -> None:
-    """PostgreSQL COPY FROM STDIN of the rows (psycopg 3)."""
-    with cur.copy(f"COPY {table.name} ({', '.join(table.column_names)}) FROM STDIN") as copy:
-        for row in rows:
-            copy.write_row(row)
-
-
-class _Null:
-    """Renders as SQL NULL inside a tuple's repr()."""
-
-    def __repr__(self) -> str:
-        return "NULL"
-
-
-_NULL = _Null()
-
-
-def insert_rows(cur: Any, table: Table, rows: list[tuple]) -> None:
-    """Multi-row INSERTs of about 1 MB, the VALUES written by repr(): generated values are
-    ints, None and plain ASCII text without quotes or backslashes, whose Python literals
-    are MariaDB literals too (5x faster than the driver's escaping)."""
-    head = f"INSERT INTO {table.name} ({', '.join(table.column_names)}) VALUES "
-    per = max(1, MYSQL_STATEMENT_BYTES // (len(repr(rows[0])) + 2))
-    for i in range(0, len(rows), per):
-        batch = rows[i : i + per]
-        if any(None in row for row in batch):
-            batch = [tuple(_NULL if v is None else v for v in row) for row in batch]
-        cur.execute(head + ",".join(map(repr, batch)))
-
-
 def _worker(tasks: Any, results: Any) -> None:
     _plain_signals()  # ended by terminate() when another worker failed: quietly
     logging.getLogger("psycopg").setLevel(logging.ERROR)  # the error itself is reported
     engine, load = _STATE["engine"], _STATE["load"]
-    put = copy_rows if registry.get(engine.dialect).bulk_copy else insert_rows
+    put = registry.get(engine.dialect).put_rows
     by_name = {t.name: t for t in load.tables}
     conn = None
     try:

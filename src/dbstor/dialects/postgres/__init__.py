@@ -23,7 +23,6 @@ class Postgres(Dialect):
         "ts": "BIGINT",
         "day": "INTEGER",
     }
-    bulk_copy = True
     keys_after_load = True
     indexes_take_suffix = True
 
@@ -42,6 +41,13 @@ class Postgres(Dialect):
 
     def analytic_type(self, kind: str, size: int | None) -> str:
         return f"CHAR({size})" if kind == "char" else super().analytic_type(kind, size)
+
+    def put_rows(self, cur: Any, table: Table, rows: list[tuple]) -> None:
+        """COPY FROM STDIN of the rows (psycopg 3) into a key-less table."""
+        columns = ", ".join(table.column_names)
+        with cur.copy(f"COPY {table.name} ({columns}) FROM STDIN") as copy:
+            for row in rows:
+                copy.write_row(row)
 
     def analyze(self, tables: Sequence[Table]) -> list[str]:
         return [f"ANALYZE {t.name}" for t in tables]

@@ -3,6 +3,7 @@ database), transactions opened by the client, tables clustered on their primary 
 
 from __future__ import annotations
 
+import itertools
 import sqlite3
 from collections.abc import Sequence
 from pathlib import Path
@@ -15,7 +16,8 @@ if TYPE_CHECKING:
 
 
 _UNITS = {"day": "days", "month": "months", "year": "years"}
-LOAD_CACHE_KIB = 65536  # the page cache while loading
+LOAD_CACHE_KIB = 65536
+VALUES_PER_STATEMENT = 4000  # bound values in one bulk INSERT  # the page cache while loading
 
 
 def schemas(connection: Any) -> list[str]:
@@ -45,6 +47,19 @@ class Sqlite(Dialect):
         key = f", PRIMARY KEY ({', '.join(table.key)})" if table.key else ""
         rowid = " WITHOUT ROWID" if table.key else ""
         return f"{head} ({', '.join(cols)}{key}){rowid}{suffix}"
+
+    def put_rows(self, cur: Any, table: Table, rows: list[tuple]) -> None:
+        """Multi-row INSERTs of about 4,000 bound values each."""
+        width = len(table.columns)
+        per = max(1, VALUES_PER_STATEMENT // width)
+        one = "(" + ",".join("?" * width) + ")"
+        full = len(rows) // per * per
+        if full:
+            sql = f"INSERT INTO {table.name} VALUES {','.join([one] * per)}"
+            chain = itertools.chain.from_iterable
+            cur.executemany(sql, (tuple(chain(rows[i : i + per])) for i in range(0, full, per)))
+        if full < len(rows):
+            cur.executemany(f"INSERT INTO {table.name} VALUES {one}", rows[full:])
 
     def before_load(self, connection: Any) -> None:
         """No sync and a big page cache while loading (the load is redone if it fails)."""
