@@ -158,7 +158,7 @@ class DatabaseRun(DatabaseRunner):
                 index + 1,
                 {load.kind: load.value, "users": load.jobs},
                 lambda: live_device_iops(self.worker.latest()),
-                getattr(self.worker, "running", None),  # the users' tallies, live
+                self.worker.running,  # the users' tallies, live
             )
         outcomes = [self._repeat(point, load, title, r) for r in range(plan.repeats)]
         repeats = [self._summarise(outcome, load) for outcome in outcomes]
