@@ -123,3 +123,34 @@ def test_only_dialects_with_a_server_side_limit_say_how_to_set_it():
     limits = {name: registry.get(name).statement_timeout(2.5) for name in registry.names()}
     assert limits.pop("postgres") == "SET statement_timeout = 2500"
     assert set(limits.values()) == {None}  # the QueryTimer interrupts from the client
+
+
+def test_dialects_sit_under_the_workloads_and_above_nothing_that_runs_them():
+    """A dialect package imports engines/ (libpq's prepared statements), errors and the
+    standard library, never what asks it for SQL (workloads, drivers) or runs it: a
+    workload passes its neutral pieces in, so no package cycle can form."""
+    above = ("workloads", "drivers", "runs", "cluster", "report", "commands", "cli", "analysis")
+    failures = []
+    for path in sorted((PACKAGE / "dialects").rglob("*.py")):
+        tree = ast.parse(path.read_text())
+        type_only = {  # under `if TYPE_CHECKING:`: names for type hints, never imported
+            id(inner)
+            for block in ast.walk(tree)
+            if isinstance(block, ast.If) and getattr(block.test, "id", "") == "TYPE_CHECKING"
+            for inner in ast.walk(block)
+        }
+        for node in ast.walk(tree):
+            if id(node) in type_only:
+                continue
+            names = (
+                [a.name for a in node.names]
+                if isinstance(node, ast.Import)
+                else [node.module or ""]
+                if isinstance(node, ast.ImportFrom)
+                else []
+            )
+            for name in names:
+                parts = name.split(".")
+                if parts[0] == "dbstor" and len(parts) > 1 and parts[1] in above:
+                    failures.append(f"{path.relative_to(PACKAGE)}:{node.lineno}: imports {name}")
+    assert not failures, "\n".join(failures)
