@@ -12,7 +12,6 @@ from dbstor.drivers.streams import one_line
 from dbstor.engines.base import Engine, EngineSettings
 from dbstor.engines.registry import engine_class
 from dbstor.runs.database.worker import dsn_of, load_or_say_full
-from dbstor.runs.own_files import engine_files
 from dbstor.runs.queries.point import QueryPoint, measure_query_point
 from dbstor.runs.queries.prepare import (
     describe_workload,
@@ -137,6 +136,8 @@ class QueryWorker:
 
     def own_files(self) -> list[tuple[str, str]]:
         """The database's files by role (none for an external server)."""
+        from dbstor.runs.own_files import engine_files
+
         return engine_files([self.engine] if self.engine is not None else [])
 
     def cleanup(self) -> dict[str, Any]:
