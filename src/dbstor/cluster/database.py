@@ -20,12 +20,13 @@ from __future__ import annotations
 from dataclasses import asdict
 from typing import Any
 
+from dbstor.cluster.io import mean_cpu, summed_device
 from dbstor.cluster.session import ClusterWorker
 from dbstor.errors import UserError
 from dbstor.results.model import Load
 from dbstor.runs.database.point import TxnOutcome
 from dbstor.runs.database.summary import database_point
-from dbstor.runs.merge import mean_cpu, merge_txn_outcomes, summed_device
+from dbstor.runs.merge import merge_txn_outcomes
 
 
 def instances_on(hosts: list[str], count: int) -> dict[str, int]:

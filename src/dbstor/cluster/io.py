@@ -9,15 +9,16 @@ column. Each host's own figures are kept for the point's `hosts` list.
 
 from __future__ import annotations
 
+import statistics
 from collections.abc import Sequence
-from dataclasses import asdict
+from dataclasses import asdict, fields
 from typing import Any
 
 from dbstor.cluster.session import ClusterPoint, ClusterWorker
-from dbstor.results.model import Load
+from dbstor.results.model import CpuStats, DeviceStats, Load
 from dbstor.runs.io.point import IoOutcome
 from dbstor.runs.io.summary import summarise_point
-from dbstor.runs.merge import mean_cpu, merge_io_outcomes, summed_device
+from dbstor.runs.merge import merge_io_outcomes
 
 
 class ClusterIoWorker(ClusterWorker):
@@ -132,4 +133,42 @@ def whole_outcome(outcomes: Sequence[IoOutcome], result: ClusterPoint) -> IoOutc
         wall_s=max(o.wall_s for o in outcomes),
         host=",".join(o.host for o in outcomes),
         notes=notes,
+    )
+
+
+def mean_cpu(parts: Sequence[CpuStats]) -> CpuStats:
+    values = {}
+    for f in fields(CpuStats):
+        column = [getattr(p, f.name) for p in parts if getattr(p, f.name) is not None]
+        values[f.name] = statistics.fmean(column) if column else None
+    return CpuStats(**values)
+
+
+def summed_device(parts: Sequence[tuple[str, DeviceStats]]) -> DeviceStats | None:
+    if not parts:
+        return None
+
+    def total(name: str) -> float | None:
+        column = [getattr(d, name) for _, d in parts if getattr(d, name) is not None]
+        return sum(column) if column else None
+
+    def weighted(await_name: str, iops_name: str) -> float | None:
+        pairs = [
+            (getattr(d, await_name), getattr(d, iops_name) or 0.0)
+            for _, d in parts
+            if getattr(d, await_name) is not None
+        ]
+        weight = sum(w for _, w in pairs)
+        return sum(a * w for a, w in pairs) / weight if pairs and weight else None
+
+    utils = [d.util_pct for _, d in parts if d.util_pct is not None]
+    return DeviceStats(
+        name=",".join(f"{host}:{d.name}" for host, d in parts),
+        read_iops=total("read_iops"),
+        write_iops=total("write_iops"),
+        read_mbps=total("read_mbps"),
+        write_mbps=total("write_mbps"),
+        read_await_ms=weighted("read_await_ms", "read_iops"),
+        write_await_ms=weighted("write_await_ms", "write_iops"),
+        util_pct=max(utils) if utils else None,
     )

@@ -8,27 +8,22 @@ processes and database instances.
                          engine counters (engines.base.sum_counters)
     merge_counters       engine counters added
     merge_samples        telemetry rows of several hosts, each row labelled with its host
-    mean_cpu             the hosts' CPU figures over one window, each averaged over hosts
-    summed_device        the hosts' devices as one: rates summed, waits weighted by IOPS
 
 Percentiles are read from merged histograms, never averaged: the merge of the parts equals
-the measurement of the whole. CPU and device figures describe different machines: besides
-their combined view (mean_cpu, summed_device) merged outcomes keep them per host under
-`hosts`.
+the measurement of the whole. A host's own CPU and device figures are not merged into one
+(they describe different machines): merged outcomes keep them per host under `hosts`.
 """
 
 from __future__ import annotations
 
-import statistics
 from collections.abc import Iterable, Sequence
-from dataclasses import asdict, fields
+from dataclasses import asdict
 from typing import Any
 
 from dbstor.analysis.histogram import LatencyHistogram, merge_all
 from dbstor.drivers.fio_output import merge_fio_runs
 from dbstor.drivers.tally import merge_results
 from dbstor.engines.base import EngineCounters, sum_counters
-from dbstor.results.model import CpuStats, DeviceStats
 from dbstor.runs.database.point import TxnOutcome
 from dbstor.runs.io.point import IoOutcome
 
@@ -85,44 +80,3 @@ def merge_txn_outcomes(outcomes: Sequence[TxnOutcome]) -> dict[str, Any]:
         "samples": merge_samples({o.host: o.samples for o in outcomes}),
         "hosts": [host_view(o) for o in outcomes],
     }
-
-
-def mean_cpu(parts: Sequence[CpuStats]) -> CpuStats:
-    """The hosts' CPU figures over one window: each figure's mean over the hosts that have it."""
-    values = {}
-    for f in fields(CpuStats):
-        column = [getattr(p, f.name) for p in parts if getattr(p, f.name) is not None]
-        values[f.name] = statistics.fmean(column) if column else None
-    return CpuStats(**values)
-
-
-def summed_device(parts: Sequence[tuple[str, DeviceStats]]) -> DeviceStats | None:
-    """(host, device) figures as one: rates summed, waits weighted by their IOPS, the
-    busiest device's utilisation; names host:device."""
-    if not parts:
-        return None
-
-    def total(name: str) -> float | None:
-        column = [getattr(d, name) for _, d in parts if getattr(d, name) is not None]
-        return sum(column) if column else None
-
-    def weighted(await_name: str, iops_name: str) -> float | None:
-        pairs = [
-            (getattr(d, await_name), getattr(d, iops_name) or 0.0)
-            for _, d in parts
-            if getattr(d, await_name) is not None
-        ]
-        weight = sum(w for _, w in pairs)
-        return sum(a * w for a, w in pairs) / weight if pairs and weight else None
-
-    utils = [d.util_pct for _, d in parts if d.util_pct is not None]
-    return DeviceStats(
-        name=",".join(f"{host}:{d.name}" for host, d in parts),
-        read_iops=total("read_iops"),
-        write_iops=total("write_iops"),
-        read_mbps=total("read_mbps"),
-        write_mbps=total("write_mbps"),
-        read_await_ms=weighted("read_await_ms", "read_iops"),
-        write_await_ms=weighted("write_await_ms", "write_iops"),
-        util_pct=max(utils) if utils else None,
-    )

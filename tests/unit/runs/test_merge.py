@@ -20,13 +20,11 @@ from dbstor.results.model import CpuStats, DeviceStats
 from dbstor.runs.database.point import TxnOutcome
 from dbstor.runs.io.point import IoOutcome
 from dbstor.runs.merge import (
-    mean_cpu,
     merge_counters,
     merge_histograms,
     merge_io_outcomes,
     merge_samples,
     merge_txn_outcomes,
-    summed_device,
 )
 from dbstor.runs.queries.point import QueryOutcome
 
@@ -198,22 +196,3 @@ def test_query_outcome_survives_plain_json():
         host="h1",
     )
     assert QueryOutcome.from_dict(through_json(original.to_dict())) == original
-
-
-def test_devices_of_several_hosts_add_up_and_waits_weigh_by_their_iops():
-    one = DeviceStats("sdb", 1000.0, 100.0, 4.0, 0.4, 1.0, 2.0, 50.0)
-    two = DeviceStats("sdc", 3000.0, None, 12.0, None, 3.0, None, 80.0)
-    both = summed_device([("db1", one), ("db2", two)])
-    assert both is not None and both.name == "db1:sdb,db2:sdc"
-    assert (both.read_iops, both.read_mbps) == (4000.0, 16.0)
-    assert both.read_await_ms == (1.0 * 1000 + 3.0 * 3000) / 4000  # the mean request's wait
-    # a figure one host lacks is the other's, never a 0 pulling the sum or the wait down
-    assert (both.write_iops, both.write_await_ms) == (100.0, 2.0)
-    assert both.util_pct == 80.0  # the busiest device, not a mean of two machines
-    assert summed_device([]) is None
-
-
-def test_cpu_of_several_hosts_is_each_figures_mean_over_hosts_that_have_it():
-    cpu = mean_cpu([CpuStats(40.0, 30.0, 10.0, None), CpuStats(60.0, 50.0, 10.0, 5.0)])
-    assert cpu == CpuStats(50.0, 40.0, 10.0, 5.0)
-    assert mean_cpu([]) == CpuStats()  # nothing measured: None, not 0
