@@ -17,7 +17,6 @@ from dbstor.errors import UserError
 from dbstor.study.analyses import PER_TARGET, TABLES, analysis_table
 from dbstor.study.data import parse_data_pattern
 from dbstor.study.model import (
-    DEFAULT_ENGINE,
     DEFAULT_RATE_USERS,
     DEFAULT_SLO_LIMIT_MS,
     SERIES_KINDS,
@@ -240,7 +239,7 @@ def _database(source: str, index: int, table: Any) -> DatabaseSpec:
                 f"the environment variable {env} is not set; export it with the server's DSN",
             )
     return DatabaseSpec(
-        engine=fields.get("engine", nonempty, DEFAULT_ENGINE),
+        engine=fields.get("engine", nonempty, DatabaseSpec.engine),
         workload=fields.get("workload", nonempty, "brokerage"),
         scale=fields.get("scale", parse_scale, None),
         series=series,
