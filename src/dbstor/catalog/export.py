@@ -7,13 +7,13 @@ from __future__ import annotations
 
 import json
 import math
-import sqlite3
 import tempfile
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
 from dbstor.catalog.entries import folders, run_entry
+from dbstor.dialects import registry
 from dbstor.errors import UserError
 from dbstor.results.store import read_run_folder, read_samples
 
@@ -104,16 +104,7 @@ def to_sqlite(data: dict[str, list[dict[str, Any]]], path: Path, dialect: str = 
     """Write the tables into a new database file (DuckDB speaks the same DDL here)."""
     if path.exists() or path.is_symlink():
         raise UserError(f"{path} exists: give a new file name (dbstor does not replace it)")
-    if dialect == "duckdb":
-        try:
-            import duckdb
-        except ImportError:
-            raise UserError(
-                "--duckdb needs the duckdb package: pip install 'dbstor[duckdb]'"
-            ) from None
-        db = duckdb.connect(str(path))
-    else:
-        db = sqlite3.connect(path)
+    db = registry.get(dialect).connect_file(path)
     try:
         for table, rows in data.items():
             columns = _columns(rows)

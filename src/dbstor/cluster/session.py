@@ -343,5 +343,13 @@ class ClusterWorker:
         self.last: ClusterPoint | None = None
         self.own_state()
 
+    def running(self) -> None:
+        """None: the hosts' live figures come through latest()."""
+        return None
+
+    def own_files(self) -> list[tuple[str, str]]:
+        """None here: the files are on the other hosts, each removing its own."""
+        return []
+
     def own_state(self) -> None:
         """A kind of worker's own fields, set when it is made."""

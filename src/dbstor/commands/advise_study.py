@@ -12,10 +12,17 @@ import json
 from pathlib import Path
 from typing import Any
 
+from dbstor.engines.registry import engine_class
 from dbstor.errors import UserError
 from dbstor.results.store import read_run_folder
 
-INDEXES_APART = ("postgres",)  # engines that put an index on a path apart from its table
+
+def indexes_apart(engine: str) -> bool:
+    """Whether the engine puts an index on a path apart from its table (its `placeable`)."""
+    try:
+        return "index" in engine_class(engine).placeable
+    except UserError:  # a run of an engine this dbstor does not build: move tables only
+        return False
 
 
 def toml_value(value: Any) -> str:
@@ -41,13 +48,14 @@ def placeable_choice(result: dict[str, Any], engine: str) -> tuple[dict[str, str
     """(name -> "fast" for the chosen objects place can move, notes on those it cannot)."""
     kinds = {row["name"]: row["kind"] for row in result["ranking"]}
     place, notes = {}, []
+    apart = indexes_apart(engine)
     for name in result["chosen"]:
         kind = kinds.get(name, "table")
-        if kind == "table" or (kind == "index" and engine in INDEXES_APART):
+        if kind == "table" or (kind == "index" and apart):
             place[name] = "fast"
         else:
             notes.append(
-                f"{name} ({kind}) is left where it is: place moves tables{' and indexes' if engine in INDEXES_APART else ''} on {engine}"
+                f"{name} ({kind}) is left where it is: place moves tables{' and indexes' if apart else ''} on {engine}"
             )
     return place, notes
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from dbstor.study.model import DatabaseSpec, LoadSeries, Study, Target
+from dbstor.study.model import DEFAULT_ENGINE, DatabaseSpec, LoadSeries, Study, Target
 from dbstor.study.profiles import BUILTIN_PROFILES
 
 DEFAULT_DATA_DIR = Path("dbstor-data")
@@ -25,7 +25,7 @@ def default_study(data_dir: Path = DEFAULT_DATA_DIR) -> Study:
         profiles=(BUILTIN_PROFILES["io-oltp"],),
         databases=(
             DatabaseSpec(
-                engine="sqlite",
+                engine=DEFAULT_ENGINE,
                 workload="brokerage",
                 scale=1000,
                 series=LoadSeries(kind="users", values=(1, 2, 4, 8)),

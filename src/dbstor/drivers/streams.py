@@ -12,6 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from dbstor.dialects import registry
 from dbstor.engines.base import Engine, mask_dsn
 from dbstor.telemetry.window import WindowCounters, window_stats
 
@@ -102,12 +103,13 @@ def end_transaction(connection: Any) -> None:
 
 
 def set_statement_timeout(connection: Any, dialect: str, seconds: float | None) -> None:
-    """The server-side limit where the engine has one (PostgreSQL's statement_timeout);
+    """The server-side limit where the dialect has one (dialects/: statement_timeout);
     elsewhere the QueryTimer interrupts from the client."""
-    if seconds is None or dialect != "postgres":
+    sql = None if seconds is None else registry.get(dialect).statement_timeout(seconds)
+    if sql is None:
         return
     cursor = connection.cursor()
-    cursor.execute(f"SET statement_timeout = {max(1, round(seconds * 1000))}")
+    cursor.execute(sql)
     cursor.close()
     connection.commit()
 

@@ -5,8 +5,8 @@ the database files on the target paths, starts what it needs, stops it and remov
 created unless kept) or *external* (a DSN to a server the user runs; dbstor works only in
 a schema it created and marked, and never drops anything else).
 
-A new engine (SQL Server, Oracle, ...) needs: a dialect name (the SQL the workloads emit for
-it), a DB-API driver, a query for per-file or per-object I/O statistics, and error
+A new engine (SQL Server, Oracle, ...) needs: a dialect name (a package in dbstor/dialects/
+holding the SQL the workloads emit for it; docs/architecture.md lists the files), a DB-API driver, a query for per-file or per-object I/O statistics, and error
 classification (which errors to retry, which mean the server is gone).
 """
 

@@ -28,9 +28,9 @@ def wait_until(moment: float | None) -> None:
 def add_host_views(point: Any, worker: Any, load: Any, duration_s: float, warmup_s: float) -> None:
     """A point measured on several hosts (a cluster worker): each host's own figures and
     the start skew, with a note when the hosts started further apart than the limit."""
-    if not hasattr(worker, "host_views"):
-        return
     views = worker.host_views(load, duration_s, warmup_s)
+    if views is None:  # measured on this host only
+        return
     point.hosts, point.start_skew_ms = views["hosts"], views["start_skew_ms"]
     if views["start_skew_flagged"]:
         point.trust.notes.append(

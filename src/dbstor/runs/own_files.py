@@ -10,16 +10,8 @@ from typing import Any
 Pairs = list[tuple[str, str]]  # (role, path)
 
 
-def own_files(worker: Any) -> Pairs:
-    """(role, path) of what this host's worker built: an io run's test files, a managed or
-    embedded database's files by role; none for a worker measuring on other hosts or an
-    external server."""
-    prepared = getattr(worker, "prepared", None)
-    if prepared is not None:
-        return [("data", str(f)) for f in prepared.files.files]
-    engines = [i.engine for i in getattr(worker, "instances", [])]
-    single = getattr(worker, "engine", None)
-    engines += [single] if single is not None else []
+def engine_files(engines: list[Any]) -> Pairs:
+    """(role, path) of the engines' database files (none for an external server)."""
     return [
         (role, path)
         for engine in engines
@@ -39,7 +31,7 @@ class ScanBeforeCleanup:
 
     def cleanup(self) -> dict[str, Any]:
         try:
-            self.scan(own_files(self.worker))
+            self.scan(self.worker.own_files())
         finally:
             outcome = self.worker.cleanup()
         return outcome

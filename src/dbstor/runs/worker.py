@@ -9,14 +9,21 @@ that the same loop can drive a worker in this process or one on another host:
                     warm-up, when to start) -> an outcome (counters, mergeable latency
                     histograms, telemetry samples, errors)
     latest()        the newest telemetry sample while a point runs (the live line)
+    running()       the running point's own figures (fio's, the users' tallies) or None
     cleanup()       stop what prepare started and remove what it made, unless kept
+    hosts           the hosts it measures on (empty: this host)
+    host_views(...) each host's figures and the start skew of the last point (None on
+                    one host)
+    own_files()     (role, path) of what it built on this host (none for other hosts')
+and an io worker also plan(setup): the test files decided and checked, nothing written.
+The run loops use exactly these (no probing for what a worker has).
 
 Outcomes of several workers (hosts) merge exactly with runs/merge.py.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
 from dbstor.runs.database.worker import DatabaseWorker
@@ -29,6 +36,7 @@ WORKERS: dict[str, type] = {"io": IoWorker, "database": DatabaseWorker, "queries
 
 class Worker(Protocol):
     kind: str
+    hosts: Sequence[str]
 
     def prepare(self, setup: dict[str, Any]) -> dict[str, Any]: ...
 
@@ -36,7 +44,21 @@ class Worker(Protocol):
 
     def latest(self) -> dict[str, Any] | None: ...
 
+    def running(self) -> dict[str, Any] | None: ...
+
+    def host_views(
+        self, load: Any, duration_s: float, warmup_s: float
+    ) -> dict[str, Any] | None: ...
+
+    def own_files(self) -> list[tuple[str, str]]: ...
+
     def cleanup(self) -> dict[str, Any]: ...
+
+
+class PlanningWorker(Worker, Protocol):
+    """An io worker: it decides the test files before preparing them."""
+
+    def plan(self, setup: dict[str, Any]) -> dict[str, Any]: ...
 
 
 def make_worker(

@@ -235,7 +235,7 @@ def _database(source: str, index: int, table: Any) -> DatabaseSpec:
                 f"the environment variable {env} is not set; export it with the server's DSN",
             )
     return DatabaseSpec(
-        engine=fields.get("engine", nonempty, "sqlite"),
+        engine=fields.get("engine", nonempty, DatabaseSpec.engine),
         workload=fields.get("workload", nonempty, "brokerage"),
         scale=fields.get("scale", parse_scale, None),
         series=series,

@@ -77,12 +77,15 @@ class LoadSeries:
         return f"{prefix}{value:g}{suffix}"
 
 
+DEFAULT_ENGINE = "sqlite"  # embedded: runs anywhere, no server to install
+
+
 @dataclass(frozen=True)
 class DatabaseSpec:
     """A real database on each target: engine x workload x scale over a users, instances,
     rate (open loop, transactions per second) or streams (query workloads) series."""
 
-    engine: str = "sqlite"
+    engine: str = DEFAULT_ENGINE
     workload: str = "brokerage"
     scale: float | None = None  # None: the workload's default scale
     series: LoadSeries = LoadSeries(kind="users", values=(1, 2, 4, 8, 16))

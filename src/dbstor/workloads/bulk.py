@@ -2,7 +2,7 @@
 statistics. One path for every workload; the workload gives its tables, its chunks of work
 and a function that generates one chunk's rows (deterministic, in key order per table).
 
-Bulk paths per dialect:
+Bulk paths per dialect (each dialect's put_rows and load settings, dbstor/dialects/):
   sqlite    multi-row INSERTs (about 4,000 values a statement) in one transaction per
             chunk on one connection, with synchronous=OFF and a big page cache while
             loading; chunks are generated in forked worker processes ahead of the
@@ -19,7 +19,6 @@ except the chunks themselves (small descriptors).
 from __future__ import annotations
 
 import contextlib
-import itertools
 import logging
 import multiprocessing
 import os
@@ -32,6 +31,8 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from dbstor.dialects import registry
+from dbstor.dialects.base import Dialect
 from dbstor.engines.base import Engine
 from dbstor.workloads import tables as ddl
 from dbstor.workloads.base import LoadReport
@@ -39,9 +40,6 @@ from dbstor.workloads.tables import Table
 
 Rows = dict[str, list[tuple]]  # table name -> rows, in primary-key order
 
-SQLITE_VALUES_PER_STATEMENT = 4000
-SQLITE_LOAD_CACHE_KIB = 65536
-MYSQL_STATEMENT_BYTES = 1 << 20
 MAX_WORKERS = 8
 PROGRESS_EVERY_S = 5.0
 _STATE: dict[str, Any] = {}  # what forked workers inherit: engine, generate
@@ -62,6 +60,7 @@ class BulkLoad:
 def build(engine: Engine, load: BulkLoad, say: Callable[[str], None]) -> LoadReport:
     """Create, load, key, index and analyze the tables on the engine; run load.after."""
     dialect = engine.dialect
+    own = registry.get(dialect)
     started = time.monotonic()
     conn = engine.connect()
     try:
@@ -70,8 +69,8 @@ def build(engine: Engine, load: BulkLoad, say: Callable[[str], None]) -> LoadRep
             ddl.create_table(t, dialect, *p) for t, p in zip(load.tables, placements, strict=True)
         ]
         execute(conn, creates)
-        if dialect == "sqlite":
-            counts, size = _load_sqlite(conn, load, say, started)
+        if own.loads_in_process:
+            counts, size = _load_in_process(conn, own, load, say, started)
         else:
             counts, size = _load_parallel(engine, load, say, started)
         loaded = time.monotonic()
@@ -80,13 +79,12 @@ def build(engine: Engine, load: BulkLoad, say: Callable[[str], None]) -> LoadRep
             key = ddl.add_primary_key(table, dialect, suffix)
             per_table.append([key] if key else [])
             per_table[-1] += ddl.create_indexes(table, dialect, prefix, suffix)
-        if dialect == "sqlite":
+        if own.loads_in_process:
             execute(conn, [s for group in per_table for s in group])
         else:
             _parallel_ddl(engine, per_table)
         execute(conn, ddl.analyze(dialect, load.tables) + list(load.after))
-        if dialect == "sqlite":
-            _sqlite_finish(conn)
+        own.after_load(conn)
         rows = sum(counts.values())
         seconds = time.monotonic() - started
         say(
@@ -147,16 +145,10 @@ def _sizes(rows: Rows) -> tuple[dict[str, int], int]:
 # --- SQLite: one connection, generation ahead in worker processes -------------------------
 
 
-def _sqlite_schemas(conn: Any) -> list[str]:
-    return [row[1] for row in conn.execute("PRAGMA database_list") if row[1] != "temp"]
-
-
-def _load_sqlite(
-    conn: Any, load: BulkLoad, say: Callable[[str], None], started: float
+def _load_in_process(
+    conn: Any, own: Dialect, load: BulkLoad, say: Callable[[str], None], started: float
 ) -> tuple[Counter[str], int]:
-    for name in _sqlite_schemas(conn):
-        conn.execute(f"PRAGMA {name}.synchronous = OFF")
-        conn.execute(f"PRAGMA {name}.cache_size = -{SQLITE_LOAD_CACHE_KIB}")
+    own.before_load(conn)
     by_name = {t.name: t for t in load.tables}
     counts: Counter[str] = Counter()
     size = 0
@@ -167,34 +159,13 @@ def _load_sqlite(
             cur.execute("BEGIN")
         for name, data in rows.items():
             if data:
-                sqlite_insert(cur, by_name[name], data)
+                own.put_rows(cur, by_name[name], data)
         conn.commit()
         chunk_counts, chunk_bytes = _sizes(rows)
         counts.update(chunk_counts)
         size += chunk_bytes
         progress.chunk(sum(chunk_counts.values()), chunk_bytes)
     return counts, size
-
-
-def sqlite_insert(cur: Any, table: Table, rows: list[tuple]) -> None:
-    """Multi-row INSERTs of about 4,000 bound values each."""
-    width = len(table.columns)
-    per = max(1, SQLITE_VALUES_PER_STATEMENT // width)
-    one = "(" + ",".join("?" * width) + ")"
-    full = len(rows) // per * per
-    if full:
-        sql = f"INSERT INTO {table.name} VALUES {','.join([one] * per)}"
-        chain = itertools.chain.from_iterable
-        cur.executemany(sql, (tuple(chain(rows[i : i + per])) for i in range(0, full, per)))
-    if full < len(rows):
-        cur.executemany(f"INSERT INTO {table.name} VALUES {one}", rows[full:])
-
-
-def _sqlite_finish(conn: Any) -> None:
-    """Durable and compact before the first load point: sync on, WAL checkpointed."""
-    for name in _sqlite_schemas(conn):
-        conn.execute(f"PRAGMA {name}.synchronous = FULL")
-        conn.execute(f"PRAGMA {name}.wal_checkpoint(TRUNCATE)")
 
 
 def _generate_in_worker(chunk: Any) -> Rows:
@@ -226,41 +197,11 @@ def _generated(load: BulkLoad) -> Iterator[Rows]:
 # --- PostgreSQL and MariaDB: worker processes, one connection each ---------------------
 
 
-def copy_rows(cur: Any, table: Table, rows: list[tuple]) -> None:
-    """PostgreSQL COPY FROM STDIN of the rows (psycopg 3)."""
-    with cur.copy(f"COPY {table.name} ({', '.join(table.column_names)}) FROM STDIN") as copy:
-        for row in rows:
-            copy.write_row(row)
-
-
-class _Null:
-    """Renders as SQL NULL inside a tuple's repr()."""
-
-    def __repr__(self) -> str:
-        return "NULL"
-
-
-_NULL = _Null()
-
-
-def insert_rows(cur: Any, table: Table, rows: list[tuple]) -> None:
-    """Multi-row INSERTs of about 1 MB, the VALUES written by repr(): generated values are
-    ints, None and plain ASCII text without quotes or backslashes, whose Python literals
-    are MariaDB literals too (5x faster than the driver's escaping)."""
-    head = f"INSERT INTO {table.name} ({', '.join(table.column_names)}) VALUES "
-    per = max(1, MYSQL_STATEMENT_BYTES // (len(repr(rows[0])) + 2))
-    for i in range(0, len(rows), per):
-        batch = rows[i : i + per]
-        if any(None in row for row in batch):
-            batch = [tuple(_NULL if v is None else v for v in row) for row in batch]
-        cur.execute(head + ",".join(map(repr, batch)))
-
-
 def _worker(tasks: Any, results: Any) -> None:
     _plain_signals()  # ended by terminate() when another worker failed: quietly
     logging.getLogger("psycopg").setLevel(logging.ERROR)  # the error itself is reported
     engine, load = _STATE["engine"], _STATE["load"]
-    put = copy_rows if engine.dialect == "postgres" else insert_rows
+    put = registry.get(engine.dialect).put_rows
     by_name = {t.name: t for t in load.tables}
     conn = None
     try:

@@ -15,17 +15,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-# neutral type -> (sqlite, postgres, mysql)
-_TYPES = {
-    "id": ("INTEGER", "BIGINT", "BIGINT"),
-    "int": ("INTEGER", "INTEGER", "INT"),
-    "small": ("INTEGER", "SMALLINT", "SMALLINT"),
-    "money": ("INTEGER", "BIGINT", "BIGINT"),  # cents
-    "ts": ("INTEGER", "BIGINT", "BIGINT"),  # seconds since 1970-01-01 UTC
-    "day": ("INTEGER", "INTEGER", "INT"),  # days since 1970-01-01
-}
-_DIALECT_COLUMN = {"sqlite": 0, "postgres": 1, "mysql": 2}
-DIALECTS = tuple(_DIALECT_COLUMN)
+from dbstor.dialects import registry
+
 _INTEGERS = ("id", "int")
 
 
@@ -63,55 +54,25 @@ def table(name: str, columns: str, key: str, *indexes: tuple[str, str]) -> Table
 
 def column_type(neutral: str, dialect: str) -> str:
     """The dialect's type for a neutral type, with NOT NULL unless it ends in '?'."""
-    nullable = neutral.endswith("?")
-    base = neutral.rstrip("?")
-    if base.startswith("str:"):
-        sql = f"VARCHAR({base[4:]})"
-    else:
-        sql = _TYPES[base][_DIALECT_COLUMN[dialect]]
-    return sql if nullable else f"{sql} NOT NULL"
+    return registry.get(dialect).column_type(neutral)
 
 
 def create_table(table: Table, dialect: str, prefix: str = "", suffix: str = "") -> str:
     """CREATE TABLE for a dialect; (prefix, suffix) come from engine.placement()."""
-    cols = [f"{name} {column_type(kind, dialect)}" for name, kind in table.columns]
-    key = f", PRIMARY KEY ({', '.join(table.key)})" if table.key else ""
-    head = f"CREATE TABLE {prefix}{table.name}"
-    if dialect == "sqlite":
-        if table.rowid_key:
-            at = table.column_names.index(table.key[0])
-            cols[at] = f"{table.key[0]} INTEGER PRIMARY KEY"
-            return f"{head} ({', '.join(cols)}){suffix}"
-        rowid = " WITHOUT ROWID" if table.key else ""
-        return f"{head} ({', '.join(cols)}{key}){rowid}{suffix}"
-    if dialect == "mysql":
-        return f"{head} ({', '.join(cols)}{key}) ENGINE=InnoDB{suffix}"
-    if dialect == "postgres":  # key added after COPY (add_primary_key)
-        return f"{head} ({', '.join(cols)}){suffix}"
-    raise ValueError(f"unknown dialect {dialect!r}")
+    return registry.get(dialect).create_table(table, prefix, suffix)
 
 
 def add_primary_key(table: Table, dialect: str, suffix: str = "") -> str | None:
-    """PostgreSQL's primary key, built after loading; None where it exists from CREATE
-    (or the table has none)."""
-    if dialect != "postgres" or not table.key:
-        return None
-    using = f" USING INDEX{suffix}" if suffix else ""
-    return (
-        f"ALTER TABLE {table.name} ADD CONSTRAINT {table.name}_pkey"
-        f" PRIMARY KEY ({', '.join(table.key)}){using}"
-    )
+    """The primary key built after loading where the dialect builds it then (PostgreSQL);
+    None where it exists from CREATE (or the table has none)."""
+    return registry.get(dialect).add_primary_key(table, suffix)
 
 
 def create_indexes(table: Table, dialect: str, prefix: str = "", suffix: str = "") -> list[str]:
     """CREATE INDEX statements: SQLite puts the schema prefix on the index name, PostgreSQL
     takes the tablespace suffix, MariaDB keeps indexes in the table's own file."""
-    out = []
-    for name, columns in table.indexes:
-        tail = suffix if dialect == "postgres" else ""
-        index = f"{prefix}{name}" if dialect == "sqlite" else name
-        out.append(f"CREATE INDEX {index} ON {table.name} ({', '.join(columns)}){tail}")
-    return out
+    d = registry.get(dialect)
+    return [d.create_index(name, table.name, cols, prefix, suffix) for name, cols in table.indexes]
 
 
 def object_names(tables: Sequence[Table]) -> dict[str, str]:
@@ -127,8 +88,4 @@ def object_names(tables: Sequence[Table]) -> dict[str, str]:
 
 def analyze(dialect: str, tables: Sequence[Table]) -> list[str]:
     """Statements that gather optimizer statistics on the tables."""
-    if dialect == "sqlite":
-        return ["ANALYZE"]
-    if dialect == "postgres":
-        return [f"ANALYZE {t.name}" for t in tables]
-    return [f"ANALYZE TABLE {', '.join(t.name for t in tables)}"]
+    return list(registry.get(dialect).analyze(tables))

@@ -6,8 +6,9 @@ import sqlite3
 
 import pytest
 
+from dbstor.dialects import registry
 from dbstor.workloads.brokerage import schema
-from dbstor.workloads.brokerage.sql import OVERRIDES, STATEMENTS, render, statement
+from dbstor.workloads.brokerage.sql import STATEMENTS, render, statement
 
 DIALECTS = ("sqlite", "postgres", "mysql")
 
@@ -43,7 +44,9 @@ def test_upsert_differs_only_where_it_must():
     assert "ON CONFLICT" in statement("sqlite", "summary_add")
     assert "ON CONFLICT" in statement("postgres", "summary_add")
     assert "ON DUPLICATE KEY UPDATE" in statement("mysql", "summary_add")
-    assert set(OVERRIDES) == {"mysql"} and set(OVERRIDES["mysql"]) == {"summary_add"}
+    # only MySQL's dialect writes a brokerage statement its own way, and only that one
+    assert registry.having("brokerage") == ("mysql",)
+    assert set(registry.get("mysql").part("brokerage").STATEMENTS) == {"summary_add"}
     assert statement("mysql", "summary_add").count("%s") == 3
 
 

@@ -6,8 +6,10 @@ import sqlite3
 
 import pytest
 
+from dbstor.dialects.mysql import orders as mysql_procedures
+from dbstor.dialects.postgres import orders as plpgsql
 from dbstor.workloads import tables
-from dbstor.workloads.orders import mysql_procedures, plpgsql, procedures
+from dbstor.workloads.orders import procedures
 from dbstor.workloads.orders.schema import TABLE, TABLES
 from dbstor.workloads.orders.sql import STATEMENTS, render, statement
 

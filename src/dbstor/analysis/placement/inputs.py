@@ -10,6 +10,7 @@ underscores; rows with the same name in one snapshot (RAC instances) are added u
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -193,22 +194,32 @@ def _opt_float(value: Any) -> float | None:
     return number
 
 
+def read_sqlserver(path: Path) -> tuple[list[Snapshot], bool]:
+    """One SQL Server export: one snapshot, counted since the counters' reset."""
+    return [parse_sqlserver(path)], True
+
+
+# format (the advise flag's name) -> its reader, named after the reader: read_<format>
+READERS: dict[str, Callable[[Path], tuple[list[Snapshot], bool]]] = {
+    reader.__name__.removeprefix("read_").removeprefix("parse_"): reader
+    for reader in (read_sqlserver, parse_oracle)
+}
+
+
 def load_files(fmt: str, paths: list[Path]) -> tuple[list[DbObject], list[str], str]:
     """Read one or two exports -> (objects, notes, how they were counted)."""
     if len(paths) > 2:
         raise UserError(f"--{fmt}: give one file (counted since reset) or two (before, after)")
     snaps: list[Snapshot] = []
     cumulative = True
+    read = READERS[fmt]
     for path in paths:
-        if fmt == "sqlserver":
-            snaps.append(parse_sqlserver(path))
-        else:
-            found, cumulative = parse_oracle(path)
-            if not cumulative and len(paths) > 1:
-                raise UserError(
-                    f"{path}: *_DELTA columns are already interval counts; give that one file alone"
-                )
-            snaps.extend(found if len(paths) == 1 else found[-1:])
+        found, cumulative = read(path)
+        if not cumulative and len(paths) > 1:
+            raise UserError(
+                f"{path}: *_DELTA columns are already interval counts; give that one file alone"
+            )
+        snaps.extend(found if len(paths) == 1 else found[-1:])
     if not cumulative:
         return list(snaps[0].objects.values()), [], "interval counts (*_DELTA columns) added up"
     if len(snaps) == 1:

@@ -180,7 +180,7 @@ class DatabaseRun(DatabaseRunner):
                 index + 1,
                 {load.kind: load.value, "users": load.jobs},
                 lambda: live_device_iops(self.worker.latest()),
-                getattr(self.worker, "running", None),  # the users' tallies, live
+                self.worker.running,  # the users' tallies, live
             )
         try:
             measured = [self._repeat(point, load, title, r) for r in range(plan.repeats)]

@@ -14,6 +14,7 @@ from dbstor.engines.base import EngineSettings
 from dbstor.engines.registry import engine_class
 from dbstor.errors import UserError, is_disk_full
 from dbstor.runs.database.point import DbPoint, measure_database_point
+from dbstor.runs.own_files import engine_files
 from dbstor.telemetry.disk import devices_for_path
 from dbstor.telemetry.sampler import Sampler
 from dbstor.testfiles import Safety
@@ -84,6 +85,7 @@ def loading(engine: Any) -> Iterator[None]:
 
 class DatabaseWorker:
     kind = "database"
+    hosts: tuple[str, ...] = ()  # this host
 
     def __init__(self, safety: Safety, say: Callable[[str], None] | None = None):
         self.safety = safety
@@ -175,6 +177,14 @@ class DatabaseWorker:
         if not self.instances:
             return []
         return [vars(o) for o in self.instances[0].engine.object_io()]
+
+    def host_views(self, load: Any, duration_s: float, warmup_s: float) -> None:
+        """None: the point was measured on this host only."""
+        return None
+
+    def own_files(self) -> list[tuple[str, str]]:
+        """Each instance's database files by role (none for an external server)."""
+        return engine_files([i.engine for i in self.instances])
 
     def cleanup(self) -> dict[str, Any]:
         """Stop every instance (removing what it created unless kept); stopping one that

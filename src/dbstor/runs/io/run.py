@@ -82,11 +82,11 @@ class IoRun:
             },
         }
         self.target = self.worker.plan(setup)
-        if hasattr(self.worker, "hosts"):
+        if self.worker.hosts:
             self.run.target["hosts"] = list(self.worker.hosts)
         self.run.target["device"] = ",".join(self.target["devices"]) or None
         self.run.target["system"] = target_system(self.target["devices"])
-        if plan.target.paths and not hasattr(self.worker, "hosts"):
+        if plan.target.paths and not self.worker.hosts:
             self.run.target["mount"] = mount_facts(plan.target.paths[0])
         self.run.workload["direct"] = self.target["direct"]
         self.run.notes.extend(self.target["notes"])
@@ -166,7 +166,7 @@ class IoRun:
                 index + 1,
                 {load.kind: load.value, "jobs": load.jobs},
                 lambda: live_device_iops(self.worker.latest()),
-                getattr(self.worker, "running", None),  # fio's running figures, live
+                self.worker.running,  # fio's running figures, live
             )
         try:
             with PauseWatch() as watch:

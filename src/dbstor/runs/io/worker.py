@@ -17,6 +17,7 @@ from dbstor.testfiles import Safety
 
 class IoWorker:
     kind = "io"
+    hosts: tuple[str, ...] = ()  # this host
 
     def __init__(self, safety: Safety, say: Callable[[str], None] | None = None):
         self.safety = safety
@@ -77,6 +78,14 @@ class IoWorker:
         """The newest telemetry sample of the point being measured."""
         sample = self.sampler.latest() if self.sampler else None
         return dict(sample) if sample else None
+
+    def host_views(self, load: Any, duration_s: float, warmup_s: float) -> None:
+        """None: the point was measured on this host only."""
+        return None
+
+    def own_files(self) -> list[tuple[str, str]]:
+        """The test files this run laid out (none before plan)."""
+        return [("data", str(f)) for f in self.prepared.files.files] if self.prepared else []
 
     def cleanup(self) -> dict[str, Any]:
         """Remove the test files dbstor created, unless kept."""

@@ -28,6 +28,7 @@ from dbstor.workloads.registry import workload_class
 
 class QueryWorker:
     kind = "queries"
+    hosts: tuple[str, ...] = ()  # this host
 
     def __init__(self, safety: Safety, say: Callable[[str], None] | None = None):
         self.safety = safety
@@ -125,6 +126,20 @@ class QueryWorker:
     def latest(self) -> dict[str, Any] | None:
         sample = self.sampler.latest() if self.sampler else None
         return dict(sample) if sample else None
+
+    def running(self) -> None:
+        """None: the streams' figures come with each query's record."""
+        return None
+
+    def host_views(self, load: Any, duration_s: float, warmup_s: float) -> None:
+        """None: the point was measured on this host only."""
+        return None
+
+    def own_files(self) -> list[tuple[str, str]]:
+        """The database's files by role (none for an external server)."""
+        from dbstor.runs.own_files import engine_files
+
+        return engine_files([self.engine] if self.engine is not None else [])
 
     def cleanup(self) -> dict[str, Any]:
         if self.engine is None:

@@ -21,6 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from dbstor.dialects import registry
 from dbstor.engines.base import Engine
 from dbstor.workloads.base import LoadReport
 from dbstor.workloads.blocks import schema, server
@@ -28,7 +29,6 @@ from dbstor.workloads.blocks.schema import Geometry
 
 MAX_THREADS = 4
 PROGRESS_S = 5.0
-SQLITE_LOAD_CACHE_KIB = 65536
 
 
 @dataclass(frozen=True)
@@ -84,8 +84,8 @@ def build(engine: Engine, plan: Plan, say: Callable[[str], None]) -> Built:
             cur.execute(schema.create_table(shape, name, *engine.placement(i)))
         conn.commit()
         progress = _Progress(plan.tables * plan.rows, say)
-        if engine.dialect == "sqlite":
-            counts = _fill_sqlite(conn, shape, plan, progress)
+        if registry.get(engine.dialect).loads_in_process:
+            counts = _fill_in_process(conn, shape, plan, progress)
         else:
             counts = _fill_parallel(engine, shape, plan, progress)
         size = table_bytes(conn, engine.dialect, plan.names)
@@ -107,10 +107,7 @@ def build(engine: Engine, plan: Plan, say: Callable[[str], None]) -> Built:
 
 def page_size(conn: Any, dialect: str) -> int | None:
     """InnoDB's page size (mysql) or PostgreSQL's block size; None for SQLite (8K)."""
-    query = {
-        "mysql": "SELECT @@innodb_page_size",
-        "postgres": "SELECT current_setting('block_size')::int",
-    }.get(dialect)
+    query = server.part(dialect).PAGE_SIZE_QUERY
     if query is None:
         return None
     cur = conn.cursor()
@@ -135,28 +132,20 @@ def _fill_table(conn: Any, shape: Geometry, name: str, plan: Plan, progress: _Pr
     return done
 
 
-# --- SQLite: one connection -------------------------------------------------------------
+# --- embedded (SQLite): one connection ------------------------------------------------
 
 
-def _sqlite_schemas(conn: Any) -> list[str]:
-    return [row[1] for row in conn.execute("PRAGMA database_list") if row[1] != "temp"]
-
-
-def _fill_sqlite(conn: Any, shape: Geometry, plan: Plan, progress: _Progress) -> dict[str, int]:
+def _fill_in_process(conn: Any, shape: Geometry, plan: Plan, progress: _Progress) -> dict[str, int]:
     conn.create_function(schema.PAD_FUNCTION, 3, schema.pad_text, deterministic=True)
-    schemas = _sqlite_schemas(conn)
-    for name in schemas:
-        conn.execute(f"PRAGMA {name}.synchronous = OFF")
-        conn.execute(f"PRAGMA {name}.cache_size = -{SQLITE_LOAD_CACHE_KIB}")
+    own = registry.get(shape.dialect)
+    own.before_load(conn)
     counts = {}
     for name in plan.names:
         counts[name] = _fill_table(conn, shape, name, plan, progress)
         progress.tick()
-        conn.execute(schema.analyze("sqlite", name))
+        conn.execute(schema.analyze(shape.dialect, name))
         conn.commit()
-    for name in schemas:  # durable and compact before the first point
-        conn.execute(f"PRAGMA {name}.synchronous = FULL")
-        conn.execute(f"PRAGMA {name}.wal_checkpoint(TRUNCATE)")
+    own.after_load(conn)  # durable and compact before the first point
     return counts
 
 
@@ -175,8 +164,8 @@ def _build_table(
         if key:
             cur.execute(key)
             conn.commit()
-        if shape.dialect == "postgres":
-            conn.autocommit = True  # VACUUM runs outside a transaction
+        if server.part(shape.dialect).ANALYZE_IN_AUTOCOMMIT:  # VACUUM: not in a transaction
+            registry.get(shape.dialect).autocommit(conn)
         cur.execute(schema.analyze(shape.dialect, name))
         if cur.description:
             cur.fetchall()  # ANALYZE TABLE's result set
@@ -225,30 +214,8 @@ def table_bytes(conn: Any, dialect: str, names: list[str]) -> int | None:
     forks (pg_relation_size), MariaDB DATA_LENGTH (pages reserved for the clustered
     index, after ANALYZE TABLE), SQLite the pages in use in its files (the tables are
     nearly all of them). None when the engine will not say."""
-    cur = conn.cursor()
     try:
-        if dialect == "postgres":
-            cur.execute(
-                "SELECT sum(pg_relation_size(t::regclass)) FROM unnest(%s::text[]) t", (names,)
-            )
-        elif dialect == "mysql":
-            marks = ", ".join(["%s"] * len(names))
-            cur.execute(
-                "SELECT SUM(DATA_LENGTH) FROM information_schema.TABLES"
-                f" WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME IN ({marks})",
-                tuple(names),
-            )
-        else:
-            total = 0
-            for name in _sqlite_schemas(conn):
-                pages = conn.execute(f"PRAGMA {name}.page_count").fetchone()[0]
-                free = conn.execute(f"PRAGMA {name}.freelist_count").fetchone()[0]
-                size = conn.execute(f"PRAGMA {name}.page_size").fetchone()[0]
-                total += (pages - free) * size
-            return total
-        value = cur.fetchone()[0]
-        conn.commit()
-        return int(value) if value is not None else None
+        return server.part(dialect).table_bytes(conn, names)
     except Exception:
         with contextlib.suppress(Exception):
             conn.rollback()

@@ -33,9 +33,9 @@ class BlocksOptions:
     def uses_server_loop(self, dialect: str | None) -> bool:
         """Whether calls run the server-side loop on this dialect (None: not yet known,
         taken as a server engine)."""
-        from dbstor.workloads.blocks.server import DIALECTS
+        from dbstor.workloads.blocks.server import has_loop
 
-        return self.server_loop and (dialect is None or dialect in DIALECTS)
+        return self.server_loop and (dialect is None or has_loop(dialect))
 
     def batch_for(self, dialect: str | None = None) -> int:
         """Rows visited a call: the option, or the default (never more than the rows)."""

@@ -5,7 +5,7 @@ committed by the engine as the statement ends (durably: the engines keep synchro
 commits). With the server loop (server.py, PostgreSQL and MariaDB by default) the
 statement calls the table's routine, which draws the keys and visits `batch` rows inside
 the database; otherwise it names the keys the client drew (sql.py). The client does as
-little as it can per transaction:
+little as it can per transaction (each dialect's blocks part: dbstor.dialects.<d>.blocks):
   postgres  the statements are prepared once on the session's connection and run through
             psycopg's libpq layer (Connection.pgconn.exec_prepared, parameters as text):
             about half the client CPU of a cursor's execute() and fetchone(); without a
@@ -21,11 +21,9 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
-from dbstor.engines.pg_prepared import PreparedStatements
+from dbstor.dialects import registry
 from dbstor.workloads.base import Session
 from dbstor.workloads.blocks import server, sql
-
-INT4_OID = 23  # PostgreSQL type of the key parameters (int4)
 
 
 class MissingRows(RuntimeError):
@@ -35,13 +33,11 @@ class MissingRows(RuntimeError):
 class _Cursor:
     """The two statements through a DB-API cursor (SQLite, PyMySQL)."""
 
+    can_submit = False
+
     def __init__(self, connection: Any, dialect: str, table: str, batch: int):
-        if dialect == "sqlite":
-            connection.commit()
-            connection.isolation_level = None  # autocommit
-        else:
-            connection.commit()
-            connection.autocommit(True)
+        connection.commit()
+        registry.get(dialect).autocommit(connection)
         self.cur = connection.cursor()
         self.read_sql = sql.read_sql(dialect, table, batch)
         self.update_sql = sql.update_sql(dialect, table, batch)
@@ -58,79 +54,6 @@ class _Cursor:
         self.cur.close()
 
 
-class _Prepared:
-    """The two statements prepared on a psycopg connection's libpq handle."""
-
-    def __init__(self, connection: Any, table: str, batch: int):
-        types = [INT4_OID] * batch
-        self.statements = PreparedStatements(
-            connection,
-            {
-                "read": sql.read_sql("postgres", table, batch),
-                "update": sql.update_sql("postgres", table, batch),
-            },
-            {"read": types, "update": types},
-        )
-
-    def read(self, keys: Sequence[int]) -> int:
-        return self.found("read", self.statements.run("read", keys))
-
-    def update(self, keys: Sequence[int]) -> int:
-        return self.found("update", self.statements.run("update", keys))
-
-    @staticmethod
-    def found(transaction: str, result: Any) -> int:
-        """The rows a read counted or an update changed."""
-        if transaction == "read":
-            return int(result.get_value(0, 0))
-        return int(result.command_tuples or 0)
-
-    def close(self) -> None:
-        pass
-
-
-class _ServerLoop:
-    """The table's two routines (server.py), called with (batch, rows): the keys are drawn
-    and the rows visited inside the database."""
-
-    def __init__(
-        self, connection: Any, dialect: str, table: str, batch: int, rows: int, seed: float
-    ):
-        self.dialect, self.params = dialect, (batch, rows)
-        text, params = server.seed_statement(dialect, seed)
-        calls = server.calls(dialect, table)
-        if dialect == "postgres":
-            self.statements = PreparedStatements(
-                connection, {"seed": text.replace("%s", "%s::float8"), **calls}
-            )
-            self.statements.run("seed", [repr(params[0])])
-            return
-        connection.commit()
-        connection.autocommit(True)
-        self.cur = connection.cursor()
-        self.cur.execute(text, params)
-        self.calls = calls
-
-    def read(self, keys: Sequence[int]) -> int:
-        return self.call("read")
-
-    def update(self, keys: Sequence[int]) -> int:
-        return self.call("update")
-
-    def call(self, transaction: str) -> int:
-        if self.dialect == "postgres":
-            return int(self.statements.run(transaction, self.params).get_value(0, 0))
-        self.cur.execute(self.calls[transaction], self.params)
-        row = self.cur.fetchone()
-        while self.cur.nextset():  # the CALL's own status result
-            pass
-        return int(row[0])
-
-    def close(self) -> None:
-        if self.dialect != "postgres":
-            self.cur.close()
-
-
 class BlocksSession(Session):
     """Reads or updates `batch` random rows of `table` per transaction."""
 
@@ -144,20 +67,24 @@ class BlocksSession(Session):
         rng: random.Random,
         server_loop: bool = False,
     ):
-        if dialect not in sql.PLACEHOLDER:
-            raise ValueError(f"unknown dialect {dialect!r}")
-        self.server_loop = server_loop and dialect in server.DIALECTS
-        self.statements: _Cursor | _Prepared | _ServerLoop
+        part = server.part(dialect)
+        self.server_loop = server_loop and bool(part.SERVER_LOOP)
+        # the dialect's own statements (server loop, prepared) or a plain cursor
+        self.statements: Any
         if self.server_loop:
-            self.statements = _ServerLoop(connection, dialect, table, batch, rows, rng.random())
-        elif dialect == "postgres":
-            self.statements = _Prepared(connection, table, batch)
+            calls = server.calls(dialect, table)
+            self.statements = part.server_loop(connection, calls, batch, rows, rng.random())
         else:
-            self.statements = _Cursor(connection, dialect, table, batch)
+            read, update = (
+                sql.read_sql(dialect, table, batch),
+                sql.update_sql(dialect, table, batch),
+            )
+            own = part.prepared(connection, table, batch, read, update)
+            self.statements = own or _Cursor(connection, dialect, table, batch)
         self.table, self.rows, self.batch, self.rng = table, rows, batch, rng
         self.done: Counter[str] = Counter()  # transactions this session finished, by type
         self._ids = range(1, rows + 1)
-        self.can_submit = dialect == "postgres"  # one prepared statement: submit, collect
+        self.can_submit = bool(self.statements.can_submit)  # one prepared statement
         self._sent = ""  # the transaction submit() sent
 
     def keys(self) -> Sequence[int]:
@@ -169,7 +96,7 @@ class BlocksSession(Session):
     def run(self, transaction: str) -> None:
         if transaction not in ("read", "update"):
             raise ValueError(f"unknown blocks transaction {transaction!r}")
-        if isinstance(self.statements, _ServerLoop):
+        if self.server_loop:
             found = self.statements.call(transaction)
         elif transaction == "read":
             found = self.statements.read(self.keys())
@@ -181,20 +108,14 @@ class BlocksSession(Session):
         if transaction not in ("read", "update"):
             raise ValueError(f"unknown blocks transaction {transaction!r}")
         self._sent = transaction
-        if isinstance(self.statements, _ServerLoop):
-            return self.statements.statements.send(transaction, self.statements.params)
-        assert isinstance(self.statements, _Prepared)
-        return self.statements.statements.send(transaction, self.keys())
+        keys = () if self.server_loop else self.keys()  # the routine draws its own
+        return int(self.statements.send(transaction, keys))
 
     def collect(self) -> bool | None:
-        assert isinstance(self.statements, _Prepared | _ServerLoop)
-        result = self.statements.statements.receive()
-        if result is None:
+        found = self.statements.receive(self._sent)
+        if found is None:
             return None
-        if isinstance(self.statements, _ServerLoop):  # the routine's count of rows visited
-            self._finish(self._sent, int(result.get_value(0, 0)))
-        else:
-            self._finish(self._sent, _Prepared.found(self._sent, result))
+        self._finish(self._sent, int(found))
         return True
 
     def _finish(self, transaction: str, found: int) -> None:

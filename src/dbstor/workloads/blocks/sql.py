@@ -12,11 +12,11 @@ round trip. Keys come sorted, so two sessions sharing a table lock rows in one o
 
 from __future__ import annotations
 
-PLACEHOLDER = {"sqlite": "?", "postgres": "%s", "mysql": "%s"}
+from dbstor.dialects import registry
 
 
 def _keys(dialect: str, batch: int) -> str:
-    mark = PLACEHOLDER[dialect]
+    mark = registry.get(dialect).param
     return f"id = {mark}" if batch == 1 else f"id IN ({', '.join([mark] * batch)})"
 
 

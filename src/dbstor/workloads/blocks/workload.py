@@ -6,6 +6,7 @@ import random
 from collections.abc import Callable
 from typing import Any, ClassVar
 
+from dbstor.dialects import registry
 from dbstor.engines.base import Engine
 from dbstor.errors import UserError
 from dbstor.workloads.base import LoadReport, Workload
@@ -29,7 +30,7 @@ class BlocksWorkload(Workload):
         "Oracle at 75% selects / 25% updates"
     )
     mix: ClassVar[dict[str, float]] = DEFAULT_MIX  # the instance's follows update_pct
-    dialects: ClassVar[tuple[str, ...]] = ("sqlite", "postgres", "mysql")
+    dialects: ClassVar[tuple[str, ...]] = registry.running("blocks")
     default_scale: ClassVar[int] = 10_000  # SLOB's default SCALE: 10,000 blocks per schema
     scale_unit: ClassVar[str] = "rows per user"
     options_help: ClassVar[dict[str, str]] = OPTIONS

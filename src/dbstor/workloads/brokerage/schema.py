@@ -8,7 +8,6 @@ dialect; this module re-exports those functions under the names the brokerage co
 from __future__ import annotations
 
 from dbstor.workloads.tables import (
-    DIALECTS,
     Table,
     add_primary_key,
     column_type,
@@ -19,7 +18,6 @@ from dbstor.workloads.tables import analyze as analyze_tables
 from dbstor.workloads.tables import table as _t
 
 __all__ = [
-    "DIALECTS",
     "TABLE",
     "TABLES",
     "Table",

@@ -19,6 +19,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from dbstor.dialects import registry
 from dbstor.workloads.base import Session
 from dbstor.workloads.brokerage.keys import Keys
 from dbstor.workloads.brokerage.market import Market
@@ -35,6 +36,7 @@ class BrokerageSession(Session):
     ):
         """`keys`, `market` and `seed` are the workload's: shared by its sessions."""
         self.dialect = dialect
+        self.own = registry.get(dialect)  # the dialect's own ways (how a transaction opens)
         self.conn = connection
         self.cur = connection.cursor()
         self.keys = keys
@@ -94,8 +96,7 @@ class BrokerageSession(Session):
         body = TRANSACTIONS[transaction]
         self._on_commit, self._on_rollback = [], []
         try:
-            if self.dialect == "sqlite" and not self.conn.in_transaction:
-                self.cur.execute("BEGIN IMMEDIATE" if transaction in WRITERS else "BEGIN")
+            self.own.begin(self.conn, transaction in WRITERS)
             keep = body(self) is not False
             if keep:
                 self.conn.commit()

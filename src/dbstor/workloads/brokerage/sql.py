@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from functools import cache
 
-from dbstor.workloads.brokerage.schema import DIALECTS
+from dbstor.dialects import registry
 
 STATEMENTS: dict[str, str] = {
     # Trade-Status
@@ -137,25 +137,16 @@ STATEMENTS: dict[str, str] = {
     " GROUP BY b_name ORDER BY volume DESC",
 }
 
-# Where a dialect needs other text than the rendering gives.
-OVERRIDES: dict[str, dict[str, str]] = {
-    "mysql": {
-        "summary_add": "INSERT INTO holding_summary (hs_ca_id, hs_s_symb, hs_qty)"
-        " VALUES (?, ?, ?) ON DUPLICATE KEY UPDATE hs_qty = hs_qty + VALUES(hs_qty)",
-    },
-}
-
 
 def render(text: str, dialect: str, count: int = 0) -> str:
     """A statement for a dialect; `count` placeholders replace {in}."""
-    if dialect not in DIALECTS:
-        raise ValueError(f"unknown dialect {dialect!r}")
-    text = text.replace("{in}", ", ".join(["?"] * count))
-    text = text.replace("{for_update}", "" if dialect == "sqlite" else " FOR UPDATE")
-    return text if dialect == "sqlite" else text.replace("?", "%s")
+    own = registry.for_workload(dialect, "brokerage")
+    return own.render(text.replace("{in}", ", ".join(["?"] * count)))
 
 
 @cache
 def statement(dialect: str, name: str, count: int = 0) -> str:
     """The rendered statement `name` for a dialect (cached)."""
-    return render(OVERRIDES.get(dialect, {}).get(name, STATEMENTS[name]), dialect, count)
+    part = registry.for_workload(dialect, "brokerage").part("brokerage")
+    own = getattr(part, "STATEMENTS", {})  # where the dialect needs other text
+    return render(own.get(name, STATEMENTS[name]), dialect, count)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, ClassVar
 
+from dbstor.dialects import registry
 from dbstor.engines.base import Engine
 from dbstor.errors import UserError
 from dbstor.units import MAX_LATENCY_MS
@@ -71,7 +72,7 @@ class BrokerageWorkload(Workload):
         "(TPC-E-like SQL Server workload: random 8K I/O, about 90% reads)"
     )
     mix: ClassVar[dict[str, float]] = MIX
-    dialects: ClassVar[tuple[str, ...]] = ("sqlite", "postgres", "mysql")
+    dialects: ClassVar[tuple[str, ...]] = registry.running("brokerage")
     declared_tables = TABLES
     options_help: ClassVar[dict[str, str]] = OPTIONS
 

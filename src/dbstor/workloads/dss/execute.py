@@ -8,7 +8,7 @@ import contextlib
 from typing import Any
 
 from dbstor.engines.duckdb import interrupted_by_ctrl_c
-from dbstor.workloads.dss.dialect import Dialect
+from dbstor.workloads.dss.dialect import dialect_for
 from dbstor.workloads.dss.params import Params
 from dbstor.workloads.dss.queries import TEXTS
 
@@ -16,7 +16,7 @@ from dbstor.workloads.dss.queries import TEXTS
 def render(number: int, params: Params, dialect: str, stream: int = 0) -> str:
     """The SQL of query `number` with its parameters, for a dialect (statements separated
     by ';' when there are several: Q15)."""
-    return TEXTS[number](params, Dialect(dialect), stream)
+    return TEXTS[number](params, dialect_for(dialect), stream)
 
 
 def statements(sql: str) -> list[str]:

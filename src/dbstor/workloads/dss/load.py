@@ -9,6 +9,7 @@ generating the data is I/O on the storage under test too, as a DBA's staging are
 
 from __future__ import annotations
 
+import importlib
 import shutil
 import tempfile
 import time
@@ -19,16 +20,18 @@ from types import ModuleType
 from dbstor.engines.base import Engine
 from dbstor.engines.duckdb import cpu_threads
 from dbstor.workloads.base import LoadReport
-from dbstor.workloads.dss import load_duckdb, load_postgres, load_sqlite
 from dbstor.workloads.dss.generate import Generated, generate, scale_text, staging_directory
 from dbstor.workloads.dss.phases import Phases
 
-LOADERS: dict[str, ModuleType] = {
-    "duckdb": load_duckdb,
-    "postgres": load_postgres,
-    "sqlite": load_sqlite,
-}
-DEFAULT_INDEXES = {"duckdb": "none", "postgres": "all", "sqlite": "all"}
+
+def loader(dialect: str) -> ModuleType:
+    """The dialect's dss loader, load_<dialect>.py beside this module (it builds with the
+    workload's own schema and generated files, so it lives in the workload)."""
+    return importlib.import_module(f"dbstor.workloads.dss.load_{dialect}")
+
+
+def default_indexes(dialect: str) -> str:
+    return str(loader(dialect).DEFAULT_INDEXES)
 
 
 def staging_parent(engine: Engine) -> Path:
@@ -43,26 +46,26 @@ def build(
     engine: Engine, scale: float, indexes: str, say: Callable[[str], None]
 ) -> tuple[LoadReport, dict[str, float]]:
     """Generate, load, key, index and analyze; the report and the seconds per phase."""
-    loader = LOADERS[engine.dialect]
+    own = loader(engine.dialect)
     workers = cpu_threads()
-    parts = workers if loader is load_postgres else 1
+    parts = workers if own.PARALLEL else 1
     started = time.monotonic()
-    stage = staging_directory(staging_parent(engine), scale, loader.FORMAT)
+    stage = staging_directory(staging_parent(engine), scale, own.FORMAT)
     try:
         say(
             f"  dss: generating TPC-H scale factor {scale_text(scale)} with tpchgen-cli "
-            f"({loader.FORMAT}) in {stage}"
+            f"({own.FORMAT}) in {stage}"
         )
-        data = generate(scale, loader.FORMAT, stage, parts=parts)
+        data = generate(scale, own.FORMAT, stage, parts=parts)
         size = data.bytes
         say(
-            f"  dss: generated {size / 1e6:,.0f} MB of {loader.FORMAT} in {data.seconds:.1f} s "
+            f"  dss: generated {size / 1e6:,.0f} MB of {own.FORMAT} in {data.seconds:.1f} s "
             f"({size / 1e6 / max(data.seconds, 1e-9):,.0f} MB/s)"
         )
-        if loader is load_postgres:
-            phases = loader.build(engine, data, scale, indexes, say, workers=workers)
+        if own.PARALLEL:
+            phases = own.build(engine, data, scale, indexes, say, workers=workers)
         else:
-            phases = loader.build(engine, data, scale, indexes, say)
+            phases = own.build(engine, data, scale, indexes, say)
     finally:
         shutil.rmtree(stage, ignore_errors=True)
     seconds = time.monotonic() - started

@@ -18,6 +18,8 @@ from dbstor.workloads.dss import schema
 from dbstor.workloads.dss.generate import Generated
 from dbstor.workloads.dss.phases import Phases
 
+DEFAULT_INDEXES = "none"  # the indexes built unless --indexes says
+PARALLEL = False  # the loader takes workers (one data file part each)
 FORMAT = "parquet"
 
 
@@ -44,7 +46,7 @@ def _fill(
     placements = [engine.placement(i) for i in range(len(schema.TABLES))]
     with phases.timed("load"):
         for table, (prefix, suffix) in zip(schema.TABLES, placements, strict=True):
-            conn.execute(schema.create_table(table, "duckdb", scale, prefix, suffix))
+            conn.execute(schema.create_table(table, engine.dialect, scale, prefix, suffix))
             columns = ", ".join(table.column_names)
             done = conn.execute(
                 f"INSERT INTO {prefix}{table.name} ({columns}) SELECT {columns} "
@@ -55,9 +57,9 @@ def _fill(
     if indexes != "none":
         with phases.timed("keys"):
             for table, (prefix, _) in zip(schema.TABLES, placements, strict=True):
-                conn.execute(schema.add_primary_key(table, "duckdb", prefix))
+                conn.execute(schema.add_primary_key(table, engine.dialect, prefix))
                 if indexes == "all":
-                    for sql in schema.create_foreign_key_indexes(table, "duckdb", prefix):
+                    for sql in schema.create_foreign_key_indexes(table, engine.dialect, prefix):
                         conn.execute(sql)
             _checkpoint(conn, placements)
     with phases.timed("analyze"):

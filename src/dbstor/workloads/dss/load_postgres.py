@@ -19,6 +19,8 @@ from dbstor.workloads.dss import schema
 from dbstor.workloads.dss.generate import Generated
 from dbstor.workloads.dss.phases import Phases
 
+DEFAULT_INDEXES = "all"  # the indexes built unless --indexes says
+PARALLEL = True  # the loader takes workers (one data file part each)
 FORMAT = "csv"
 BLOCK = 1 << 20
 INDEX_MEMORY = 256 << 20  # maintenance_work_mem for building keys and indexes
@@ -37,7 +39,7 @@ def build(
     conn = engine.connect()
     try:
         for table, (prefix, suffix) in zip(schema.TABLES, placements, strict=True):
-            conn.execute(schema.create_table(table, "postgres", scale, prefix, suffix))
+            conn.execute(schema.create_table(table, engine.dialect, scale, prefix, suffix))
         conn.commit()
     finally:
         conn.close()
@@ -50,9 +52,11 @@ def build(
     if indexes != "none":
         ddl = []
         for table, (prefix, suffix) in zip(schema.TABLES, placements, strict=True):
-            statements = [schema.add_primary_key(table, "postgres", prefix, suffix)]
+            statements = [schema.add_primary_key(table, engine.dialect, prefix, suffix)]
             if indexes == "all":
-                statements += schema.create_foreign_key_indexes(table, "postgres", prefix, suffix)
+                statements += schema.create_foreign_key_indexes(
+                    table, engine.dialect, prefix, suffix
+                )
             ddl += [(phases.rows.get(table.name, 0), sql) for sql in statements]
         ddl.sort(key=lambda item: item[0], reverse=True)
         memory = _index_memory(engine)

@@ -20,6 +20,8 @@ from dbstor.workloads.dss import schema
 from dbstor.workloads.dss.generate import Generated
 from dbstor.workloads.dss.phases import Phases
 
+DEFAULT_INDEXES = "all"  # the indexes built unless --indexes says
+PARALLEL = False  # the loader takes workers (one data file part each)
 FORMAT = "csv"
 ROWS_PER_TRANSACTION = 100_000
 LOAD_CACHE_KIB = 65536
@@ -39,7 +41,7 @@ def build(
         with phases.timed("load"):
             for table, (prefix, suffix) in zip(schema.TABLES, placements, strict=True):
                 key = indexes != "none"
-                conn.execute(schema.create_table(table, "sqlite", scale, prefix, suffix, key))
+                conn.execute(schema.create_table(table, engine.dialect, scale, prefix, suffix, key))
                 conn.commit()
                 phases.rows[table.name] = sum(
                     _insert(conn, table, path) for path in data.files[table.name]
@@ -47,7 +49,9 @@ def build(
         if indexes == "all":
             with phases.timed("keys"):
                 for table, (prefix, suffix) in zip(schema.TABLES, placements, strict=True):
-                    for sql in schema.create_foreign_key_indexes(table, "sqlite", prefix, suffix):
+                    for sql in schema.create_foreign_key_indexes(
+                        table, engine.dialect, prefix, suffix
+                    ):
                         conn.execute(sql)
                 conn.commit()
         with phases.timed("analyze"):

@@ -17,6 +17,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from decimal import Decimal
 
+from dbstor.dialects import registry
+
 # TPC-H's base cardinalities per unit of scale factor (clause 4.2.5); lineitem varies
 # (1 to 7 lines per order, about 4 on average).
 BASE_ROWS = {
@@ -183,23 +185,7 @@ def column_type(column: Column, dialect: str, scale: float) -> str:
     kind = column.kind
     if kind == "id" and scale >= BIG_KEYS_FROM_SCALE:
         kind = "bigid"
-    if dialect == "sqlite":
-        return {"id": "INTEGER", "bigid": "INTEGER", "int": "INTEGER", "decimal": "REAL"}.get(
-            kind, "TEXT"
-        )
-    types = {
-        "id": "INTEGER",
-        "bigid": "BIGINT",
-        "int": "INTEGER",
-        "decimal": "DECIMAL(15,2)",
-        "date": "DATE",
-        "varchar": f"VARCHAR({column.size})",
-    }
-    if kind == "char":
-        return f"CHAR({column.size})" if dialect == "postgres" else "VARCHAR"
-    if dialect == "duckdb" and kind == "varchar":
-        return "VARCHAR"
-    return types[kind]
+    return registry.get(dialect).analytic_type(kind, column.size)
 
 
 def create_table(
@@ -215,12 +201,8 @@ def create_table(
 
 def add_primary_key(table: Table, dialect: str, prefix: str = "", suffix: str = "") -> str:
     """The primary key added after loading (PostgreSQL: its index in the table's tablespace)."""
-    using = f" USING INDEX{suffix}" if dialect == "postgres" and suffix else ""
-    on = f"{prefix}{table.name}" if dialect == "duckdb" else table.name
-    return (
-        f"ALTER TABLE {on} ADD CONSTRAINT {table.name}_pkey "
-        f"PRIMARY KEY ({', '.join(table.key)}){using}"
-    )
+    own = registry.get(dialect)
+    return own.add_key_after(table.name, f"{table.name}_pkey", table.key, prefix, suffix)
 
 
 def create_foreign_key_indexes(
@@ -228,14 +210,11 @@ def create_foreign_key_indexes(
 ) -> list[str]:
     """An index per foreign key not served by the primary key: SQLite names it in the
     table's schema, PostgreSQL puts it in the table's tablespace."""
-    out = []
-    for columns in table.indexed_foreign_keys():
-        name = table.index_name(columns)
-        index = f"{prefix}{name}" if dialect == "sqlite" else name
-        on = f"{prefix}{table.name}" if dialect == "duckdb" else table.name
-        tail = suffix if dialect == "postgres" else ""
-        out.append(f"CREATE INDEX {index} ON {on} ({', '.join(columns)}){tail}")
-    return out
+    own = registry.get(dialect)
+    return [
+        own.create_index(table.index_name(columns), table.name, columns, prefix, suffix)
+        for columns in table.indexed_foreign_keys()
+    ]
 
 
 def expected_rows(scale: float) -> dict[str, int | None]:

@@ -12,13 +12,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, ClassVar
 
+from dbstor.dialects import registry
 from dbstor.engines.base import Engine
 from dbstor.errors import UserError
 from dbstor.workloads.base import LoadReport, Session, Workload
 from dbstor.workloads.dss import catalog, execute, params
 from dbstor.workloads.dss.catalog import QuerySpec
 from dbstor.workloads.dss.generate import find_generator
-from dbstor.workloads.dss.load import DEFAULT_INDEXES, build
+from dbstor.workloads.dss.load import build, default_indexes
 from dbstor.workloads.dss.phases import INDEX_CHOICES
 from dbstor.workloads.dss.schema import expected_rows
 from dbstor.workloads.options import option_flag, option_whole
@@ -64,7 +65,7 @@ class DssWorkload(Workload):
         "Summary, Late Received Orders)"
     )
     mix: ClassVar[dict[str, float]] = {}
-    dialects: ClassVar[tuple[str, ...]] = ("duckdb", "postgres", "sqlite")
+    dialects: ClassVar[tuple[str, ...]] = registry.running("dss")
     default_scale: ClassVar[int] = 1
     scale_unit: ClassVar[str] = "scale factor"
     fractional_scale: ClassVar[bool] = True
@@ -139,7 +140,7 @@ class DssWorkload(Workload):
         return expected_rows(self.scale)
 
     def indexes_for(self, dialect: str) -> str:
-        return self.indexes or DEFAULT_INDEXES[dialect]
+        return self.indexes or default_indexes(dialect)
 
     def create(self, engine: Engine, say: Callable[[str], None]) -> LoadReport:
         """Generate the data with tpchgen-cli, load it, build keys and indexes, ANALYZE."""

@@ -3,8 +3,8 @@
 Modules: tpcc (cardinalities, NURand, last names, random text), schema (the nine tables),
 generate (deterministic rows in chunks), inputs (what each transaction asks for, drawn
 as a TPC-C terminal draws it), sql and client (the transactions as client-side
-statements), plpgsql and mysql_procedures (the same as stored procedures), procedures
-(which dialects have them and calling them), session (a virtual user) and workload (the
+statements), procedures (which dialects have the same as stored procedures, in
+dbstor.dialects.<dialect>.orders, and calling them), session (a virtual user) and workload (the
 Workload class). Building goes through the shared bulk path (dbstor.workloads.bulk).
 """
 

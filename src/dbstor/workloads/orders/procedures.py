@@ -1,4 +1,5 @@
-"""Server-side transactions: which dialects have them, their DDL, and calling them.
+"""Server-side transactions: which dialects have them, their DDL, and calling them
+(each dialect's procedures and caller: dbstor.dialects.<dialect>.orders).
 
 On PostgreSQL (PL/pgSQL procedures) and MariaDB/MySQL (stored procedures) one CALL on an
 autocommit connection is one whole transaction: one round trip, so the client stays cheap
@@ -10,8 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from dbstor.engines.pg_prepared import PreparedStatements
-from dbstor.workloads.orders import mysql_procedures, plpgsql
+from dbstor.dialects import registry
 from dbstor.workloads.orders.inputs import (
     Delivery,
     Inputs,
@@ -21,66 +21,47 @@ from dbstor.workloads.orders.inputs import (
     StockLevel,
 )
 
-DIALECTS = ("postgres", "mysql")
-
 
 def ddl(dialect: str) -> list[str]:
     """Statements creating the procedures on a dialect (none where there are none)."""
-    if dialect == "postgres":
-        return list(plpgsql.DDL)
-    if dialect == "mysql":
-        return list(mysql_procedures.DDL)
-    return []
+    part = registry.get(dialect).part("orders")
+    return list(part.DDL) if part else []
 
 
-def set_autocommit(connection: Any, dialect: str) -> None:
-    """Let every CALL be its own transaction (psycopg: attribute; PyMySQL: method)."""
-    if dialect == "postgres":
-        connection.autocommit = True
-    else:
-        connection.autocommit(True)
+def procedural(dialect: str) -> bool:
+    """Whether the dialect has the orders procedures (its orders part)."""
+    return registry.get(dialect).part("orders") is not None
 
 
 class Procedures:
-    """Runs transactions as one CALL each on one autocommit connection."""
+    """Runs transactions as one CALL each on one autocommit connection, through the
+    dialect's own caller (dbstor.dialects.<dialect>.orders)."""
 
     def __init__(self, connection: Any, dialect: str):
-        if dialect not in DIALECTS:
+        part = registry.get(dialect).part("orders")
+        if part is None:
             raise ValueError(f"no stored procedures on {dialect!r}")
-        set_autocommit(connection, dialect)
-        self.dialect = dialect
-        if dialect == "postgres":  # prepared once, run through libpq: the cheapest client path
-            self.prepared = PreparedStatements(connection, plpgsql.CALLS)
-        else:
-            self.cur = connection.cursor()
+        self.part = part
+        self.caller = part.Caller(connection)
+        self.can_submit: bool = part.Caller.can_submit
 
     def run(self, inputs: Inputs) -> bool:
         """CALL the transaction; False when New-Order rolled back (its unused item)."""
-        name, params = self._call(inputs)
-        if self.dialect == "postgres":
-            return _committed(name, self.prepared.run(name, params))
-        self.cur.execute(mysql_procedures.CALLS[name], params)
-        row = self.cur.fetchone()
-        while self.cur.nextset():  # the CALL's own status result
-            pass
-        return not (name == "New-Order" and row is not None and row[0] != 0)
+        return bool(self.caller.run(*self._call(inputs)))
 
     def send(self, inputs: Inputs) -> int:
-        """Send the CALL without waiting (PostgreSQL only); the socket its reply comes on."""
-        self._sent, params = self._call(inputs)
-        return self.prepared.send(self._sent, params)
+        """Send the CALL without waiting (where can_submit); the socket its reply comes on."""
+        return int(self.caller.send(*self._call(inputs)))
 
     def receive(self) -> bool | None:
         """None while the sent CALL's reply is incomplete, else as run()."""
-        result = self.prepared.receive()
-        return None if result is None else _committed(self._sent, result)
+        return self.caller.receive()
 
     def _call(self, t: Inputs) -> tuple[str, tuple]:
         if isinstance(t, NewOrder):
-            # the lines as three lists in text: {1,2,3} for int[] (PostgreSQL), 1,2,3 for
-            # the procedure to split (MariaDB)
-            form = "{%s}" if self.dialect == "postgres" else "%s"
-            items, supply, qty = (form % ",".join(map(str, c)) for c in zip(*t.lines, strict=True))
+            # the lines as three lists in the text the dialect's procedure reads
+            lines = self.part.item_lines
+            items, supply, qty = (lines(c) for c in zip(*t.lines, strict=True))
             return "New-Order", (t.w_id, t.d_id, t.c_id, t.entry_d, items, supply, qty)
         if isinstance(t, Payment):
             c = t.customer
@@ -93,9 +74,3 @@ class Procedures:
         if isinstance(t, StockLevel):
             return "Stock-Level", (t.w_id, t.d_id, t.threshold)
         raise TypeError(f"not an orders transaction: {t!r}")
-
-
-def _committed(name: str, result: Any) -> bool:
-    """False when a PostgreSQL New-Order CALL reports its rollback (status 1)."""
-    status = result.get_value(0, 0) if result.ntuples else None
-    return not (name == "New-Order" and status is not None and status != b"0")

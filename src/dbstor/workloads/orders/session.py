@@ -19,6 +19,7 @@ import random
 from collections import Counter
 from typing import Any
 
+from dbstor.dialects import registry
 from dbstor.workloads.base import Session
 from dbstor.workloads.orders import procedures
 from dbstor.workloads.orders.client import Client
@@ -37,13 +38,13 @@ class OrdersSession(Session):
         use_procedures: bool,
     ):
         self.dialect, self.conn, self.terminal = dialect, connection, terminal
-        self.use_procedures = use_procedures and dialect in procedures.DIALECTS
+        self.use_procedures = use_procedures and procedures.procedural(dialect)
         if self.use_procedures:
             self.server = procedures.Procedures(connection, dialect)
         else:
             self.client = Client(connection.cursor(), dialect)
         # one CALL per transaction through libpq: submit() and collect() apart
-        self.can_submit = self.use_procedures and dialect == "postgres"
+        self.can_submit = self.use_procedures and self.server.can_submit
         self.outcomes: Counter[str] = Counter()  # committed transactions by type
         self.rolled_back = 0  # New-Orders rolled back by design
         self.submitted: Any = None  # the inputs of the transaction submit() sent
@@ -101,9 +102,7 @@ class OrdersSession(Session):
         return done
 
     def _client_side(self, inputs: Inputs) -> bool:
-        if self.dialect == "sqlite" and not self.conn.in_transaction:
-            writer = NAMES[type(inputs)] in WRITERS
-            self.conn.execute("BEGIN IMMEDIATE" if writer else "BEGIN")
+        registry.get(self.dialect).begin(self.conn, NAMES[type(inputs)] in WRITERS)
         if self.client.run(inputs):
             self.conn.commit()
             return True

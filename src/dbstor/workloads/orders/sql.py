@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from functools import cache
 
-from dbstor.workloads.tables import DIALECTS
+from dbstor.dialects import registry
 
 _CUSTOMER_KEY = "c_w_id = ? AND c_d_id = ? AND c_id = ?"
 _ADDRESS = "{p}_street_1, {p}_street_2, {p}_city, {p}_state, {p}_zip"
@@ -87,12 +87,9 @@ STATEMENTS: dict[str, str] = {
 def render(text: str, dialect: str, count: int = 0, district: int = 1) -> str:
     """A statement for a dialect; `count` placeholders replace {in}, the district's stock
     column {dist}."""
-    if dialect not in DIALECTS:
-        raise ValueError(f"unknown dialect {dialect!r}")
+    own = registry.for_workload(dialect, "orders")
     text = text.replace("{in}", ", ".join(["?"] * count))
-    text = text.replace("{dist}", f"s_dist_{district:02d}")
-    text = text.replace("{for_update}", "" if dialect == "sqlite" else " FOR UPDATE")
-    return text if dialect == "sqlite" else text.replace("?", "%s")
+    return own.render(text.replace("{dist}", f"s_dist_{district:02d}"))
 
 
 @cache

@@ -7,6 +7,7 @@ import itertools
 from collections.abc import Callable
 from typing import Any, ClassVar
 
+from dbstor.dialects import registry
 from dbstor.engines.base import Engine
 from dbstor.errors import UserError
 from dbstor.workloads import bulk
@@ -51,7 +52,7 @@ class OrdersWorkload(Workload):
         "storage vendors' database reports"
     )
     mix: ClassVar[dict[str, float]] = MIX
-    dialects: ClassVar[tuple[str, ...]] = ("sqlite", "postgres", "mysql")
+    dialects: ClassVar[tuple[str, ...]] = registry.running("orders")
     declared_tables = TABLES
     default_scale: ClassVar[int] = 1
     scale_unit: ClassVar[str] = "warehouses"

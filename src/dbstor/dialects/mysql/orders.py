@@ -1,14 +1,17 @@
-"""The five transactions as MariaDB/MySQL stored procedures, one CALL each.
+"""The orders workload in MySQL's dialect (MariaDB): the five transactions as stored
+procedures, one CALL each.
 
 They are called on an autocommit connection and run their own START TRANSACTION ...
 COMMIT, so one CALL is one transaction; any error rolls it back (EXIT HANDLER) and
 reaches the client unchanged (RESIGNAL), so deadlocks are retried as on the client path.
 Each ends with one result row. New-Order's item lists come as comma-separated text (no
-arrays here). Statements and their order follow client.py, so both paths have the same
+arrays here). Statements and their order follow workloads/orders/client.py, so both paths have the same
 effects.
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 _DIST = "CASE p_d " + " ".join(f"WHEN {d} THEN s_dist_{d:02d}" for d in range(1, 10))
 _DIST += " ELSE s_dist_10 END"
@@ -221,3 +224,26 @@ CALLS = {
     "Delivery": "CALL orders_delivery(%s, %s, %s)",
     "Stock-Level": "CALL orders_stock_level(%s, %s, %s)",
 }
+
+
+def item_lines(values: tuple[int, ...]) -> str:
+    """One of New-Order's three line lists as text for the procedure to split: 1,2,3."""
+    return ",".join(map(str, values))
+
+
+class Caller:
+    """CALLs through a PyMySQL cursor on one autocommit connection."""
+
+    can_submit = False
+
+    def __init__(self, connection: Any):
+        connection.autocommit(True)
+        self.cur = connection.cursor()
+
+    def run(self, name: str, params: tuple) -> bool:
+        """CALL the transaction; False when New-Order rolled back (its unused item)."""
+        self.cur.execute(CALLS[name], params)
+        row = self.cur.fetchone()
+        while self.cur.nextset():  # the CALL's own status result
+            pass
+        return not (name == "New-Order" and row is not None and row[0] != 0)

@@ -1,8 +1,9 @@
-"""The five transactions as PostgreSQL procedures (PL/pgSQL), one CALL each.
+"""The orders workload on PostgreSQL: the five transactions as procedures (PL/pgSQL),
+one CALL each, prepared once and run through libpq (the cheapest client path).
 
 They are called on an autocommit connection, so one CALL is one transaction: PostgreSQL
 commits it when the procedure returns, and New-Order's unused item ends in the
-procedure's own ROLLBACK (status 1). They read and write what client.py does, with the same
+procedure's own ROLLBACK (status 1). They read and write what workloads/orders/client.py does, with the same
 effects (tested row by row), in fewer statements, because every PL/pgSQL statement costs
 the server an executor start and that server CPU is what limits a small machine:
 
@@ -17,6 +18,10 @@ the server an executor start and that server CPU is what limits a small machine:
 """
 
 from __future__ import annotations
+
+from typing import Any
+
+from dbstor.engines.pg_prepared import PreparedStatements
 
 _DIST = "CASE p_d " + " ".join(f"WHEN {d} THEN s_dist_{d:02d}" for d in range(1, 10))
 _DIST += " ELSE s_dist_10 END"
@@ -185,3 +190,38 @@ CALLS = {
     "Delivery": "CALL orders_delivery(%s, %s, %s)",
     "Stock-Level": "CALL orders_stock_level(%s, %s, %s)",
 }
+
+
+def item_lines(values: tuple[int, ...]) -> str:
+    """One of New-Order's three line lists as an int[] literal: {1,2,3}."""
+    return "{" + ",".join(map(str, values)) + "}"
+
+
+class Caller:
+    """CALLs on one autocommit connection, prepared once; submit and collect apart."""
+
+    can_submit = True
+
+    def __init__(self, connection: Any):
+        connection.autocommit = True
+        self.prepared = PreparedStatements(connection, CALLS)
+
+    def run(self, name: str, params: tuple) -> bool:
+        """CALL the transaction; False when New-Order rolled back (its unused item)."""
+        return _committed(name, self.prepared.run(name, params))
+
+    def send(self, name: str, params: tuple) -> int:
+        """Send the CALL without waiting; the socket its reply comes on."""
+        self._sent = name
+        return self.prepared.send(name, params)
+
+    def receive(self) -> bool | None:
+        """None while the sent CALL's reply is incomplete, else as run()."""
+        result = self.prepared.receive()
+        return None if result is None else _committed(self._sent, result)
+
+
+def _committed(name: str, result: Any) -> bool:
+    """False when a New-Order CALL reports its rollback (status 1)."""
+    status = result.get_value(0, 0) if result.ntuples else None
+    return not (name == "New-Order" and status is not None and status != b"0")

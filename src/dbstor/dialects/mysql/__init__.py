@@ -1,0 +1,55 @@
+"""MySQL's dialect, spoken by MariaDB: %s placeholders, InnoDB tables clustered on their
+primary key, multi-row INSERT for bulk load, indexes inside the table's own file."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from dbstor.dialects.base import Dialect
+
+if TYPE_CHECKING:
+    from dbstor.workloads.tables import Table
+
+
+STATEMENT_BYTES = 1 << 20  # a bulk INSERT's size
+
+
+class _Null:
+    """Renders as SQL NULL inside a tuple's repr()."""
+
+    def __repr__(self) -> str:
+        return "NULL"
+
+
+NULL = _Null()
+
+
+class Mysql(Dialect):
+    name = "mysql"
+    workloads = ("brokerage", "orders", "blocks")
+    types: ClassVar[dict[str, str]] = {
+        "id": "BIGINT",
+        "int": "INT",
+        "small": "SMALLINT",
+        "money": "BIGINT",
+        "ts": "BIGINT",
+        "day": "INT",
+    }
+
+    def put_rows(self, cur: Any, table: Table, rows: list[tuple]) -> None:
+        """Multi-row INSERTs of about 1 MB, the VALUES written by repr(): generated values
+        are ints, None and plain ASCII text without quotes or backslashes, whose Python
+        literals are MariaDB literals too (5x faster than the driver's escaping)."""
+        head = f"INSERT INTO {table.name} ({', '.join(table.column_names)}) VALUES "
+        per = max(1, STATEMENT_BYTES // (len(repr(rows[0])) + 2))
+        for i in range(0, len(rows), per):
+            batch = rows[i : i + per]
+            if any(None in row for row in batch):
+                batch = [tuple(NULL if v is None else v for v in row) for row in batch]
+            cur.execute(head + ",".join(map(repr, batch)))
+
+    def create_table(self, table: Table, prefix: str = "", suffix: str = "") -> str:
+        return super().create_table(table, prefix, " ENGINE=InnoDB" + suffix)
+
+
+DIALECT = Mysql()
