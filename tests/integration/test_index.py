@@ -217,3 +217,27 @@ def test_compare_names_the_file_system_that_differs(dbstor, results, tmp_path):
         assert any("file system type" in w and "tmpfs" in w for w in warnings), warnings
     finally:
         shutil.rmtree(shm, ignore_errors=True)
+
+
+def test_export_hdr_writes_each_database_points_histogram(dbstor, tmp_path):
+    from hdrh.log import HistogramLogReader
+
+    (tmp_path / "lun").mkdir()
+    proc = dbstor(
+        "run", "--engine", "sqlite", "--target", tmp_path / "lun", "--users", "1,2",
+        "--duration", "2", "--warmup", "1", "--scale", "50", "--out", "db",
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    run = dbstor.only_run_folder(tmp_path / "db")
+    points = dbstor.results(run)["points"]
+    assert dbstor("export", tmp_path / "db", "--hdr", tmp_path / "hdr").returncode == 0
+    [log] = (tmp_path / "hdr").glob("*.hlog")
+    reader = HistogramLogReader(str(log), None)
+    for point in points:
+        interval = reader.get_next_interval_histogram()
+        assert interval.get_total_count() == point["txn_lat_ms"]["count"]
+        p99_ms = interval.get_value_at_percentile(99) / 1000
+        assert p99_ms == pytest.approx(point["txn_lat_ms"]["p99"], rel=0.02)
+    assert reader.get_next_interval_histogram() is None
+    again = dbstor("export", tmp_path / "db", "--hdr", tmp_path / "hdr")
+    assert again.returncode == 2 and "exists" in again.stderr

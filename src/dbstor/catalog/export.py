@@ -145,3 +145,37 @@ def to_parquet(data: dict[str, list[dict[str, Any]]], folder: Path) -> list[Path
         finally:
             db.close()
     return written
+
+
+def to_hdr(root: Path, folder: Path) -> list[Path]:
+    """Each database point's transaction latency histogram (kept exact in the run folder's
+    histograms/) as an HdrHistogram log, one file per run (an interval per point, values in
+    microseconds), for HistogramLogAnalyzer and the tools that read the format."""
+    try:
+        from hdrh.histogram import HdrHistogram
+        from hdrh.log import HistogramLogWriter
+    except ImportError:
+        raise UserError("--hdr needs the hdrhistogram package: pip install 'dbstor[hdr]'") from None
+    folder.mkdir(parents=True, exist_ok=True)
+    written = []
+    for run_folder, kind in folders(root):
+        kept = sorted((run_folder / "histograms").glob("point-*.json")) if kind == "run" else []
+        if not kept:
+            continue
+        target = folder / f"{run_folder.name}.hlog"
+        if target.exists() or target.is_symlink():
+            raise UserError(f"{target} exists: give an empty folder for --hdr")
+        with open(target, "x", encoding="utf-8") as handle:
+            writer = HistogramLogWriter(handle)
+            writer.output_comment(f"dbstor {run_folder.name}: transaction latency per point (us)")
+            writer.output_legend()
+            for n, path in enumerate(kept):
+                bins = json.loads(path.read_text(encoding="utf-8")).get("bins", {})
+                histogram = HdrHistogram(1, 3_600_000_000, 3)
+                for value_ns, count in bins.items():
+                    histogram.record_value(max(1, round(int(value_ns) / 1000)), int(count))
+                writer.output_interval_histogram(histogram, n, n + 1)
+        written.append(target)
+    if not written:
+        raise UserError(f"{root}: no run under it kept latency histograms (database runs do)")
+    return written

@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from dbstor.catalog.export import collect, to_parquet, to_sqlite
+from dbstor.catalog.export import collect, to_hdr, to_parquet, to_sqlite
 from dbstor.errors import UserError
 
 
@@ -29,12 +29,22 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     out.add_argument(
         "--parquet", type=Path, metavar="DIR", help="a folder for three .parquet files"
     )
+    out.add_argument(
+        "--hdr",
+        type=Path,
+        metavar="DIR",
+        help="each database run's transaction latency histograms as an HdrHistogram log",
+    )
     parser.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
     if not args.results_dir.is_dir():
         raise UserError(f"{args.results_dir}: not a folder: give a results folder")
+    if args.hdr:
+        for path in to_hdr(args.results_dir, args.hdr):
+            print(path)
+        return 0
     data = collect(args.results_dir)
     counts = ", ".join(f"{len(rows)} {table}" for table, rows in data.items())
     if args.parquet:

@@ -18,6 +18,7 @@ from dbstor.results.store import append_samples, save_run, write_text_atomic
 from dbstor.safefs import link_refusal, new_dir, remove_tree
 
 JOBS_FOLDER = "jobs"
+HISTOGRAMS_FOLDER = "histograms"
 
 
 def new_run_id(label: str, workload: str, parent: Path) -> str:
@@ -71,6 +72,14 @@ class RunFolder:
         write_text_atomic(jobs / f"{name}.fio", job_text)
         if output_text is not None:
             write_text_atomic(jobs / f"{name}.json", output_text)
+
+    def keep_histogram(self, point: int, histogram: dict[str, Any]) -> None:
+        """Keep a point's transaction latency histogram (its bins, exact), for dbstor export
+        --hdr and anyone who wants more than the percentiles in results.json."""
+        folder = self.path / HISTOGRAMS_FOLDER
+        if not folder.is_dir() or folder.is_symlink():
+            new_dir(folder)
+        write_text_atomic(folder / f"point-{point:02d}.json", json.dumps(histogram) + "\n")
 
 
 def _measured(folder: Path) -> bool:

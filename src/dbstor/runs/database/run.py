@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from dbstor.analysis.histogram import merge_all
 from dbstor.errors import PointFailed
 from dbstor.results.model import Load, Point, Run, run_status
 from dbstor.runs.database.memory_cap import load_words, needed_bytes, oom_killed, oom_message
@@ -194,6 +195,8 @@ class DatabaseRun(DatabaseRunner):
             [o.drive.per_type for o in outcomes],
         )
         add_host_views(done, self.worker, load, plan.duration_s, plan.warmup_s)
+        merged = merge_all(o.drive.latency for o in outcomes)
+        self.folder.keep_histogram(index + 1, merged.to_dict() | {"unit": "ns", "of": "txn"})
         mark_paused(done, max((gap for _, gap in measured if gap), default=None))
         if self.telemetry:
             windows = [
