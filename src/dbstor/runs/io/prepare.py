@@ -42,6 +42,7 @@ class Prepared:
     notes: list[str] = field(default_factory=list)
     jobs: dict[str, tuple[str, str | None]] = field(default_factory=dict)  # name: (job, output)
     written: dict[str, Any] | None = None  # the data in the files: intended vs achieved
+    timings: dict[str, float] = field(default_factory=dict)  # layout_s, data_check_s, ...
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -54,6 +55,7 @@ class Prepared:
             "notes": list(self.notes),
             "jobs": {name: list(pair) for name, pair in self.jobs.items()},
             "written": self.written,
+            "timings": dict(self.timings),
         }
 
 
@@ -82,12 +84,16 @@ def lay_out(prepared: Prepared, where: str, data: DataPattern, say: Callable[[st
     files = prepared.files
     if files.is_device:
         return
+    started = time.monotonic()
     if reusable(files):
         files.reused = True
         prepared.notes.append("test files kept by an earlier run were reused")
     else:
         _write_files(prepared, where, data, say)
+    checked = time.monotonic()
     prepared.written = measure_written(files.files, data)
+    prepared.timings["layout_s"] = round(checked - started, 3)
+    prepared.timings["data_check_s"] = round(time.monotonic() - checked, 3)
     if prepared.written["warning"]:
         prepared.notes.append(prepared.written["warning"])
 

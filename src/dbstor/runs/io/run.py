@@ -9,13 +9,14 @@ points on disk.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from dbstor.analysis.curve import find_knee, find_peak, slo_value
-from dbstor.drivers.fio_runner import fio_version
+from dbstor.drivers.fio_runner import ask_fio_version
 from dbstor.errors import PointFailed, UserError
 from dbstor.results.model import Load, Point, Run, run_status
 from dbstor.runs.folder import RunFolder
@@ -24,6 +25,7 @@ from dbstor.runs.io.point import IoOutcome, IoPoint, profile_to_dict
 from dbstor.runs.io.summary import mark_saturation, point_line, summarise_point
 from dbstor.runs.io.worker import IoWorker
 from dbstor.runs.measuring import add_host_views
+from dbstor.runs.phases import Phases, process_age_s
 from dbstor.runs.progress import Progress, live_device_iops
 from dbstor.runs.telemetry import RunTelemetry, measured_window, storage_text
 from dbstor.testfiles import Safety
@@ -53,6 +55,8 @@ class IoRun:
         self.folder = RunFolder(folder, self.run, self._conclude, on_point)
         self.worker = worker or IoWorker(safety, say=progress.say)
         self.target: dict[str, Any] = {}
+        self.phases = Phases()
+        self.launched_at: float | None = None  # epoch seconds when dbstor was launched
 
     def _conclude(self, run: Run) -> None:
         run.peak = find_peak(run.points)
@@ -61,9 +65,35 @@ class IoRun:
     # --- lifecycle -----------------------------------------------------------------
 
     def execute(self) -> Run:
+        age = process_age_s()
+        self.launched_at = time.time() - age if age is not None else None
+        self.phases.set("launch_to_run_s", age)
+        setup = self._setup()
+        with self.phases.phase("check_s"):
+            version = ask_fio_version()
+            self.target = self.worker.plan(setup)
+            self.run.engine["version"] = version()
+        if hasattr(self.worker, "hosts"):
+            self.run.target["hosts"] = list(self.worker.hosts)
+        self.run.target["device"] = ",".join(self.target["devices"]) or None
+        self.run.workload["direct"] = self.target["direct"]
+        self.run.notes.extend(self.target["notes"])
+        self.folder.save(notify=False)  # the report comes with the first point
+        try:
+            with run_status(self.run):
+                self._prepare(setup)
+                self._measure_series()
+        finally:
+            try:
+                self.run.timings = self.phases.timings
+                self.folder.save()
+            finally:
+                self.worker.cleanup()
+        return self.run
+
+    def _setup(self) -> dict[str, Any]:
         plan = self.plan
-        self.run.engine["version"] = fio_version()
-        setup = {
+        return {
             "paths": [str(p) for p in plan.target.paths],
             "profile": profile_to_dict(plan.profile),
             "file_size": plan.file_size,
@@ -77,26 +107,15 @@ class IoRun:
                 "source": plan.data.source,
             },
         }
-        self.target = self.worker.plan(setup)
-        if hasattr(self.worker, "hosts"):
-            self.run.target["hosts"] = list(self.worker.hosts)
-        self.run.target["device"] = ",".join(self.target["devices"]) or None
-        self.run.workload["direct"] = self.target["direct"]
-        self.run.notes.extend(self.target["notes"])
-        self.folder.save()
-        try:
-            with run_status(self.run):
-                self._prepare(setup)
-                self._measure_series()
-        finally:
-            try:
-                self.folder.save()
-            finally:
-                self.worker.cleanup()
-        return self.run
 
     def _prepare(self, setup: dict[str, Any]) -> None:
+        started = time.monotonic()
         prepared = self.worker.prepare(setup)
+        spent = prepared.get("timings") or {}  # layout_s, data_check_s, precondition_s
+        for name, seconds in spent.items():
+            self.phases.add(name, seconds)
+        if not spent:  # a worker that does not say
+            self.phases.add("prepare_s", time.monotonic() - started)
         for name, (job, output) in prepared["jobs"].items():
             self.folder.keep_job(name, job, output)
         self.run.notes.extend(prepared["notes"])
@@ -105,6 +124,14 @@ class IoRun:
     # --- load series ---------------------------------------------------------------
 
     def _measure_series(self) -> None:
+        started = time.monotonic()
+        try:
+            self._measure_points()
+        finally:  # what the series spent outside fio: summaries, saves, reports, starts
+            load = self.phases.timings.get("load_s", 0.0)
+            self.phases.add("series_overhead_s", time.monotonic() - started - load)
+
+    def _measure_points(self) -> None:
         series = self.plan.series
         if series.kind == "auto":
             self._auto()
@@ -180,7 +207,10 @@ class IoRun:
         add_host_views(point, self.worker, load, plan.duration_s, plan.warmup_s)
         previous = next((p for p in reversed(self.run.points) if p.series == series and p.ok), None)
         mark_saturation(point, previous)
-        point.started_at = datetime.now(UTC).isoformat(timespec="seconds")
+        # when the point's load started (its first repeat, warm-up included)
+        point.started_at = datetime.fromtimestamp(repeats[0].started_at, UTC).isoformat(
+            timespec="seconds"
+        )
         if self.telemetry:
             windows = [
                 measured_window(o.started_at, plan.warmup_s, plan.duration_s, o.samples)
@@ -224,6 +254,9 @@ class IoRun:
             lambda: live_device_iops(self.worker.latest()),
         ):
             outcome = IoOutcome.from_dict(self.worker.measure(point.to_dict()))
+        self.phases.add("load_s", outcome.wall_s)
+        if self.launched_at is not None and "first_load_after_launch_s" not in self.phases.timings:
+            self.phases.set("first_load_after_launch_s", outcome.started_at - self.launched_at)
         for note in outcome.notes:
             self.folder.note(note)
         self.folder.keep_job(point.name, outcome.job_text, outcome.output_text)
