@@ -136,9 +136,10 @@ class IoRun:
         if series.kind == "auto":
             self._auto()
             return
-        for value in series.values:
+        for number, value in enumerate(series.values, 1):
             self._measure(
-                Load(kind=series.kind, value=value, jobs=self._jobs_for(series.kind, value))
+                Load(kind=series.kind, value=value, jobs=self._jobs_for(series.kind, value)),
+                last=number == len(series.values),
             )
 
     def _jobs_for(self, kind: str, value: float) -> int:
@@ -176,7 +177,11 @@ class IoRun:
     def _where(self) -> str:
         return ", ".join(str(p) for p in self.plan.target.paths)
 
-    def _measure(self, load: Load, series: str = "main", depth: int | None = None) -> Point:
+    def _measure(
+        self, load: Load, series: str = "main", depth: int | None = None, last: bool = False
+    ) -> Point:
+        """Measure one point and save it; the report is rendered after it unless it is the
+        series' last (the run's final save, right after, renders it with the run's status)."""
         plan, index = self.plan, len(self.run.points)
         label = plan.series.label(load.value) if load.kind != "jobs" else f"{load.value:g} jobs"
         title = f"[{index + 1}] {label}" + (" (search)" if series == "discovery" else "")
@@ -218,7 +223,7 @@ class IoRun:
             ]
             self.telemetry.finish_point(index + 1, point, windows, "fio")
         self.run.points.append(point)
-        self.folder.save()
+        self.folder.save(notify=not last)
         self.progress.say(point_line(title, point, plan.slo.metric) + storage_text(point))
         return point
 
