@@ -14,6 +14,7 @@ import stat
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import datetime
+from importlib import import_module
 from pathlib import Path
 from typing import Any
 
@@ -329,6 +330,7 @@ def _run_plans(
                 on_point=callback,
                 worker=worker,
                 telemetry=telemetry,
+                while_loading=lambda: import_module("dbstor.report.html"),  # render's imports
             )
         made.append(folder)
         progress.say(f"run {number}/{len(plans)}: {plan.target.label} x {what} -> {folder}")

@@ -9,6 +9,7 @@ points on disk.
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -48,8 +49,14 @@ class IoRun:
         on_point: Callable[[Run], None] | None = None,
         worker: Any = None,
         telemetry: RunTelemetry | None = None,
+        while_loading: Callable[[], None] | None = None,
     ):
-        """`worker` measures elsewhere (the cluster's io worker); default: this host."""
+        """`worker` measures elsewhere (the cluster's io worker); default: this host.
+        `while_loading()` runs once in a thread during the first point's warm-up (of at
+        least a second), while this thread only waits for fio: work the run needs after
+        the point (the report's imports) done off its critical path."""
+        self.while_loading = while_loading
+        self.version: Callable[[], str] | None = None  # fio's answer to --version, when read
         self.plan, self.progress, self.telemetry = plan, progress, telemetry
         self.run = new_io_run(plan)
         self.folder = RunFolder(folder, self.run, self._conclude, on_point)
@@ -70,9 +77,8 @@ class IoRun:
         self.phases.set("launch_to_run_s", age)
         setup = self._setup()
         with self.phases.phase("check_s"):
-            version = ask_fio_version()
+            self.version = ask_fio_version()  # read after the first point: no wait for it
             self.target = self.worker.plan(setup)
-            self.run.engine["version"] = version()
         if hasattr(self.worker, "hosts"):
             self.run.target["hosts"] = list(self.worker.hosts)
         self.run.target["device"] = ",".join(self.target["devices"]) or None
@@ -85,11 +91,28 @@ class IoRun:
                 self._measure_series()
         finally:
             try:
+                self._take_version()
                 self.run.timings = self.phases.timings
                 self.folder.save()
             finally:
                 self.worker.cleanup()
         return self.run
+
+    def _take_version(self) -> None:
+        if self.version is not None:
+            self.run.engine["version"] = self.version()
+            self.version = None
+
+    def _start_while_loading(self) -> None:
+        task, self.while_loading = self.while_loading, None
+        if task is None or self.plan.warmup_s < 1:
+            return
+
+        def later() -> None:
+            time.sleep(0.5)  # fio and the sampler first
+            task()
+
+        threading.Thread(target=later, name="dbstor-while-loading", daemon=True).start()
 
     def _setup(self) -> dict[str, Any]:
         plan = self.plan
@@ -258,7 +281,9 @@ class IoRun:
             plan.duration_s + plan.warmup_s,
             lambda: live_device_iops(self.worker.latest()),
         ):
+            self._start_while_loading()
             outcome = IoOutcome.from_dict(self.worker.measure(point.to_dict()))
+        self._take_version()
         self.phases.add("load_s", outcome.wall_s)
         if self.launched_at is not None and "first_load_after_launch_s" not in self.phases.timings:
             self.phases.set("first_load_after_launch_s", outcome.started_at - self.launched_at)
