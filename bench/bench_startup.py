@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -34,6 +35,15 @@ def child_env() -> dict[str, str]:
     env = dict(os.environ)
     env.pop("PYTHONDONTWRITEBYTECODE", None)
     return env
+
+
+CPU: dict[str, list[float]] = {"fio": [], "dbstor": []}  # CPU seconds of each run, by arm
+
+
+def children_cpu() -> float:
+    """CPU seconds of the finished children (and what they waited for: fio under dbstor)."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 def dbstor_io(args: argparse.Namespace, out: Path, depths: str) -> tuple[dict, float]:
@@ -59,22 +69,24 @@ def dbstor_io(args: argparse.Namespace, out: Path, depths: str) -> tuple[dict, f
         "--quiet",
         "--json",
     ]
-    started = time.monotonic()
+    started, cpu = time.monotonic(), children_cpu()
     proc = subprocess.run(cmd, capture_output=True, text=True, check=True, env=child_env())
     wall = time.monotonic() - started
+    CPU["dbstor"].append(children_cpu() - cpu)
     folder = Path(json.loads(proc.stdout)["runs"][0]["folder"])
     return json.loads((folder / "results.json").read_text()) | {"folder": str(folder)}, wall
 
 
 def plain_fio(job: Path, scratch: Path) -> float:
     """fio on the job file as dbstor runs it (json+ to a file), from launch to exit."""
-    started = time.monotonic()
+    started, cpu = time.monotonic(), children_cpu()
     subprocess.run(
         ["fio", "--output-format=json+", f"--output={scratch / 'out.json'}", str(job)],
         cwd=scratch,
         check=True,
         capture_output=True,
     )
+    CPU["fio"].append(children_cpu() - cpu)
     return time.monotonic() - started
 
 
@@ -100,6 +112,7 @@ def main() -> int:
     timings: dict[str, list[float]] = {}
     loads: list[str] = []
     sweeps: list[tuple[float, float, float, float]] = []  # dbstor, its points, fio alone, load
+    singles: dict[str, list[float]] = {}  # CPU seconds of the one-point runs, by arm
     try:
         first, _ = dbstor_io(args, out, args.iodepth)  # lays out the files once, writes the job
         job = Path(first["folder"]) / "jobs" / JOB
@@ -113,8 +126,12 @@ def main() -> int:
                 else:
                     run, wall = dbstor_io(args, out, args.iodepth)
                     walls["dbstor"].append(wall)
-                    for name, seconds in (run.get("timings") or {}).items():
+                    spent = run.get("timings") or {}
+                    for name, seconds in spent.items():
                         timings.setdefault(name, []).append(seconds)
+                    if "first_load_after_launch_s" in spent:  # from fio's exit to dbstor's
+                        end = wall - spent["first_load_after_launch_s"] - spent["load_s"]
+                        timings.setdefault("(bench) last load's end to exit", []).append(end)
             a, b = plain_fio(job, scratch), plain_fio(job, scratch)
             walls["aa_fio"].append(a - b)
             (_, a), (_, b) = dbstor_io(args, out, args.iodepth), dbstor_io(args, out, args.iodepth)
@@ -125,6 +142,7 @@ def main() -> int:
                 f"dbstor {walls['aa_dbstor'][-1]:+.2f} s",
                 file=sys.stderr,
             )
+        singles.update({arm: list(seconds) for arm, seconds in CPU.items()})
         jobs: list[Path] = []
         for _ in range(args.sweeps):
             load = os.getloadavg()[0]
@@ -146,7 +164,7 @@ def main() -> int:
         (args.target / ".dbstor-owned.json").unlink(missing_ok=True)
         shutil.rmtree(out, ignore_errors=True)
         shutil.rmtree(scratch, ignore_errors=True)
-    report(args, walls, timings, loads, sweeps)
+    report(args, walls, timings, loads, sweeps, singles)
     return 0
 
 
@@ -156,6 +174,7 @@ def report(
     timings: dict[str, list[float]],
     loads: list[str],
     sweeps: list[tuple[float, float, float, float]],
+    singles: dict[str, list[float]],
 ) -> None:
     version = subprocess.run(["fio", "--version"], capture_output=True, text=True).stdout.strip()
     fio, dbstor = med(walls["fio"]), med(walls["dbstor"])
@@ -173,6 +192,12 @@ def report(
     print(
         f"| A/A control: fio - fio, dbstor - dbstor (median of differences) | | "
         f"{med(walls['aa_fio']):+.2f}, {med(walls['aa_dbstor']):+.2f} | |"
+    )
+    fio_cpu, dbstor_cpu = med(singles.get("fio", [])), med(singles.get("dbstor", [])[1:])
+    print(
+        f"\nCPU seconds of a run (the process and what it waited for; medians over every "
+        f"one-point run): plain fio {fio_cpu:.2f}, dbstor {dbstor_cpu:.2f} (fio's included): "
+        f"dbstor's own {dbstor_cpu - fio_cpu:+.2f} s"
     )
     print("\n| phase (results.json `timings`) | median (s) |\n|---|---|")
     for name, values in timings.items():
