@@ -1,25 +1,32 @@
 """dbstor's blocks workload against pgbench, side by side on one PostgreSQL.
 
 One managed PostgreSQL server with a small shared_buffers holds pgbench's database (scale
-`--pgbench-scale`) and dbstor's blocks tables (one per client, `--rows` rows each). At the
-same client count the tools take turns, `--pairs` times: pgbench select-only (-S) against
-blocks with no updates, and pgbench TPC-B against blocks at 25% updates (TR-4415's mix).
-Measured per run: transactions (blocks: calls) per second, physical reads per second
-(blocks PostgreSQL read from outside its buffers, pg_stat_database.blks_read, and bytes the
-server's processes read from storage, /proc/PID/io, in 8 KiB blocks), the client's CPU per
-transaction and per physical read, and the latency per transaction (blocks: per call, and
-per row visit = per call / batch). Printed as medians with blocks / pgbench ratios.
+`--pgbench-scale`) and dbstor's blocks tables (one per client, `--rows` rows each). With
+`--memory-limit` the server runs in a memory cgroup (dbstor's own cap, engines/cgroup.py:
+page cache counts against it), so that its buffer misses go to the device for both tools.
+At the same client count the tools take turns, `--pairs` times, in alternating order:
+pgbench select-only (-S) against blocks with no updates, each run twice in a pair (the
+second run of each is the A/A control); with `--mixed` also pgbench TPC-B against blocks at
+25% updates (TR-4415's mix). Measured per run: transactions (blocks: calls) per second,
+buffer misses per second (pg_stat_database.blks_read), device reads per second (bytes the
+server's processes read from storage, /proc/PID/io read_bytes, in 8 KiB blocks), the
+client's CPU per transaction, per buffer miss and per device read, and the latency per
+transaction (blocks: per call, and per row visit = per call / batch). Printed as medians
+with blocks / pgbench ratios, the A/A ratios and the load average at each pair's start.
 
 blocks runs with `--batch` rows visited per call and, unless `--client-loop`, the visit loop
 inside PostgreSQL (a PL/pgSQL function per table, docs/blocks.md).
 
     .venv/bin/python bench/bench_blocks_pgbench.py --clients 8 --duration 30 --pairs 2
+    .venv/bin/python bench/bench_blocks_pgbench.py --memory-limit 192 --buffer 32 \
+        --pgbench-scale 50 --rows 12000 --pairs 3   # reads that reach the device
     .venv/bin/python bench/bench_blocks_pgbench.py --batch 1 --client-loop   # as before
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import resource
 import shutil
 import statistics
@@ -117,6 +124,7 @@ def _row(
         "storage_blocks_per_s": storage / seconds,
         "client_cpu_ms_per_txn": cpu * 1e3 / (tps * seconds) if tps else float("nan"),
         "client_us_per_read": cpu * 1e6 / reads if reads else float("nan"),
+        "client_us_per_device_read": cpu * 1e6 / storage if storage >= 1 else float("nan"),
         "client_cores": cpu / seconds,
         "latency_ms": latency_ms,
         "visit_latency_ms": latency_ms / visits,
@@ -133,6 +141,10 @@ def main() -> int:
     parser.add_argument("--rows", type=int, default=20000, help="blocks rows per client")
     parser.add_argument("--buffer", type=int, default=64, help="shared_buffers in MiB")
     parser.add_argument("--dir", type=Path, default=None, help="where the server's files go")
+    parser.add_argument(
+        "--memory-limit", type=int, default=None, help="cap the server's memory (MiB, cgroup)"
+    )
+    parser.add_argument("--mixed", action="store_true", help="also TPC-B against blocks 75/25")
     parser.add_argument("--batch", type=int, default=None, help="blocks rows visited per call")
     parser.add_argument(
         "--client-loop", action="store_true", help="blocks without the server-side loop"
@@ -145,11 +157,18 @@ def main() -> int:
     base.chmod(0o711)
     (base / "data").mkdir()
     engine = PostgresEngine(
-        EngineSettings(paths={"data": [base / "data"]}, buffer_bytes=args.buffer << 20)
+        EngineSettings(
+            paths={"data": [base / "data"]},
+            buffer_bytes=args.buffer << 20,
+            memory_limit_bytes=args.memory_limit << 20 if args.memory_limit else None,
+        )
     )
     results: dict[str, list[dict]] = {}
+    loads: list[float] = []
     try:
         engine.start()
+        args.cap = engine.cap.describe()
+        print(f"memory cap: {args.cap}", file=sys.stderr)
         with engine._server_admin() as conn:
             conn.execute("CREATE DATABASE pgbench")
         init = [str(bindir / "pgbench"), "-i", "-q", "-s", str(args.pgbench_scale)]
@@ -161,20 +180,25 @@ def main() -> int:
         reads_only = BlocksWorkload(args.rows, seed=1, options={**options, "update_pct": 0})
         reads_only.expect_users(args.clients)
         reads_only.create(engine, lambda line: print(f"  {line}", file=sys.stderr))
-        mixed = BlocksWorkload(args.rows, seed=1, options={**options, "update_pct": 25})
-        mixed.expect_users(args.clients)
         runs = {
             "pgbench select-only": lambda: pgbench(engine, bindir, args, True),
             "blocks 100/0": lambda: blocks(engine, reads_only, args),
-            "pgbench TPC-B": lambda: pgbench(engine, bindir, args, False),
-            "blocks 75/25": lambda: blocks(engine, mixed, args),
+            "pgbench select-only (A/A)": lambda: pgbench(engine, bindir, args, True),
+            "blocks 100/0 (A/A)": lambda: blocks(engine, reads_only, args),
         }
+        if args.mixed:
+            mixed = BlocksWorkload(args.rows, seed=1, options={**options, "update_pct": 25})
+            mixed.expect_users(args.clients)
+            runs["pgbench TPC-B"] = lambda: pgbench(engine, bindir, args, False)
+            runs["blocks 75/25"] = lambda: blocks(engine, mixed, args)
         for pair in range(args.pairs):
+            loads.append(os.getloadavg()[0])
             names = list(runs) if pair % 2 == 0 else list(reversed(runs))
             for name in names:
                 row = runs[name]()
                 results.setdefault(name, []).append(row)
                 print(f"{name}: {row}", file=sys.stderr)
+        args.loads = loads
     finally:
         engine.stop()
         shutil.rmtree(base, ignore_errors=True)
@@ -188,38 +212,48 @@ def _median(rows: list[dict], key: str) -> float:
 
 def _markdown(args: Any, results: dict[str, list[dict]]) -> str:
     loop = "client statements" if args.client_loop else "server-side loop"
+    cap = f"memory cap {args.memory_limit} MiB ({args.cap})" if args.memory_limit else "no cap"
     lines = [
         f"{args.clients} clients, {args.duration} s per run, {args.pairs} pair(s), "
-        f"shared_buffers {args.buffer} MiB, pgbench scale {args.pgbench_scale}, blocks "
-        f"{args.rows:,} rows per client, batch {args.batch or 'default'}, {loop}; medians:",
+        f"shared_buffers {args.buffer} MiB, {cap}, pgbench scale {args.pgbench_scale}, "
+        f"blocks {args.rows:,} rows per client, batch {args.batch or 'default'}, {loop}; "
+        f"load average at each pair's start: {', '.join(f'{v:.1f}' for v in args.loads)}; "
+        "medians:",
         "",
-        "| run | TPS (calls/s) | physical reads/s (blks_read) | storage reads/s (8K) "
-        "| client us CPU / txn | client us CPU / physical read | client cores "
-        "| latency ms / txn | ms / visit |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "| run | TPS (calls/s) | buffer misses/s (blks_read) | device reads/s (8K) "
+        "| client us CPU / txn | client us CPU / buffer miss | client us CPU / device read "
+        "| client cores | latency ms / txn | ms / visit |",
+        "|---|---|---|---|---|---|---|---|---|---|",
     ]
     for name, rows in results.items():
         lines.append(
             f"| {name} | {_median(rows, 'tps'):,.0f} | {_median(rows, 'reads_per_s'):,.0f} "
             f"| {_median(rows, 'storage_blocks_per_s'):,.0f} "
             f"| {1e3 * _median(rows, 'client_cpu_ms_per_txn'):.1f} "
-            f"| {_median(rows, 'client_us_per_read'):.2f} | {_median(rows, 'client_cores'):.2f} "
+            f"| {_median(rows, 'client_us_per_read'):.2f} "
+            f"| {_median(rows, 'client_us_per_device_read'):.2f} "
+            f"| {_median(rows, 'client_cores'):.2f} "
             f"| {_median(rows, 'latency_ms'):.3f} | {_median(rows, 'visit_latency_ms'):.3f} |"
         )
     lines.append("")
-    for ours, theirs in (
-        ("blocks 100/0", "pgbench select-only"),
-        ("blocks 75/25", "pgbench TPC-B"),
-    ):
+    pairs = [("blocks 100/0", "pgbench select-only")]
+    pairs += [("pgbench select-only (A/A)", "pgbench select-only")]
+    pairs += [("blocks 100/0 (A/A)", "blocks 100/0")]
+    if "blocks 75/25" in results:
+        pairs.append(("blocks 75/25", "pgbench TPC-B"))
+    for ours, theirs in pairs:
         a, b = results[ours], results[theirs]
-        reads = _median(a, "reads_per_s") / max(_median(b, "reads_per_s"), 1e-9)
-        cpu = _median(a, "client_cpu_ms_per_txn") / _median(b, "client_cpu_ms_per_txn")
-        per_read_a = _median(a, "client_us_per_read")
-        per_read_b = _median(b, "client_us_per_read")
-        lines.append(
-            f"- {ours} / {theirs}: physical reads/s x{reads:.2f}, client CPU per transaction "
-            f"x{cpu:.2f}, client CPU per physical read x{per_read_a / per_read_b:.2f}"
-        )
+        parts = []
+        for key, what in (
+            ("storage_blocks_per_s", "device reads/s"),
+            ("client_us_per_device_read", "client CPU per device read"),
+            ("reads_per_s", "buffer misses/s"),
+            ("client_us_per_read", "client CPU per buffer miss"),
+        ):
+            ratio = _median(a, key) / max(_median(b, key), 1e-9)
+            each = ", ".join(f"{x[key] / max(y[key], 1e-9):.2f}" for x, y in zip(a, b, strict=True))
+            parts.append(f"{what} x{ratio:.2f} ({each})")
+        lines.append(f"- {ours} / {theirs}: " + "; ".join(parts))
     return "\n".join(lines)
 
 

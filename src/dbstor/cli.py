@@ -14,6 +14,7 @@ import re
 import signal
 import sys
 import threading
+from collections import Counter
 from collections.abc import Sequence
 from typing import NoReturn
 
@@ -115,11 +116,13 @@ def abbreviations(parser: argparse.ArgumentParser, flags: set[str]) -> set[str]:
     """The prefixes of these long flags argparse takes for them (`--dur` for --duration):
     those that are not a flag themselves and start no other flag of the parser."""
     every = [f for action in parser._actions for f in action.option_strings]
+    starting = Counter(f[:end] for f in every for end in range(3, len(f)))  # prefix: flags
+    named = set(every)
     out = set()
     for flag in (f for f in flags if f.startswith("--")):
         for end in range(3, len(flag)):
             prefix = flag[:end]
-            if prefix not in every and [f for f in every if f.startswith(prefix)] == [flag]:
+            if prefix not in named and starting[prefix] == 1:
                 out.add(prefix)
     return out
 

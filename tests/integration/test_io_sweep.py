@@ -7,6 +7,7 @@ import csv
 import json
 import shutil
 import subprocess
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -76,6 +77,17 @@ def test_sweep_writes_a_complete_results_folder_and_removes_its_files(dbstor, tm
         assert point["read_lat_ms"]["p99"] > 0
         assert point["read_lat_ms"]["p50"] <= point["read_lat_ms"]["p99"]
         assert point["cpu"]["util_pct"] is not None and 0 <= point["cpu"]["util_pct"] <= 100
+    # each point's started_at is when its load (warm-up included) started, not when it was
+    # summed up: the last point's start plus its own wall time is no later than the last
+    # write of results.json (a start stamped after the point would put it 3 s later)
+    saved = datetime.fromtimestamp((folder / "results.json").stat().st_mtime, UTC)
+    last = datetime.fromisoformat(points[-1]["started_at"])
+    assert last + timedelta(seconds=points[-1]["wall_s"]) <= saved + timedelta(seconds=1)
+    assert points[0]["started_at"] < points[1]["started_at"]
+    timings = results["timings"]
+    assert timings["load_s"] == pytest.approx(sum(p["wall_s"] for p in points), abs=0.01)
+    assert timings["launch_to_run_s"] < timings["first_load_after_launch_s"]
+    assert {"check_s", "layout_s", "data_check_s", "series_overhead_s"} <= set(timings)
     device = _device_of(target)
     if device:
         assert results["target"]["device"] == device

@@ -126,9 +126,9 @@ def run_summary(run: Run, folder: Path) -> dict[str, Any]:
 
 def finish(outcome: StudyOutcome, args: argparse.Namespace, progress: Progress) -> int:
     """Print the terminal summary (and --json on stdout) for a finished study."""
-    from dbstor.report.console import print_comparison, print_run_summary
-
     if not args.quiet:
+        from dbstor.report.console import print_comparison, print_run_summary
+
         for run in outcome.runs:
             print_run_summary(run, progress.console)
         if outcome.comparison:

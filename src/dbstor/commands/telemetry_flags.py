@@ -9,7 +9,6 @@ from dbstor.commands.flagtypes import PORT
 from dbstor.errors import UserError
 from dbstor.study.model import Study
 from dbstor.study.telemetry import TelemetryConfig
-from dbstor.telemetry.prometheus.own import split_query
 
 
 def add_telemetry_flags(parser: argparse.ArgumentParser) -> None:
@@ -92,6 +91,8 @@ def telemetry_from_args(args: argparse.Namespace) -> TelemetryConfig | None:
 
 def _queries(given: list[str] | None, flag: str) -> dict[str, str]:
     """KEY=PROMQL flags by key; a key given twice is one line."""
+    from dbstor.telemetry.prometheus.own import split_query  # Prometheus's client when used
+
     out: dict[str, str] = {}
     for text in given or ():
         key, query = split_query(text, flag)

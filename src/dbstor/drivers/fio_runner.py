@@ -50,8 +50,23 @@ def fio_binary() -> str:
 
 
 def fio_version() -> str:
-    out = subprocess.run([fio_binary(), "--version"], capture_output=True, text=True, check=False)
-    return out.stdout.strip()
+    return ask_fio_version()()
+
+
+def ask_fio_version() -> Callable[[], str]:
+    """Start `fio --version` now and return what reads its answer, so that fio's start
+    overlaps other work (a run checks its target meanwhile)."""
+    proc = subprocess.Popen(
+        [fio_binary(), "--version"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+
+    def answer() -> str:
+        return proc.communicate()[0].strip()
+
+    return answer
 
 
 def _named_errors(text: str) -> str:

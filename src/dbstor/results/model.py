@@ -190,6 +190,7 @@ class Run:
     engine_stats: dict[str, Any] | None = None  # per-object I/O etc., for the placement advisor
     owner: dict[str, Any] | None = None  # the dbstor process writing it: pid, host, boot_id
     tags: dict[str, str] = field(default_factory=dict)  # the user's KEY=VALUE words
+    timings: dict[str, float] | None = None  # seconds per phase (runs/phases.py), io runs
     schema: int = SCHEMA_VERSION
 
     def to_dict(self) -> dict[str, Any]:

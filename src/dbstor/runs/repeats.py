@@ -28,6 +28,7 @@ def combine_repeats(
     if len(points) == 1:
         return points[0]
     point = points[median_repeat(points)]
+    point.started_at = points[0].started_at  # when the point's load started: its first repeat
     point.repeats = len(points)
     point.wall_s = sum(p.wall_s or 0.0 for p in points) or None
     if latency:

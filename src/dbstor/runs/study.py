@@ -13,6 +13,7 @@ import stat
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import datetime
+from importlib import import_module
 from pathlib import Path
 from typing import Any
 
@@ -332,6 +333,7 @@ def _run_plans(
                 on_point=callback,
                 worker=worker,
                 telemetry=telemetry,
+                while_loading=lambda: import_module("dbstor.report.html"),  # render's imports
             )
         if on_files is not None:  # a study's efficiency: the run's files before they go
             run.worker = ScanBeforeCleanup(run.worker, lambda f, r=run.run: on_files(r, f))

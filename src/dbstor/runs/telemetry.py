@@ -14,7 +14,6 @@ from typing import Any
 
 from dbstor.results.model import LatencyStats, Point
 from dbstor.study.telemetry import TelemetryConfig
-from dbstor.telemetry.config import Layers
 from dbstor.telemetry.layers import point_layers
 
 
@@ -23,6 +22,8 @@ class RunTelemetry:
 
     def __init__(self, config: TelemetryConfig, *, run: str = "", kind: str = "") -> None:
         self.config = config
+        from dbstor.telemetry.config import Layers  # Prometheus's client: only when asked
+
         self.layers = Layers(config)
         self.live: Any = None
         self._ticker: tuple[threading.Event, threading.Thread] | None = None

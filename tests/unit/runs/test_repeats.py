@@ -59,3 +59,11 @@ def test_percentiles_come_from_every_repeats_transactions():
 def test_no_device_figures_no_iops_spread():
     done = combine_repeats([point(10, None), point(11, None)])
     assert done.iops_spread is None and done.tps_spread is not None
+
+
+def test_the_point_started_when_its_first_repeat_did():
+    points = [point(90), point(100), point(130)]
+    for n, p in enumerate(points):
+        p.started_at = f"2026-11-26T10:0{n}:00+00:00"
+    done = combine_repeats(points)
+    assert done is points[1] and done.started_at == "2026-11-26T10:00:00+00:00"

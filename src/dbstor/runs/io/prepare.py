@@ -43,6 +43,7 @@ class Prepared:
     notes: list[str] = field(default_factory=list)
     jobs: dict[str, tuple[str, str | None]] = field(default_factory=dict)  # name: (job, output)
     written: dict[str, Any] | None = None  # the data in the files: intended vs achieved
+    timings: dict[str, float] = field(default_factory=dict)  # layout_s, data_check_s, ...
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -55,6 +56,7 @@ class Prepared:
             "notes": list(self.notes),
             "jobs": {name: list(pair) for name, pair in self.jobs.items()},
             "written": self.written,
+            "timings": dict(self.timings),
         }
 
 
@@ -83,6 +85,7 @@ def lay_out(prepared: Prepared, where: str, data: DataPattern, say: Callable[[st
     files = prepared.files
     if files.is_device:
         return
+    started = time.monotonic()
     if reusable(files):
         files.reused = True
         prepared.notes.append("test files kept by an earlier run were reused")
@@ -95,7 +98,10 @@ def lay_out(prepared: Prepared, where: str, data: DataPattern, say: Callable[[st
                 f"{zeroed:,} blocks of 8 KiB zeroed after layout: the source's "
                 f"{zero_pct:.1f}% zero blocks (write points overwrite some of them)"
             )
+    checked = time.monotonic()
     prepared.written = measure_written(files.files, data)
+    prepared.timings["layout_s"] = round(checked - started, 3)
+    prepared.timings["data_check_s"] = round(time.monotonic() - checked, 3)
     if prepared.written["warning"]:
         prepared.notes.append(prepared.written["warning"])
 

@@ -9,13 +9,15 @@ points on disk.
 
 from __future__ import annotations
 
+import threading
+import time
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from dbstor.analysis.curve import find_knee, find_peak, slo_value
-from dbstor.drivers.fio_runner import fio_version
+from dbstor.drivers.fio_runner import ask_fio_version
 from dbstor.errors import PointFailed, UserError
 from dbstor.results.model import Load, Point, Run, run_status
 from dbstor.runs.folder import RunFolder
@@ -25,6 +27,7 @@ from dbstor.runs.io.summary import mark_saturation, point_line, summarise_point
 from dbstor.runs.io.worker import IoWorker
 from dbstor.runs.measuring import add_host_views
 from dbstor.runs.pauses import PauseWatch, mark_paused
+from dbstor.runs.phases import Phases, process_age_s
 from dbstor.runs.progress import Progress, live_device_iops
 from dbstor.runs.telemetry import RunTelemetry, measured_window, storage_text
 from dbstor.telemetry.disk import mount_facts
@@ -49,13 +52,21 @@ class IoRun:
         on_point: Callable[[Run], None] | None = None,
         worker: Any = None,
         telemetry: RunTelemetry | None = None,
+        while_loading: Callable[[], None] | None = None,
     ):
-        """`worker` measures elsewhere (the cluster's io worker); default: this host."""
+        """`worker` measures elsewhere (the cluster's io worker); default: this host.
+        `while_loading()` runs once in a thread during the first point's warm-up (of at
+        least a second), while this thread only waits for fio: work the run needs after
+        the point (the report's imports) done off its critical path."""
+        self.while_loading = while_loading
+        self.version: Callable[[], str] | None = None  # fio's answer to --version, when read
         self.plan, self.progress, self.telemetry = plan, progress, telemetry
         self.run = new_io_run(plan)
         self.folder = RunFolder(folder, self.run, self._conclude, on_point)
         self.worker = worker or IoWorker(safety, say=progress.say)
         self.target: dict[str, Any] = {}
+        self.phases = Phases()
+        self.launched_at: float | None = None  # epoch seconds when dbstor was launched
 
     def _conclude(self, run: Run) -> None:
         run.peak = find_peak(run.points)
@@ -64,9 +75,54 @@ class IoRun:
     # --- lifecycle -----------------------------------------------------------------
 
     def execute(self) -> Run:
+        age = process_age_s()
+        self.launched_at = time.time() - age if age is not None else None
+        self.phases.set("launch_to_run_s", age)
+        setup = self._setup()
+        with self.phases.phase("check_s"):
+            self.version = ask_fio_version()  # read after the first point: no wait for it
+            self.target = self.worker.plan(setup)
+        if self.worker.hosts:
+            self.run.target["hosts"] = list(self.worker.hosts)
+        self.run.target["device"] = ",".join(self.target["devices"]) or None
+        self.run.target["system"] = target_system(self.target["devices"])
+        if self.plan.target.paths and not self.worker.hosts:
+            self.run.target["mount"] = mount_facts(self.plan.target.paths[0])
+        self.run.workload["direct"] = self.target["direct"]
+        self.run.notes.extend(self.target["notes"])
+        self.folder.save(notify=False)  # the report comes with the first point
+        try:
+            with run_status(self.run):
+                self._prepare(setup)
+                self._measure_series()
+        finally:
+            try:
+                self._take_version()
+                self.run.timings = self.phases.timings
+                self.folder.save()
+            finally:
+                self.worker.cleanup()
+        return self.run
+
+    def _take_version(self) -> None:
+        if self.version is not None:
+            self.run.engine["version"] = self.version()
+            self.version = None
+
+    def _start_while_loading(self) -> None:
+        task, self.while_loading = self.while_loading, None
+        if task is None or self.plan.warmup_s < 1:
+            return
+
+        def later() -> None:
+            time.sleep(0.5)  # fio and the sampler first
+            task()
+
+        threading.Thread(target=later, name="dbstor-while-loading", daemon=True).start()
+
+    def _setup(self) -> dict[str, Any]:
         plan = self.plan
-        self.run.engine["version"] = fio_version()
-        setup = {
+        return {
             "paths": [str(p) for p in plan.target.paths],
             "profile": profile_to_dict(plan.profile),
             "file_size": plan.file_size,
@@ -81,29 +137,15 @@ class IoRun:
                 "source_figures": plan.data.source_figures,
             },
         }
-        self.target = self.worker.plan(setup)
-        if self.worker.hosts:
-            self.run.target["hosts"] = list(self.worker.hosts)
-        self.run.target["device"] = ",".join(self.target["devices"]) or None
-        self.run.target["system"] = target_system(self.target["devices"])
-        if plan.target.paths and not self.worker.hosts:
-            self.run.target["mount"] = mount_facts(plan.target.paths[0])
-        self.run.workload["direct"] = self.target["direct"]
-        self.run.notes.extend(self.target["notes"])
-        self.folder.save()
-        try:
-            with run_status(self.run):
-                self._prepare(setup)
-                self._measure_series()
-        finally:
-            try:
-                self.folder.save()
-            finally:
-                self.worker.cleanup()
-        return self.run
 
     def _prepare(self, setup: dict[str, Any]) -> None:
+        started = time.monotonic()
         prepared = self.worker.prepare(setup)
+        spent = prepared.get("timings") or {}  # layout_s, data_check_s, precondition_s
+        for name, seconds in spent.items():
+            self.phases.add(name, seconds)
+        if not spent:  # a worker that does not say
+            self.phases.add("prepare_s", time.monotonic() - started)
         for name, (job, output) in prepared["jobs"].items():
             self.folder.keep_job(name, job, output)
         self.run.notes.extend(prepared["notes"])
@@ -112,13 +154,22 @@ class IoRun:
     # --- load series ---------------------------------------------------------------
 
     def _measure_series(self) -> None:
+        started = time.monotonic()
+        try:
+            self._measure_points()
+        finally:  # what the series spent outside fio: summaries, saves, reports, starts
+            load = self.phases.timings.get("load_s", 0.0)
+            self.phases.add("series_overhead_s", time.monotonic() - started - load)
+
+    def _measure_points(self) -> None:
         series = self.plan.series
         if series.kind == "auto":
             self._auto()
             return
-        for value in series.values:
+        for number, value in enumerate(series.values, 1):
             self._measure(
-                Load(kind=series.kind, value=value, jobs=self._jobs_for(series.kind, value))
+                Load(kind=series.kind, value=value, jobs=self._jobs_for(series.kind, value)),
+                last=number == len(series.values),
             )
 
     def _jobs_for(self, kind: str, value: float) -> int:
@@ -156,7 +207,11 @@ class IoRun:
     def _where(self) -> str:
         return ", ".join(str(p) for p in self.plan.target.paths)
 
-    def _measure(self, load: Load, series: str = "main", depth: int | None = None) -> Point:
+    def _measure(
+        self, load: Load, series: str = "main", depth: int | None = None, last: bool = False
+    ) -> Point:
+        """Measure one point and save it; the report is rendered after it unless it is the
+        series' last (the run's final save, right after, renders it with the run's status)."""
         plan, index = self.plan, len(self.run.points)
         label = plan.series.label(load.value) if load.kind != "jobs" else f"{load.value:g} jobs"
         title = f"[{index + 1}] {label}" + (" (search)" if series == "discovery" else "")
@@ -189,7 +244,10 @@ class IoRun:
         add_host_views(point, self.worker, load, plan.duration_s, plan.warmup_s)
         previous = next((p for p in reversed(self.run.points) if p.series == series and p.ok), None)
         mark_saturation(point, previous)
-        point.started_at = datetime.now(UTC).isoformat(timespec="seconds")
+        # when the point's load started (its first repeat, warm-up included)
+        point.started_at = datetime.fromtimestamp(repeats[0].started_at, UTC).isoformat(
+            timespec="seconds"
+        )
         mark_paused(point, paused)
         if self.telemetry:
             windows = [
@@ -198,7 +256,7 @@ class IoRun:
             ]
             self.telemetry.finish_point(index + 1, point, windows, "fio")
         self.run.points.append(point)
-        self.folder.save()
+        self.folder.save(notify=not last)
         self.progress.say(point_line(title, point, plan.slo.metric) + storage_text(point))
         return point
 
@@ -233,7 +291,12 @@ class IoRun:
             plan.duration_s + plan.warmup_s,
             lambda: live_device_iops(self.worker.latest()),
         ):
+            self._start_while_loading()
             outcome = IoOutcome.from_dict(self.worker.measure(point.to_dict()))
+        self._take_version()
+        self.phases.add("load_s", outcome.wall_s)
+        if self.launched_at is not None and "first_load_after_launch_s" not in self.phases.timings:
+            self.phases.set("first_load_after_launch_s", outcome.started_at - self.launched_at)
         for note in outcome.notes:
             self.folder.note(note)
         self.folder.keep_job(point.name, outcome.job_text, outcome.output_text)

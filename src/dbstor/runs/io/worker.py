@@ -4,6 +4,7 @@ that cleanup() removes it, and whether fio had to fall back from io_uring."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
@@ -44,11 +45,14 @@ class IoWorker:
         prepared = self.prepared
         prepared.notes.clear()
         prepared.jobs.clear()
+        prepared.timings.clear()
         where = setup.get("where", "")
         lay_out(prepared, where, DataPattern(**setup.get("data", {})), self.say)
         if setup.get("precondition"):
             profile = profile_from_dict(setup["profile"])
+            started = time.monotonic()
             note = precondition(prepared, profile, float(setup["duration_s"]), where, self.say)
+            prepared.timings["precondition_s"] = round(time.monotonic() - started, 3)
             if note and self.engine_override is None:
                 self.engine_override = FALLBACK_ENGINE
                 prepared.notes.append(note)

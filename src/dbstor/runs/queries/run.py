@@ -229,7 +229,10 @@ class QueryRun(DatabaseRunner):
             self._replace(index, failed)
             self.folder.save()
             raise PointFailed(f"{title}: {failed.error}")
-        done = query_point(load, outcome, started_at, self.database_bytes, self.cache)
+        began = datetime.fromtimestamp(outcome.started_at, UTC).isoformat(timespec="seconds")
+        done = query_point(
+            load, outcome, began, self.database_bytes, self.cache
+        )  # the streams' start
         mark_paused(done, paused)
         if self.telemetry:  # the layers over the seconds the streams ran (no warm-up)
             window = measured_window(outcome.started_at, 0.0, outcome.wall_s, outcome.samples)
