@@ -136,9 +136,16 @@ def measure_written(
         "compression": data.compression,
         "dedup": round(1 / (1 - data.dedupe_pct / 100), 3),
     }
-        array=array,
-        rate=0.0,
-        min_sample_bytes=QUICK_SAMPLE_BYTES,
+    if data.source_figures:  # from: the source's own figures, zero blocks included
+        intended = {k: data.source_figures.get(k, v) for k, v in intended.items()}
+    paths, read_all = [str(f) for f in files], data.dedupe_pct > 0
+    try:
+        figures = scan(paths, read_all, quick=not read_all)
+        if not read_all and unsure(figures):
+            figures = scan(paths, read_all)
+        stored = scan(paths, read_all, array=array, quick=not read_all)
+        if not read_all and unsure(stored):
+            stored = scan(paths, read_all, array=array)
     except UserError as exc:  # e.g. lz4 missing: say so, the run goes on
         return {
             "intended": intended,
