@@ -34,6 +34,7 @@ from dbstor.analysis.dss_compare import compare_query_runs, is_query_run
 from dbstor.analysis.labels import baseline_index, run_label
 from dbstor.analysis.layers import compare_layers
 from dbstor.analysis.system_diff import system_differences
+from dbstor.analysis.trust import inside_spread
 from dbstor.results.model import Point, Run
 
 __all__ = [
@@ -248,7 +249,7 @@ def compare_runs(runs: Sequence[Run], baseline: str | None = None) -> dict[str, 
         )
     base_values = entries[base_index]["values"]
     factors = []
-    for i, entry in enumerate(entries):
+    for i, (entry, run_i) in enumerate(zip(entries, runs, strict=True)):
         pair = [rests[i], rests[base_index]]
         held = guard.withheld(pair, entry["values"], base_values, database, latency_load)
         if refused and i != base_index and guard.summary_reason(held) is None:
@@ -256,13 +257,16 @@ def compare_runs(runs: Sequence[Run], baseline: str | None = None) -> dict[str, 
         entry["normalised"] = guard.apply(_normalise(entry["values"], base_values), held)
         entry["withheld"] = held
         if i != base_index:
+            spread, inside, note = inside_spread(entry["normalised"], [run_i, base_run])
             factors.append(
                 {
                     "label": entry["label"],
-                    "text": _text(entry["normalised"], held, words),
+                    "text": _text(entry["normalised"], held, words) + note,
                     "basis": entry["basis"],
                     "baseline_basis": base_basis,
                     "latency_at": None if refused else latency_words,
+                    "spread_pct": spread,
+                    "inside_spread": inside,
                 }
             )
     per_disk, per_disk_withheld = _per_disk(runs, entries, base_index)

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 
 from dbstor.analysis.attribution import server_cpu
 from dbstor.analysis.histogram import MIN_OPS_P99, MIN_OPS_P999
-from dbstor.results.model import Point, Spread
+from dbstor.results.model import Point, Run, Spread
 
 STEADY_MAX_DRIFT_PCT = 10.0  # SNIA PTS: the slope over the window stays within 10% of the mean
 NOISY_SPREAD_PCT = 10.0  # repeats whose IOPS differ by more than this are flagged
@@ -124,3 +124,30 @@ def cpu_untrustworthy(point: Point) -> str | None:
     if util >= HOST_CPU_SATURATED_PCT:
         return f"the CPU of {whose} was saturated ({util:.0f}%)"
     return None
+
+
+def spread_pct(run: Run) -> float | None:
+    """The widest spread of throughput between a point's repeats, in % of its median (None
+    when no point of the run was repeated)."""
+    widths = []
+    for point in run.points:
+        spread = point.tps_spread or point.iops_spread
+        if point.repeats > 1 and spread is not None and spread.median > 0:
+            widths.append((spread.maximum - spread.minimum) / spread.median * 100)
+    return max(widths) if widths else None
+
+
+def inside_spread(
+    normalised: dict[str, float | None], runs: Sequence[Run]
+) -> tuple[float | None, bool | None, str]:
+    """The runs' own spread (the widest of them), whether a factor's throughput (normalised
+    to 100) lies inside it (None: no run was repeated, so nobody knows), and the words a
+    factor then carries."""
+    spreads = [s for s in (spread_pct(r) for r in runs) if s is not None]
+    perf = normalised.get("throughput")
+    if not spreads or perf is None:
+        return (max(spreads) if spreads else None), None, ""
+    widest = max(spreads)
+    if abs(perf - 100) > widest:
+        return widest, False, ""
+    return widest, True, f" (inside the runs' own spread of {widest:.1f}% between repeats)"

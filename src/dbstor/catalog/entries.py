@@ -14,6 +14,7 @@ from typing import Any
 
 from dbstor.analysis.curve import curve_points, slo_value
 from dbstor.analysis.dss_compare import is_query_run
+from dbstor.analysis.trust import spread_pct
 from dbstor.errors import UserError
 from dbstor.results.model import Point, Run
 from dbstor.results.store import REPORT_FILE, RESULTS_FILE, read_run_folder, read_study_index
@@ -59,17 +60,6 @@ def fixed_load(points: list[Point]) -> Point | None:
     """The point a run's latency is followed at: the middle of its load series, so that
     every run of the same series is read at the same load."""
     return points[(len(points) - 1) // 2] if points else None
-
-
-def spread_pct(run: Run) -> float | None:
-    """The widest spread of throughput between a point's repeats, in % of its median
-    (None when no point was repeated)."""
-    widths = []
-    for point in run.points:
-        spread = point.tps_spread or point.iops_spread
-        if point.repeats > 1 and spread is not None and spread.median > 0:
-            widths.append((spread.maximum - spread.minimum) / spread.median * 100)
-    return max(widths) if widths else None
 
 
 def load_series(run: Run) -> tuple[str, str]:

@@ -65,3 +65,20 @@ def test_untrustworthy_is_the_one_guard_composed_claims_call():
     # the server's own CPU is the figure a factor uses: a busy host does not void it
     saturated.cpu = CpuStats(util_pct=99.5, own_pct=45.0, server_pct=40.0)
     assert cpu_untrustworthy(saturated) is None
+
+
+def test_a_factor_inside_the_runs_own_spread_says_so():
+    from dbstor.analysis.trust import inside_spread, spread_pct
+    from dbstor.results.model import Load, Point, Run, Spread
+
+    def run(spread: Spread | None, repeats: int) -> Run:
+        point = Point(Load("users", 4), 10.0, tps=100.0, repeats=repeats, tps_spread=spread)
+        return Run("r", "0", {}, {}, {}, {}, {}, {}, "", points=[point])
+
+    noisy, quiet, single = run(Spread(90, 100, 112), 3), run(Spread(99, 100, 101), 3), run(None, 1)
+    assert spread_pct(noisy) == 22.0 and spread_pct(single) is None
+    assert inside_spread({"throughput": 110.0}, [noisy, quiet]) == (
+        22.0, True, " (inside the runs' own spread of 22.0% between repeats)"
+    )  # fmt: skip
+    assert inside_spread({"throughput": 110.0}, [quiet, quiet])[1:] == (False, "")
+    assert inside_spread({"throughput": 110.0}, [single, single]) == (None, None, "")
