@@ -12,41 +12,13 @@ from pathlib import Path
 
 import pytest
 from needs import usable
+from proc_tree import alive, cmdline, descendants
 
-from dbstor.lifeline import start_time
 from dbstor.results.store import load_run
 
 pytestmark = pytest.mark.integration
 
 BOUND_S = 30  # everything must be gone within this after the kill
-
-
-def _descendants(root: int) -> dict[int, str]:
-    """pid -> start time of root and everything below it now."""
-    children: dict[int, list[int]] = {}
-    for entry in os.scandir("/proc"):
-        if entry.name.isdigit():
-            try:
-                raw = Path(f"/proc/{entry.name}/stat").read_text()
-            except OSError:
-                continue
-            ppid = int(raw[raw.rfind(")") + 2 :].split()[1])
-            children.setdefault(ppid, []).append(int(entry.name))
-    out, todo = {}, [root]
-    while todo:
-        pid = todo.pop()
-        started = start_time(pid)
-        if started:
-            out[pid] = started
-        todo.extend(children.get(pid, []))
-    return out
-
-
-def _cmdline(pid: int) -> str:
-    try:
-        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
-    except OSError:
-        return ""
 
 
 def _cgroups_of(pid: int) -> list[Path]:
@@ -81,22 +53,13 @@ def _shm_segments(pids) -> set[Path]:
     return found
 
 
-def _alive(pid: int, started: str) -> bool:
-    try:
-        raw = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return False
-    fields = raw[raw.rfind(")") + 2 :].split()
-    return fields[0] not in ("Z", "X") and fields[19] == started
-
-
 def _watch(roots: list[int], seconds: float) -> dict[int, str]:
     """Everything under the roots, seen at any moment over `seconds`."""
     seen: dict[int, str] = {}
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         for root in roots:
-            seen.update(_descendants(root))
+            seen.update(descendants(root))
         time.sleep(0.1)
     return seen
 
@@ -105,7 +68,7 @@ def _wait_for(proc, what: str, found, timeout: float = 240) -> dict[int, str]:
     """Poll dbstor's process tree until found(tree) holds; return the tree."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        tree = _descendants(proc.pid)
+        tree = descendants(proc.pid)
         if found(tree):
             return tree
         if proc.poll() is not None:
@@ -121,7 +84,7 @@ def _kill_and_wait(proc, seen: dict[int, str], dirs: list[Path]) -> float:
     proc.communicate(timeout=30)
     killed = time.monotonic()
     while time.monotonic() - killed < BOUND_S:
-        left = {p: _cmdline(p) for p, s in seen.items() if _alive(p, s)}
+        left = {p: cmdline(p) for p, s in seen.items() if alive(p, s)}
         there = [d for d in dirs if os.path.lexists(d)]
         if not left and not there:
             return time.monotonic() - killed
@@ -149,15 +112,15 @@ def test_kill9_of_a_postgres_run_leaves_no_server_client_or_socket(dbstor, tmp_p
     args += ("--users", "4", "--duration", "120", "--warmup", "0", "--scale", "50")
     args += ("--memory-limit", "2GiB")  # a cgroup too
     proc = dbstor.start(*args, "--out", "out")
-    me = _cmdline(proc.pid)
-    _wait_for(proc, "client processes", lambda t: sum(_cmdline(p) == me for p in t) >= 3)
+    me = cmdline(proc.pid)
+    _wait_for(proc, "client processes", lambda t: sum(cmdline(p) == me for p in t) >= 3)
     pidfile = next(target.glob("dbstor-pg-*/data/postmaster.pid"))
     lines = pidfile.read_text().splitlines()
     postmaster, sockdir = int(lines[0]), Path(lines[4])
     seen = _watch([proc.pid, postmaster], 2.5)
-    clients = [p for p in seen if p != proc.pid and _cmdline(p) == _cmdline(proc.pid)]
-    backends = [p for p in seen if "postgres" in _cmdline(p)]
-    assert clients and len(backends) > 1, {p: _cmdline(p) for p in seen}
+    clients = [p for p in seen if p != proc.pid and cmdline(p) == cmdline(proc.pid)]
+    backends = [p for p in seen if "postgres" in cmdline(p)]
+    assert clients and len(backends) > 1, {p: cmdline(p) for p in seen}
     instance = pidfile.parent.parent
     cgroups = _cgroups_of(postmaster)
     segments = _shm_segments(seen)
@@ -186,19 +149,19 @@ def test_kill9_of_a_mariadb_run_leaves_no_server_or_socket(dbstor, tmp_path, ser
     args = ("run", "--engine", "mariadb", "--target", target, "--client-processes", "2")
     args += ("--users", "2", "--duration", "120", "--warmup", "0", "--scale", "50")
     proc = dbstor.start(*args, "--out", "out")
-    _wait_for(proc, "a MariaDB server", lambda t: any("mariadbd" in _cmdline(p) for p in t))
-    me = _cmdline(proc.pid)  # the client processes are forked when the point starts
-    _wait_for(proc, "client processes", lambda t: sum(_cmdline(p) == me for p in t) >= 3)
+    _wait_for(proc, "a MariaDB server", lambda t: any("mariadbd" in cmdline(p) for p in t))
+    me = cmdline(proc.pid)  # the client processes are forked when the point starts
+    _wait_for(proc, "client processes", lambda t: sum(cmdline(p) == me for p in t) >= 3)
     seen = _watch([proc.pid], 1.5)
-    servers = [p for p in seen if "mariadbd" in _cmdline(p) or "mysqld" in _cmdline(p)]
-    assert servers, {p: _cmdline(p) for p in seen}
+    servers = [p for p in seen if "mariadbd" in cmdline(p) or "mysqld" in cmdline(p)]
+    assert servers, {p: cmdline(p) for p in seen}
     sockets = [
         Path(a.split("=", 1)[1]).parent
-        for a in _cmdline(servers[0]).split()
+        for a in cmdline(servers[0]).split()
         if a.startswith("--socket=")
     ]
     cnf = next(
-        a.split("=", 1)[1] for a in _cmdline(servers[0]).split() if a.startswith("--defaults-file=")
+        a.split("=", 1)[1] for a in cmdline(servers[0]).split() if a.startswith("--defaults-file=")
     )
     sockdirs = [
         Path(line.split("=", 1)[1]).parent
@@ -217,10 +180,10 @@ def test_kill9_of_an_fio_run_leaves_no_fio_and_a_rerun_works(dbstor, tmp_path):
     target.mkdir()
     args = ("io", "--target", target, "--size", "16MiB", "--warmup", "0", "--jobs", "2")
     proc = dbstor.start(*args, "--iodepth", "4", "--duration", "120", "--out", "out")
-    _wait_for(proc, "fio on a load point", lambda t: any("point-01.fio" in _cmdline(p) for p in t))
+    _wait_for(proc, "fio on a load point", lambda t: any("point-01.fio" in cmdline(p) for p in t))
     seen = _watch([proc.pid], 1.5)
-    fios = [p for p in seen if "fio" in _cmdline(p).split(" ")[0]]
-    assert len(fios) >= 2, {p: _cmdline(p) for p in seen}  # fio and its job processes
+    fios = [p for p in seen if "fio" in cmdline(p).split(" ")[0]]
+    assert len(fios) >= 2, {p: cmdline(p) for p in seen}  # fio and its job processes
     took = _kill_and_wait(proc, seen, [])
     print(f"{len(fios)} fio processes gone {took:.1f} s after kill -9")
     _interrupted(dbstor, tmp_path / "out")

@@ -200,37 +200,34 @@ def mount_facts(
         text = Path(mountinfo).read_text()
     except OSError:
         return None
-    real = os.path.realpath(existing)
-    best: tuple[int, dict[str, str]] | None = None
-    for line in text.splitlines():
+    found = _holding_mount(os.path.realpath(existing), text)
+    if found is None:
+        return None
+    parts, tail = found
+    options = ",".join(dict.fromkeys([*parts[5].split(","), *(tail[2:3] or [""])[0].split(",")]))
+    return {"fs": tail[0], "options": options.strip(","), "point": _unescape(parts[4])}
+
+
+def _holding_mount(realpath: str, mountinfo_text: str) -> tuple[list[str], list[str]] | None:
+    """The fields before and after ' - ' of the mountinfo line of the mount that holds
+    `realpath` (the longest mount point wins, the later mount at the same point wins)."""
+    best: tuple[int, list[str], list[str]] | None = None
+    for line in mountinfo_text.splitlines():
         left, sep, right = line.partition(" - ")
         parts, tail = left.split(), right.split()
         if not sep or len(parts) < 6 or len(tail) < 2:
             continue
         point = _unescape(parts[4])
-        inside = real == point or real.startswith(point.rstrip("/") + "/")
+        inside = realpath == point or realpath.startswith(point.rstrip("/") + "/")
         if inside and (best is None or len(point) >= best[0]):
-            options = ",".join(
-                dict.fromkeys([*parts[5].split(","), *(tail[2:3] or [""])[0].split(",")])
-            )
-            best = (len(point), {"fs": tail[0], "options": options.strip(","), "point": point})
-    return best[1] if best else None
+            best = (len(point), parts, tail)
+    return (best[1], best[2]) if best else None
 
 
 def mount_source(realpath: str, mountinfo_text: str) -> str | None:
-    """The source field of the mount that holds `realpath` (longest mount point wins,
-    the later mount at the same point wins), from /proc/self/mountinfo text."""
-    best: tuple[int, str] | None = None
-    for line in mountinfo_text.splitlines():
-        left, sep, right = line.partition(" - ")
-        parts, tail = left.split(), right.split()
-        if not sep or len(parts) < 5 or len(tail) < 2:
-            continue
-        point = _unescape(parts[4])
-        inside = realpath == point or realpath.startswith(point.rstrip("/") + "/")
-        if inside and (best is None or len(point) >= best[0]):
-            best = (len(point), _unescape(tail[1]))
-    return best[1] if best else None
+    """The source field of the mount that holds `realpath`, from /proc/self/mountinfo text."""
+    found = _holding_mount(realpath, mountinfo_text)
+    return _unescape(found[1][1]) if found else None
 
 
 def _unescape(field: str) -> str:
