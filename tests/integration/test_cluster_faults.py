@@ -118,12 +118,13 @@ def test_ctrl_c_on_an_io_run_stops_every_host_and_keeps_the_folder(
         ],
         preexec_fn=default_signals,
     )
-    wait_for(lambda: len(fio_pids(cluster)) >= 2, 120)
+    # the run's measurement under way (preflight's fio --parse-only runs fio too)
+    wait_for(lambda: any(out.glob("*/results.json")) and len(fio_pids(cluster)) >= 2, 120)
     run.send_signal(sig)
     assert run.wait(timeout=60) == status, run.stderr.read()
     assert "interrupted" in run.stderr.read()
     assert json.loads(next(out.glob("*/results.json")).read_text())["status"] == "interrupted"
-    assert fio_pids(cluster) == []
+    wait_for(lambda: fio_pids(cluster) == [], 10)  # every host's fio, stopped by its agent
     wait_for(lambda: not list(target.iterdir()), 30)  # each host's agent removes its own
 
 

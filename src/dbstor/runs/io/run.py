@@ -79,6 +79,7 @@ class IoRun:
         self.launched_at = time.time() - age if age is not None else None
         self.phases.set("launch_to_run_s", age)
         setup = self._setup()
+        self.folder.save(notify=False)  # results.json from the start: a Ctrl-C keeps the run
         with self.phases.phase("check_s"):
             self.version = ask_fio_version()  # read after the first point: no wait for it
             self.target = self.worker.plan(setup)
