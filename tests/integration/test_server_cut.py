@@ -32,7 +32,7 @@ from dbstor.engines.server import PROBE_CONNECT_S
 SECRET = "cut-s3cret-pw"
 POINT = ("--users", "2,2,2", "--warmup", "1", "--duration", "8")
 INTO_SECOND_POINT_S = 4.0  # after the first point is on disk: inside the second's window
-LOAD_STARTED_S = 2.0  # after the run folder appears: loading orders (which takes 5 s or more)
+LOAD_STARTED_S = 2.0  # after the run folder appears: loading orders (8 warehouses: 10 s or more)
 # Connections give up after SILENCE_S; then one liveness probe, and dbstor's own last
 # statements (object statistics, dropping its schema) wait PROBE_CONNECT_S each to
 # connect. 30 s on top for a loaded two-core machine.
@@ -145,7 +145,7 @@ def test_postgres_cut_during_the_data_load_is_one_line(tmp_path):
     ):
         out = tmp_path / "out"
         proc = _start(
-            link, tmp_path, "--engine", "postgres", "--workload", "orders",
+            link, tmp_path, "--engine", "postgres", "--workload", "orders", "--scale", "8",
             "--dsn", server.dsn("postgres", password=SECRET), *POINT, "--out", str(out),
         )  # fmt: skip
         try:

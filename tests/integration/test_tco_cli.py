@@ -188,5 +188,8 @@ def test_cpu_from_runs_saturated_on_both_is_refused(dbstor, tmp_path):
         "--after-run", "flash",
     )  # fmt: skip
     dbstor.assert_user_error(
-        proc, "--before-run", "the host's CPU was saturated (100%)", "--cpu-before/--cpu-after"
+        proc,
+        "--before-run",
+        "the CPU of the whole host was saturated (100%)",
+        "--cpu-before/--cpu-after",
     )

@@ -145,7 +145,7 @@ def _drawn(body: Callable[..., str], *args: Any) -> str:
     file from another version, or edited by hand) instead of no report at all."""
     try:
         return body(*args)
-    except (AttributeError, KeyError, TypeError, ValueError) as exc:
+    except (AttributeError, KeyError, TypeError, ValueError, OverflowError) as exc:
         return (
             f"<p>Not shown: a field in results.json could not be read ({type(exc).__name__}).</p>"
         )
