@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from needs import usable
-from proc_tree import alive, cmdline, descendants
+from proc_tree import alive, cmdline, descendants, watch
 
 from dbstor.results.store import load_run
 
@@ -51,17 +51,6 @@ def _shm_segments(pids) -> set[Path]:
             if name.startswith("/dev/shm/PostgreSQL."):
                 found.add(Path(name.removesuffix(" (deleted)")))
     return found
-
-
-def _watch(roots: list[int], seconds: float) -> dict[int, str]:
-    """Everything under the roots, seen at any moment over `seconds`."""
-    seen: dict[int, str] = {}
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        for root in roots:
-            seen.update(descendants(root))
-        time.sleep(0.1)
-    return seen
 
 
 def _wait_for(proc, what: str, found, timeout: float = 240) -> dict[int, str]:
@@ -117,7 +106,7 @@ def test_kill9_of_a_postgres_run_leaves_no_server_client_or_socket(dbstor, tmp_p
     pidfile = next(target.glob("dbstor-pg-*/data/postmaster.pid"))
     lines = pidfile.read_text().splitlines()
     postmaster, sockdir = int(lines[0]), Path(lines[4])
-    seen = _watch([proc.pid, postmaster], 2.5)
+    seen = watch([proc.pid, postmaster], 2.5)
     clients = [p for p in seen if p != proc.pid and cmdline(p) == cmdline(proc.pid)]
     backends = [p for p in seen if "postgres" in cmdline(p)]
     assert clients and len(backends) > 1, {p: cmdline(p) for p in seen}
@@ -152,7 +141,7 @@ def test_kill9_of_a_mariadb_run_leaves_no_server_or_socket(dbstor, tmp_path, ser
     _wait_for(proc, "a MariaDB server", lambda t: any("mariadbd" in cmdline(p) for p in t))
     me = cmdline(proc.pid)  # the client processes are forked when the point starts
     _wait_for(proc, "client processes", lambda t: sum(cmdline(p) == me for p in t) >= 3)
-    seen = _watch([proc.pid], 1.5)
+    seen = watch([proc.pid], 1.5)
     servers = [p for p in seen if "mariadbd" in cmdline(p) or "mysqld" in cmdline(p)]
     assert servers, {p: cmdline(p) for p in seen}
     sockets = [
@@ -181,7 +170,7 @@ def test_kill9_of_an_fio_run_leaves_no_fio_and_a_rerun_works(dbstor, tmp_path):
     args = ("io", "--target", target, "--size", "16MiB", "--warmup", "0", "--jobs", "2")
     proc = dbstor.start(*args, "--iodepth", "4", "--duration", "120", "--out", "out")
     _wait_for(proc, "fio on a load point", lambda t: any("point-01.fio" in cmdline(p) for p in t))
-    seen = _watch([proc.pid], 1.5)
+    seen = watch([proc.pid], 1.5)
     fios = [p for p in seen if "fio" in cmdline(p).split(" ")[0]]
     assert len(fios) >= 2, {p: cmdline(p) for p in seen}  # fio and its job processes
     took = _kill_and_wait(proc, seen, [])
