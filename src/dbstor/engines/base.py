@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
+from dbstor.engines.probes import CounterQuery
 from dbstor.results.finite import checked_figure
 
 ROLES = ("data", "log", "temp", "fast")  # fast: a faster tier for the objects placed there
@@ -275,6 +276,11 @@ class Engine(ABC):
         return EngineCounters()
 
     def object_io(self) -> list[ObjectIO]:
+        return []
+
+    def counter_queries(self) -> list[CounterQuery]:
+        """Every query counters() and object_io() run, with what each needs (for
+        `dbstor engines --check`); empty for an engine whose counters need no query."""
         return []
 
     def place_objects(self, database: str, say: Any) -> list[dict[str, Any]]:

@@ -1,0 +1,16 @@
+"""What a DBA checks before a study: the queries an engine's counters need, each with the
+privilege or feature it needs, so `dbstor engines --check` can run every one once and say
+plainly which work and which are missing (and what to grant)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class CounterQuery:
+    """One query an engine's counters run at a measured window's edges."""
+
+    name: str  # what it feeds, in a DBA's words: "per-file I/O", "wait statistics"
+    sql: str  # the query exactly as the counters run it
+    needs: str  # the privilege, role, version or setting it needs ("VIEW SERVER STATE")
