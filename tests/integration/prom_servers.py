@@ -12,6 +12,7 @@ import json
 import shutil
 import socket
 import subprocess
+import tempfile
 import time
 import urllib.parse
 import urllib.request
@@ -108,6 +109,17 @@ class PrometheusServer:
             time.sleep(0.5)
         raise AssertionError(f"{expr} returned nothing within {timeout} s")
 
+    def wait_for_samples(self, selector: str, count: int, timeout: float = 30.0) -> None:
+        """Poll until every series of a plain selector has `count` scraped samples in
+        the last minute (enough for a rate over the first window)."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            result = self.query(f"count_over_time({selector}[1m])")
+            if result and all(float(r["value"][1]) >= count for r in result):
+                return
+            time.sleep(0.25)
+        raise AssertionError(f"{selector} had fewer than {count} samples within {timeout} s")
+
 
 @contextlib.contextmanager
 def prometheus(workdir: Path, jobs: Mapping[str, Sequence[str]]) -> Iterator[PrometheusServer]:
@@ -124,10 +136,13 @@ def prometheus(workdir: Path, jobs: Mapping[str, Sequence[str]]) -> Iterator[Pro
         ]
     config.write_text("\n".join(lines) + "\n")
     log = workdir / "prometheus.log"
+    shm = Path("/dev/shm")
+    scratch = tempfile.mkdtemp(prefix="dbstor-test-tsdb-", dir=shm if shm.is_dir() else workdir)
+    tsdb = Path(scratch)  # on tmpfs: Prometheus's own writes stay off the measured device
     args = [
         binary,
         f"--config.file={config}",
-        f"--storage.tsdb.path={workdir / 'tsdb'}",
+        f"--storage.tsdb.path={tsdb}",
         f"--web.listen-address=127.0.0.1:{port}",
     ]
     with log.open("wb") as out:
@@ -138,3 +153,4 @@ def prometheus(workdir: Path, jobs: Mapping[str, Sequence[str]]) -> Iterator[Pro
         yield server
     finally:
         server.stop()
+        shutil.rmtree(tsdb, ignore_errors=True)

@@ -5,7 +5,6 @@ normalise each layer to the baseline's same layer = 100 (TR-4367 Figures 1 and 2
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 
 import pytest
@@ -24,8 +23,7 @@ def test_two_targets_compared_by_layer(dbstor, tmp_path: Path) -> None:
         (tmp_path / name).mkdir()
     out = tmp_path / "results"
     with node_exporter(tmp_path) as target, prometheus(tmp_path, {"node": [target]}) as server:
-        server.wait_for(f'node_disk_reads_completed_total{{instance="{target}"}}')
-        time.sleep(3)
+        server.wait_for_samples(f'node_disk_reads_completed_total{{instance="{target}"}}', 3)
         result = dbstor(
             "io",
             "--target", f"A={tmp_path / 'a'}",
@@ -47,14 +45,32 @@ def test_two_targets_compared_by_layer(dbstor, tmp_path: Path) -> None:
     assert saved["layers"] == ["client", "host_device", "remote_device"]
     base, other = saved["runs"]
     assert base["label"] == "A" and other["label"] == "B"
-    for layer in saved["layers"]:
-        assert base["normalised"][layer]["iops"] == pytest.approx(100.0)
-        assert base["normalised"][layer]["read_latency_ms"] == pytest.approx(100.0)
-        assert other["normalised"][layer]["iops"] > 0
-    # The same device seen by /proc and by node_exporter: the two layers agree for B too.
-    assert other["normalised"]["remote_device"]["iops"] == pytest.approx(
-        other["normalised"]["host_device"]["iops"], rel=0.1
+    for run in (base, other):
+        for layer in saved["layers"]:
+            assert run["values"][layer]["iops"] > 0, (run["label"], layer)
+    # The same device seen by /proc and by node_exporter: the two layers agree.
+    assert other["values"]["remote_device"]["iops"] == pytest.approx(
+        other["values"]["host_device"]["iops"], rel=0.1
     )
+    withheld = [run["withheld"] for run in (base, other) if run.get("withheld")]
+    if withheld:
+        # On a busy machine a point can be unsteady or share its device with other work:
+        # then no ratio is stated, and the reason names the run, the point and the flag.
+        for why in withheld:
+            assert why.startswith(("A's point at", "B's point at")), why
+            assert "not steady" in why or "not the run's own" in why or "from memory" in why
+        for run in (base, other):
+            if run.get("withheld"):
+                assert all(
+                    v is None for layer in run["normalised"].values() for v in layer.values()
+                )
+    if not base.get("withheld"):
+        for layer in saved["layers"]:
+            assert base["normalised"][layer]["iops"] == pytest.approx(100.0)
+            assert base["normalised"][layer]["read_latency_ms"] == pytest.approx(100.0)
+    if not other.get("withheld"):
+        for layer in saved["layers"]:
+            assert other["normalised"][layer]["iops"] > 0
 
     shown = dbstor("compare", str(study), "--json", "--report", str(tmp_path / "cmp"))
     assert shown.returncode == 0, shown.stderr
@@ -65,7 +81,8 @@ def test_two_targets_compared_by_layer(dbstor, tmp_path: Path) -> None:
     # each layer's CPU is compared too: node_exporter's for the database host, /proc's here
     cpu = base["values"]["remote_device"]["cpu_util_pct"]
     assert cpu is not None and 0 <= cpu <= 100
-    assert base["normalised"]["remote_device"]["cpu_util_pct"] == pytest.approx(100.0)
+    if not base.get("withheld"):
+        assert base["normalised"]["remote_device"]["cpu_util_pct"] == pytest.approx(100.0)
     assert "CPU busy by layer, relative to A = 100" in report
     table = dbstor("compare", str(study))
     assert table.returncode == 0, table.stderr

@@ -149,18 +149,27 @@ class PrometheusSource:
         steps: dict[str, dict[float, float]] = {}
         summaries: dict[str, float | None] = {}
         gauges: dict[str, list[dict[str, Any]]] = {}
+        window = f"the point's {end - start:.1f} s window"
+        why: dict[str, str] = {}  # a quantity the preset reads that gave no figure -> why
         for spec in self.preset.quantities.values():
             main, per = self.selectors(spec)
             if spec.kind == "gauge":
                 gauges[spec.quantity] = self.client.query_range(main, start, end, step)
+                why[spec.quantity] = f"no samples of {spec.metric} in {window}"
                 continue
             num = self._counter(main, start, end, step)
             den = self._counter(per, start, end, step) if per else None
             if num is None or (per and den is None):
+                why[spec.quantity] = (
+                    f"no samples of {spec.metric if num is None else per} in {window}"
+                )
                 continue
             per_step, total = _counter_figures(spec, num, den)
             steps[spec.quantity] = per_step
             summaries[spec.quantity] = total
+            why[spec.quantity] = (
+                f"fewer than two samples of {spec.metric} in {window}, or its divisor did not move"
+            )
         for quantity, rows in gauges.items():
             spec = self.preset.quantities[quantity]
             ops_quantity = LATENCY_OPS.get(quantity)
@@ -170,15 +179,14 @@ class PrometheusSource:
                 weights = None
             steps[quantity] = _combine_gauges(spec, rows, weights, ops_spec)
         out: list[Series] = []
-        for quantity, points in steps.items():
-            if not points:
-                continue
+        labels = {"selection": ",".join(str(m) for m in self.selection)}
+        for quantity in why:
+            points = steps.get(quantity) or {}
             if quantity in summaries:
                 summary = summaries[quantity]
             else:
                 weights = steps.get(LATENCY_OPS.get(quantity, ""))
-                summary = _weighted_mean(points, weights)
-            labels = {"selection": ",".join(str(m) for m in self.selection)}
+                summary = _weighted_mean(points, weights) if points else None
             out.append(
                 Series(
                     quantity,
@@ -187,8 +195,11 @@ class PrometheusSource:
                     summary,
                     source=self.name,
                     labels=labels,
+                    why_null=None if summary is not None else why[quantity],
                 )
             )
+        if all(s.summary is None and not s.points for s in out):
+            return []  # nothing at all: the window's reason stands for every quantity
         return out
 
     def _why_empty(self, window_s: float) -> str:
