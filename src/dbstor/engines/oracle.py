@@ -93,7 +93,7 @@ class OracleEngine(ServerEngine):
     name = "oracle"
     title = "Oracle Database"
     dialect = "oracle"
-    paramstyle = "numeric"  # :1, :2, ... bound by position
+    paramstyle = "named"  # :b1, :b2, ... (bound by position from a sequence)
     driver = "oracledb"
     file_stats_query = stats.FILESTAT_SQL  # per file; READTIM/WRITETIM in centiseconds
     workspace_kind = "schema"
@@ -208,13 +208,13 @@ class OracleEngine(ServerEngine):
 
     def _workspace_exists(self, conn: Any) -> bool:
         return bool(
-            self._one(conn, "SELECT COUNT(*) FROM all_users WHERE username = :1", (self.user,))
+            self._one(conn, "SELECT COUNT(*) FROM all_users WHERE username = :b1", (self.user,))
         )
 
     def _marked(self, conn: Any) -> bool:
         found = self._one(
             conn,
-            "SELECT COUNT(*) FROM all_tables WHERE owner = :1 AND table_name = :2",
+            "SELECT COUNT(*) FROM all_tables WHERE owner = :b1 AND table_name = :b2",
             (self.user, MARKER_TABLE.upper()),
         )
         if not found:
@@ -247,7 +247,7 @@ class OracleEngine(ServerEngine):
         return {role: [str(p) for p in paths] for role, paths in self.settings.paths.items()}
 
     def _space_exists(self, conn: Any, name: str) -> bool:
-        sql = "SELECT COUNT(*) FROM dba_tablespaces WHERE tablespace_name = :1"
+        sql = "SELECT COUNT(*) FROM dba_tablespaces WHERE tablespace_name = :b1"
         return bool(self._one(conn, sql, (name,)))
 
     def _mark_workspace(self, conn: Any) -> None:
@@ -257,7 +257,7 @@ class OracleEngine(ServerEngine):
                 " created_at TIMESTAMP DEFAULT SYSTIMESTAMP NOT NULL, instance NUMBER(10))"
             )
             cur.execute(
-                f"INSERT INTO {self.user}.{MARKER_TABLE} (created_by, instance) VALUES ('dbstor', :1)",
+                f"INSERT INTO {self.user}.{MARKER_TABLE} (created_by, instance) VALUES ('dbstor', :b1)",
                 (self.settings.instance,),
             )
 
@@ -268,7 +268,7 @@ class OracleEngine(ServerEngine):
             for name in self.spaces:
                 if not self._space_exists(conn, name):
                     continue
-                used = "SELECT COUNT(*) FROM dba_segments WHERE tablespace_name = :1"
+                used = "SELECT COUNT(*) FROM dba_segments WHERE tablespace_name = :b1"
                 if not self._one(conn, used, (name,)):
                     cur.execute(space.drop_space(name))
 

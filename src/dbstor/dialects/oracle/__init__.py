@@ -61,7 +61,7 @@ class Oracle(Dialect):
 
     def insert(self, table: Table) -> str:
         """The bulk load's INSERT of one row, binds by position."""
-        marks = ", ".join(f":{i}" for i in range(1, len(table.columns) + 1))
+        marks = ", ".join(f":b{i}" for i in range(1, len(table.columns) + 1))
         return f"INSERT INTO {table.name} ({', '.join(table.column_names)}) VALUES ({marks})"
 
     def put_rows(self, cur: Any, table: Table, rows: list[tuple]) -> None:
