@@ -275,3 +275,22 @@ def test_bulk_load_inserts_in_batches_with_positional_binds():
     ORACLE.put_rows(cur, table, [tuple(range(len(table.columns)))] * 12_001)
     assert [n for _, n in cur.batches] == [5_000, 5_000, 2_001]
     parsed(cur.batches[0][0])
+
+
+def test_procedure_variables_take_types_of_columns_that_exist():
+    columns = {(t.name, c) for t in ORDERS_TABLES for c in t.column_names}
+    anchors = {tuple(a) for ddl in orders.DDL for a in re.findall(r"(\w+)\.(\w+)%TYPE", ddl)}
+    assert anchors and anchors <= columns
+
+
+def test_no_generated_text_is_empty_where_a_column_is_not_null():
+    """Oracle stores '' as NULL: a NOT NULL text column must never get an empty string."""
+    from dbstor.workloads.orders import generate
+    from dbstor.workloads.orders.schema import TABLE
+    from dbstor.workloads.orders.workload import OrdersWorkload
+
+    constants = OrdersWorkload(1, seed=1).constants
+    for chunk in generate.chunks(1):
+        for name, rows in generate.generate(chunk, 1, constants).items():
+            required = [i for i, (_, kind) in enumerate(TABLE[name].columns) if "?" not in kind]
+            assert not [r for r in rows if any(r[i] == "" for i in required)], name

@@ -1,7 +1,8 @@
 """The orders workload in PL/SQL, as HammerDB installs it on Oracle: five stored
 procedures, NEWORD, PAYMENT, DELIVERY, OSTAT and SLEV, one anonymous block calling each.
 
-Each procedure is one transaction: it ends with its own COMMIT, and any error rolls it
+Variables take their columns' types (%TYPE), as HammerDB's do. Each procedure is one
+transaction: it ends with its own COMMIT, and any error rolls it
 back and reaches the client unchanged (WHEN OTHERS THEN ROLLBACK; RAISE), so ORA-00060
 (deadlock) and ORA-08177 (serialization) are retried as on the client path. The last
 parameter is OUT: New-Order's status (0 committed, 1 rolled back for its unused item),
@@ -39,8 +40,9 @@ AS
     v_w_tax NUMBER; v_d_tax NUMBER; v_discount NUMBER; v_o_id NUMBER; v_count NUMBER;
     v_i NUMBER; v_item NUMBER; v_supply NUMBER; v_qty NUMBER; v_stock NUMBER;
     v_all_local NUMBER := 1; v_price NUMBER;
-    v_last VARCHAR2(16); v_credit VARCHAR2(2); v_name VARCHAR2(24); v_idata VARCHAR2(50);
-    v_dist VARCHAR2(24); v_sdata VARCHAR2(50);
+    v_last customer.c_last%TYPE; v_credit customer.c_credit%TYPE;
+    v_name item.i_name%TYPE; v_idata item.i_data%TYPE;
+    v_dist stock.s_dist_01%TYPE; v_sdata stock.s_data%TYPE;
 BEGIN
     SELECT w_tax INTO v_w_tax FROM warehouse WHERE w_id = p_w;
     SELECT d_tax, d_next_o_id INTO v_d_tax, v_o_id FROM district
@@ -95,8 +97,8 @@ PAYMENT = f"""CREATE OR REPLACE PROCEDURE PAYMENT(p_w NUMBER, p_d NUMBER, p_c_w 
     p_paid OUT NUMBER)
 AS
     v_c NUMBER := p_c; v_n NUMBER;
-    v_w_name VARCHAR2(10); v_d_name VARCHAR2(10); v_credit VARCHAR2(2);
-    v_balance NUMBER; v_data VARCHAR2(500);
+    v_w_name warehouse.w_name%TYPE; v_d_name district.d_name%TYPE;
+    v_credit customer.c_credit%TYPE; v_balance NUMBER; v_data customer.c_data%TYPE;
 BEGIN
     UPDATE warehouse SET w_ytd = w_ytd + p_amount WHERE w_id = p_w;
     SELECT w_name INTO v_w_name FROM warehouse WHERE w_id = p_w;
@@ -127,7 +129,8 @@ ORDER_STATUS = f"""CREATE OR REPLACE PROCEDURE OSTAT(p_c_w NUMBER, p_c_d NUMBER,
     p_c_last VARCHAR2, p_found OUT NUMBER)
 AS
     v_c NUMBER := p_c; v_n NUMBER; v_o NUMBER; v_entry NUMBER; v_carrier NUMBER;
-    v_balance NUMBER; v_first VARCHAR2(16); v_middle VARCHAR2(2); v_last VARCHAR2(16);
+    v_balance NUMBER; v_first customer.c_first%TYPE; v_middle customer.c_middle%TYPE;
+    v_last customer.c_last%TYPE;
     v_lines NUMBER; v_items NUMBER; v_supply NUMBER; v_qty NUMBER; v_amount NUMBER;
     v_delivery NUMBER;
 BEGIN
