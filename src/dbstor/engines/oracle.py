@@ -24,6 +24,7 @@ from typing import Any
 from dbstor.engines import oracle_space as space
 from dbstor.engines import oracle_stats as stats
 from dbstor.engines.base import (
+    COUNTER_NAMES,
     MARKER_TABLE,
     Availability,
     EngineCounters,
@@ -230,18 +231,31 @@ class OracleEngine(ServerEngine):
                 f"if an earlier dbstor run left it, drop it yourself (DROP TABLESPACE {taken[0]} "
                 "INCLUDING CONTENTS AND DATAFILES), or use another instance number"
             )
-        with conn.cursor() as cur:
-            for sql, name in zip(
-                space.create_spaces(self.settings.instance, self._paths()), self.spaces, strict=True
-            ):
-                cur.execute(sql)
-                self._made_spaces.append(name)
-            default = self._one(
-                conn,
-                "SELECT property_value FROM database_properties"
-                " WHERE property_name = 'DEFAULT_PERMANENT_TABLESPACE'",
-            )
-            cur.execute(space.create_user(self.user, self.spaces, str(default or "USERS")))
+        made = space.create_spaces(self.settings.instance, self._paths())
+        try:
+            with conn.cursor() as cur:
+                for sql, name in zip(made, self.spaces, strict=True):
+                    cur.execute(sql)
+                    self._made_spaces.append(name)
+                default = self._one(
+                    conn,
+                    "SELECT property_value FROM database_properties"
+                    " WHERE property_name = 'DEFAULT_PERMANENT_TABLESPACE'",
+                )
+                cur.execute(space.create_user(self.user, self.spaces, str(default or "USERS")))
+        except BaseException:
+            self._drop_made_spaces(conn)  # the user was not made: its spaces are empty
+            raise
+
+    def _drop_made_spaces(self, conn: Any) -> None:
+        """The tablespaces this engine made, dropped again (a failed start), each only
+        when it holds no segment."""
+        with contextlib.suppress(Exception), conn.cursor() as cur:
+            used = "SELECT COUNT(*) FROM dba_segments WHERE tablespace_name = :b1"
+            for name in reversed(self._made_spaces):
+                if not self._one(conn, used, (name,)):
+                    cur.execute(space.drop_space(name))
+        self._made_spaces.clear()
 
     def _paths(self) -> dict[str, list[str]]:
         return {role: [str(p) for p in paths] for role, paths in self.settings.paths.items()}
@@ -293,7 +307,8 @@ class OracleEngine(ServerEngine):
             return stats.engine_counters(stats.Snapshot(stats=dict(self.query(stats.SYSSTAT_SQL))))
         except (self._driver_error(), UserError) as exc:
             out = EngineCounters()
-            out.why_null["logical_reads"] = f"v$sysstat could not be read: {self._hide(exc)}"
+            why = f"v$sysstat could not be read: {self._hide(exc)} (grant SELECT_CATALOG_ROLE)"
+            out.why_null.update(dict.fromkeys(COUNTER_NAMES, why))
             return out
 
     def object_io(self) -> list[ObjectIO]:

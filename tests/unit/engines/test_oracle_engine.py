@@ -200,3 +200,32 @@ def test_dbstor_engines_says_what_was_verified_and_that_it_is_external_only():
     )
     assert VERIFIED in row[3].reason
     assert engine_class("oracle") is OracleEngine
+
+
+class Refusing(Recorder):
+    """Refuses CREATE USER as a server would without the privilege."""
+
+    def execute(self, sql, params=()):
+        super().execute(sql, params)
+        if sql.startswith("CREATE USER"):
+            raise oracledb.DatabaseError(detail("ORA-01031: insufficient privileges"))
+
+
+def test_a_failed_schema_drops_the_tablespaces_it_made_before(monkeypatch):
+    ora = engine("oracle://u@h/X", monkeypatch, data=["/d0"], temp=["/t"])
+    conn = Refusing({"DEFAULT_PERMANENT_TABLESPACE": "USERS"})
+    with pytest.raises(oracledb.DatabaseError):
+        ora._create_workspace(conn)
+    assert [s for s in conn.done if s.startswith("DROP")] == [
+        "DROP TABLESPACE DBSTOR_0_TEMP INCLUDING CONTENTS AND DATAFILES",
+        "DROP TABLESPACE DBSTOR_0_D0 INCLUDING CONTENTS AND DATAFILES",
+    ]
+
+
+def test_counters_of_a_server_that_cannot_be_asked_are_null_with_the_reason(monkeypatch):
+    ora = engine(f"oracle://system@127.0.0.1:{free_port()}/FREEPDB1", monkeypatch)
+    counters = ora.counters()  # a real connection attempt, refused
+    assert counters.physical_reads is None and counters.storage_read_bytes is None
+    reasons = set(counters.why_null.values())
+    assert len(reasons) == 1 and "Connection refused" in reasons.pop()
+    assert len(counters.why_null) == 5
