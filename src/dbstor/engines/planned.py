@@ -31,14 +31,4 @@ PLANNED = (
             "JOIN sys.master_files f ON f.database_id = s.database_id AND f.file_id = s.file_id"
         ),
     ),
-    PlannedEngine(
-        name="oracle",
-        title="Oracle Database",
-        dialect="oracle",
-        driver="oracledb (thin mode)",
-        file_stats_query=(
-            "SELECT d.name, f.phyrds, f.phywrts, f.phyblkrd, f.phyblkwrt, f.readtim, f.writetim, "
-            "d.bytes FROM v$filestat f JOIN v$datafile d ON d.file# = f.file#"
-        ),
-    ),
 )

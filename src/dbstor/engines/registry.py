@@ -16,6 +16,7 @@ ENGINES: dict[str, str] = {
     "mariadb": "dbstor.engines.mariadb:MariaDBEngine",
     "mysql": "dbstor.engines.mariadb:MySQLEngine",
     "duckdb": "dbstor.engines.duckdb:DuckDBEngine",
+    "oracle": "dbstor.engines.oracle:OracleEngine",
 }
 ALIASES = {"postgresql": "postgres", "pg": "postgres", "sqlite3": "sqlite"}
 

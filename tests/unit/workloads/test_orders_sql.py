@@ -26,7 +26,7 @@ def test_statements_render_per_dialect(dialect):
         assert ("FOR UPDATE" in sql) == ("{for_update}" in text and dialect != "sqlite"), name
     assert "s_dist_07" in statement(dialect, "no_stock", 2, 7)
     with pytest.raises(ValueError, match="dialect"):
-        render("SELECT 1", "oracle")
+        render("SELECT 1", "db2")
 
 
 def test_history_has_no_key_anywhere_and_keys_are_tpc_c():

@@ -1,0 +1,89 @@
+"""Oracle: NUMBER and VARCHAR2 columns, :1, :2, ... binds (python-oracledb binds them by
+position), FETCH FIRST n ROWS ONLY for LIMIT, MERGE for upserts, tables and indexes in a
+tablespace, optimizer statistics through DBMS_STATS, bulk load by executemany.
+
+No statement sets a server-side limit on each statement: Oracle has none a session can
+set in SQL (Resource Manager's limits are the DBA's, per consumer group). A query's
+timeout is the client's: the QueryTimer calls python-oracledb's Connection.cancel(), which
+ends the running call with ORA-01013; dbstor's own connections carry oracledb's
+call_timeout (engines/oracle.py), which bounds each round trip.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from dbstor.dialects.base import Dialect
+
+if TYPE_CHECKING:
+    from dbstor.workloads.tables import Table
+
+BATCH_ROWS = 5_000  # rows per executemany() round trip of the bulk load
+_LIMIT = re.compile(r"\bLIMIT\s+(\?|\d+)", re.IGNORECASE)
+
+
+def numbered(text: str) -> str:
+    """Each ? in order as :b1, :b2, ... (bound by position) (the statements hold no literal '?')."""
+    count = itertools.count(1)
+    return re.sub(r"\?", lambda _: f":b{next(count)}", text)
+
+
+def fetch_first(text: str) -> str:
+    """LIMIT n (or LIMIT ?) as Oracle's row limiting clause, FETCH FIRST n ROWS ONLY."""
+    return _LIMIT.sub(r"FETCH FIRST \1 ROWS ONLY", text)
+
+
+class Oracle(Dialect):
+    name = "oracle"
+    workloads = ("brokerage", "orders", "blocks")
+    types: ClassVar[dict[str, str]] = {
+        "id": "NUMBER(19)",
+        "int": "NUMBER(10)",
+        "small": "NUMBER(5)",
+        "money": "NUMBER(19)",
+        "ts": "NUMBER(19)",
+        "day": "NUMBER(10)",
+    }
+    param = ":k"  # a bind written by hand; SQL binds each occurrence by its position
+    indexes_take_suffix = True  # CREATE INDEX ... TABLESPACE x
+
+    def column_type(self, neutral: str) -> str:
+        nullable = neutral.endswith("?")
+        base = neutral.rstrip("?")
+        sql = f"VARCHAR2({base[4:]})" if base.startswith("str:") else self.types[base]
+        return sql if nullable else f"{sql} NOT NULL"
+
+    def render(self, text: str) -> str:
+        return numbered(fetch_first(text.replace("{for_update}", self.for_update)))
+
+    def insert(self, table: Table) -> str:
+        """The bulk load's INSERT of one row, binds by position."""
+        marks = ", ".join(f":b{i}" for i in range(1, len(table.columns) + 1))
+        return f"INSERT INTO {table.name} ({', '.join(table.column_names)}) VALUES ({marks})"
+
+    def put_rows(self, cur: Any, table: Table, rows: list[tuple]) -> None:
+        """executemany() in batches: one round trip per BATCH_ROWS rows."""
+        sql = self.insert(table)
+        for i in range(0, len(rows), BATCH_ROWS):
+            cur.executemany(sql, rows[i : i + BATCH_ROWS])
+
+    def analyze(self, tables: Sequence[Table]) -> list[str]:
+        """DBMS_STATS on each table of the session's current schema (dbstor's)."""
+        return [gather_stats(t.name) for t in tables]
+
+    def autocommit(self, connection: Any) -> None:
+        connection.autocommit = True  # python-oracledb: an attribute
+
+
+def gather_stats(table: str) -> str:
+    """The PL/SQL block that gathers one table's optimizer statistics."""
+    return (
+        "BEGIN DBMS_STATS.GATHER_TABLE_STATS(SYS_CONTEXT('USERENV', 'CURRENT_SCHEMA'), "
+        f"'{table.upper()}'); END;"
+    )
+
+
+DIALECT = Oracle()
