@@ -26,7 +26,12 @@ def test_single_run_report_has_curve_slo_and_knee(fc: Run, samples):
     assert "How to read this report" in html
     assert "SLO 1 ms p99 read" in html
     assert "knee 47,702 IOPS" in html  # the knee marker's label on the curve
-    assert "Knee: 47,702 IOPS at QD 23.8 (p99 read 1.00 ms, SLO 1 ms)" in html
+    # QD32 is flagged not steady: the card refuses the knee as the summary does, with the
+    # figure as measured beside the refusal
+    assert (
+        "Knee: not stated (QD32 flagged not steady); as measured, 47,702 IOPS at QD 23.8 "
+        "(p99 read 1.00 ms, SLO 1 ms)"
+    ) in html
     assert 'class="ref"' in html and "stroke-dasharray" in html
     assert "Per-second IOPS and CPU" in html  # samples give the time series
     assert "Comparison against" not in html
@@ -196,4 +201,4 @@ def test_search_points_are_listed_but_not_plotted(fc: Run):
 
 def test_knee_with_transactions(fc: Run):
     fc.knee["tps"] = 1234.0
-    assert "Knee: 1,234 TPS, 47,702 IOPS at QD 23.8" in render_report([fc])
+    assert "as measured, 1,234 TPS, 47,702 IOPS at QD 23.8" in render_report([fc])

@@ -12,6 +12,7 @@ from dbstor.report.database.memory import memory_sentence
 from dbstor.report.database.overlay import overlay_caption, overlays
 from dbstor.report.database.section import database_section
 from dbstor.report.document.frame import engine_io_anchor, points_anchor, run_anchor
+from dbstor.report.document.summary import knee_doubts, peak_doubts
 from dbstor.report.io.section import io_section
 from dbstor.report.kit.figures import curve_caption, curve_chart, figure_html
 from dbstor.report.kit.summary import (
@@ -35,7 +36,8 @@ def cards(runs: list[Run], names: list[str]) -> str:
             continue
         workload = (run.workload or {}).get("name", "")
         engine = (run.engine or {}).get("name", "")
-        lines = [peak_sentence(run), knee_sentence(run)]
+        lines = [_stated(peak_sentence(run), peak_doubts(run) if is_database(run) else "")]
+        lines.append(_stated(knee_sentence(run), knee_doubts(run)))
         cache = cache_sentence(run)
         if cache:
             lines.append(cache)
@@ -49,6 +51,15 @@ def cards(runs: list[Run], names: list[str]) -> str:
             f"{body}</div>"
         )
     return f'<div class="cards">{"".join(out)}</div>'
+
+
+def _stated(sentence: str, doubts: str) -> str:
+    """A headline sentence ('knee: ...'), or, where the summary refuses to state it, the
+    same refusal with the figure as measured beside it, so a card never says more."""
+    if not doubts:
+        return sentence
+    what, _, rest = sentence.partition(": ")
+    return f"{what}: not stated ({doubts}); as measured, {rest}"
 
 
 def overlay_figures(runs: list[Run], names: list[str]) -> tuple[str, set[str]]:

@@ -101,9 +101,17 @@ def _database_findings(run: Run, name: str, index: int) -> list[Finding]:
 
 def knee_doubts(run: Run) -> str:
     """Why the run's knee may not be stated ('' when it may): the flags on the points
-    either side of it."""
+    either side of it (for a knee beyond the highest load: on the highest point)."""
     knee = knee_of(run)
-    return _doubts(_knee_points(run, knee.load_value)) if knee.state == "found" else ""
+    if knee.state not in ("found", "beyond"):
+        return ""
+    return _doubts(_knee_points(run, knee.load_value))
+
+
+def peak_doubts(run: Run) -> str:
+    """Why the run's peak may not be stated ('' when it may): the flags on its point."""
+    peak = peak_of(run)
+    return _doubts([peak]) if peak is not None else ""
 
 
 def _run_findings(run: Run, name: str, index: int) -> list[Finding]:
