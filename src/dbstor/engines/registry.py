@@ -16,8 +16,9 @@ ENGINES: dict[str, str] = {
     "mariadb": "dbstor.engines.mariadb:MariaDBEngine",
     "mysql": "dbstor.engines.mariadb:MySQLEngine",
     "duckdb": "dbstor.engines.duckdb:DuckDBEngine",
+    "sqlserver": "dbstor.engines.sqlserver:SqlServerEngine",
 }
-ALIASES = {"postgresql": "postgres", "pg": "postgres", "sqlite3": "sqlite"}
+ALIASES = {"postgresql": "postgres", "pg": "postgres", "sqlite3": "sqlite", "mssql": "sqlserver"}
 
 
 def engine_class(name: str) -> type[Engine]:
