@@ -48,16 +48,24 @@ def _pymssql() -> Any:
     )
 
 
+def _parts(exc: BaseException) -> tuple[Any, ...]:
+    """(number, message) of a pymssql error: its one argument is that pair."""
+    args = exc.args
+    return tuple(args[0]) if len(args) == 1 and isinstance(args[0], tuple) else tuple(args)
+
+
 def error_code(exc: BaseException) -> int | None:
-    """The SQL Server or DB-Library message number pymssql puts first in an error's args."""
-    code = exc.args[0] if exc.args else None
+    """The SQL Server or DB-Library message number of a pymssql error."""
+    parts = _parts(exc)
+    code = parts[0] if parts else None
     return code if isinstance(code, int) else None
 
 
 def driver_line(exc: BaseException) -> str:
     """The telling part of a pymssql error: its message lines without FreeTDS's
     'DB-Lib error message N, severity S:' headers, repeats dropped, joined by '; '."""
-    raw = exc.args[1] if len(exc.args) > 1 else (exc.args[0] if exc.args else exc)
+    parts = _parts(exc)
+    raw = parts[1] if len(parts) > 1 else (parts[0] if parts else exc)
     text = raw.decode(errors="replace") if isinstance(raw, bytes) else str(raw)
     lines: list[str] = []
     for line in (ln.strip() for ln in text.splitlines()):

@@ -82,10 +82,18 @@ def perf_values(rows: Iterable[Sequence[Any]]) -> dict[str, tuple[float, int]]:
 def ratio(values: Mapping[str, tuple[float, int]], name: str) -> float | None:
     """A PERF_LARGE_RAW_FRACTION counter over its base row, as a fraction (0..1); None
     without both rows or with a zero base."""
-    top, base = values.get(name), values.get(f"{name} base")
+    top, base = values.get(name), values.get(base_of(name, values) or "")
     if top is None or base is None or top[1] != RAW_FRACTION or base[1] != RAW_BASE:
         return None
     return top[0] / base[0] if base[0] else None
+
+
+def base_of(name: str, values: Mapping[str, Any]) -> str | None:
+    """The base row of an average or ratio counter: its name (without a unit in
+    parentheses) followed by "base", in any case: 'Average Latch Wait Time (ms)' ->
+    'Average Latch Wait Time Base'."""
+    stem = name.split(" (")[0].lower()
+    return next((n for n in values if n.lower() in (f"{stem} base", f"{name.lower()} base")), None)
 
 
 def window(
@@ -100,8 +108,8 @@ def window(
             continue
         delta = value - before[name][0]
         if kind == AVERAGE_BULK:
-            base = f"{name} Base" if f"{name} Base" in after else f"{name} base"
-            if base not in after or base not in before:
+            base = base_of(name, after)
+            if base is None or base not in before:
                 continue
             span = after[base][0] - before[base][0]
             out[name] = delta / span if span > 0 and delta >= 0 else None

@@ -92,7 +92,7 @@ BEGIN
         SET @k = 1 + FLOOR(RAND() * @nrows);
         SET @v = NULL;
         SELECT @v = version FROM {table} WHERE id = @k;
-        IF @v IS NOT NULL SET @hits = @hits + 1;
+        IF @v IS NOT NULL BEGIN SET @hits = @hits + 1; END;
         SET @i = @i + 1;
     END;
     SELECT @hits;
@@ -111,7 +111,7 @@ BEGIN
     BEGIN
         SET @top = @top * POWER(RAND(), 1.0 / @j);
         SET @k = 1 + FLOOR(@top * @nrows);
-        IF @k > @nrows SET @k = @nrows;
+        IF @k > @nrows BEGIN SET @k = @nrows; END;
         UPDATE {table} SET version = version + 1 WHERE id = @k;
         SET @hits = @hits + @@ROWCOUNT;
         SET @j = @j - 1;

@@ -6,7 +6,8 @@ They are called on an autocommit connection and run their own BEGIN TRANSACTION 
 COMMIT under SET XACT_ABORT ON, so one EXEC is one transaction and any error rolls it
 back and reaches the client (1205, a deadlock victim, is retried as on the client path).
 Locking reads take UPDLOCK, as the client's FOR UPDATE. Each ends with one result row.
-New-Order's item lists come as comma-separated text, taken apart one item at a time.
+New-Order's item lists come as comma-separated text, taken apart one item at a time;
+an unused item stops the loop and rolls the order back (its first column 1).
 """
 
 from __future__ import annotations
@@ -50,6 +51,7 @@ BEGIN
         @price BIGINT, @name VARCHAR(24), @idata VARCHAR(50), @stock INT, @dist VARCHAR(24),
         @sdata VARCHAR(50);
     DECLARE @all_local INT = 1;
+    DECLARE @unused INT = 0;
     DECLARE @items VARCHAR(256) = @p_items + ',';
     DECLARE @supplies VARCHAR(256) = @p_supply + ',';
     DECLARE @qtys VARCHAR(256) = @p_qty + ',';
@@ -66,29 +68,26 @@ BEGIN
     WHILE @i <= @count
     BEGIN
         {_pop("@supply", "@check")}
-        IF @supply <> @p_w SET @all_local = 0;
+        IF @supply <> @p_w BEGIN SET @all_local = 0; END;
         SET @i = @i + 1;
     END;
     INSERT INTO orders (o_id, o_d_id, o_w_id, o_c_id, o_entry_d, o_carrier_id, o_ol_cnt,
         o_all_local) VALUES (@o_id, @p_d, @p_w, @p_c, @p_entry, NULL, @count, @all_local);
     INSERT INTO new_order (no_o_id, no_d_id, no_w_id) VALUES (@o_id, @p_d, @p_w);
     SET @i = 1;
-    WHILE @i <= @count
+    WHILE @i <= @count AND @unused = 0
     BEGIN
         {_pop("@item", "@items")}
         {_pop("@supply", "@supplies")}
         {_pop("@qty", "@qtys")}
         SELECT @price = i_price, @name = i_name, @idata = i_data FROM item WHERE i_id = @item;
-        IF @@ROWCOUNT = 0
+        IF @@ROWCOUNT = 0 BEGIN SET @unused = 1; END;
+        IF @unused = 0
         BEGIN
-            ROLLBACK TRANSACTION;
-            SELECT 1, @o_id;
-            RETURN;
-        END;
         SELECT @stock = s_quantity, @dist = {_DIST}, @sdata = s_data
             FROM stock WITH (UPDLOCK, ROWLOCK) WHERE s_w_id = @supply AND s_i_id = @item;
         SET @stock = @stock - @qty;
-        IF @stock < 10 SET @stock = @stock + 91;
+        IF @stock < 10 BEGIN SET @stock = @stock + 91; END;
         UPDATE stock SET s_quantity = @stock, s_ytd = s_ytd + @qty,
             s_order_cnt = s_order_cnt + 1,
             s_remote_cnt = s_remote_cnt + CASE WHEN @supply <> @p_w THEN 1 ELSE 0 END
@@ -96,10 +95,12 @@ BEGIN
         INSERT INTO order_line (ol_o_id, ol_d_id, ol_w_id, ol_number, ol_i_id, ol_supply_w_id,
             ol_delivery_d, ol_quantity, ol_amount, ol_dist_info)
             VALUES (@o_id, @p_d, @p_w, @i, @item, @supply, NULL, @qty, @qty * @price, @dist);
+        END;
         SET @i = @i + 1;
     END;
-    COMMIT TRANSACTION;
-    SELECT 0, @o_id;
+    IF @unused = 1 BEGIN ROLLBACK TRANSACTION; END;
+    IF @unused = 0 BEGIN COMMIT TRANSACTION; END;
+    SELECT @unused, @o_id;
 END"""
 
 PAYMENT = f"""
@@ -125,15 +126,19 @@ BEGIN
         FROM customer WITH (UPDLOCK, ROWLOCK)
         WHERE c_w_id = @p_c_w AND c_d_id = @p_c_d AND c_id = @c;
     IF @credit = 'BC'
+    BEGIN
         UPDATE customer SET c_balance = c_balance - @p_amount,
             c_ytd_payment = c_ytd_payment + @p_amount, c_payment_cnt = c_payment_cnt + 1,
             c_data = SUBSTRING(CONCAT(@c, ' ', @p_c_d, ' ', @p_c_w, ' ', @p_d, ' ', @p_w, ' ',
                 @p_amount, ' ', @data), 1, 500)
             WHERE c_w_id = @p_c_w AND c_d_id = @p_c_d AND c_id = @c;
-    ELSE
+    END;
+    IF @credit <> 'BC'
+    BEGIN
         UPDATE customer SET c_balance = c_balance - @p_amount,
             c_ytd_payment = c_ytd_payment + @p_amount, c_payment_cnt = c_payment_cnt + 1
             WHERE c_w_id = @p_c_w AND c_d_id = @p_c_d AND c_id = @c;
+    END;
     INSERT INTO history (h_c_id, h_c_d_id, h_c_w_id, h_d_id, h_w_id, h_date, h_amount, h_data)
         VALUES (@c, @p_c_d, @p_c_w, @p_d, @p_w, @p_date, @p_amount,
             CONCAT(@w_name, '    ', @d_name));
@@ -158,9 +163,11 @@ BEGIN
     SELECT TOP (1) @o = o_id, @entry = o_entry_d, @carrier = o_carrier_id FROM orders
         WHERE o_w_id = @p_c_w AND o_d_id = @p_c_d AND o_c_id = @c ORDER BY o_id DESC;
     IF @o IS NOT NULL
+    BEGIN
         SELECT @lines = COUNT(*), @items = SUM(ol_i_id), @supply = SUM(ol_supply_w_id),
             @qty = SUM(ol_quantity), @amount = SUM(ol_amount), @delivery = MAX(ol_delivery_d)
             FROM order_line WHERE ol_w_id = @p_c_w AND ol_d_id = @p_c_d AND ol_o_id = @o;
+    END;
     SELECT @c, @o, @lines;
 END"""
 
