@@ -132,7 +132,9 @@ class SqlServerEngine(ServerEngine):
                 False, f"the pymssql driver is missing: pip install 'dbstor[sqlserver]'; {VERIFIED}"
             )
         return Availability(
-            True, f"pymssql found: external servers only (--dsn {EXAMPLE}); {VERIFIED}", managed=False
+            True,
+            f"pymssql found: external servers only (--dsn {EXAMPLE}); {VERIFIED}",
+            managed=False,
         )
 
     def _start_managed(self) -> None:
@@ -216,7 +218,9 @@ class SqlServerEngine(ServerEngine):
         return rows
 
     def _workspace_exists(self, conn: Any) -> bool:
-        return bool(self._run(conn, "SELECT 1 FROM sys.databases WHERE name = %s", (self.database,)))
+        return bool(
+            self._run(conn, "SELECT 1 FROM sys.databases WHERE name = %s", (self.database,))
+        )
 
     def _marked(self, conn: Any) -> bool:
         db = quoted(self.database)

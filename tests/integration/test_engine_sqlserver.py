@@ -1,0 +1,99 @@
+"""SQL Server through the CLI, for real as far as this machine allows: pymssql's FreeTDS
+connects to a 127.0.0.1 port where nothing listens, and bad DSNs and a missing password
+are refused; each is one line, exit 2, before any folder or database file exists, and the
+password (given in the environment) is never printed."""
+
+from __future__ import annotations
+
+import socket
+
+import pytest
+
+SECRET = "Zq9-mssql-s3cret"
+SHORT = ("--users", "1", "--duration", "2", "--warmup", "1", "--scale", "50")
+
+
+@pytest.fixture
+def places(tmp_path):
+    target = tmp_path / "lun"
+    target.mkdir()
+    return target, tmp_path / "out"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def run(dbstor, places, dsn: str, env: dict[str, str], *extra: str):
+    target, out = places
+    args = ("run", "--engine", "sqlserver", "--dsn", dsn, "--target", target, "--out", out)
+    proc = dbstor(*args, *SHORT, *extra, env=env, timeout=120)
+    assert list(target.iterdir()) == [] and not out.exists()  # nothing made
+    assert SECRET not in proc.stdout + proc.stderr
+    return proc
+
+
+@pytest.mark.parametrize("workload", ["orders", "brokerage", "blocks"])
+def test_a_port_where_nothing_listens_is_one_line(dbstor, places, workload):
+    port = free_port()
+    proc = run(
+        dbstor,
+        places,
+        f"mssql://sa@127.0.0.1:{port}/db",
+        {"DBSTOR_MSSQL_PASSWORD": SECRET},
+        "--workload",
+        workload,
+    )
+    dbstor.assert_user_error(
+        proc,
+        f"cannot connect to SQL Server at 127.0.0.1:{port}",
+        "TDS server is unavailable",
+        "Connection refused",
+        "DBSTOR_MSSQL_PASSWORD",
+    )
+
+
+def test_the_dsn_from_dbstor_dsn_with_its_password_is_masked(dbstor, places):
+    port = free_port()
+    target, out = places
+    env = {"DBSTOR_DSN": f"mssql://sa:{SECRET}@127.0.0.1:{port}/db"}
+    proc = dbstor("run", "--engine", "sqlserver", "--target", target, "--out", out, *SHORT, env=env)
+    dbstor.assert_user_error(proc, f"127.0.0.1:{port}")
+    assert SECRET not in proc.stdout + proc.stderr and not out.exists()
+
+
+@pytest.mark.parametrize(
+    ("dsn", "needle"),
+    [
+        ("mssql://sa@127.0.0.1:99999/db", "Port out of range"),
+        ("mssql://127.0.0.1:1433/db", "names no login"),
+        ("mssql://sa@127.0.0.1/db?timeout=forever", "timeout must be whole seconds"),
+        ("http://sa@127.0.0.1/db", "write mssql://user@host:1433/database"),
+    ],
+)
+def test_a_bad_dsn_is_one_line_before_anything_is_created(dbstor, places, dsn, needle):
+    proc = run(dbstor, places, dsn, {"DBSTOR_MSSQL_PASSWORD": SECRET})
+    dbstor.assert_user_error(proc, "bad SQL Server DSN", needle)
+
+
+def test_no_password_is_one_line_naming_the_variable(dbstor, places):
+    proc = run(dbstor, places, "mssql://sa@127.0.0.1:1/db", {"DBSTOR_MSSQL_PASSWORD": ""})
+    dbstor.assert_user_error(proc, "no password", "set DBSTOR_MSSQL_PASSWORD")
+
+
+def test_without_a_dsn_dbstor_says_it_does_not_run_sql_server_itself(dbstor, places):
+    target, out = places
+    proc = dbstor("run", "--engine", "sqlserver", "--target", target, "--out", out, *SHORT)
+    dbstor.assert_user_error(proc, "--dsn")
+    assert list(target.iterdir()) == [] and not out.exists()
+
+
+def test_engines_lists_what_was_verified(dbstor):
+    proc = dbstor("engines", "--json")
+    assert proc.returncode == 0, proc.stderr
+    assert (
+        "SQL parsed and counters tested on recorded output; not run against a live server here"
+        in proc.stdout
+    )
