@@ -17,6 +17,9 @@ from dbstor.workloads.blocks import schema as blocks_schema
 from dbstor.workloads.blocks import sql as blocks_sql
 from dbstor.workloads.brokerage import schema as brokerage_schema
 from dbstor.workloads.brokerage import sql as brokerage_sql
+from dbstor.workloads.dss import execute, load_tsql
+from dbstor.workloads.dss import schema as dss_schema
+from dbstor.workloads.dss.workload import DssWorkload
 from dbstor.workloads.orders import consistency
 from dbstor.workloads.orders import schema as orders_schema
 from dbstor.workloads.orders import sql as orders_sql
@@ -147,3 +150,44 @@ def test_query_text():
     parsed(f"SELECT {D.year(D.date('1997-06-01'))}, {D.substring('x', 1, 2)}")
     parsed(f"SELECT 1 FROM t WHERE {D.like('p_type', '%BRASS', negate=True)}")
     assert D.statement_timeout(2.5) is None  # no server-side limit: the client cancels
+
+
+@pytest.mark.parametrize("number", range(1, 23))
+def test_the_22_queries_parse_with_tsqls_first_rows_and_dates(number):
+    workload = DssWorkload(1, 7, {"queries": "all"})
+    sql = execute.render(number, workload.parameters(number), "tsql", 1)
+    assert " limit " not in sql.lower()
+    for statement in execute.statements(sql):
+        parsed(statement)
+    if number in (2, 3, 10, 18, 21):
+        assert "rows fetch next" in sql and sql.rstrip().endswith("rows only")
+
+
+def test_tr3476s_six_queries_are_the_default_stream():
+    workload = DssWorkload(1, 7, {})
+    assert [spec.number for spec, _ in workload.stream(0, "tsql")] == [6, 2, 9, 1, 3, 12]
+
+
+def test_the_dss_loader_writes_typed_literals_a_thousand_rows_a_statement():
+    table = dss_schema.TABLE["orders"]
+    row = ["1", "37", "O", "131251.81", "1996-01-02", "5-LOW", "Clerk#000000951", "0", "it's"]
+    (sql, count), *rest = list(load_tsql.inserts(table, [row] * 1500))
+    assert count == 1000 and rest[0][1] == 500
+    (tree,) = parsed(sql)
+    first = tree.find(exp.Tuple)
+    assert [e.sql("tsql") for e in first.expressions][:5] == [
+        "1",
+        "37",
+        "'O'",
+        "131251.81",
+        "'1996-01-02'",
+    ]
+    assert "'it''s'" in sql
+    with pytest.raises(ValueError):
+        list(load_tsql.inserts(table, [["1; DROP TABLE x", *row[1:]]]))
+    for k, t in enumerate(dss_schema.TABLES):
+        suffix = " ON [dbstor_d1]" if k % 2 else ""
+        parsed(dss_schema.create_table(t, "tsql", 1, "", suffix))
+        parsed(dss_schema.add_primary_key(t, "tsql", "", suffix))
+        for index in dss_schema.create_foreign_key_indexes(t, "tsql", "", suffix):
+            parsed(index)

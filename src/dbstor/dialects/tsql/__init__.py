@@ -35,7 +35,7 @@ NULL = _Null()
 
 class Tsql(Dialect):
     name = "tsql"
-    workloads = ("brokerage", "orders", "blocks")
+    workloads = ("brokerage", "orders", "blocks", "dss")
     types: ClassVar[dict[str, str]] = {
         "id": "BIGINT",
         "int": "INT",
@@ -70,7 +70,22 @@ class Tsql(Dialect):
                 batch = [tuple(NULL if v is None else v for v in row) for row in batch]
             cur.execute(head + ",".join(repr(r) if len(r) > 1 else f"({r[0]!r})" for r in batch))
 
+    def analytic_type(self, kind: str, size: int | None) -> str:
+        return f"CHAR({size})" if kind == "char" else super().analytic_type(kind, size)
+
+    def add_key_after(
+        self, table: str, name: str, key: Sequence[str], prefix: str, suffix: str
+    ) -> str:
+        """The clustered primary key, built after loading, on the table's filegroup."""
+        return (
+            f"ALTER TABLE {table} ADD CONSTRAINT {name} PRIMARY KEY CLUSTERED"
+            f" ({', '.join(key)}){suffix}"
+        )
+
     # --- query text -------------------------------------------------------------------
+
+    def first_rows(self, count: int) -> str:
+        return f"offset 0 rows fetch next {count} rows only"
 
     def date(self, iso: str) -> str:
         return f"CAST('{iso}' AS DATE)"
