@@ -6,6 +6,8 @@ password (given in the environment) is never printed."""
 from __future__ import annotations
 
 import socket
+import subprocess
+from pathlib import Path
 
 import pytest
 
@@ -97,3 +99,32 @@ def test_engines_lists_what_was_verified(dbstor):
         "SQL parsed and counters tested on recorded output; not run against a live server here"
         in proc.stdout
     )
+
+
+def test_a_silent_server_ends_the_login_in_one_line_and_no_process_argument_holds_the_password(
+    dbstor, places, monkeypatch
+):
+    """A listener that accepts and never answers: FreeTDS's login waits for its timeout
+    while every process on the machine is searched for the password in its arguments."""
+    monkeypatch.setenv("DBSTOR_MSSQL_PASSWORD", SECRET)
+    target, out = places
+    with socket.socket() as server:
+        server.bind(("127.0.0.1", 0))
+        server.listen(8)
+        server.settimeout(60)
+        port = server.getsockname()[1]
+        proc = dbstor.start(
+            "run", "--engine", "sqlserver", "--dsn", f"mssql://sa@127.0.0.1:{port}/db",
+            "--target", target, "--out", out, *SHORT,
+        )  # fmt: skip
+        held, _ = server.accept()  # dbstor's login has reached the listener and waits
+        with held:
+            arguments = [p.read_bytes() for p in Path("/proc").glob("[0-9]*/cmdline") if p.exists()]
+            assert not [a for a in arguments if SECRET.encode() in a]
+            stdout, stderr = proc.communicate(timeout=90)
+    line = dbstor.assert_user_error(
+        subprocess.CompletedProcess(proc.args, proc.returncode, stdout, stderr),
+        f"cannot connect to SQL Server at 127.0.0.1:{port}",
+    )
+    assert SECRET not in line + stdout
+    assert list(target.iterdir()) == [] and not out.exists()
