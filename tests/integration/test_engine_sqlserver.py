@@ -37,17 +37,21 @@ def run(dbstor, places, dsn: str, env: dict[str, str], *extra: str):
     return proc
 
 
-@pytest.mark.parametrize("workload", ["orders", "brokerage", "blocks"])
-def test_a_port_where_nothing_listens_is_one_line(dbstor, places, workload):
+@pytest.mark.parametrize(
+    ("workload", "load"),
+    [("orders", "--users"), ("brokerage", "--users"), ("blocks", "--users"), ("dss", "--streams")],
+)
+def test_a_port_where_nothing_listens_is_one_line(dbstor, places, workload, load):
     port = free_port()
-    proc = run(
-        dbstor,
-        places,
-        f"mssql://sa@127.0.0.1:{port}/db",
-        {"DBSTOR_MSSQL_PASSWORD": SECRET},
-        "--workload",
-        workload,
-    )
+    target, out = places
+    args = ("run", "--engine", "sqlserver", "--dsn", f"mssql://sa@127.0.0.1:{port}/db")
+    proc = dbstor(
+        *args, "--workload", workload, load, "1", "--scale", "1", "--duration", "2",
+        "--warmup", "1", "--target", target, "--out", out,
+        env={"DBSTOR_MSSQL_PASSWORD": SECRET},
+    )  # fmt: skip
+    assert list(target.iterdir()) == [] and not out.exists()
+    assert SECRET not in proc.stdout + proc.stderr
     dbstor.assert_user_error(
         proc,
         f"cannot connect to SQL Server at 127.0.0.1:{port}",

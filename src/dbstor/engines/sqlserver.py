@@ -111,7 +111,7 @@ class SqlServerEngine(ServerEngine):
     paramstyle = "pyformat"  # pymssql: %s placeholders
     driver = "pymssql"
     file_stats_query = FILE_STATS_SQL
-    verified: ClassVar[str] = VERIFIED
+    verified: ClassVar[str] = VERIFIED  # what was verified where (dbstor engines, results)
     grant_hint: ClassVar[str] = (
         "grant the login CREATE ANY DATABASE (and VIEW SERVER STATE for the counters)"
     )
@@ -129,7 +129,8 @@ class SqlServerEngine(ServerEngine):
     def availability(cls) -> Availability:
         if importlib.util.find_spec("pymssql") is None:
             return Availability(
-                False, f"the pymssql driver is missing: pip install 'dbstor[sqlserver]'; {VERIFIED}"
+                False,
+                f"the pymssql driver is missing: pip install 'dbstor[sqlserver]'; {cls.verified}",
             )
         return Availability(
             True,
@@ -282,7 +283,7 @@ class SqlServerEngine(ServerEngine):
     def describe(self) -> dict[str, Any]:
         out = super().describe()
         temp = self.settings.paths.get("temp")
-        out["verified"] = VERIFIED
+        out["verified"] = self.verified
         out["tempdb"] = (
             "dbstor does not move tempdb (the server's own); as the seeds did, give it files "
             f"on {temp[0]}: ALTER DATABASE tempdb MODIFY FILE, then restart the server"
