@@ -134,7 +134,7 @@ class SqlServerEngine(ServerEngine):
             )
         return Availability(
             True,
-            f"pymssql found: external servers only (--dsn {EXAMPLE}); {VERIFIED}",
+            f"pymssql found: external servers only (--dsn {EXAMPLE}); {cls.verified}",
             managed=False,
         )
 
