@@ -24,12 +24,12 @@ from dbstor.engines.probes import CounterQuery
 from dbstor.engines.server import ServerEngine, import_driver
 from dbstor.engines.sqlserver_dsn import EXAMPLE, PASSWORD_ENV, dsn_address, parse_dsn, secrets
 from dbstor.engines.sqlserver_stats import (
-    FILE_STATS_SQL,
     PERF_SQL,
     VERSION_SQL,
     buffer_counters,
     counter_queries,
     file_objects,
+    file_stats_sql,
     perf_values,
 )
 from dbstor.errors import UserError
@@ -110,7 +110,7 @@ class SqlServerEngine(ServerEngine):
     dialect = "tsql"
     paramstyle = "pyformat"  # pymssql: %s placeholders
     driver = "pymssql"
-    file_stats_query = FILE_STATS_SQL
+    file_stats_query = file_stats_sql("dbstor")
     verified: ClassVar[str] = VERIFIED  # what was verified where (dbstor engines, results)
     grant_hint: ClassVar[str] = (
         "grant the login CREATE ANY DATABASE (and VIEW SERVER STATE for the counters)"
@@ -262,10 +262,10 @@ class SqlServerEngine(ServerEngine):
     def object_io(self) -> list[ObjectIO]:
         """Per file of dbstor's database (data files by filegroup, the log), cumulative
         since the database came online: reads, writes, bytes and stall."""
-        return file_objects(self.query(FILE_STATS_SQL, (self.database,)))
+        return file_objects(self.query(file_stats_sql(self.database)))
 
     def counter_queries(self) -> list[CounterQuery]:
-        return counter_queries()
+        return counter_queries(self.database)
 
     def classify(self, exc: BaseException) -> str:
         code = error_code(exc)

@@ -31,13 +31,20 @@ NEEDS = (
     "VIEW SERVER STATE (SQL Server 2019 and older) or VIEW SERVER PERFORMANCE STATE "
     "(SQL Server 2022 and later)"
 )
-FILE_STATS_SQL = (
-    "SELECT f.name, f.type_desc, f.physical_name, s.num_of_reads, s.num_of_writes,"
-    " s.num_of_bytes_read, s.num_of_bytes_written, s.io_stall_read_ms, s.io_stall_write_ms,"
-    " s.size_on_disk_bytes FROM sys.dm_io_virtual_file_stats(DB_ID(%s), NULL) AS s"
-    " JOIN sys.master_files AS f ON f.database_id = s.database_id AND f.file_id = s.file_id"
-    " ORDER BY f.file_id"
-)
+
+
+def file_stats_sql(database: str) -> str:
+    """Each file of `database` (dbstor's own: dbstor or dbstor_<n>, written in as a literal
+    so the query runs as it is, parameters or none)."""
+    return (
+        "SELECT f.name, f.type_desc, f.physical_name, s.num_of_reads, s.num_of_writes,"
+        " s.num_of_bytes_read, s.num_of_bytes_written, s.io_stall_read_ms, s.io_stall_write_ms,"
+        f" s.size_on_disk_bytes FROM sys.dm_io_virtual_file_stats(DB_ID(N'{database}'), NULL) AS s"
+        " JOIN sys.master_files AS f ON f.database_id = s.database_id AND f.file_id = s.file_id"
+        " ORDER BY f.file_id"
+    )
+
+
 WAIT_TYPES = ("WRITELOG", "IO_COMPLETION")
 WAITS_SQL = (
     "SELECT wait_type, waiting_tasks_count, wait_time_ms, signal_wait_time_ms"
@@ -61,10 +68,10 @@ PERF_SQL = (
 VERSION_SQL = "SELECT CAST(SERVERPROPERTY('ProductVersion') AS NVARCHAR(128)), @@VERSION"
 
 
-def counter_queries() -> list[CounterQuery]:
-    """Every query the counters run, with the permission each needs."""
+def counter_queries(database: str) -> list[CounterQuery]:
+    """Every query the counters run on `database`, with the permission each needs."""
     return [
-        CounterQuery("per-file I/O", FILE_STATS_SQL, NEEDS),
+        CounterQuery("per-file I/O", file_stats_sql(database), NEEDS),
         CounterQuery("wait statistics", WAITS_SQL, NEEDS),
         CounterQuery("buffer and batch counters", PERF_SQL, NEEDS),
     ]
@@ -151,7 +158,7 @@ def waits_window(
 
 
 def file_objects(rows: Iterable[Sequence[Any]]) -> list[ObjectIO]:
-    """FILE_STATS_SQL rows as ObjectIO: one per data file (kind "file": a filegroup's
+    """file_stats_sql() rows as ObjectIO: one per data file (kind "file": a filegroup's
     file holds tables and indexes mixed) and one per log file (kind "log")."""
     out = []
     for name, type_desc, _path, reads, writes, rbytes, wbytes, rstall, wstall, size in rows:

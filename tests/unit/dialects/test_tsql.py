@@ -121,7 +121,7 @@ def test_the_blocks_table_and_its_fill_parse():
 
 
 def test_every_counter_query_parses():
-    for query in counter_queries():
+    for query in counter_queries("dbstor_1"):
         (tree,) = parsed(query.sql)
         assert isinstance(tree, exp.Select)
 

@@ -162,7 +162,7 @@ def test_filegroups_on_the_data_paths_and_the_log_on_its_own():
 
 
 def test_every_counter_query_names_the_permission_it_needs():
-    queries = counter_queries()
+    queries = counter_queries("dbstor")
     assert [q.name for q in queries] == [
         "per-file I/O",
         "wait statistics",
@@ -170,6 +170,7 @@ def test_every_counter_query_names_the_permission_it_needs():
     ]
     assert all("VIEW SERVER STATE" in q.needs and "2022" in q.needs for q in queries)
     assert engine("mssql://sa@h/db").counter_queries() == queries
+    assert "DB_ID(N'dbstor')" in queries[0].sql and "%s" not in queries[0].sql
 
 
 # --- counters on recorded output --------------------------------------------------------
