@@ -191,3 +191,62 @@ def test_the_dss_loader_writes_typed_literals_a_thousand_rows_a_statement():
         parsed(dss_schema.add_primary_key(t, "tsql", "", suffix))
         for index in dss_schema.create_foreign_key_indexes(t, "tsql", "", suffix):
             parsed(index)
+
+
+class Recorded:
+    """A DB-API connection and cursor that record what is sent and answer from a list
+    (the caller's own logic is what is tested, not a driver)."""
+
+    def __init__(self, answers: list[tuple]) -> None:
+        self.sent: list[tuple[str, tuple]] = []
+        self.answers = answers
+        self.auto = None
+        self.sets = 0
+
+    def autocommit(self, on: bool) -> None:
+        self.auto = on
+
+    def commit(self) -> None:
+        pass
+
+    def cursor(self) -> Recorded:
+        return self
+
+    def execute(self, sql: str, params: tuple = ()) -> None:
+        self.sent.append((sql, params))
+        self.sets = 1
+
+    def fetchone(self) -> tuple:
+        return self.answers.pop(0)
+
+    def fetchall(self) -> list[tuple]:
+        return [self.answers.pop(0)]
+
+    def nextset(self) -> bool:
+        self.sets -= 1
+        return self.sets > 0
+
+
+def test_the_orders_caller_reads_new_orders_rollback_from_its_first_column():
+    conn = Recorded([(1, 3001), (0, 3002), (42,)])
+    caller = orders.Caller(conn)
+    assert conn.auto is True  # one EXEC is one transaction: the procedure's own
+    lines = (orders.item_lines((5, 9)), orders.item_lines((1, 1)), orders.item_lines((3, 2)))
+    assert caller.run("New-Order", (1, 2, 3, 100, *lines)) is False  # its unused item
+    assert caller.run("New-Order", (1, 2, 3, 100, *lines)) is True
+    assert caller.run("Payment", (1, 2, 1, 2, 7, None, 500, 100)) is True
+    sql, params = conn.sent[0]
+    assert sql == orders.CALLS["New-Order"] and params[4:] == ("5,9", "1,1", "3,2")
+
+
+def test_the_blocks_loop_seeds_rand_once_then_calls_its_procedures():
+    conn = Recorded([(0.5,), (8,), (7,)])
+    calls = blocks.calls("user_1_read", "user_1_update")
+    loop = blocks.server_loop(conn, calls, 8, 1000, 0.25)
+    assert loop.call("read") == 8 and loop.call("update") == 7
+    (seed, (value,)), *rest = conn.sent
+    assert seed == "SELECT RAND(%s)" and 1 <= value < blocks.SEED_RANGE
+    assert rest == [
+        ("EXEC user_1_read %s, %s", (8, 1000)),
+        ("EXEC user_1_update %s, %s", (8, 1000)),
+    ]
