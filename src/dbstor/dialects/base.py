@@ -137,6 +137,10 @@ class Dialect:
         """A derived table's alias with its column names."""
         return f"as {alias} ({', '.join(columns)})"
 
+    def first_rows(self, count: int) -> str:
+        """What follows a query's ORDER BY to return only its first `count` rows."""
+        return f"limit {count}"
+
     def create_view(self, name: str) -> str:
         return f"create view {name}"
 

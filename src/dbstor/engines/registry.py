@@ -17,8 +17,9 @@ ENGINES: dict[str, str] = {
     "mysql": "dbstor.engines.mariadb:MySQLEngine",
     "duckdb": "dbstor.engines.duckdb:DuckDBEngine",
     "oracle": "dbstor.engines.oracle:OracleEngine",
+    "sqlserver": "dbstor.engines.sqlserver:SqlServerEngine",
 }
-ALIASES = {"postgresql": "postgres", "pg": "postgres", "sqlite3": "sqlite"}
+ALIASES = {"postgresql": "postgres", "pg": "postgres", "sqlite3": "sqlite", "mssql": "sqlserver"}
 
 
 def engine_class(name: str) -> type[Engine]:

@@ -36,7 +36,13 @@ def test_every_mix_entry_has_a_transaction():
 def test_registered_and_described():
     assert workload_class("brokerage") is BrokerageWorkload
     w = BrokerageWorkload(1000, seed=4)
-    assert w.name == "brokerage" and set(w.dialects) == {"sqlite", "postgres", "mysql", "oracle"}
+    assert w.name == "brokerage" and set(w.dialects) == {
+        "sqlite",
+        "postgres",
+        "mysql",
+        "oracle",
+        "tsql",
+    }
     info = w.describe()
     assert info["scale"] == 1000 and info["seed"] == 4 and info["mix"] == MIX
     assert info["options"] == {"trade_days": 5, "think_time_ms": 0.0}

@@ -25,15 +25,15 @@ def statements(sql: str) -> list[str]:
 
 
 def answer(connection: Any, sql: str) -> list[tuple[Any, ...]]:
-    """Run a rendered query on a DB-API connection (sqlite3, psycopg, or a DuckDB
-    connection) and end its transaction; the rows of its SELECT. A view the query creates
+    """Run a rendered query on a DB-API connection (sqlite3, psycopg, a DuckDB
+    connection, or any other through a cursor) and end its transaction; the rows of its SELECT. A view the query creates
     (Q15) is dropped even when the query fails."""
     parts = statements(sql)
     views = [_view_name(s) for s in parts if s.lower().startswith("create ")]
     rows: list[tuple[Any, ...]] = []
     try:
         for statement in parts:
-            result = connection.execute(statement)
+            result = _execute(connection, statement)
             if statement.lower().startswith(("select", "with")):
                 rows = [tuple(row) for row in result.fetchall()]
         connection.commit()
@@ -43,6 +43,17 @@ def answer(connection: Any, sql: str) -> list[tuple[Any, ...]]:
             raise KeyboardInterrupt from exc  # DuckDB's Python client swallowed the Ctrl-C
         raise
     return rows
+
+
+def _execute(connection: Any, statement: str) -> Any:
+    """Run one statement: on the connection where the driver lets it (sqlite3, psycopg,
+    DuckDB), else on a new cursor (plain DB-API, pymssql); either gives fetchall()."""
+    run = getattr(connection, "execute", None)
+    if run is not None:
+        return run(statement)
+    cursor = connection.cursor()
+    cursor.execute(statement)
+    return cursor
 
 
 def _view_name(create: str) -> str:
@@ -62,5 +73,5 @@ def _rollback_and_drop(connection: Any, views: list[str]) -> None:
         connection.rollback()
     with contextlib.suppress(Exception):
         for view in views:
-            connection.execute(f"drop view if exists {view}")
+            _execute(connection, f"drop view if exists {view}")
         connection.commit()

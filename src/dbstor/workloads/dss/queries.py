@@ -2,7 +2,8 @@
 specification (clause 2.4), with their substitution parameters filled in per dialect.
 
 Deviations, all permitted by the specification's rules for query variants or needed for an
-engine: the "first N rows" of Q2, Q3, Q10, Q18 and Q21 are LIMIT N; Q1's interval has no
+engine: the "first N rows" of Q2, Q3, Q10, Q18 and Q21 are the dialect's first_rows(N) after
+the ORDER BY (LIMIT N; OFFSET 0 ROWS FETCH NEXT N ROWS ONLY in T-SQL); Q1's interval has no
 precision "(3)"; Q6's DISCOUNT +- 0.01 bounds are computed here (exact decimals), so that
 SQLite's binary floating point cannot drop rows at the bounds; Q15's view is named
 revenue<stream> and created, queried and dropped as three statements (execute.answer() runs them;
@@ -58,7 +59,7 @@ where p_partkey = ps_partkey
             and n_regionkey = r_regionkey
             and r_name = '{p["region"]}')
 order by s_acctbal desc, n_name, s_name, p_partkey
-limit 100"""
+{d.first_rows(100)}"""
 
 
 def q3(p: Params, d: Dialect, stream: int) -> str:
@@ -74,7 +75,7 @@ where c_mktsegment = '{p["segment"]}'
     and l_shipdate > {d.date(p["date"])}
 group by l_orderkey, o_orderdate, o_shippriority
 order by revenue desc, o_orderdate
-limit 10"""
+{d.first_rows(10)}"""
 
 
 def q4(p: Params, d: Dialect, stream: int) -> str:
@@ -197,7 +198,7 @@ where c_custkey = o_custkey
     and c_nationkey = n_nationkey
 group by c_custkey, c_name, c_acctbal, c_phone, n_name, c_address, c_comment
 order by revenue desc
-limit 20"""
+{d.first_rows(20)}"""
 
 
 def q11(p: Params, d: Dialect, stream: int) -> str:
@@ -310,7 +311,7 @@ where o_orderkey in (
     and o_orderkey = l_orderkey
 group by c_name, c_custkey, o_orderkey, o_orderdate, o_totalprice
 order by o_totalprice desc, o_orderdate
-limit 100"""
+{d.first_rows(100)}"""
 
 
 def q19(p: Params, d: Dialect, stream: int) -> str:
@@ -373,7 +374,7 @@ where s_suppkey = l1.l_suppkey
     and n_name = '{p["nation"]}'
 group by s_name
 order by numwait desc, s_name
-limit 100"""
+{d.first_rows(100)}"""
 
 
 def q22(p: Params, d: Dialect, stream: int) -> str:
