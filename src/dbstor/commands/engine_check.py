@@ -1,0 +1,196 @@
+"""dbstor engines --check: what a DBA checks before a study.
+
+Connects to the engine (an external server by its DSN, or a scratch database in a temporary
+folder of dbstor's own), runs every query its counters need once (Engine.counter_queries())
+and says which work and which are missing, with what to grant or set; with a workload, also
+builds it at a small scale in dbstor's own schema or database, runs each transaction type
+or query once, and removes what it made. Only the engine contract is used: a new engine's
+check is its counter_queries().
+"""
+
+from __future__ import annotations
+
+import contextlib
+import shutil
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from dbstor.drivers.streams import end_transaction, one_line
+from dbstor.engines.base import Engine, EngineSettings
+from dbstor.engines.probes import CounterQuery
+from dbstor.engines.registry import engine_class
+from dbstor.errors import UserError
+from dbstor.runs.queries.checks import is_query_workload
+from dbstor.study.shrink import SMALL_SCALE
+from dbstor.workloads.base import Workload
+from dbstor.workloads.registry import workload_class
+
+
+@dataclass
+class Line:
+    """One thing checked: ok, or what is missing and what to do."""
+
+    ok: bool
+    what: str
+    detail: str  # ok: what it returned; missing: the error and the fix
+    seconds: float | None = None
+
+    def text(self) -> str:
+        took = "" if self.seconds is None else f"  {self.seconds * 1000:,.0f} ms"
+        return f"  {'ok     ' if self.ok else 'MISSING'}  {self.what}: {self.detail}{took}"
+
+
+def small_workload(name: str, scale: str | None) -> Workload:
+    """The workload at the given scale, else at the smallest one dbstor uses to try it."""
+    cls = workload_class(name)
+    chosen: Any = scale if scale is not None else SMALL_SCALE.get(name, cls.default_scale)
+    if scale is not None:
+        try:
+            chosen = float(scale) if cls.fractional_scale else int(scale)
+        except ValueError:
+            raise UserError(
+                f"--scale: {scale!r} is not a number of {cls.scale_unit}; give e.g. "
+                f"--scale {SMALL_SCALE.get(name, cls.default_scale)}"
+            ) from None
+    return cls(chosen)
+
+
+def run_counter_query(connection: Any, query: CounterQuery) -> Line:
+    """Run one counter query as the counters would; a failure says what it needs."""
+    started = time.perf_counter()
+    try:
+        cursor = connection.cursor()
+        cursor.execute(query.sql, query.params)
+        rows = list(cursor.fetchall())
+        cursor.close()
+    except Exception as exc:
+        end_transaction(connection)
+        return Line(False, query.name, f"{one_line(exc)}; needs {query.needs}")
+    end_transaction(connection)
+    took = time.perf_counter() - started
+    problem = query.verdict(rows) if query.verdict else None
+    if problem:
+        return Line(False, query.name, problem, took)
+    return Line(True, query.name, f"{len(rows):,} row{'s' if len(rows) != 1 else ''}", took)
+
+
+def counter_lines(engine: Engine) -> list[Line]:
+    """Every counter query once on one connection, then counters() as a study reads them."""
+    queries = engine.counter_queries()
+    lines = []
+    if queries:
+        connection = engine.connect()
+        try:
+            lines = [run_counter_query(connection, q) for q in queries]
+        finally:
+            with contextlib.suppress(Exception):
+                connection.close()
+    counters = engine.counters()
+    read = [k for k, v in vars(counters).items() if k != "why_null" and v is not None]
+    lines.append(
+        Line(
+            True,
+            "counters a study reads",
+            ", ".join(read) if read else "none from the engine (fio-level figures only)",
+        )
+    )
+    return lines
+
+
+def timed(what: str, action: Callable[[], Any]) -> Line:
+    """Run one action: ok with its time, or the error's one line."""
+    started = time.perf_counter()
+    try:
+        result = action()
+    except Exception as exc:
+        return Line(False, what, one_line(exc), time.perf_counter() - started)
+    detail = "ok" if result is None or isinstance(result, bool) else f"{result:,} rows"
+    return Line(True, what, detail, time.perf_counter() - started)
+
+
+def workload_lines(engine: Engine, workload: Workload, say: Callable[[str], None]) -> list[Line]:
+    """Build the workload in dbstor's own schema or database, then run each transaction
+    type (or each query) once."""
+    if engine.dialect not in workload.dialects:
+        return [Line(False, workload.name, f"has no SQL for {engine.title} ({engine.dialect})")]
+    workload.expect_users(1)
+    build = timed(
+        f"build {workload.name} at scale {workload.scale:g} ({workload.scale_unit})",
+        lambda: workload.create(engine, say).rows,
+    )
+    if not build.ok:
+        return [build]
+    lines = [build]
+    connection = engine.connect()
+    try:
+        if is_query_workload(type(workload)):
+            for spec, sql in workload.stream(0, engine.dialect):  # type: ignore[attr-defined]
+                run = workload.run_query  # type: ignore[attr-defined]
+                lines.append(timed(f"query {spec.name}", lambda s=sql, r=run: r(connection, s)))
+                end_transaction(connection)
+        else:
+            session = workload.session(engine, connection, 0)
+            for txn in workload.mix:
+                lines.append(timed(f"transaction {txn}", lambda t=txn: session.run(t)))
+                end_transaction(connection)
+            session.close()
+    finally:
+        with contextlib.suppress(Exception):
+            connection.close()
+    return lines
+
+
+def check(
+    engine_name: str,
+    dsn: str | None,
+    workload: str | None,
+    scale: str | None,
+    say: Callable[[str], None],
+) -> int:
+    """Print what works and what is missing; 0 when everything works, else 2. An
+    unreachable server or a bad DSN is a UserError (one line) before anything exists."""
+    cls = engine_class(engine_name)
+    chosen = small_workload(workload, scale) if workload else None
+    availability = cls.availability()
+    if not availability.usable:
+        raise UserError(f"engine {cls.name} cannot run here: {availability.reason}")
+    if dsn is None and not availability.managed:
+        raise UserError(f"engine {cls.name} cannot start its own server here; give --dsn")
+    scratch = None if dsn else Path(tempfile.mkdtemp(prefix="dbstor-check-"))
+    try:
+        if scratch is not None:
+            scratch.chmod(0o755)  # a managed server's own account reaches its folders
+        paths = {} if scratch is None else {"data": [scratch / "data"]}
+        if scratch is not None:
+            (scratch / "data").mkdir()
+        engine = cls(EngineSettings(paths=paths, dsn=dsn))
+        return _checked(engine, chosen, say)
+    finally:
+        if scratch is not None:
+            shutil.rmtree(scratch, ignore_errors=True)
+
+
+def _checked(engine: Engine, workload: Workload | None, say: Callable[[str], None]) -> int:
+    engine.start()  # an unreachable server: UserError here, before anything exists
+    try:
+        where = engine.describe().get("dsn") or "a scratch database in a temporary folder"
+        say(f"{engine.title} {engine.version()} at {where}")
+        lines = counter_lines(engine)
+        for line in lines:
+            say(line.text())
+        if workload is not None:
+            for line in workload_lines(engine, workload, lambda message: None):
+                say(line.text())
+                lines.append(line)
+    finally:
+        engine.stop()
+    missing = [line for line in lines if not line.ok]
+    if missing:
+        say(f"{len(missing)} of {len(lines)} checks failed: see MISSING above")
+        return 2
+    say(f"all {len(lines)} checks passed; what the check made is removed")
+    return 0
