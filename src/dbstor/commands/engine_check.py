@@ -29,6 +29,10 @@ from dbstor.study.shrink import SMALL_SCALE
 from dbstor.workloads.base import Workload
 from dbstor.workloads.registry import workload_class
 
+# On an external server the check works in dbstor_999 (instance 999), a schema or database
+# no study uses (studies use dbstor, dbstor_1, ...), so it never replaces a study's data.
+CHECK_INSTANCE = 999
+
 
 @dataclass
 class Line:
@@ -167,7 +171,8 @@ def check(
         paths = {} if scratch is None else {"data": [scratch / "data"]}
         if scratch is not None:
             (scratch / "data").mkdir()
-        engine = cls(EngineSettings(paths=paths, dsn=dsn))
+        instance = 0 if dsn is None else CHECK_INSTANCE
+        engine = cls(EngineSettings(paths=paths, dsn=dsn, instance=instance))
         return _checked(engine, chosen, say)
     finally:
         if scratch is not None:

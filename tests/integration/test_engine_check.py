@@ -1,0 +1,184 @@
+"""dbstor engines --check against real servers: every counter query of the engine run once,
+what is missing named with its grant, a workload built and each transaction run once in a
+scratch schema that is gone afterwards, a refused port in one line."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pg_server
+import pytest
+from needs import usable
+
+from dbstor.engines.base import EngineSettings
+from dbstor.engines.registry import engine_class
+
+pytestmark = pytest.mark.integration
+PASSWORD = "Qz7-check-Pw3"
+
+
+def check_lines(stdout: str) -> list[str]:
+    return [ln.strip() for ln in stdout.splitlines() if ln.startswith("  ")]
+
+
+def names_of(engine: str, dsn: str) -> list[str]:
+    """The counter queries the engine lists (the check prints each by name)."""
+    return [q.name for q in engine_class(engine)(EngineSettings(dsn=dsn)).counter_queries()]
+
+
+# --- PostgreSQL -------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def pg() -> Iterator[Any]:
+    with pg_server.running_server(settings={"shared_buffers": "1MB"}) as server:
+        server.create_database("app")
+        server.sql(
+            "CREATE ROLE plain LOGIN; GRANT CREATE ON DATABASE app TO plain;"
+            "CREATE ROLE nocreate LOGIN;"
+        )
+        yield server
+
+
+def schemas(pg: Any) -> list[str]:
+    return pg.sql("SELECT nspname FROM pg_namespace ORDER BY 1", "app").split()
+
+
+def as_role(pg: Any, role: str) -> str:
+    return f"postgresql://{role}:{PASSWORD}@{pg.host}:{pg.port}/app"
+
+
+@pytest.mark.parametrize("role", ["postgres", "plain"])
+def test_postgres_every_counter_query_ok(dbstor: Any, pg: Any, role: str) -> None:
+    """A superuser and a plain role without pg_monitor / pg_read_all_stats: PostgreSQL
+    shows both every statistic the counters read (checked here, not assumed), so both pass."""
+    dsn = as_role(pg, role)
+    proc = dbstor("engines", "--check", "--engine", "postgres", "--dsn", dsn)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    lines = check_lines(proc.stdout)
+    listed = names_of("postgres", dsn)
+    assert len(listed) == 3
+    for name in listed:
+        assert any(ln.startswith("ok") and name in ln for ln in lines), (name, proc.stdout)
+    assert not any(ln.startswith("MISSING") for ln in lines)
+    assert "logical_reads, physical_reads, physical_writes" in proc.stdout
+    assert PASSWORD not in proc.stdout + proc.stderr and "***" in proc.stdout
+    assert "dbstor_999" not in schemas(pg)
+
+
+def test_postgres_role_without_create_is_one_line_naming_the_grant(dbstor: Any, pg: Any) -> None:
+    proc = dbstor("engines", "--check", "--engine", "postgres", "--dsn", as_role(pg, "nocreate"))
+    dbstor.assert_user_error(proc, "dbstor_999", "grant the user CREATE on the database")
+    assert PASSWORD not in proc.stderr
+
+
+def test_postgres_workload_orders_runs_each_transaction_and_leaves_nothing(
+    dbstor: Any, pg: Any
+) -> None:
+    env = dict(os.environ, DBSTOR_DSN=pg.dsn("app", password=PASSWORD))
+    proc = dbstor(
+        "engines", "--check", "--engine", "postgres", "--workload", "orders", env=env, timeout=600
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    lines = check_lines(proc.stdout)
+    assert any(ln.startswith("ok") and "build orders at scale 1" in ln for ln in lines)
+    for txn in ("New-Order", "Payment", "Order-Status", "Delivery", "Stock-Level"):
+        assert any(ln.startswith(f"ok       transaction {txn}: ok") for ln in lines), proc.stdout
+    assert "dbstor_999" not in schemas(pg)
+    assert PASSWORD not in proc.stdout + proc.stderr
+
+
+def test_refused_port_is_one_line_and_creates_nothing(dbstor: Any, tmp_path: Path) -> None:
+    port = pg_server.free_port()  # nothing listens there
+    env = dict(os.environ, TMPDIR=str(tmp_path))
+    for engine, dsn in (
+        ("postgres", f"postgresql://u:{PASSWORD}@127.0.0.1:{port}/app"),
+        ("mariadb", f"mysql://u:{PASSWORD}@127.0.0.1:{port}/"),
+    ):
+        proc = dbstor("engines", "--check", "--engine", engine, "--dsn", dsn, env=env)
+        line = dbstor.assert_user_error(proc, "cannot connect", f"127.0.0.1:{port}")
+        assert PASSWORD not in line and proc.stdout == ""
+    assert list(tmp_path.iterdir()) == []
+
+
+# --- MariaDB --------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def maria() -> Iterator[Any]:
+    """A managed MariaDB server with two users: one with every privilege, one with
+    privileges on dbstor's scratch database only."""
+    cls = usable("mariadb")
+    base = Path(tempfile.mkdtemp(prefix="dbstor-checktest-"))
+    base.chmod(0o711)
+    (base / "d").mkdir()
+    engine = cls(EngineSettings(paths={"data": [base / "d"]}, buffer_bytes=8 << 20))
+    try:
+        engine.start()
+        conn = engine.connect()
+        with conn.cursor() as cur:
+            for user, grant in (("full", "*.*"), ("plain", "`dbstor_999`.*")):
+                cur.execute(f"CREATE USER '{user}'@'127.0.0.1' IDENTIFIED BY %s", (PASSWORD,))
+                cur.execute(f"GRANT ALL ON {grant} TO '{user}'@'127.0.0.1'")
+        conn.close()
+        yield engine
+    finally:
+        engine.stop()
+        shutil.rmtree(base, ignore_errors=True)
+
+
+def test_mariadb_full_user_ok_plain_user_missing_performance_schema(
+    dbstor: Any, maria: Any
+) -> None:
+    full = f"mysql://full:{PASSWORD}@127.0.0.1:{maria.port}/"
+    proc = dbstor("engines", "--check", "--engine", "mariadb", "--dsn", full)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    lines = check_lines(proc.stdout)
+    for name in names_of("mariadb", full):
+        assert any(ln.startswith("ok") and name in ln for ln in lines), (name, proc.stdout)
+
+    plain = f"mysql://plain:{PASSWORD}@127.0.0.1:{maria.port}/"
+    proc = dbstor("engines", "--check", "--engine", "mariadb", "--dsn", plain)
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    missing = [ln for ln in check_lines(proc.stdout) if ln.startswith("MISSING")]
+    assert len(missing) == 1, proc.stdout
+    assert "file_summary_by_instance" in missing[0]
+    assert "GRANT SELECT ON performance_schema.*" in missing[0]
+    assert "1 of 5 checks failed" in proc.stdout
+    assert PASSWORD not in proc.stdout + proc.stderr
+    conn = maria.connect()
+    with conn.cursor() as cur:
+        cur.execute("SHOW DATABASES LIKE 'dbstor_999'")
+        assert cur.fetchall() == ()
+    conn.close()
+
+
+# --- embedded -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("engine", ["sqlite", "duckdb"])
+def test_embedded_scratch_database_is_removed(dbstor: Any, tmp_path: Path, engine: str) -> None:
+    usable(engine)
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    env = dict(os.environ, TMPDIR=str(scratch))
+    proc = dbstor("engines", "--check", "--engine", engine, "--workload", "dss", env=env)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    lines = check_lines(proc.stdout)
+    assert any(ln.startswith("ok") and "counters a study reads" in ln for ln in lines)
+    queries = [ln for ln in lines if "query Q" in ln]
+    assert len(queries) == 6 and all(ln.startswith("ok") for ln in queries), proc.stdout
+    assert list(scratch.iterdir()) == []
+
+
+def test_workload_the_dialect_lacks_is_missing(dbstor: Any) -> None:
+    """DuckDB runs only dss: asking it for orders is one MISSING line, exit 2."""
+    usable("duckdb")
+    proc = dbstor("engines", "--check", "--engine", "duckdb", "--workload", "orders")
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert "MISSING  orders: has no SQL for DuckDB (duckdb)" in proc.stdout
