@@ -173,13 +173,13 @@ def check(
             (scratch / "data").mkdir()
         instance = 0 if dsn is None else CHECK_INSTANCE
         engine = cls(EngineSettings(paths=paths, dsn=dsn, instance=instance))
-        return _checked(engine, chosen, say)
+        return checked_engine(engine, chosen, say)
     finally:
         if scratch is not None:
             shutil.rmtree(scratch, ignore_errors=True)
 
 
-def _checked(engine: Engine, workload: Workload | None, say: Callable[[str], None]) -> int:
+def checked_engine(engine: Engine, workload: Workload | None, say: Callable[[str], None]) -> int:
     engine.start()  # an unreachable server: UserError here, before anything exists
     try:
         where = engine.describe().get("dsn") or "a scratch database in a temporary folder"
