@@ -5,7 +5,9 @@ scratch schema that is gone afterwards, a refused port in one line."""
 from __future__ import annotations
 
 import os
+import re
 import shutil
+import subprocess
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -15,8 +17,10 @@ import pg_server
 import pytest
 from needs import usable
 
+from dbstor.dialects import registry
 from dbstor.engines.base import EngineSettings
 from dbstor.engines.registry import engine_class
+from dbstor.workloads.registry import WORKLOADS
 
 pytestmark = pytest.mark.integration
 PASSWORD = "Qz7-check-Pw3"
@@ -182,3 +186,82 @@ def test_workload_the_dialect_lacks_is_missing(dbstor: Any) -> None:
     proc = dbstor("engines", "--check", "--engine", "duckdb", "--workload", "orders")
     assert proc.returncode == 2, proc.stdout + proc.stderr
     assert "MISSING  orders: has no SQL for DuckDB (duckdb)" in proc.stdout
+
+
+# --- dbstor sql: the printed script loads -----------------------------------------------------
+
+
+def runnable(script: str) -> str:
+    """The sections of a `dbstor sql` script with no placeholders (bound at run time):
+    the schema, statistics, procedures, and dss's queries."""
+    chunks = re.split(r"^(?=-- == )", script, flags=re.M)
+    return "".join(c for c in chunks if "%s" not in c)
+
+
+@pytest.mark.parametrize("workload", [w for w in WORKLOADS if "postgres" in registry.running(w)])
+def test_postgres_loads_the_printed_script(dbstor: Any, pg: Any, workload: str) -> None:
+    proc = dbstor("sql", "--engine", "postgres", "--workload", workload)
+    assert proc.returncode == 0, proc.stderr
+    text = runnable(proc.stdout)
+    assert "CREATE TABLE" in text
+    pg.create_database(f"sql_{workload}")
+    script = Path(dbstor.cwd, "script.sql")
+    script.write_text(text)
+    done = subprocess.run(
+        [
+            str(pg.bindir / "psql"),
+            "-X",
+            "-q",
+            "-v",
+            "ON_ERROR_STOP=1",
+            "-h",
+            pg.host,
+            "-p",
+            str(pg.port),
+            "-U",
+            pg.user,
+            "-d",
+            f"sql_{workload}",
+            "-f",
+            str(script),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    tables = pg.sql("SELECT count(*) FROM pg_tables WHERE schemaname = 'public'", f"sql_{workload}")
+    assert int(tables) == proc.stdout.count("CREATE TABLE")
+
+
+@pytest.mark.parametrize("workload", [w for w in WORKLOADS if "mysql" in registry.running(w)])
+def test_mariadb_loads_the_printed_script(dbstor: Any, maria: Any, workload: str) -> None:
+    proc = dbstor("sql", "--engine", "mariadb", "--workload", workload)
+    assert proc.returncode == 0, proc.stderr
+    conn = maria.connect()
+    with conn.cursor() as cur:
+        cur.execute(f"CREATE DATABASE sql_{workload}")
+    conn.close()
+    done = subprocess.run(
+        ["mariadb", f"--socket={maria.sockdir / 'mysqld.sock'}", "-u", "root", f"sql_{workload}"],
+        input=runnable(proc.stdout),
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    conn = maria.connect()
+    with conn.cursor() as cur:
+        cur.execute(
+            "SELECT count(*) FROM information_schema.TABLES WHERE TABLE_SCHEMA = %s",
+            (f"sql_{workload}",),
+        )
+        assert cur.fetchone()[0] == proc.stdout.count("CREATE TABLE")
+        cur.execute(
+            "SELECT count(*) FROM information_schema.ROUTINES WHERE ROUTINE_SCHEMA = %s",
+            (f"sql_{workload}",),
+        )
+        assert cur.fetchone()[0] == proc.stdout.count("DELIMITER //")
+    conn.close()
