@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from dbstor.commands.common import parse_flag
 from dbstor.drivers.streams import end_transaction, one_line
 from dbstor.engines.base import Engine, EngineSettings
 from dbstor.engines.probes import CounterQuery
@@ -26,6 +27,7 @@ from dbstor.engines.registry import engine_class
 from dbstor.errors import UserError
 from dbstor.runs.queries.checks import is_query_workload
 from dbstor.study.shrink import SMALL_SCALE
+from dbstor.units import parse_scale
 from dbstor.workloads.base import Workload
 from dbstor.workloads.registry import workload_class
 
@@ -49,18 +51,15 @@ class Line:
 
 
 def small_workload(name: str, scale: str | None) -> Workload:
-    """The workload at the given scale, else at the smallest one dbstor uses to try it."""
+    """The workload at the given scale, else at the smallest one dbstor tries it at."""
     cls = workload_class(name)
-    chosen: Any = scale if scale is not None else SMALL_SCALE.get(name, cls.default_scale)
     if scale is not None:
-        try:
-            chosen = float(scale) if cls.fractional_scale else int(scale)
-        except ValueError:
-            raise UserError(
-                f"--scale: {scale!r} is not a number of {cls.scale_unit}; give e.g. "
-                f"--scale {SMALL_SCALE.get(name, cls.default_scale)}"
-            ) from None
-    return cls(chosen)
+        return cls(parse_flag("--scale", parse_scale, scale))
+    return cls(SMALL_SCALE.get(name, cls.default_scale))
+
+
+def rows(count: int) -> str:
+    return f"{count:,} row{'' if count == 1 else 's'}"
 
 
 def run_counter_query(connection: Any, query: CounterQuery) -> Line:
@@ -68,18 +67,21 @@ def run_counter_query(connection: Any, query: CounterQuery) -> Line:
     started = time.perf_counter()
     try:
         cursor = connection.cursor()
-        cursor.execute(query.sql, query.params)
-        rows = list(cursor.fetchall())
+        if query.params is None:  # sqlite3 takes no None for "no parameters"
+            cursor.execute(query.sql)
+        else:
+            cursor.execute(query.sql, query.params)
+        found = list(cursor.fetchall())
         cursor.close()
     except Exception as exc:
         end_transaction(connection)
         return Line(False, query.name, f"{one_line(exc)}; needs {query.needs}")
     end_transaction(connection)
     took = time.perf_counter() - started
-    problem = query.verdict(rows) if query.verdict else None
+    problem = query.verdict(found) if query.verdict else None
     if problem:
         return Line(False, query.name, problem, took)
-    return Line(True, query.name, f"{len(rows):,} row{'s' if len(rows) != 1 else ''}", took)
+    return Line(True, query.name, rows(len(found)), took)
 
 
 def counter_lines(engine: Engine) -> list[Line]:
@@ -112,7 +114,7 @@ def timed(what: str, action: Callable[[], Any]) -> Line:
         result = action()
     except Exception as exc:
         return Line(False, what, one_line(exc), time.perf_counter() - started)
-    detail = "ok" if result is None or isinstance(result, bool) else f"{result:,} rows"
+    detail = "ok" if result is None or isinstance(result, bool) else rows(int(result))
     return Line(True, what, detail, time.perf_counter() - started)
 
 

@@ -25,7 +25,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             "Print, in the engine's own SQL dialect, the schema (tables, keys, indexes, "
             "statistics), the stored procedures and the transactions or queries dbstor would "
             "run for a workload, without connecting anywhere: read them before pointing dbstor "
-            "at a production-like server, or load the schema yourself. Placeholders (%%s or ?) "
+            "at a production-like server, or load the schema yourself. Placeholders (%s or ?) "
             "are bound by the driver at run time. Then 'dbstor engines --check --engine E "
             "--dsn DSN --workload W' tries them on the server in a scratch schema."
         ),
