@@ -11,14 +11,12 @@ check is its counter_queries().
 from __future__ import annotations
 
 import contextlib
-import shutil
-import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
+from dbstor import lifeline
 from dbstor.commands.common import parse_flag
 from dbstor.drivers.streams import end_transaction, one_line
 from dbstor.engines.base import Engine, EngineSettings
@@ -166,19 +164,14 @@ def check(
         raise UserError(f"engine {cls.name} cannot run here: {availability.reason}")
     if dsn is None and not availability.managed:
         raise UserError(f"engine {cls.name} cannot start its own server here; give --dsn")
-    scratch = None if dsn else Path(tempfile.mkdtemp(prefix="dbstor-check-"))
-    try:
-        if scratch is not None:
-            scratch.chmod(0o755)  # a managed server's own account reaches its folders
-        paths = {} if scratch is None else {"data": [scratch / "data"]}
-        if scratch is not None:
-            (scratch / "data").mkdir()
-        instance = 0 if dsn is None else CHECK_INSTANCE
-        engine = cls(EngineSettings(paths=paths, dsn=dsn, instance=instance))
+    if dsn is not None:
+        engine = cls(EngineSettings(dsn=dsn, instance=CHECK_INSTANCE))
         return checked_engine(engine, chosen, say)
-    finally:
-        if scratch is not None:
-            shutil.rmtree(scratch, ignore_errors=True)
+    with lifeline.scratch_dir("dbstor-check-") as scratch:  # removed even after kill -9
+        scratch.chmod(0o755)  # a managed server's own account reaches its folders
+        (scratch / "data").mkdir()
+        engine = cls(EngineSettings(paths={"data": [scratch / "data"]}))
+        return checked_engine(engine, chosen, say)
 
 
 def checked_engine(engine: Engine, workload: Workload | None, say: Callable[[str], None]) -> int:
