@@ -5,6 +5,7 @@ dialect is covered without touching this file), one line and exit 2 where it doe
 from __future__ import annotations
 
 import re
+import sqlite3
 
 import pytest
 
@@ -73,3 +74,29 @@ def test_mysql_routines_come_between_delimiters(capsys) -> None:
 def test_bad_input_is_one_line(capsys, argv: list[str], needle: str) -> None:
     code, out, err = sql(capsys, *argv)
     assert code == 2 and out == "" and len(err.splitlines()) == 1 and needle in err
+
+
+def runnable(script: str, placeholder: str) -> str:
+    """The sections with no placeholders: schema, statistics, routines, dss's queries."""
+    chunks = re.split(r"^(?=-- == )", script, flags=re.M)
+    return "".join(c for c in chunks if placeholder not in c)
+
+
+@pytest.mark.parametrize("workload", [w for w in WORKLOADS if "sqlite" in registry.running(w)])
+def test_sqlite_loads_the_printed_script(capsys, workload: str) -> None:
+    _, out, _ = sql(capsys, "--engine", "sqlite", "--workload", workload)
+    conn = sqlite3.connect(":memory:")
+    conn.executescript(runnable(out, "?"))
+    tables = conn.execute(
+        "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"
+    ).fetchone()
+    assert tables[0] == out.count("CREATE TABLE") > 0
+
+
+def test_duckdb_loads_the_printed_script(capsys) -> None:
+    duckdb = pytest.importorskip("duckdb")
+    _, out, _ = sql(capsys, "--engine", "duckdb", "--workload", "dss")
+    conn = duckdb.connect(":memory:")
+    conn.execute(runnable(out, "?"))  # the tables, then the six queries on them, empty
+    tables = conn.execute("SELECT count(*) FROM duckdb_tables()").fetchone()
+    assert tables is not None and tables[0] == out.count("CREATE TABLE") == 8
