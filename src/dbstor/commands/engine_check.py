@@ -19,7 +19,7 @@ from typing import Any
 from dbstor import lifeline
 from dbstor.commands.common import parse_flag
 from dbstor.drivers.streams import end_transaction, one_line
-from dbstor.engines.base import Engine, EngineSettings
+from dbstor.engines.base import COUNTER_NAMES, Engine, EngineSettings, mask_dsn
 from dbstor.engines.probes import CounterQuery
 from dbstor.engines.registry import engine_class
 from dbstor.errors import UserError
@@ -93,13 +93,15 @@ def counter_lines(engine: Engine) -> list[Line]:
         finally:
             with contextlib.suppress(Exception):
                 connection.close()
-    counters = engine.counters()
-    read = [k for k, v in vars(counters).items() if k != "why_null" and v is not None]
+    counters = vars(engine.counters())
+    read = [name for name in COUNTER_NAMES if counters[name] is not None]
+    unread = [name for name in COUNTER_NAMES if counters[name] is None]
+    shown = ", ".join(read) if read else "none from the engine (fio-level figures only)"
     lines.append(
         Line(
             True,
             "counters a study reads",
-            ", ".join(read) if read else "none from the engine (fio-level figures only)",
+            shown + (f"; null in results: {', '.join(unread)}" if read and unread else ""),
         )
     )
     return lines
@@ -112,7 +114,10 @@ def timed(what: str, action: Callable[[], Any]) -> Line:
         result = action()
     except Exception as exc:
         return Line(False, what, one_line(exc), time.perf_counter() - started)
-    detail = "ok" if result is None or isinstance(result, bool) else rows(int(result))
+    if result is False:  # a transaction that rolls back by design (TPC-C's unused item)
+        detail = "ok (rolled back by design)"
+    else:
+        detail = "ok" if result is None or result is True else rows(int(result))
     return Line(True, what, detail, time.perf_counter() - started)
 
 
@@ -137,7 +142,10 @@ def workload_lines(engine: Engine, workload: Workload, say: Callable[[str], None
                 lines.append(timed(f"query {spec.name}", lambda s=sql, r=run: r(connection, s)))
                 end_transaction(connection)
         else:
-            session = workload.session(engine, connection, 0)
+            try:
+                session = workload.session(engine, connection, 0)
+            except Exception as exc:
+                return [*lines, Line(False, "a user's session", mask_dsn(one_line(exc)))]
             for txn in workload.mix:
                 lines.append(timed(f"transaction {txn}", lambda t=txn: session.run(t)))
                 end_transaction(connection)
@@ -174,16 +182,28 @@ def check(
         return checked_engine(engine, chosen, say)
 
 
+def quiet(message: str) -> None:
+    """The build's progress lines are not shown: its one line says how it went."""
+
+
+def guarded(what: str, lines: Callable[[], list[Line]]) -> list[Line]:
+    """The lines, or one MISSING line when a connection fails before any query runs."""
+    try:
+        return lines()
+    except Exception as exc:
+        return [Line(False, what, f"could not connect or run: {mask_dsn(one_line(exc))}")]
+
+
 def checked_engine(engine: Engine, workload: Workload | None, say: Callable[[str], None]) -> int:
     engine.start()  # an unreachable server: UserError here, before anything exists
     try:
         where = engine.describe().get("dsn") or "a scratch database in a temporary folder"
         say(f"{engine.title} {engine.version()} at {where}")
-        lines = counter_lines(engine)
+        lines = guarded("counter queries", lambda: counter_lines(engine))
         for line in lines:
             say(line.text())
         if workload is not None:
-            for line in workload_lines(engine, workload, lambda message: None):
+            for line in guarded(workload.name, lambda: workload_lines(engine, workload, quiet)):
                 say(line.text())
                 lines.append(line)
     finally:
@@ -192,5 +212,6 @@ def checked_engine(engine: Engine, workload: Workload | None, say: Callable[[str
     if missing:
         say(f"{len(missing)} of {len(lines)} checks failed: see MISSING above")
         return 2
-    say(f"all {len(lines)} checks passed; what the check made is removed")
+    checks = "the check" if len(lines) == 1 else f"all {len(lines)} checks"
+    say(f"{checks} passed; what the check made is removed")
     return 0
