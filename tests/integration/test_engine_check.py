@@ -97,6 +97,21 @@ def test_postgres_workload_orders_runs_each_transaction_and_leaves_nothing(
     assert PASSWORD not in proc.stdout + proc.stderr
 
 
+def test_a_studys_schema_on_the_same_server_is_untouched(dbstor: Any, pg: Any) -> None:
+    """The check works in dbstor_999: a study's marked schema (dbstor) keeps its rows."""
+    study = engine_class("postgres")(EngineSettings(dsn=pg.dsn("app"), keep=True))
+    study.start()  # creates and marks schema dbstor, as a study does
+    try:
+        pg.sql("CREATE TABLE dbstor.mine (id int); INSERT INTO dbstor.mine VALUES (7)", "app")
+        proc = dbstor("engines", "--check", "--engine", "postgres", "--dsn", pg.dsn("app"))
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+        assert pg.sql("SELECT id FROM dbstor.mine", "app").strip() == "7"
+    finally:
+        study.settings.keep = False
+        study.stop()
+    assert "dbstor" not in schemas(pg)
+
+
 def test_refused_port_is_one_line_and_creates_nothing(dbstor: Any, tmp_path: Path) -> None:
     port = pg_server.free_port()  # nothing listens there
     env = dict(os.environ, TMPDIR=str(tmp_path))
@@ -126,9 +141,13 @@ def maria() -> Iterator[Any]:
         engine.start()
         conn = engine.connect()
         with conn.cursor() as cur:
-            for user, grant in (("full", "*.*"), ("plain", "`dbstor_999`.*")):
+            for user, grant in (
+                ("full", "ALL ON *.*"),
+                ("plain", "ALL ON `dbstor_999`.*"),
+                ("noroutine", "SELECT, INSERT, UPDATE, DELETE, CREATE, DROP, INDEX, ALTER ON *.*"),
+            ):
                 cur.execute(f"CREATE USER '{user}'@'127.0.0.1' IDENTIFIED BY %s", (PASSWORD,))
-                cur.execute(f"GRANT ALL ON {grant} TO '{user}'@'127.0.0.1'")
+                cur.execute(f"GRANT {grant} TO '{user}'@'127.0.0.1'")
         conn.close()
         yield engine
     finally:
@@ -160,6 +179,28 @@ def test_mariadb_full_user_ok_plain_user_missing_performance_schema(
         cur.execute("SHOW DATABASES LIKE 'dbstor_999'")
         assert cur.fetchall() == ()
     conn.close()
+
+
+def test_mariadb_workload_needs_create_routine(dbstor: Any, maria: Any) -> None:
+    """blocks runs its visit loop as stored routines: with every privilege it builds and
+    runs; without CREATE ROUTINE the build is MISSING with the server's own words."""
+    full = f"mysql://full:{PASSWORD}@127.0.0.1:{maria.port}/"
+    proc = dbstor(
+        "engines", "--check", "--engine", "mariadb", "--dsn", full, "--workload", "blocks"
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "ok       transaction read: ok" in proc.stdout
+    assert "ok       transaction update: ok" in proc.stdout
+
+    bare = f"mysql://noroutine:{PASSWORD}@127.0.0.1:{maria.port}/"
+    proc = dbstor(
+        "engines", "--check", "--engine", "mariadb", "--dsn", bare, "--workload", "blocks"
+    )
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    missing = [ln for ln in check_lines(proc.stdout) if ln.startswith("MISSING")]
+    assert len(missing) == 1 and "build blocks at scale 500" in missing[0], proc.stdout
+    assert "denied" in missing[0].lower(), missing[0]
+    assert PASSWORD not in proc.stdout + proc.stderr
 
 
 # --- embedded -------------------------------------------------------------------------------
