@@ -93,7 +93,7 @@ class OrdersWorkload(Workload):
         out = bulk_sections(TABLES, dialect, procedures.ddl(dialect))
         if self.procedures and procedures.procedural(dialect):
             calls = procedures.calls(dialect)
-            return [*out, Section("transactions", named=calls, note="one CALL each, autocommit")]
+            return [*out, Section("transactions", named=calls, note="one call each, autocommit")]
         own = sql.STATEMENTS
         render = lambda name, n: sql.statement(dialect, name, n)  # noqa: E731
         return [*out, statement_section("transactions' statements", own, render)]
