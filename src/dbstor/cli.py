@@ -34,6 +34,7 @@ COMMANDS = (
     "compare",
     "report",
     "engines",
+    "sql",
     "hosts",
     "efficiency",
     "capacity",

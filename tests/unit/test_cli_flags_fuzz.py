@@ -39,7 +39,8 @@ BASE = {
     "io": ["--target", "T", "--out", "out"],
     "compare": ["A", "B"],
     "report": ["A"],
-    "engines": [],
+    "engines": ["--check", "--engine", "sqlite"],
+    "sql": ["--engine", "sqlite", "--workload", "orders"],
     "hosts": ["--cluster", "127.0.0.1:1"],
     "efficiency": ["f.dat"],
     "capacity": ["--drives", "4x1TB"],
@@ -127,6 +128,8 @@ def stopped(monkeypatch: pytest.MonkeyPatch, folder: Path) -> Iterator[list[Any]
         ("dbstor.commands.check", "judge", stop),
         ("dbstor.commands.export", "collect", stop),
         ("dbstor.commands.report", "render", stop),  # bound there once dbstor.cli was imported
+        ("dbstor.commands.engine_check", "checked_engine", stop),  # connects, builds
+        ("dbstor.commands.sql", "emit", stop),  # prints the script
     ):
         monkeypatch.setattr(module(where), name, replacement)
     parser = cli.build_parser()

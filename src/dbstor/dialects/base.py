@@ -162,6 +162,11 @@ class Dialect:
     def begin(self, connection: Any, writer: bool) -> None:
         """Open a transaction where the client must (explicit_begin); else nothing."""
 
+    def script_statement(self, sql: str) -> str:
+        """One statement as a script for this dialect's own client ends it (`dbstor sql`):
+        psql and sqlite3 take a semicolon, also after a dollar-quoted procedure body."""
+        return sql.rstrip().rstrip(";").rstrip() + ";"
+
     def statement_timeout(self, seconds: float) -> str | None:
         """The statement that sets a server-side limit on each statement; None where the
         engine has none (the client's QueryTimer interrupts instead)."""

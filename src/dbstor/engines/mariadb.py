@@ -20,6 +20,7 @@ import urllib.parse
 from pathlib import Path
 from typing import Any, ClassVar
 
+from dbstor.engines import mariadb_stats as stats
 from dbstor.engines.account import run_as
 from dbstor.engines.base import (
     MARKER_TABLE,
@@ -40,17 +41,11 @@ from dbstor.engines.mariadb_server import (
     find_binary,
     my_cnf,
 )
-from dbstor.engines.mariadb_stats import (
-    COUNTERS,
-    COUNTERS_SQL,
-    FILE_STATS_SQL,
-    SIZES_SQL,
-    file_objects,
-)
 from dbstor.engines.messages import hide, last_line
 from dbstor.engines.network import address, bounded_socket
 from dbstor.engines.owned_dirs import refuse_running
 from dbstor.engines.place import place_dirs
+from dbstor.engines.probes import CounterQuery
 from dbstor.engines.server import ServerEngine, import_driver
 from dbstor.errors import UserError
 
@@ -74,7 +69,7 @@ class MariaDBEngine(ServerEngine):
     dialect = "mysql"
     paramstyle = "pyformat"  # PyMySQL: %s (and %(name)s) placeholders
     driver = "pymysql"
-    file_stats_query = FILE_STATS_SQL  # per file; timers in picoseconds
+    file_stats_query = stats.FILE_STATS_SQL  # per file; timers in picoseconds
     placeable = ("table",)
     place_limit = "InnoDB keeps a table's indexes in the table's own file"
     placer = staticmethod(place)
@@ -334,19 +329,24 @@ class MariaDBEngine(ServerEngine):
 
     def _buffer_counters(self) -> tuple[float | None, float | None, float | None]:
         """InnoDB buffer pool page requests, misses and pages flushed (server-wide)."""
-        values = dict(self.query(COUNTERS_SQL))
-        requests, misses, flushed = (float(values[c]) if c in values else None for c in COUNTERS)
+        values = dict(self.query(stats.BUFFER.sql))
+        found = (float(values[c]) if c in values else None for c in stats.COUNTERS)
+        requests, misses, flushed = found
         return requests, misses, flushed
+
+    def counter_queries(self) -> list[CounterQuery]:
+        return stats.counter_queries(self.database)
 
     def object_io(self) -> list[ObjectIO]:
         """Per .ibd file of dbstor's database (a table with its indexes) and, when the server
         instruments it, the redo log, from performance_schema.file_summary_by_instance;
         without performance_schema, table sizes only (reads None)."""
-        sizes = {str(t): int(s) for t, s in self.query(SIZES_SQL, (self.database, MARKER_TABLE))}
-        if not int(self.query("SELECT @@performance_schema")[0][0]):
+        q = stats.sizes_query(self.database)
+        sizes = {str(t): int(s) for t, s in self.query(q.sql, q.params)}
+        if not int(self.query(stats.PERFORMANCE_SCHEMA.sql)[0][0]):
             return [ObjectIO(name=t, kind="table", size_bytes=s) for t, s in sorted(sizes.items())]
-        rows = self.query(FILE_STATS_SQL)
-        return file_objects(rows, sizes, self.database, self.datadir, with_log=self.managed)
+        rows = self.query(stats.FILES.sql)
+        return stats.file_objects(rows, sizes, self.database, self.datadir, self.managed)
 
     def classify(self, exc: BaseException) -> str:
         code = exc.args[0] if exc.args and isinstance(exc.args[0], int) else None

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from dbstor.engines.base import MARKER_TABLE, ObjectIO
+from dbstor.engines.probes import CounterQuery
 
 COUNTERS = (
     "Innodb_buffer_pool_read_requests",
@@ -27,6 +28,55 @@ SIZES_SQL = (
 )
 _NAMES = ", ".join(f"'{c}'" for c in COUNTERS)
 COUNTERS_SQL = f"SHOW GLOBAL STATUS WHERE Variable_name IN ({_NAMES})"
+PS_SQL = "SELECT @@performance_schema"
+PS_ON = "performance_schema=ON in the server's my.cnf (a restart)"
+
+
+def _ps_off(rows: Sequence[Sequence[Any]]) -> str | None:
+    if rows and int(rows[0][0]):
+        return None
+    return f"performance_schema is OFF: per-file I/O (dbstor advise) is missing; set {PS_ON}"
+
+
+def _no_files(rows: Sequence[Sequence[Any]]) -> str | None:
+    if rows:
+        return None
+    return (
+        "no InnoDB file I/O recorded: performance_schema is off or its file instruments "
+        f"are: set {PS_ON} and performance-schema-instrument='wait/io/file/innodb/%=ON'"
+    )
+
+
+BUFFER = CounterQuery(
+    "InnoDB buffer pool: page requests, misses, pages flushed (SHOW GLOBAL STATUS)",
+    COUNTERS_SQL,
+    "any user that can connect",
+)
+PERFORMANCE_SCHEMA = CounterQuery(
+    "whether performance_schema is on (per-file I/O)", PS_SQL, PS_ON, verdict=_ps_off
+)
+FILES = CounterQuery(
+    "per-file reads, writes, bytes and stall (performance_schema.file_summary_by_instance;"
+    " dbstor advise)",
+    FILE_STATS_SQL,
+    f"SELECT on performance_schema (GRANT SELECT ON performance_schema.* TO the user) and {PS_ON}",
+    verdict=_no_files,
+)
+
+
+def sizes_query(database: str) -> CounterQuery:
+    """Table sizes of dbstor's database (information_schema), as object_io() runs it."""
+    return CounterQuery(
+        "table sizes (information_schema.TABLES)",
+        SIZES_SQL,
+        "any user with a privilege on dbstor's database",
+        (database, MARKER_TABLE),
+    )
+
+
+def counter_queries(database: str) -> list[CounterQuery]:
+    """Every query counters() and object_io() run, in the order they run them."""
+    return [BUFFER, sizes_query(database), PERFORMANCE_SCHEMA, FILES]
 
 
 def file_objects(

@@ -21,6 +21,7 @@ import subprocess
 from pathlib import Path
 from typing import Any, ClassVar
 
+from dbstor.engines import postgres_stats as stats
 from dbstor.engines.account import run_as
 from dbstor.engines.base import (
     MARKER_TABLE,
@@ -36,7 +37,7 @@ from dbstor.engines.owned_dirs import refuse_running
 from dbstor.engines.place import place_dirs
 from dbstor.engines.postgres_dsn import connect_bounds, dsn_address, dsn_secrets
 from dbstor.engines.postgres_place import create_spaces, place
-from dbstor.engines.postgres_stats import STATS_SQL, counters_sql
+from dbstor.engines.probes import CounterQuery
 from dbstor.engines.server import ServerEngine, import_driver
 from dbstor.errors import UserError
 
@@ -95,7 +96,7 @@ class PostgresEngine(ServerEngine):
     dialect = "postgres"
     paramstyle = "pyformat"  # psycopg: %s (and %(name)s) placeholders
     driver = "psycopg"
-    file_stats_query = STATS_SQL  # parameters: {"schema": ...}; reads are blocks
+    file_stats_query = stats.STATS_SQL  # parameters: {"schema": ...}; reads are blocks
     placeable = ("table", "index")
     accounts: ClassVar[tuple[str, ...]] = ("postgres",)
     stop_signal: ClassVar[signal.Signals] = signal.SIGINT  # = pg_ctl stop -m fast
@@ -341,21 +342,21 @@ class PostgresEngine(ServerEngine):
     # --- statistics -------------------------------------------------------------------------
 
     def _buffer_counters(self) -> tuple[float | None, float | None, float | None]:
-        """Block requests and misses (managed: pg_stat_database of dbstor's database;
-        external: dbstor's schema in pg_statio_user_tables) and buffers written
-        (server-wide). Backends report about once a second, so a reading may lag by that."""
-        query = counters_sql(self._server_num, self.managed)
-        rows = self.query(query, {"db": DATABASE, "schema": self.schema})
-        if not rows:
-            return None, None, None
-        logical, physical, written = (float(v) for v in rows[0])
+        """Block requests and misses (managed: dbstor's database, external: its schema) and
+        buffers written (server-wide); backends report about once a second (a reading lags)."""
+        q = stats.buffer_query(self._server_num, self.managed, DATABASE, self.schema)
+        rows = self.query(q.sql, q.params)
+        logical, physical, written = (float(v) for v in rows[0]) if rows else (None,) * 3
         return logical, physical, written
+
+    def counter_queries(self) -> list[CounterQuery]:
+        return stats.counter_queries(self._server_num, self.managed, DATABASE, self.schema)
 
     def object_io(self) -> list[ObjectIO]:
         """Per table (heap + TOAST + TOAST index) and per index: blocks read from outside
         shared buffers (page cache or storage) and size. PostgreSQL counts no block writes
         per relation, so writes are None."""
-        block = int(self.query("SELECT current_setting('block_size')::int")[0][0])
+        block, q = int(self.query(stats.BLOCK_SIZE.sql)[0][0]), stats.objects_query(self.schema)
         return [
             ObjectIO(
                 name=str(name),
@@ -364,7 +365,7 @@ class PostgresEngine(ServerEngine):
                 reads=float(reads),
                 read_bytes=float(reads) * block,
             )
-            for kind, name, reads, size in self.query(STATS_SQL, {"schema": self.schema})
+            for kind, name, reads, size in self.query(q.sql, q.params)
         ]
 
     def classify(self, exc: BaseException) -> str:

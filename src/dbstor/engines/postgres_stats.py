@@ -8,6 +8,7 @@ pg_stat_bgwriter to pg_stat_checkpointer and pg_stat_io in PostgreSQL 17.
 from __future__ import annotations
 
 from dbstor.engines.base import MARKER_TABLE
+from dbstor.engines.probes import CounterQuery
 
 STATS_SQL = f"""
 SELECT 'table' AS kind, t.relname AS name,
@@ -44,3 +45,49 @@ def counters_sql(server_version_num: int, managed: bool) -> str:
     writes = _WRITES_17 if server_version_num >= 170000 else _WRITES_15
     reads = _DB_READS if managed else _SCHEMA_READS
     return f"SELECT r.*, {writes} FROM ({reads}) r"
+
+
+# Every query reads statistics PostgreSQL shows any role (pg_stat_*, pg_statio_* of the
+# role's own schema, current_setting): none needs pg_monitor or pg_read_all_stats.
+ANY_ROLE = "any role that can connect (no pg_monitor or pg_read_all_stats needed)"
+BLOCK_SIZE = CounterQuery(
+    "block size (per-object bytes read)", "SELECT current_setting('block_size')::int", ANY_ROLE
+)
+
+
+def buffer_query(
+    server_version_num: int, managed: bool, database: str, schema: str
+) -> CounterQuery:
+    """Block requests, misses and buffers written, as counters() runs it."""
+    where = "pg_stat_database" if managed else "pg_statio_user_tables of dbstor's schema"
+    writes = (
+        "pg_stat_checkpointer, pg_stat_io" if server_version_num >= 170000 else "pg_stat_bgwriter"
+    )
+    return CounterQuery(
+        f"buffer cache: block requests and misses ({where}), buffers written ({writes})",
+        counters_sql(server_version_num, managed),
+        ANY_ROLE,
+        {"db": database, "schema": schema},
+    )
+
+
+def objects_query(schema: str) -> CounterQuery:
+    """Per table and per index: blocks read and size (object_io(), dbstor advise)."""
+    return CounterQuery(
+        "per-table and per-index blocks read and size (pg_statio_user_tables, "
+        "pg_statio_user_indexes; dbstor advise)",
+        STATS_SQL,
+        ANY_ROLE,
+        {"schema": schema},
+    )
+
+
+def counter_queries(
+    server_version_num: int, managed: bool, database: str, schema: str
+) -> list[CounterQuery]:
+    """Every query counters() and object_io() run, in the order they run them."""
+    return [
+        buffer_query(server_version_num, managed, database, schema),
+        BLOCK_SIZE,
+        objects_query(schema),
+    ]

@@ -10,11 +10,14 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from dbstor.engines.base import Engine
 from dbstor.errors import UserError
 from dbstor.workloads.tables import Table, object_names
+
+if TYPE_CHECKING:
+    from dbstor.workloads.script import Section
 
 
 @dataclass
@@ -114,6 +117,11 @@ class Workload(ABC):
     def create(self, engine: Engine, say: Callable[[str], None]) -> LoadReport:
         """Create the schema, generate the data deterministically from the seed, load it
         through the engine's bulk path, build indexes and gather statistics."""
+
+    def script(self, dialect: str) -> list[Section]:
+        """The SQL it would run on `dialect` (schema, procedures, then transactions or
+        queries), rendered without a connection, for `dbstor sql`."""
+        raise NotImplementedError(f"the {self.name} workload cannot print its SQL")
 
     @abstractmethod
     def session(self, engine: Engine, connection: Any, user: int) -> Session:

@@ -65,25 +65,18 @@ def build(engine: Engine, load: BulkLoad, say: Callable[[str], None]) -> LoadRep
     conn = engine.connect()
     try:
         placements = [engine.placement(i) for i in range(len(load.tables))]
-        creates = [
-            ddl.create_table(t, dialect, *p) for t, p in zip(load.tables, placements, strict=True)
-        ]
+        creates, per_table, last = ddl_statements(load.tables, dialect, placements, load.after)
         execute(conn, creates)
         if own.loads_in_process:
             counts, size = _load_in_process(conn, own, load, say, started)
         else:
             counts, size = _load_parallel(engine, load, say, started)
         loaded = time.monotonic()
-        per_table = []
-        for table, (prefix, suffix) in zip(load.tables, placements, strict=True):
-            key = ddl.add_primary_key(table, dialect, suffix)
-            per_table.append([key] if key else [])
-            per_table[-1] += ddl.create_indexes(table, dialect, prefix, suffix)
         if own.loads_in_process:
             execute(conn, [s for group in per_table for s in group])
         else:
             _parallel_ddl(engine, per_table)
-        execute(conn, ddl.analyze(dialect, load.tables) + list(load.after))
+        execute(conn, last)
         own.after_load(conn)
         rows = sum(counts.values())
         seconds = time.monotonic() - started
@@ -96,6 +89,25 @@ def build(engine: Engine, load: BulkLoad, say: Callable[[str], None]) -> LoadRep
     finally:
         with contextlib.suppress(Exception):
             conn.close()
+
+
+def ddl_statements(
+    tables: Sequence[Table],
+    dialect: str,
+    placements: Sequence[tuple[str, str]] | None = None,
+    after: Sequence[str] = (),
+) -> tuple[list[str], list[list[str]], list[str]]:
+    """The SQL build() runs, without a connection (also for `dbstor sql`): CREATE TABLE
+    for each table, each table's key and indexes (built after the load), then statistics
+    and `after`. `placements` come from engine.placement() (none: one data path)."""
+    placed = placements or [("", "")] * len(tables)
+    creates = [ddl.create_table(t, dialect, *p) for t, p in zip(tables, placed, strict=True)]
+    per_table = []
+    for table, (prefix, suffix) in zip(tables, placed, strict=True):
+        key = ddl.add_primary_key(table, dialect, suffix)
+        per_table.append([key] if key else [])
+        per_table[-1] += ddl.create_indexes(table, dialect, prefix, suffix)
+    return creates, per_table, ddl.analyze(dialect, tables) + list(after)
 
 
 def execute(conn: Any, statements: Sequence[str]) -> None:

@@ -48,6 +48,12 @@ class Mysql(Dialect):
                 batch = [tuple(NULL if v is None else v for v in row) for row in batch]
             cur.execute(head + ",".join(map(repr, batch)))
 
+    def script_statement(self, sql: str) -> str:
+        """A routine's body holds semicolons: the mysql client reads it between
+        DELIMITER lines."""
+        text = sql.rstrip().rstrip(";").rstrip()
+        return f"DELIMITER //\n{text} //\nDELIMITER ;" if ";" in text else f"{text};"
+
     def create_table(self, table: Table, prefix: str = "", suffix: str = "") -> str:
         return super().create_table(table, prefix, " ENGINE=InnoDB" + suffix)
 

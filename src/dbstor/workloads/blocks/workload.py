@@ -10,9 +10,10 @@ from dbstor.dialects import registry
 from dbstor.engines.base import Engine
 from dbstor.errors import UserError
 from dbstor.workloads.base import LoadReport, Workload
-from dbstor.workloads.blocks import load, schema
+from dbstor.workloads.blocks import load, schema, server, sql
 from dbstor.workloads.blocks.options import DEFAULT_MIX, OPTIONS, parse_options
 from dbstor.workloads.blocks.session import BlocksSession
+from dbstor.workloads.script import Section
 
 
 class BlocksWorkload(Workload):
@@ -72,6 +73,33 @@ class BlocksWorkload(Workload):
     def table_for(self, user: int) -> str:
         """User `user`'s (0-based) table; users beyond the tables built share them."""
         return schema.table_name(user % self.users + 1)
+
+    def script(self, dialect: str) -> list[Section]:
+        """User 1's table as load.build() makes it (one such table per user; InnoDB's
+        default page size) and its transactions as the session runs them."""
+        shape, table = schema.geometry(dialect), schema.table_name(1)
+        key = schema.add_primary_key(shape, table)
+        batch = self.settings.batch_for(dialect)
+        if self.settings.uses_server_loop(dialect):
+            calls, note = server.calls(dialect, table), "one call visits a batch in the database"
+        else:
+            read, update = (
+                sql.read_sql(dialect, table, batch),
+                sql.update_sql(dialect, table, batch),
+            )
+            calls, note = {"read": read, "update": update}, f"{batch} rows a statement"
+        return [
+            Section("tables", [schema.create_table(shape, table)], note="one per user"),
+            Section("fill", [schema.fill(shape, table)], note="rows first..last a statement"),
+            Section(
+                "keys and statistics", [*([key] if key else []), schema.analyze(dialect, table)]
+            ),
+            Section(
+                "routines",
+                server.ddl(dialect, table) if self.settings.uses_server_loop(dialect) else [],
+            ),
+            Section("transactions", named=calls, note=note),
+        ]
 
     def session(self, engine: Engine, connection: Any, user: int) -> BlocksSession:
         self._sessions += 1  # new random streams at every point

@@ -10,12 +10,13 @@ from dbstor.engines.base import Engine
 from dbstor.errors import UserError
 from dbstor.units import MAX_LATENCY_MS
 from dbstor.workloads.base import LoadReport, Workload
-from dbstor.workloads.brokerage import load
+from dbstor.workloads.brokerage import load, sql
 from dbstor.workloads.brokerage.keys import Keys
 from dbstor.workloads.brokerage.market import Market
 from dbstor.workloads.brokerage.schema import TABLES
 from dbstor.workloads.brokerage.session import BrokerageSession
 from dbstor.workloads.brokerage.volumes import DEFAULT_TRADE_DAYS, Volumes
+from dbstor.workloads.script import Section, bulk_sections, statement_section
 
 # TPC-E's transaction mix (clause 6.2.2.1 of the specification), in percent.
 MIX: dict[str, float] = {
@@ -106,6 +107,12 @@ class BrokerageWorkload(Workload):
                 f"the brokerage workload has no SQL for {engine.title} ({engine.dialect})"
             )
         return load.build(engine, self.keys, say)
+
+    def script(self, dialect: str) -> list[Section]:
+        """Tables, keys and statistics as create() runs them; the transactions' statements."""
+        render = lambda name, n: sql.statement(dialect, name, n)  # noqa: E731
+        statements = statement_section("transactions' statements", sql.STATEMENTS, render)
+        return [*bulk_sections(TABLES, dialect), statements]
 
     def session(self, engine: Engine, connection: Any, user: int) -> BrokerageSession:
         return BrokerageSession(self.keys, self.market, self.seed, engine.dialect, connection, user)

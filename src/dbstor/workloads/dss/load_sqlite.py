@@ -21,6 +21,7 @@ from dbstor.workloads.dss.generate import Generated
 from dbstor.workloads.dss.phases import Phases
 
 DEFAULT_INDEXES = "all"  # the indexes built unless --indexes says
+KEY_INLINE = True  # primary keys in CREATE TABLE (SQLite cannot add one later)
 PARALLEL = False  # the loader takes workers (one data file part each)
 FORMAT = "csv"
 ROWS_PER_TRANSACTION = 100_000

@@ -16,13 +16,14 @@ from dbstor.dialects import registry
 from dbstor.engines.base import Engine
 from dbstor.errors import UserError
 from dbstor.workloads.base import LoadReport, Session, Workload
-from dbstor.workloads.dss import catalog, execute, params
+from dbstor.workloads.dss import catalog, execute, params, schema
 from dbstor.workloads.dss.catalog import QuerySpec
 from dbstor.workloads.dss.generate import find_generator
-from dbstor.workloads.dss.load import build, default_indexes
+from dbstor.workloads.dss.load import build, default_indexes, loader
 from dbstor.workloads.dss.phases import INDEX_CHOICES
 from dbstor.workloads.dss.schema import expected_rows
 from dbstor.workloads.options import option_flag, option_whole
+from dbstor.workloads.script import Section
 
 OPTIONS = {
     "queries": f"which queries: {catalog.VALID_NAMES} (default tr3476)",
@@ -151,6 +152,30 @@ class DssWorkload(Workload):
             )
         report, self.load_seconds = build(engine, self.scale, self.indexes_for(engine.dialect), say)
         return report
+
+    def script(self, dialect: str) -> list[Section]:
+        """Tables, keys and indexes as the dialect's loader builds them (no placement);
+        the power run's queries with their parameters."""
+        indexes, inline = self.indexes_for(dialect), getattr(loader(dialect), "KEY_INLINE", False)
+        key = inline and indexes != "none"
+        creates = [schema.create_table(t, dialect, self.scale, key=key) for t in schema.TABLES]
+        later = (
+            []
+            if inline or indexes == "none"
+            else [schema.add_primary_key(t, dialect) for t in schema.TABLES]
+        )
+        if indexes == "all":
+            later += [
+                s for t in schema.TABLES for s in schema.create_foreign_key_indexes(t, dialect)
+            ]
+        queries = {f"{spec.name} ({spec.title})": text for spec, text in self.stream(0, dialect)}
+        return [
+            Section(
+                "tables", creates, note="created empty, then bulk-loaded from tpchgen-cli's files"
+            ),
+            Section("keys and indexes", later, note=f"after the load (indexes = {indexes})"),
+            Section("queries", named=queries, note="the power run, in its order"),
+        ]
 
     def session(self, engine: Engine, connection: Any, user: int) -> Session:
         raise NotImplementedError(

@@ -28,6 +28,12 @@ def ddl(dialect: str) -> list[str]:
     return list(part.DDL) if part else []
 
 
+def calls(dialect: str) -> dict[str, str]:
+    """Transaction -> the CALL its Caller runs (the dialect part's CALLS; none without)."""
+    part = registry.get(dialect).part("orders")
+    return dict(getattr(part, "CALLS", {})) if part else {}
+
+
 def procedural(dialect: str) -> bool:
     """Whether the dialect has the orders procedures (its orders part)."""
     return registry.get(dialect).part("orders") is not None
