@@ -294,3 +294,12 @@ def test_no_generated_text_is_empty_where_a_column_is_not_null():
         for name, rows in generate.generate(chunk, 1, constants).items():
             required = [i for i, (_, kind) in enumerate(TABLE[name].columns) if "?" not in kind]
             assert not [r for r in rows if any(r[i] == "" for i in required)], name
+
+
+def test_a_script_ends_plsql_with_a_slash_and_sql_with_a_semicolon():
+    dialect = registry.get("oracle")
+    assert dialect.script_statement("CREATE TABLE t (a NUMBER)") == "CREATE TABLE t (a NUMBER);"
+    assert dialect.script_statement("SELECT 1 FROM dual;") == "SELECT 1 FROM dual;"
+    body = "CREATE OR REPLACE PROCEDURE p AS\nBEGIN\n  NULL;\nEND;"
+    assert dialect.script_statement(body) == body + "\n/"
+    assert dialect.script_statement("BEGIN p(:b1); END") == "BEGIN p(:b1); END;\n/"

@@ -250,3 +250,10 @@ def test_the_blocks_loop_seeds_rand_once_then_calls_its_procedures():
         ("EXEC user_1_read %s, %s", (8, 1000)),
         ("EXEC user_1_update %s, %s", (8, 1000)),
     ]
+
+
+def test_a_script_ends_every_statement_as_sqlcmd_reads_it():
+    dialect = registry.get("tsql")
+    assert dialect.script_statement("CREATE TABLE t (a INT);") == "CREATE TABLE t (a INT)\nGO"
+    procedure = "CREATE PROCEDURE p AS BEGIN SELECT 1; END"
+    assert dialect.script_statement(procedure) == procedure + "\nGO"

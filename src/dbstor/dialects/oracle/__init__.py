@@ -36,6 +36,13 @@ def fetch_first(text: str) -> str:
     return _LIMIT.sub(r"FETCH FIRST \1 ROWS ONLY", text)
 
 
+# a statement SQL*Plus reads as PL/SQL: a stored unit's CREATE, or an anonymous block
+_PLSQL = re.compile(
+    r"\s*(BEGIN\b|DECLARE\b|CREATE\s+(OR\s+REPLACE\s+)?(PROCEDURE|FUNCTION|PACKAGE|TRIGGER|TYPE)\b)",
+    re.IGNORECASE,
+)
+
+
 class Oracle(Dialect):
     name = "oracle"
     workloads = ("brokerage", "orders", "blocks")
@@ -58,6 +65,14 @@ class Oracle(Dialect):
 
     def render(self, text: str) -> str:
         return numbered(fetch_first(text.replace("{for_update}", self.for_update)))
+
+    def script_statement(self, sql: str) -> str:
+        """SQL*Plus and SQLcl end a PL/SQL block (a procedure, BEGIN ... END;) with a line
+        holding only "/", and a plain SQL statement with a semicolon."""
+        text = sql.rstrip()
+        if _PLSQL.match(text):
+            return (text if text.endswith(";") else text + ";") + "\n/"
+        return text.rstrip(";").rstrip() + ";"
 
     def insert(self, table: Table) -> str:
         """The bulk load's INSERT of one row, binds by position."""

@@ -59,6 +59,11 @@ class Tsql(Dialect):
     def analyze(self, tables: Sequence[Table]) -> list[str]:
         return [f"UPDATE STATISTICS {t.name}" for t in tables]
 
+    def script_statement(self, sql: str) -> str:
+        """sqlcmd and SSMS run a script in batches ended by GO, and CREATE PROCEDURE must
+        be alone in its batch: every statement is its own batch."""
+        return sql.rstrip().rstrip(";").rstrip() + "\nGO"
+
     def put_rows(self, cur: Any, table: Table, rows: list[tuple]) -> None:
         """Multi-row INSERTs of at most 1,000 rows, the VALUES written by repr():
         generated values are ints, None and plain ASCII text without quotes, whose
