@@ -70,6 +70,13 @@ def test_sqlite_brokerage_run(dbstor, tmp_path):
     assert busy and all(float(r["txn_lat_mean_ms"]) > 0 for r in busy)
     assert (tmp_path / folder / "report.html").exists()
     assert list(target.iterdir()) == [], "the database files are removed at the end"
+    # where the run's seconds went: the load is the points' own wall time, the first load
+    # came after the launch, and the load series' own work is counted apart
+    timings = data["timings"]
+    assert timings["load_s"] == pytest.approx(sum(p["wall_s"] for p in points), abs=0.01)
+    assert 0 < timings["launch_to_run_s"] < timings["first_load_after_launch_s"]
+    assert timings["create_s"] > 0 and timings["cleanup_s"] >= 0
+    assert timings["series_overhead_s"] >= 0
 
 
 def test_default_study_is_the_main_job(dbstor, tmp_path):

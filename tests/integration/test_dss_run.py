@@ -52,6 +52,10 @@ def test_duckdb_power_run(dbstor, tmp_path):
     html = (dbstor.only_run_folder(tmp_path / "out") / "report.html").read_text()
     assert "Elapsed time per query" in html and "Late Received Orders" in html
     assert list(target.iterdir()) == [], "the database is removed at the end"
+    timings = data["timings"]  # the load, the warm-up power run and the point apart
+    assert timings["create_s"] > 0 and timings["warmup_s"] > 0
+    assert timings["load_s"] == pytest.approx(point["wall_s"], abs=0.01)
+    assert timings["launch_to_run_s"] < timings["first_load_after_launch_s"]
 
 
 def test_duckdb_throughput_streams(dbstor, tmp_path):

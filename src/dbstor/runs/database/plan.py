@@ -3,6 +3,7 @@ database run (transactions or queries) starts from."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -16,6 +17,7 @@ from dbstor.engines.registry import engine_class
 from dbstor.host import host_facts
 from dbstor.results.model import Run
 from dbstor.runs.folder import RunFolder
+from dbstor.runs.phases import Phases, process_age_s
 from dbstor.runs.progress import Progress
 from dbstor.runs.telemetry import RunTelemetry
 from dbstor.study.model import DatabaseSpec, Slo, Target
@@ -120,6 +122,8 @@ class DatabaseRunner:
         self.workload_cls = workload_class(spec.workload)
         self.scale = spec.scale if spec.scale is not None else self.workload_cls.default_scale
         self.devices: list[str] = []
+        self.phases = Phases()  # the run's `timings`: where its seconds went
+        self.launched_at: float | None = None  # epoch seconds when dbstor was launched
         self.setup()
         self.run = new_database_run(plan, self.engine_cls, self.workload_header(), slo=self.slo())
         self.folder = RunFolder(folder, self.run, self.conclude, on_point)
@@ -130,6 +134,10 @@ class DatabaseRunner:
     def begin(self) -> None:
         """The devices under the target (none for an external server), said in the run's
         notes, and the first save of the results."""
+        age = process_age_s()
+        self.launched_at = time.time() - age if age is not None else None
+        self.phases.set("launch_to_run_s", age)
+        self.run.timings = self.phases.timings
         spec = self.plan.database
         data = self.plan.target.paths[0] if self.plan.target.paths else None
         self.devices = devices_for_path(data) if data and spec.dsn is None else []
@@ -139,6 +147,20 @@ class DatabaseRunner:
         if data and spec.dsn is None:
             self.run.target["mount"] = mount_facts(data)
         self.folder.save()
+
+    def loaded(self, started_at: float, wall_s: float) -> None:
+        """A measurement's load ran from `started_at` (epoch seconds) for `wall_s`."""
+        self.phases.add("load_s", wall_s)
+        if self.launched_at is not None and "first_load_after_launch_s" not in self.phases.timings:
+            self.phases.set("first_load_after_launch_s", started_at - self.launched_at)
+
+    def cleaned_up(self, seconds: float, series_s: float) -> None:
+        """The engines stopped in `seconds`; the series took `series_s` in all, the part
+        of it not under load is dbstor's own work between the points."""
+        self.phases.add("cleanup_s", seconds)
+        self.phases.set(
+            "series_overhead_s", max(0.0, series_s - self.phases.timings.get("load_s", 0.0))
+        )
 
     def workload_header(self) -> dict[str, Any]:
         spec = self.plan.database

@@ -10,6 +10,7 @@ mid-point fails that point; finished points stay.
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from dbstor.analysis.histogram import merge_all
@@ -53,9 +54,12 @@ class DatabaseRun(DatabaseRunner):
     def execute(self) -> Run:
         spec = self.plan.database
         self.begin()
+        series_started = None
         try:
             with run_status(self.run):
-                self._create_instances()
+                with self.phases.phase("create_s"):  # the engines created and loaded
+                    self._create_instances()
+                series_started = time.monotonic()
                 skipped = []
                 for value in spec.series.values:
                     if self.killed_by_cap:
@@ -67,14 +71,16 @@ class DatabaseRun(DatabaseRunner):
                     self.run.notes.append(line)
                     self.progress.say(line)
         finally:
+            series_s = time.monotonic() - series_started if series_started else 0.0
             try:
                 self._record_objects()
                 self.folder.save()
             finally:
+                started = time.monotonic()
                 notes = self.worker.cleanup()["notes"]  # e.g. a schema it could not drop
-                if notes:
-                    self.run.notes.extend(notes)
-                    self.folder.save()
+                self.run.notes.extend(notes)
+                self.cleaned_up(time.monotonic() - started, series_s)
+                self.folder.save()
         return self.run
 
     def _create_instances(self) -> None:
@@ -225,6 +231,7 @@ class DatabaseRun(DatabaseRunner):
         ):
             outcome = TxnOutcome.from_dict(self.worker.measure(point.to_dict()))
             paused = watch.stop()
+        self.loaded(outcome.started_at, outcome.wall_s)
         self.folder.add_samples(self._rows(outcome, load, point.index, repeat))
         if outcome.memory_cap:
             self.run.engine["memory_cap"] = outcome.memory_cap

@@ -66,23 +66,31 @@ class QueryRun(DatabaseRunner):
     def execute(self) -> Run:
         spec = self.plan.database
         self.begin()
+        series_started = None
         try:
             with run_status(self.run):
-                self._create()
+                with self.phases.phase("create_s"):  # the engine created and loaded
+                    self._create()
                 if spec.cold:
                     self.progress.say(
                         "cold: before each point the engine restarts and its files are "
                         "dropped from the page cache"
                     )
                 else:
-                    self._warm_up()
+                    with self.phases.phase("warmup_s"):
+                        self._warm_up()
+                series_started = time.monotonic()
                 for value in spec.series.values:
                     self._measure(value)
         finally:
+            series_s = time.monotonic() - series_started if series_started else 0.0
             try:
                 self.folder.save()
             finally:
+                started = time.monotonic()
                 self.run.notes.extend(self.worker.cleanup()["notes"])
+                self.cleaned_up(time.monotonic() - started, series_s)
+                self.folder.save()
         return self.run
 
     def _create(self) -> None:
@@ -221,6 +229,7 @@ class QueryRun(DatabaseRunner):
         for note in data.pop("notes"):
             self.folder.note(note)
         outcome = QueryOutcome.from_dict(data)
+        self.loaded(outcome.started_at, outcome.wall_s)
         if outcome.memory_cap:
             self.run.engine["memory_cap"] = outcome.memory_cap
         self.folder.add_samples(self._rows(outcome, load, index, repeat))
