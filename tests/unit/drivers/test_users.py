@@ -117,8 +117,10 @@ def test_open_loop_holds_the_rate_and_measures_from_arrival(tmp_path):
     assert result.fatal is None
     # Poisson arrivals: 600 expected, five standard deviations either way
     assert 600 - 5 * 600**0.5 < result.arrivals < 600 + 5 * 600**0.5
-    # all but those arriving in the last moments were served
-    assert result.backlog <= 5 and result.commits >= result.arrivals - 10
+    # every arrival is accounted for: served, or still waiting when the point ended (how
+    # many wait is the machine's speed: a benchmark's business, not this test's)
+    assert result.backlog is not None and result.unfinished.count == result.backlog
+    assert result.commits + result.errors + result.backlog >= result.arrivals - 4  # 4 in flight
     assert result.overall.percentile_ns(1) >= 1000, "never started ahead of its arrival"
     assert result.service is not None and result.service.count == result.commits
     assert result.service.stats().mean <= result.overall.stats().mean
