@@ -86,11 +86,8 @@ def test_the_scan_leaves_plain_values_alone():
 
 def test_the_dialects_are_the_packages_that_exist():
     found = {p.name for p in (PACKAGE / "dialects").iterdir() if (p / "__init__.py").exists()}
-    assert (
-        set(registry.names())
-        == found
-        == {"duckdb", "mysql", "oracle", "tsql", "postgres", "sqlite"}
-    )
+    assert set(registry.names()) == found  # a new dialect is its package: nothing to list
+    assert found >= {"duckdb", "mysql", "oracle", "tsql", "postgres", "sqlite"}
     for name in registry.names():
         dialect = registry.get(name)
         assert isinstance(dialect, Dialect) and dialect.name == name
@@ -119,8 +116,8 @@ def test_a_workloads_dialects_are_those_that_list_it():
 def test_parts_are_found_by_name_and_absent_where_a_dialect_has_none():
     assert registry.get("postgres").part("orders") is not None
     assert registry.get("sqlite").part("orders") is None  # client-side statements only
-    assert set(registry.having("orders")) == {"mysql", "oracle", "tsql", "postgres"}
-    assert set(registry.having("blocks")) == {"mysql", "oracle", "tsql", "postgres", "sqlite"}
+    assert set(registry.having("orders")) >= {"mysql", "oracle", "tsql", "postgres"}
+    assert set(registry.having("blocks")) >= {"mysql", "oracle", "tsql", "postgres", "sqlite"}
 
 
 def test_only_dialects_with_a_server_side_limit_say_how_to_set_it():
