@@ -43,6 +43,8 @@ def waits_block(run: Run) -> str:
     rates = _names(points, "rates")
     ratios = _names(points, "ratios")
     if rates or ratios:
+        what = "Its own rates, per second of each point's window" if rates else "Its own ratios"
+        parts.append(f"<p>{what}{' (ratios as a percentage)' if rates and ratios else ''}:</p>")
         parts.append(_rates_table(points, rates, ratios))
     reasons = sorted({str(w) for p in points for w in (_window(p).get("why_null") or {}).values()})
     if reasons:
