@@ -16,11 +16,27 @@ window's edges (its counters()), and turns two edges into this shape.
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from functools import cache
+from types import ModuleType
 from typing import Any
 
 SECTIONS = ("waits", "rates", "ratios")
+
+
+@cache
+def reader(engine: str) -> ModuleType | None:
+    """engines/<engine>_window.py, where a server engine reads its own window figures
+    (edge(engine) at each edge, window_figures(before, after)); None where it has none."""
+    name = f"dbstor.engines.{engine}_window"
+    try:
+        return importlib.import_module(name)
+    except ModuleNotFoundError as e:
+        if e.name != name:
+            raise
+        return None
 
 
 @dataclass(frozen=True)
