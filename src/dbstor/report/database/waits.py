@@ -17,9 +17,10 @@ from dbstor.results.model import Point, Run
 
 INTRO = (
     "<p>What the engine itself counted over each point's measured window: how often its "
-    "sessions waited on each event and for how long (a single-block read's mean wait is "
-    "the storage's read latency as the engine saw it; a commit's wait on the log is the "
-    "log device's write latency plus the engine's own work), and its own rates.</p>"
+    "sessions waited on each event and for how long, and its own rates. A data-file read's "
+    "mean wait is the read latency as the engine saw it: the storage's, or the host's page "
+    "cache's where the engine reads through it (microseconds say so); a commit's wait on "
+    "the log is the log device's write latency plus the engine's own work.</p>"
 )
 
 
