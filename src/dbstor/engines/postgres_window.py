@@ -19,6 +19,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from dbstor.engines.probes import CounterQuery
 from dbstor.engines.window import Edge, failed, figures, unread, wait
 
 DATABASE_SQL = (
@@ -31,6 +32,27 @@ WAL_SQL = (
 )
 VERSION_SQL = "SELECT current_setting('server_version_num')::int"
 WAL_FROM = 140000  # pg_stat_wal: PostgreSQL 14
+
+
+def counter_queries(server_version_num: int) -> list[CounterQuery]:
+    """The queries edge() runs, for `dbstor engines --check`."""
+    out = [
+        CounterQuery("server version", VERSION_SQL, "any login"),
+        CounterQuery(
+            "the engine's own window: block reads, read time, commits",
+            DATABASE_SQL,
+            "any login (times need track_io_timing = on)",
+        ),
+    ]
+    if server_version_num >= WAL_FROM:
+        out.append(
+            CounterQuery(
+                "the engine's own window: WAL bytes and syncs",
+                WAL_SQL,
+                "PostgreSQL 14 (times need track_wal_io_timing = on)",
+            )
+        )
+    return out
 
 
 def edge(engine: Any) -> Edge:

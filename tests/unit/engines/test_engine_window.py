@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from dbstor.engines import oracle_stats, sqlserver_stats
+from dbstor.engines import oracle_stats, postgres_window, sqlserver_stats
 from dbstor.engines.base import EngineCounters, EngineSettings, sum_counters
 from dbstor.engines.oracle import OracleEngine
 from dbstor.engines.oracle_dsn import PASSWORD_ENV as ORACLE_PASSWORD
@@ -186,3 +186,19 @@ def test_the_figures_reach_results_json_and_come_back(oracle):
     broken["engine_window"]["waits"]["log file sync"]["waits"] = "many"
     with pytest.raises(FieldError, match="engine_window.waits.log file sync.waits"):
         point_from_dict(broken)
+
+
+def test_postgres_times_it_did_not_count_and_counters_that_went_back_are_null():
+    """PostgreSQL's shape from constructed readings (the live figures are tested on the
+    managed server in tests/integration/test_engine_postgres.py): reads without
+    track_io_timing, a statistics reset, a server without pg_stat_wal."""
+    before = postgres_window.Edge(0.0, {"database": (100.0, 500.0, 0.0, False)})
+    after = postgres_window.Edge(10.0, {"database": (50.0, 900.0, 0.0, False)})
+    found = postgres_window.window_figures(before, after)
+    assert found["waits"]["DataFileRead"] == {"waits": 400.0, "wait_ms": None, "mean_ms": None}
+    assert "track_io_timing is off" in found["why_null"]["DataFileRead"]
+    assert found["rates"]["commits/s"] is None and "went back" in found["why_null"]["commits/s"]
+    assert found["rates"]["WAL bytes/s"] is None
+    assert "PostgreSQL 14" in found["why_null"]["WAL bytes/s"]
+    names = [q.name for q in postgres_window.counter_queries(130000)]
+    assert len(names) == 2 and len(postgres_window.counter_queries(150000)) == 3
