@@ -47,7 +47,15 @@ def waits_block(run: Run) -> str:
         what = "Its own rates, per second of each point's window" if rates else "Its own ratios"
         parts.append(f"<p>{what}{' (ratios as a percentage)' if rates and ratios else ''}:</p>")
         parts.append(_rates_table(points, rates, ratios))
-    reasons = sorted({str(w) for p in points for w in (_window(p).get("why_null") or {}).values()})
+    shown = {"all", *events, *rates, *ratios}  # an idle event's reason explains no dash
+    reasons = sorted(
+        {
+            str(why)
+            for p in points
+            for name, why in (_window(p).get("why_null") or {}).items()
+            if name in shown
+        }
+    )
     if reasons:
         items = "".join(f"<li>{escape(r)}</li>" for r in reasons)
         parts.append(f"<p>A dash is a figure the engine did not give:</p><ul>{items}</ul>")

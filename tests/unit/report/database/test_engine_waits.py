@@ -69,3 +69,13 @@ def test_the_whole_report_places_it_after_the_engine_io(postgres_run):
     html = render_report([postgres_run], {})
     assert html.index("Engine I/O per transaction") < html.index("The engine's own waits")
     assert html.index("The engine's own waits") < html.index("<h3>The client</h3>")
+
+
+def test_a_reason_is_listed_only_for_a_figure_the_table_shows(postgres_run):
+    window = oracle_like(100.0, 500.0, 10.0)
+    window["why_null"] = {"log file sync": "timing off", "<b>odd</b>": "odd timing off"}
+    postgres_run.points[0].engine_window = window
+    html = waits_block(postgres_run)
+    assert "No wait in any point: log file sync." in html and "timing off" in html
+    assert "<li>timing off</li>" not in html  # log file sync's row is not shown
+    assert "<li>odd timing off</li>" in html
