@@ -39,7 +39,7 @@ def target(tmp_path):
     return path
 
 
-@pytest.mark.parametrize("workload", ["orders", "blocks", "brokerage"])
+@pytest.mark.parametrize("workload", ["orders", "blocks", "brokerage", "dss"])
 def test_an_unreachable_server_is_one_line_exit_2_before_anything_exists(
     dbstor, tmp_path, target, workload
 ):

@@ -155,6 +155,42 @@ def test_counters_move_and_object_io(pg: PostgresEngine) -> None:
     assert objects["big_pkey"].kind == "index" and objects["big_pkey"].size_bytes > 1e6
 
 
+def test_own_window_figures_count_commits_wal_and_timed_reads(pg: PostgresEngine) -> None:
+    """The engine's own window figures (engines/postgres_window.py) through the contract on
+    the managed server: commits and WAL per second, blocks read from outside shared
+    buffers with their time (track_io_timing is on), WAL syncs without time (off)."""
+    before = pg.counters()
+    with pg.connect() as conn:
+        conn.execute("CREATE TABLE own_window (id int PRIMARY KEY, pad text)")
+        conn.commit()
+        for k in range(20):  # 20 commits, each a WAL sync (synchronous_commit on)
+            conn.execute(
+                "INSERT INTO own_window SELECT g, repeat('y', 250)"
+                " FROM generate_series(%s::int, %s::int) g",
+                (k * 5000 + 1, (k + 1) * 5000),
+            )
+            conn.commit()
+        conn.autocommit = True
+        conn.execute("CHECKPOINT")
+        assert conn.execute("SELECT count(*) FROM own_window").fetchone() == (100_000,)
+    deadline = time.monotonic() + 10
+    while True:  # backends flush their statistics about once a second
+        figures = pg.over_window(before, pg.counters()).window
+        reads = figures["waits"]["DataFileRead"]
+        if (reads["waits"] or 0) > 1000 or time.monotonic() > deadline:
+            break
+        time.sleep(0.2)
+    assert figures["seconds"] > 0
+    assert reads["waits"] > 1000  # the scan read past the 8 MiB of shared buffers
+    assert reads["wait_ms"] is not None and reads["wait_ms"] > 0  # track_io_timing on
+    assert reads["mean_ms"] == pytest.approx(reads["wait_ms"] / reads["waits"])
+    assert figures["rates"]["commits/s"] * figures["seconds"] >= 21
+    assert figures["rates"]["WAL bytes/s"] * figures["seconds"] > 25e6  # 100,000 rows of 250 B
+    syncs = figures["waits"]["WALSync"]
+    assert syncs["waits"] >= 20 and syncs["wait_ms"] is None and syncs["mean_ms"] is None
+    assert "track_wal_io_timing is off" in figures["why_null"]["WALSync"]
+
+
 def test_classify_deadlock_and_plain_errors(pg: PostgresEngine) -> None:
     a, b = pg.connect(), pg.connect()
     try:

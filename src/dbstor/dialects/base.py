@@ -137,6 +137,10 @@ class Dialect:
         """A derived table's alias with its column names."""
         return f"as {alias} ({', '.join(columns)})"
 
+    def table_alias(self, alias: str) -> str:
+        """A derived table's alias (Oracle takes no AS before it)."""
+        return f"as {alias}"
+
     def first_rows(self, count: int) -> str:
         """What follows a query's ORDER BY to return only its first `count` rows."""
         return f"limit {count}"

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
+from dbstor.engines import window
 from dbstor.engines.probes import CounterQuery
 from dbstor.results.finite import checked_figure
 
@@ -71,6 +72,10 @@ class EngineCounters:
     storage_read_bytes: float | None = None  # bytes the engine's processes read from storage
     storage_write_bytes: float | None = None
     why_null: dict[str, str] = field(default_factory=dict)  # a counter -> why it is null
+    # The engine's own figures over the window (engines/window.py's shape), set by
+    # Engine.over_window(); `edge` is its raw reading at one edge, never kept in results.
+    window: dict[str, Any] | None = None
+    edge: Any = field(default=None, repr=False, compare=False)
 
     def minus(self, before: EngineCounters) -> EngineCounters:
         """The figures of a point: a counter that went back (the server restarted, its
@@ -104,6 +109,7 @@ def sum_counters(parts: Iterable[EngineCounters]) -> EngineCounters:
         setattr(total, name, None if any(v is None for v in values) else sum(values))
     for part in parts:
         total.why_null.update(part.why_null)
+    total.window = window.merge(p.window for p in parts)
     return total
 
 
@@ -277,6 +283,20 @@ class Engine(ABC):
 
     def object_io(self) -> list[ObjectIO]:
         return []
+
+    def window_figures(
+        self, before: EngineCounters, after: EngineCounters
+    ) -> dict[str, Any] | None:
+        """The engine's own figures between two counters() readings (their `edge`): waits
+        per event, named rates and ratios, in engines/window.py's shape; None for an
+        engine that has none."""
+        return None
+
+    def over_window(self, before: EngineCounters, after: EngineCounters) -> EngineCounters:
+        """A point's counters: after minus before, with the engine's own window figures."""
+        out = after.minus(before)
+        out.window = self.window_figures(before, after)
+        return out
 
     def counter_queries(self) -> list[CounterQuery]:
         """Every query counters() and object_io() run, with what each needs (for

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import importlib.util
+import time
 from typing import Any
 
 from dbstor.engines import oracle_space as space
@@ -38,6 +39,7 @@ from dbstor.engines.network import address
 from dbstor.engines.oracle_dsn import dsn_secrets, parse_dsn
 from dbstor.engines.probes import CounterQuery
 from dbstor.engines.server import ServerEngine, import_driver
+from dbstor.engines.window import Edge
 from dbstor.errors import UserError
 
 VERIFIED = "SQL parsed and counters tested on recorded output; not run against a live server here"
@@ -302,14 +304,29 @@ class OracleEngine(ServerEngine):
         return found.logical_reads, found.physical_reads, found.physical_writes
 
     def counters(self) -> EngineCounters:
-        """v$sysstat's cache and byte counters (instance-wide); none when it cannot be read."""
+        """v$sysstat's cache and byte counters (instance-wide), and as the edge of the
+        engine's own window figures the same reading with v$system_event's waits; none,
+        with the reason, when they cannot be read."""
         try:
-            return stats.engine_counters(stats.Snapshot(stats=dict(self.query(stats.SYSSTAT_SQL))))
+            snap = stats.Snapshot(stats=dict(self.query(stats.SYSSTAT_SQL)))
         except (self._driver_error(), UserError) as exc:
             out = EngineCounters()
             why = f"v$sysstat could not be read: {self._hide(exc)} (grant SELECT_CATALOG_ROLE)"
             out.why_null.update(dict.fromkeys(COUNTER_NAMES, why))
+            out.edge = Edge(time.monotonic(), None, why)
             return out
+        out = stats.engine_counters(snap)
+        try:
+            snap.events = stats.snapshot((), (), (), self.query(stats.EVENTS_SQL)).events
+            out.edge = Edge(time.monotonic(), snap)
+        except (self._driver_error(), UserError) as exc:
+            why = f"v$system_event could not be read: {self._hide(exc)} (grant {stats.CATALOG})"
+            out.edge = Edge(time.monotonic(), None, why)
+        return out
+
+    def window_figures(self, before: EngineCounters, after: EngineCounters) -> dict[str, Any]:
+        """v$system_event's waits and v$sysstat's rates over the window (oracle_stats)."""
+        return stats.window_figures(before.edge, after.edge)
 
     def object_io(self) -> list[ObjectIO]:
         """Per data and temp file: of dbstor's tablespaces when it made any, else every file

@@ -25,6 +25,8 @@ from typing import Any
 
 from dbstor.engines.base import EngineCounters, ObjectIO
 from dbstor.engines.probes import CounterQuery
+from dbstor.engines.window import Edge, failed, figures, unread
+from dbstor.engines.window import wait as window_wait
 from dbstor.results.finite import checked_figure
 
 CATALOG = "SELECT_CATALOG_ROLE (or SELECT ANY DICTIONARY)"
@@ -183,9 +185,44 @@ def window(before: Snapshot, after: Snapshot) -> dict[str, Any]:
         if name in after.events and name in before.events:
             waits = _delta(after.events[name][0], before.events[name][0], name, why)
             micro = _delta(after.events[name][1], before.events[name][1], f"{name} time", why)
-            mean = micro / waits / 1000.0 if waits and micro is not None else None
-            events[name] = {"waits": waits, "mean_ms": mean}
+            events[name] = window_wait(waits, None if micro is None else micro / 1000.0)
     return {"files": files, "stats": stats, "events": events, "why_null": why}
+
+
+RATES = {  # the window's named rates: v$sysstat statistic over the window per second
+    "user commits/s": "user commits",
+    "redo bytes/s": "redo size",
+    "read I/O requests/s": "physical read total IO requests",
+    "write I/O requests/s": "physical write total IO requests",
+}
+
+
+def window_figures(before: Edge | None, after: Edge | None) -> dict[str, Any]:
+    """The window's figures in the engines' neutral shape (engines/window.py): the wait
+    events' waits, wait time and mean wait, and RATES; each Edge reads a Snapshot of
+    v$sysstat and v$system_event."""
+    why = unread(before, after)
+    if why is not None:
+        return failed(why)
+    assert before is not None and after is not None
+    found = window(before.reading, after.reading)
+    counts = {rate: found["stats"].get(stat) for rate, stat in RATES.items()}
+    missing = {
+        rate: f"v$sysstat has no '{stat}' on this server"
+        for rate, stat in RATES.items()
+        if stat not in after.reading.stats or stat not in before.reading.stats
+    }
+    waits, went_back = {}, {}
+    for event in EVENTS:  # v$system_event lists an event once it was first waited for
+        w0, micro0 = before.reading.events.get(event, (0.0, 0.0))
+        w1, micro1 = after.reading.events.get(event, (0.0, 0.0))
+        if w1 < w0 or micro1 < micro0:
+            waits[event] = window_wait(None, None)
+            went_back[event] = "its counters went back in the window (the instance restarted?)"
+        else:
+            waits[event] = window_wait(w1 - w0, (micro1 - micro0) / 1000.0)
+    why = {r: found["why_null"][s] for r, s in RATES.items() if s in found["why_null"]}
+    return figures(before, after, waits, counts, None, why | missing | went_back)
 
 
 def object_io(files: Iterable[FileStat], spaces: Mapping[str, str] | None = None) -> list[ObjectIO]:

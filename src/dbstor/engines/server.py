@@ -16,11 +16,13 @@ import shutil
 import signal
 import tempfile
 import threading
+import time
 from abc import abstractmethod
 from pathlib import Path
 from typing import Any, ClassVar
 
 from dbstor import lifeline
+from dbstor.engines import window
 from dbstor.engines.account import Account, chown_tree, service_account
 from dbstor.engines.base import MARKER_TABLE, Engine, EngineCounters, EngineSettings, mask_dsn
 from dbstor.engines.cgroup import MemoryCap
@@ -346,7 +348,20 @@ class ServerEngine(Engine):
         with contextlib.suppress(self._driver_error(), UserError):
             out.logical_reads, out.physical_reads, out.physical_writes = self._buffer_counters()
         out.storage_read_bytes, out.storage_write_bytes = self.storage_io()
+        own = window.reader(self.name)
+        if own is not None:  # the edge of the engine's own window figures
+            try:
+                out.edge = own.edge(self)
+            except (self._driver_error(), UserError) as exc:
+                why = f"{self.title}'s own statistics could not be read: {self._hide(exc)}"
+                out.edge = window.Edge(time.monotonic(), None, why)
         return out
+
+    def window_figures(
+        self, before: EngineCounters, after: EngineCounters
+    ) -> dict[str, Any] | None:
+        own = window.reader(self.name)
+        return None if own is None else own.window_figures(before.edge, after.edge)
 
     def storage_io(self) -> tuple[float, float] | tuple[None, None]:
         """Bytes the managed server's processes read from and wrote to storage."""

@@ -16,22 +16,35 @@ recorded output of the views; it has not run against a live SQL Server on this m
 from __future__ import annotations
 
 import importlib.util
+import time
 from pathlib import Path
 from typing import Any, ClassVar
 
-from dbstor.engines.base import MARKER_TABLE, Availability, ErrorKind, ObjectIO, mask_dsn
+from dbstor.engines.base import (
+    MARKER_TABLE,
+    Availability,
+    EngineCounters,
+    ErrorKind,
+    ObjectIO,
+    mask_dsn,
+)
 from dbstor.engines.probes import CounterQuery
 from dbstor.engines.server import ServerEngine, import_driver
 from dbstor.engines.sqlserver_dsn import EXAMPLE, PASSWORD_ENV, dsn_address, parse_dsn, secrets
 from dbstor.engines.sqlserver_stats import (
+    NEEDS,
     PERF_SQL,
     VERSION_SQL,
+    WAITS_SQL,
     buffer_counters,
     counter_queries,
     file_objects,
     file_stats_sql,
     perf_values,
+    waits,
+    window_figures,
 )
+from dbstor.engines.window import Edge
 from dbstor.errors import UserError
 
 VERIFIED = "SQL parsed and counters tested on recorded output; not run against a live server here"
@@ -258,6 +271,25 @@ class SqlServerEngine(ServerEngine):
         """The buffer manager's page lookups, page reads and page writes (server-wide,
         cumulative "/sec" counters: the window's figures are their difference)."""
         return buffer_counters(perf_values(self.query(PERF_SQL)))
+
+    def counters(self) -> EngineCounters:
+        """The buffer manager's counters, and as the edge of the engine's own window figures
+        the same reading with the wait statistics; none, with the reason, when they cannot
+        be read."""
+        out = EngineCounters()
+        try:
+            values = perf_values(self.query(PERF_SQL))
+            out.logical_reads, out.physical_reads, out.physical_writes = buffer_counters(values)
+            out.edge = Edge(time.monotonic(), (values, waits(self.query(WAITS_SQL))))
+        except (self._driver_error(), UserError) as exc:
+            why = f"the server's statistics could not be read: {self._hide(exc)} (grant {NEEDS})"
+            out.edge = Edge(time.monotonic(), None, why)
+        out.storage_read_bytes, out.storage_write_bytes = self.storage_io()
+        return out
+
+    def window_figures(self, before: EngineCounters, after: EngineCounters) -> dict[str, Any]:
+        """sys.dm_os_wait_stats' I/O waits, batch requests and hit ratio over the window."""
+        return window_figures(before.edge, after.edge)
 
     def object_io(self) -> list[ObjectIO]:
         """Per file of dbstor's database (data files by filegroup, the log), cumulative

@@ -20,6 +20,7 @@ from typing import Any
 
 from dbstor.engines.base import ObjectIO
 from dbstor.engines.probes import CounterQuery
+from dbstor.engines.window import Edge, failed, figures, unread
 
 BULK_COUNT = 272696576  # cumulative count: difference over the window
 RAW_FRACTION = 537003264  # a ratio's numerator
@@ -192,3 +193,38 @@ def objects_window(before: list[ObjectIO], after: list[ObjectIO]) -> list[Object
             values[f] = None if a is None or b is None or a < b else a - b
         out.append(ObjectIO(name=obj.name, kind=obj.kind, size_bytes=obj.size_bytes, **values))
     return out
+
+
+# --- the engine's own window figures ---------------------------------------------------------
+
+
+def window_figures(before: Edge | None, after: Edge | None) -> dict[str, Any]:
+    """The window's figures in the engines' neutral shape (engines/window.py): each wait
+    type's waits, wait ms and mean; Batch Requests/sec over the window per second; the
+    buffer cache hit ratio as SQL Server computes it, read at the window's end. Each Edge
+    reads (perf_values(PERF_SQL rows), waits(WAITS_SQL rows))."""
+    why = unread(before, after)
+    if why is not None:
+        return failed(why)
+    assert before is not None and after is not None
+    (perf0, waits0), (perf1, waits1) = before.reading, after.reading
+    found = waits_window(waits0, waits1)
+    nulls = {
+        name: "its counters went back in the window (cleared?)"
+        for name, row in found.items()
+        if row["waits"] is None
+    }
+    batches = window(perf0, perf1).get("Batch Requests/sec")
+    if batches is None:
+        nulls["batch requests/s"] = "Batch Requests/sec was not read at both edges or went back"
+    hit = ratio(perf1, "Buffer cache hit ratio")
+    if hit is None:
+        nulls["buffer cache hit ratio"] = "Buffer cache hit ratio or its base was not read"
+    return figures(
+        before,
+        after,
+        dict(sorted(found.items())),
+        {"batch requests/s": batches},
+        {"buffer cache hit ratio": hit},
+        nulls,
+    )

@@ -190,7 +190,24 @@ def check_numbers(table: Any, where: str) -> None:
             check_value(value, _NUMBER_OR_NULL, f"{where}.{key}")
 
 
+def check_window(table: Any, where: str) -> None:
+    """engine_window: waits per event ({waits, wait_ms, mean_ms}), rates and ratios, each
+    a number or null (engines/window.py)."""
+    if table is None:
+        return
+    if not isinstance(table, dict):
+        raise FieldError(f"{where}: expected an object or null, got {json_repr(table)}")
+    check_value(table.get("seconds"), _NUMBER_OR_NULL, f"{where}.seconds")
+    for name, row in (table.get("waits") or {}).items():
+        if not isinstance(row, dict):
+            raise FieldError(f"{where}.waits.{name}: expected an object, got {json_repr(row)}")
+        check_numbers(row, f"{where}.waits.{name}")
+    check_numbers(table.get("rates"), f"{where}.rates")
+    check_numbers(table.get("ratios"), f"{where}.ratios")
+
+
 CHECKS: dict[str, Callable[[Any, str], None]] = {
     "engine_io": check_numbers,
+    "engine_window": check_window,
     "workload_metrics": check_numbers,
 }

@@ -127,6 +127,8 @@ class Point:
     cache_hit_ratio: float | None = None
     txn_types: dict[str, LatencyStats] | None = None  # per transaction type
     engine_io: dict[str, float | None] | None = None  # engine counters over the point, per txn
+    # the engine's own waits, rates and ratios over the window (engines/window.py's shape)
+    engine_window: dict[str, Any] | None = None
     workload_metrics: dict[str, float] | None = None  # the workload's own figures, e.g. NOPM
     client: dict[str, Any] | None = None  # the load generator: processes, CPU, memory per user
     open_loop: dict[str, Any] | None = None  # rate points: arrivals due, achieved, backlog

@@ -45,7 +45,7 @@ _PLSQL = re.compile(
 
 class Oracle(Dialect):
     name = "oracle"
-    workloads = ("brokerage", "orders", "blocks")
+    workloads = ("brokerage", "orders", "blocks", "dss")
     types: ClassVar[dict[str, str]] = {
         "id": "NUMBER(19)",
         "int": "NUMBER(10)",
@@ -91,6 +91,46 @@ class Oracle(Dialect):
 
     def autocommit(self, connection: Any) -> None:
         connection.autocommit = True  # python-oracledb: an attribute
+
+    # --- dss: analytic columns and query text ------------------------------------------
+
+    def analytic_type(self, kind: str, size: int | None) -> str:
+        """NUMBER for keys and counts (Oracle has no BIGINT), NUMBER(15,2) for money,
+        CHAR(n) and VARCHAR2(n) for text, DATE (which also holds a time of day: dss
+        writes none)."""
+        return {
+            "id": "NUMBER(10)",
+            "bigid": "NUMBER(19)",
+            "int": "NUMBER(10)",
+            "decimal": "NUMBER(15,2)",
+            "date": "DATE",
+            "char": f"CHAR({size})",
+            "varchar": f"VARCHAR2({size})",
+        }[kind]
+
+    def shift(self, iso: str, amount: int, unit: str) -> str:
+        """Days by date arithmetic (an INTERVAL '120' DAY overflows its default precision
+        of two digits); months and years by ADD_MONTHS (an INTERVAL of months added to
+        the 31st fails with ORA-01839 where the month is shorter)."""
+        if unit == "day":
+            return f"(date '{iso}' {'-' if amount < 0 else '+'} {abs(amount)})"
+        months = amount * (12 if unit == "year" else 1)
+        return f"add_months(date '{iso}', {months})"
+
+    def substring(self, column: str, start: int, length: int) -> str:
+        return f"substr({column}, {start}, {length})"
+
+    def derived(self, alias: str, columns: tuple[str, ...]) -> str:
+        return alias  # no column list on a derived table: the columns are named inside
+
+    def counted_as(self, name: str) -> str:
+        return f" as {name}"
+
+    def table_alias(self, alias: str) -> str:
+        return alias  # AS before a table alias is an error (ORA-00933)
+
+    def first_rows(self, count: int) -> str:
+        return f"fetch first {count} rows only"
 
 
 def gather_stats(table: str) -> str:

@@ -19,6 +19,7 @@ from dbstor.report.database.tables import (
     txn_p99_matrix,
     txn_types_table,
 )
+from dbstor.report.database.waits import waits_block
 from dbstor.report.kit.figures import backwards_sentence, figure_html, timeseries_chart
 from dbstor.report.kit.fmt import fmt_bytes, fmt_iops, fmt_num
 from dbstor.report.kit.hosts import hosts_block
@@ -129,6 +130,7 @@ def database_section(run: Run, name: str, rows: list[dict[str, Any]] | None) -> 
         "page cache may still serve without touching the storage.</p>"
     )
     parts.append(engine_io_table(run))
+    parts.append(waits_block(run))
     parts.append("<h3>The client</h3>")
     parts.append(client_caption(run))
     parts.append(client_table(run))

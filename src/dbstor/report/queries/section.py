@@ -9,6 +9,7 @@ from html import escape
 from typing import Any
 
 from dbstor.analysis.dss_compare import finished, is_query_run
+from dbstor.report.database.waits import waits_block
 from dbstor.report.kit.figures import timeseries_chart
 from dbstor.report.kit.fmt import fmt_int, fmt_num
 from dbstor.report.kit.layers import layers_html
@@ -117,6 +118,7 @@ def dss_section(run: Run, name: str, rows: list[dict[str, Any]] | None) -> str:
     parts.append(points_table(run))
     parts.append(_notes(run))
     parts.append(layers_html(run))  # beyond this host: by layer, or which layer is missing
+    parts.append(waits_block(run))  # the engine's own waits, where it gave them
     for point in run.points:
         parts.append(f"<h3>Queries: {escape(point_title(point))}</h3>")
         parts.append(queries_table(point))

@@ -173,7 +173,9 @@ def measure_database_point(
     cpu, device = sampler.summarise(samples, start_s=point.warmup_s)
     return TxnOutcome(
         drive=result,
-        counters=sum_counters(a.minus(b) for a, b in zip(after, before, strict=True))
+        counters=sum_counters(
+            i.engine.over_window(b, a) for i, a, b in zip(active, after, before, strict=True)
+        )
         if before and after
         else EngineCounters(),
         samples=sample_rows(samples),

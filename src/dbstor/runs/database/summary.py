@@ -100,6 +100,7 @@ def database_point(
             "storage_write_bytes": engine.storage_write_bytes,
             **({"nulled": engine.why_null} if engine.why_null else {}),
         },
+        engine_window=engine.window,
         workload_metrics=workload_metrics or None,
         client=client_cost(result, load.jobs, dev_reads, dev_writes),
         open_loop=open_loop(result, load),

@@ -157,7 +157,7 @@ def measure_query_point(
         stream_s=dict(outcome.stream_s),
         wall_s=outcome.wall_s,
         fatal=outcome.fatal,
-        counters=after.minus(before) if after is not None else None,
+        counters=engine.over_window(before, after) if after is not None else None,
         samples=sample_rows(samples),
         cpu=cpu,
         device=device,

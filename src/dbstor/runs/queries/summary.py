@@ -82,6 +82,7 @@ def query_point(
             "storage_read_bytes": engine.storage_read_bytes if engine else None,
             "storage_write_bytes": engine.storage_write_bytes if engine else None,
         },
+        engine_window=engine.window if engine else None,
         workload_metrics=metrics,
         queries=records,
         errors=len(bad),

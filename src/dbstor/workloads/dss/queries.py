@@ -8,7 +8,8 @@ precision "(3)"; Q6's DISCOUNT +- 0.01 bounds are computed here (exact decimals)
 SQLite's binary floating point cannot drop rows at the bounds; Q15's view is named
 revenue<stream> and created, queried and dropped as three statements (execute.answer() runs them;
 on SQLite it is a temporary view, which alone may read tables in attached files); on
-SQLite, Q13 names its derived table's count inside it.
+SQLite and Oracle, Q13 names its derived table's count inside it (Oracle: no AS before a
+table alias, dialect table_alias()).
 """
 
 from __future__ import annotations
@@ -134,7 +135,7 @@ from (
         and ((n1.n_name = '{n1}' and n2.n_name = '{n2}')
             or (n1.n_name = '{n2}' and n2.n_name = '{n1}'))
         and l_shipdate between {d.date("1995-01-01")} and {d.date("1996-12-31")}
-    ) as shipping
+    ) {d.table_alias("shipping")}
 group by supp_nation, cust_nation, l_year
 order by supp_nation, cust_nation, l_year"""
 
@@ -159,7 +160,7 @@ from (
         and s_nationkey = n2.n_nationkey
         and o_orderdate between {d.date("1995-01-01")} and {d.date("1996-12-31")}
         and p_type = '{p["type"]}'
-    ) as all_nations
+    ) {d.table_alias("all_nations")}
 group by o_year
 order by o_year"""
 
@@ -179,7 +180,7 @@ from (
         and o_orderkey = l_orderkey
         and s_nationkey = n_nationkey
         and {d.like("p_name", "%" + p["color"] + "%")}
-    ) as profit
+    ) {d.table_alias("profit")}
 group by nation, o_year
 order by nation, o_year desc"""
 
@@ -389,7 +390,7 @@ from (
             select avg(c_acctbal) from customer
             where c_acctbal > 0.00 and {code} in ({codes}))
         and not exists (select * from orders where o_custkey = c_custkey)
-    ) as custsale
+    ) {d.table_alias("custsale")}
 group by cntrycode
 order by cntrycode"""
 
