@@ -7,6 +7,7 @@ pg_stat_bgwriter to pg_stat_checkpointer and pg_stat_io in PostgreSQL 17.
 
 from __future__ import annotations
 
+from dbstor.engines import postgres_window
 from dbstor.engines.base import MARKER_TABLE
 from dbstor.engines.probes import CounterQuery
 
@@ -90,4 +91,5 @@ def counter_queries(
         buffer_query(server_version_num, managed, database, schema),
         BLOCK_SIZE,
         objects_query(schema),
+        *postgres_window.counter_queries(server_version_num),  # the window's own figures
     ]

@@ -9,7 +9,7 @@ import pytest
 
 from dbstor import cli
 from dbstor.commands.engine_check import run_counter_query
-from dbstor.engines import mariadb_stats, postgres_stats
+from dbstor.engines import mariadb_stats, postgres_stats, postgres_window
 from dbstor.engines.base import EngineSettings
 from dbstor.engines.mariadb import MariaDBEngine
 from dbstor.engines.postgres import PostgresEngine
@@ -20,7 +20,11 @@ def test_postgres_lists_what_it_runs_for_its_version() -> None:
     engine = PostgresEngine(EngineSettings(dsn="postgresql://u@127.0.0.1:1/app", instance=999))
     for number, writes in ((150000, "pg_stat_bgwriter"), (170000, "pg_stat_checkpointer")):
         engine._server_num = number  # what _read_version() sets on connecting
-        buffer, block, objects = engine.counter_queries()
+        buffer, block, objects, *window = engine.counter_queries()
+        # and the queries of the engine's own window figures (engines/postgres_window.py)
+        assert [q.sql for q in window] == [
+            q.sql for q in postgres_window.counter_queries(number)
+        ] and window
         assert buffer.sql == postgres_stats.counters_sql(number, managed=False)
         assert writes in buffer.sql and writes in buffer.name
         assert buffer.params == {"db": "dbstor", "schema": "dbstor_999"}
