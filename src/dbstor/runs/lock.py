@@ -54,8 +54,9 @@ def _holder(fd: int) -> str:
         return "a process that has only just started"
 
 
-def _take(what: str, folder: Path, base: Path) -> int:
-    key = hashlib.sha256(str(folder).encode("utf-8", "surrogateescape")).hexdigest()[:32]
+def _take(what: str, folder: Path, base: Path, scope: str = "") -> int:
+    name = f"{scope}\0{folder}" if scope else str(folder)
+    key = hashlib.sha256(name.encode("utf-8", "surrogateescape")).hexdigest()[:32]
     path = base / f"{key}.lock"
     try:
         fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
@@ -81,6 +82,27 @@ def _take(what: str, folder: Path, base: Path) -> int:
     os.ftruncate(fd, 0)
     os.pwrite(fd, json.dumps(facts).encode("utf-8", "surrogateescape"), 0)
     return fd
+
+
+def target_locks(host: str, targets: Sequence[Path]) -> list[int]:
+    """A cluster host's locks on its target directories (scoped by the host's name, so two
+    hosts of one run on one machine do not refuse each other); the caller holds the
+    descriptors for the run and passes them to release() at its end."""
+    base = lock_dir()
+    fds: list[int] = []
+    try:
+        for folder in sorted({Path(os.path.abspath(t)) for t in targets}):
+            fds.append(_take(f"host {host}'s target", folder, base, scope=host))
+    except BaseException:
+        release(fds)
+        raise
+    return fds
+
+
+def release(fds: Sequence[int]) -> None:
+    for fd in fds:
+        with contextlib.suppress(OSError):
+            os.close(fd)  # closing the file drops its lock
 
 
 @contextlib.contextmanager
