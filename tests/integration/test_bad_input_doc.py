@@ -91,6 +91,21 @@ def _fixtures_issue25(cwd: Path, target: str) -> None:
     (cwd / "jobs-twice.toml").write_text(
         f'[load]\nkind = "jobs"\nvalues = [1, 2]\njobs = 4\n{target}'
     )
+    db = '[[databases]]\nengine = "sqlite"\nworkload = "brokerage"\nusers = [1]\n'
+    (cwd / "upi.toml").write_text(f"{db}users_per_instance = 2\n{target}")
+    for name, table in (
+        ("preset-alone", 'db_host_preset = "node-exporter"'),
+        ("prom-alone", 'prometheus = "http://127.0.0.1:9"'),
+        ("prom-not-url", 'prometheus = "a;b"\nhost = "instance=\\"x\\""'),
+        ("blank-storage", 'prometheus = "http://127.0.0.1:9"\nstorage = " "'),
+    ):
+        (cwd / f"{name}.toml").write_text(f"{target}[telemetry]\n{table}\n")
+    (cwd / "linkdb").mkdir()
+    (cwd / "linkdb" / "dbstor-sqlite-0.db-wal").symlink_to(cwd / "nowhere" / "x.db-wal")
+    (cwd / "linkdb" / "dbstor-duckdb-0.db").symlink_to(cwd / "nowhere" / "x.db")
+    (cwd / "theirs-file").mkdir()
+    (cwd / "theirs-file" / "dbstor-pg-0").write_text(NOTES, encoding="utf-8")
+    (cwd / "journal.xml").symlink_to(cwd / "nowhere" / "j.xml")
 
 
 @pytest.mark.parametrize(("what", "command", "fragment"), ROWS, ids=[r[0] for r in ROWS])
