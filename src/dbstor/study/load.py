@@ -188,7 +188,7 @@ def _target(source: str, index: int, table: Any, base_dir: Path, cluster: bool) 
         if value is None:
             continue
         listed = [value] if isinstance(value, str) else value
-        if not isinstance(listed, list) or not all(isinstance(p, str) and p for p in listed):
+        if not isinstance(listed, list) or not all(isinstance(p, str) and p for p in listed or [0]):
             fields.fail(role, f'must be a directory or a list of them, e.g. {role} = "/mnt/{role}"')
         extra[role] = tuple(_directory(fields, role, base_dir, p) for p in listed)
     own = {
