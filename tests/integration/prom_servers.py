@@ -15,7 +15,7 @@ import subprocess
 import time
 import urllib.parse
 import urllib.request
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 
 import pytest
@@ -107,6 +107,25 @@ class PrometheusServer:
                 return result
             time.sleep(0.5)
         raise AssertionError(f"{expr} returned nothing within {timeout} s")
+
+    def wait_scrapes(self, expr: str, count: int, timeout: float = 60.0) -> None:
+        """Poll until every series of expr has at least `count` scraped samples (a selector; the last
+        five minutes): a rate over them has points, a preflight sees their spacing."""
+        self._wait(f"count_over_time({expr}[5m])", lambda v: v >= count, timeout)
+
+    def wait_sample_after(self, expr: str, epoch: float, timeout: float = 30.0) -> None:
+        """Poll until every series of expr has a sample scraped after `epoch` (a window
+        ending then is covered by the scrapes a fetch needs)."""
+        self._wait(f"timestamp({expr})", lambda v: v > epoch, timeout)
+
+    def _wait(self, query: str, done: Callable[[float], bool], timeout: float) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            values = [float(r["value"][1]) for r in self.query(query)]
+            if values and all(done(v) for v in values):
+                return
+            time.sleep(0.2)
+        raise AssertionError(f"{query} did not get there within {timeout} s")
 
 
 @contextlib.contextmanager
