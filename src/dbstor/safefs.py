@@ -100,6 +100,8 @@ def create_file(path: Path, exclusive: bool = False, fix: str = "choose another 
         if os.path.islink(path):
             raise link_refusal(path, fix) from None
         raise not_ours(path, "exists", fix) from None
+    except IsADirectoryError:
+        raise not_ours(path, "exists and is not a regular file", fix) from None
     except OSError as exc:
         raise _os_refusal(path, exc, fix) from None
     try:
