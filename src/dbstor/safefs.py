@@ -193,6 +193,17 @@ def _directory(path: Path) -> Iterator[int]:
         os.close(fd)
 
 
+def check_writable(
+    path: Path,
+    replaceable: Callable[[Path], bool] | None = None,
+    fix: str = "choose another --out",
+) -> None:
+    """What write_file checks first, alone: a command that writes several files checks
+    them all before it writes any (a refusal then leaves none of them half done)."""
+    with _directory(path) as dir_fd:
+        _check_replaceable(dir_fd, path, replaceable, fix)
+
+
 def write_file(
     path: Path,
     text: str | bytes,
