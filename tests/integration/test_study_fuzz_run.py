@@ -44,6 +44,21 @@ FIELDS = {
     ("profiles", "p", "block_split"): "any", ("profiles", "p", "fdatasync"): "bounded",
     ("profiles", "p", "series"): "bounded", ("profiles", "p", "pattern"): "any",
 }  # fmt: skip
+DB_BASE = {
+    "study": {"name": "fzdb", "duration": "1s", "warmup": "0s"},
+    "targets": [{"label": "A", "path": "a"}],
+    "databases": [{"engine": "sqlite", "workload": "brokerage", "scale": 1, "users": [1]}],
+}  # fmt: skip
+DB_FIELDS = {
+    ("databases", 0, key): kind
+    for key, kind in {
+        "engine": "any", "workload": "any", "scale": "bounded", "users": "bounded",
+        "think_time": "bounded", "buffer": "any", "memory_limit": "any", "seed": "any",
+        "options": "any", "client_processes": "bounded", "cold": "any",
+        "query_timeout": "any", "place": "any", "dsn": "any", "dsn_env": "any",
+        "instances": "bounded", "users_per_instance": "bounded", "rate": "bounded",
+    }.items()
+}  # fmt: skip
 HOSTILE_TEXT = [
     "", " ", "x\ny", "a;b", "a#b", "a=b", "[x]", "-x", "--exec_prerun=touch pwn", "../up",
     "/etc/passwd", "a/b", "é\u202ex", "nan", "inf", "-inf", "1e309", "-5s", "0", "1GiB;x",
@@ -67,11 +82,11 @@ def _tree(root: Path) -> set[str]:
 
 
 @st.composite
-def hostile_studies(draw):
-    study = copy.deepcopy(BASE)
-    keys = draw(st.lists(st.sampled_from(sorted(FIELDS, key=str)), min_size=1, max_size=2))
+def hostile_studies(draw, base=BASE, fields=FIELDS):
+    study = copy.deepcopy(base)
+    keys = draw(st.lists(st.sampled_from(sorted(fields, key=str)), min_size=1, max_size=2))
     for key in keys:
-        value = draw(ANY if FIELDS[key] == "any" else SMALL)
+        value = draw(ANY if fields[key] == "any" else SMALL)
         node = study
         for part in key[:-1]:
             node = node.setdefault(part, {}) if isinstance(part, str) else node[part]
@@ -89,13 +104,23 @@ def _toml(study: dict) -> str | None:
     return text
 
 
-@settings(
-    max_examples=int(os.environ.get("DBSTOR_FUZZ_RUNS", "30")),
-    deadline=None,
-    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
-)
+RUNS = int(os.environ.get("DBSTOR_FUZZ_RUNS", "30"))
+SLOW = [HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
+
+
+@settings(max_examples=RUNS, deadline=None, suppress_health_check=SLOW)
 @given(study=hostile_studies())
-def test_a_hostile_study_runs_or_is_one_line_and_writes_only_under_out(tmp_path_factory, study):
+def test_a_hostile_io_study_runs_or_is_one_line_and_writes_only_under_out(tmp_path_factory, study):
+    _run_or_one_line(tmp_path_factory, study)
+
+
+@settings(max_examples=max(1, RUNS // 2), deadline=None, suppress_health_check=SLOW)
+@given(study=hostile_studies(DB_BASE, DB_FIELDS))
+def test_a_hostile_database_study_runs_or_is_one_line(tmp_path_factory, study):
+    _run_or_one_line(tmp_path_factory, study)
+
+
+def _run_or_one_line(tmp_path_factory, study: dict) -> None:
     text = _toml(study)
     if text is None:
         return  # TOML itself cannot say it
