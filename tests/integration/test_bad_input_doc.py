@@ -103,6 +103,7 @@ def _fixtures_issue25(cwd: Path, target: str) -> None:
     (cwd / "linkdb").mkdir()
     (cwd / "linkdb" / "dbstor-sqlite-0.db-wal").symlink_to(cwd / "nowhere" / "x.db-wal")
     (cwd / "linkdb" / "dbstor-duckdb-0.db").symlink_to(cwd / "nowhere" / "x.db")
+    (cwd / "eq=1").mkdir()  # a folder whose name has '=': LABEL=PATH reads it otherwise
     (cwd / "theirs-file").mkdir()
     (cwd / "theirs-file" / "dbstor-pg-0").write_text(NOTES, encoding="utf-8")
     (cwd / "journal.xml").symlink_to(cwd / "nowhere" / "j.xml")
