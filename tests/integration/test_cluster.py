@@ -232,7 +232,10 @@ def test_a_second_cluster_run_on_a_hosts_target_is_refused_naming_the_first(
         assert second.returncode == 2, second.stderr
         lines = [line for line in second.stderr.splitlines() if "dbstor" in line]
         assert len(lines) == 1, second.stderr  # Ray's own warnings aside
-        assert "another dbstor run (pid " in lines[0] and "started 20" in lines[0]
+        # the first run named by its coordinator (this pid: nsenter runs it in place), then
+        # the agent on h2 that holds the lock
+        assert f"another dbstor run (pid {first.pid} on " in lines[0], lines[0]
+        assert "started 20" in lines[0] and "; its agent pid " in lines[0]
         assert f"host h2's target {target}" in lines[0]
         assert first.poll() is None  # the first run goes on
         with tempfile.TemporaryDirectory(prefix="dbstor-cluster-") as other:

@@ -61,8 +61,10 @@ class HostAgent:
         lease_s: float = LEASE_S,
         exit_process: Callable[[int], None] = os._exit,
         nice: int | None = None,
+        coordinator: str = "",
     ) -> None:
         self.name = name
+        self.coordinator = coordinator  # the run's pid, host and start, for its locks here
         self.nice = nice  # the coordinator's: what the load here runs at, where allowed
         self.worker: Any = None
         self._made: list[Path] = []
@@ -122,7 +124,7 @@ class HostAgent:
         texts = [*texts, *([setup["target"]] if setup.get("target") else [])]
         own = bool(setup.get("host_folders"))
         folders = [Path(t) / f"dbstor-host-{self.name}" if own else Path(t) for t in texts]
-        self._locks = target_locks(self.name, folders)
+        self._locks = target_locks(self.name, folders, self.coordinator)
 
     def own_folders(self, setup: Mapping[str, Any]) -> dict:
         """With setup['host_folders'], each directory in setup['paths'] becomes this host's own

@@ -20,7 +20,7 @@ from dbstor.drivers.fio_output import FioRun, final_json_text, parse_fio_json, p
 from dbstor.drivers.fio_status import StatusTail
 from dbstor.errors import PointFailed, UserError
 from dbstor.results.store import mount_point
-from dbstor.safefs import link_refusal, make_dir, not_ours, remove_file, write_file
+from dbstor.safefs import link_refusal, make_dir, remove_file, write_file
 
 FIO_MISSING = (
     "fio is not installed: install it (Debian/Ubuntu: 'apt-get install fio'; RHEL/Fedora: "
@@ -129,8 +129,9 @@ def run_job(
     make_dir(job_file.parent, fix="choose another --out")
     write_file(job_file, job_text)  # never through a link, never over a foreign file
     output = job_file.with_suffix(".json")
-    if os.path.lexists(output):  # fio writes its output through whatever is there
-        raise link_refusal(output) if os.path.islink(output) else not_ours(output, "exists")
+    if os.path.islink(output):  # fio would write its output through it
+        raise link_refusal(output)
+    remove_file(output)  # an earlier try's, in dbstor's own folder beside its job file
     cmd = [fio_binary(), "--output-format=json+", f"--output={output}", str(job_file)]
     if on_status is not None:
         cmd.insert(-1, f"--status-interval={max(1, int(status_every_s))}")
