@@ -1,9 +1,10 @@
-"""Property-based, against the real thing: a small io study with one or two fields set to a
-hostile value (non-finite, negative, zero or huge numbers; empty, blank, newline, ';', '#',
-'=', '[ ]', leading '-', path-like and unicode text; lists and tables where a scalar goes)
-is run by `dbstor run` with real fio. Either it runs (exit 0) or it is refused with one
-line (exit 2); never a traceback, never another status, and never a file left outside
---out (the sandbox around the run is compared before and after)."""
+"""Property-based, against the real thing: a small io study and a small SQLite database
+study, with one or two fields set to a hostile value (non-finite, negative, zero or huge
+numbers; empty, blank, newline, ';', '#', '=', '[ ]', leading '-', path-like and unicode
+text; lists and tables where a scalar goes), are run by `dbstor run` with real fio and
+SQLite. Either it runs (exit 0) or it is refused with one line (exit 2); never a traceback,
+never another status, and never a file left outside --out (the sandbox around the run is
+compared before and after). DBSTOR_FUZZ_RUNS sets the examples (default 30 and 15)."""
 
 from __future__ import annotations
 
