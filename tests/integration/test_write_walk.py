@@ -1,7 +1,7 @@
 """The walk over every name dbstor writes that a user could have put something at first:
 the test files and their manifest, every embedded engine's database file and side files,
-every managed server's folder on the target, the index, the exports, the JUnit report and
-the PDF. At each name a real symbolic link (to a file and a folder of the user's) and a
+every managed server's folder on the target, the index, the exports, the JUnit report, the
+PDF and the folders study --shrink makes. At each name a real symbolic link (to a file and a folder of the user's) and a
 foreign file are planted in turn: the command is refused in one line (exit 2) naming the
 name, the link's target and the foreign file are left exactly as they were, and nothing
 is made outside the folders named. (Run folders, study folders, report.html,
@@ -20,6 +20,7 @@ from needs import usable
 pytestmark = [pytest.mark.integration, pytest.mark.skip_without_fio]
 
 GOLDEN = Path(__file__).parents[1] / "golden"
+EXAMPLES = Path(__file__).parents[2] / "examples"
 THEIRS = "the user's own file\n"
 FAST = ("--duration", "1s", "--warmup", "0s")
 DB = ("--workload", "brokerage", "--users", "1", *FAST)
@@ -77,6 +78,11 @@ CASES = {
         lambda r: ["check", str(r / "res" / "r1"), "--baseline", str(r / "res" / "r1"),
                    "--junit", str(r / "j.xml")],
         setup=_golden_run,
+    ),
+    "study --shrink": Case(
+        "sh/FLASH",
+        lambda r: ["study", str(EXAMPLES / "tr-4403-brokerage.toml"), "--shrink", str(r / "sh")],
+        setup=lambda r: (r / "sh").mkdir(),
     ),
     "report --pdf": Case(
         "res/r1/report.pdf", lambda r: ["report", str(r / "res" / "r1"), "--pdf"],
