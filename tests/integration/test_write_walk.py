@@ -70,7 +70,7 @@ CASES = {
         setup=_golden_run,
     ),
     "export --parquet": Case(
-        "pq/runs.parquet", lambda r: ["export", str(r / "res"), "--parquet", str(r / "pq")],
+        "pq/samples.parquet", lambda r: ["export", str(r / "res"), "--parquet", str(r / "pq")],
         setup=lambda r: (_golden_run(r), (r / "pq").mkdir()),
     ),
     "check --junit": Case(
