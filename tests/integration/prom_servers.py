@@ -15,7 +15,7 @@ import subprocess
 import time
 import urllib.parse
 import urllib.request
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 
 import pytest
@@ -59,6 +59,20 @@ def _stop(proc: subprocess.Popen[bytes]) -> None:
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
+
+
+def wait_sample_after(
+    server: PrometheusServer, expr: str, epoch: float, timeout: float = 30
+) -> None:
+    """Poll until every series of expr has a sample scraped after `epoch` (a window ending
+    then is covered by the scrapes a fetch needs)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        stamps = [float(r["value"][1]) for r in server.query(f"timestamp({expr})")]
+        if stamps and all(t > epoch for t in stamps):
+            return
+        time.sleep(0.2)
+    raise AssertionError(f"{expr}: no sample after {epoch} within {timeout} s")
 
 
 @contextlib.contextmanager
@@ -108,24 +122,16 @@ class PrometheusServer:
             time.sleep(0.5)
         raise AssertionError(f"{expr} returned nothing within {timeout} s")
 
-    def wait_scrapes(self, expr: str, count: int, timeout: float = 60.0) -> None:
-        """Poll until every series of expr has at least `count` scraped samples (a selector; the last
-        five minutes): a rate over them has points, a preflight sees their spacing."""
-        self._wait(f"count_over_time({expr}[5m])", lambda v: v >= count, timeout)
-
-    def wait_sample_after(self, expr: str, epoch: float, timeout: float = 30.0) -> None:
-        """Poll until every series of expr has a sample scraped after `epoch` (a window
-        ending then is covered by the scrapes a fetch needs)."""
-        self._wait(f"timestamp({expr})", lambda v: v > epoch, timeout)
-
-    def _wait(self, query: str, done: Callable[[float], bool], timeout: float) -> None:
+    def wait_for_samples(self, selector: str, count: int, timeout: float = 30.0) -> None:
+        """Poll until every series of a plain selector has `count` scraped samples in
+        the last minute (enough for a rate over the first window)."""
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
-            values = [float(r["value"][1]) for r in self.query(query)]
-            if values and all(done(v) for v in values):
+            result = self.query(f"count_over_time({selector}[1m])")
+            if result and all(float(r["value"][1]) >= count for r in result):
                 return
-            time.sleep(0.2)
-        raise AssertionError(f"{query} did not get there within {timeout} s")
+            time.sleep(0.25)
+        raise AssertionError(f"{selector} had fewer than {count} samples within {timeout} s")
 
 
 @contextlib.contextmanager
