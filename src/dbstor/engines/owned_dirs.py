@@ -87,6 +87,11 @@ class OwnedDirs:
         chown_tree(path, self.account)
         return path
 
+    def write(self, path: Path, text: str) -> None:
+        """A file of dbstor's in a claimed directory (a log, a config): never through a
+        link, never over a file dbstor did not write."""
+        write_file(path, text, fix="choose another path")
+
     def remove(self) -> None:
         """Remove what was claimed: directories dbstor created go, adopted ones are emptied."""
         for path, created in reversed(list(self.claimed.items())):

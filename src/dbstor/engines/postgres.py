@@ -39,7 +39,6 @@ from dbstor.engines.postgres_place import create_spaces, place
 from dbstor.engines.postgres_stats import STATS_SQL, counters_sql
 from dbstor.engines.server import ServerEngine, import_driver
 from dbstor.errors import UserError
-from dbstor.safefs import write_file
 
 SUPERUSER = DATABASE = "dbstor"
 DEFAULT_BUFFER_BYTES = 32 << 20
@@ -186,7 +185,7 @@ class PostgresEngine(ServerEngine):
             "--no-instructions",
         ]
         done = run_as([*cmd, *(["--waldir", str(wal)] if wal else [])], account, home)
-        write_file(home / "initdb.log", done.stdout + done.stderr, fix="choose another path")
+        dirs.write(home / "initdb.log", done.stdout + done.stderr)
         if done.returncode != 0:
             raise UserError(
                 f"initdb failed in {self.datadir}: {last_line(done.stderr or done.stdout)}; "
