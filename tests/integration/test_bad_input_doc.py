@@ -129,3 +129,14 @@ def test_row(dbstor, tmp_path, what, command, fragment):
         if str(p.relative_to(tmp_path)) not in before and not p.is_dir()
     ]
     assert made == [], f"a refused command left {made}"
+
+
+@pytest.mark.parametrize("name", ["x\ny", "x\rY", "tab\there", "rtl\u202ex", "bell\x07"])
+def test_a_refused_value_with_a_control_character_stays_one_line_and_shows_it(
+    dbstor, tmp_path, name
+):
+    """A newline in a path is not shown as a line break or a space (which would name
+    another path): it is escaped, as the value really is."""
+    proc = dbstor("io", "--target", tmp_path / name, "--duration", "1", "--size", "16MiB")
+    escaped = name.encode("unicode_escape").decode("ascii")
+    dbstor.assert_user_error(proc, escaped)
