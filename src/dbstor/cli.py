@@ -77,12 +77,17 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 _LONG_WORD = re.compile(r"\S{161,}")
+_UNPRINTABLE = re.compile(
+    r"[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]"
+)
 
 
 def shortened(line: str) -> str:
     """The refusal as one line, any word of it (a 300-character value or path echoed back)
-    cut to its first 80 and last 60 characters; a newline inside becomes a space."""
-    line = " ".join(line.splitlines())
+    cut to its first 80 and last 60 characters. A control or bidirectional character inside
+    (a newline in a path, a right-to-left override in a label) is shown escaped, as in
+    Python (\\n, \\u202e), so the line stays one line and names the value as it is."""
+    line = _UNPRINTABLE.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), line)
     return _LONG_WORD.sub(lambda m: f"{m.group()[:80]}...{m.group()[-60:]}", line)
 
 

@@ -13,7 +13,9 @@ through here: never through a link, never over someone else's file.
 
 The user's own --out (or --report, --html folder) may be reached through a link they
 named; what dbstor makes inside it never is. Test files and database files keep their own
-ownership manifest (testfiles.py), which writes through here too.
+ownership manifest (testfiles.py) and engine folders their marker (engines/owned_dirs.py):
+those say whose a file is; making, replacing and removing it goes through here
+(create_file, remove_file, make_dir, remove_tree), which never follows a link.
 """
 
 from __future__ import annotations
@@ -36,7 +38,7 @@ WRITTEN_XATTR = "user.dbstor.written"  # on every file written here, for later r
 _written: set[tuple[int, int]] = set()  # (device, inode) of the files this process wrote
 
 
-def _not_ours(path: Path, what: str, fix: str = "choose another --out") -> UserError:
+def not_ours(path: Path, what: str, fix: str = "choose another --out") -> UserError:
     return UserError(
         f"{path} {what}, and dbstor writes only files it made: move it away or {fix} "
         "(dbstor leaves it as it is)"
@@ -60,19 +62,65 @@ def is_dbstor_html(path: Path) -> bool:
         return stat.S_ISREG(os.fstat(fd).st_mode) and GENERATOR_MARK in handle.read(4096)
 
 
-def new_dir(path: Path) -> Path:
+def new_dir(path: Path, mode: int = 0o755, fix: str = "choose another --out") -> Path:
     """Make a folder for dbstor's own files, new; refuse whatever is at its name."""
     try:
-        os.mkdir(path, 0o755)
+        os.mkdir(path, mode)
     except FileExistsError:
         info = os.lstat(path)
         if stat.S_ISLNK(info.st_mode):
-            raise link_refusal(path) from None
+            raise link_refusal(path, fix) from None
         kind = "is a folder dbstor did not make now" if stat.S_ISDIR(info.st_mode) else "exists"
-        raise _not_ours(path, kind) from None
+        raise not_ours(path, kind, fix) from None
     except OSError as exc:
-        raise _os_refusal(path, exc) from None
+        raise _os_refusal(path, exc, fix) from None
     return path
+
+
+def make_dir(path: Path, mode: int = 0o755, fix: str = "choose another path") -> bool:
+    """A folder dbstor uses at path: made (True) when missing; a folder already there is
+    used (False); a link or anything else is refused in one line."""
+    try:
+        new_dir(path, mode, fix)
+        return True
+    except UserError:
+        if stat.S_ISDIR(os.lstat(path).st_mode):
+            return False
+        raise
+
+
+def create_file(path: Path, exclusive: bool = False, fix: str = "choose another target") -> None:
+    """Create an empty regular file at path, never through a link (a link there is refused
+    in one line). exclusive: anything already there is refused too; else a regular file
+    already there is kept (its owner was checked by the caller)."""
+    flags = os.O_WRONLY | os.O_CREAT | NO_FOLLOW | (os.O_EXCL if exclusive else 0)
+    try:
+        fd = os.open(path, flags | os.O_NONBLOCK, 0o644)
+    except FileExistsError:
+        if os.path.islink(path):
+            raise link_refusal(path, fix) from None
+        raise not_ours(path, "exists", fix) from None
+    except IsADirectoryError:
+        raise not_ours(path, "exists and is not a regular file", fix) from None
+    except OSError as exc:
+        raise _os_refusal(path, exc, fix) from None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise not_ours(path, "exists and is not a regular file", fix)
+    finally:
+        os.close(fd)
+
+
+def remove_file(path: Path) -> bool:
+    """Remove the regular file at path (whose the caller checked); a link, a folder or
+    anything else there is left as it is. True when a file was removed."""
+    try:
+        if not stat.S_ISREG(os.lstat(path).st_mode):
+            return False
+        os.unlink(path)  # unlink never follows a link
+    except FileNotFoundError:
+        return False
+    return True
 
 
 def user_dir(path: Path, flag: str) -> Path:
@@ -89,12 +137,12 @@ def user_dir(path: Path, flag: str) -> Path:
     return path
 
 
-def _os_refusal(path: Path, exc: OSError) -> UserError:
+def _os_refusal(path: Path, exc: OSError, fix: str = "choose another --out") -> UserError:
     if exc.errno == errno.ELOOP:
-        return link_refusal(path)
+        return link_refusal(path, fix)
     if exc.errno in (errno.ENOSPC, errno.EDQUOT):
         return UserError(f"the file system is full (writing {path}): free space and run again")
-    return UserError(f"cannot write {path}: {exc.strerror}; choose another --out")
+    return UserError(f"cannot write {path}: {exc.strerror}; {fix}")
 
 
 def _check_replaceable(
@@ -107,12 +155,12 @@ def _check_replaceable(
     if stat.S_ISLNK(info.st_mode):
         raise link_refusal(path, fix)
     if not stat.S_ISREG(info.st_mode):
-        raise _not_ours(path, "exists and is not a regular file", fix)
+        raise not_ours(path, "exists and is not a regular file", fix)
     if (info.st_dev, info.st_ino) in _written or _marked(dir_fd, path.name):
         return
     if replaceable is not None and replaceable(path):
         return
-    raise _not_ours(path, "exists and was not written by dbstor", fix)
+    raise not_ours(path, "exists and was not written by dbstor", fix)
 
 
 def _mark(fd: int) -> None:
@@ -143,6 +191,17 @@ def _directory(path: Path) -> Iterator[int]:
         yield fd
     finally:
         os.close(fd)
+
+
+def check_writable(
+    path: Path,
+    replaceable: Callable[[Path], bool] | None = None,
+    fix: str = "choose another --out",
+) -> None:
+    """What write_file checks first, alone: a command that writes several files checks
+    them all before it writes any (a refusal then leaves none of them half done)."""
+    with _directory(path) as dir_fd:
+        _check_replaceable(dir_fd, path, replaceable, fix)
 
 
 def write_file(
@@ -189,7 +248,7 @@ def open_for_append(path: Path) -> int:
     info = os.fstat(fd)
     if info.st_size and (info.st_dev, info.st_ino) not in _written:
         os.close(fd)
-        raise _not_ours(path, "exists and was not written by dbstor")
+        raise not_ours(path, "exists and was not written by dbstor")
     _written.add((info.st_dev, info.st_ino))
     return fd
 
@@ -198,3 +257,14 @@ def remove_tree(path: Path) -> None:
     """Remove a folder dbstor made, never following a link (a link itself is left)."""
     if path.is_dir() and not path.is_symlink():
         shutil.rmtree(path, ignore_errors=True)  # rmtree never follows links inside
+
+
+def empty_dir(path: Path) -> None:
+    """Remove everything inside a folder dbstor uses, keeping the folder; never follows a
+    link (a link inside is removed as a name, its target left)."""
+    for child in path.iterdir():
+        if child.is_dir() and not child.is_symlink():
+            shutil.rmtree(child, ignore_errors=True)
+        else:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(child)

@@ -20,7 +20,6 @@ imports only the foundation, never engines, drivers or runs.
 
 from __future__ import annotations
 
-import contextlib
 import errno
 import json
 import os
@@ -33,7 +32,7 @@ from typing import Any
 
 from dbstor.errors import UserError
 from dbstor.results.store import write_text_atomic
-from dbstor.safefs import link_refusal
+from dbstor.safefs import create_file, link_refusal, remove_file
 from dbstor.units import format_size
 
 MANIFEST = ".dbstor-owned.json"
@@ -124,8 +123,7 @@ def _read_manifest(directory: Path) -> dict[str, dict[str, Any]]:
 def _write_manifest(directory: Path, entries: dict[str, dict[str, Any]]) -> None:
     path = directory / MANIFEST
     if not entries:
-        with contextlib.suppress(FileNotFoundError):
-            path.unlink()
+        remove_file(path)  # read and checked as dbstor's by the caller
         return
     token = uuid.uuid4().hex
     works = _xattrs_work(directory)
@@ -190,12 +188,7 @@ def refuse_foreign(paths: list[Path], allow_overwrite: bool) -> None:
 
 def create_owned(path: Path) -> None:
     """Create the file if it is not there (never through a link) and record it as ours."""
-    refuse_link(path)
-    try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
-    except OSError as exc:
-        raise UserError(f"cannot create {path}: {exc.strerror}") from None
-    os.close(fd)
+    create_file(path)
     record_owned(path)
 
 
@@ -219,7 +212,7 @@ def record_owned(path: Path) -> None:
 def remove_owned(path: Path) -> None:
     """Remove the file if it is ours (never a link, never a foreign file) and its entry."""
     if is_owned(path):
-        path.unlink()
+        remove_file(path)
     entries = _read_manifest(path.parent)
     if entries.pop(path.name, None) is not None:
         _write_manifest(path.parent, entries)
@@ -228,8 +221,7 @@ def remove_owned(path: Path) -> None:
 def supports_direct_io(directory: Path) -> bool:
     """Whether files in this directory can be opened with O_DIRECT (tmpfs cannot)."""
     probe = directory / f".dbstor-direct-probe-{os.getpid()}"
-    with contextlib.suppress(FileNotFoundError):
-        probe.unlink()  # a killed run's; unlink never follows a link
+    remove_file(probe)  # a killed run's
     try:
         flags = os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_WRONLY | getattr(os, "O_DIRECT", 0)
         fd = os.open(probe, flags, 0o600)
@@ -240,8 +232,7 @@ def supports_direct_io(directory: Path) -> bool:
             return False
         raise
     finally:
-        with contextlib.suppress(FileNotFoundError):
-            probe.unlink()
+        remove_file(probe)
 
 
 def check_directory(path: Path) -> None:
@@ -268,10 +259,9 @@ def check_directory(path: Path) -> None:
         raise UserError(f"target path {path} is not writable: choose a directory you can write")
     try:
         probe = path / f".dbstor-write-probe-{os.getpid()}"
-        with contextlib.suppress(FileNotFoundError):
-            probe.unlink()
+        remove_file(probe)
         os.close(os.open(probe, os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_WRONLY, 0o600))
-        probe.unlink()
+        remove_file(probe)
     except OSError as exc:
         if exc.errno == errno.EROFS:
             raise UserError(

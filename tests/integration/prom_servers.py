@@ -62,6 +62,20 @@ def _stop(proc: subprocess.Popen[bytes]) -> None:
             proc.wait()
 
 
+def wait_sample_after(
+    server: PrometheusServer, expr: str, epoch: float, timeout: float = 30
+) -> None:
+    """Poll until every series of expr has a sample scraped after `epoch` (a window ending
+    then is covered by the scrapes a fetch needs)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        stamps = [float(r["value"][1]) for r in server.query(f"timestamp({expr})")]
+        if stamps and all(t > epoch for t in stamps):
+            return
+        time.sleep(0.2)
+    raise AssertionError(f"{expr}: no sample after {epoch} within {timeout} s")
+
+
 @contextlib.contextmanager
 def node_exporter(workdir: Path) -> Iterator[str]:
     """A node_exporter with only its diskstats and cpu collectors: yields 'host:port'."""

@@ -91,6 +91,22 @@ def _fixtures_issue25(cwd: Path, target: str) -> None:
     (cwd / "jobs-twice.toml").write_text(
         f'[load]\nkind = "jobs"\nvalues = [1, 2]\njobs = 4\n{target}'
     )
+    db = '[[databases]]\nengine = "sqlite"\nworkload = "brokerage"\nusers = [1]\n'
+    (cwd / "upi.toml").write_text(f"{db}users_per_instance = 2\n{target}")
+    for name, table in (
+        ("preset-alone", 'db_host_preset = "node-exporter"'),
+        ("prom-alone", 'prometheus = "http://127.0.0.1:9"'),
+        ("prom-not-url", 'prometheus = "a;b"\nhost = "instance=\\"x\\""'),
+        ("blank-storage", 'prometheus = "http://127.0.0.1:9"\nstorage = " "'),
+    ):
+        (cwd / f"{name}.toml").write_text(f"{target}[telemetry]\n{table}\n")
+    (cwd / "linkdb").mkdir()
+    (cwd / "linkdb" / "dbstor-sqlite-0.db-wal").symlink_to(cwd / "nowhere" / "x.db-wal")
+    (cwd / "linkdb" / "dbstor-duckdb-0.db").symlink_to(cwd / "nowhere" / "x.db")
+    (cwd / "eq=1").mkdir()  # a folder whose name has '=': LABEL=PATH reads it otherwise
+    (cwd / "theirs-file").mkdir()
+    (cwd / "theirs-file" / "dbstor-pg-0").write_text(NOTES, encoding="utf-8")
+    (cwd / "journal.xml").symlink_to(cwd / "nowhere" / "j.xml")
 
 
 @pytest.mark.parametrize(("what", "command", "fragment"), ROWS, ids=[r[0] for r in ROWS])
@@ -113,3 +129,14 @@ def test_row(dbstor, tmp_path, what, command, fragment):
         if str(p.relative_to(tmp_path)) not in before and not p.is_dir()
     ]
     assert made == [], f"a refused command left {made}"
+
+
+@pytest.mark.parametrize("name", ["x\ny", "x\rY", "tab\there", "rtl\u202ex", "bell\x07"])
+def test_a_refused_value_with_a_control_character_stays_one_line_and_shows_it(
+    dbstor, tmp_path, name
+):
+    """A newline in a path is not shown as a line break or a space (which would name
+    another path): it is escaped, as the value really is."""
+    proc = dbstor("io", "--target", tmp_path / name, "--duration", "1", "--size", "16MiB")
+    escaped = name.encode("unicode_escape").decode("ascii")
+    dbstor.assert_user_error(proc, escaped)

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 import pytest
@@ -197,3 +199,53 @@ def test_instances_spread_over_hosts_in_order(loopback_cluster, target, tmp_path
     assert len(two["device"]["name"].split(",")) == 1
     assert two["own_io"]["source"].startswith("cgroup v1")
     assert list(target.iterdir()) == []  # both hosts' databases removed
+
+
+def fio_pids(cluster) -> list[int]:
+    return [p for p in cluster.find("fio") if cluster.cmdline(p).split(" ")[0].endswith("fio")]
+
+
+def test_a_second_cluster_run_on_a_hosts_target_is_refused_naming_the_first(
+    loopback_cluster, target, tmp_path
+):
+    """Each host locks its target for the run: a second cluster run on h2's target is one
+    line naming the first (pid, host, start); the first goes on; another target still runs."""
+    first = loopback_cluster.popen(
+        [
+            sys.executable,
+            *("-m", "dbstor", "io", "--cluster", loopback_cluster.address, "--hosts", "h1,h2"),
+            *("--target", str(target), "--iodepth", "1", "--duration", "120s"),
+            *("--warmup", "0s", "--size", "16MiB", "--out", str(tmp_path / "a"), "--quiet"),
+        ]
+    )
+    try:
+        deadline = time.monotonic() + 180
+        while len(fio_pids(loopback_cluster)) < 2:  # both hosts measure (locks taken before)
+            assert first.poll() is None, first.stderr.read()
+            assert time.monotonic() < deadline, "the first run never measured"
+            time.sleep(0.2)
+        second = loopback_cluster.dbstor(
+            *("io", "--cluster", loopback_cluster.address, "--hosts", "h2"),
+            *("--target", str(target), "--iodepth", "1", "--duration", "1s", "--warmup", "0s"),
+            *("--size", "16MiB", "--out", str(tmp_path / "b"), "--quiet"),
+        )
+        assert second.returncode == 2, second.stderr
+        lines = [line for line in second.stderr.splitlines() if "dbstor" in line]
+        assert len(lines) == 1, second.stderr  # Ray's own warnings aside
+        # the first run named by its coordinator (this pid: nsenter runs it in place), then
+        # the agent on h2 that holds the lock
+        assert f"another dbstor run (pid {first.pid} on " in lines[0], lines[0]
+        assert "started 20" in lines[0] and "; its agent pid " in lines[0]
+        assert f"host h2's target {target}" in lines[0]
+        assert first.poll() is None  # the first run goes on
+        with tempfile.TemporaryDirectory(prefix="dbstor-cluster-") as other:
+            third = loopback_cluster.dbstor(
+                *("io", "--cluster", loopback_cluster.address, "--hosts", "h2"),
+                *("--target", other, "--iodepth", "1", "--duration", "1s", "--warmup", "0s"),
+                *("--size", "16MiB", "--out", str(tmp_path / "c"), "--quiet"),
+            )
+            assert third.returncode == 0, third.stderr
+    finally:
+        first.send_signal(signal.SIGINT)
+        first.wait(timeout=120)
+    assert list((tmp_path / "b").glob("*/results.json")) == []  # refused before anything

@@ -6,7 +6,6 @@ of "–" and "unknown"; this host's device is not the database's and is not show
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 
 import pg_server
@@ -28,8 +27,7 @@ def test_external_servers_own_device_drives_columns_peak_and_knee(dbstor, tmp_pa
             node_exporter(tmp_path) as target,
             prometheus(tmp_path, {"node": [target], "dbstor": [f"127.0.0.1:{live_port}"]}) as prom,
         ):
-            prom.wait_for(f'node_disk_reads_completed_total{{instance="{target}"}}')
-            time.sleep(3)
+            prom.wait_for_samples(f'node_disk_reads_completed_total{{instance="{target}"}}', 3)
             proc = dbstor(
                 "run",
                 "--engine", "postgres",

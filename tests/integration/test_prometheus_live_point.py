@@ -6,7 +6,6 @@ never pass the point's own in results.json."""
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 
 import pytest
@@ -39,7 +38,7 @@ def test_a_scrape_during_a_database_point_sees_a_growing_count(dbstor, tmp_path:
         server.wait_for(running, timeout=120)
         server.wait_for('dbstor_point_ops{job="dbstor"} > 0', timeout=30)
         first = _value(server, 'dbstor_point_ops{job="dbstor"}')
-        time.sleep(3)
+        server.wait_for(f'dbstor_point_ops{{job="dbstor"}} > {first}', timeout=30)  # a later scrape
         second = _value(server, 'dbstor_point_ops{job="dbstor"}')
         still = server.query(running)
         p99 = _value(server, 'dbstor_point_latency_seconds{job="dbstor",quantile="0.99"}')

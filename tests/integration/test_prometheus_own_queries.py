@@ -11,7 +11,6 @@ counter given as a per-second figure, each with one line, before anything is cre
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 
 import pytest
@@ -34,8 +33,7 @@ def test_own_queries_give_the_presets_figures(dbstor, tmp_path: Path) -> None:
     device = _device(tmp_path)
     (tmp_path / "target").mkdir()
     with node_exporter(tmp_path) as target, prometheus(tmp_path, {"node": [target]}) as server:
-        server.wait_for(f'node_disk_reads_completed_total{{instance="{target}"}}')
-        time.sleep(3)
+        server.wait_for_samples(f'node_disk_reads_completed_total{{instance="{target}"}}', 3)
         sel = f'{{instance="{target}",device="{device}"}}'
         queries = {
             "read_ops_total": f"node_disk_reads_completed_total{sel}",
@@ -98,8 +96,7 @@ def _preflight(dbstor, tmp_path: Path, server_url: str, *query_flags: str):
 def test_preflight_refuses_bad_queries_with_one_line(dbstor, tmp_path: Path) -> None:
     device = _device(tmp_path)
     with node_exporter(tmp_path) as target, prometheus(tmp_path, {"node": [target]}) as server:
-        server.wait_for(f'node_disk_reads_completed_total{{instance="{target}"}}')
-        time.sleep(2)
+        server.wait_for_samples(f'node_disk_reads_completed_total{{instance="{target}"}}', 3)
         sel = f'{{instance="{target}",device="{device}"}}'
         line = _preflight(dbstor, tmp_path, server.url, "--storage-query", "read_iops=rate(/x)")
         assert line.startswith("dbstor: error: --storage-query read_iops: rate(/x): Prometheus at ")
@@ -128,8 +125,7 @@ def test_a_query_point_shorter_than_two_scrapes_says_its_layer_is_missing(
     device = _device(tmp_path)
     (tmp_path / "data").mkdir()
     with node_exporter(tmp_path) as target, prometheus(tmp_path, {"node": [target]}) as server:
-        server.wait_for(f'node_disk_reads_completed_total{{instance="{target}"}}')
-        time.sleep(3)
+        server.wait_for_samples(f'node_disk_reads_completed_total{{instance="{target}"}}', 3)
         result = dbstor(
             "run",
             "--engine", "sqlite",

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from prom_servers import PrometheusServer, node_exporter, prometheus
+from prom_servers import PrometheusServer, node_exporter, prometheus, wait_sample_after
 
 from dbstor.errors import UserError
 from dbstor.telemetry.disk import devices_for_path, parse_diskstats
@@ -30,8 +30,7 @@ WINDOW_S = 16.0
 def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[PrometheusServer, str]]:
     workdir = tmp_path_factory.mktemp("prom")
     with node_exporter(workdir) as target, prometheus(workdir, {"node": [target]}) as server:
-        server.wait_for(f'node_disk_reads_completed_total{{instance="{target}"}}')
-        time.sleep(3)  # a few scrapes, so preflight sees the spacing
+        server.wait_for_samples(f'node_disk_reads_completed_total{{instance="{target}"}}', 3)
         yield server, target
 
 
@@ -88,7 +87,7 @@ def test_device_iops_from_prometheus_agree_with_proc(
     )
     source.preflight(WINDOW_S)
     start, end, proc_iops = _window_with_io(tmp_path, device)
-    time.sleep(2.5)  # the scrape after the window's end has landed
+    wait_sample_after(server, f'node_disk_reads_completed_total{{instance="{target}"}}', end)
     fetched = source.fetch(start, end, 1.0)
     assert fetched.ok, fetched.missing
     figures = fetched.summary()
@@ -113,7 +112,7 @@ def test_remote_host_device_by_name(stack: tuple[PrometheusServer, str], tmp_pat
     )
     source.preflight(WINDOW_S)
     start, end, proc_iops = _window_with_io(tmp_path, device)
-    time.sleep(2.5)
+    wait_sample_after(server, f'node_disk_reads_completed_total{{instance="{target}"}}', end)
     fetched = source.fetch(start, end, 1.0)
     layers = layers_side_by_side([fetched])
     assert list(layers) == ["remote_device"]
@@ -148,14 +147,13 @@ def test_preflight_refuses_what_cannot_work(
 
 def test_prometheus_going_away_gives_a_reason(tmp_path: Path) -> None:
     with node_exporter(tmp_path) as target, prometheus(tmp_path, {"node": [target]}) as server:
-        server.wait_for("node_cpu_seconds_total")
-        time.sleep(3)
+        server.wait_for_samples(f'node_cpu_seconds_total{{instance="{target}"}}', 3)
         source = PrometheusSource(
             PrometheusClient(server.url), load_preset("node-exporter"), f'instance="{target}"'
         )
         source.preflight(2)
         start = time.time()
-        time.sleep(2)
+        wait_sample_after(server, f'node_cpu_seconds_total{{instance="{target}"}}', start + 1)
         server.stop()
         fetched = source.fetch(start, time.time(), 1.0)
     assert not fetched.ok

@@ -9,7 +9,16 @@ import sys
 import pytest
 
 from dbstor.errors import UserError
-from dbstor.safefs import is_dbstor_html, new_dir, open_for_append, write_file
+from dbstor.safefs import (
+    create_file,
+    empty_dir,
+    is_dbstor_html,
+    make_dir,
+    new_dir,
+    open_for_append,
+    remove_file,
+    write_file,
+)
 
 THEIRS = "the user's own\n"
 
@@ -82,3 +91,71 @@ def test_a_file_an_earlier_dbstor_wrote_is_its_own(tmp_path):
     subprocess.run([sys.executable, "-c", code], check=True)
     write_file(path, '{"runs": []}')
     assert path.read_text() == '{"runs": []}'
+
+
+def _plant_link(tmp_path, name, to_folder=False):
+    target = tmp_path / ("theirs" if to_folder else "theirs.txt")
+    if to_folder:
+        target.mkdir()
+        (target / "keep.txt").write_text(THEIRS)
+    else:
+        target.write_text(THEIRS)
+    (tmp_path / name).symlink_to(target)
+    return target
+
+
+@pytest.mark.parametrize("to_folder", [False, True])
+def test_create_file_never_through_a_link(tmp_path, to_folder):
+    target = _plant_link(tmp_path, "db.sqlite", to_folder)
+    with pytest.raises(UserError, match="is a symbolic link"):
+        create_file(tmp_path / "db.sqlite")
+    assert (tmp_path / "db.sqlite").is_symlink()
+    assert (target / "keep.txt" if to_folder else target).read_text() == THEIRS
+
+
+def test_create_file_exclusive_refuses_what_is_there(tmp_path):
+    (tmp_path / "f").write_text(THEIRS)
+    with pytest.raises(UserError, match="exists"):
+        create_file(tmp_path / "f", exclusive=True)
+    create_file(tmp_path / "f")  # not exclusive: a regular file there is kept as it is
+    assert (tmp_path / "f").read_text() == THEIRS
+    (tmp_path / "d").mkdir()
+    with pytest.raises(UserError, match="not a regular file"):
+        create_file(tmp_path / "d")
+    create_file(tmp_path / "new", exclusive=True)
+    assert (tmp_path / "new").read_bytes() == b""
+
+
+def test_remove_file_removes_only_a_regular_file(tmp_path):
+    target = _plant_link(tmp_path, "x.db-wal")
+    assert remove_file(tmp_path / "x.db-wal") is False  # a link: left, its target too
+    assert (tmp_path / "x.db-wal").is_symlink() and target.read_text() == THEIRS
+    (tmp_path / "d").mkdir()
+    assert remove_file(tmp_path / "d") is False and (tmp_path / "d").is_dir()
+    assert remove_file(tmp_path / "missing") is False
+    (tmp_path / "mine").write_text("x")
+    assert remove_file(tmp_path / "mine") is True and not (tmp_path / "mine").exists()
+
+
+def test_make_dir_uses_a_folder_and_refuses_a_link(tmp_path):
+    assert make_dir(tmp_path / "a") is True
+    assert make_dir(tmp_path / "a") is False  # there already: used
+    target = _plant_link(tmp_path, "b", to_folder=True)
+    with pytest.raises(UserError, match="is a symbolic link"):
+        make_dir(tmp_path / "b")
+    (tmp_path / "c").write_text(THEIRS)
+    with pytest.raises(UserError, match="exists"):
+        make_dir(tmp_path / "c")
+    assert sorted(p.name for p in target.iterdir()) == ["keep.txt"]
+
+
+def test_empty_dir_never_follows_a_link_inside(tmp_path):
+    target = _plant_link(tmp_path, "x", to_folder=True)
+    folder = tmp_path / "mine"
+    folder.mkdir()
+    (folder / "sub").mkdir()
+    (folder / "sub" / "f").write_text("x")
+    (folder / "link").symlink_to(target)
+    empty_dir(folder)
+    assert list(folder.iterdir()) == []
+    assert (target / "keep.txt").read_text() == THEIRS

@@ -125,6 +125,9 @@ def usable(
         raise ValueError(f"unknown RAID type {raid!r}; use one of {', '.join(data.RAID_LEVELS)}")
     if partitioning not in PARTITIONING:
         raise ValueError(f"unknown partitioning {partitioning!r}; use {', '.join(PARTITIONING)}")
+    for name, pct in (("--fs-reserve", fs_reserve_pct), ("--snap-reserve", snap_reserve_pct)):
+        if pct is not None and pct >= 100:  # a walk to 0 usable is no answer
+            raise ValueError(f"{name} {pct:g}% leaves nothing usable; give less than 100%")
     group = raid_group or level.default_group
     if group < level.min_group:
         raise ValueError(

@@ -127,6 +127,10 @@ def to_sqlite(data: dict[str, list[dict[str, Any]]], path: Path, dialect: str = 
 def to_parquet(data: dict[str, list[dict[str, Any]]], folder: Path) -> list[Path]:
     """One Parquet file per table in folder (written through a scratch DuckDB database)."""
     folder.mkdir(parents=True, exist_ok=True)
+    for table in data:  # all checked before any is written
+        target = folder / f"{table}.parquet"
+        if target.exists() or target.is_symlink():
+            raise UserError(f"{target} exists: give an empty folder for --parquet")
     written = []
     with tempfile.TemporaryDirectory(prefix="dbstor-export-") as scratch:
         staging = Path(scratch) / "staging.duckdb"
@@ -137,8 +141,6 @@ def to_parquet(data: dict[str, list[dict[str, Any]]], folder: Path) -> list[Path
         try:
             for table in data:
                 target = folder / f"{table}.parquet"
-                if target.exists() or target.is_symlink():
-                    raise UserError(f"{target} exists: give an empty folder for --parquet")
                 quoted = target.as_posix().replace("'", "''")
                 db.execute(f"COPY \"{table}\" TO '{quoted}' (FORMAT PARQUET)")
                 written.append(target)

@@ -56,9 +56,13 @@ def pinned(node_id: str) -> NodeAffinitySchedulingStrategy:
     return NodeAffinitySchedulingStrategy(node_id=node_id, soft=False)
 
 
-def place_agent(name: str, node_id: str, lease_s: float, nice: int) -> Any:
-    """The host's agent, pinned to its node; its load runs at `nice` where allowed."""
-    return HostActor.options(scheduling_strategy=pinned(node_id)).remote(name, lease_s, nice=nice)
+def place_agent(name: str, node_id: str, lease_s: float, nice: int, coordinator: str = "") -> Any:
+    """The host's agent, pinned to its node; its load runs at `nice` where allowed; its
+    locks name `coordinator` (the run: pid, host, start)."""
+    strategy = pinned(node_id)
+    return HostActor.options(scheduling_strategy=strategy).remote(
+        name, lease_s, nice=nice, coordinator=coordinator
+    )
 
 
 def version_probe(node_id: str) -> Any:

@@ -24,6 +24,8 @@ from dbstor.cluster.guard import (
     stop_processes,
 )
 from dbstor.cluster.preflight import host_facts_brief, run_checks
+from dbstor.runs.lock import release, target_locks
+from dbstor.safefs import make_dir
 
 LEASE_S = 10.0
 CLEANUP_CAP_S = 10.0
@@ -59,11 +61,14 @@ class HostAgent:
         lease_s: float = LEASE_S,
         exit_process: Callable[[int], None] = os._exit,
         nice: int | None = None,
+        coordinator: str = "",
     ) -> None:
         self.name = name
+        self.coordinator = coordinator  # the run's pid, host and start, for its locks here
         self.nice = nice  # the coordinator's: what the load here runs at, where allowed
         self.worker: Any = None
         self._made: list[Path] = []
+        self._locks: list[int] = []  # this host's target locks, held from plan to cleanup
         self._guard = GuardClient()
         self._lease_s = lease_s
         self._last_beat = time.monotonic()
@@ -103,9 +108,23 @@ class HostAgent:
     def plan(self, kind: str, safety: Mapping[str, Any], setup: Mapping[str, Any]) -> dict:
         """Make the worker and let it decide (and check) what it will lay out; nothing written."""
         match_nice(self.nice)
+        self.lock_targets(setup)
         self.worker = make_worker(kind, safety)
         planner = getattr(self.worker, "plan", None)
         return dict(planner(self.own_folders(setup)) or {}) if planner else {}
+
+    def lock_targets(self, setup: Mapping[str, Any]) -> None:
+        """Before anything is made here: this host's lock on every target directory of the
+        run (a second run on them is refused in one line naming the first); held until
+        cleanup. With host_folders the lock is on this host's own subfolder's name."""
+        if self._locks:
+            return
+        paths = setup.get("paths", [])
+        texts = [p for ps in paths.values() for p in ps] if isinstance(paths, Mapping) else paths
+        texts = [*texts, *([setup["target"]] if setup.get("target") else [])]
+        own = bool(setup.get("host_folders"))
+        folders = [Path(t) / f"dbstor-host-{self.name}" if own else Path(t) for t in texts]
+        self._locks = target_locks(self.name, folders, self.coordinator)
 
     def own_folders(self, setup: Mapping[str, Any]) -> dict:
         """With setup['host_folders'], each directory in setup['paths'] becomes this host's own
@@ -121,8 +140,7 @@ class HostAgent:
                 paths.append(text)
                 continue
             own = path / f"dbstor-host-{self.name}"
-            if not own.exists():
-                own.mkdir()
+            if make_dir(own, fix="remove it or choose another target"):  # never a link
                 self._made.append(own)
                 self._guard.register(own)
             paths.append(str(own))
@@ -131,6 +149,7 @@ class HostAgent:
 
     def prepare(self, kind: str, safety: Mapping[str, Any], setup: Mapping[str, Any]) -> dict:
         match_nice(self.nice)  # managed servers started here run as they would without Ray
+        self.lock_targets(setup)
         if self.worker is None:
             self.worker = make_worker(kind, safety)
         facts = dict(self.worker.prepare(self.own_folders(setup)) or {})
@@ -173,6 +192,8 @@ class HostAgent:
                 own.rmdir()
                 self._guard.forget(own)
         self._made = []
+        release(self._locks)
+        self._locks = []
         return notes
 
     def close(self) -> dict:

@@ -8,12 +8,12 @@ real fio, its json+ bins, a real start instant.
 from __future__ import annotations
 
 import os
-import shutil
 import time
 from pathlib import Path
 from typing import Any
 
 from dbstor.drivers.fio_runner import run_job
+from dbstor.safefs import create_file, new_dir, remove_tree
 
 CHUNK = 1 << 20
 
@@ -45,10 +45,11 @@ class FioProbe:
     def prepare(self, setup: dict) -> dict:
         target = Path(setup["target"])
         self.folder = target / f"dbstor-probe-{os.getpid()}"
-        self.folder.mkdir()
+        new_dir(self.folder, fix="choose another target")
         self.file = self.folder / "probe.0"
         size = int(setup.get("size_bytes", 8 * CHUNK))
-        with self.file.open("wb") as out:
+        create_file(self.file, exclusive=True)  # in a folder just made: never a link
+        with self.file.open("r+b") as out:
             for _ in range(max(1, size // CHUNK)):
                 out.write(os.urandom(CHUNK))
         # A secret arrives opened on this host (actor.unseal); say which, never what.
@@ -101,7 +102,7 @@ class FioProbe:
     def cleanup(self) -> dict:
         removed = []
         if self.folder is not None and self.folder.exists():
-            shutil.rmtree(self.folder)
+            remove_tree(self.folder)
             removed.append(str(self.folder))
         self.folder = self.file = None
         return {"removed": removed}

@@ -30,6 +30,7 @@ from dbstor.cluster.connect import connect
 from dbstor.cluster.hosts import HostNode, discover, select
 from dbstor.cluster.preflight import version_problem
 from dbstor.errors import PointFailed, UserError
+from dbstor.runs.lock import run_facts
 from dbstor.testfiles import Safety
 
 PLACE_TIMEOUT_S = 120.0  # a host's first worker process may take a while to start on a busy node
@@ -130,7 +131,7 @@ class ClusterSession:
             if problem:
                 raise UserError(problem)
         self.agents = {
-            h.name: actor.place_agent(h.name, h.node_id, self.lease_s, self.nice)
+            h.name: actor.place_agent(h.name, h.node_id, self.lease_s, self.nice, run_facts())
             for h in self.hosts
         }
         self._start_beats()

@@ -15,6 +15,7 @@ from typing import Any
 from dbstor.engines.registry import engine_class
 from dbstor.errors import UserError
 from dbstor.results.store import read_run_folder
+from dbstor.safefs import write_file
 
 
 def indexes_apart(engine: str) -> bool:
@@ -140,6 +141,12 @@ def study_text(run: Any, place: dict[str, str], notes: list[str], fast: str) -> 
     return "\n".join(lines) + "\n"
 
 
+def _is_advise_study(path: Path) -> bool:
+    """A study file advise wrote earlier (its first line says so)."""
+    with path.open("rb") as handle:
+        return handle.read(40).startswith(b"# Written by dbstor advise from run ")
+
+
 def write_study(
     folder: Path, result: dict[str, Any], out: Path, fast_path: str | None, fast_run: Path | None
 ) -> str:
@@ -153,8 +160,8 @@ def write_study(
             + "; give a larger --fast-capacity"
         )
     text = study_text(run, place, notes, fast_path_of(fast_path, fast_run))
-    try:
-        out.write_text(text, encoding="utf-8")
+    try:  # never through a link, never over a file dbstor did not write
+        write_file(out, text, _is_advise_study, fix="give another --write-study file")
     except OSError as exc:
         raise UserError(f"--write-study {out}: cannot write it ({exc.strerror})") from None
     return f"study written to {out}: {', '.join(place)} on the fast path; run it with: dbstor run {out}"

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from pathlib import Path
 
@@ -12,6 +11,7 @@ from dbstor.analysis.compare import compare_runs
 from dbstor.errors import UserError
 from dbstor.results.model import Run
 from dbstor.runs.study import load_folder
+from dbstor.safefs import user_dir
 from dbstor.study.tags import matches, parse_tag
 
 
@@ -51,14 +51,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def writable_folder(folder: Path, flag: str) -> None:
     """Make the folder, or say in one line why it cannot hold the report."""
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise UserError(
-            f"{flag} {folder}: cannot create it ({exc.strerror}); choose a folder you can write"
-        ) from None
-    if not os.access(folder, os.W_OK):
-        raise UserError(f"{flag} {folder}: cannot write there; choose a folder you can write")
+    user_dir(folder, flag)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -15,6 +15,7 @@ from dbstor.catalog.build import INDEX_HTML, INDEX_JSON, build_index
 from dbstor.catalog.page import index_page
 from dbstor.errors import UserError
 from dbstor.results.store import write_text_atomic
+from dbstor.safefs import check_writable
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -41,6 +42,8 @@ def write_index(root: Path, say: Callable[[str], None] = lambda _: None) -> dict
     """Build the index of root and write both files; the index as data."""
     if not root.is_dir() or root.is_symlink():
         raise UserError(f"{root}: not a folder (a link is not followed): give a results folder")
+    for name in (INDEX_JSON, INDEX_HTML):  # both checked before either is written
+        check_writable(root / name)
     index = build_index(root, say)
     write_text_atomic(
         root / INDEX_JSON, json.dumps(index, separators=(",", ":"), allow_nan=False) + "\n"

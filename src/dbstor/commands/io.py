@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 from pathlib import Path
 
 from dbstor.commands.common import (
@@ -142,6 +143,12 @@ def _target(text: str, index: int, facts: dict[str, object]) -> Target:
     if not paths:
         raise UserError(
             f"--target {text!r}: give a path, e.g. --target /mnt/lun1 or --target FC=/mnt/fc"
+        )
+    whole = Path(text).expanduser()
+    if sep and os.path.lexists(whole) and not all(os.path.lexists(p) for p in paths):
+        raise UserError(  # a folder named with '=': say how it was read, not "b is missing"
+            f"--target {text!r} reads as LABEL=PATH (label {label!r}); for the path {whole} "
+            f"give a label first: --target T={text}"
         )
     if sep:
         label = parse_flag("--target", target_label, label)

@@ -8,9 +8,10 @@ from typing import Any
 
 from dbstor.analysis.compare import compare_runs
 from dbstor.errors import UserError
-from dbstor.report.pdf import write_pdf
+from dbstor.report.pdf import PDF_FILE, write_pdf
 from dbstor.results.model import Run
 from dbstor.runs.study import STUDY_FILE, load_folder, render
+from dbstor.safefs import check_writable
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -43,6 +44,8 @@ def run(args: argparse.Namespace) -> int:
         if (args.folder / STUDY_FILE).exists()
         else runs[0].run_id
     )
+    if args.pdf:  # checked before report.html is written: a refusal leaves both as they were
+        check_writable(args.folder / PDF_FILE, fix="render into another folder")
     path = render(args.folder, runs, comparison, str(title))
     print(path)
     if args.pdf:

@@ -64,18 +64,23 @@ def _print_shrunk(path: Path, where: Path) -> int:
     import tomli_w
 
     from dbstor.commands.study_analyses import StudyAnalyses
-    from dbstor.errors import UserError
+    from dbstor.safefs import make_dir, user_dir
     from dbstor.study.load import load_study, study_from_dict
     from dbstor.study.shrink import shrink
 
     load_study(path)  # the original is refused as it is, naming its own file
     small, dirs = shrink(tomllib.loads(path.read_text(encoding="utf-8")), where.resolve())
     StudyAnalyses(study_from_dict(small, source=f"{path} (shrunk)", base_dir=path.parent))
-    for folder in dirs:
-        try:
-            folder.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise UserError(f"--shrink {where}: cannot make {folder} ({exc.strerror})") from None
+    user_dir(where.resolve(), "--shrink")  # the folder the user named (a link of theirs is fine)
+    parts = [  # the folders made in it are dbstor's: never through a link
+        part
+        for folder in dirs
+        for part in reversed(
+            [folder, *folder.parents][: len(folder.relative_to(where.resolve()).parts)]
+        )
+    ]
+    for part in [p for p in parts if p.is_symlink() or p.exists()] + parts:  # checked, then made
+        make_dir(part, fix="choose another --shrink folder")
     sys.stdout.write(f"# {path} shrunk to this machine (dbstor study --shrink {where})\n")
     sys.stdout.write(tomli_w.dumps(small))
     return 0

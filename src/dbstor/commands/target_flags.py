@@ -27,9 +27,10 @@ def parse_target(items: list[str], label: str | None) -> Target:
         if not sep:
             role, paths = "data", item
         if role not in PLACE_ROLES:
+            hint = f" (for the path {item} write data={item})" if Path(item).exists() else ""
             raise UserError(
                 f"--target {item!r}: the role must be data, log, temp or fast, "
-                "e.g. --target log=/mnt/log"
+                f"e.g. --target log=/mnt/log{hint}"
             )
         given = [Path(p).expanduser().absolute() for p in paths.split(",") if p.strip()]
         if not given:

@@ -20,6 +20,7 @@ from dbstor.drivers.fio_output import FioRun, final_json_text, parse_fio_json, p
 from dbstor.drivers.fio_status import StatusTail
 from dbstor.errors import PointFailed, UserError
 from dbstor.results.store import mount_point
+from dbstor.safefs import link_refusal, make_dir, remove_file, write_file
 
 FIO_MISSING = (
     "fio is not installed: install it (Debian/Ubuntu: 'apt-get install fio'; RHEL/Fedora: "
@@ -125,9 +126,12 @@ def run_job(
     stopped, then the interruption goes on up.
     """
     job_file = job_file.absolute()
-    job_file.parent.mkdir(parents=True, exist_ok=True)
-    job_file.write_text(job_text, encoding="utf-8")
+    make_dir(job_file.parent, fix="choose another --out")
+    write_file(job_file, job_text)  # never through a link, never over a foreign file
     output = job_file.with_suffix(".json")
+    if os.path.islink(output):  # fio would write its output through it
+        raise link_refusal(output)
+    remove_file(output)  # an earlier try's, in dbstor's own folder beside its job file
     cmd = [fio_binary(), "--output-format=json+", f"--output={output}", str(job_file)]
     if on_status is not None:
         cmd.insert(-1, f"--status-interval={max(1, int(status_every_s))}")
@@ -166,7 +170,7 @@ def run_job(
     try:
         text = output.read_text(encoding="utf-8")
         if on_status is not None:  # keep fio's final object only, as without statuses
-            output.write_text(final_json_text(text), encoding="utf-8")
+            write_file(output, final_json_text(text), lambda _: True)  # fio's, just written
         run = parse_fio_json(text)
     except (OSError, ValueError) as exc:
         _remove_outputs(job_file)  # half-written: of no use to anyone
@@ -227,8 +231,7 @@ def _remove_outputs(job_file: Path) -> None:
         job_file.with_suffix(".json"),
         *job_file.parent.glob(f"{job_file.stem}_iops.*.log"),
     ):
-        with contextlib.suppress(FileNotFoundError):
-            path.unlink()
+        remove_file(path)
 
 
 def _collect_iops_logs(job_file: Path) -> tuple[list[float], list[float]]:
@@ -242,5 +245,5 @@ def _collect_iops_logs(job_file: Path) -> tuple[list[float], list[float]]:
                 if i >= len(column):
                     column.append(0.0)
                 column[i] += value
-        log.unlink()
+        remove_file(log)
     return totals[0], totals[1]

@@ -26,7 +26,6 @@ from __future__ import annotations
 import contextlib
 import importlib
 import os
-import shutil
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -43,6 +42,7 @@ from dbstor.engines.base import (
 from dbstor.engines.embedded_cap import EmbeddedCap, engine_share, evict_from_page_cache
 from dbstor.engines.process import proc_io
 from dbstor.errors import UserError
+from dbstor.safefs import new_dir, remove_file, remove_tree, write_file
 from dbstor.testfiles import check_directory, is_owned, record_owned, refuse_foreign, remove_owned
 
 MISSING = "DuckDB's Python package is not installed: pip install 'dbstor[duckdb]'"
@@ -155,7 +155,7 @@ class DuckDBEngine(Engine):
         duckdb = _duckdb()
         self.check_target()
         for path in (p for f in self.files for p in (f, self._wal(f))):
-            path.unlink(missing_ok=True)
+            remove_file(path)  # checked: dbstor's, or --allow-overwrite; never a link
         self._claim_temp_dir()
         try:
             self._open(duckdb)
@@ -173,10 +173,11 @@ class DuckDBEngine(Engine):
         if path.is_dir():
             self._made_temp = (path / TEMP_MARKER).exists()
         else:
-            path.mkdir(mode=0o700)
+            new_dir(path, 0o700, fix="choose another temp path")
             self._made_temp = True
         if self._made_temp:
-            (path / TEMP_MARKER).write_text("created by dbstor for DuckDB's spill files\n")
+            text = "created by dbstor for DuckDB's spill files\n"
+            write_file(path / TEMP_MARKER, text, lambda _: True, fix="choose another temp path")
 
     def capped_memory_limit(self) -> int | None:
         """DuckDB's memory_limit in the capped client process (embedded_cap.engine_share)."""
@@ -262,14 +263,13 @@ class DuckDBEngine(Engine):
         if self.settings.keep:
             return
         for file in self.files:
-            wal = self._wal(file)
-            if wal.exists() and is_owned(file):
-                wal.unlink()
+            if is_owned(file):
+                remove_file(self._wal(file))
             remove_owned(file)
 
     def _remove_temp_dir(self) -> None:
         if self._made_temp:
-            shutil.rmtree(self.temp_dir, ignore_errors=True)
+            remove_tree(self.temp_dir)
             self._made_temp = False
 
     # --- connections --------------------------------------------------------------------------

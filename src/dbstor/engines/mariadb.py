@@ -48,6 +48,7 @@ from dbstor.engines.place import place_dirs
 from dbstor.engines.probes import CounterQuery
 from dbstor.engines.server import ServerEngine, import_driver
 from dbstor.errors import UserError
+from dbstor.safefs import write_file
 
 RETRY_CODES = {1213, 1205}  # deadlock, lock wait timeout
 LOST_CODES = {2003, 2006, 2013, 2055}  # cannot connect, gone away, lost during a query
@@ -176,10 +177,9 @@ class MariaDBEngine(ServerEngine):
             self.datadir, self.sockdir, self.port, home, tmp, redo, buffers, self._extra_config()
         )
         cnf = home / "my.cnf"
-        cnf.write_text("[mysqld]\n" + "\n".join(conf) + "\n", encoding="utf-8")
-        os.chmod(cnf, 0o644)
+        write_file(cnf, "\n".join(["[mysqld]", *conf, ""]), None, lambda fd: os.fchmod(fd, 0o644))
         done = run_as(self._init_command(server, cnf), account, home)
-        (home / "install-db.log").write_text(done.stdout + done.stderr, encoding="utf-8")
+        write_file(home / "install-db.log", done.stdout + done.stderr, fix="choose another path")
         if done.returncode != 0:
             raise UserError(
                 f"{self.title} data directory setup failed in {self.datadir}: "

@@ -10,7 +10,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import shutil
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
@@ -20,6 +19,7 @@ from dbstor import lifeline
 from dbstor.engines.account import Account, can_write, chown_tree
 from dbstor.engines.process import process_running
 from dbstor.errors import UserError
+from dbstor.safefs import empty_dir, link_refusal, new_dir, remove_file, remove_tree, write_file
 
 MARKER_FILE = ".dbstor-engine.json"
 
@@ -57,14 +57,8 @@ class OwnedDirs:
             empty_directory(path)
             created = bool(marker and marker.get("made_dir"))  # an earlier run's: remove at stop
         else:
-            try:
-                path.mkdir(mode=0o750)
-                created = True
-            except OSError as exc:
-                raise UserError(
-                    f"cannot create {path}: {exc.strerror}; "
-                    f"make {path.parent} writable or choose another {role} path"
-                ) from None
+            new_dir(path, 0o750, fix=f"make {path.parent} writable or choose another {role} path")
+            created = True
         self.claimed[path] = created
         if created and not self.keep:
             lifeline.watch_dir(path)  # removed by the watcher if dbstor is killed
@@ -76,12 +70,8 @@ class OwnedDirs:
             "made_dir": created,
             "created_at": datetime.now(UTC).isoformat(timespec="seconds"),
         }
-        marker = path / MARKER_FILE
-        with contextlib.suppress(FileNotFoundError):
-            marker.unlink()  # never follows a link
-        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
-        with open(os.open(marker, flags, 0o644), "w", encoding="utf-8") as handle:
-            handle.write(json.dumps(info) + "\n")
+        # the folder is empty (emptied or new): the marker is dbstor's to write
+        write_file(path / MARKER_FILE, json.dumps(info) + "\n", fix=f"choose another {role} path")
         chown_tree(path, self.account)
         if not can_write(path, self.account):
             raise UserError(
@@ -92,22 +82,25 @@ class OwnedDirs:
 
     def subdir(self, parent: Path, name: str, mode: int = 0o700) -> Path:
         """An empty directory owned by the account inside a claimed one."""
-        path = parent / name
-        path.mkdir(mode=mode)
+        path = new_dir(parent / name, mode, fix="choose another path")
         os.chmod(path, mode)
         chown_tree(path, self.account)
         return path
+
+    def write(self, path: Path, text: str) -> None:
+        """A file of dbstor's in a claimed directory (a log, a config): never through a
+        link, never over a file dbstor did not write."""
+        write_file(path, text, fix="choose another path")
 
     def remove(self) -> None:
         """Remove what was claimed: directories dbstor created go, adopted ones are emptied."""
         for path, created in reversed(list(self.claimed.items())):
             if created:
-                shutil.rmtree(path, ignore_errors=True)
+                remove_tree(path)
                 lifeline.forget_dir(path)
             else:
-                empty_directory(path)
-                with contextlib.suppress(FileNotFoundError):
-                    (path / MARKER_FILE).unlink()
+                empty_dir(path)
+                remove_file(path / MARKER_FILE)
         self.claimed.clear()
 
 
@@ -115,7 +108,9 @@ def check_claimable(path: Path, allow_overwrite: bool) -> None:
     """Read-only: UserError when OwnedDirs.claim would refuse `path` (not a directory, a
     link, marked by another running dbstor, or not empty and not dbstor's without
     allow_overwrite); a preflight calls it before anything is created."""
-    if path.is_symlink() or (path.exists() and not path.is_dir()):
+    if path.is_symlink():
+        raise link_refusal(path, "choose another path")
+    if path.exists() and not path.is_dir():
         raise UserError(f"{path} exists and is not a directory: remove it or choose another path")
     if not path.is_dir():
         return
@@ -152,13 +147,8 @@ def read_marker(path: Path) -> dict[str, Any] | None:
 
 
 def empty_directory(path: Path) -> None:
-    """Remove everything inside a directory, keeping the directory."""
-    for child in path.iterdir():
-        if child.is_dir() and not child.is_symlink():
-            shutil.rmtree(child, ignore_errors=True)
-        else:
-            with contextlib.suppress(FileNotFoundError):
-                child.unlink()
+    """Remove everything inside a directory, keeping the directory (never following a link)."""
+    empty_dir(path)
 
 
 def refuse_running(

@@ -186,7 +186,7 @@ class PostgresEngine(ServerEngine):
             "--no-instructions",
         ]
         done = run_as([*cmd, *(["--waldir", str(wal)] if wal else [])], account, home)
-        (home / "initdb.log").write_text(done.stdout + done.stderr, encoding="utf-8")
+        dirs.write(home / "initdb.log", done.stdout + done.stderr)
         if done.returncode != 0:
             raise UserError(
                 f"initdb failed in {self.datadir}: {last_line(done.stderr or done.stdout)}; "

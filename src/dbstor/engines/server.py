@@ -12,7 +12,6 @@ from __future__ import annotations
 import contextlib
 import importlib
 import os
-import shutil
 import signal
 import tempfile
 import threading
@@ -31,6 +30,7 @@ from dbstor.engines.network import lost_line
 from dbstor.engines.owned_dirs import OwnedDirs, check_claimable
 from dbstor.engines.process import ServerProcess, free_port, tree_io
 from dbstor.errors import UserError
+from dbstor.safefs import remove_tree
 
 
 def import_driver(module: str, missing: str) -> Any:
@@ -149,7 +149,7 @@ class ServerEngine(Engine):
             self.server.stop(self.stop_signal)
             self.cap.remove()
             if self.sockdir is not None:
-                shutil.rmtree(self.sockdir, ignore_errors=True)
+                remove_tree(self.sockdir)
                 lifeline.forget_dir(self.sockdir)
                 self.sockdir = None
             if self.dirs is not None and not self.settings.keep:

@@ -36,6 +36,7 @@ from dbstor.engines.embedded_cap import ENGINE_SHARE, EmbeddedCap
 from dbstor.engines.process import proc_io, process_tree
 from dbstor.engines.sqlite_place import place, place_files, place_schema
 from dbstor.errors import UserError
+from dbstor.safefs import remove_file
 from dbstor.testfiles import (
     check_directory,
     is_owned,
@@ -110,7 +111,7 @@ class SQLiteEngine(Engine):
     def start(self) -> None:
         self.check_target()
         for path in (p for f in self.all_files for p in (f, *self._sidecars(f))):
-            path.unlink(missing_ok=True)
+            remove_file(path)  # checked: dbstor's, or --allow-overwrite; never a link
         for file in self.all_files:
             conn = sqlite3.connect(file)
             conn.execute(f"PRAGMA page_size = {PAGE_SIZE}")
@@ -189,9 +190,9 @@ class SQLiteEngine(Engine):
         if self.settings.keep or not self._started:
             return
         for file in self.all_files:
-            for sidecar in self._sidecars(file):
-                if not sidecar.is_symlink() and sidecar.exists() and is_owned(file):
-                    sidecar.unlink()
+            if is_owned(file):
+                for sidecar in self._sidecars(file):
+                    remove_file(sidecar)
             remove_owned(file)
         self._started = False
 

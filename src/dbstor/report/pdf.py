@@ -9,6 +9,7 @@ import tempfile
 from pathlib import Path
 
 from dbstor.errors import UserError
+from dbstor.safefs import write_file
 
 PDF_FILE = "report.pdf"
 _BROWSERS = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
@@ -29,8 +30,9 @@ def write_pdf(html_path: Path) -> Path:
     if browser is None:
         raise UserError("--pdf needs headless Chromium: install the chromium package")
     out = html_path.with_name(PDF_FILE)
-    partial = out.with_name(f".{PDF_FILE}.partial")
-    with tempfile.TemporaryDirectory(prefix="dbstor-pdf-") as profile:
+    with tempfile.TemporaryDirectory(prefix="dbstor-pdf-") as scratch:
+        profile = Path(scratch) / "profile"
+        partial = Path(scratch) / PDF_FILE  # Chromium writes in dbstor's private scratch
         command = [
             browser,
             "--headless",
@@ -50,9 +52,9 @@ def write_pdf(html_path: Path) -> Path:
             raise UserError(
                 f"{browser} did not print {html_path.name} within {_TIMEOUT_S} s"
             ) from None
-    if done.returncode != 0 or not partial.is_file() or partial.stat().st_size == 0:
-        partial.unlink(missing_ok=True)
-        tail = done.stderr.decode(errors="replace").strip().splitlines()[-1:] or ["no message"]
-        raise UserError(f"{browser} could not print {html_path.name} to PDF: {tail[0]}")
-    partial.replace(out)
+        if done.returncode != 0 or not partial.is_file() or partial.stat().st_size == 0:
+            tail = done.stderr.decode(errors="replace").strip().splitlines()[-1:] or ["no message"]
+            raise UserError(f"{browser} could not print {html_path.name} to PDF: {tail[0]}")
+        # never through a link, never over a PDF dbstor did not write
+        write_file(out, partial.read_bytes(), fix="render into another folder")
     return out

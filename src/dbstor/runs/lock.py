@@ -45,17 +45,26 @@ def lock_dir() -> Path:
     return base
 
 
+def run_facts() -> str:
+    """This process as a run's holder: pid, host and start (a cluster's coordinator hands
+    it to its hosts' agents, whose locks then name the run, not the agent)."""
+    started = datetime.now().astimezone().isoformat(timespec="seconds")
+    return f"pid {os.getpid()} on {socket.gethostname()}, started {started}"
+
+
 def _holder(fd: int) -> str:
     """Who holds a lock, from what the holder wrote into the lock file."""
     try:
         facts = json.loads(os.pread(fd, 4096, 0) or b"{}")
-        return f"pid {facts['pid']} on {facts['host']}, started {facts['started']}"
+        own = f"pid {facts['pid']} on {facts['host']}, started {facts['started']}"
+        return f"{facts['run']}; its agent {own}" if facts.get("run") else own
     except (OSError, ValueError, KeyError, TypeError):
         return "a process that has only just started"
 
 
-def _take(what: str, folder: Path, base: Path) -> int:
-    key = hashlib.sha256(str(folder).encode("utf-8", "surrogateescape")).hexdigest()[:32]
+def _take(what: str, folder: Path, base: Path, scope: str = "", run: str = "") -> int:
+    name = f"{scope}\0{folder}" if scope else str(folder)
+    key = hashlib.sha256(name.encode("utf-8", "surrogateescape")).hexdigest()[:32]
     path = base / f"{key}.lock"
     try:
         fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
@@ -77,10 +86,32 @@ def _take(what: str, folder: Path, base: Path) -> int:
         "host": socket.gethostname(),
         "started": datetime.now().astimezone().isoformat(timespec="seconds"),
         "folder": str(folder),
+        **({"run": run} if run else {}),
     }
     os.ftruncate(fd, 0)
     os.pwrite(fd, json.dumps(facts).encode("utf-8", "surrogateescape"), 0)
     return fd
+
+
+def target_locks(host: str, targets: Sequence[Path], run: str = "") -> list[int]:
+    """A cluster host's locks on its target directories (scoped by the host's name, so two
+    hosts of one run on one machine do not refuse each other); the caller holds the
+    descriptors for the run and passes them to release() at its end."""
+    base = lock_dir()
+    fds: list[int] = []
+    try:
+        for folder in sorted({Path(os.path.abspath(t)) for t in targets}):
+            fds.append(_take(f"host {host}'s target", folder, base, scope=host, run=run))
+    except BaseException:
+        release(fds)
+        raise
+    return fds
+
+
+def release(fds: Sequence[int]) -> None:
+    for fd in fds:
+        with contextlib.suppress(OSError):
+            os.close(fd)  # closing the file drops its lock
 
 
 @contextlib.contextmanager

@@ -188,7 +188,7 @@ def _target(source: str, index: int, table: Any, base_dir: Path, cluster: bool) 
         if value is None:
             continue
         listed = [value] if isinstance(value, str) else value
-        if not isinstance(listed, list) or not all(isinstance(p, str) and p for p in listed):
+        if not isinstance(listed, list) or not all(isinstance(p, str) and p for p in listed or [0]):
             fields.fail(role, f'must be a directory or a list of them, e.g. {role} = "/mnt/{role}"')
         extra[role] = tuple(_directory(fields, role, base_dir, p) for p in listed)
     own = {
@@ -262,6 +262,9 @@ def _database_series(fields: _Fields, table: dict[str, Any]) -> LoadSeries:
     if len(given) > 1:
         fields.fail(given[1], f"give one load series: {given[0]} or {given[1]}, not both")
     kind = given[0] if given else "users"
+    for key, read_by in (("users_per_instance", ("instances",)), ("users", ("users", "rate"))):
+        if key in table and kind not in read_by:  # accepted and then ignored: refused
+            fields.fail(key, f"a {kind} series does not use it: drop {key}")
     if kind == "instances":
         return LoadSeries(
             kind="instances",
@@ -303,8 +306,7 @@ def load_study(path: Path) -> Study:
 
 
 def study_from_dict(data: dict[str, Any], source: str, base_dir: Path) -> Study:
-    top = _Fields(source, "", data, _SECTIONS)
-    del top
+    _Fields(source, "", data, _SECTIONS)  # unknown top-level tables
     study = _Fields(source, "study", data.get("study", {}), _STUDY_KEYS)
     profiles_raw = data.get("profiles", {})
     if not isinstance(profiles_raw, dict):
@@ -383,12 +385,8 @@ def _series(source: str, table: Any) -> LoadSeries:
     for key in ("jobs", "iodepth"):  # accepted and then ignored, before: refused
         if kind == key and key in table:
             fields.fail(key, f"a {kind} series sets each point's {key} from values: drop {key}")
-    return LoadSeries(
-        kind=kind,
-        values=values,
-        jobs=fields.get("jobs", positive_int, 1),
-        iodepth=fields.get("iodepth", positive_int, 1),
-    )
+    jobs, iodepth = fields.get("jobs", positive_int, 1), fields.get("iodepth", positive_int, 1)
+    return LoadSeries(kind=kind, values=values, jobs=jobs, iodepth=iodepth)
 
 
 def _slo(source: str, table: Any) -> dict[str, Any]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import difflib
 import ipaddress
+import urllib.parse
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -53,6 +54,16 @@ class TelemetryConfig:
     origin: str = field(default="", compare=False)  # the study file ("" for flags), for messages
 
     def __post_init__(self) -> None:
+        texts = ("prometheus", "storage", "storage_select", "db_host", "db_host_preset", "host")
+        for key in (*texts, "metrics_address"):
+            value = getattr(self, key)
+            flag = "--" + key.replace("_", "-")
+            if value is not None and not value.strip() and key != "storage_select":
+                raise UserError(f"{flag} is empty: give a value or leave it out")
+            if value is not None and not value.isprintable():
+                raise UserError(f"{flag} {value!r} holds a control character: remove it")
+        if self.prometheus is not None:
+            check_url(self.prometheus)
         needs = [
             (self.storage, "--storage"),
             (self.storage_queries, "--storage-query"),
@@ -122,6 +133,10 @@ def config_from_table(table: Any, source: str) -> TelemetryConfig:
             f"unknown field{extra}; "
             f"allowed: {', '.join(sorted(TABLE_KEYS))}"
         )
+    if "db_host_preset" in table and "db_host" not in table:  # else silently unused
+        raise UserError(
+            f"{source}: telemetry.db_host_preset: needs db_host (the host it describes)"
+        )
     values: dict[str, Any] = {}
     strings = ("prometheus", "storage", "storage_select", "db_host", "db_host_preset", "host")
     for key in (*strings, "metrics_address"):
@@ -151,9 +166,22 @@ def config_from_table(table: Any, source: str) -> TelemetryConfig:
         except ValueError as exc:
             raise UserError(f"{source}: telemetry.step: {exc}") from None
     try:
-        return TelemetryConfig(**values, origin=source)
+        config = TelemetryConfig(**values, origin=source)
     except UserError as exc:
         raise UserError(f"{source}: telemetry: {exc}") from None
+    if config.prometheus and not config.reads_prometheus:  # else silently unused
+        raise UserError(
+            f"{source}: telemetry.prometheus: reads nothing alone; add storage, db_host or host "
+            "(or their queries), or drop it"
+        )
+    return config
+
+
+def check_url(url: str) -> None:
+    """A Prometheus URL: http(s) with a host (credentials are refused by the client)."""
+    parts = urllib.parse.urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise UserError(f"--prometheus {url!r} is not an http(s) URL; give e.g. http://prom:9090")
 
 
 def queries_name(config: TelemetryConfig, layer: str) -> str:

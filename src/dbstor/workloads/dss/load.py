@@ -10,7 +10,6 @@ generating the data is I/O on the storage under test too, as a DBA's staging are
 from __future__ import annotations
 
 import importlib
-import shutil
 import tempfile
 import time
 from collections.abc import Callable
@@ -19,6 +18,7 @@ from types import ModuleType
 
 from dbstor.engines.base import Engine
 from dbstor.engines.duckdb import cpu_threads
+from dbstor.safefs import remove_tree
 from dbstor.workloads.base import LoadReport
 from dbstor.workloads.dss.generate import Generated, generate, scale_text, staging_directory
 from dbstor.workloads.dss.phases import Phases
@@ -67,7 +67,7 @@ def build(
         else:
             phases = own.build(engine, data, scale, indexes, say)
     finally:
-        shutil.rmtree(stage, ignore_errors=True)
+        remove_tree(stage)  # made by mkdtemp; never follows a link
     seconds = time.monotonic() - started
     report = LoadReport(
         rows=sum(phases.rows.values()), seconds=seconds, bytes=size, tables=dict(phases.rows)
