@@ -175,7 +175,8 @@ def test_window_marks_come_at_the_measured_windows_start_and_end(tmp_path, proce
     )
     assert [name for name, _ in marks] == ["measure_start", "end"]
     (_, start), (_, end) = marks
-    assert start >= 0.6 and end - start >= 0.4 - 0.01  # never before the moments they mark
+    # never before the moments they mark (a mark may arrive late on a busy machine)
+    assert start >= 0.6 and end >= start and end >= 0.6 + 0.4 - 0.01
 
 
 @pytest.mark.parametrize("processes", [1, 2])
