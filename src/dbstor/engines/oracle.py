@@ -36,7 +36,7 @@ from dbstor.engines.base import (
 )
 from dbstor.engines.messages import hide
 from dbstor.engines.network import address
-from dbstor.engines.oracle_dsn import dsn_secrets, parse_dsn
+from dbstor.engines.oracle_dsn import awr_asked, dsn_secrets, parse_dsn
 from dbstor.engines.probes import CounterQuery
 from dbstor.engines.server import ServerEngine, import_driver
 from dbstor.engines.window import Edge
@@ -318,6 +318,7 @@ class OracleEngine(ServerEngine):
         out = stats.engine_counters(snap)
         try:
             snap.events = stats.snapshot((), (), (), self.query(stats.EVENTS_SQL)).events
+            snap.awr = self._awr_snapshot() if awr_asked(self.settings.dsn or "") else None
             out.edge = Edge(time.monotonic(), snap)
         except (self._driver_error(), UserError) as exc:
             why = f"v$system_event could not be read: {self._hide(exc)} (grant {stats.CATALOG})"
@@ -325,8 +326,27 @@ class OracleEngine(ServerEngine):
         return out
 
     def window_figures(self, before: EngineCounters, after: EngineCounters) -> dict[str, Any]:
-        """v$system_event's waits and v$sysstat's rates over the window (oracle_stats)."""
-        return stats.window_figures(before.edge, after.edge)
+        """v$system_event's waits and v$sysstat's rates over the window (oracle_stats),
+        and with ?awr=on the AWR snapshots at its edges, for awrrpt.sql."""
+        out = stats.window_figures(before.edge, after.edge)
+        edges = [e.reading.awr for e in (before.edge, after.edge) if e and e.reading]
+        if any(a is not None for a in edges):
+            out["awr"] = stats.awr_pair(edges)
+        return out
+
+    def _awr_snapshot(self) -> int | str:
+        """An AWR snapshot's id, or why none was taken."""
+        try:
+            conn = self._admin()
+            try:
+                cur = conn.cursor()
+                snap = cur.var(int)
+                cur.execute(stats.AWR_SNAPSHOT, snap=snap)
+                return int(snap.getvalue())
+            finally:
+                conn.close()
+        except (self._driver_error(), UserError) as exc:
+            return f"{self._hide(exc)} ({stats.AWR_NEEDS})"
 
     def object_io(self) -> list[ObjectIO]:
         """Per data and temp file: of dbstor's tablespaces when it made any, else every file

@@ -4,7 +4,9 @@ python-oracledb's connect() arguments (thin mode: no Instant Client).
 The password comes from the DSN (which comes from DBSTOR_DSN, so it never sits in a
 process's arguments) or, when the DSN has none, from DBSTOR_ORACLE_PASSWORD. Query
 parameters: connect_timeout (seconds, oracledb's tcp_connect_timeout; the user's wins over
-dbstor's) and expire_time (minutes between keepalive probes, oracledb's own)."""
+dbstor's), expire_time (minutes between keepalive probes, oracledb's own) and awr (on:
+an AWR snapshot at each measured window's edge; off by default, it needs the Diagnostics
+Pack licence)."""
 
 from __future__ import annotations
 
@@ -22,7 +24,7 @@ SCHEMES = ("oracle", "oracle+oracledb")
 PASSWORD_ENV = "DBSTOR_ORACLE_PASSWORD"
 DEFAULT_PORT = 1521
 EXAMPLE = "oracle://user@host:1521/service_name (the password in DBSTOR_ORACLE_PASSWORD)"
-KNOWN = ("connect_timeout", "expire_time")
+KNOWN = ("connect_timeout", "expire_time", "awr")
 _SERVICE = re.compile(r"[A-Za-z0-9_.$#-]+")
 
 
@@ -70,7 +72,23 @@ def parse_dsn(dsn: str, env: Mapping[str, str] | None = None) -> dict[str, Any]:
         args["tcp_connect_timeout"] = _number(dsn, "connect_timeout", query, "seconds", 30)
     if query.get("expire_time"):
         args["expire_time"] = int(_number(dsn, "expire_time", query, "minutes", 1))
+    awr_asked(dsn)  # a bad value is refused with the rest of the DSN
     return args
+
+
+def awr_asked(dsn: str) -> bool:
+    """Whether the DSN asks for AWR snapshots at each window's edge (?awr=on). Off by
+    default: AWR needs the Diagnostics Pack licence."""
+    try:
+        value = urllib.parse.parse_qs(urllib.parse.urlsplit(dsn).query).get("awr", ["off"])[0]
+    except ValueError:
+        return False  # parse_dsn says what is wrong with the DSN
+    if value.lower() not in ("on", "off"):
+        raise UserError(
+            f"bad Oracle DSN {mask_dsn(dsn)}: awr must be on or off (on takes an AWR "
+            "snapshot at each point's edges; it needs the Diagnostics Pack licence)"
+        )
+    return value.lower() == "on"
 
 
 def _number(dsn: str, name: str, query: dict[str, list[str]], unit: str, example: int) -> float:

@@ -104,6 +104,7 @@ class Snapshot:
     files: list[FileStat] = field(default_factory=list)
     stats: dict[str, float] = field(default_factory=dict)  # v$sysstat name -> value
     events: dict[str, tuple[float, float]] = field(default_factory=dict)  # waits, micro
+    awr: int | str | None = None  # the AWR snapshot taken here (?awr=on), or why none was
 
 
 def snapshot(
@@ -247,3 +248,22 @@ def object_io(files: Iterable[FileStat], spaces: Mapping[str, str] | None = None
             )
         )
     return out
+
+
+# ?awr=on: a snapshot at each window's edge, so a DBA can run awrrpt.sql between them
+AWR_SNAPSHOT = "BEGIN :snap := DBMS_WORKLOAD_REPOSITORY.CREATE_SNAPSHOT(); END;"
+AWR_NEEDS = "EXECUTE on DBMS_WORKLOAD_REPOSITORY, and the Diagnostics Pack licence"
+
+
+def awr_pair(edges: list[int | str | None]) -> dict[str, Any]:
+    """The window's AWR snapshots: both ids and how to read the report between them, or
+    why there is none."""
+    ids = [e for e in edges if isinstance(e, int)]
+    if len(ids) == 2:
+        return {
+            "begin_snap_id": ids[0],
+            "end_snap_id": ids[1],
+            "report": f"@?/rdbms/admin/awrrpt.sql with begin_snap {ids[0]}, end_snap {ids[1]}",
+        }
+    why = next((e for e in edges if isinstance(e, str)), "a snapshot is missing")
+    return {"begin_snap_id": None, "end_snap_id": None, "why": f"no AWR snapshot: {why}"}

@@ -14,9 +14,10 @@ import pytest
 from oracledb.errors import _Error as OracleErrorDetail
 
 from dbstor.engines import oracle_space as space
+from dbstor.engines import oracle_stats
 from dbstor.engines.base import MARKER_TABLE, EngineSettings, ErrorKind
 from dbstor.engines.oracle import VERIFIED, OracleEngine
-from dbstor.engines.oracle_dsn import PASSWORD_ENV, dsn_secrets, parse_dsn
+from dbstor.engines.oracle_dsn import PASSWORD_ENV, awr_asked, dsn_secrets, parse_dsn
 from dbstor.engines.registry import all_engines, engine_class
 from dbstor.errors import UserError
 
@@ -229,3 +230,30 @@ def test_counters_of_a_server_that_cannot_be_asked_are_null_with_the_reason(monk
     reasons = set(counters.why_null.values())
     assert len(reasons) == 1 and "Connection refused" in reasons.pop()
     assert len(counters.why_null) == 5
+
+
+def test_awr_is_off_unless_the_dsn_asks_and_a_bad_value_is_one_line():
+    assert not awr_asked("oracle://u@h/X") and not awr_asked("oracle://u@h/X?awr=off")
+    assert awr_asked("oracle://u@h/X?awr=on") and awr_asked("oracle://u@h/X?awr=ON")
+    assert "awr" not in parse_dsn("oracle://u@h/X?awr=on", ENV)  # never passed to connect()
+    with pytest.raises(UserError, match="awr must be on or off .*Diagnostics Pack licence"):
+        parse_dsn("oracle://u@h/X?awr=yes", ENV)
+
+
+def test_the_awr_snapshots_of_a_window_name_the_report_or_say_why_none():
+    assert oracle_stats.awr_pair([41, 42]) == {
+        "begin_snap_id": 41,
+        "end_snap_id": 42,
+        "report": "@?/rdbms/admin/awrrpt.sql with begin_snap 41, end_snap 42",
+    }
+    failed = oracle_stats.awr_pair([41, "ORA-01031: insufficient privileges (EXECUTE ...)"])
+    assert failed["begin_snap_id"] is None and failed["end_snap_id"] is None
+    assert failed["why"] == "no AWR snapshot: ORA-01031: insufficient privileges (EXECUTE ...)"
+
+
+def test_an_awr_snapshot_that_cannot_be_taken_says_why_and_what_it_needs(monkeypatch):
+    ora = engine(f"oracle://system@127.0.0.1:{free_port()}/FREEPDB1?awr=on", monkeypatch)
+    why = ora._awr_snapshot()  # a real connection attempt, refused
+    assert isinstance(why, str) and "refused" in why.lower()
+    assert why.endswith("(EXECUTE on DBMS_WORKLOAD_REPOSITORY, and the Diagnostics Pack licence)")
+    assert SECRET not in why

@@ -59,7 +59,22 @@ def waits_block(run: Run) -> str:
     if reasons:
         items = "".join(f"<li>{escape(r)}</li>" for r in reasons)
         parts.append(f"<p>A dash is a figure the engine did not give:</p><ul>{items}</ul>")
+    awr = [_awr_line(p) for p in points if isinstance(_window(p).get("awr"), dict)]
+    if awr:
+        items = "".join(f"<li>{escape(line)}</li>" for line in awr)
+        parts.append(f"<p>AWR snapshots at each point's edges (asked for):</p><ul>{items}</ul>")
     return "".join(parts)
+
+
+def _awr_line(point: Point) -> str:
+    """'8 users: snapshots 41 to 42 (@?/rdbms/admin/awrrpt.sql ...)' or why none."""
+    awr = _window(point)["awr"]
+    if awr.get("begin_snap_id") is not None and awr.get("end_snap_id") is not None:
+        return (
+            f"{point_label(point)}: snapshots {awr['begin_snap_id']} to {awr['end_snap_id']} "
+            f"({awr.get('report') or 'awrrpt.sql between them'})"
+        )
+    return f"{point_label(point)}: {awr.get('why') or 'no AWR snapshot'}"
 
 
 def _events(points: list[Point]) -> list[str]:

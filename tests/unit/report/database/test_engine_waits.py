@@ -79,3 +79,24 @@ def test_a_reason_is_listed_only_for_a_figure_the_table_shows(postgres_run):
     assert "No wait in any point: log file sync." in html and "timing off" in html
     assert "<li>timing off</li>" not in html  # log file sync's row is not shown
     assert "<li>odd timing off</li>" in html
+
+
+def test_awr_snapshots_asked_for_are_listed_per_point_with_the_report_to_run(postgres_run):
+    first, second = postgres_run.points[0], postgres_run.points[1]
+    first.engine_window = oracle_like(100.0, 500.0, 10.0) | {
+        "awr": {
+            "begin_snap_id": 41,
+            "end_snap_id": 42,
+            "report": "@?/rdbms/admin/awrrpt.sql with begin_snap 41, end_snap 42",
+        }
+    }
+    second.engine_window = oracle_like(100.0, 500.0, 10.0) | {
+        "awr": {"begin_snap_id": None, "end_snap_id": None, "why": "no AWR snapshot: <ORA>"}
+    }
+    html = waits_block(postgres_run)
+    assert "AWR snapshots at each point's edges (asked for):" in html
+    assert "snapshots 41 to 42 (@?/rdbms/admin/awrrpt.sql with begin_snap 41, end_snap 42)" in html
+    assert "no AWR snapshot: &lt;ORA&gt;" in html
+    first.engine_window.pop("awr")
+    second.engine_window.pop("awr")
+    assert "AWR" not in waits_block(postgres_run)  # off unless asked
