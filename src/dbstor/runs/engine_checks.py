@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import resource
 
-from dbstor.drivers.users import FDS_PER_USER, FDS_SPARE
+from dbstor.drivers.client_watch import FDS_PER_USER, FDS_SPARE
 from dbstor.engines.base import EngineSettings
 from dbstor.engines.memory_flags import host_memory_bytes
 from dbstor.engines.place import check_place
