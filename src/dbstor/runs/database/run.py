@@ -10,11 +10,13 @@ mid-point fails that point; finished points stay.
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 from dbstor.analysis.histogram import merge_all
 from dbstor.errors import PointFailed
 from dbstor.results.model import Load, Point, Run, run_status
+from dbstor.runs.database import saturation
 from dbstor.runs.database.memory_cap import load_words, needed_bytes, oom_killed, oom_message
 from dbstor.runs.database.plan import DatabaseRunner, instance_setup
 from dbstor.runs.database.point import DbPoint, TxnOutcome
@@ -25,6 +27,11 @@ from dbstor.runs.pauses import PauseWatch, mark_paused
 from dbstor.runs.progress import live_device_iops
 from dbstor.runs.repeats import combine_repeats
 from dbstor.runs.telemetry import measured_window, storage_text
+
+
+def cores() -> int:
+    """The host's cores (the CPU shares and the run queue are of these)."""
+    return os.cpu_count() or 1
 
 
 class CapKilled(Exception):
@@ -195,6 +202,7 @@ class DatabaseRun(DatabaseRunner):
             [o.drive.per_type for o in outcomes],
         )
         add_host_views(done, self.worker, load, plan.duration_s, plan.warmup_s)
+        saturation.apply(done, self.run.points[-1] if self.run.points else None, cores())
         merged = merge_all(o.drive.latency for o in outcomes)
         self.folder.keep_histogram(index + 1, merged.to_dict() | {"unit": "ns", "of": "txn"})
         mark_paused(done, max((gap for _, gap in measured if gap), default=None))

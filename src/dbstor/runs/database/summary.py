@@ -154,6 +154,8 @@ def client_cost(
                 "memory_peak_kib": memory["peak_bytes"] / 1024,
                 "memory_basis": memory["basis"],
                 "connected_rss_per_user_kib": None if connected is None else connected / 1024,
+                "host_run_queue_mean": memory.get("run_queue_mean"),
+                "host_run_queue_max": memory.get("run_queue_max"),
             }
             if memory
             else {}
