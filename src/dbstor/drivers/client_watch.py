@@ -13,11 +13,13 @@ runnable threads well above the cores say the host's CPU is oversubscribed.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import resource
+import sys
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 INTERVAL_S = 1.0
@@ -43,6 +45,24 @@ def rss_bytes() -> int:
     """This process's resident memory."""
     with open("/proc/self/statm") as f:
         return int(f.read().split()[1]) * PAGE
+
+
+# users on threads of their own give Python's lock up at every round trip; a longer switch
+# interval than the 5 ms default spares forced hand-overs between hundreds of them (brokerage,
+# 256 users in one process: 0.60 -> 0.38 ms client CPU per transaction here)
+THREADED_SWITCH_S = 0.05
+
+
+@contextlib.contextmanager
+def longer_switch(threaded: bool) -> Iterator[None]:
+    """Python's thread switch interval at THREADED_SWITCH_S while threaded users run."""
+    before = sys.getswitchinterval()
+    if threaded:
+        sys.setswitchinterval(max(before, THREADED_SWITCH_S))
+    try:
+        yield
+    finally:
+        sys.setswitchinterval(before)
 
 
 def process_memory(pid: int) -> tuple[int, bool] | None:

@@ -11,7 +11,9 @@ exact merge as across instances and hosts (tally.merge_results). A fatal error i
 from __future__ import annotations
 
 import contextlib
+import gc
 import multiprocessing
+import os
 import signal
 import threading
 import time
@@ -25,9 +27,26 @@ from dbstor.drivers.tally import DriveResult, error_line, merge, merge_results
 from dbstor.drivers.users import Instance, VirtualUsers
 from dbstor.drivers.window import Window
 
+AUTO = 0  # client processes chosen per point by processes_for()
+USERS_PER_PROCESS = 256  # past this many users, another client process (bench_users_scale.py)
+PROCESSES_PER_CORE = 1  # at most this many client processes per core by default
+
 HELD_SIGNALS = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP}
 START_MARGIN_S = 0.05  # between telling the children the start moment and that moment
 CHILD_TIMEOUT_S = 600
+
+
+def processes_for(users: int, asked: int, external: bool = False, cores: int | None = None) -> int:
+    """The client processes a point's users run in: `asked` unless AUTO; by default one
+    process up to USERS_PER_PROCESS users and one more for each further share (users that
+    each hold a thread wait on Python's lock longer the more there are in one process), at
+    least one per core for an external server (the server is not on these cores), at most
+    PROCESSES_PER_CORE per core."""
+    if asked != AUTO:
+        return asked
+    cores = cores or os.cpu_count() or 1
+    wanted = max(cores if external else 1, -(-users // USERS_PER_PROCESS))
+    return max(1, min(wanted, users, PROCESSES_PER_CORE * cores))
 
 
 @contextlib.contextmanager
@@ -138,6 +157,7 @@ def _forked(
 ) -> DriveResult:
     """The users in `processes` forked client processes (their pids in `children`)."""
     context = multiprocessing.get_context("fork")
+    gc.freeze()  # the parent's objects out of the collector's reach: fewer pages copied
     try:
         for share in (slots[p::processes] for p in range(processes)):
             down_read, down_write = context.Pipe(duplex=False)
@@ -161,6 +181,7 @@ def _forked(
             windows,
         )  # fmt: skip
     finally:
+        gc.unfreeze()
         for child, pipe in children:
             with contextlib.suppress(OSError):
                 pipe.send(("stop", None))

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from dbstor.analysis.histogram import LatencyHistogram
-from dbstor.drivers.client_watch import allow_open_files, rss_bytes
+from dbstor.drivers.client_watch import allow_open_files, longer_switch, rss_bytes
 from dbstor.drivers.multiplex import run_multiplexed
 from dbstor.drivers.pacing import Arrivals
 from dbstor.drivers.running import running_figures
@@ -270,6 +270,15 @@ class VirtualUsers:
         self.window = window
         if self.rate:
             self._start_arrivals()
+        with longer_switch(any(not u.multiplexed for u in self._users)):
+            return self._drive(window, tick, on_mark)
+
+    def _drive(
+        self,
+        window: Window,
+        tick: Callable[[], None] | None,
+        on_mark: Callable[[str], None] | None,
+    ) -> tuple[list[Tally], float | None]:
         self.go.set()
         together = [u for u in self._users if u.multiplexed]
         if together:

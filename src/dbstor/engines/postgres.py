@@ -42,8 +42,7 @@ from dbstor.errors import UserError
 
 SUPERUSER = DATABASE = "dbstor"
 DEFAULT_BUFFER_BYTES = 32 << 20
-MAX_CONNECTIONS = 600  # at least; more when the run connects more users (max_connections())
-CONNECTIONS_SPARE = 64  # beside the users: loaders, counters, the admin's own
+MAX_CONNECTIONS, CONNECTIONS_SPARE = 600, 64  # at least; or the run's users and a spare
 RETRY_STATES = {"40001", "40P01", "55P03"}  # serialization, deadlock, lock_not_available
 FATAL_STATES = {"53100", "58030", "XX001", "XX002"}  # disk full, I/O error, corruption
 
@@ -197,7 +196,7 @@ class PostgresEngine(ServerEngine):
             "listen_addresses": "'127.0.0.1'",
             "port": self.port,
             "unix_socket_directories": f"'{self.sockdir}'",
-            "max_connections": self.max_connections(),
+            "max_connections": max(MAX_CONNECTIONS, self.settings.users + CONNECTIONS_SPARE),
             "shared_buffers": f"'{buffers // 1024}kB'",
             "fsync": "on",
             "full_page_writes": "on",
@@ -392,12 +391,8 @@ class PostgresEngine(ServerEngine):
             "fsync": "on",
             "full_page_writes": "on",
             "synchronous_commit": "on",
-            "max_connections": self.max_connections(),
+            "max_connections": max(MAX_CONNECTIONS, self.settings.users + CONNECTIONS_SPARE),
         }
-
-    def max_connections(self) -> int:
-        """Room for every virtual user the run connects and a spare."""
-        return max(MAX_CONNECTIONS, self.settings.users + CONNECTIONS_SPARE)
 
     def managed_description(self) -> dict[str, Any]:
         return {"database": DATABASE, **super().managed_description()}

@@ -14,6 +14,7 @@ import os
 from typing import Any
 
 from dbstor.analysis.histogram import merge_all
+from dbstor.drivers.processes import processes_for
 from dbstor.errors import PointFailed
 from dbstor.results.model import Load, Point, Run, run_status
 from dbstor.runs.database import saturation
@@ -107,7 +108,7 @@ class DatabaseRun(DatabaseRunner):
                     **facts["workload"],
                     "series": self.run.workload["series"],
                     "think_time_ms": spec.think_time_ms,
-                    "client_processes": spec.client_processes,
+                    "client_processes": spec.client_processes or "auto",
                 }
             self._record_devices(facts.get("devices") or [])
             load = facts["load"]
@@ -168,7 +169,12 @@ class DatabaseRun(DatabaseRunner):
             users=series.users if series.kind in ("instances", "rate") else value,
             warmup_s=plan.warmup_s,
             duration_s=plan.duration_s,
-            client_processes=spec.client_processes,
+            client_processes=processes_for(
+                (series.users if series.kind in ("instances", "rate") else value)
+                * (value if series.kind == "instances" else 1),
+                spec.client_processes,
+                external=spec.dsn is not None,
+            ),
             think_time_ms=spec.think_time_ms,
             seed=spec.seed,
             rate=float(value) if series.kind == "rate" else None,
