@@ -71,3 +71,21 @@ def test_the_first_point_and_open_loop_points_are_not_judged_here():
     rate.open_loop = {"finished_share": 1.0}
     apply(rate, first, cores=2)
     assert rate.saturation is None
+
+
+def test_auto_client_processes_follow_the_users():
+    from dbstor.drivers.processes import AUTO, processes_for
+
+    assert processes_for(1000, 3) == 3, "asked for: as asked"
+    assert [processes_for(u, AUTO, cores=2) for u in (1, 8, 256, 257, 1000)] == [1, 1, 1, 2, 2]
+    assert processes_for(1000, AUTO, cores=8) == 4
+    assert processes_for(8, AUTO, external=True, cores=4) == 4
+    assert processes_for(2, AUTO, external=True, cores=4) == 2, "never more than the users"
+
+
+def test_a_managed_postgresql_has_room_for_every_user():
+    from dbstor.engines.base import EngineSettings
+    from dbstor.engines.postgres import PostgresEngine
+
+    assert PostgresEngine(EngineSettings(users=1000)).server_settings()["max_connections"] == 1064
+    assert PostgresEngine(EngineSettings(users=8)).server_settings()["max_connections"] == 600

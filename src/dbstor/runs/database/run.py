@@ -14,7 +14,7 @@ import os
 from typing import Any
 
 from dbstor.analysis.histogram import merge_all
-from dbstor.drivers.processes import processes_for
+from dbstor.drivers.processes import AUTO, processes_for
 from dbstor.errors import PointFailed
 from dbstor.results.model import Load, Point, Run, run_status
 from dbstor.runs.database import saturation
@@ -108,7 +108,10 @@ class DatabaseRun(DatabaseRunner):
                     **facts["workload"],
                     "series": self.run.workload["series"],
                     "think_time_ms": spec.think_time_ms,
-                    "client_processes": spec.client_processes or "auto",
+                    # auto: chosen per point (each point's client.processes); here the most
+                    "client_processes": spec.client_processes
+                    or processes_for(users * count, AUTO, external=spec.dsn is not None),
+                    **({"client_processes_auto": True} if spec.client_processes == AUTO else {}),
                 }
             self._record_devices(facts.get("devices") or [])
             load = facts["load"]
