@@ -5,14 +5,14 @@ from dbstor.results.model import CpuStats, LatencyStats, Load, Point
 from dbstor.runs.database.saturation import apply, saturation
 
 
-def _point(users, tps, p99, util, server, client, queue=None, processes=1):
+def _point(users, tps, p99, util, server, client, queue=None, processes=1, other=None):
     return Point(
         load=Load(kind="users", value=users, jobs=users),
         duration_s=30,
         warmup_s=10,
         tps=tps,
         txn_lat_ms=LatencyStats(p99=p99),
-        cpu=CpuStats(util_pct=util, server_pct=server, client_pct=client),
+        cpu=CpuStats(util_pct=util, server_pct=server, client_pct=client, other_pct=other),
         client={"processes": processes, "host_run_queue_mean": queue},
     )
 
@@ -61,6 +61,11 @@ def test_other_work_on_the_host_is_the_host():
     before = _point(64, 2000, 40.0, 99, 30, 20)
     after = _point(256, 1500, 400.0, 99, 30, 25)
     assert saturation(after, before, cores=2)["by"] == "host"
+    # the server well above the client, but other work took most of the host: the host's
+    before = _point(4, 384, 39.0, 99.9, 9, 1.5, other=89.5)
+    after = _point(128, 207, 4400.0, 99.9, 22, 1.3, queue=21.7, other=76)
+    found = saturation(after, before, cores=2)
+    assert found["by"] == "host" and "by other work" in found["reason"]
 
 
 def test_the_first_point_and_open_loop_points_are_not_judged_here():

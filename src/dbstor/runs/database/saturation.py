@@ -7,7 +7,7 @@ runnable threads than cores), and, against the point before it, users up by half
 while transactions per second rose less than a tenth, or p99 latency grew faster than the
 users (Little's law: at saturation latency grows with the users). Whose it is comes from
 the run's own processes' CPU, counted apart (analysis/attribution.py): the server's share
-against the client's. The decision uses figures the point recorded, so a report can show
+against the client's and against other work on the host. The decision uses figures the point recorded, so a report can show
 them beside it.
 """
 
@@ -77,7 +77,12 @@ def _whose(f: dict[str, Any], processes: int) -> str:
     server, client, cores = f["server_pct"], f["client_pct"], f["cores"]
     if client is not None and client / 100 * cores >= CLIENT_CORE_SHARE * min(processes, cores):
         return "client"
-    if server is not None and (client is None or server >= SERVER_OVER_CLIENT * client):
+    other = f["other_pct"]
+    if (
+        server is not None
+        and (client is None or server >= SERVER_OVER_CLIENT * client)
+        and (other is None or server >= other)
+    ):
         return "server"
     if client is not None and server is not None and client >= server:
         return "client"
@@ -88,9 +93,10 @@ def _reason(f: dict[str, Any], busy: bool, stalled: bool) -> str:
     """One sentence with the figures the decision used."""
     parts = []
     if f["server_pct"] is not None and f["client_pct"] is not None:
+        other = f" and other work {f['other_pct']:.0f}%" if f["other_pct"] is not None else ""
         parts.append(
             f"server processes {f['server_pct']:.0f}% of the host's CPU, "
-            f"the client's {f['client_pct']:.0f}%"
+            f"the client's {f['client_pct']:.0f}%{other}"
         )
     if f["host_util_pct"] is not None:
         parts.append(f"host {f['host_util_pct']:.0f}% busy")
