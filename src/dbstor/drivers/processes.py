@@ -244,7 +244,7 @@ def _conduct(
                     continue
                 reports.append(value)
                 pending.remove(child)
-            elif not child[0].is_alive():
+            elif not child[0].is_alive() and not pipe.poll(0):  # what it sent before ending
                 fatal = fatal or "a client process died"
                 pending.remove(child)
         if tick:
