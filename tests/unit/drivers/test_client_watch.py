@@ -45,3 +45,24 @@ def test_hosts_add_up_and_nothing_measured_is_none():
     assert merged["users"] == 5 and per_user_bytes(merged) == (55 - 15) / 5
     assert merged["run_queue_mean"] == 3.0 and merged["run_queue_max"] == 9
     assert merge_memory([None]) is None and per_user_bytes(None) is None
+
+
+def test_the_memory_travels_with_the_result_and_hosts_merge():
+    from dbstor.analysis.histogram import LatencyHistogram
+    from dbstor.drivers.tally import DriveResult, merge_results
+
+    def result(memory):
+        return DriveResult(
+            per_type={}, overall=LatencyHistogram(), commits=0, measured_s=1.0,
+            per_second=[], errors=0, retries=0, messages=[], fatal=None, client_memory=memory,
+        )  # fmt: skip
+
+    memory = {"base_bytes": 100, "peak_bytes": 900, "users": 8, "basis": "b",
+              "run_queue_mean": 3.0, "run_queue_max": 5}  # fmt: skip
+    again = DriveResult.from_dict(result(memory).to_dict())
+    assert again.client_memory == memory
+    old = result(None).to_dict()
+    del old["client_memory"]  # an outcome from before the watch
+    assert DriveResult.from_dict(old).client_memory is None
+    merged = merge_results([result(memory), result(dict(memory, users=2))])
+    assert merged.client_memory["users"] == 10 and merged.client_memory["peak_bytes"] == 1800
