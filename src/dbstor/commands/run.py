@@ -20,6 +20,7 @@ from dbstor.commands.flagtypes import COUNT, SEED
 from dbstor.commands.study_analyses import run_with_analyses
 from dbstor.commands.target_flags import add_place_flag, parse_target, with_place
 from dbstor.commands.telemetry_flags import add_telemetry_flags, with_telemetry
+from dbstor.drivers.processes import AUTO
 from dbstor.errors import UserError
 from dbstor.runs.progress import Progress
 from dbstor.study.load import load_study, parse_slo_metric
@@ -115,8 +116,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     load.add_argument(
         "--client-processes",
-        default="1",
-        help="client processes the users are spread over (default 1; auto: one per core for an external server)",
+        default="auto",
+        help=(
+            "client processes the users are spread over (default auto: one, and one more "
+            "for each further 128 users, at least one per core for an external server)"
+        ),
     )
     db.add_argument(
         "--option",
@@ -239,7 +243,7 @@ def _options(args: argparse.Namespace) -> dict[str, object]:
 
 def _client_processes(text: str, external: bool) -> int:
     if text == "auto":
-        return (os.cpu_count() or 1) if external else 1
+        return AUTO  # per point, by its users (drivers/processes.py processes_for)
     try:
         return COUNT(text)
     except argparse.ArgumentTypeError as exc:

@@ -11,7 +11,9 @@ exact merge as across instances and hosts (tally.merge_results). A fatal error i
 from __future__ import annotations
 
 import contextlib
+import gc
 import multiprocessing
+import os
 import signal
 import threading
 import time
@@ -19,14 +21,32 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any, Protocol
 
 from dbstor import lifeline
+from dbstor.drivers.client_watch import ClientWatch
 from dbstor.drivers.running import merge_figures
 from dbstor.drivers.tally import DriveResult, error_line, merge, merge_results
 from dbstor.drivers.users import Instance, VirtualUsers
 from dbstor.drivers.window import Window
 
+AUTO = 0  # client processes chosen per point by processes_for()
+USERS_PER_PROCESS = 256  # past this many users, another client process (bench_users_scale.py)
+PROCESSES_PER_CORE = 1  # at most this many client processes per core by default
+
 HELD_SIGNALS = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP}
 START_MARGIN_S = 0.05  # between telling the children the start moment and that moment
 CHILD_TIMEOUT_S = 600
+
+
+def processes_for(users: int, asked: int, external: bool = False, cores: int | None = None) -> int:
+    """The client processes a point's users run in: `asked` unless AUTO; by default one
+    process up to USERS_PER_PROCESS users and one more for each further share (users that
+    each hold a thread wait on Python's lock longer the more there are in one process), at
+    least one per core for an external server (the server is not on these cores), at most
+    PROCESSES_PER_CORE per core."""
+    if asked != AUTO:
+        return asked
+    cores = cores or os.cpu_count() or 1
+    wanted = max(cores if external else 1, -(-users // USERS_PER_PROCESS))
+    return max(1, min(wanted, users, PROCESSES_PER_CORE * cores))
 
 
 @contextlib.contextmanager
@@ -96,12 +116,48 @@ def run_in_processes(
     users = range(first_user, first_user + users_per_instance)
     slots = [(i, u) for i in range(len(instances)) for u in users]
     processes = max(1, min(processes, len(slots)))
-    if processes == 1 and group is None:
-        driver = VirtualUsers(instances, users_per_instance, think_time_ms, seed, rate, slots)
-        driver.on_running = on_running
-        return driver.run(warmup_s, duration_s, tick, on_mark)
-    context = multiprocessing.get_context("fork")
     children: list[tuple[Any, Any]] = []
+    watch = ClientWatch(lambda: [child.pid for child, _ in children if child.pid])
+    watch.start()
+    windows: list[Window] = []
+    try:
+        if processes == 1 and group is None:
+            driver = VirtualUsers(instances, users_per_instance, think_time_ms, seed, rate, slots)
+            driver.on_running = on_running
+            result = driver.run(warmup_s, duration_s, tick, on_mark)
+            windows.append(driver.window)
+        else:
+            result = _forked(
+                children, windows, instances, users_per_instance, processes, slots, warmup_s,
+                duration_s, think_time_ms, seed, rate, tick, on_mark, group, on_running,
+            )  # fmt: skip
+    finally:
+        watch.finish()
+    if windows:
+        result.client_memory = watch.figures(len(slots), windows[0].measure_start, windows[0].end)
+    return result
+
+
+def _forked(
+    children: list[tuple[Any, Any]],
+    windows: list[Window],
+    instances: Sequence[Instance],
+    users_per_instance: int,
+    processes: int,
+    slots: list[tuple[int, int]],
+    warmup_s: float,
+    duration_s: float,
+    think_time_ms: float,
+    seed: int,
+    rate: float | None,
+    tick: Callable[[], None] | None,
+    on_mark: Callable[[str], None] | None,
+    group: ClientGroup | None,
+    on_running: Callable[[dict[str, Any]], None] | None,
+) -> DriveResult:
+    """The users in `processes` forked client processes (their pids in `children`)."""
+    context = multiprocessing.get_context("fork")
+    gc.freeze()  # the parent's objects out of the collector's reach: fewer pages copied
     try:
         for share in (slots[p::processes] for p in range(processes)):
             down_read, down_write = context.Pipe(duplex=False)
@@ -121,9 +177,11 @@ def run_in_processes(
                 lifeline.watch_tree(child.pid)  # killed by the watcher if dbstor is killed
             there.close()
         return _conduct(
-            children, warmup_s, duration_s, instances, rate, tick, on_mark, group, on_running
-        )
+            children, warmup_s, duration_s, instances, rate, tick, on_mark, group, on_running,
+            windows,
+        )  # fmt: skip
     finally:
+        gc.unfreeze()
         for child, pipe in children:
             with contextlib.suppress(OSError):
                 pipe.send(("stop", None))
@@ -145,6 +203,7 @@ def _conduct(
     on_mark: Callable[[str], None] | None = None,
     group: ClientGroup | None = None,
     on_running: Callable[[dict[str, Any]], None] | None = None,
+    windows: list[Window] | None = None,
 ) -> DriveResult:
     fatal: str | None = None
     latest: dict[int, dict[str, Any]] = {}  # each child's running figures
@@ -156,6 +215,8 @@ def _conduct(
         group.tighten()
     now = time.monotonic() + START_MARGIN_S
     window = Window(now, now + warmup_s, now + warmup_s + duration_s)
+    if windows is not None:
+        windows.append(window)
     for _, pipe in children:
         pipe.send(("go", None if fatal else window))
     marks = _Marks(window, on_mark) if on_mark and not fatal else None
@@ -183,7 +244,7 @@ def _conduct(
                     continue
                 reports.append(value)
                 pending.remove(child)
-            elif not child[0].is_alive():
+            elif not child[0].is_alive() and not pipe.poll(0):  # what it sent before ending
                 fatal = fatal or "a client process died"
                 pending.remove(child)
         if tick:
@@ -272,6 +333,7 @@ def _child(
         if kind != "go" or window is None:
             driver.stop.set()
             driver.go.set()
+            driver.close_multiplexed()
             return
 
         def listen() -> None:

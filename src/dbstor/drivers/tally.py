@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from dbstor.analysis.histogram import LatencyHistogram, merge_all
+from dbstor.drivers.client_watch import merge_memory
 from dbstor.engines.base import mask_dsn
 
 BIN_GROWTH = 1.02  # each latency bin is 2% wider than the one below
@@ -116,6 +117,8 @@ class DriveResult:
     client_rss_per_user_bytes: float | None = None
     processes: int = 1
     per_second_ns: list[float] = field(default_factory=list)  # latency summed per second
+    # the client tree's memory over the point and the host's run queue (client_watch.py)
+    client_memory: dict[str, Any] | None = None
 
     @property
     def tps(self) -> float:
@@ -144,6 +147,7 @@ class DriveResult:
         data["per_second_ns"] = list(self.per_second_ns)
         data["messages"] = list(self.messages)
         data["rollbacks"] = dict(self.rollbacks)
+        data["client_memory"] = dict(self.client_memory) if self.client_memory else None
         for name in ("service", "unfinished"):
             histogram = getattr(self, name)
             data[name] = histogram.to_dict() if histogram is not None else None
@@ -173,6 +177,7 @@ class DriveResult:
             client_rss_per_user_bytes=data["client_rss_per_user_bytes"],
             processes=int(data["processes"]),
             per_second_ns=[float(v) for v in data.get("per_second_ns", [])],
+            client_memory=data.get("client_memory"),
         )
 
     def per_second_mean_ms(self) -> list[float | None]:
@@ -304,4 +309,5 @@ def merge_results(results: list[DriveResult]) -> DriveResult:
         client_cpu_s=None if not cpus or None in cpus else sum(c for c in cpus if c is not None),
         client_rss_per_user_bytes=sum(per_user) / len(per_user) if per_user else None,
         processes=sum(r.processes for r in results),
+        client_memory=merge_memory([r.client_memory for r in results]),
     )

@@ -1,25 +1,21 @@
 """Virtual users: clients that run a workload's transaction mix on their own connections.
 
-Each user is a thread with its own connection and session. Closed loop (the default): a
-user runs one transaction after another, with an optional think time between them; users
-whose sessions can send a transaction and read its reply apart (one stored-procedure CALL)
-are driven instead by one loop thread of the driver (multiplex.py), each still with one
-transaction in flight, which costs the client far less CPU than a thread per user. Open
-loop (a rate): transactions arrive at the asked rate (Poisson) and free users pick them up;
-latency runs from each arrival (see pacing.py). Users pick transaction types by the
-workload's mix, retry what the engine calls retryable (serialisation failures, deadlocks,
-busy), count other errors, and stop everything when the engine calls an error fatal (the
-server is gone). With several client processes (processes.py) each runs a share of the
-users with this same class.
+Each user connects on a thread of its own (all at once) and opens its session. Closed loop
+(the default): a user runs one transaction after another, with an optional think time.
+Users whose sessions can send a transaction and read its reply apart (one stored-procedure
+CALL) keep no thread: their thread ends once connected and one loop thread of the driver
+runs them all (multiplex.py), each with one transaction in flight. Open loop (a rate):
+transactions arrive at the asked rate (Poisson) and free users pick them up; latency runs
+from each arrival (pacing.py). Users pick transaction types by the workload's mix, retry
+what the engine calls retryable, count other errors, and stop everything when the engine
+calls an error fatal. Client processes (processes.py) each run a share with this class.
 """
 
 from __future__ import annotations
 
 import contextlib
 import itertools
-import os
 import random
-import resource
 import threading
 import time
 from bisect import bisect_right
@@ -28,6 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from dbstor.analysis.histogram import LatencyHistogram
+from dbstor.drivers.client_watch import allow_open_files, longer_switch, rss_bytes
 from dbstor.drivers.multiplex import run_multiplexed
 from dbstor.drivers.pacing import Arrivals
 from dbstor.drivers.running import running_figures
@@ -48,33 +45,12 @@ __all__ = ["BIN_GROWTH", "DriveResult", "Instance", "VirtualUsers", "bin_ns"]
 
 MAX_ATTEMPTS = 10
 READY_TIMEOUT_S = 600
-PAGE_SIZE = os.sysconf("SC_PAGE_SIZE")
 
 
 @dataclass(frozen=True)
 class Instance:
     engine: Engine
     workload: Workload
-
-
-FDS_PER_USER = 4  # a connection's socket or database, WAL and shared-memory files
-FDS_SPARE = 256
-
-
-def allow_open_files(users: int) -> None:
-    """Raise the soft open-files limit (up to the hard one) so hundreds of users can
-    each hold a connection; distributions often start processes at 1,024."""
-    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    wanted = users * FDS_PER_USER + FDS_SPARE
-    if soft != resource.RLIM_INFINITY and soft < wanted:
-        ceiling = wanted if hard == resource.RLIM_INFINITY else min(wanted, hard)
-        resource.setrlimit(resource.RLIMIT_NOFILE, (ceiling, hard))
-
-
-def rss_bytes() -> int:
-    """This process's resident memory."""
-    with open("/proc/self/statm") as f:
-        return int(f.read().split()[1]) * PAGE_SIZE
 
 
 class _User(threading.Thread):
@@ -87,6 +63,7 @@ class _User(threading.Thread):
         self.tally = Tally()
         self.max_attempts = MAX_ATTEMPTS
         self.session: Any = None
+        self.connection: Any = None
         self.multiplexed = False  # driven by the driver's one loop thread (multiplex.py)
         self.finished = threading.Event()  # set by that loop when it is done with this user
         self.rolled_back = False  # the last finished transaction rolled back by design
@@ -99,24 +76,29 @@ class _User(threading.Thread):
         except Exception as exc:  # cannot even connect: the point cannot run
             d.fail(exc, self.engine)
             return
-        self.session = session
+        self.session, self.connection = session, connection
         self.multiplexed = session.can_submit and not d.rate and not d.think_s
+        if self.multiplexed:  # the driver's loop thread runs it and closes it: no thread
+            d.ready()
+            return
         try:
             d.ready()
             if not d.go.wait(timeout=READY_TIMEOUT_S) or d.stop.is_set():
                 return
-            if self.multiplexed:
-                while not self.finished.wait(0.5):
-                    if d.stop.is_set() and not d.multiplexing():
-                        return
-            elif d.rate:
+            if d.rate:
                 self._open_loop(session, d.arrivals[self.index])
             else:
                 self._closed_loop(session)
         finally:
+            self.close()
+
+    def close(self) -> None:
+        """Close the user's session and connection (once)."""
+        session, self.session = self.session, None
+        if session is not None:
             session.close()
             with contextlib.suppress(Exception):  # a broken connection may not close cleanly
-                connection.close()
+                self.connection.close()
 
     def _closed_loop(self, session: Any) -> None:
         d, window = self.driver, self.driver.window
@@ -288,6 +270,15 @@ class VirtualUsers:
         self.window = window
         if self.rate:
             self._start_arrivals()
+        with longer_switch(any(not u.multiplexed for u in self._users)):
+            return self._drive(window, tick, on_mark)
+
+    def _drive(
+        self,
+        window: Window,
+        tick: Callable[[], None] | None,
+        on_mark: Callable[[str], None] | None,
+    ) -> tuple[list[Tally], float | None]:
         self.go.set()
         together = [u for u in self._users if u.multiplexed]
         if together:
@@ -303,22 +294,29 @@ class VirtualUsers:
             cpu_end = self._wait_until(window.end, tick)
             if on_mark and cpu_end is not None:
                 on_mark("end")
-            for user in self._users:
-                while user.is_alive():
-                    user.join(timeout=0.5)
+            for thread in [*self._users, *([self._loop] if self._loop else [])]:
+                while thread.is_alive():
+                    thread.join(timeout=0.5)
                     if tick:
                         tick()
         except BaseException:
             self.stop.set()
             for u in self._users:
                 u.join(timeout=30)
+            if self._loop is not None:
+                self._loop.join(timeout=30)
             raise
+        finally:
+            self.close_multiplexed()
         cpu = None if cpu_start is None or cpu_end is None else cpu_end - cpu_start
         return [u.tally for u in self._users], cpu
 
-    def multiplexing(self) -> bool:
-        """Whether the loop thread of the multiplexed users is running."""
-        return self._loop is not None and self._loop.is_alive()
+    def close_multiplexed(self) -> None:
+        """Close the sessions of the users the loop thread drove (they have no thread)."""
+        for user in self._users:
+            if user.multiplexed:
+                with contextlib.suppress(Exception):
+                    user.close()
 
     def _wait_until(self, moment: float, tick: Callable[[], None] | None) -> float | None:
         """Wait (ticking) until `moment`; this process's CPU time then, None if stopped."""
@@ -379,6 +377,7 @@ class VirtualUsers:
         except BaseException:
             self.stop.set()
             self.go.set()
+            self.close_multiplexed()
             raise
         return self.result(tallies, cpu)
 

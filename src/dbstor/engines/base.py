@@ -51,6 +51,9 @@ class EngineSettings:
     keep: bool = False  # leave what was created in place at the end
     allow_overwrite: bool = False  # reuse a non-empty directory dbstor did not create
     place: dict[str, str] = field(default_factory=dict)  # table/index glob -> role (place)
+    users: int = (
+        0  # the most virtual users the run will connect (a managed server's max_connections)
+    )
 
 
 COUNTER_NAMES = (

@@ -43,7 +43,7 @@ from dbstor.errors import UserError
 
 SUPERUSER = DATABASE = "dbstor"
 DEFAULT_BUFFER_BYTES = 32 << 20
-MAX_CONNECTIONS = 600
+MAX_CONNECTIONS, CONNECTIONS_SPARE = 600, 64  # at least; or the run's users and a spare
 RETRY_STATES = {"40001", "40P01", "55P03"}  # serialization, deadlock, lock_not_available
 FATAL_STATES = {"53100", "58030", "XX001", "XX002"}  # disk full, I/O error, corruption
 
@@ -197,7 +197,7 @@ class PostgresEngine(ServerEngine):
             "listen_addresses": "'127.0.0.1'",
             "port": self.port,
             "unix_socket_directories": f"'{self.sockdir}'",
-            "max_connections": MAX_CONNECTIONS,
+            "max_connections": max(MAX_CONNECTIONS, self.settings.users + CONNECTIONS_SPARE),
             "shared_buffers": f"'{buffers // 1024}kB'",
             "fsync": "on",
             "full_page_writes": "on",
@@ -392,7 +392,7 @@ class PostgresEngine(ServerEngine):
             "fsync": "on",
             "full_page_writes": "on",
             "synchronous_commit": "on",
-            "max_connections": MAX_CONNECTIONS,
+            "max_connections": max(MAX_CONNECTIONS, self.settings.users + CONNECTIONS_SPARE),
         }
 
     def managed_description(self) -> dict[str, Any]:

@@ -138,6 +138,9 @@ class Point:
     error_messages: list[str] = field(default_factory=list)
     saturated: bool = False
     saturation_reason: str | None = None
+    # a closed-loop database point: the figures whose CPU saturated was decided from, and
+    # the decision (runs/database/saturation.py): by server, client, host or None
+    saturation: dict[str, Any] | None = None
     repeats: int = 1
     iops_spread: Spread | None = None
     tps_spread: Spread | None = None  # database and query points measured more than once

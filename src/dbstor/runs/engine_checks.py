@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import resource
 
-from dbstor.drivers.users import FDS_PER_USER, FDS_SPARE
+from dbstor.drivers.client_watch import FDS_PER_USER, FDS_SPARE
+from dbstor.drivers.processes import processes_for
 from dbstor.engines.base import EngineSettings
 from dbstor.engines.memory_flags import host_memory_bytes
 from dbstor.engines.place import check_place
@@ -140,11 +141,12 @@ def check_open_files(spec: DatabaseSpec) -> None:
         if series.kind == "rate"
         else max(series.values)
     )
-    per_process = -(-users // max(1, spec.client_processes))
+    processes = processes_for(users, spec.client_processes, external=spec.dsn is not None)
+    per_process = -(-users // processes)
     wanted = per_process * FDS_PER_USER + FDS_SPARE
     hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
     if hard != resource.RLIM_INFINITY and wanted > hard:
-        most = max(1, (hard - FDS_SPARE) // FDS_PER_USER) * max(1, spec.client_processes)
+        most = max(1, (hard - FDS_SPARE) // FDS_PER_USER) * processes
         raise UserError(
             f"{users:,} users need about {wanted:,} open files in a client process but this "
             f"host allows {hard:,} (ulimit -Hn): use at most {most:,} users, more "

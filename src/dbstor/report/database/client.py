@@ -67,7 +67,9 @@ def client_caption(run: Run) -> str:
     text = (
         "Client CPU is dbstor's own processes over the measured seconds (for an embedded "
         "engine such as SQLite it includes the engine's work); per I/O divides it by the "
-        "device's reads and writes. Memory per user is the resident memory the users added."
+        "device's reads and writes. Memory per user is the client processes' memory at its "
+        "peak over the whole point less what they held before the users connected, per "
+        "user (older results: what one process grew while its users connected)."
     )
     if any(p.open_loop for p in ok_points(run)):
         text += (

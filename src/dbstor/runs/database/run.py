@@ -10,12 +10,15 @@ mid-point fails that point; finished points stay.
 
 from __future__ import annotations
 
+import os
 import time
 from typing import Any
 
 from dbstor.analysis.histogram import merge_all
+from dbstor.drivers.processes import AUTO, processes_for
 from dbstor.errors import PointFailed
 from dbstor.results.model import Load, Point, Run, run_status
+from dbstor.runs.database import saturation
 from dbstor.runs.database.memory_cap import load_words, needed_bytes, oom_killed, oom_message
 from dbstor.runs.database.plan import DatabaseRunner, instance_setup
 from dbstor.runs.database.point import DbPoint, TxnOutcome
@@ -26,6 +29,11 @@ from dbstor.runs.pauses import PauseWatch, mark_paused
 from dbstor.runs.progress import live_device_iops
 from dbstor.runs.repeats import combine_repeats
 from dbstor.runs.telemetry import measured_window, storage_text
+
+
+def cores() -> int:
+    """The host's cores (the CPU shares and the run queue are of these)."""
+    return os.cpu_count() or 1
 
 
 class CapKilled(Exception):
@@ -106,7 +114,10 @@ class DatabaseRun(DatabaseRunner):
                     **facts["workload"],
                     "series": self.run.workload["series"],
                     "think_time_ms": spec.think_time_ms,
-                    "client_processes": spec.client_processes,
+                    # auto: chosen per point (each point's client.processes); here the most
+                    "client_processes": spec.client_processes
+                    or processes_for(users * count, AUTO, external=spec.dsn is not None),
+                    **({"client_processes_auto": True} if spec.client_processes == AUTO else {}),
                 }
             self._record_devices(facts.get("devices") or [])
             load = facts["load"]
@@ -167,7 +178,12 @@ class DatabaseRun(DatabaseRunner):
             users=series.users if series.kind in ("instances", "rate") else value,
             warmup_s=plan.warmup_s,
             duration_s=plan.duration_s,
-            client_processes=spec.client_processes,
+            client_processes=processes_for(
+                (series.users if series.kind in ("instances", "rate") else value)
+                * (value if series.kind == "instances" else 1),
+                spec.client_processes,
+                external=spec.dsn is not None,
+            ),
             think_time_ms=spec.think_time_ms,
             seed=spec.seed,
             rate=float(value) if series.kind == "rate" else None,
@@ -201,6 +217,7 @@ class DatabaseRun(DatabaseRunner):
             [o.drive.per_type for o in outcomes],
         )
         add_host_views(done, self.worker, load, plan.duration_s, plan.warmup_s)
+        saturation.apply(done, self.run.points[-1] if self.run.points else None, cores())
         merged = merge_all(o.drive.latency for o in outcomes)
         self.folder.keep_histogram(index + 1, merged.to_dict() | {"unit": "ns", "of": "txn"})
         mark_paused(done, max((gap for _, gap in measured if gap), default=None))

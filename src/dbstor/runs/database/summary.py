@@ -17,6 +17,7 @@ from dbstor.analysis.attribution import (
     own_io,
 )
 from dbstor.analysis.trust import MEMORY_READS_PER_TXN, drift_pct, is_steady, withheld_percentiles
+from dbstor.drivers.client_watch import per_user_bytes
 from dbstor.drivers.tally import DriveResult
 from dbstor.results.model import LatencyStats, Load, Point, Trust
 from dbstor.runs.database.point import TxnOutcome
@@ -130,9 +131,16 @@ def client_cost(
     result: DriveResult, users: int, dev_reads: float | None, dev_writes: float | None
 ) -> dict[str, Any]:
     """What the load generator cost: CPU over the measured window per transaction and per
-    device I/O, and resident memory per virtual user."""
+    device I/O, and memory per virtual user: the client tree's peak over the point less its
+    base before the users connected (drivers/client_watch.py), or, in results of drivers
+    without that watch, what one process grew while its users connected."""
     cpu = result.client_cpu_s
     ios = None if dev_reads is None else (dev_reads + (dev_writes or 0)) * result.measured_s
+    memory = result.client_memory
+    per_user = per_user_bytes(memory)
+    connected = result.client_rss_per_user_bytes
+    if per_user is None:
+        per_user = connected
     return {
         "processes": result.processes,
         "users": users,
@@ -140,9 +148,19 @@ def client_cost(
         "cores": None if cpu is None or not result.measured_s else cpu / result.measured_s,
         "cpu_ms_per_txn": None if cpu is None or not result.commits else cpu * 1e3 / result.commits,
         "cpu_us_per_io": None if cpu is None or not ios else cpu * 1e6 / ios,
-        "rss_per_user_kib": None
-        if result.client_rss_per_user_bytes is None
-        else result.client_rss_per_user_bytes / 1024,
+        "rss_per_user_kib": None if per_user is None else per_user / 1024,
+        **(
+            {
+                "memory_base_kib": memory["base_bytes"] / 1024,
+                "memory_peak_kib": memory["peak_bytes"] / 1024,
+                "memory_basis": memory["basis"],
+                "connected_rss_per_user_kib": None if connected is None else connected / 1024,
+                "host_run_queue_mean": memory.get("run_queue_mean"),
+                "host_run_queue_max": memory.get("run_queue_max"),
+            }
+            if memory
+            else {}
+        ),
     }
 
 

@@ -106,6 +106,7 @@ class DatabaseWorker:
             keep=self.safety.keep,
             allow_overwrite=self.safety.allow_overwrite,
             place=dict(setup.get("place") or {}),
+            users=int(setup.get("users") or 0),
         )
         engine = engine_class(setup["engine"])(settings)
         workload = workload_class(setup["workload"])(
