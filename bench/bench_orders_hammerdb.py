@@ -161,12 +161,11 @@ def load_statements(engine: PostgresEngine) -> None:
     """pg_stat_statements in the managed server, counting the statements inside procedures."""
     with engine._server_admin() as conn:
         conn.execute("ALTER SYSTEM SET shared_preload_libraries = 'pg_stat_statements'")
-        conn.execute("ALTER SYSTEM SET pg_stat_statements.track = 'all'")
-        conn.execute("ALTER SYSTEM SET pg_stat_statements.max = 1000")
     engine.restart()
     with engine._server_admin() as conn:
+        conn.execute("ALTER SYSTEM SET pg_stat_statements.track = 'all'")
+        conn.execute("SELECT pg_reload_conf()")
         conn.execute("CREATE EXTENSION IF NOT EXISTS pg_stat_statements")
-        conn.execute("SELECT pg_stat_statements_reset()")
 
 
 def statements(engine: PostgresEngine, database: str, new_orders: int, top: int = 12) -> str:
@@ -215,6 +214,8 @@ def main() -> int:
         engine.start()
         with engine._server_admin() as conn:
             conn.execute(f"ALTER ROLE {SUPERUSER} PASSWORD '{password}'")
+        if args.statements:
+            load_statements(engine)
         workload, dbstor_built = dbstor_build(engine, args.warehouses)
         print(f"dbstor build: {dbstor_built}", file=sys.stderr)
         hdb_built = hammerdb(
@@ -225,7 +226,8 @@ def main() -> int:
         print(f"HammerDB build: {hdb_built['build_wall_s']:.1f} s", file=sys.stderr)
         settle(engine)
         if args.statements:
-            load_statements(engine)
+            with engine._server_admin() as conn:
+                conn.execute("SELECT pg_stat_statements_reset()")
         for users in [int(u) for u in args.users.split(",")]:
             for pair in range(args.pairs):
                 load = os.getloadavg()[0]
