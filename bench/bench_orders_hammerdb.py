@@ -15,7 +15,8 @@ from /proc) per New-Order the database committed over the whole run (growth of
 sum(d_next_o_id), ramp included, the same count for both tools).
 
 HammerDB is not part of dbstor; bench/hammerdb_tprocc.py runs it and says how it was
-installed here (Debian's Tcl 8.6 and Pgtcl, HammerDB v6.0's files from its git tag):
+installed here (Debian's Tcl 8.6, Pgtcl 3.1 built from source, HammerDB v6.0's files from its
+git tag):
 
     .venv/bin/python bench/bench_orders_hammerdb.py --hammerdb /work/peers/hammerdb \\
         --warehouses 4 --users 4,8 --ramp 12 --measured 36 --pairs 3 --dir /var/tmp

@@ -1,18 +1,25 @@
 """Run HammerDB v6.0 TPROC-C on PostgreSQL from bench_orders_hammerdb.py; one JSON line out.
 
 HammerDB is a peer run side by side, not part of dbstor. Installed here from Debian's
-packages and the HammerDB source (no HammerDB code is in this repository):
+packages and two source snapshots (no HammerDB or Pgtcl code is in this repository):
 
-    apt-get install tcl8.6 tcllib tcl-thread libpgtcl libsqlite3-tcl
-    # fetch github:TPC-Council/HammerDB (a git snapshot), then check out the v6.0 tag's
-    # run-time files outside the repository:
-    git --git-dir=REPO --work-tree=/work/peers/hammerdb checkout v6.0 -- \\
+    apt-get install tcl8.6 tcl8.6-dev tcllib tcl-thread libsqlite3-tcl libpq-dev autoconf
+    # Pgtcl 3.1 (github:flightaware/Pgtcl): Debian's libpgtcl (Pgtcl 2.7) ran the build
+    # but its virtual users crashed Tcl ("alloc: invalid block") when they ran together
+    git --git-dir=PGTCL --work-tree=SRC checkout HEAD -- . && cd SRC && autoconf
+    ./configure --with-tcl=/usr/lib/tcl8.6 --with-postgres-include=/usr/include/postgresql \\
+        --with-postgres-lib=/usr/lib/x86_64-linux-gnu && make && make install  # /usr/lib/pgtcl3.1
+    # HammerDB v6.0's run-time files (github:TPC-Council/HammerDB, tag v6.0):
+    git --git-dir=HAMMERDB --work-tree=/work/peers/hammerdb checkout v6.0 -- \\
         hammerdbcli config modules src scripts agent
 
 v6.0 is written for Tcl 9 (its own tclsh9.0 with zipfs); Debian 12 has Tcl 8.6, so this
 script starts tclsh8.6 with a stand-in `zipfs` (no mounts) and an empty `ticklecharts`
-package (charts only), then sources hammerdbcli with a generated `auto` script. Debian's
-libpgtcl (Pgtcl 2.7) gives the `pg_*` commands HammerDB's PostgreSQL driver calls.
+package (charts only), then sources hammerdbcli with a generated `auto` script. Pgtcl
+lacks `pg_notice_handler`, which HammerDB calls to print server notices: a package of
+ours (PgtclHdb) loads Pgtcl and adds a no-op one, and HammerDB is pointed at it. The
+timed driver's own keep-alive wants whole minutes, so the script waits with HammerDB's
+`_waittocomplete` instead.
 
     hammerdb_tprocc.py --hammerdb-dir /work/peers/hammerdb --host SOCKDIR --port P \\
         --superuser U --password PW --warehouses 4 --virtual-users 4 \\
@@ -33,6 +40,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 SHIM = """\
@@ -89,7 +97,10 @@ def _settings(args: argparse.Namespace) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _hammerdb(hdb: Path, body: str, workdir: Path, on_line=None) -> tuple[str, float]:
+def _hammerdb(
+    hdb: Path, body: str, workdir: Path, on_line: Callable[[str, int], None] | None = None
+) -> tuple[str, int]:
+    """Run HammerDB's CLI on this auto script; its output and exit status."""
     script = workdir / "auto.tcl"
     script.write_text(body + "exit\n")
     shim = workdir / "shim.tcl"
@@ -114,7 +125,7 @@ def _hammerdb(hdb: Path, body: str, workdir: Path, on_line=None) -> tuple[str, f
         if on_line:
             on_line(line, proc.pid)
     proc.wait()
-    return "".join(out), float(proc.returncode)
+    return "".join(out), proc.returncode
 
 
 def main() -> int:
@@ -144,7 +155,7 @@ def main() -> int:
             out, rc = _hammerdb(args.hammerdb_dir, settings + "buildschema\n", workdir)
             after = os.times()
             if rc or "TPCC SCHEMA COMPLETE" not in out:
-                print(out[-3000:], file=sys.stderr)
+                print(out[-3000:].replace(args.password, "***"), file=sys.stderr)
                 return 1
             result["build_wall_s"] = time.monotonic() - wall
             result["build_client_cpu_s"] = (after.children_user + after.children_system) - (
@@ -165,7 +176,7 @@ def main() -> int:
         out, rc = _hammerdb(args.hammerdb_dir, run, workdir, on_line)
         found = RESULT.search(out)
         if rc or not found or "end" not in marks:
-            print(out[-3000:], file=sys.stderr)
+            print(out[-3000:].replace(args.password, "***"), file=sys.stderr)
             return 1
         result.update(
             nopm=float(found.group(1)),
