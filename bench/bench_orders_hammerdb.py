@@ -199,6 +199,9 @@ def main() -> int:
     parser.add_argument("--pairs", type=int, default=3, help="rounds per user count")
     parser.add_argument("--no-control", action="store_true", help="no A/A runs")
     parser.add_argument("--statements", action="store_true", help="load pg_stat_statements")
+    parser.add_argument(
+        "--checkpoint", action="store_true", help="CHECKPOINT before every run (same start state)"
+    )
     parser.add_argument("--dir", type=Path, default=None, help="where the server's files go")
     args = parser.parse_args()
     if args.ramp % 6 or args.measured % 6 or args.measured <= 0:
@@ -234,6 +237,9 @@ def main() -> int:
                 load = os.getloadavg()[0]
                 print(f"{users} users, round {pair + 1}: load average {load:.2f}", file=sys.stderr)
                 for way in ways[pair % len(ways) :] + ways[: pair % len(ways)]:
+                    if args.checkpoint:
+                        with engine._server_admin() as conn:
+                            conn.execute("CHECKPOINT")
                     row = one_run(engine, workload, password, args, way, users)
                     row.update(users=users, pair=pair, load=load)
                     rows[way].append(row)
