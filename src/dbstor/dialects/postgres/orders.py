@@ -7,13 +7,16 @@ procedure's own ROLLBACK (status 1). They read and write what workloads/orders/c
 effects (tested row by row), in fewer statements, because every PL/pgSQL statement costs
 the server an executor start and that server CPU is what limits a small machine:
 
-- New-Order reads its items, updates its stock rows and writes its lines in one statement.
+- New-Order takes its order id, reads the warehouse and customer and writes the order in
+  one statement, then reads its items, updates its stock rows and writes its lines in a
+  second (the district row is locked before any stock row, as the client locks them).
   Stock rows are locked in (warehouse, item) order, as the client locks them. A row named
   on k lines is updated once: s_quantity stays within 10..100 (TPC-C's load and its rule
   "subtract, and add 91 when below 10" keep it there), so k subtractions come to
   (q - sum - 10) mod 91 + 10, what the client gets one line after the other. An unused
   item writes one line fewer; the procedure sees the count and rolls back.
-- Payment updates and reads each row in one statement (RETURNING).
+- Payment updates and reads the warehouse, district and customer rows, in that order, and
+  writes the history row in one statement (after the name lookup when by name).
 - Delivery delivers all ten districts in one statement.
 """
 
@@ -44,17 +47,20 @@ DECLARE
     v_count int := cardinality(p_items);
     v_written int;
 BEGIN
-    UPDATE district SET d_next_o_id = d_next_o_id + 1 WHERE d_w_id = p_w AND d_id = p_d
-        RETURNING d_tax, d_next_o_id - 1 INTO v_d_tax, new_o_id;
-    SELECT w_tax, c_discount, c_last, c_credit INTO v_w_tax, v_discount, v_last, v_credit
-        FROM warehouse, customer
-        WHERE w_id = p_w AND c_w_id = p_w AND c_d_id = p_d AND c_id = p_c;
-    WITH placed AS (
+    WITH next AS (
+        UPDATE district SET d_next_o_id = d_next_o_id + 1 WHERE d_w_id = p_w AND d_id = p_d
+        RETURNING d_tax, d_next_o_id - 1 AS o_id),
+    placed AS (
         INSERT INTO orders (o_id, o_d_id, o_w_id, o_c_id, o_entry_d, o_carrier_id, o_ol_cnt,
             o_all_local)
-        VALUES (new_o_id, p_d, p_w, p_c, p_entry, NULL, v_count, (p_w = ALL(p_supply))::int)
-        RETURNING o_id)
-    INSERT INTO new_order (no_o_id, no_d_id, no_w_id) SELECT o_id, p_d, p_w FROM placed;
+        SELECT o_id, p_d, p_w, p_c, p_entry, NULL, v_count, (p_w = ALL(p_supply))::int
+        FROM next RETURNING o_id),
+    queued AS (
+        INSERT INTO new_order (no_o_id, no_d_id, no_w_id) SELECT o_id, p_d, p_w FROM placed)
+    SELECT o_id, d_tax, w_tax, c_discount, c_last, c_credit
+        INTO new_o_id, v_d_tax, v_w_tax, v_discount, v_last, v_credit
+        FROM next, warehouse, customer
+        WHERE w_id = p_w AND c_w_id = p_w AND c_d_id = p_d AND c_id = p_c;
     WITH lines AS MATERIALIZED (
         SELECT l.*, i_price, i_name, i_data
         FROM unnest(p_items, p_supply, p_qty) WITH ORDINALITY AS l(item, supply, qty, n)
@@ -90,25 +96,30 @@ CREATE OR REPLACE PROCEDURE orders_payment(
     p_date bigint, INOUT paid_c_id int DEFAULT NULL)
 LANGUAGE plpgsql AS $$
 DECLARE
-    v_c int := p_c; v_ids int[]; v_w record; v_d record; v_cust record;
-BEGIN
-    UPDATE warehouse SET w_ytd = w_ytd + p_amount WHERE w_id = p_w
-        RETURNING w_name, w_street_1, w_street_2, w_city, w_state, w_zip INTO v_w;
-    UPDATE district SET d_ytd = d_ytd + p_amount WHERE d_w_id = p_w AND d_id = p_d
-        RETURNING d_name, d_street_1, d_street_2, d_city, d_state, d_zip INTO v_d;
-{_PICK_CUSTOMER}
-    UPDATE customer SET c_balance = c_balance - p_amount,
-        c_ytd_payment = c_ytd_payment + p_amount, c_payment_cnt = c_payment_cnt + 1,
-        c_data = CASE WHEN c_credit = 'BC' THEN  -- bad credit: noted in c_data
-            substr(v_c || ' ' || p_c_d || ' ' || p_c_w || ' ' || p_d || ' ' || p_w || ' '
-                || p_amount || ' ' || c_data, 1, 500) ELSE c_data END
-        WHERE c_w_id = p_c_w AND c_d_id = p_c_d AND c_id = v_c
+    v_c int := p_c; v_ids int[]; v_cust record;
+BEGIN{_PICK_CUSTOMER}
+    WITH w AS (
+        UPDATE warehouse SET w_ytd = w_ytd + p_amount WHERE w_id = p_w
+        RETURNING w_name, w_street_1, w_street_2, w_city, w_state, w_zip),
+    d AS (  -- locked after the warehouse (EXISTS runs w first), as every Payment does
+        UPDATE district SET d_ytd = d_ytd + p_amount
+        WHERE d_w_id = p_w AND d_id = p_d AND EXISTS (SELECT FROM w)
+        RETURNING d_name, d_street_1, d_street_2, d_city, d_state, d_zip),
+    c AS (  -- and the customer last
+        UPDATE customer SET c_balance = c_balance - p_amount,
+            c_ytd_payment = c_ytd_payment + p_amount, c_payment_cnt = c_payment_cnt + 1,
+            c_data = CASE WHEN c_credit = 'BC' THEN  -- bad credit: noted in c_data
+                substr(v_c || ' ' || p_c_d || ' ' || p_c_w || ' ' || p_d || ' ' || p_w || ' '
+                    || p_amount || ' ' || c_data, 1, 500) ELSE c_data END
+        WHERE c_w_id = p_c_w AND c_d_id = p_c_d AND c_id = v_c AND EXISTS (SELECT FROM d)
         RETURNING c_first, c_middle, c_last, c_street_1, c_street_2, c_city, c_state, c_zip,
-            c_phone, c_since, c_credit, c_credit_lim, c_discount, c_balance, c_data
-        INTO v_cust;
-    INSERT INTO history (h_c_id, h_c_d_id, h_c_w_id, h_d_id, h_w_id, h_date, h_amount, h_data)
-        VALUES (v_c, p_c_d, p_c_w, p_d, p_w, p_date, p_amount,
-            v_w.w_name || '    ' || v_d.d_name);
+            c_phone, c_since, c_credit, c_credit_lim, c_discount, c_balance, c_data),
+    h AS (
+        INSERT INTO history (h_c_id, h_c_d_id, h_c_w_id, h_d_id, h_w_id, h_date, h_amount,
+            h_data)
+        SELECT v_c, p_c_d, p_c_w, p_d, p_w, p_date, p_amount, w_name || '    ' || d_name
+        FROM w, d)
+    SELECT * INTO v_cust FROM c;
     paid_c_id := v_c;
 END $$"""
 
