@@ -11,15 +11,12 @@ against a live SQL Server here (docs/engines.md).
 
 from __future__ import annotations
 
-import csv
 import itertools
-from collections.abc import Callable, Iterable, Sequence
-from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
 from dbstor.engines.base import Engine
-from dbstor.workloads.dss import schema
+from dbstor.workloads.dss import row_loader, schema
 from dbstor.workloads.dss.generate import Generated
 from dbstor.workloads.dss.phases import Phases
 
@@ -27,7 +24,6 @@ DEFAULT_INDEXES = "all"  # the indexes built unless --indexes says
 PARALLEL = True  # the loader takes workers (one data file part each)
 FORMAT = "csv"
 VALUES_ROWS = 1000
-ROWS_PER_TRANSACTION = 100_000
 NUMERIC = ("id", "bigid", "int", "decimal")
 
 
@@ -60,70 +56,15 @@ def build(
     say: Callable[[str], None],
     workers: int = 2,
 ) -> Phases:
-    phases = Phases()
-    placements = [engine.placement(i) for i in range(len(schema.TABLES))]
-    _run(
-        engine,
-        [
-            schema.create_table(t, engine.dialect, scale, *p)
-            for t, p in zip(schema.TABLES, placements, strict=True)
-        ],
-    )
-    jobs = [(t, f) for t, files in data.files.items() for f in files]
-    jobs.sort(key=lambda job: job[1].stat().st_size, reverse=True)
-    with phases.timed("load"):
-        counts = _parallel(workers, [lambda t=t, f=f: (t, _load(engine, t, f)) for t, f in jobs])
-    for table, rows in counts:
-        phases.rows[table] = phases.rows.get(table, 0) + rows
-    by_size = sorted(
-        zip(schema.TABLES, placements, strict=True), key=lambda tp: -phases.rows.get(tp[0].name, 0)
-    )
-    if indexes != "none":
-        with phases.timed("keys"):
-            for table, (prefix, suffix) in by_size:  # the clustered key first: it moves rows
-                ddl = [schema.add_primary_key(table, engine.dialect, prefix, suffix)]
-                if indexes == "all":
-                    ddl += schema.create_foreign_key_indexes(table, engine.dialect, prefix, suffix)
-                _run(engine, ddl)
-    with phases.timed("analyze"):
-        _run(engine, [f"UPDATE STATISTICS {t.name} WITH FULLSCAN" for t, _ in by_size])
-    return phases
+    return row_loader.build(engine, data, scale, indexes, workers, send, statistics)
 
 
-def _parallel(workers: int, tasks: list[Callable[[], Any]]) -> list[Any]:
-    """Run the tasks on `workers` threads in order of the list; the first failure raises."""
-    with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
-        futures = [pool.submit(task) for task in tasks]
-        return [future.result() for future in futures]
+def send(cur: Any, table: schema.Table, rows: Iterable[Sequence[str]]) -> Iterator[int]:
+    """A part's rows as multi-row INSERTs of literals; the rows each carried."""
+    for sql, count in inserts(table, rows):
+        cur.execute(sql)
+        yield count
 
 
-def _run(engine: Engine, statements: Sequence[str]) -> None:
-    conn = engine.connect()
-    try:
-        cur = conn.cursor()
-        for sql in statements:
-            cur.execute(sql)
-        conn.commit()
-    finally:
-        conn.close()
-
-
-def _load(engine: Engine, table: str, path: Path) -> int:
-    """One CSV part into its table; the rows loaded."""
-    conn = engine.connect()
-    loaded = pending = 0
-    try:
-        cur = conn.cursor()
-        with path.open(newline="", encoding="utf-8") as source:
-            reader = csv.reader(source)
-            next(reader, None)  # the header
-            for sql, count in inserts(schema.TABLE[table], reader):
-                cur.execute(sql)
-                loaded, pending = loaded + count, pending + count
-                if pending >= ROWS_PER_TRANSACTION:
-                    conn.commit()
-                    pending = 0
-        conn.commit()
-        return loaded
-    finally:
-        conn.close()
+def statistics(table: str) -> str:
+    return f"UPDATE STATISTICS {table} WITH FULLSCAN"
