@@ -249,8 +249,8 @@ def engine_rows(engine: dict[str, Any]) -> list[tuple[str, str]]:
     limit = engine.get("memory_limit_bytes")
     cap = f"{fmt_bytes(limit)} (--memory-limit)" if limit is not None else "none"
     how_capped = str(engine.get("memory_cap") or "")
-    if how_capped.startswith("none"):
-        cap += f"; {how_capped}"
+    if how_capped.startswith("none"):  # 'none: no memory limit requested', or why not applied
+        cap = how_capped if limit is None else f"{cap}; {how_capped}"
     elif ": " in how_capped:
         detail = how_capped.split(": ", 1)[-1]
         detail = _BYTES.sub("", detail, count=1).strip() if _BYTES.match(detail) else detail
