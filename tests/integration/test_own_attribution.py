@@ -107,7 +107,7 @@ def test_postgres_capped_reads_are_its_own(dbstor, tmp_path, server_dir):
     target.mkdir()
     proc = dbstor(
         "run", "--engine", "postgres", "--target", target, "--users", "2",
-        "--duration", "4", "--warmup", "1", "--scale", "100",
+        "--duration", "4", "--warmup", "1", "--scale", "400",  # more than the cap holds
         "--buffer", "16MiB", "--memory-limit", "96MiB", "--out", "out",
         timeout=400,
     )  # fmt: skip
