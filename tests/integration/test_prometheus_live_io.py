@@ -74,7 +74,7 @@ def test_a_scrape_during_a_query_point_sees_finished_queries(dbstor, tmp_path: P
             "run",
             "--engine", "sqlite",
             "--workload", "dss",
-            "--scale", "0.05",
+            "--scale", "0.2",  # a point of seconds on a fast host too: several scrapes
             "--queries", "all",
             "--streams", "1",
             "--target", str(tmp_path / "data"),
