@@ -5,7 +5,6 @@ client; the visit loop as two stored procedures called by CALL."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -144,7 +143,7 @@ def seed_statement(value: float) -> tuple[str, tuple]:
 class ServerLoop:
     """The table's two procedures through a cursor; called with (batch, rows)."""
 
-    can_submit = False
+    can_submit = False  # the driver waits for each call: no send/receive
 
     def __init__(self, connection: Any, calls: dict[str, str], batch: int, rows: int, seed: float):
         self.params = (batch, rows)
@@ -161,12 +160,6 @@ class ServerLoop:
         while self.cur.nextset():  # the CALL's own status result
             pass
         return int(row[0])
-
-    def send(self, transaction: str, keys: Sequence[int]) -> int:
-        raise NotImplementedError("PyMySQL cannot send without waiting")
-
-    def receive(self, transaction: str) -> int | None:
-        raise NotImplementedError("PyMySQL cannot send without waiting")
 
     def close(self) -> None:
         self.cur.close()

@@ -7,7 +7,6 @@ from DBMS_RANDOM seeded per session."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from dbstor.dialects.oracle import gather_stats
@@ -137,7 +136,7 @@ def seed_statement(value: float) -> tuple[str, tuple]:
 class ServerLoop:
     """The table's two procedures through one cursor; called with (batch, rows, OUT)."""
 
-    can_submit = False
+    can_submit = False  # the driver waits for each call: no send/receive
 
     def __init__(self, connection: Any, calls: dict[str, str], batch: int, rows: int, seed: float):
         self.params = (batch, rows)
@@ -151,12 +150,6 @@ class ServerLoop:
     def call(self, transaction: str) -> int:
         self.cur.execute(self.calls[transaction], [*self.params, self.out])
         return int(self.out.getvalue())
-
-    def send(self, transaction: str, keys: Sequence[int]) -> int:
-        raise NotImplementedError("python-oracledb's thin mode is used synchronously here")
-
-    def receive(self, transaction: str) -> int | None:
-        raise NotImplementedError("python-oracledb's thin mode is used synchronously here")
 
     def close(self) -> None:
         self.cur.close()

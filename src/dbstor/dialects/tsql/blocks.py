@@ -6,7 +6,6 @@ generator)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -135,7 +134,7 @@ def seed_statement(value: float) -> tuple[str, tuple]:
 class ServerLoop:
     """The table's two procedures through a cursor; called with (batch, rows)."""
 
-    can_submit = False
+    can_submit = False  # the driver waits for each call: no send/receive
 
     def __init__(self, connection: Any, calls: dict[str, str], batch: int, rows: int, seed: float):
         self.params = (batch, rows)
@@ -153,12 +152,6 @@ class ServerLoop:
         while self.cur.nextset():
             pass
         return int(row[0])
-
-    def send(self, transaction: str, keys: Sequence[int]) -> int:
-        raise NotImplementedError("pymssql cannot send without waiting")
-
-    def receive(self, transaction: str) -> int | None:
-        raise NotImplementedError("pymssql cannot send without waiting")
 
     def close(self) -> None:
         self.cur.close()
