@@ -257,3 +257,26 @@ def test_run_folder_whose_files_are_gone_is_one_line_not_a_table(tmp_path):
     line = one_line_error(dbstor("efficiency", str(run)))
     assert "the files this run built are gone" in line and "--keep" in line
     assert "1.00:1" not in line
+
+
+def test_a_real_kept_run_whose_files_were_removed_is_one_line(tmp_path):
+    """A real io run with --keep, then its test files removed by hand (rm target/*): the
+    manifest dbstor left beside them is its own record, not data, so the scan finds
+    nothing and says so in one line (it was a table of 0.06:1 from the manifest's bytes)."""
+    target = tmp_path / "target"
+    target.mkdir()
+    out = tmp_path / "results"
+    run = dbstor(
+        "io", "--target", f"T={target}", "--iodepth", "1", "--duration", "2s",
+        "--warmup", "1s", "--size", "16MiB", "--data", "1.8:1", "--keep", "--quiet",
+        "--out", str(out),
+    )  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    kept = [p for p in target.iterdir() if not p.name.startswith(".")]
+    assert kept and any(p.name.startswith(".") for p in target.iterdir())
+    folder = next(out.iterdir())
+    assert dbstor("efficiency", "--quiet", str(folder)).returncode == 0
+    for path in kept:
+        path.unlink()
+    line = one_line_error(dbstor("efficiency", str(folder)))
+    assert "the files this run built are gone" in line and ":1" not in line

@@ -37,6 +37,7 @@ from dbstor.analysis.efficiency.worker import (
     TaskResult,
     run_task,
 )
+from dbstor.testfiles import MANIFEST
 
 TASK_BYTES = 16 * 1024 * 1024
 INLINE_BYTES = 16 * 1024 * 1024  # below this, scanning in-process beats starting workers
@@ -123,6 +124,8 @@ def list_files(paths: Iterable[tuple[str, str]]) -> tuple[list[FileEntry], list[
             for name in sorted(filenames) + [
                 d for d in dirnames if os.path.islink(os.path.join(dirpath, d))
             ]:
+                if name == MANIFEST:  # dbstor's record of the files it made, not data
+                    continue
                 full = os.path.join(dirpath, name)
                 try:
                     lst = os.lstat(full)
