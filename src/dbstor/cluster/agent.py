@@ -24,6 +24,7 @@ from dbstor.cluster.guard import (
     stop_processes,
 )
 from dbstor.cluster.preflight import host_facts_brief, run_checks
+from dbstor.lifeline import boot_id
 from dbstor.runs.lock import release, target_locks
 from dbstor.safefs import make_dir
 
@@ -178,7 +179,10 @@ class HostAgent:
         """A read-only question to the worker: 'objects' (per-object I/O), 'latest' sample."""
         if question not in ("objects", "latest") or self.worker is None:
             return None
-        return getattr(self.worker, question)()
+        answer = getattr(self.worker, question)()
+        if question == "latest" and isinstance(answer, dict):
+            answer["boot_id"] = boot_id()  # hosts on one machine see one device: counted once
+        return answer
 
     def cleanup(self) -> dict:
         notes: dict = {}

@@ -309,8 +309,13 @@ class ClusterSession:
 
 def summed_live(samples: Sequence[Mapping[str, Any] | None]) -> dict[str, Any] | None:
     """Several hosts' newest samples as one for the live line: device read and write IOPS
-    summed over the hosts that have a device view; None when none has."""
-    views = [s for s in samples if s and s.get("dev_read_iops") is not None]
+    summed over the hosts that have a device view, hosts on one machine (one boot id) counted
+    once, as the point's figures count one device once; None when none has."""
+    machines: dict[object, Mapping[str, Any]] = {}
+    for i, s in enumerate(samples):
+        if s and s.get("dev_read_iops") is not None:
+            machines.setdefault(s.get("boot_id") or i, s)
+    views = list(machines.values())
     if not views:
         return None
     return {

@@ -120,6 +120,19 @@ def test_the_live_line_adds_up_the_hosts_device_iops():
     assert summed_live([None, {"dev_read_iops": None}]) is None
 
 
+def test_the_live_line_counts_one_machines_device_once():
+    """Three cluster hosts on one machine (one boot id) read one disk: the live line shows
+    it once, not three times (as the point's device figures do)."""
+    from dbstor.cluster.session import summed_live
+
+    one = {"dev_read_iops": 100.0, "dev_write_iops": 20.0, "boot_id": "a"}
+    other = {"dev_read_iops": 7.0, "dev_write_iops": 1.0, "boot_id": "b"}
+    assert summed_live([one, dict(one), dict(one)]) == {
+        "dev_read_iops": 100.0, "dev_write_iops": 20.0, "hosts": 1,
+    }  # fmt: skip
+    assert summed_live([one, dict(one), other])["dev_read_iops"] == 107.0
+
+
 def test_a_cluster_study_with_nothing_to_run_is_one_line(tmp_path):
     from dbstor.cluster.runs import run_cluster_study
 
