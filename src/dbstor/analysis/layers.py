@@ -41,7 +41,8 @@ def remote_view(point: Point) -> Point | None:
     read_ms = layer_figure(point.layers, "remote_device", "read_latency_ms")
     write_ms = layer_figure(point.layers, "remote_device", "write_latency_ms")
     engine_io = dict(point.engine_io or {})
-    engine_io["device_reads_per_txn"] = (reads or 0.0) / point.tps if point.tps else None
+    per_txn = reads / point.tps if reads is not None and point.tps else None
+    engine_io["device_reads_per_txn"] = per_txn  # reads not measured: None, never 0
     return replace(
         point,
         read_iops=reads,

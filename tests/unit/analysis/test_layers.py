@@ -60,3 +60,18 @@ def test_normalised_to_the_baseline() -> None:
     assert out["NFS"]["storage"] == pytest.approx(120.0)
     with pytest.raises(KeyError):
         normalise_layers(by_target, "iSCSI", "read_latency_ms")
+
+
+def test_the_remote_view_without_device_reads_has_no_reads_per_txn_not_0() -> None:
+    """An external server's device layer with writes but no read figure: its reads per
+    transaction are not measured (None), never 0 (which would read as 'all from memory')."""
+    from dbstor.analysis.layers import remote_view
+    from dbstor.results.model import Load, Point
+
+    point = Point(load=Load("users", 2), duration_s=10.0, tps=100.0)
+    point.layers = {"remote_device": {"write_iops": 40.0, "write_latency_ms": 1.5}}
+    view = remote_view(point)
+    assert view is not None and view.write_iops == 40.0
+    assert view.read_iops is None and view.engine_io["device_reads_per_txn"] is None
+    point.layers["remote_device"]["read_iops"] = 250.0
+    assert remote_view(point).engine_io["device_reads_per_txn"] == pytest.approx(2.5)

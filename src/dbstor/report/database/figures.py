@@ -100,6 +100,7 @@ def overlay_chart(overlay: Overlay, names: dict[str, str]) -> str:
                     view.iops,
                     view.read_ms,
                     None,
+                    missing=view.missing,
                     color=colour,
                     marker=HOST_MARKERS[number % len(HOST_MARKERS)],
                     connect=False,

@@ -94,7 +94,8 @@ class HostView:
 
     host: str
     iops: list[float]
-    read_ms: list[float]
+    read_ms: list[float | None]  # None (never 0) where the host's device read nothing
+    missing: list[str | None] = field(default_factory=list)  # why a read_ms is None
 
 
 def host_views(run: Run) -> list[HostView]:
@@ -110,7 +111,9 @@ def host_views(run: Run) -> list[HostView]:
             view = views.setdefault(str(entry["host"]), HostView(str(entry["host"]), [], []))
             view.iops.append((reads or 0.0) + (writes or 0.0))
             awaited = device.get("read_await_ms")
-            view.read_ms.append(float(awaited) if reads and awaited is not None else 0.0)
+            measured = reads and awaited is not None
+            view.read_ms.append(float(awaited) if measured else None)
+            view.missing.append(None if measured else NO_READS)
     return list(views.values()) if len(views) > 1 else []
 
 

@@ -88,3 +88,17 @@ def test_a_run_on_one_host_has_no_host_views(runs):
         point.hosts = None
     assert host_views(runs[1]) == []
     assert "own device" not in render_report(runs)
+
+
+def test_a_host_whose_device_read_nothing_has_no_latency_not_0(runs):
+    """A host's own device that read nothing in a point has no read await to plot: None
+    with the reason, never a marker at 0 ms."""
+    database = runs[1]
+    point = max((p for p in database.points if p.ok), key=lambda p: len(p.hosts))
+    point.hosts[1]["device"]["read_iops"] = 0.0
+    views = {v.host: v for v in host_views(database)}
+    quiet = views[point.hosts[1]["host"]]
+    assert quiet.read_ms[-1] is None and quiet.missing[-1] == "the device saw no reads"
+    assert all(ms is None or ms > 0 for v in views.values() for ms in v.read_ms)
+    svg = overlay_svg(render_report(runs))
+    assert not any(", 0)" in tip or ",0)" in tip for tip in tooltips(svg))
