@@ -27,6 +27,9 @@ def test_sqlite_on_tmpfs_with_a_withheld_p99(dbstor, tmp_path: Path) -> None:
     folder = dbstor.only_run_folder(tmp_path / "out")
     points = dbstor.results(folder)["points"]
     assert all(p["txn_lat_ms"]["p99"] is None and p["txn_lat_ms"]["count"] < 1000 for p in points)
+    for p in points:  # the withheld p99 says why in the point's own trust notes too
+        count = p["txn_lat_ms"]["count"]
+        assert any(f"p99 withheld: {count:,} " in note for note in p["trust"]["notes"]), p["trust"]
     most = max(p["txn_lat_ms"]["count"] for p in points)
     report = (folder / "report.html").read_text()
     absent = re.findall(r'<figure><svg class="chart absent".*?</figure>', report, flags=re.S)
