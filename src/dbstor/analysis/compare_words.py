@@ -44,14 +44,31 @@ def latency_name(metric: str, database: bool) -> str:
     return f"{stat} {where}read latency (ms)"
 
 
-def metric_names(read_metric: str, database: bool) -> dict[str, str]:
-    """Every compared figure's name with its statistic and unit, as tables head them."""
+_CPU_NAMES = {
+    "the database server's own processes": "server's own CPU (%)",
+    "the engine's own (client) processes": "engine's own CPU (%)",
+    "the whole host": "host CPU (%)",
+}
+
+
+def cpu_name(cpu_from: str) -> str:
+    """The CPU column's name for whose CPU it is (attribution.cpu_from): 'server's own CPU
+    (%)' for a managed server's processes, 'host CPU (%)' for the whole host's, and a name
+    that says so where the runs' CPU figures are of different kinds."""
+    return _CPU_NAMES.get(cpu_from, f"CPU (%): {cpu_from}")
+
+
+def metric_names(
+    read_metric: str, database: bool, cpu_from: str = "the whole host"
+) -> dict[str, str]:
+    """Every compared figure's name with its statistic and unit, as tables head them; the
+    CPU's names whose it is (attribution.cpu_from)."""
     return {
         "throughput": "throughput (per s)",
         "iops": "device IOPS" if database else "IOPS",
         "tps": "TPS",
         "read_lat_ms": latency_name(read_metric, database),
-        "cpu_pct": "host CPU (%)",
+        "cpu_pct": cpu_name(cpu_from),
         "response_ms": "mean response time (ms)",
     }
 

@@ -94,3 +94,21 @@ def test_factor_text():
         factor_text({"read_lat_ms": 5.0, "iops": 420.0, "cpu_pct": 410.0, "tps": None})
         == "read latency -95%, IOPS x4.2, CPU x4.1"
     )
+
+
+def test_the_cpu_column_names_whose_cpu_it_is():
+    """The CPU compared is the database server's own where it was counted: the column says
+    so ('server's own CPU (%)'), never 'host CPU' over a server's own figures."""
+    from dataclasses import replace
+
+    def own(p, server):
+        return replace(p, cpu=CpuStats(util_pct=100.0, own_pct=server + 5, server_pct=server))
+
+    assert compare_runs([HDD, FLASH])["metric_names"]["cpu_pct"] == "host CPU (%)"
+    hdd = replace(HDD, points=[own(p, 10.0) for p in HDD.points])
+    flash = replace(FLASH, points=[own(p, 30.0) for p in FLASH.points])
+    c = compare_runs([hdd, flash])
+    assert c["metric_names"]["cpu_pct"] == "server's own CPU (%)"
+    assert c["runs"][1]["values"]["cpu_pct"] == pytest.approx(30.0)  # not the host's 100
+    mixed = compare_runs([hdd, FLASH])["metric_names"]["cpu_pct"]
+    assert "the database server's own processes" in mixed and "the whole host" in mixed
