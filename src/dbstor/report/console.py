@@ -23,6 +23,7 @@ from dbstor.report.kit.fmt import (
     fmt_ms,
     fmt_num,
 )
+from dbstor.report.kit.shared import shared_sentence
 from dbstor.report.kit.summary import (
     cache_sentence,
     is_database,
@@ -50,6 +51,9 @@ def print_run_summary(run: Run, console: Console | None = None) -> None:
     memory = memory_sentence(run)
     if memory:
         console.print(Text(memory, style="bold yellow"))
+    shared = shared_sentence(run)  # how much of the device's I/O was not the run's
+    if shared:
+        console.print(Text(shared, style="yellow"))
     if run.status != "complete":
         done = sum(1 for p in run.points if p.ok)
         style = STATUS_STYLE.get(run.status, "yellow")

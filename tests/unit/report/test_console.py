@@ -84,6 +84,33 @@ def test_database_run_summary_fits_80_columns(sqlite_run: Run):
     assert "peak: 5,918 TPS at 8 users (transaction p99 13.8 ms; device 2,646 IOPS" in text
 
 
+def test_the_cpu_column_has_the_runs_own_beside_the_hosts(sqlite_run: Run):
+    """Where the run's own processes' CPU was counted, the terminal shows it beside the
+    host's ('100/24%' under 'CPU host/own'): a busy host's 100% is not the database's."""
+    from dataclasses import replace
+
+    for point in sqlite_run.points:
+        if point.cpu:
+            point.cpu = replace(point.cpu, util_pct=99.8, own_pct=24.4)
+    text = narrow(print_run_summary, sqlite_run)
+    assert max(len(line.rstrip()) for line in text.splitlines()) <= 80
+    assert "host/own" in text
+    row = next(line for line in text.splitlines() if line.strip().startswith("8 users"))
+    assert "100/24%" in row and "88%" not in row
+
+
+def test_a_shared_device_says_how_much_was_not_the_runs(sqlite_run: Run):
+    """A point flagged shared_device: the terminal says how much of the device's reads
+    were other processes' and the run's own reads per transaction beside the device's."""
+    point = sqlite_run.points[-1]
+    point.shared_device, point.foreign_io_share = True, 0.72
+    point.own_io = {"device": "vda", "reads_per_txn": 6.29}
+    point.engine_io = {**(point.engine_io or {}), "host_device_reads_per_txn": 80.2}
+    text = " ".join(narrow(print_run_summary, sqlite_run).split())
+    assert "The device was shared: at 8 users, 72% of the reads on vda" in text
+    assert "the run's own 6.29 reads per transaction, the device's 80.2" in text
+
+
 def test_memory_sentence_is_yellow(sqlite_run: Run):
     console = Console(record=True, width=80, color_system="standard", force_terminal=True)
     print_run_summary(sqlite_run, console)

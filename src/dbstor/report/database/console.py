@@ -34,7 +34,9 @@ def points_table(run: Run, name: str) -> tuple[Table, list[Text]]:
     seen, layer = device_points(run.points)
     views = {id(p): v for p, v in zip(run.points, seen, strict=True)}
     device, read = ("db host", "db host rd") if layer else ("device", "dev read")
-    headers = ("TPS", "txn p99\nms", f"{device}\nIOPS", f"{read}\nawait ms", "CPU")
+    own = any(p.cpu and p.cpu.own_pct is not None for p in run.points)
+    cpu = "CPU\nhost/own" if own else "CPU"
+    headers = ("TPS", "txn p99\nms", f"{device}\nIOPS", f"{read}\nawait ms", cpu)
     storage = has_layer([p.layers for p in run.points], "storage")
     more = ("storage\nread ms",) if storage else ()
     for header in (*headers, *more, "hit\nratio", "db rd\n/txn" if layer else "dev rd\n/txn"):
@@ -74,7 +76,7 @@ def points_table(run: Run, name: str) -> tuple[Table, list[Text]]:
             fmt_ms(txn, unit=False),
             fmt_iops(iops),
             Text(fmt_ms(read, unit=False), style=style),
-            fmt_pct(point.cpu.util_pct if point.cpu else None),
+            _cpu_cell(point),
             *(
                 [fmt_ms(layer_figure(point.layers, "storage", "read_latency_ms"), unit=False)]
                 if storage
@@ -96,3 +98,12 @@ def _instances_label(point: Point) -> str:
     value = point.load.value
     each = point.load.jobs / value if value and point.load.jobs > 1 else 1
     return f"{fmt_num(value)} × {fmt_num(each)}"
+
+
+def _cpu_cell(point: Point) -> str:
+    """The host's CPU and, where counted, the run's own processes' beside it: '100/24%'
+    (the report's 'host / own'); the host's alone where the own was not counted."""
+    cpu = point.cpu
+    if cpu is None or cpu.own_pct is None or cpu.util_pct is None:
+        return fmt_pct(cpu.util_pct if cpu else None)
+    return f"{cpu.util_pct:.0f}/{cpu.own_pct:.0f}%"
