@@ -22,6 +22,7 @@ from dbstor.analysis import compare_guard as guard
 from dbstor.analysis import compare_words
 from dbstor.analysis.attribution import cpu_from, server_cpu
 from dbstor.analysis.compare_words import (
+    basis_load,
     basis_of,
     factor,
     factor_text,
@@ -88,7 +89,7 @@ def _at_basis(run: Run) -> tuple[str, dict[str, Any] | None]:
     metric, limit = run.slo["metric"], run.slo["limit_ms"]
     knee = find_knee(run.points, metric, limit)
     if knee and knee.get("load") is not None:
-        return "knee", knee
+        return basis_of(run), knee
     return "peak", find_peak(curve_points(run.points))
 
 
@@ -228,7 +229,7 @@ def compare_runs(runs: Sequence[Run], baseline: str | None = None) -> dict[str, 
     database = _is_database(base_run)
     base_kind = base_point.get("kind") if base_point else None
     latency_words = (
-        f"{load_words(base_kind, latency_load, database)}, the baseline's {base_basis} load"
+        f"{load_words(base_kind, latency_load, database)}, the baseline's {basis_load(base_basis)}"
     )
     words = compare_words.latency_words(metric_names(_read_metric(base_run), database))
 
@@ -285,8 +286,7 @@ def compare_runs(runs: Sequence[Run], baseline: str | None = None) -> dict[str, 
         "same_load": same_load,
         "same_load_refused": refused,
         "factors": factors,
-        "factors_at": f"each run's own knee (its peak when it has none); read latency at "
-        f"{latency_words}",
+        "factors_at": f"each run's own {compare_words.FACTORS_AT}; read latency at {latency_words}",
         "per_disk": per_disk,
         "per_disk_withheld": per_disk_withheld,
         "cpu_from": cpu_from(runs),
@@ -388,7 +388,7 @@ def _same_load(
     return {
         "load": {"kind": kind, "value": load},
         "load_words": load_words(kind, load, database),
-        "basis": f"the baseline's {basis} load",
+        "basis": f"the baseline's {basis_load(basis)}",
         "runs": entries,
         "factors": [
             {"label": e["label"], "text": _text(e["normalised"], e["withheld"], words)}

@@ -29,10 +29,22 @@ def load_words(kind: str | None, value: float | None, database: bool = False) ->
 
 
 def basis_of(run: Any) -> str:
-    """'knee' when the run has a knee within its SLO, else 'peak' (its highest
-    throughput): the word for what its own figures were taken at."""
+    """The word for what a run's own figures were taken at: 'knee' where the curve crossed
+    its SLO, 'highest load' where every finished point was within it (the knee lies
+    beyond: it was not reached, so it is not named a knee), else 'peak' (its highest
+    throughput, no point within the SLO)."""
     knee = find_knee(run.points, run.slo["metric"], run.slo["limit_ms"])
-    return "knee" if knee and knee.get("load") is not None else "peak"
+    if not knee or knee.get("load") is None:
+        return "peak"
+    return "highest load" if knee.get("beyond_last") else "knee"
+
+
+FACTORS_AT = "knee (its peak when it has none, its highest load when all were within the SLO)"
+
+
+def basis_load(basis: str) -> str:
+    """'knee load', 'peak load', 'highest load': the load a basis names."""
+    return basis if basis.endswith(" load") else f"{basis} load"
 
 
 def latency_name(metric: str, database: bool) -> str:

@@ -21,7 +21,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="compare run folders against a baseline (= 100)",
         description=(
             "Compare runs made at different times: throughput, IOPS and CPU at each run's knee "
-            "(its peak when it has none) and read latency at the baseline's knee load, all "
+            "(its peak when it has none, its highest load when every point was within the "
+            "SLO) and read latency at that load of the baseline's, all "
             "normalised to the baseline = 100, with improvement factors. Says when the runs "
             "are not comparable."
         ),

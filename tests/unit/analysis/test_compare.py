@@ -112,3 +112,17 @@ def test_the_cpu_column_names_whose_cpu_it_is():
     assert c["runs"][1]["values"]["cpu_pct"] == pytest.approx(30.0)  # not the host's 100
     mixed = compare_runs([hdd, FLASH])["metric_names"]["cpu_pct"]
     assert "the database server's own processes" in mixed and "the whole host" in mixed
+
+
+def test_a_knee_never_reached_is_not_called_a_knee():
+    """Every point within the SLO: the knee lies beyond the highest load, so the figures
+    are at the run's highest load and the words say so, never 'the baseline's knee'."""
+    c = compare_runs([FLASH, HDD])  # FLASH, every point within 1 ms, is the baseline
+    flash, hdd = c["runs"]
+    assert flash["basis"] == "highest load" and hdd["basis"] == "knee"
+    assert flash["values"]["iops"] == pytest.approx(40_000)  # QD 16, its highest load
+    assert c["latency_at"] == "QD 16, the baseline's highest load"
+    assert "knee load" not in str(c["verdict"]) and "QD 16, the baseline's highest load" in str(
+        c["verdict"]
+    )
+    assert "vs FLASH at its own highest load" in str(c["verdict"])
