@@ -86,6 +86,7 @@ def _short(header: str) -> str:
         ("device ", "dev "),
         ("response", "resp"),
         (" (%)", " %"),
+        ("'s own CPU", " CPU"),  # server's own CPU (%) -> server CPU %
     ):
         header = header.replace(long, short)
     return header
@@ -115,7 +116,7 @@ def print_comparison(comparison: dict, console: Console | None = None) -> None:
         table.add_row(
             Text(str(run.get("label"))),
             Text(str(run.get("workload", DASH))),
-            Text(str(run.get("basis", DASH))),
+            Text(str(run.get("basis", DASH)).replace("highest load", "highest")),  # 80 columns
             *(_pair(values, normalised, k) for k, _ in keys),
         )
     console.print(table)

@@ -147,3 +147,14 @@ def test_default_study_runs(default_pair):
     assert "QD64" in fio_text and "Reads came from memory" not in fio_text
     row = next(line for line in db_text.splitlines() if line.strip().startswith("1 user"))
     assert "569" in row and "–" in row  # no device reads: no read await
+
+
+def test_a_comparison_at_highest_loads_with_the_servers_own_cpu(comparison):
+    """The terminal's comparison names the basis as the comparison does (a knee never
+    reached: 'highest') and whose CPU it is, within 80 columns."""
+    for run in comparison["runs"]:
+        run["basis"] = "highest load"
+    comparison["metric_names"] = {"cpu_pct": "server's own CPU (%)"}
+    text = narrow(print_comparison, comparison)
+    assert "highest" in text and "knee" not in text.split("Compared with")[1].split("└")[0]
+    assert "server" in text and "CPU %" in text and "host CPU" not in text
