@@ -83,3 +83,18 @@ def test_a_point_is_stamped_with_when_its_users_started(tmp_path):
     done = database_point(Load(kind="users", value=1), outcome, 0.5, 1.5, None)
     stamped = datetime.fromisoformat(done.started_at).timestamp()  # whole seconds
     assert before - 1 < stamped <= outcome.started_at  # not 2 s later, at the point's end
+
+
+def test_the_point_line_shows_small_workload_figures_and_leaves_out_missing_ones():
+    """A blocks point's mean visit latency of 0.07 ms reads 0.07 on the live line, not 0;
+    a workload figure not measured (None) is left out, never 0 (nor a crash)."""
+    from dbstor.results.model import Point
+    from dbstor.runs.database.summary import point_line
+
+    point = Point(load=Load("users", 8), duration_s=8.0, tps=12_309.0)
+    point.workload_metrics = {"rows_read_per_s": 36_974.2, "visit_latency_ms_mean": 0.0712}
+    line = point_line("[1] users 8", point)
+    assert "36,974 ROWS_READ_PER_S" in line and "0.0712 VISIT_LATENCY_MS_MEAN" in line
+    point.workload_metrics = {"visit_latency_ms_mean": None, "rows_read_per_s": 0.0}
+    line = point_line("[1] users 8", point)
+    assert "VISIT_LATENCY" not in line and "0 ROWS_READ_PER_S" in line

@@ -194,7 +194,11 @@ def point_line(title: str, point: Point) -> str:
     parts = [
         f"  {title:<20}",
         f"{point.tps:>8,.0f} TPS",
-        *(f"{v:,.0f} {k.upper()}" for k, v in (point.workload_metrics or {}).items() if k != "tpm"),
+        *(
+            f"{_figure(v)} {k.upper()}"
+            for k, v in (point.workload_metrics or {}).items()
+            if k != "tpm" and isinstance(v, int | float)  # not measured: left out, never 0
+        ),
         f"p99 {txn.p99:.1f} ms" if txn and txn.p99 is not None else "",
         f"{point.iops:,.0f} dev IOPS" if point.read_iops is not None else "",
         f"rd {read.mean:.2f} ms" if read and read.mean is not None else "",
@@ -205,3 +209,11 @@ def point_line(title: str, point: Point) -> str:
         "SATURATED" if point.saturated else "",
     ]
     return "  ".join(p for p in parts if p)
+
+
+def _figure(value: float) -> str:
+    """A workload's figure on the live line: whole numbers from 100 up, else three
+    significant digits (a 0.07 ms mean visit latency is 0.07, not 0)."""
+    if value == 0 or abs(value) >= 100:
+        return f"{value:,.0f}"
+    return f"{value:.3g}"
