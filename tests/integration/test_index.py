@@ -5,7 +5,9 @@ system facts named in a comparison."""
 
 from __future__ import annotations
 
+import html
 import json
+import re
 import shutil
 import socket
 import sqlite3
@@ -72,18 +74,58 @@ def test_index_lists_every_run_and_reads_only_what_changed(dbstor, results):
     assert "read 0 anew" in again.stderr, again.stderr
 
 
+def page_dom(url: str, profile: Path) -> str:
+    """The page as headless Chromium leaves it after its script ran."""
+    return subprocess.run(
+        ["chromium", "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+         f"--user-data-dir={profile}", "--dump-dom", url],
+        capture_output=True, text=True, timeout=120, check=False,
+    ).stdout  # fmt: skip
+
+
 def test_the_page_filters_and_compares_in_a_real_browser(dbstor, results, tmp_path):
     assert dbstor("index", results / "runs").returncode == 0
     first, second = (f.name for f in run_folders(results)[:2])
     url = f"file://{results / 'runs' / 'index.html'}#tags=fw%3D2&select={first},{second}&baseline={second}"
-    dom = subprocess.run(
-        ["chromium", "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-         f"--user-data-dir={tmp_path / 'profile'}", "--dump-dom", url],
-        capture_output=True, text=True, timeout=120, check=False,
-    ).stdout  # fmt: skip
+    dom = page_dom(url, tmp_path / "profile")
     assert "1 of 5 runs" in dom, "the tag filter left one run"
     assert '<section id="compare">' in dom, "two runs selected: the comparison panel shows"
     assert f"{second} (baseline)" in dom and ">100<" in dom
+
+
+def test_the_page_opens_the_comparison_index_wrote_with_the_chosen_baseline(
+    dbstor, results, tmp_path
+):
+    """No server: the page names the command for the runs ticked; that command writes the
+    comparison page (compare's own report, self-contained) and the page then opens it."""
+    runs = results / "runs"
+    first, second, third = (f.name for f in run_folders(results)[:3])
+    assert dbstor("index", runs).returncode == 0
+    url = f"file://{runs / 'index.html'}#select={first},{second},{third}&baseline={third}"
+    dom = page_dom(url, tmp_path / "p1")
+    shown = re.search(r"<code>dbstor index (.+?)</code>", dom)
+    assert shown and "not written yet" in dom, dom[-2000:]
+    words = html.unescape(shown.group(1)).split(" ")
+    assert words[1] == "--compare" and words[2].split(",")[0] == third, words
+    assert sorted(words[2].split(",")[1:]) == sorted([first, second])
+    proc = dbstor("index", *words)
+    assert proc.returncode == 0, proc.stderr
+    dom = page_dom(url, tmp_path / "p2")
+    link = re.search(r'<a id="open-comparison" href="([^"]+)"', dom)
+    assert link, "the comparison written: the page links it"
+    report = runs / html.unescape(link.group(1))
+    assert report.is_file() and report.parent.parent == runs / "compare"
+    page = page_dom(f"file://{report}", tmp_path / "p3")
+    assert "comparison" in page.lower() and all(n in page for n in (first, second, third))
+    assert not re.search(r'(src|href)="(https?:)?//', page), "the report needs no network"
+    index = json.loads((runs / "index.json").read_text())
+    [written] = [c for c in index["comparisons"] if c["baseline"] == third]
+    assert sorted(written["runs"]) == sorted([first, second, third])
+    assert f"against {third}" in page, "the page is titled by the baseline chosen"
+    again = dbstor("index", runs)
+    assert "read 0 anew" in again.stderr and report.is_file(), "kept while its runs are unchanged"
+    bad = dbstor("index", runs, "--compare", f"{first},nothing-here")
+    assert bad.returncode == 2 and "nothing-here" in bad.stderr and "Traceback" not in bad.stderr
 
 
 def free_port() -> int:

@@ -9,6 +9,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+from dbstor.catalog.comparisons import refresh
 from dbstor.catalog.entries import folders, run_entry, stamp, study_entry
 from dbstor.catalog.steps import find_steps
 
@@ -18,13 +19,18 @@ INDEX_SCHEMA = 1
 TREND_FIGURES = ("knee", "peak", "latency_at_load")
 
 
-def previous_entries(root: Path) -> dict[str, dict[str, Any]]:
-    """The rows of the index already there, by folder (nothing when it cannot be read)."""
+def previous_index(root: Path) -> dict[str, Any]:
+    """The index already there (empty when it cannot be read)."""
     try:
         data = json.loads((root / INDEX_JSON).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return {}
-    rows = data.get("entries") if isinstance(data, dict) else None
+    return data if isinstance(data, dict) else {}
+
+
+def previous_entries(root: Path) -> dict[str, dict[str, Any]]:
+    """The rows of the index already there, by folder (nothing when it cannot be read)."""
+    rows = previous_index(root).get("entries")
     if not isinstance(rows, list):
         return {}
     return {
@@ -34,10 +40,11 @@ def previous_entries(root: Path) -> dict[str, dict[str, Any]]:
 
 def scan(
     root: Path, say: Callable[[str], None] = lambda _: None
-) -> tuple[list[dict[str, Any]], int]:
-    """Every row under root, and how many folders were read anew (the rest unchanged)."""
+) -> tuple[list[dict[str, Any]], set[str]]:
+    """Every row under root, and the folders read anew (the rest unchanged)."""
     before = previous_entries(root)
-    rows, read = [], 0
+    rows: list[dict[str, Any]] = []
+    fresh: set[str] = set()
     for folder, kind in folders(root):
         rel = folder.relative_to(root).as_posix()
         name = "results.json" if kind == "run" else "study.json"
@@ -50,10 +57,10 @@ def scan(
             rows.append(old)
             continue
         rows.append(run_entry(folder, root) if kind == "run" else study_entry(folder, root))
-        read += 1
-        if read % 100 == 0:
-            say(f"read {read} folders")
-    return rows, read
+        fresh.add(rel)
+        if len(fresh) % 100 == 0:
+            say(f"read {len(fresh)} folders")
+    return rows, fresh
 
 
 def trends(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -75,19 +82,50 @@ def trends(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
             steps = find_steps(values, [r.get("spread_pct") for r in series]) if values else []
             figures[figure] = {
                 "runs": [r["folder"] for r in series],
+                "dates": [str(r.get("created_at") or "")[:10] for r in series],
                 "values": values,
-                "steps": [asdict(s) | {"run": series[s.index]["folder"]} for s in steps],
+                "steps": [
+                    asdict(s)
+                    | {
+                        "run": series[s.index]["folder"],
+                        "before_run": series[s.index - 1]["folder"],
+                    }
+                    for s in steps
+                ],
             }
         out.append({"key": key, "unit": runs[0].get("unit"), "figures": figures})
     return out
 
 
-def build_index(root: Path, say: Callable[[str], None] = lambda _: None) -> dict[str, Any]:
-    rows, read = scan(root, say)
+def build_index(
+    root: Path, say: Callable[[str], None] = lambda _: None, compare: list[list[str]] = ()
+) -> dict[str, Any]:
+    """The index of root; compare: selections (the first run the baseline) whose
+    comparison pages are written beside it."""
+    before = previous_index(root).get("comparisons")
+    rows, fresh = scan(root, say)
     rows.sort(key=lambda r: (str(r.get("created_at") or ""), r["folder"]), reverse=True)
+    before = before if isinstance(before, list) else []
+    found = trends(rows)
+    known = {tuple(c.get("runs") or ()) for c in before if isinstance(c, dict)}
+    for pair in step_pairs(found):  # each step's comparison: the run before it as baseline
+        if tuple(pair) not in known:
+            before.append({"runs": pair})
+            known.add(tuple(pair))
     return {
         "schema": INDEX_SCHEMA,
         "entries": rows,
-        "trends": trends(rows),
-        "read": read,
+        "trends": found,
+        "comparisons": refresh(root, before, list(compare), rows, fresh),
+        "read": len(fresh),
     }
+
+
+def step_pairs(found: list[dict[str, Any]]) -> list[list[str]]:
+    """[run before the step, run after it] for every step of every trend."""
+    return [
+        [s["before_run"], s["run"]]
+        for trend in found
+        for figure in trend["figures"].values()
+        for s in figure["steps"]
+    ]

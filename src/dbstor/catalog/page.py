@@ -71,19 +71,38 @@ def _compare_panel() -> str:
     )
 
 
+def _link(href: str | None, text: str) -> str:
+    return f'<a href="{escape(href)}">{escape(text)}</a>' if href else escape(text)
+
+
+def _step_line(
+    name: str, step: dict[str, Any], reports: dict[str, Any], pages: dict[tuple[str, ...], str]
+) -> str:
+    """One step in words, its runs linked to their reports and to their comparison."""
+    before, after = step.get("before_run"), step["run"]
+    said = (
+        f"{escape(name)}: {step['change_pct']:+.1f}% at {_link(reports.get(after), after)} "
+        f"(threshold {step['threshold_pct']:.1f}%)"
+    )
+    if before:
+        said += f"; the run before: {_link(reports.get(before), before)}"
+        page = pages.get((before, after))
+        if page:
+            said += f"; {_link(page, 'the comparison of the two')}"
+    return said
+
+
 def _trends(index: dict[str, Any]) -> str:
     reports = {e["folder"]: e.get("report") for e in index["entries"] if e.get("kind") == "run"}
+    pages = {tuple(c["runs"]): c["report"] for c in index.get("comparisons") or []}
     blocks = []
     for trend in index["trends"]:
         charts = "".join(
             trend_svg(name, figure, reports, trend.get("unit") or "")
             for name, figure in trend["figures"].items()
         )
-        steps = [
-            f"{name}: {s['change_pct']:+.1f}% at {escape(s['run'])} (threshold {s['threshold_pct']:.1f}%)"
-            for name, figure in trend["figures"].items()
-            for s in figure["steps"]
-        ]
+        steps = [_step_line(name, s, reports, pages) for name, figure in trend["figures"].items()
+                 for s in figure["steps"]]  # fmt: skip
         said = (
             "<ul>" + "".join(f"<li>{s}</li>" for s in steps) + "</ul>"
             if steps
@@ -99,6 +118,24 @@ def _trends(index: dict[str, Any]) -> str:
         "workload or profile and scale, load series, engine), oldest to newest. A step is a "
         "change larger than the runs' own spread (repeats) and than the scatter of their "
         "neighbours.</p>" + "".join(blocks) + "</section>"
+    )
+
+
+def _comparisons(index: dict[str, Any]) -> str:
+    written = index.get("comparisons") or []
+    if not written:
+        return ""
+    items = "".join(
+        f'<li><a href="{escape(c["report"])}">{escape(", ".join(c["runs"][1:]))} against '
+        f"{escape(c['baseline'])}</a>"
+        + ("" if c.get("comparable", True) else " (not comparable: see the report)")
+        + "</li>"
+        for c in written
+    )
+    return (
+        '<section id="comparisons"><h2>Comparisons</h2><p>Written by <code>dbstor index '
+        "--compare</code>; written again when one of their runs changes.</p>"
+        f"<ul>{items}</ul></section>"
     )
 
 
@@ -125,7 +162,11 @@ def _others(index: dict[str, Any]) -> str:
 def index_page(index: dict[str, Any], root: str) -> str:
     runs = sum(e.get("kind") == "run" for e in index["entries"])
     generated = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
-    data = {"root": root, "entries": index["entries"]}
+    data = {
+        "root": root,
+        "entries": index["entries"],
+        "comparisons": index.get("comparisons") or [],
+    }
     return (
         '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
         f"<title>dbstor index: {escape(root)}</title>"
@@ -135,7 +176,7 @@ def index_page(index: dict[str, Any], root: str) -> str:
         f'<section id="runs"><h2>Runs</h2><p>Type in a filter to narrow the list (tags as '
         "KEY=VALUE); tick two or more runs to set them side by side.</p>"
         f"{_runs_table()}{_compare_panel()}</section>"
-        f"{_trends(index)}{_others(index)}"
+        f"{_comparisons(index)}{_trends(index)}{_others(index)}"
         f'<script type="application/json" id="index-data">{_json_script(data)}</script>'
         f"<script>{SCRIPT}</script></main></body></html>"
     )

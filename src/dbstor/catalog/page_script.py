@@ -1,7 +1,7 @@
 """The index page's own script (inline, no network): filters by column, pages of rows,
 runs selected and set side by side against a chosen baseline (= 100); through `dbstor
-serve` the full comparison report opens, otherwise the page shows the command that writes
-it. The address's fragment can carry filters and a selection (#target=FC&select=A,B)."""
+serve` or when `dbstor index --compare` wrote it, the full comparison report opens;
+otherwise the page shows the command that writes it. The address's fragment can carry filters and a selection (#target=FC&select=A,B)."""
 
 SCRIPT = r"""
 (function () {
@@ -63,11 +63,16 @@ SCRIPT = r"""
     const others = chosen.filter(r => r.folder !== base).map(r => r.folder);
     const args = [base, ...others];
     const link = document.getElementById('compare-link');
-    if (location.protocol.startsWith('http')) {
-      link.innerHTML = '<a href="compare?runs=' + args.map(encodeURIComponent).join(',') + '&baseline=' + encodeURIComponent(base) + '">open the comparison report</a>';
+    const written = (DATA.comparisons || []).find(c => c.baseline === base &&
+      c.runs.length === args.length && c.runs.every(n => selected.has(n)));
+    if (written) {
+      link.innerHTML = '<a id="open-comparison" href="' + esc(written.report) + '">open the comparison report</a> (written by dbstor index)';
+    } else if (location.protocol.startsWith('http')) {
+      link.innerHTML = '<a id="open-comparison" href="compare?runs=' + args.map(encodeURIComponent).join(',') + '&baseline=' + encodeURIComponent(base) + '">open the comparison report</a>';
     } else {
-      link.innerHTML = 'The comparison report: <code>dbstor compare ' + args.map(a => esc(DATA.root + '/' + a)).join(' ') +
-        ' --baseline ' + esc(DATA.root + '/' + base) + ' --report compare</code> (or <code>dbstor serve ' + esc(DATA.root) + '</code> and open it here).';
+      link.innerHTML = 'The comparison report of these runs is not written yet: <code>dbstor index ' + esc(DATA.root) +
+        ' --compare ' + args.map(esc).join(',') + '</code> writes it and links it here (or <code>dbstor serve ' +
+        esc(DATA.root) + '</code> opens any selection).';
     }
   }
   // index.html#target=FC&tags=fw=9&select=A,B&baseline=A: a filtered view and a selection to share

@@ -56,9 +56,12 @@ def trend_svg(figure: str, trend: dict[str, Any], reports: dict[str, str | None]
         )
         href = reports.get(folder)
         parts.append(f'<a href="{escape(href)}">{dot}</a>' if href else dot)
+    dates = trend.get("dates") or []
+    first, last = (dates[0], dates[-1]) if len(dates) == n else ("", "")
     parts.append(
-        f'<text x="{LEFT}" y="{H - 8}" font-size="11" fill="{INK}">oldest</text>'
-        f'<text x="{W - RIGHT}" y="{H - 8}" font-size="11" text-anchor="end" fill="{INK}">newest</text>'
+        f'<text x="{LEFT}" y="{H - 8}" font-size="11" fill="{INK}">oldest {escape(first)}</text>'
+        f'<text x="{W - RIGHT}" y="{H - 8}" font-size="11" text-anchor="end" fill="{INK}">'
+        f"newest {escape(last)} ({n} runs)</text>"
     )
     title = TITLES.get(figure, figure) + ("" if figure == "latency_at_load" else f" ({unit})")
     return (
