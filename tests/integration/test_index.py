@@ -283,3 +283,40 @@ def test_export_hdr_writes_each_database_points_histogram(dbstor, tmp_path):
     assert reader.get_next_interval_histogram() is None
     again = dbstor("export", tmp_path / "db", "--hdr", tmp_path / "hdr")
     assert again.returncode == 2 and "exists" in again.stderr
+
+
+def doc_queries() -> list[str]:
+    """The example queries of docs/index.md, as a user would paste them."""
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "index.md").read_text()
+    block = re.search(r"```sql\n(.*?)```", doc, re.S)
+    assert block, "docs/index.md has its SQL examples"
+    return [q.strip() for q in block.group(1).split(";") if q.strip()]
+
+
+def test_the_docs_queries_run_on_an_export_with_the_system_facts(dbstor, tmp_path):
+    """Two real fio runs tagged as the docs' queries expect (FC and ISCSI, a firmware):
+    each query of docs/index.md runs on the DuckDB export and answers; the runs table
+    carries the target device's scheduler and mount options as read from /sys and /proc."""
+    for label in ("FC", "ISCSI"):
+        (tmp_path / label).mkdir()
+        proc = dbstor("io", "--target", f"{label}={tmp_path / label}", *QUICK, "--out", "runs",
+                      "--tag", "firmware=9.14")  # fmt: skip
+        assert proc.returncode == 0, proc.stderr
+        time.sleep(1.1)
+    assert dbstor("export", tmp_path / "runs", "--duckdb", tmp_path / "r.duckdb").returncode == 0
+    db = duckdb.connect(str(tmp_path / "r.duckdb"))
+    first, second, third = doc_queries()
+    rows = db.sql(first).fetchall()
+    assert len(rows) == 2 and all(r[0] == "9.14" and r[1] for r in rows), rows
+    by_depth = db.sql(second).fetchall()
+    assert [r[0] for r in by_depth] == [1, 4] and all(r[1] > 0 and r[2] > 0 for r in by_depth)
+    db.sql(third).fetchall()  # the query runs (seconds over 5 ms may or may not exist)
+    assert db.sql("select count(dev_read_await_ms) from samples").fetchall()[0][0] > 0
+    device = dbstor.results(next((tmp_path / "runs").glob("*FC*")))["target"]
+    [(scheduler, options, fs)] = db.sql(
+        "select target_device_scheduler, target_mount_options, target_mount_fs from runs "
+        "where target = 'FC'"
+    ).fetchall()
+    [facts] = device["system"]["devices"].values()
+    assert scheduler == facts["scheduler"] and options == device["mount"]["options"]
+    assert fs == device["mount"]["fs"] and fs

@@ -15,6 +15,7 @@ from typing import Any
 from dbstor.catalog.entries import folders, run_entry
 from dbstor.dialects import registry
 from dbstor.errors import UserError
+from dbstor.results.model import Run
 from dbstor.results.store import read_run_folder, read_samples
 
 SKIPPED_POINT_FIELDS = ("queries", "hosts", "error_messages", "layers")
@@ -37,6 +38,34 @@ def flatten(data: dict[str, Any], prefix: str = "") -> dict[str, Any]:
     return out
 
 
+ENGINE_SKIPPED = ("name", "title", "dsn", "pid", "files")
+
+
+def system_facts(run: Run) -> dict[str, Any]:
+    """The target's device facts (scheduler, nr_requests, ...: one value per device, as
+    "vda=mq-deadline; sdb=none" when there are several), its file system and mount options,
+    and the engine's version and I/O settings, as columns of the runs table."""
+    system = run.target.get("system") if isinstance(run.target.get("system"), dict) else {}
+    devices = system.get("devices") if isinstance(system.get("devices"), dict) else {}
+    fields: dict[str, dict[str, Any]] = {}
+    for name, facts in devices.items():
+        for key, value in (facts if isinstance(facts, dict) else {}).items():
+            if not isinstance(value, dict | list):
+                fields.setdefault(key, {})[name] = value
+    out: dict[str, Any] = {
+        key: next(iter(per.values())) if len(per) == 1 else
+        "; ".join(f"{name}={value}" for name, value in per.items())
+        for key, per in fields.items()
+    }  # fmt: skip
+    mount = run.target.get("mount") if isinstance(run.target.get("mount"), dict) else {}
+    engine = {
+        k: v
+        for k, v in run.engine.items()
+        if k not in ENGINE_SKIPPED and not isinstance(v, dict | list)
+    }
+    return {"target_device": out, "target_mount": mount, "engine_facts": engine}
+
+
 def tables(root: Path) -> Iterator[tuple[str, dict[str, Any]]]:
     """("runs" | "points" | "samples", row) for every readable run under root."""
     for folder, kind in folders(root):
@@ -51,6 +80,7 @@ def tables(root: Path) -> Iterator[tuple[str, dict[str, Any]]]:
             flatten(
                 {k: v for k, v in row.items() if k not in ("stamp", "kind")}
                 | {"host_facts": run.host, "target_facts": run.target.get("facts") or {}}
+                | system_facts(run)
             ),
         )
         for index, point in enumerate(run.to_dict()["points"], start=1):
