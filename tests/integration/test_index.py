@@ -164,6 +164,16 @@ def test_serve_gives_the_index_reports_and_comparisons_on_loopback_only(dbstor, 
     (results / "runs" / "escape").unlink()
 
 
+def test_serve_warns_before_listening_beyond_loopback(dbstor, results):
+    """Another address is taken only with a warning; 192.0.2.1 (TEST-NET, on no interface
+    here) cannot be bound, so nothing listens beyond loopback and the refusal is one line."""
+    proc = dbstor("serve", results / "runs", "--address", "192.0.2.1", "--port", str(free_port()))
+    assert proc.returncode == 2, proc.stderr
+    warning, refusal = proc.stderr.strip().splitlines()[-2:]
+    assert "warning: listening on 192.0.2.1" in warning and "no password" in warning
+    assert "cannot listen on 192.0.2.1" in refusal and "--address" in refusal
+
+
 def halved(folder: Path, into: Path) -> Path:
     """A copy of a real run whose throughput is half (a storage that got slower)."""
     shutil.copytree(folder, into)
@@ -206,6 +216,8 @@ def test_check_passes_itself_fails_a_halved_run_and_refuses_other_targets(
     assert verdict["metrics"][0]["change_pct"] == pytest.approx(-50, abs=0.5)
     suite = ElementTree.parse(tmp_path / "j.xml").getroot()
     assert suite.get("failures") == "1" and suite.find("testcase/failure") is not None
+    text = dbstor("check", slow, "--baseline", lun[0])
+    assert text.returncode == 1 and "FAILED: " in text.stdout and "peak (regression)" in text.stdout
     other = next(f for f in runs if f not in lun)
     refused = dbstor("check", other, "--baseline", lun[0])
     assert refused.returncode == 2 and "not comparable" in refused.stderr
@@ -366,3 +378,30 @@ def test_compare_and_check_name_a_different_scheduler_and_mount_options(
     gate = dbstor("check", loop_run, "--baseline", vda_run)
     assert gate.returncode in (0, 1), gate.stderr
     assert "mount options" in gate.stdout + gate.stderr, "the gate names what differs"
+
+
+def test_a_step_is_marked_its_runs_linked_and_compared(dbstor, results, tmp_path):
+    """Three copies of a real run, then three at half its throughput (a slower firmware):
+    the index finds one step at the fourth run, links the run before and after it, and
+    writes their comparison page through compare's code."""
+    source = run_folders(results)[0]
+    root = tmp_path / "series"
+    for n in range(6):
+        folder = root / f"run-{n}"
+        halved(source, folder) if n >= 3 else shutil.copytree(source, folder)
+        data = json.loads((folder / "results.json").read_text())
+        data["run_id"], data["created_at"] = folder.name, f"2026-01-0{n + 1}T00:00:00+00:00"
+        (folder / "results.json").write_text(json.dumps(data))
+    proc = dbstor("index", root)
+    assert proc.returncode == 0, proc.stderr
+    index = json.loads((root / "index.json").read_text())
+    [trend] = index["trends"]
+    [step] = trend["figures"]["peak"]["steps"]
+    assert (step["before_run"], step["run"]) == ("run-2", "run-3")
+    assert step["change_pct"] == pytest.approx(-50, abs=0.5)
+    [written] = [c for c in index["comparisons"] if c["runs"] == ["run-2", "run-3"]]
+    report = root / written["report"]
+    assert "run-3" in report.read_text() and "against run-2" in report.read_text()
+    page = (root / "index.html").read_text()
+    assert f'href="{written["report"]}">the comparison of the two</a>' in page
+    assert "step -50.0%" in page, "the chart marks the step"

@@ -11,7 +11,7 @@ from typing import Any
 
 from dbstor.catalog.comparisons import refresh
 from dbstor.catalog.entries import folders, run_entry, stamp, study_entry
-from dbstor.catalog.steps import find_steps
+from dbstor.catalog.steps import find_steps, judgeable
 
 INDEX_JSON = "index.json"
 INDEX_HTML = "index.html"
@@ -28,9 +28,9 @@ def previous_index(root: Path) -> dict[str, Any]:
     return data if isinstance(data, dict) else {}
 
 
-def previous_entries(root: Path) -> dict[str, dict[str, Any]]:
+def previous_entries(previous: dict[str, Any]) -> dict[str, dict[str, Any]]:
     """The rows of the index already there, by folder (nothing when it cannot be read)."""
-    rows = previous_index(root).get("entries")
+    rows = previous.get("entries")
     if not isinstance(rows, list):
         return {}
     return {
@@ -39,10 +39,11 @@ def previous_entries(root: Path) -> dict[str, dict[str, Any]]:
 
 
 def scan(
-    root: Path, say: Callable[[str], None] = lambda _: None
+    root: Path, say: Callable[[str], None] = lambda _: None, previous: dict[str, Any] | None = None
 ) -> tuple[list[dict[str, Any]], set[str]]:
-    """Every row under root, and the folders read anew (the rest unchanged)."""
-    before = previous_entries(root)
+    """Every row under root, and the folders read anew (the rest unchanged since the
+    previous index)."""
+    before = previous_entries(previous_index(root) if previous is None else previous)
     rows: list[dict[str, Any]] = []
     fresh: set[str] = set()
     for folder, kind in folders(root):
@@ -79,8 +80,10 @@ def trends(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
         for figure in TREND_FIGURES:
             series = [r for r in runs if r.get(figure) is not None]
             values = [float(r[figure]) for r in series]
-            steps = find_steps(values, [r.get("spread_pct") for r in series]) if values else []
+            spreads = [r.get("spread_pct") for r in series]
+            steps = find_steps(values, spreads) if values else []
             figures[figure] = {
+                "judgeable": judgeable(values, spreads),
                 "runs": [r["folder"] for r in series],
                 "dates": [str(r.get("created_at") or "")[:10] for r in series],
                 "values": values,
@@ -93,7 +96,17 @@ def trends(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
                     for s in steps
                 ],
             }
-        out.append({"key": key, "unit": runs[0].get("unit"), "figures": figures})
+        first = runs[0]
+        out.append(
+            {
+                "key": key,
+                "unit": first.get("unit"),
+                "load_kind": first.get("load_kind"),
+                "latency_metric": first.get("latency_metric"),
+                "latency_load": first.get("latency_load"),
+                "figures": figures,
+            }
+        )
     return out
 
 
@@ -102,8 +115,9 @@ def build_index(
 ) -> dict[str, Any]:
     """The index of root; compare: selections (the first run the baseline) whose
     comparison pages are written beside it."""
-    before = previous_index(root).get("comparisons")
-    rows, fresh = scan(root, say)
+    previous = previous_index(root)
+    before = previous.get("comparisons")
+    rows, fresh = scan(root, say, previous)
     rows.sort(key=lambda r: (str(r.get("created_at") or ""), r["folder"]), reverse=True)
     before = before if isinstance(before, list) else []
     found = trends(rows)

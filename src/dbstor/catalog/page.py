@@ -81,7 +81,7 @@ def _step_line(
     """One step in words, its runs linked to their reports and to their comparison."""
     before, after = step.get("before_run"), step["run"]
     said = (
-        f"{escape(name)}: {step['change_pct']:+.1f}% at {_link(reports.get(after), after)} "
+        f"{escape(SHORT_NAMES.get(name, name))}: {step['change_pct']:+.1f}% at {_link(reports.get(after), after)} "
         f"(threshold {step['threshold_pct']:.1f}%)"
     )
     if before:
@@ -92,24 +92,43 @@ def _step_line(
     return said
 
 
+SHORT_NAMES = {"knee": "the knee", "peak": "the peak", "latency_at_load": "the p99 at load"}
+
+
+def _at_load(trend: dict[str, Any]) -> str:
+    """Where the latency trend is read: "read p99 at iodepth 4" (empty when unknown)."""
+    metric, load = trend.get("latency_metric"), trend.get("latency_load")
+    if not metric or load is None:
+        return ""
+    what = str(metric).replace("_lat_p99_ms", " p99").replace("_", " ")
+    return f"{what} at {trend.get('load_kind') or 'load'} {load:g}"
+
+
 def _trends(index: dict[str, Any]) -> str:
     reports = {e["folder"]: e.get("report") for e in index["entries"] if e.get("kind") == "run"}
     pages = {tuple(c["runs"]): c["report"] for c in index.get("comparisons") or []}
     blocks = []
     for trend in index["trends"]:
         charts = "".join(
-            trend_svg(name, figure, reports, trend.get("unit") or "")
+            trend_svg(name, figure, reports, trend.get("unit") or "", _at_load(trend))
             for name, figure in trend["figures"].items()
         )
         steps = [_step_line(name, s, reports, pages) for name, figure in trend["figures"].items()
                  for s in figure["steps"]]  # fmt: skip
-        said = (
-            "<ul>" + "".join(f"<li>{s}</li>" for s in steps) + "</ul>"
-            if steps
-            else (
-                "<p>No step: every change stays within the runs' spread and their neighbours' noise.</p>"
+        said = "<ul>" + "".join(f"<li>{s}</li>" for s in steps) + "</ul>" if steps else ""
+        unjudged = [
+            SHORT_NAMES.get(n, n)
+            for n, f in trend["figures"].items()
+            if f["values"] and not f.get("judgeable", True)
+        ]
+        if unjudged:
+            said += (
+                f"<p>Too few runs to tell a step from noise in {escape(', '.join(unjudged))}: "
+                "a step needs two runs on each side of it, or runs measured with repeats "
+                "(--repeats 3) whose own spread is known.</p>"
             )
-        )
+        elif not steps:
+            said = "<p>No step: every change stays within the runs' spread and their neighbours' noise.</p>"
         blocks.append(f"<h3>{escape(trend['key'])}</h3>{said}{charts}")
     if not blocks:
         return ""

@@ -50,7 +50,7 @@ SCRIPT = r"""
     const panel = document.getElementById('compare');
     panel.hidden = chosen.length < 2;
     if (chosen.length < 2) return;
-    base = base && selected.has(base) ? base : (selected.has(baseSelect.value) ? baseSelect.value : chosen[0].folder);
+    base = base && selected.has(base) ? base : (selected.has(baseSelect.value) ? baseSelect.value : chosen[chosen.length - 1].folder);  // default: the oldest
     baseSelect.innerHTML = chosen.map(r => '<option value="' + esc(r.folder) + '"' + (r.folder === base ? ' selected' : '') + '>' + esc(r.folder) + '</option>').join('');
     const b = chosen.find(r => r.folder === base);
     const norm = (v, bv) => (v === null || bv === null || v === undefined || bv === undefined || !bv) ? '\u2013' : Math.round(v / bv * 100);

@@ -16,7 +16,10 @@ TITLES = {
 }
 
 
-def trend_svg(figure: str, trend: dict[str, Any], reports: dict[str, str | None], unit: str) -> str:
+def trend_svg(
+    figure: str, trend: dict[str, Any], reports: dict[str, str | None], unit: str, at: str = ""
+) -> str:
+    """The chart of one figure; `at` names the latency and load it is read at."""
     values = trend["values"]
     if not values:
         return ""
@@ -63,7 +66,10 @@ def trend_svg(figure: str, trend: dict[str, Any], reports: dict[str, str | None]
         f'<text x="{W - RIGHT}" y="{H - 8}" font-size="11" text-anchor="end" fill="{INK}">'
         f"newest {escape(last)} ({n} runs)</text>"
     )
-    title = TITLES.get(figure, figure) + ("" if figure == "latency_at_load" else f" ({unit})")
+    if figure == "latency_at_load" and at:
+        title = f"{at} (ms)"
+    else:
+        title = TITLES.get(figure, figure) + ("" if figure == "latency_at_load" else f" ({unit})")
     return (
         f'<figure class="trend"><figcaption>{escape(title)}</figcaption>'
         f'<svg viewBox="0 0 {W} {H}" width="{W}" height="{H}" role="img" '

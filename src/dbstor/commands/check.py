@@ -136,5 +136,8 @@ def run(args: argparse.Namespace) -> int:
             print(f"  {v.metric:<16} {v.status:<12} {v.why}")
         for w in warnings:
             print(f"  note: {w}")
-        print("FAILED: a metric regressed" if failed(verdicts) else "passed")
+        bad = [
+            f"{v.metric} ({v.status})" for v in verdicts if v.status in ("regression", "missing")
+        ]
+        print(f"FAILED: {', '.join(bad)}" if bad else "passed")
     return 1 if failed(verdicts) else 0
