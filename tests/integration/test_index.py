@@ -389,3 +389,32 @@ def test_a_step_is_marked_its_runs_linked_and_compared(dbstor, results, tmp_path
     page = (root / "index.html").read_text()
     assert f'href="{written["report"]}">the comparison of the two</a>' in page
     assert "step -50.0%" in page, "the chart marks the step"
+
+
+def test_a_study_files_tags_and_the_flags_reach_results_reports_index_and_export(dbstor, tmp_path):
+    (tmp_path / "lun").mkdir()
+    study = tmp_path / "study.toml"
+    study.write_text(
+        '[study]\nname = "tagged"\nprofiles = ["io-oltp"]\nduration = "1s"\nwarmup = "0s"\n'
+        'size = "16MiB"\ntags = { firmware = "9.14", array = "a400-1" }\n'
+        '[load]\nkind = "iodepth"\nvalues = [1, 4]\n'
+        f'[[targets]]\nlabel = "FC"\npath = "{tmp_path / "lun"}"\n'
+    )
+    proc = dbstor("run", study, "--out", "out", "--tag", "firmware=9.15", "--tag", "build=7",
+                  "--quiet")  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    [results_file] = (tmp_path / "out").rglob("results.json")
+    data = json.loads(results_file.read_text())
+    wanted = {"firmware": "9.15", "array": "a400-1", "build": "7"}  # the flag wins its key
+    assert data["tags"] == wanted
+    report = (results_file.parent / "report.html").read_text()
+    assert "firmware=9.15" in report and "array=a400-1" in report
+    assert dbstor("index", tmp_path / "out").returncode == 0
+    [row] = [r for r in json.loads((tmp_path / "out" / "index.json").read_text())["entries"]
+             if r["kind"] == "run"]  # fmt: skip
+    assert row["tags"] == wanted
+    assert dbstor("export", tmp_path / "out", "--sqlite", tmp_path / "x.db").returncode == 0
+    lite = sqlite3.connect(tmp_path / "x.db")
+    assert lite.execute("select tags_firmware, tags_build from runs").fetchall() == [("9.15", "7")]
+    bad = dbstor("run", study, "--out", "out", "--tag", "9bad=x")
+    assert bad.returncode == 2 and "--tag" in bad.stderr and "Traceback" not in bad.stderr
