@@ -418,3 +418,79 @@ def test_a_study_files_tags_and_the_flags_reach_results_reports_index_and_export
     assert lite.execute("select tags_firmware, tags_build from runs").fetchall() == [("9.15", "7")]
     bad = dbstor("run", study, "--out", "out", "--tag", "9bad=x")
     assert bad.returncode == 2 and "--tag" in bad.stderr and "Traceback" not in bad.stderr
+
+
+def test_a_user_types_ticks_chooses_and_opens_the_comparison(dbstor, results, tmp_path):
+    """Real Chromium driven through DevTools as a user: typing in a filter narrows the rows,
+    ticking two runs shows them against a baseline chosen from the list, and the link opens
+    the comparison page dbstor index wrote: compare's report, with nothing fetched from the
+    network."""
+    from cdp import Browser
+
+    runs = results / "runs"
+    first, second = (f.name for f in run_folders(results)[:2])
+    assert dbstor("index", runs, "--compare", f"{second},{first}").returncode == 0
+    (tmp_path / "profile").mkdir()
+    with Browser(tmp_path / "profile") as browser:
+        page = browser.open(f"file://{runs / 'index.html'}")
+        info = "document.getElementById('page-info').textContent"
+        assert page.run(info).startswith("5 of 5 runs")
+        page.run(
+            "(() => { const i = document.querySelector('input[data-filter=tags]');"
+            " i.value = 'fw=3'; i.dispatchEvent(new Event('input')); })()"
+        )
+        assert page.run(info).startswith("1 of 5 runs")
+        assert page.run("document.getElementById('runs-body').innerText").count("fw=3") == 1
+        page.run(
+            "(() => { const i = document.querySelector('input[data-filter=tags]');"
+            " i.value = ''; i.dispatchEvent(new Event('input')); })()"
+        )
+        for name in (first, second):
+            page.run(f"document.querySelector('input[data-folder=\"{name}\"]').click()")
+        assert page.run("document.getElementById('compare').hidden") is False
+        page.run(
+            f"(() => {{ const s = document.getElementById('baseline'); s.value = '{second}';"
+            " s.dispatchEvent(new Event('change')); })()"
+        )
+        panel = page.run("document.getElementById('compare').innerText")
+        assert f"{second} (baseline)" in panel and f"{first} (baseline)" not in panel
+        page.run("document.getElementById('open-comparison').click()")
+        page.wait_for("location.pathname.endsWith('/report.html')")
+        page.wait_for("document.readyState === 'complete'")
+        assert f"against {second}" in page.run("document.title")
+        assert "/compare/" in page.run("location.pathname")
+        fetched = page.run(
+            "performance.getEntriesByType('resource').map(e => e.name)"
+            ".filter(n => !n.startsWith('file:') && !n.startsWith('data:'))"
+        )
+        assert fetched == [], "the comparison page fetches nothing"
+        page.run("history.back()")
+        page.wait_for("location.pathname.endsWith('/index.html')")
+        page.close()
+
+
+def test_many_runs_page_a_hundred_at_a_time_in_the_browser(dbstor, results, tmp_path):
+    from cdp import Browser
+
+    source = run_folders(results)[0]
+    root = tmp_path / "many"
+    for n in range(250):
+        folder = root / f"run-{n:03d}"
+        shutil.copytree(source, folder)
+        data = json.loads((folder / "results.json").read_text())
+        data["run_id"] = folder.name
+        data["created_at"] = f"2026-01-01T{n // 60:02d}:{n % 60:02d}:00+00:00"
+        (folder / "results.json").write_text(json.dumps(data))
+    assert dbstor("index", root).returncode == 0
+    (tmp_path / "profile").mkdir()
+    with Browser(tmp_path / "profile") as browser:
+        page = browser.open(f"file://{root / 'index.html'}")
+        rows = "document.querySelectorAll('#runs-body tr').length"
+        info = "document.getElementById('page-info').textContent"
+        assert page.run(rows) == 100 and page.run(info) == "250 of 250 runs, page 1 of 3"
+        assert "run-249" in page.run("document.getElementById('runs-body').innerText")
+        for _ in range(3):  # one click past the last page stays on it
+            page.run("document.getElementById('next').click()")
+        assert page.run(rows) == 50 and page.run(info) == "250 of 250 runs, page 3 of 3"
+        assert "run-000" in page.run("document.getElementById('runs-body').innerText")
+        page.close()
