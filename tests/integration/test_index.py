@@ -153,7 +153,7 @@ def test_serve_gives_the_index_reports_and_comparisons_on_loopback_only(dbstor, 
     compared = urllib.request.urlopen(
         f"{base}/compare?runs={first},{second}&baseline={first}", timeout=60
     )
-    assert "comparison" in compared.read().decode()
+    assert f"against {first}" in compared.read().decode()
     report = urllib.request.urlopen(f"{base}/{first}/report.html", timeout=10).read().decode()
     assert "<svg" in report
     (results / "runs" / "escape").symlink_to("/etc")

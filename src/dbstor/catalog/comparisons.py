@@ -58,8 +58,13 @@ def comparison_of(
 def page_of(root: Path, names: list[str], baseline: str | None) -> str:
     """The comparison report as HTML text (for `dbstor serve`), nothing kept on disk."""
     runs, comparison = comparison_of(root, names, baseline)
+    title = title_of(names, baseline or names[0])
     with tempfile.TemporaryDirectory(prefix="dbstor-serve-") as scratch:
-        return render(Path(scratch), runs, comparison, "comparison").read_text(encoding="utf-8")
+        return render(Path(scratch), runs, comparison, title).read_text(encoding="utf-8")
+
+
+def title_of(names: list[str], baseline: str) -> str:
+    return f"comparison of {len(names)} runs against {baseline}"
 
 
 def folder_name(names: list[str]) -> str:
@@ -77,7 +82,7 @@ def write_comparison(root: Path, names: list[str]) -> dict[str, Any]:
     folder = root / relative
     user_dir(root / COMPARE_DIR, "index --compare")
     user_dir(folder, "index --compare")
-    render(folder, runs, comparison, f"comparison of {len(names)} runs against {names[0]}")
+    render(folder, runs, comparison, title_of(names, names[0]))
     return {
         "runs": names,
         "baseline": names[0],

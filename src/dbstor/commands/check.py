@@ -132,8 +132,9 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.write("\n")
     else:
         print(f"{args.run} against {base_folder} ({current['key']})")
+        width = max(len(v.status) for v in verdicts)
         for v in verdicts:
-            print(f"  {v.metric:<16} {v.status:<12} {v.why}")
+            print(f"  {v.metric:<16} {v.status:<{width}}  {v.why}")
         for w in warnings:
             print(f"  note: {w}")
         bad = [
