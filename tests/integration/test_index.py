@@ -124,6 +124,14 @@ def test_the_page_opens_the_comparison_index_wrote_with_the_chosen_baseline(
     assert f"against {third}" in page, "the page is titled by the baseline chosen"
     again = dbstor("index", runs)
     assert "read 0 anew" in again.stderr and report.is_file(), "kept while its runs are unchanged"
+    (tmp_path / "elsewhere").mkdir()
+    shutil.move(runs / "compare", tmp_path / "moved")
+    (runs / "compare").symlink_to(tmp_path / "elsewhere")
+    linked = dbstor("index", runs, "--compare", f"{first},{second}")
+    assert linked.returncode == 2 and "is a link" in linked.stderr
+    assert list((tmp_path / "elsewhere").iterdir()) == [], "nothing written through the link"
+    (runs / "compare").unlink()
+    shutil.move(tmp_path / "moved", runs / "compare")
     bad = dbstor("index", runs, "--compare", f"{first},nothing-here")
     assert bad.returncode == 2 and "nothing-here" in bad.stderr and "Traceback" not in bad.stderr
 

@@ -80,6 +80,12 @@ def write_comparison(root: Path, names: list[str]) -> dict[str, Any]:
     runs, comparison = comparison_of(root, names, names[0] if names else None)
     relative = f"{COMPARE_DIR}/{folder_name(names)}"
     folder = root / relative
+    for path in (root / COMPARE_DIR, folder):
+        if path.is_symlink() or (path.exists() and not path.is_dir()):
+            raise UserError(
+                f"{path} is a link or not a folder, not one dbstor made: remove it, or move "
+                "it away, and run dbstor index again (nothing was written through it)"
+            )
     user_dir(root / COMPARE_DIR, "index --compare")
     user_dir(folder, "index --compare")
     render(folder, runs, comparison, title_of(names, names[0]))

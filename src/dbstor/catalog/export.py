@@ -17,6 +17,7 @@ from dbstor.dialects import registry
 from dbstor.errors import UserError
 from dbstor.results.model import Run
 from dbstor.results.store import read_run_folder, read_samples
+from dbstor.safefs import user_dir
 
 SKIPPED_POINT_FIELDS = ("queries", "hosts", "error_messages", "layers")
 
@@ -188,7 +189,7 @@ def to_hdr(root: Path, folder: Path) -> list[Path]:
         from hdrh.log import HistogramLogWriter
     except ImportError:
         raise UserError("--hdr needs the hdrhistogram package: pip install 'dbstor[hdr]'") from None
-    folder.mkdir(parents=True, exist_ok=True)
+    user_dir(folder, "--hdr")
     written = []
     for run_folder, kind in folders(root):
         kept = sorted((run_folder / "histograms").glob("point-*.json")) if kind == "run" else []
