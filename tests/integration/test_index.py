@@ -72,6 +72,18 @@ def test_index_lists_every_run_and_reads_only_what_changed(dbstor, results):
     assert "Folders that could not be read" in page and "<script src" not in page
     again = dbstor("index", results / "runs")
     assert "read 0 anew" in again.stderr, again.stderr
+    changed = results / "runs" / runs[0]["folder"] / "results.json"
+    data = json.loads(changed.read_text())
+    data["tags"]["note"] = "re-tagged"
+    changed.write_text(json.dumps(data))
+    third = dbstor("index", results / "runs")
+    assert "read 1 anew" in third.stderr, third.stderr
+    rows = {
+        r["folder"]: r for r in json.loads((results / "runs" / "index.json").read_text())["entries"]
+    }
+    assert rows[runs[0]["folder"]]["tags"]["note"] == "re-tagged"
+    del data["tags"]["note"]
+    changed.write_text(json.dumps(data))
 
 
 def page_dom(url: str, profile: Path) -> str:
