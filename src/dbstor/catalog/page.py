@@ -101,7 +101,8 @@ def _at_load(trend: dict[str, Any]) -> str:
     if not metric or load is None:
         return ""
     what = str(metric).replace("_lat_p99_ms", " p99").replace("_", " ")
-    return f"{what} at {trend.get('load_kind') or 'load'} {load:g}"
+    what = what.replace("txn ", "transaction ")
+    return f"{what} at {trend.get('load_kind') or 'load'} = {load:g}"
 
 
 def _trends(index: dict[str, Any]) -> str:
@@ -152,8 +153,9 @@ def _comparisons(index: dict[str, Any]) -> str:
         for c in written
     )
     return (
-        '<section id="comparisons"><h2>Comparisons</h2><p>Written by <code>dbstor index '
-        "--compare</code>; written again when one of their runs changes.</p>"
+        '<section id="comparisons"><h2>Comparisons</h2><p>Written by <code>dbstor index</code> '
+        "for each step (the run before it the baseline) and for each <code>--compare</code>; "
+        "written again when one of their runs changes.</p>"
         f"<ul>{items}</ul></section>"
     )
 
