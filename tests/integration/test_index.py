@@ -16,6 +16,7 @@ import tempfile
 import time
 import urllib.error
 import urllib.request
+from datetime import datetime
 from pathlib import Path
 from xml.etree import ElementTree
 
@@ -327,6 +328,12 @@ def test_export_hdr_writes_each_database_points_histogram(dbstor, tmp_path):
             got = interval.get_value_at_percentile(pct)
             assert got == pytest.approx(exact_us, rel=0.002, abs=1), (pct, got, exact_us)
     assert reader.get_next_interval_histogram() is None
+    text = log.read_text()
+    first = datetime.fromisoformat(points[0]["started_at"]).timestamp()
+    assert f"#[StartTime: {first:.3f} (seconds since epoch)" in text, "the run's own clock"
+    starts = [float(line.split(",")[0]) for line in text.splitlines() if line[:1].isdigit()]
+    second = datetime.fromisoformat(points[1]["started_at"]).timestamp() - first
+    assert starts == [0.0, pytest.approx(second, abs=0.001)], "each point where it ran"
     again = dbstor("export", tmp_path / "db", "--hdr", tmp_path / "hdr")
     assert again.returncode == 2 and "exists" in again.stderr
 

@@ -9,6 +9,7 @@ import json
 import math
 import tempfile
 from collections.abc import Iterable, Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -180,6 +181,22 @@ def to_parquet(data: dict[str, list[dict[str, Any]]], folder: Path) -> list[Path
     return written
 
 
+def point_spans(run_folder: Path, count: int) -> list[tuple[float, float, float]]:
+    """(start, end, base) of each point's interval in seconds: from the point's start and
+    wall time, relative to the first point's start (base, epoch seconds); where the run
+    does not say (an older run), one second per point from 0 with base 0."""
+    try:
+        points = read_run_folder(run_folder).points
+        starts = [datetime.fromisoformat(str(p.started_at)).timestamp() for p in points]
+        walls = [float(p.wall_s or p.duration_s) for p in points]
+    except (UserError, ValueError, TypeError):
+        return [(n, n + 1, 0.0) for n in range(count)]
+    if len(starts) != count:
+        return [(n, n + 1, 0.0) for n in range(count)]
+    base = starts[0]
+    return [(s - base, s - base + w, base) for s, w in zip(starts, walls, strict=True)]
+
+
 def to_hdr(root: Path, folder: Path) -> list[Path]:
     """Each database point's transaction latency histogram (kept exact in the run folder's
     histograms/) as an HdrHistogram log, one file per run (an interval per point, values in
@@ -198,16 +215,21 @@ def to_hdr(root: Path, folder: Path) -> list[Path]:
         target = folder / f"{run_folder.name}.hlog"
         if target.exists() or target.is_symlink():
             raise UserError(f"{target} exists: give an empty folder for --hdr")
+        spans = point_spans(run_folder, len(kept))
         with open(target, "x", encoding="utf-8") as handle:
             writer = HistogramLogWriter(handle)
             writer.output_comment(f"dbstor {run_folder.name}: transaction latency per point (us)")
+            if spans[0][2]:  # hdrh's output_start_time fails (datetime.iso_format): by hand
+                started = datetime.fromtimestamp(spans[0][2], UTC).isoformat(" ")
+                handle.write(f"#[StartTime: {spans[0][2]:.3f} (seconds since epoch), {started}]\n")
+                writer.output_base_time(spans[0][2] * 1000)
             writer.output_legend()
-            for n, path in enumerate(kept):
+            for path, (start, end, _) in zip(kept, spans, strict=True):
                 bins = json.loads(path.read_text(encoding="utf-8")).get("bins", {})
                 histogram = HdrHistogram(1, 3_600_000_000, 3)
                 for value_ns, count in bins.items():
                     histogram.record_value(max(1, round(int(value_ns) / 1000)), int(count))
-                writer.output_interval_histogram(histogram, n, n + 1)
+                writer.output_interval_histogram(histogram, start, end, max_value_unit_ratio=1000.0)
         written.append(target)
     if not written:
         raise UserError(f"{root}: no run under it kept latency histograms (database runs do)")
