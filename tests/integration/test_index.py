@@ -486,6 +486,21 @@ def test_a_user_types_ticks_chooses_and_opens_the_comparison(dbstor, results, tm
             "(() => { const i = document.querySelector('input[data-filter=tags]');"
             " i.value = ''; i.dispatchEvent(new Event('input')); })()"
         )
+        peaks = sorted(
+            r["peak"] for r in json.loads((runs / "index.json").read_text())["entries"]
+            if r["kind"] == "run"
+        )  # fmt: skip
+        bound = (peaks[1] + peaks[2]) / 2
+        for typed, count in ((f">{bound:.0f}", 3), (f"<= {bound:,.0f}", 2), ("<1", 0)):
+            page.run(
+                "(() => { const i = document.querySelector('input[data-filter=peak]');"
+                f" i.value = '{typed}'; i.dispatchEvent(new Event('input')); }})()"
+            )
+            assert page.run(info).startswith(f"{count} of 5 runs"), (typed, page.run(info))
+        page.run(
+            "(() => { const i = document.querySelector('input[data-filter=peak]');"
+            " i.value = ''; i.dispatchEvent(new Event('input')); })()"
+        )
         for name in (first, second):
             page.run(f"document.querySelector('input[data-folder=\"{name}\"]').click()")
         assert page.run("document.getElementById('compare').hidden") is False

@@ -42,6 +42,11 @@ def _json_script(data: dict[str, Any]) -> str:
 
 def _runs_table() -> str:
     head = "".join(f"<th>{escape(label)}</th>" for _, label in COLUMNS)
+    figure_filters = "".join(
+        f'<td><input type="text" data-filter="{key}" aria-label="filter {key}" '
+        'placeholder="&gt;20k" title="&gt;, &gt;=, &lt;, &lt;= a number (k: thousands)"></td>'
+        for key in ("peak", "knee")
+    )
     filters = "".join(
         f'<td><input type="text" data-filter="{key}" aria-label="filter {escape(label)}" '
         f'placeholder="filter"></td>'
@@ -50,7 +55,7 @@ def _runs_table() -> str:
     return (
         '<table class="index-table"><thead>'
         f"<tr><th>select</th>{head}<th>peak</th><th>knee</th><th>unit</th><th>report</th></tr>"
-        f'<tr class="filters"><td></td>{filters}<td colspan="4"></td></tr>'
+        f'<tr class="filters"><td></td>{filters}{figure_filters}<td colspan="2"></td></tr>'
         '</thead><tbody id="runs-body"></tbody></table>'
         '<div class="pager"><button id="prev" type="button">previous</button> '
         '<span id="page-info"></span> <button id="next" type="button">next</button></div>'
@@ -195,7 +200,7 @@ def index_page(index: dict[str, Any], root: str) -> str:
         f"<header><h1>dbstor runs in {escape(root)}</h1>"
         f'<p class="meta">{runs} runs · index generated {generated} by dbstor {escape(__version__)}</p></header>'
         f'<section id="runs"><h2>Runs</h2><p>Type in a filter to narrow the list (tags as '
-        "KEY=VALUE); tick two or more runs to set them side by side.</p>"
+        "KEY=VALUE, peak and knee as &gt;20k or &lt;=5000); tick two or more runs to set them side by side.</p>"
         f"{_runs_table()}{_compare_panel()}</section>"
         f"{_comparisons(index)}{_trends(index)}{_others(index)}"
         f'<script type="application/json" id="index-data">{_json_script(data)}</script>'

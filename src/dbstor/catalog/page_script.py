@@ -19,8 +19,18 @@ SCRIPT = r"""
   const tagText = r => Object.entries(r.tags || {}).map(([k, v]) => k + '=' + v).join(' ');
   const cell = (r, c) => c === 'tags' ? tagText(r) : (c === 'created_at' ? String(r[c] || '').slice(0, 16).replace('T', ' ') : fmt(r[c]));
   const esc = s => String(s).replace(/[&<>"']/g, ch => ({'&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;'}[ch]));
+  const numeric = ['peak', 'knee'];
+  // a figure's filter: ">20000", "<=5k", or text found in the number as written
+  function figureMatches(value, filter) {
+    const m = filter.replace(/[\s,]/g, '').match(/^([<>]=?)(\d+(?:\.\d+)?)(k?)$/);
+    if (!m) return fmt(value).toLowerCase().includes(filter);
+    if (value === null || value === undefined) return false;
+    const bound = parseFloat(m[2]) * (m[3] ? 1000 : 1);
+    return {'<': value < bound, '<=': value <= bound, '>': value > bound, '>=': value >= bound}[m[1]];
+  }
   function shown() {
-    return rows.filter(r => cols.every(c => !filters[c] || cell(r, c).toLowerCase().includes(filters[c])));
+    return rows.filter(r => cols.every(c => !filters[c] || cell(r, c).toLowerCase().includes(filters[c])) &&
+      numeric.every(c => !filters[c] || figureMatches(r[c], filters[c])));
   }
   function render() {
     const list = shown();
@@ -77,7 +87,7 @@ SCRIPT = r"""
   }
   // index.html#target=FC&tags=fw=9&select=A,B&baseline=A: a filtered view and a selection to share
   const wanted = new URLSearchParams(location.hash.slice(1));
-  cols.forEach(c => {
+  [...cols, ...numeric].forEach(c => {
     const v = wanted.get(c); if (!v) return;
     filters[c] = v.toLowerCase();
     const input = document.querySelector('input[data-filter="' + c + '"]'); if (input) input.value = v;
