@@ -9,8 +9,9 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+from dbstor.catalog.comparisons import refresh
 from dbstor.catalog.entries import folders, run_entry, stamp, study_entry
-from dbstor.catalog.steps import find_steps
+from dbstor.catalog.steps import find_steps, judgeable
 
 INDEX_JSON = "index.json"
 INDEX_HTML = "index.html"
@@ -18,13 +19,18 @@ INDEX_SCHEMA = 1
 TREND_FIGURES = ("knee", "peak", "latency_at_load")
 
 
-def previous_entries(root: Path) -> dict[str, dict[str, Any]]:
-    """The rows of the index already there, by folder (nothing when it cannot be read)."""
+def previous_index(root: Path) -> dict[str, Any]:
+    """The index already there (empty when it cannot be read)."""
     try:
         data = json.loads((root / INDEX_JSON).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return {}
-    rows = data.get("entries") if isinstance(data, dict) else None
+    return data if isinstance(data, dict) else {}
+
+
+def previous_entries(previous: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """The rows of the index already there, by folder (nothing when it cannot be read)."""
+    rows = previous.get("entries")
     if not isinstance(rows, list):
         return {}
     return {
@@ -33,11 +39,13 @@ def previous_entries(root: Path) -> dict[str, dict[str, Any]]:
 
 
 def scan(
-    root: Path, say: Callable[[str], None] = lambda _: None
-) -> tuple[list[dict[str, Any]], int]:
-    """Every row under root, and how many folders were read anew (the rest unchanged)."""
-    before = previous_entries(root)
-    rows, read = [], 0
+    root: Path, say: Callable[[str], None] = lambda _: None, previous: dict[str, Any] | None = None
+) -> tuple[list[dict[str, Any]], set[str]]:
+    """Every row under root, and the folders read anew (the rest unchanged since the
+    previous index)."""
+    before = previous_entries(previous_index(root) if previous is None else previous)
+    rows: list[dict[str, Any]] = []
+    fresh: set[str] = set()
     for folder, kind in folders(root):
         rel = folder.relative_to(root).as_posix()
         name = "results.json" if kind == "run" else "study.json"
@@ -50,10 +58,10 @@ def scan(
             rows.append(old)
             continue
         rows.append(run_entry(folder, root) if kind == "run" else study_entry(folder, root))
-        read += 1
-        if read % 100 == 0:
-            say(f"read {read} folders")
-    return rows, read
+        fresh.add(rel)
+        if len(fresh) % 100 == 0:
+            say(f"read {len(fresh)} folders")
+    return rows, fresh
 
 
 def trends(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -72,22 +80,66 @@ def trends(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
         for figure in TREND_FIGURES:
             series = [r for r in runs if r.get(figure) is not None]
             values = [float(r[figure]) for r in series]
-            steps = find_steps(values, [r.get("spread_pct") for r in series]) if values else []
+            spreads = [r.get("spread_pct") for r in series]
+            steps = find_steps(values, spreads) if values else []
             figures[figure] = {
+                "judgeable": judgeable(values, spreads),
                 "runs": [r["folder"] for r in series],
+                "dates": [str(r.get("created_at") or "")[:10] for r in series],
                 "values": values,
-                "steps": [asdict(s) | {"run": series[s.index]["folder"]} for s in steps],
+                "steps": [
+                    asdict(s)
+                    | {
+                        "run": series[s.index]["folder"],
+                        "before_run": series[s.index - 1]["folder"],
+                    }
+                    for s in steps
+                ],
             }
-        out.append({"key": key, "unit": runs[0].get("unit"), "figures": figures})
+        first = runs[0]
+        out.append(
+            {
+                "key": key,
+                "unit": first.get("unit"),
+                "load_kind": first.get("load_kind"),
+                "latency_metric": first.get("latency_metric"),
+                "latency_load": first.get("latency_load"),
+                "figures": figures,
+            }
+        )
     return out
 
 
-def build_index(root: Path, say: Callable[[str], None] = lambda _: None) -> dict[str, Any]:
-    rows, read = scan(root, say)
+def build_index(
+    root: Path, say: Callable[[str], None] = lambda _: None, compare: list[list[str]] = ()
+) -> dict[str, Any]:
+    """The index of root; compare: selections (the first run the baseline) whose
+    comparison pages are written beside it."""
+    previous = previous_index(root)
+    before = previous.get("comparisons")
+    rows, fresh = scan(root, say, previous)
     rows.sort(key=lambda r: (str(r.get("created_at") or ""), r["folder"]), reverse=True)
+    before = before if isinstance(before, list) else []
+    found = trends(rows)
+    known = {tuple(c.get("runs") or ()) for c in before if isinstance(c, dict)}
+    for pair in step_pairs(found):  # each step's comparison: the run before it as baseline
+        if tuple(pair) not in known:
+            before.append({"runs": pair})
+            known.add(tuple(pair))
     return {
         "schema": INDEX_SCHEMA,
         "entries": rows,
-        "trends": trends(rows),
-        "read": read,
+        "trends": found,
+        "comparisons": refresh(root, before, list(compare), rows, fresh),
+        "read": len(fresh),
     }
+
+
+def step_pairs(found: list[dict[str, Any]]) -> list[list[str]]:
+    """[run before the step, run after it] for every step of every trend."""
+    return [
+        [s["before_run"], s["run"]]
+        for trend in found
+        for figure in trend["figures"].values()
+        for s in figure["steps"]
+    ]

@@ -9,13 +9,16 @@ import json
 import math
 import tempfile
 from collections.abc import Iterable, Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from dbstor.catalog.entries import folders, run_entry
 from dbstor.dialects import registry
 from dbstor.errors import UserError
+from dbstor.results.model import Run
 from dbstor.results.store import read_run_folder, read_samples
+from dbstor.safefs import user_dir
 
 SKIPPED_POINT_FIELDS = ("queries", "hosts", "error_messages", "layers")
 
@@ -37,6 +40,34 @@ def flatten(data: dict[str, Any], prefix: str = "") -> dict[str, Any]:
     return out
 
 
+ENGINE_SKIPPED = ("name", "title", "dsn", "pid", "files")
+
+
+def system_facts(run: Run) -> dict[str, Any]:
+    """The target's device facts (scheduler, nr_requests, ...: one value per device, as
+    "vda=mq-deadline; sdb=none" when there are several), its file system and mount options,
+    and the engine's version and I/O settings, as columns of the runs table."""
+    system = run.target.get("system") if isinstance(run.target.get("system"), dict) else {}
+    devices = system.get("devices") if isinstance(system.get("devices"), dict) else {}
+    fields: dict[str, dict[str, Any]] = {}
+    for name, facts in devices.items():
+        for key, value in (facts if isinstance(facts, dict) else {}).items():
+            if not isinstance(value, dict | list):
+                fields.setdefault(key, {})[name] = value
+    out: dict[str, Any] = {
+        key: next(iter(per.values())) if len(per) == 1 else
+        "; ".join(f"{name}={value}" for name, value in per.items())
+        for key, per in fields.items()
+    }  # fmt: skip
+    mount = run.target.get("mount") if isinstance(run.target.get("mount"), dict) else {}
+    engine = {
+        k: v
+        for k, v in run.engine.items()
+        if k not in ENGINE_SKIPPED and not isinstance(v, dict | list)
+    }
+    return {"target_device": out, "target_mount": mount, "engine_facts": engine}
+
+
 def tables(root: Path) -> Iterator[tuple[str, dict[str, Any]]]:
     """("runs" | "points" | "samples", row) for every readable run under root."""
     for folder, kind in folders(root):
@@ -51,6 +82,7 @@ def tables(root: Path) -> Iterator[tuple[str, dict[str, Any]]]:
             flatten(
                 {k: v for k, v in row.items() if k not in ("stamp", "kind")}
                 | {"host_facts": run.host, "target_facts": run.target.get("facts") or {}}
+                | system_facts(run)
             ),
         )
         for index, point in enumerate(run.to_dict()["points"], start=1):
@@ -149,6 +181,22 @@ def to_parquet(data: dict[str, list[dict[str, Any]]], folder: Path) -> list[Path
     return written
 
 
+def point_spans(run_folder: Path, count: int) -> list[tuple[float, float, float]]:
+    """(start, end, base) of each point's interval in seconds: from the point's start and
+    wall time, relative to the first point's start (base, epoch seconds); where the run
+    does not say (an older run), one second per point from 0 with base 0."""
+    try:
+        points = read_run_folder(run_folder).points
+        starts = [datetime.fromisoformat(str(p.started_at)).timestamp() for p in points]
+        walls = [float(p.wall_s or p.duration_s) for p in points]
+    except (UserError, ValueError, TypeError):
+        return [(n, n + 1, 0.0) for n in range(count)]
+    if len(starts) != count:
+        return [(n, n + 1, 0.0) for n in range(count)]
+    base = starts[0]
+    return [(s - base, s - base + w, base) for s, w in zip(starts, walls, strict=True)]
+
+
 def to_hdr(root: Path, folder: Path) -> list[Path]:
     """Each database point's transaction latency histogram (kept exact in the run folder's
     histograms/) as an HdrHistogram log, one file per run (an interval per point, values in
@@ -158,7 +206,7 @@ def to_hdr(root: Path, folder: Path) -> list[Path]:
         from hdrh.log import HistogramLogWriter
     except ImportError:
         raise UserError("--hdr needs the hdrhistogram package: pip install 'dbstor[hdr]'") from None
-    folder.mkdir(parents=True, exist_ok=True)
+    user_dir(folder, "--hdr")
     written = []
     for run_folder, kind in folders(root):
         kept = sorted((run_folder / "histograms").glob("point-*.json")) if kind == "run" else []
@@ -167,16 +215,21 @@ def to_hdr(root: Path, folder: Path) -> list[Path]:
         target = folder / f"{run_folder.name}.hlog"
         if target.exists() or target.is_symlink():
             raise UserError(f"{target} exists: give an empty folder for --hdr")
+        spans = point_spans(run_folder, len(kept))
         with open(target, "x", encoding="utf-8") as handle:
             writer = HistogramLogWriter(handle)
             writer.output_comment(f"dbstor {run_folder.name}: transaction latency per point (us)")
+            if spans[0][2]:  # hdrh's output_start_time fails (datetime.iso_format): by hand
+                started = datetime.fromtimestamp(spans[0][2], UTC).isoformat(" ")
+                handle.write(f"#[StartTime: {spans[0][2]:.3f} (seconds since epoch), {started}]\n")
+                writer.output_base_time(spans[0][2] * 1000)
             writer.output_legend()
-            for n, path in enumerate(kept):
+            for path, (start, end, _) in zip(kept, spans, strict=True):
                 bins = json.loads(path.read_text(encoding="utf-8")).get("bins", {})
                 histogram = HdrHistogram(1, 3_600_000_000, 3)
                 for value_ns, count in bins.items():
                     histogram.record_value(max(1, round(int(value_ns) / 1000)), int(count))
-                writer.output_interval_histogram(histogram, n, n + 1)
+                writer.output_interval_histogram(histogram, start, end, max_value_unit_ratio=1000.0)
         written.append(target)
     if not written:
         raise UserError(f"{root}: no run under it kept latency histograms (database runs do)")

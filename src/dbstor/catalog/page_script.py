@@ -1,7 +1,7 @@
 """The index page's own script (inline, no network): filters by column, pages of rows,
 runs selected and set side by side against a chosen baseline (= 100); through `dbstor
-serve` the full comparison report opens, otherwise the page shows the command that writes
-it. The address's fragment can carry filters and a selection (#target=FC&select=A,B)."""
+serve` or when `dbstor index --compare` wrote it, the full comparison report opens;
+otherwise the page shows the command that writes it. The address's fragment can carry filters and a selection (#target=FC&select=A,B)."""
 
 SCRIPT = r"""
 (function () {
@@ -19,8 +19,18 @@ SCRIPT = r"""
   const tagText = r => Object.entries(r.tags || {}).map(([k, v]) => k + '=' + v).join(' ');
   const cell = (r, c) => c === 'tags' ? tagText(r) : (c === 'created_at' ? String(r[c] || '').slice(0, 16).replace('T', ' ') : fmt(r[c]));
   const esc = s => String(s).replace(/[&<>"']/g, ch => ({'&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;'}[ch]));
+  const numeric = ['peak', 'knee'];
+  // a figure's filter: ">20000", "<=5k", or text found in the number as written
+  function figureMatches(value, filter) {
+    const m = filter.replace(/[\s,]/g, '').match(/^([<>]=?)(\d+(?:\.\d+)?)(k?)$/);
+    if (!m) return fmt(value).toLowerCase().includes(filter);
+    if (value === null || value === undefined) return false;
+    const bound = parseFloat(m[2]) * (m[3] ? 1000 : 1);
+    return {'<': value < bound, '<=': value <= bound, '>': value > bound, '>=': value >= bound}[m[1]];
+  }
   function shown() {
-    return rows.filter(r => cols.every(c => !filters[c] || cell(r, c).toLowerCase().includes(filters[c])));
+    return rows.filter(r => cols.every(c => !filters[c] || cell(r, c).toLowerCase().includes(filters[c])) &&
+      numeric.every(c => !filters[c] || figureMatches(r[c], filters[c])));
   }
   function render() {
     const list = shown();
@@ -50,7 +60,7 @@ SCRIPT = r"""
     const panel = document.getElementById('compare');
     panel.hidden = chosen.length < 2;
     if (chosen.length < 2) return;
-    base = base && selected.has(base) ? base : (selected.has(baseSelect.value) ? baseSelect.value : chosen[0].folder);
+    base = base && selected.has(base) ? base : (selected.has(baseSelect.value) ? baseSelect.value : chosen[chosen.length - 1].folder);  // default: the oldest
     baseSelect.innerHTML = chosen.map(r => '<option value="' + esc(r.folder) + '"' + (r.folder === base ? ' selected' : '') + '>' + esc(r.folder) + '</option>').join('');
     const b = chosen.find(r => r.folder === base);
     const norm = (v, bv) => (v === null || bv === null || v === undefined || bv === undefined || !bv) ? '\u2013' : Math.round(v / bv * 100);
@@ -63,16 +73,21 @@ SCRIPT = r"""
     const others = chosen.filter(r => r.folder !== base).map(r => r.folder);
     const args = [base, ...others];
     const link = document.getElementById('compare-link');
-    if (location.protocol.startsWith('http')) {
-      link.innerHTML = '<a href="compare?runs=' + args.map(encodeURIComponent).join(',') + '&baseline=' + encodeURIComponent(base) + '">open the comparison report</a>';
+    const written = (DATA.comparisons || []).find(c => c.baseline === base &&
+      c.runs.length === args.length && c.runs.every(n => selected.has(n)));
+    if (written) {
+      link.innerHTML = '<a id="open-comparison" href="' + esc(written.report) + '">open the comparison report</a> (written by dbstor index)';
+    } else if (location.protocol.startsWith('http')) {
+      link.innerHTML = '<a id="open-comparison" href="compare?runs=' + args.map(encodeURIComponent).join(',') + '&baseline=' + encodeURIComponent(base) + '">open the comparison report</a>';
     } else {
-      link.innerHTML = 'The comparison report: <code>dbstor compare ' + args.map(a => esc(DATA.root + '/' + a)).join(' ') +
-        ' --baseline ' + esc(DATA.root + '/' + base) + ' --report compare</code> (or <code>dbstor serve ' + esc(DATA.root) + '</code> and open it here).';
+      link.innerHTML = 'The comparison report of these runs is not written yet: <code>dbstor index ' + esc(DATA.root) +
+        ' --compare ' + args.map(esc).join(',') + '</code> writes it and links it here (or <code>dbstor serve ' +
+        esc(DATA.root) + '</code> opens any selection).';
     }
   }
   // index.html#target=FC&tags=fw=9&select=A,B&baseline=A: a filtered view and a selection to share
   const wanted = new URLSearchParams(location.hash.slice(1));
-  cols.forEach(c => {
+  [...cols, ...numeric].forEach(c => {
     const v = wanted.get(c); if (!v) return;
     filters[c] = v.toLowerCase();
     const input = document.querySelector('input[data-filter="' + c + '"]'); if (input) input.value = v;

@@ -10,20 +10,15 @@ import contextlib
 import ipaddress
 import mimetypes
 import os
-import tempfile
 from collections.abc import Callable
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qs, unquote, urlsplit
+from urllib.parse import parse_qs, urlsplit
 
-from dbstor.analysis.compare import compare_runs
+from dbstor.catalog.comparisons import inside, page_of
 from dbstor.errors import UserError
-from dbstor.results.model import Run
-from dbstor.runs.study import load_folder, render
-
-MAX_COMPARED = 50
 
 
 def is_loopback(address: str) -> bool:
@@ -31,39 +26,6 @@ def is_loopback(address: str) -> bool:
         return ipaddress.ip_address(address).is_loopback
     except ValueError:
         return address == "localhost"
-
-
-def inside(root: Path, relative: str) -> Path | None:
-    """The file or folder `relative` names under root, or None when it leaves root or
-    passes through a link."""
-    parts = [p for p in unquote(relative).split("/") if p not in ("", ".")]
-    if any(p == ".." or "\x00" in p for p in parts):
-        return None
-    path = root
-    for part in parts:
-        path = path / part
-        if path.is_symlink():
-            return None
-    return path
-
-
-def compare_page(root: Path, query: dict[str, list[str]]) -> str:
-    """The comparison report of the runs named in the query (folders under root)."""
-    names = [n for n in ",".join(query.get("runs", [])).split(",") if n]
-    if not 2 <= len(names) <= MAX_COMPARED:
-        raise UserError(f"compare: name 2 to {MAX_COMPARED} run folders, e.g. ?runs=A,B&baseline=A")
-    runs: list[Run] = []
-    for name in names:
-        folder = inside(root, name)
-        if folder is None or not folder.is_dir():
-            raise UserError(f"compare: {name!r} is not a run folder under the results folder")
-        runs += load_folder(folder)[0]
-    baseline = (query.get("baseline") or [names[0]])[0]
-    base = next((r.run_id for r, n in zip(runs, names, strict=False) if n == baseline), None)
-    comparison = compare_runs(runs, base)
-    with tempfile.TemporaryDirectory(prefix="dbstor-serve-") as scratch:
-        page = render(Path(scratch), runs, comparison, "comparison")
-        return page.read_text(encoding="utf-8")
 
 
 def handler_for(root: Path, refresh: Callable[[], Any]) -> type[BaseHTTPRequestHandler]:
@@ -91,7 +53,9 @@ def handler_for(root: Path, refresh: Callable[[], Any]) -> type[BaseHTTPRequestH
                     refresh()
                     self.send_file(root / "index.html")
                 elif url.path == "/compare":
-                    page = compare_page(root, parse_qs(url.query))
+                    query = parse_qs(url.query)
+                    names = [n for n in ",".join(query.get("runs", [])).split(",") if n]
+                    page = page_of(root, names, (query.get("baseline") or [None])[0])
                     self.send_text(HTTPStatus.OK, page.encode(), "text/html; charset=utf-8")
                 else:
                     path = inside(root, url.path)

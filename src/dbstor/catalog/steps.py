@@ -42,13 +42,28 @@ def _scatter(values: Sequence[float]) -> float:
     return ABS_DEV_TO_SIGMA * statistics.fmean(abs(v - middle) for v in values)
 
 
+def _sides_known(spreads: Sequence[float | None], i: int, count: int) -> bool:
+    left = [s for s in spreads[max(0, i - WINDOW) : i] if s is not None]
+    right = [s for s in spreads[i : i + WINDOW] if s is not None]
+    return (min(i, WINDOW) >= MIN_SIDE or bool(left)) and (
+        min(count - i, WINDOW) >= MIN_SIDE or bool(right)
+    )
+
+
+def judgeable(values: Sequence[float], spreads: Sequence[float | None] | None = None) -> bool:
+    """Whether any place in the series has enough runs (or repeats) on both sides to tell
+    a step from noise; when none has, "no step" means "too few runs to tell"."""
+    spreads = list(spreads) if spreads is not None else [None] * len(values)
+    return any(_sides_known(spreads, i, len(values)) for i in range(1, len(values)))
+
+
 def _candidate(
     values: Sequence[float], spreads: Sequence[float | None], i: int
 ) -> tuple[float, Step] | None:
     left, right = values[max(0, i - WINDOW) : i], values[i : i + WINDOW]
     own_left = [s for s in spreads[max(0, i - WINDOW) : i] if s is not None]
     own_right = [s for s in spreads[i : i + WINDOW] if s is not None]
-    if (len(left) < MIN_SIDE and not own_left) or (len(right) < MIN_SIDE and not own_right):
+    if not _sides_known(spreads, i, len(values)):
         return None
     before, after = statistics.median(left), statistics.median(right)
     if before == 0:

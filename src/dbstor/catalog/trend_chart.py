@@ -16,7 +16,10 @@ TITLES = {
 }
 
 
-def trend_svg(figure: str, trend: dict[str, Any], reports: dict[str, str | None], unit: str) -> str:
+def trend_svg(
+    figure: str, trend: dict[str, Any], reports: dict[str, str | None], unit: str, at: str = ""
+) -> str:
+    """The chart of one figure; `at` names the latency and load it is read at."""
     values = trend["values"]
     if not values:
         return ""
@@ -56,11 +59,17 @@ def trend_svg(figure: str, trend: dict[str, Any], reports: dict[str, str | None]
         )
         href = reports.get(folder)
         parts.append(f'<a href="{escape(href)}">{dot}</a>' if href else dot)
+    dates = trend.get("dates") or []
+    first, last = (dates[0], dates[-1]) if len(dates) == n else ("", "")
     parts.append(
-        f'<text x="{LEFT}" y="{H - 8}" font-size="11" fill="{INK}">oldest</text>'
-        f'<text x="{W - RIGHT}" y="{H - 8}" font-size="11" text-anchor="end" fill="{INK}">newest</text>'
+        f'<text x="{LEFT}" y="{H - 8}" font-size="11" fill="{INK}">oldest {escape(first)}</text>'
+        f'<text x="{W - RIGHT}" y="{H - 8}" font-size="11" text-anchor="end" fill="{INK}">'
+        f"newest {escape(last)} ({n} runs)</text>"
     )
-    title = TITLES.get(figure, figure) + ("" if figure == "latency_at_load" else f" ({unit})")
+    if figure == "latency_at_load" and at:
+        title = f"{at} (ms)"
+    else:
+        title = TITLES.get(figure, figure) + ("" if figure == "latency_at_load" else f" ({unit})")
     return (
         f'<figure class="trend"><figcaption>{escape(title)}</figcaption>'
         f'<svg viewBox="0 0 {W} {H}" width="{W}" height="{H}" role="img" '

@@ -132,9 +132,13 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.write("\n")
     else:
         print(f"{args.run} against {base_folder} ({current['key']})")
+        width = max(len(v.status) for v in verdicts)
         for v in verdicts:
-            print(f"  {v.metric:<16} {v.status:<12} {v.why}")
+            print(f"  {v.metric:<16} {v.status:<{width}}  {v.why}")
         for w in warnings:
             print(f"  note: {w}")
-        print("FAILED: a metric regressed" if failed(verdicts) else "passed")
+        bad = [
+            f"{v.metric} ({v.status})" for v in verdicts if v.status in ("regression", "missing")
+        ]
+        print(f"FAILED: {', '.join(bad)}" if bad else "passed")
     return 1 if failed(verdicts) else 0

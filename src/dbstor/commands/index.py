@@ -33,22 +33,54 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         epilog="example: dbstor index results/   then open results/index.html",
     )
     parser.add_argument("results_dir", type=Path, metavar="RESULTS_DIR", help="the folder to index")
+    parser.add_argument(
+        "--compare",
+        action="append",
+        default=[],
+        metavar="BASELINE,RUN[,RUN...]",
+        help="also write the comparison of these runs (folders as the index names them, the "
+        "first the baseline) as a page the index links to, through the same code as "
+        "'dbstor compare --report'; repeatable; the index page shows this flag for the runs "
+        "ticked there",
+    )
     parser.add_argument("--json", action="store_true", help="print index.json on stdout too")
     parser.add_argument("--quiet", action="store_true", help="no progress on stderr")
     parser.set_defaults(handler=run)
 
 
-def write_index(root: Path, say: Callable[[str], None] = lambda _: None) -> dict[str, Any]:
-    """Build the index of root and write both files; the index as data."""
+def selection(root: Path, text: str) -> list[str]:
+    """--compare A,B,...: run folders relative to root (a path to one is taken too)."""
+    names = []
+    for name in (n.strip() for n in text.split(",")):
+        if not name:
+            continue
+        as_path = Path(name)
+        if as_path.is_absolute() or (as_path.exists() and not (root / name).exists()):
+            try:
+                name = as_path.resolve().relative_to(root.resolve()).as_posix()
+            except ValueError:
+                raise UserError(f"--compare: {name} is not under {root}") from None
+        names.append(name.strip("/"))
+    if len(set(names)) < 2:
+        raise UserError(f"--compare {text!r}: name two or more run folders, the baseline first")
+    return list(dict.fromkeys(names))
+
+
+def write_index(
+    root: Path, say: Callable[[str], None] = lambda _: None, compare: list[str] = ()
+) -> dict[str, Any]:
+    """Build the index of root and write both files (and the comparison pages asked
+    for); the index as data."""
     if not root.is_dir() or root.is_symlink():
         raise UserError(f"{root}: not a folder (a link is not followed): give a results folder")
     for name in (INDEX_JSON, INDEX_HTML):  # both checked before either is written
         check_writable(root / name)
-    index = build_index(root, say)
+    asked = [selection(root, text) for text in compare]
+    index = build_index(root, say, asked)
     write_text_atomic(
         root / INDEX_JSON, json.dumps(index, separators=(",", ":"), allow_nan=False) + "\n"
     )
-    write_text_atomic(root / INDEX_HTML, index_page(index, str(root)))
+    write_text_atomic(root / INDEX_HTML, index_page(index, str(root.resolve())))
     return index
 
 
@@ -58,7 +90,7 @@ def run(args: argparse.Namespace) -> int:
             print(line, file=sys.stderr)
 
     started = time.monotonic()
-    index = write_index(args.results_dir, say)
+    index = write_index(args.results_dir, say, args.compare)
     runs = sum(e["kind"] == "run" for e in index["entries"])
     bad = sum(e["kind"] == "unreadable" for e in index["entries"])
     steps = sum(len(f["steps"]) for t in index["trends"] for f in t["figures"].values())
@@ -67,6 +99,9 @@ def run(args: argparse.Namespace) -> int:
         + (f", {bad} folders not readable" if bad else "")
         + f"; read {index['read']} anew in {time.monotonic() - started:.1f} s"
     )
+    for record in index["comparisons"]:
+        if record["runs"] in [selection(args.results_dir, t) for t in args.compare]:
+            say(f"comparison: {args.results_dir / record['report']}")
     if args.json:
         json.dump(index, sys.stdout, indent=1)
         sys.stdout.write("\n")

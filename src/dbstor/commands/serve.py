@@ -37,25 +37,34 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.set_defaults(handler=run)
 
 
+def warning_for(address: str) -> str | None:
+    """What a listener on `address` must be warned of (None on loopback)."""
+    if is_loopback(address):
+        return None
+    return (
+        f"warning: listening on {address}: anyone who reaches it can read every result in "
+        "the folder (no password, no TLS)"
+    )
+
+
 def run(args: argparse.Namespace) -> int:
     root = args.results_dir
-    write_index(root)
-    if not is_loopback(args.address):
-        print(
-            f"warning: listening on {args.address}: anyone who reaches it can read every "
-            "result in the folder (no password, no TLS)",
-            file=sys.stderr,
-        )
-    try:
+    try:  # bound first: an address refused leaves no index behind
         server = serve(root, args.address, args.port, lambda: write_index(root))
     except OSError as exc:
         raise UserError(
             f"cannot listen on {args.address}:{args.port} ({exc.strerror}): choose another "
             "--port or --address"
         ) from None
-    host, port = server.server_address[:2]
-    print(f"serving {root} at http://{host}:{port}/ (Ctrl-C stops)", file=sys.stderr, flush=True)
     try:
+        write_index(root)
+        host, port = server.server_address[:2]
+        said = warning_for(args.address)
+        if said:
+            print(said, file=sys.stderr)
+        print(
+            f"serving {root} at http://{host}:{port}/ (Ctrl-C stops)", file=sys.stderr, flush=True
+        )
         server.serve_forever()
     finally:
         close(server)

@@ -37,3 +37,21 @@ def test_the_runs_own_spread_raises_the_bar():
 def test_with_repeats_one_run_a_side_can_show_a_step():
     [step] = find_steps([100.0, 60.0], [2.0, 2.0])
     assert step.index == 1 and step.threshold_pct == 2.0
+
+
+def test_a_series_too_short_to_tell_says_so_rather_than_no_step():
+    from dbstor.catalog.build import trends
+    from dbstor.catalog.page import index_page
+    from dbstor.catalog.steps import judgeable
+
+    assert not judgeable([100.0, 50.0]) and not judgeable([100.0, 50.0, 52.0])
+    assert judgeable([100.0, 50.0], [2.0, 2.0]) and judgeable([100.0, 99.0, 50.0, 51.0])
+    rows = [
+        {"kind": "run", "status": "complete", "key": "k", "folder": f"r{n}", "unit": "TPS",
+         "created_at": f"2026-01-0{n}", "peak": peak, "knee": None, "latency_at_load": None}
+        for n, peak in ((1, 100.0), (2, 50.0))
+    ]  # fmt: skip
+    index = {"entries": rows, "trends": trends(rows), "comparisons": []}
+    page = index_page(index, "/results")
+    assert "Too few runs to tell a step from noise in the peak" in page
+    assert "No step: every change stays within" not in page
