@@ -1,5 +1,5 @@
-"""Drive a real headless Chromium through the DevTools protocol (stdlib only: HTTP for the
-target list, a minimal WebSocket client for the commands), so that a test can type into a
+"""Drive a real headless Chromium through the DevTools protocol (HTTP for the target list,
+websocket-client for the commands), so that a test can type into a
 page, tick boxes, choose from a list and follow a link as a user does.
 
     with Browser(profile_dir) as browser:
@@ -9,79 +9,28 @@ page, tick boxes, choose from a list and follow a link as a user does.
 
 from __future__ import annotations
 
-import base64
 import json
-import os
-import socket
-import struct
 import subprocess
 import time
 import urllib.request
 from pathlib import Path
 from typing import Any
 
+import websocket
+
 
 class Page:
-    """One tab, spoken to over its WebSocket."""
+    """One tab, spoken to over its WebSocket (websocket-client)."""
 
     def __init__(self, ws_url: str) -> None:
-        rest = ws_url.removeprefix("ws://")
-        hostport, path = rest.split("/", 1)
-        host, port = hostport.split(":")
-        self.sock = socket.create_connection((host, int(port)), timeout=60)
-        key = base64.b64encode(os.urandom(16)).decode()
-        self.sock.sendall(
-            (
-                f"GET /{path} HTTP/1.1\r\nHost: {hostport}\r\nUpgrade: websocket\r\n"
-                f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\n"
-                "Sec-WebSocket-Version: 13\r\n\r\n"
-            ).encode()
-        )
-        answer = b""
-        while b"\r\n\r\n" not in answer:
-            answer += self.sock.recv(4096)
-        assert b" 101 " in answer.split(b"\r\n", 1)[0], answer
-        self.buffer = answer.split(b"\r\n\r\n", 1)[1]
+        self.socket = websocket.create_connection(ws_url, timeout=60, suppress_origin=True)
         self.next_id = 0
-
-    def _recv_exact(self, n: int) -> bytes:
-        while len(self.buffer) < n:
-            chunk = self.sock.recv(65536)
-            if not chunk:
-                raise ConnectionError("DevTools closed the connection")
-            self.buffer += chunk
-        out, self.buffer = self.buffer[:n], self.buffer[n:]
-        return out
-
-    def _send(self, text: str) -> None:
-        data, mask = text.encode(), os.urandom(4)
-        head = bytes([0x81])
-        if len(data) < 126:
-            head += bytes([0x80 | len(data)])
-        elif len(data) < 65536:
-            head += bytes([0x80 | 126]) + struct.pack(">H", len(data))
-        else:
-            head += bytes([0x80 | 127]) + struct.pack(">Q", len(data))
-        self.sock.sendall(head + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(data)))
-
-    def _message(self) -> dict[str, Any]:
-        payload = b""
-        while True:
-            first, second = self._recv_exact(2)
-            length = second & 0x7F
-            if length == 126:
-                length = struct.unpack(">H", self._recv_exact(2))[0]
-            elif length == 127:
-                length = struct.unpack(">Q", self._recv_exact(8))[0]
-            payload += self._recv_exact(length)
-            if first & 0x80:  # the final frame of the message
-                return json.loads(payload)
 
     def call(self, method: str, **params: Any) -> dict[str, Any]:
         self.next_id += 1
-        self._send(json.dumps({"id": self.next_id, "method": method, "params": params}))
+        self.socket.send(json.dumps({"id": self.next_id, "method": method, "params": params}))
         while True:
-            message = self._message()
+            message = json.loads(self.socket.recv())
             if message.get("id") == self.next_id:
                 if "error" in message:
                     raise RuntimeError(f"{method}: {message['error']}")
@@ -108,7 +57,7 @@ class Page:
             time.sleep(0.1)
 
     def close(self) -> None:
-        self.sock.close()
+        self.socket.close()
 
 
 class Browser:
