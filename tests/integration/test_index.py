@@ -482,6 +482,13 @@ def test_a_user_types_ticks_chooses_and_opens_the_comparison(dbstor, results, tm
         )
         assert page.run(info).startswith("1 of 5 runs")
         assert page.run("document.getElementById('runs-body').innerText").count("fw=3") == 1
+        # KEY=VALUE is one tag exactly (not text inside another); words narrow together
+        for typed, count in (("lab=a", 4), ("ab=a", 0), ("lab=a fw=9", 0), ("fw=", 5), ("lab", 4)):
+            page.run(
+                "(() => { const i = document.querySelector('input[data-filter=tags]');"
+                f" i.value = '{typed}'; i.dispatchEvent(new Event('input')); }})()"
+            )
+            assert page.run(info).startswith(f"{count} of 5 runs"), (typed, page.run(info))
         page.run(
             "(() => { const i = document.querySelector('input[data-filter=tags]');"
             " i.value = ''; i.dispatchEvent(new Event('input')); })()"

@@ -28,8 +28,17 @@ SCRIPT = r"""
     const bound = parseFloat(m[2]) * (m[3] ? 1000 : 1);
     return {'<': value < bound, '<=': value <= bound, '>': value > bound, '>=': value >= bound}[m[1]];
   }
+  // tags: every word of the filter; "key=value" is one of the run's tags exactly, "key=" a key it has,
+  // any other word is found in one of them
+  function tagsMatch(r, filter) {
+    const tags = tagText(r).toLowerCase().split(' ');
+    const one = w => w.endsWith('=') ? tags.some(t => t.startsWith(w)) :
+      (w.includes('=') ? tags.includes(w) : tags.some(t => t.includes(w)));
+    return filter.split(/\s+/).every(one);
+  }
+  const matches = (r, c) => !filters[c] || (c === 'tags' ? tagsMatch(r, filters[c]) : cell(r, c).toLowerCase().includes(filters[c]));
   function shown() {
-    return rows.filter(r => cols.every(c => !filters[c] || cell(r, c).toLowerCase().includes(filters[c])) &&
+    return rows.filter(r => cols.every(c => matches(r, c)) &&
       numeric.every(c => !filters[c] || figureMatches(r[c], filters[c])));
   }
   function render() {
