@@ -264,6 +264,11 @@ def cpu_at_same_load(
     if not same:
         return "the runs have no comparison at the baseline's knee load to take CPU from"
     values = {e["label"]: e.get("values") or {} for e in same.get("runs", [])}
+    held = {e["label"]: e.get("withheld") or {} for e in same.get("runs", [])}
+    for label in (before, after):
+        reason = held.get(label, {}).get("cpu_pct")
+        if reason:  # the comparison would not rest a CPU factor on it: nor does a cost case
+            return f"the CPU at the baseline's knee load cannot carry a cost case: {reason}"
     for key, what in CPU_KEYS:
         b, a = values.get(before, {}).get(key), values.get(after, {}).get(key)
         if b is not None and a is not None:

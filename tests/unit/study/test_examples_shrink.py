@@ -66,3 +66,18 @@ def test_dbstor_study_shrink_prints_a_study_that_loads(tmp_path):
     study = load_study(tmp_path / "small.toml")
     assert study.name.endswith("(shrunk)")
     assert all(p.is_dir() for t in study.targets for p in (*t.paths, *t.log))
+
+
+def test_a_shrunk_managed_server_gets_less_memory_than_its_database(tmp_path):
+    """A seed's 2 GiB around a 50 MiB shrunk database makes every point 'from memory', and
+    then no factor, per-disk figure or cost case may be stated: shrunk, the reads must
+    reach the storage. Every role's path moves under the directory, fast too."""
+    data = tomllib.loads((ROOT / "examples" / "h6080-placement.toml").read_text())
+    data["targets"][1]["fast"] = "/mnt/flash/fast"
+    data["databases"].append({"engine": "postgres", "dsn": "postgresql://u@db/x", "scale": 5})
+    small, dirs = shrink(data, tmp_path)
+    managed, external = small["databases"]
+    assert (managed["buffer"], managed["memory_limit"]) == ("16MiB", "96MiB")
+    assert "memory_limit" not in external  # another machine's server: not dbstor's to cap
+    assert small["targets"][1]["fast"] == str(tmp_path / "FLASH" / "fast")
+    assert tmp_path / "FLASH" / "fast" in dirs
