@@ -77,7 +77,9 @@ def test_a_shrunk_managed_server_gets_less_memory_than_its_database(tmp_path):
     data["databases"].append({"engine": "postgres", "dsn": "postgresql://u@db/x", "scale": 5})
     small, dirs = shrink(data, tmp_path)
     managed, external = small["databases"]
-    assert (managed["buffer"], managed["memory_limit"]) == ("16MiB", "96MiB")
+    assert managed["users"] == [8, 16]  # 16 connections: 96 MiB + 6 MiB each
+    assert (managed["buffer"], managed["memory_limit"]) == ("16MiB", "192MiB")
+    assert managed["scale"] == 1000  # about 245 MiB on disk, more than the cap leaves
     assert "memory_limit" not in external  # another machine's server: not dbstor's to cap
     assert small["targets"][1]["fast"] == str(tmp_path / "FLASH" / "fast")
     assert tmp_path / "FLASH" / "fast" in dirs

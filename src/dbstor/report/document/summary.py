@@ -42,6 +42,8 @@ from dbstor.results.model import Point, Run
 
 MAX_FINDINGS = 6
 _DOUBTFUL = ("from memory", "not steady")
+MOSTLY_FOREIGN = "mostly other processes' I/O"
+MOSTLY = 0.5  # over half of the device's I/O was not the run's own
 
 
 @dataclass
@@ -56,9 +58,12 @@ def _doubts(points: list[Point]) -> str:
     """The flags that make these points untrustworthy for a headline, with where."""
     where = {}
     for point in points:
-        for flag in point_flags(point):
-            if flag in _DOUBTFUL:
-                where.setdefault(flag, []).append(point_label(point))
+        flags = [flag for flag in point_flags(point) if flag in _DOUBTFUL]
+        share = point.foreign_io_share
+        if point.shared_device and share is not None and share > MOSTLY:
+            flags.append(MOSTLY_FOREIGN)
+        for flag in flags:
+            where.setdefault(flag, []).append(point_label(point))
     return "; ".join(f"{', '.join(at)} flagged {flag}" for flag, at in where.items())
 
 

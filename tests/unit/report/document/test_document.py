@@ -262,3 +262,18 @@ def test_the_conclusion_names_what_may_have_served_the_reads(iscsi: Run, tmpfs: 
 def test_the_conclusion_sizes_a_database_where_the_storage_sets_the_pace(postgres_run: Run):
     conclusion = unescape(render_report([postgres_run]).split('id="conclusion"')[1])
     assert "Size array-lun on 5,332 TPS at 4.62 instances, where the mean device read" in conclusion
+
+
+def test_a_figure_from_mostly_foreign_io_is_not_stated(fc: Run):
+    """A summary sentence never rests on a point where most of the device's I/O was other
+    processes': the knee's and the peak's points, each said with its flag."""
+    for point in fc.points:
+        point.trust.steady = True
+        if point.load.value in (32, 64):
+            point.shared_device, point.foreign_io_share = True, 0.64
+    summary = unescape(render_report([fc]).split('id="configuration"')[0])
+    assert "the knee could not be stated (QD32 flagged mostly other processes' I/O)" in summary
+    assert "sustains" not in summary
+    for point in fc.points:  # shared, but mostly its own I/O: the figure stands
+        point.foreign_io_share = 0.3 if point.shared_device else None
+    assert "sustains 47,702 IOPS" in unescape(render_report([fc]).split('id="configuration"')[0])
