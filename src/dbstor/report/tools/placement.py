@@ -111,7 +111,7 @@ def render_advise_section(result: dict[str, Any]) -> str:
     summary = [
         (
             "fast tier",
-            f"{format_size(fast['capacity_bytes'])}, {fast['latency_ms']:g} ms per I/O "
+            f"{format_size(fast['capacity_bytes'])}, {fast['latency_ms']:.3g} ms per I/O "
             f"({escape(str(fast['latency_source']))})",
         ),
         (
