@@ -376,3 +376,8 @@ def test_a_statistic_no_type_has_is_one_line_not_a_column_of_dashes(sqlite_run: 
     assert f"Not measured: p99, p99.9 by type (at most {most:,} transactions of a type" in table
     matrix = txn_p99_matrix(sqlite_run)
     assert "<table" not in matrix and matrix.startswith('<p class="meta">Not measured: p99 by')
+    from dbstor.report.database.figures import txn_types_chart
+
+    axis = words(ET.fromstring(txn_types_chart(sqlite_run, peak)))
+    assert "mean transaction latency (ms)" in axis  # the axis names only what is drawn
+    assert "mean and p99 transaction latency (ms)" not in axis
