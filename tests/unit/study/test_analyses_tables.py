@@ -167,3 +167,15 @@ def test_no_cost_case_from_cpu_the_comparison_withheld():
     assert why == f"the CPU at the baseline's knee load cannot carry a cost case: {memory}"
     same["runs"][1]["withheld"] = {"throughput": "noisy"}  # another figure's reason: CPU stands
     assert cpu_at_same_load({"same_load": same}, "LEGACY", "FLASH")[:2] == (40.5, 35.7)
+
+
+def test_a_per_role_value_names_a_role_the_runs_put_files_on():
+    """snapshots = { dat = "2h" } modelled the snapshots of no file and said nothing."""
+    message = _refusal(efficiency={"snapshots": {"dat": "2h"}, "change_rate": "5%/h"})
+    assert message == (
+        "s.toml: efficiency.snapshots.dat: not a target role (did you mean 'data'?); "
+        "allowed: data, log, temp, fast"
+    )
+    StudyAnalyses(
+        _study(efficiency={"snapshots": {"data": "2h", "log": "15m"}, "change_rate": "5%/h"})
+    )
