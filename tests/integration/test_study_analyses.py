@@ -165,6 +165,13 @@ def test_placement_ranks_the_objects_the_run_measured_at_the_fast_targets_latenc
         assert advice["fast_tier"]["capacity_bytes"] == 64_000_000
         assert advice["result"]["used_bytes"] <= 64_000_000
         assert advice["chosen"], "64 MB holds some of the objects"
+    # the slow target's move is priced with its own measured latency too (the stall saved),
+    # or says why not: two directories on one disk may measure 'slow' faster than 'fast'
+    slow = analyses["placement"]["slow"]
+    if slow["result"]["stall_saved_ms"] is None:
+        assert any(n.startswith("stall time not estimated: the slow tier") for n in slow["notes"])
+    else:
+        assert _run_folder(folder, "slow").name in slow["slow_tier"]["latency_source"]
 
 
 FIO_STUDY = """\

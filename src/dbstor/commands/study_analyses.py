@@ -207,10 +207,21 @@ class StudyAnalyses:
             if not fast_folders:
                 return {"missing": f"the fast target {fast} has no run to take its latency from"}
             args.fast_run = fast_folders[0]
+        if "slow_latency" not in table and fast != target.label:
+            args.slow_run = folders[0]  # this target's own measured latency: the stall saved
         try:
             return advise.advice(args)
         except UserError as exc:
+            if getattr(args, "slow_run", None) is None:
+                return {"missing": str(exc)}
+            args.slow_run = None  # e.g. the 'slow' target measured faster: no stall estimate
+            why = f"stall time not estimated: {str(exc).split('; check')[0]}"
+        try:
+            result = advise.advice(args)
+        except UserError as exc:
             return {"missing": str(exc)}
+        result.setdefault("notes", []).append(why)
+        return result
 
     def _tco(self, outcome: StudyOutcome) -> dict[str, Any]:
         table = self.study.analysis_table("tco") or {}

@@ -250,7 +250,7 @@ def _analysis_findings(analyses: dict[str, Any]) -> list[Finding]:
             out.append(
                 Finding(
                     f"{label}: {len(entry.get('chosen') or [] if isinstance(entry.get('chosen'), list) else [])} objects, "
-                    f"{fmt_pct((number(result.get('capacity_share')) or 0) * 100)} of the capacity, "
+                    f"{fmt_pct((number(result.get('capacity_share')) or 0) * 100)} of their size, "
                     f"would serve {fmt_pct(result['io_share'] * 100)} of the I/O from the fast tier.",
                     "placement",
                 )

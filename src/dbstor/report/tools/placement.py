@@ -117,8 +117,11 @@ def render_advise_section(result: dict[str, Any]) -> str:
         (
             "objects chosen",
             f"{len(result['chosen'])} of {result['totals']['objects']} "
-            f"({format_size(res['used_bytes'])}, {_pct(res['capacity_share'])} "
-            "of the capacity)",
+            f"({format_size(res['used_bytes'])}: {_pct(res['capacity_share'])} of the objects' "
+            f"size, {_pct(res['used_bytes'] / fast['capacity_bytes'])} of the fast tier)"
+            if fast.get("capacity_bytes")
+            else f"({format_size(res['used_bytes'])}, {_pct(res['capacity_share'])} of the "
+            "objects' size)",
         ),
         ("I/O served by the fast tier", _pct(res["io_share"])),
         (
