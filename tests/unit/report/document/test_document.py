@@ -230,6 +230,28 @@ def test_layout_has_a_row_per_role(postgres_run: Run):
     assert "/mnt/log" not in layout
 
 
+def test_layout_puts_placed_objects_on_their_roles_row(postgres_run: Run):
+    """A run with `place`: the fast row lists what was placed there, the data row the rest
+    (h6080's before/after: 'before' keeps its fast role on the data path and says so)."""
+    objects = postgres_run.engine_stats["objects"]
+    biggest = max(objects, key=lambda o: o.get("size_bytes") or 0)["name"]
+    postgres_run.engine["placement"] = [
+        {"object": biggest, "kind": "table", "role": "fast", "placed": True, "size_bytes": 1}
+    ]
+    postgres_run.target["paths"] = {"data": ["/mnt/hdd/pg-0/data"], "fast": ["/mnt/hdd/pg-0"]}
+    html = unescape(render_report([postgres_run]))
+    layout = html[html.index('id="layout"') : html.index('id="method"')]
+    data_row, fast_row = (
+        layout.split(f"<td>{r}</td>")[1].split("</tr>")[0] for r in ("data", "fast")
+    )
+    assert f"{biggest} (" in fast_row and f"{biggest} (" not in data_row
+    placed = "1 of the tables and indexes, placed by the study on its fast path"
+    assert f"{placed}, the same path as data" in fast_row
+    postgres_run.target["paths"]["fast"] = ["/mnt/flash/moved"]
+    html = unescape(render_report([postgres_run]))
+    assert "by the study on its fast path</td>" in html and "the same path as data" not in html
+
+
 @pytest.mark.parametrize(
     "analyses",
     [
