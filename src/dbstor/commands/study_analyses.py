@@ -251,6 +251,26 @@ def run_with_analyses(study: Study, out: Path, safety: Safety, progress: Progres
     return outcome
 
 
+def check_pdf(study: Study) -> None:
+    """[study] pdf = true needs headless Chromium: refused before anything runs."""
+    from dbstor.report.pdf import find_chromium
+
+    if study.pdf and find_chromium() is None:
+        raise UserError(
+            f"{study.source}: study.pdf: printing the report needs headless Chromium: "
+            "install the chromium package, or remove pdf = true"
+        )
+
+
+def print_pdf(study: Study, outcome: StudyOutcome, progress: Progress) -> None:
+    """report.pdf beside the study's report.html, when the study asks for it."""
+    report = outcome.folder / "report.html"
+    if study.pdf and report.exists():
+        from dbstor.report.pdf import write_pdf
+
+        progress.say(f"pdf: {write_pdf(report)}")
+
+
 def _fast_capacity(text: str) -> int:
     try:
         return parse_size(text)
