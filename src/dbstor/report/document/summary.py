@@ -64,7 +64,10 @@ def _doubts(points: list[Point]) -> str:
             flags.append(MOSTLY_FOREIGN)
         for flag in flags:
             where.setdefault(flag, []).append(point_label(point))
-    return "; ".join(f"{', '.join(at)} flagged {flag}" for flag, at in where.items())
+    same: dict[tuple[str, ...], list[str]] = {}  # the same points' flags said together
+    for flag, at in where.items():
+        same.setdefault(tuple(at), []).append(flag)
+    return "; ".join(f"{', '.join(at)} flagged {' and '.join(fl)}" for at, fl in same.items())
 
 
 def _knee_points(run: Run, load: float | None) -> list[Point]:

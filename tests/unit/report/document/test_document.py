@@ -296,6 +296,10 @@ def test_a_figure_from_mostly_foreign_io_is_not_stated(fc: Run):
     summary = unescape(render_report([fc]).split('id="configuration"')[0])
     assert "the knee could not be stated (QD32 flagged mostly other processes' I/O)" in summary
     assert "sustains" not in summary
+    fc.points[-1].trust.steady = False  # two flags on one point are said together
+    summary = unescape(render_report([fc]).split('id="configuration"')[0])
+    assert "(QD64 flagged not steady and mostly other processes' I/O)" in summary
+    fc.points[-1].trust.steady = True
     for point in fc.points:  # shared, but mostly its own I/O: the figure stands
         point.foreign_io_share = 0.3 if point.shared_device else None
     assert "sustains 47,702 IOPS" in unescape(render_report([fc]).split('id="configuration"')[0])
