@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 SMALL_SCALE = {"brokerage": 200, "orders": 1, "blocks": 500, "dss": 0.05}
-POINT = {"duration": "3s", "warmup": "1s", "size": "64MiB", "repeats": 1}
+POINT = {"duration": "5s", "warmup": "2s", "size": "64MiB", "repeats": 1}  # as the default study
 SERIES = ("users", "instances", "rate", "streams")
 # A managed server's memory held below the shrunk database, so that its reads reach the
 # storage: with a seed's 2 GiB every point reads from memory and no factor, per-disk figure

@@ -44,7 +44,7 @@ def test_a_shrunk_example_keeps_its_tables_and_targets_under_one_dir(example, tm
     small, dirs = shrink(data, tmp_path)
     study = study_from_dict(small, source="small.toml", base_dir=tmp_path)
     StudyAnalyses(study)
-    assert study.duration_s == 3 and study.warmup_s == 1
+    assert study.duration_s == 5 and study.warmup_s == 2
     assert [t.label for t in study.targets] == [t["label"] for t in data["targets"]]
     assert all(p.is_relative_to(tmp_path) for t in study.targets for p in t.paths)
     assert dirs and all(d.is_relative_to(tmp_path) for d in dirs)
