@@ -7,7 +7,7 @@ from __future__ import annotations
 from html import escape
 from typing import Any
 
-from dbstor.report.database.sizes import objects_on_disk, row_data_loaded
+from dbstor.report.database.sizes import databases_loaded, objects_on_disk, row_data_loaded
 from dbstor.report.document.private import base_name
 from dbstor.report.kit.fmt import DASH, fmt_bytes, fmt_value
 from dbstor.results.model import Run
@@ -36,14 +36,20 @@ def _what(run: Run) -> list[str]:
     files = [base_name(f) for f in engine.get("files") or []]
     name = engine.get("title") or engine.get("name")
     lines.append(f"{name} database" + (f": {', '.join(files)}" if files else ""))
-    disk = objects_on_disk(run)
+    disk, many = objects_on_disk(run), databases_loaded(run)
+    each = f" in each of its {many} databases (one per instance)" if many > 1 else ""
     if disk:
         lines.append(
-            f"{disk[0]} tables and indexes, {fmt_bytes(disk[1])} on disk at the end of the run "
-            "(pages, with the rows the run added)"
+            f"{disk[0]} tables and indexes, {fmt_bytes(disk[1])} on disk at the end of the run"
+            f"{each} (pages, with the rows the run added)"
         )
     loaded = row_data_loaded(run)
-    if loaded:
+    if loaded and many > 1:
+        lines.append(
+            f"{fmt_bytes(loaded / many)} of row data loaded into each ({fmt_bytes(loaded)} in "
+            "all; before indexes and page overhead)"
+        )
+    elif loaded:
         lines.append(f"{fmt_bytes(loaded)} of row data loaded (before indexes and page overhead)")
     return lines
 

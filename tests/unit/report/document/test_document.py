@@ -303,3 +303,17 @@ def test_a_figure_from_mostly_foreign_io_is_not_stated(fc: Run):
     for point in fc.points:  # shared, but mostly its own I/O: the figure stands
         point.foreign_io_share = 0.3 if point.shared_device else None
     assert "sustains 47,702 IOPS" in unescape(render_report([fc]).split('id="configuration"')[0])
+
+
+def test_sizes_of_several_instances_agree(postgres_run: Run):
+    """The objects listed are the first instance's; the row data is every instance's: the
+    layout and the sentence say each database's sizes, not one's on disk beside all's rows."""
+    from dbstor.report.database.section import sizing_sentence
+
+    html = unescape(render_report([postgres_run]))
+    layout = html[html.index('id="layout"') : html.index('id="method"')]
+    assert "on disk at the end of the run in each of its 8 databases (one per instance)" in layout
+    assert "5 GiB of row data loaded into each (40 GiB in all;" in layout
+    sentence = sizing_sentence(postgres_run) or ""
+    assert sentence.startswith("Each of the 8 databases held ")
+    assert "5 GiB of row data was loaded into each" in sentence
