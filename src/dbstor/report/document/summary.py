@@ -231,7 +231,8 @@ def _analysis_findings(analyses: dict[str, Any]) -> list[Finding]:
                 Finding(
                     f"On {label}, an array that removes zero blocks, deduplicates and "
                     f"compresses would store the {fmt_bytes(number(entry.get('bytes_scanned')))} "
-                    f"scanned at a data reduction of {fmt_num(entry['total_ratio'])}:1 "
+                    "of files scanned (every file its run built, not only tables) at a data "
+                    f"reduction of {fmt_num(entry['total_ratio'])}:1 "
                     f"(deduplication {fmt_num(number(entry.get('dedup_ratio')))}:1, compression "
                     f"{fmt_num(number(entry.get('compression_ratio')))}:1).",
                     "efficiency",
