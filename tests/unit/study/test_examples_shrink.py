@@ -80,6 +80,10 @@ def test_a_shrunk_managed_server_gets_less_memory_than_its_database(tmp_path):
     assert managed["users"] == [8, 16]  # 16 connections: 96 MiB + 6 MiB each
     assert (managed["buffer"], managed["memory_limit"]) == ("16MiB", "192MiB")
     assert managed["scale"] == 1000  # about 245 MiB on disk, more than the cap leaves
+    blocks = tomllib.loads((ROOT / "examples" / "tr-4415-legacy.toml").read_text())
+    (small_blocks,) = shrink(blocks, tmp_path)[0]["databases"]
+    assert small_blocks["users"] == [32, 64] and small_blocks["memory_limit"] == "480MiB"
+    assert small_blocks["scale"] == 2000  # 16 MiB of rows a user against 6 MiB of cap
     assert "memory_limit" not in external  # another machine's server: not dbstor's to cap
     assert small["targets"][1]["fast"] == str(tmp_path / "FLASH" / "fast")
     assert tmp_path / "FLASH" / "fast" in dirs
