@@ -317,3 +317,15 @@ def test_sizes_of_several_instances_agree(postgres_run: Run):
     sentence = sizing_sentence(postgres_run) or ""
     assert sentence.startswith("Each of the 8 databases held ")
     assert "5 GiB of row data was loaded into each" in sentence
+
+
+def test_targets_on_one_device_are_a_limit_of_the_conclusion(fc: Run, iscsi: Run):
+    """Two labels, one device of one host (a shrunk seed): the conclusion says that their
+    differences are not the storage's; on different devices it says nothing of the kind."""
+    fc.target["device"] = iscsi.target["device"] = "vda"
+    fc.host["hostname"] = iscsi.host["hostname"] = "vm"
+    conclusion = unescape(render_report([fc, iscsi]).split('id="conclusion"')[1])
+    labels = f"{fc.target['label']} and {iscsi.target['label']}"
+    assert f"{labels} are folders on the same device (vda) of one host" in conclusion
+    iscsi.target["device"] = "sdb"
+    assert "the same device" not in render_report([fc, iscsi]).split('id="conclusion"')[1]
