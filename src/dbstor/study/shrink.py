@@ -7,42 +7,21 @@ scale, so that the seeds' studies in examples/ run here in minutes (`dbstor stud
 from __future__ import annotations
 
 import copy
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 SMALL_SCALE = {"brokerage": 200, "orders": 1, "blocks": 500, "dss": 0.05}
 POINT = {"duration": "5s", "warmup": "2s", "size": "64MiB", "repeats": 1}  # as the default study
 SERIES = ("users", "instances", "rate", "streams")
-# A managed server's memory held below the shrunk database, so that its reads reach the
-# storage: with a seed's 2 GiB every point reads from memory and no factor, per-disk figure
-# or cost case may rest on it. PostgreSQL's cap grows with its connections (about 6 MiB
-# each beside 16 MiB of shared buffers; 96 MiB in all killed it at 16 users), and its
-# brokerage database is made larger than what the cap leaves for the page cache.
-PG_BASE_MIB, PG_PER_CONNECTION_MIB = 96, 6
-# brokerage: about 245 MiB on disk; blocks: 2,000 8K rows per user, 16 MiB, more than the
-# 6 MiB each connection adds to the cap (at 500 rows a user TR-4415 read from memory)
-PG_SCALE = {"brokerage": 1000, "blocks": 2000}
 
 
-def _small_memory(db: dict[str, Any]) -> None:
-    """Cap a managed engine's memory below its shrunk database (not an external one's)."""
-    engine = db.get("engine", "sqlite")
-    if db.get("dsn") or engine not in ("postgres", "sqlite"):
-        return
-    if engine == "sqlite":
-        db["memory_limit"] = "48MiB"  # as the default study: SQLite's ~77 MiB at scale 1,000
-        return
-    users = db.get("users_per_instance") if "instances" in db else db.get("users")
-    most = max(users) if isinstance(users, list) and users else int(users or 1)
-    db["buffer"] = "16MiB"
-    db["memory_limit"] = f"{PG_BASE_MIB + PG_PER_CONNECTION_MIB * int(most)}MiB"
-    workload = db.get("workload", "brokerage")
-    if workload in PG_SCALE:
-        db["scale"] = PG_SCALE[workload]
-
-
-def shrink(data: dict[str, Any], where: Path) -> tuple[dict[str, Any], list[Path]]:
-    """-> (the shrunk study, the directories its targets now use)."""
+def shrink(
+    data: dict[str, Any], where: Path, memory: Callable[[dict[str, Any]], None] | None = None
+) -> tuple[dict[str, Any], list[Path]]:
+    """-> (the shrunk study, the directories its targets now use). `memory` sets a managed
+    engine's memory in each shrunk [[databases]] table (engines/shrunk.small_memory: the
+    engines know their own needs; this layer names none)."""
     small = copy.deepcopy(data)
     study = small.setdefault("study", {})
     study.update(POINT)
@@ -60,7 +39,8 @@ def shrink(data: dict[str, Any], where: Path) -> tuple[dict[str, Any], list[Path
         if "users_per_instance" in db:
             db["users_per_instance"] = min(int(db["users_per_instance"]), 2)
         db["client_processes"] = 1
-        _small_memory(db)
+        if memory is not None:
+            memory(db)
         if "query_timeout" in db:
             db["query_timeout"] = "5m"
     made: list[Path] = []

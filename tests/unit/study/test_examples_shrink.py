@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from dbstor.commands.study_analyses import StudyAnalyses
+from dbstor.engines.shrunk import small_memory
 from dbstor.study.load import load_study, study_from_dict
 from dbstor.study.shrink import shrink
 
@@ -75,13 +76,13 @@ def test_a_shrunk_managed_server_gets_less_memory_than_its_database(tmp_path):
     data = tomllib.loads((ROOT / "examples" / "h6080-placement.toml").read_text())
     data["targets"][1]["fast"] = "/mnt/flash/fast"
     data["databases"].append({"engine": "postgres", "dsn": "postgresql://u@db/x", "scale": 5})
-    small, dirs = shrink(data, tmp_path)
+    small, dirs = shrink(data, tmp_path, memory=small_memory)
     managed, external = small["databases"]
     assert managed["users"] == [8, 16]  # 16 connections: 96 MiB + 6 MiB each
     assert (managed["buffer"], managed["memory_limit"]) == ("16MiB", "192MiB")
     assert managed["scale"] == 1000  # about 245 MiB on disk, more than the cap leaves
     blocks = tomllib.loads((ROOT / "examples" / "tr-4415-legacy.toml").read_text())
-    (small_blocks,) = shrink(blocks, tmp_path)[0]["databases"]
+    (small_blocks,) = shrink(blocks, tmp_path, memory=small_memory)[0]["databases"]
     assert small_blocks["users"] == [32, 64] and small_blocks["memory_limit"] == "480MiB"
     assert small_blocks["scale"] == 2000  # 16 MiB of rows a user against 6 MiB of cap
     assert "memory_limit" not in external  # another machine's server: not dbstor's to cap
