@@ -237,10 +237,12 @@ def _tps_apart(tps: Series, iops_cpu: list[Series], refs: list[Ref]) -> str:
         height=260,
         **common,
     ) + line_chart(
-        [iops],
-        title="Per-second IOPS at the device (warm-up included)",
+        [iops, cpu],  # the CPU again on the right: the two charts' time axes line up
+        title="Per-second IOPS at the device and CPU (warm-up included)",
         y_label="device IOPS",
-        height=240,
+        y2_label="busy %",
+        y2_ticks=PERCENT_TICKS,
+        height=260,
         **common,
     )
 
