@@ -47,7 +47,8 @@ def _one_device(runs: list[Run]) -> str | None:
     for (_, device), labels in groups.items():
         if len(labels) > 1:
             return (
-                f"{' and '.join(labels)} are folders on the same device ({device}) of one host: "
+                f"{', '.join(labels[:-1])} and {labels[-1]} are folders on the same device "
+                f"({device}) of one host: "
                 "the differences between them are the runs' (the order they ran in, other "
                 "work on the host), not the storage's."
             )

@@ -327,5 +327,9 @@ def test_targets_on_one_device_are_a_limit_of_the_conclusion(fc: Run, iscsi: Run
     conclusion = unescape(render_report([fc, iscsi]).split('id="conclusion"')[1])
     labels = f"{fc.target['label']} and {iscsi.target['label']}"
     assert f"{labels} are folders on the same device (vda) of one host" in conclusion
+    smb = copy.deepcopy(iscsi)
+    smb.target["label"], smb.run_id = "SMB", "smb-run"
+    conclusion = unescape(render_report([fc, iscsi, smb]).split('id="conclusion"')[1])
+    assert f"{fc.target['label']}, {iscsi.target['label']} and SMB are folders" in conclusion
     iscsi.target["device"] = "sdb"
     assert "the same device" not in render_report([fc, iscsi]).split('id="conclusion"')[1]
