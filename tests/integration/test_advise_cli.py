@@ -119,6 +119,8 @@ def test_run_folder_with_tier_latencies_from_runs(dbstor, tmp_path):
     # (66,000 + 20,000) I/Os x (8.4 - 0.4) ms = 688,000 ms
     assert result["result"]["stall_saved_ms"] == pytest.approx(688_000)
     assert "lowest-load point" in result["slow_tier"]["latency_source"]
+    # the run by its name, as the document's placement section shows it (not the path given)
+    assert result["source"]["counted"] == "the measured load points of run r1"
     _objects_run(tmp_path / "results" / "r2", None)
     proc = dbstor("advise", "results/r2", "--fast-capacity", "7GiB")
     dbstor.assert_user_error(proc, "engine_stats.objects")

@@ -63,6 +63,7 @@ def _fixtures(cwd: Path) -> None:
     (cwd / "many.toml").write_text(f"[study]\nrepeats = 10000000\n{target}")
     (cwd / "raid.toml").write_text(f'[capacity]\ndrives = "4x1TB"\nraid = "raid9"\n{target}')
     (cwd / "tco.toml").write_text(f"[tco]\ncores_per_servr = 12\n{target}")
+    (cwd / "snap-role.toml").write_text(f'[efficiency]\nsnapshots = {{ dat = "2h" }}\n{target}')
     _fixtures_issue25(cwd, target)
 
 

@@ -106,7 +106,8 @@ def test_every_analysis_has_its_section(study: Path, dbstor):
     assert "trade" in _section(html, "placement") and "I/O served by the fast tier" in html
     summary = _section(html, "summary")
     assert (
-        "scanned at a data reduction of" in summary
+        "of files scanned (every file its run built, not only tables) at a data reduction of"
+        in summary
         and 'href="#efficiency"' in html.split('id="configuration"')[0]
     )
     assert "38.4 TB raw give 30.24 TB usable (79% of raw)" in summary

@@ -190,7 +190,7 @@ def load_objects(args: argparse.Namespace) -> tuple[list[DbObject], list[str], d
             {
                 "format": "dbstor-run",
                 "path": str(args.run_dir),
-                "counted": f"the measured load points of run {args.run_dir}",
+                "counted": f"the measured load points of run {Path(args.run_dir).name}",
             },
         )
     if args.postgres:

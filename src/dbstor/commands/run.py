@@ -17,7 +17,7 @@ from dbstor.commands.common import (
 )
 from dbstor.commands.default_study import default_study
 from dbstor.commands.flagtypes import COUNT, SEED
-from dbstor.commands.study_analyses import run_with_analyses
+from dbstor.commands.study_analyses import check_pdf, print_pdf, run_with_analyses
 from dbstor.commands.target_flags import add_place_flag, parse_target, with_place
 from dbstor.commands.telemetry_flags import add_telemetry_flags, with_telemetry
 from dbstor.drivers.processes import AUTO
@@ -330,6 +330,7 @@ def run(args: argparse.Namespace) -> int:
     elif not args.study:
         study = default_study()
     study = with_place(with_telemetry(study, args), args.place)
+    check_pdf(study)
     progress = Progress(quiet=args.quiet)
     if study.cluster:  # a study file's [cluster]: only here is Ray imported
         from dbstor.cluster.runs import run_cluster_study
@@ -349,4 +350,5 @@ def run(args: argparse.Namespace) -> int:
         )
     else:
         outcome = run_with_analyses(with_tags(study, args), args.out, safety_from(args), progress)
+    print_pdf(study, outcome, progress)
     return finish(outcome, args, progress)

@@ -69,7 +69,10 @@ def _print_shrunk(path: Path, where: Path) -> int:
     from dbstor.study.shrink import shrink
 
     load_study(path)  # the original is refused as it is, naming its own file
-    small, dirs = shrink(tomllib.loads(path.read_text(encoding="utf-8")), where.resolve())
+    from dbstor.engines.shrunk import small_memory
+
+    data = tomllib.loads(path.read_text(encoding="utf-8"))
+    small, dirs = shrink(data, where.resolve(), memory=small_memory)
     StudyAnalyses(study_from_dict(small, source=f"{path} (shrunk)", base_dir=path.parent))
     user_dir(where.resolve(), "--shrink")  # the folder the user named (a link of theirs is fine)
     parts = [  # the folders made in it are dbstor's: never through a link

@@ -207,10 +207,21 @@ class StudyAnalyses:
             if not fast_folders:
                 return {"missing": f"the fast target {fast} has no run to take its latency from"}
             args.fast_run = fast_folders[0]
+        if "slow_latency" not in table and fast != target.label:
+            args.slow_run = folders[0]  # this target's own measured latency: the stall saved
         try:
             return advise.advice(args)
         except UserError as exc:
+            if getattr(args, "slow_run", None) is None:
+                return {"missing": str(exc)}
+            args.slow_run = None  # e.g. the 'slow' target measured faster: no stall estimate
+            why = f"stall time not estimated: {str(exc).split('; check')[0]}"
+        try:
+            result = advise.advice(args)
+        except UserError as exc:
             return {"missing": str(exc)}
+        result.setdefault("notes", []).append(why)
+        return result
 
     def _tco(self, outcome: StudyOutcome) -> dict[str, Any]:
         table = self.study.analysis_table("tco") or {}
@@ -240,6 +251,26 @@ def run_with_analyses(study: Study, out: Path, safety: Safety, progress: Progres
     return outcome
 
 
+def check_pdf(study: Study) -> None:
+    """[study] pdf = true needs headless Chromium: refused before anything runs."""
+    from dbstor.report.pdf import find_chromium
+
+    if study.pdf and find_chromium() is None:
+        raise UserError(
+            f"{study.source}: study.pdf: printing the report needs headless Chromium: "
+            "install the chromium package, or remove pdf = true"
+        )
+
+
+def print_pdf(study: Study, outcome: StudyOutcome, progress: Progress) -> None:
+    """report.pdf beside the study's report.html, when the study asks for it."""
+    report = outcome.folder / "report.html"
+    if study.pdf and report.exists():
+        from dbstor.report.pdf import write_pdf
+
+        progress.say(f"pdf: {write_pdf(report)}")
+
+
 def _fast_capacity(text: str) -> int:
     try:
         return parse_size(text)
@@ -264,6 +295,11 @@ def cpu_at_same_load(
     if not same:
         return "the runs have no comparison at the baseline's knee load to take CPU from"
     values = {e["label"]: e.get("values") or {} for e in same.get("runs", [])}
+    held = {e["label"]: e.get("withheld") or {} for e in same.get("runs", [])}
+    for label in (before, after):
+        reason = held.get(label, {}).get("cpu_pct")
+        if reason:  # the comparison would not rest a CPU factor on it: nor does a cost case
+            return f"the CPU at the baseline's knee load cannot carry a cost case: {reason}"
     for key, what in CPU_KEYS:
         b, a = values.get(before, {}).get(key), values.get(after, {}).get(key)
         if b is not None and a is not None:

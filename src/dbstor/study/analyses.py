@@ -11,6 +11,7 @@ import difflib
 from typing import Any
 
 from dbstor.errors import UserError
+from dbstor.study.values import PLACE_ROLES
 
 # key -> what it takes: "text" (a number, size or name), "flag" (true or false),
 # "label" (a target's label), "roles" (text, or a table of role = text)
@@ -104,7 +105,22 @@ def analysis_table(source: str, where: str, name: str, table: Any) -> dict[str, 
         problem = _kind_problem(keys[key], value)
         if problem:
             raise UserError(f"{source}: {where}.{key}: {problem}")
+        if keys[key] == "roles" and isinstance(value, dict):
+            _check_roles(source, f"{where}.{key}", value)
     return dict(table)
+
+
+def _check_roles(source: str, where: str, value: dict[str, Any]) -> None:
+    """A per-role value names a role the study's runs put files on (a typo such as 'dat'
+    would otherwise model the snapshots of no file, silently)."""
+    for role in value:
+        if role not in PLACE_ROLES:
+            hint = difflib.get_close_matches(str(role), PLACE_ROLES, n=1)
+            extra = f" (did you mean {hint[0]!r}?)" if hint else ""
+            raise UserError(
+                f"{source}: {where}.{role}: not a target role{extra}; "
+                f"allowed: {', '.join(PLACE_ROLES)}"
+            )
 
 
 def _kind_problem(kind: str, value: Any) -> str | None:

@@ -64,7 +64,7 @@ _SECTIONS = {
 }  # fmt: skip
 _STUDY_KEYS = {
     "name", "profiles", "duration", "warmup", "repeats", "size", "precondition", "baseline",
-    "data", "tags",
+    "data", "tags", "pdf",
 }  # fmt: skip
 _SLO_KEYS, _LOAD_KEYS = {"metric", "limit"}, {"kind", "values", "jobs", "iodepth"}
 _TARGET_KEYS = {
@@ -366,6 +366,7 @@ def study_from_dict(data: dict[str, Any], source: str, base_dir: Path) -> Study:
         cluster=cluster,
         tags=study.get("tags", tag_table, {}),
         analyses={n: analysis_table(source, n, n, data[n]) for n in TABLES if n in data},
+        pdf=study.get("pdf", boolean, False),
     )
 
 

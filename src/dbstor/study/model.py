@@ -143,6 +143,7 @@ class Study:
     cluster: str | None = None  # the Ray head HOST:PORT: targets measured on their hosts
     tags: dict[str, str] = field(default_factory=dict)  # the user's KEY=VALUE words
     analyses: dict[str, dict[str, Any]] = field(default_factory=dict)  # [capacity], [tco]...
+    pdf: bool = False  # [study] pdf = true: report.pdf beside report.html (headless Chromium)
 
     def analysis_table(self, name: str, target: Target | None = None) -> dict[str, Any] | None:
         """A [capacity]/[efficiency]/[placement]/[tco] table, a target's own keys over the

@@ -35,6 +35,7 @@ class StudyTable(_Table):
     tags: dict[str, str | int | float] | None = Field(
         None, description='your own words on every run, e.g. {firmware = "9.14"}'
     )
+    pdf: bool | None = Field(None, description="also print the report to report.pdf")
 
 
 class SloTable(_Table):

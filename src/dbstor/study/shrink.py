@@ -7,16 +7,21 @@ scale, so that the seeds' studies in examples/ run here in minutes (`dbstor stud
 from __future__ import annotations
 
 import copy
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 SMALL_SCALE = {"brokerage": 200, "orders": 1, "blocks": 500, "dss": 0.05}
-POINT = {"duration": "3s", "warmup": "1s", "size": "64MiB", "repeats": 1}
+POINT = {"duration": "5s", "warmup": "2s", "size": "64MiB", "repeats": 1}  # as the default study
 SERIES = ("users", "instances", "rate", "streams")
 
 
-def shrink(data: dict[str, Any], where: Path) -> tuple[dict[str, Any], list[Path]]:
-    """-> (the shrunk study, the directories its targets now use)."""
+def shrink(
+    data: dict[str, Any], where: Path, memory: Callable[[dict[str, Any]], None] | None = None
+) -> tuple[dict[str, Any], list[Path]]:
+    """-> (the shrunk study, the directories its targets now use). `memory` sets a managed
+    engine's memory in each shrunk [[databases]] table (engines/shrunk.small_memory: the
+    engines know their own needs; this layer names none)."""
     small = copy.deepcopy(data)
     study = small.setdefault("study", {})
     study.update(POINT)
@@ -34,6 +39,8 @@ def shrink(data: dict[str, Any], where: Path) -> tuple[dict[str, Any], list[Path
         if "users_per_instance" in db:
             db["users_per_instance"] = min(int(db["users_per_instance"]), 2)
         db["client_processes"] = 1
+        if memory is not None:
+            memory(db)
         if "query_timeout" in db:
             db["query_timeout"] = "5m"
     made: list[Path] = []
@@ -46,7 +53,7 @@ def shrink(data: dict[str, Any], where: Path) -> tuple[dict[str, Any], list[Path
         target.pop("path", None)
         target["paths"] = [str(p) for p in paths]
         made += paths
-        for role in ("log", "temp"):
+        for role in ("log", "temp", "fast"):
             if role in target:
                 target[role] = str(where / label / role)
                 made.append(where / label / role)

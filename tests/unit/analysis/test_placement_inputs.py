@@ -241,6 +241,22 @@ def test_html_section_renders_the_chart_table_and_escapes_names():
         assert external not in page
 
 
+def test_a_ranking_without_stall_times_has_no_column_of_dashes():
+    """A dbstor run counts I/Os per object but no stall: the 'ms per I/O' column is left
+    out, not shown as a dash in every row; the fast tier's label stays inside the chart."""
+    objects = [DbObject("trade", "data", 1 << 20, 100, 0), DbObject("x", "data", 1 << 20, 5, 0)]
+    result = analyse(objects, Tiers(300 << 30))
+    result["source"] = {"counted": "run r1"}
+    section = render_advise_section(result)
+    assert "<th>ms per I/O</th>" not in section and "<th>fast</th>" in section
+    label = section.split("fast tier: ")[0].rsplit("<text", 1)[1]
+    assert 'text-anchor="end"' in label  # every object chosen: the point is at the right edge
+    with_stall = [DbObject("trade", "data", 1 << 20, 100, 0, stall_ms=50.0)]
+    assert "<th>ms per I/O</th>" in render_advise_section(
+        analyse(with_stall, Tiers(300 << 30)) | {"source": {"counted": "csv"}}
+    )
+
+
 def test_postgres_without_psycopg_names_the_extra(monkeypatch):
     from dbstor.analysis.placement import postgres
 

@@ -147,3 +147,35 @@ def test_a_refusal_naming_two_flags_names_both_as_fields():
     message = _refusal(efficiency={"snapshots": {"data": "2h"}, "copies": 4, "retention": "1d",
                                    "change_rate": "5%/h"})  # fmt: skip
     assert message.startswith("s.toml: efficiency: give copies or retention, not both"), message
+
+
+def test_no_cost_case_from_cpu_the_comparison_withheld():
+    """TR-4403 shrunk: both runs at the same load read from memory; the comparison withheld
+    every factor, so the cost case must not consolidate on their CPU either."""
+    from dbstor.commands.study_analyses import cpu_at_same_load
+
+    memory = "FLASH's point at 2 instances: its reads came from memory, not the storage"
+    same = {
+        "load": {"kind": "instances", "value": 2.0},
+        "basis": "the baseline's knee load",
+        "runs": [
+            {"label": "LEGACY", "values": {"cpu_pct": 40.5}, "withheld": {}},
+            {"label": "FLASH", "values": {"cpu_pct": 35.7}, "withheld": {"cpu_pct": memory}},
+        ],
+    }
+    why = cpu_at_same_load({"same_load": same}, "LEGACY", "FLASH")
+    assert why == f"the CPU at the baseline's knee load cannot carry a cost case: {memory}"
+    same["runs"][1]["withheld"] = {"throughput": "noisy"}  # another figure's reason: CPU stands
+    assert cpu_at_same_load({"same_load": same}, "LEGACY", "FLASH")[:2] == (40.5, 35.7)
+
+
+def test_a_per_role_value_names_a_role_the_runs_put_files_on():
+    """snapshots = { dat = "2h" } modelled the snapshots of no file and said nothing."""
+    message = _refusal(efficiency={"snapshots": {"dat": "2h"}, "change_rate": "5%/h"})
+    assert message == (
+        "s.toml: efficiency.snapshots.dat: not a target role (did you mean 'data'?); "
+        "allowed: data, log, temp, fast"
+    )
+    StudyAnalyses(
+        _study(efficiency={"snapshots": {"data": "2h", "log": "15m"}, "change_rate": "5%/h"})
+    )

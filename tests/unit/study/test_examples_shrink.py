@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from dbstor.commands.study_analyses import StudyAnalyses
+from dbstor.engines.shrunk import small_memory
 from dbstor.study.load import load_study, study_from_dict
 from dbstor.study.shrink import shrink
 
@@ -44,7 +45,7 @@ def test_a_shrunk_example_keeps_its_tables_and_targets_under_one_dir(example, tm
     small, dirs = shrink(data, tmp_path)
     study = study_from_dict(small, source="small.toml", base_dir=tmp_path)
     StudyAnalyses(study)
-    assert study.duration_s == 3 and study.warmup_s == 1
+    assert study.duration_s == 5 and study.warmup_s == 2
     assert [t.label for t in study.targets] == [t["label"] for t in data["targets"]]
     assert all(p.is_relative_to(tmp_path) for t in study.targets for p in t.paths)
     assert dirs and all(d.is_relative_to(tmp_path) for d in dirs)
@@ -66,3 +67,24 @@ def test_dbstor_study_shrink_prints_a_study_that_loads(tmp_path):
     study = load_study(tmp_path / "small.toml")
     assert study.name.endswith("(shrunk)")
     assert all(p.is_dir() for t in study.targets for p in (*t.paths, *t.log))
+
+
+def test_a_shrunk_managed_server_gets_less_memory_than_its_database(tmp_path):
+    """A seed's 2 GiB around a 50 MiB shrunk database makes every point 'from memory', and
+    then no factor, per-disk figure or cost case may be stated: shrunk, the reads must
+    reach the storage. Every role's path moves under the directory, fast too."""
+    data = tomllib.loads((ROOT / "examples" / "h6080-placement.toml").read_text())
+    data["targets"][1]["fast"] = "/mnt/flash/fast"
+    data["databases"].append({"engine": "postgres", "dsn": "postgresql://u@db/x", "scale": 5})
+    small, dirs = shrink(data, tmp_path, memory=small_memory)
+    managed, external = small["databases"]
+    assert managed["users"] == [8, 16]  # 16 connections: 96 MiB + 6 MiB each
+    assert (managed["buffer"], managed["memory_limit"]) == ("16MiB", "192MiB")
+    assert managed["scale"] == 1000  # about 245 MiB on disk, more than the cap leaves
+    blocks = tomllib.loads((ROOT / "examples" / "tr-4415-legacy.toml").read_text())
+    (small_blocks,) = shrink(blocks, tmp_path, memory=small_memory)[0]["databases"]
+    assert small_blocks["users"] == [32, 64] and small_blocks["memory_limit"] == "480MiB"
+    assert small_blocks["scale"] == 2000  # 16 MiB of rows a user against 6 MiB of cap
+    assert "memory_limit" not in external  # another machine's server: not dbstor's to cap
+    assert small["targets"][1]["fast"] == str(tmp_path / "FLASH" / "fast")
+    assert tmp_path / "FLASH" / "fast" in dirs

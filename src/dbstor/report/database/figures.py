@@ -242,11 +242,12 @@ def txn_types_chart(run: Run, point: Point) -> str:
         bars[1].missing = [
             f"at most {most} transactions of a type, fewer than the {need} a p99 needs"
         ]
+    no_p99 = all(s is None or s.p99 is None for s in stats)  # the axis names what is drawn
     return hbar_chart(
         types,
         bars,
         title=f"Transaction latency by type at {point_label(point, compact=False)}",
-        x_label="mean and p99 transaction latency (ms)",
+        x_label=f"{'mean' if no_p99 else 'mean and p99'} transaction latency (ms)",
         value_text=lambda v: fmt_ms(v, unit=False),
         description="Mean and p99 latency of each transaction type, the mix's largest first.",
     )

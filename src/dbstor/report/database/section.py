@@ -159,8 +159,15 @@ def sizing_sentence(run: Run) -> str | None:
     if not size:
         return None
     many = len(loads) > 1
-    if disk:
-        what = f"The database{'s' if many else ''} held {fmt_bytes(size)} on disk at the end of the run"
+    if disk and many:  # the listing is one instance's; the row data every instance's
+        what = (
+            f"Each of the {len(loads)} databases held {fmt_bytes(size)} on disk at the end of "
+            "the run (the first one's listing)"
+        )
+        if loaded:
+            what += f"; {fmt_bytes(loaded / len(loads))} of row data was loaded into each"
+    elif disk:
+        what = f"The database held {fmt_bytes(size)} on disk at the end of the run"
         if loaded:
             what += f" ({fmt_bytes(loaded)} of row data loaded)"
     else:

@@ -20,3 +20,9 @@ def row_data_loaded(run: Run) -> float | None:
     loads = [x for x in (run.workload or {}).get("load") or [] if isinstance(x, dict)]
     total = sum(x.get("bytes") or 0 for x in loads)
     return float(total) if total else None
+
+
+def databases_loaded(run: Run) -> int:
+    """How many databases the load built (one per instance); the objects listed on disk are
+    the first instance's (engine_stats.instance), each other instance holds its own copy."""
+    return len([x for x in (run.workload or {}).get("load") or [] if isinstance(x, dict)])

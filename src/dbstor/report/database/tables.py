@@ -10,6 +10,7 @@ import re
 from html import escape
 from typing import Any
 
+from dbstor.analysis.histogram import MIN_OPS_P99, MIN_OPS_P999
 from dbstor.report.database.memory import reads_per_txn
 from dbstor.report.kit.fmt import (
     DASH,
@@ -109,8 +110,9 @@ def txn_types_table(run: Run, point: Point) -> str:
     types = _types_in_order(run, [point])
     stats = point.txn_types or {}
     total = sum((stats[t].count or 0) for t in types if stats.get(t)) or 0
+    shown = [(stat, label) for stat, label in _TXN_STATS if _measured(run, [point], stat)]
     head = ["type", "share of mix|set", "share of mix|done", "count"]
-    head += [f"{label}|ms" for _, label in _TXN_STATS]
+    head += [f"{label}|ms" for _, label in shown]
     rows = []
     for name in types:
         one = stats.get(name)
@@ -121,9 +123,31 @@ def txn_types_table(run: Run, point: Point) -> str:
             cell(done, "num"),
             cell(fmt_int(one.count if one else None), "num"),
         ]
-        cells += [cell(fmt_ms(_stat(one, stat), unit=False), "num") for stat, _ in _TXN_STATS]
+        cells += [cell(fmt_ms(_stat(one, stat), unit=False), "num") for stat, _ in shown]
         rows.append(f'<tr><th scope="row">{escape(name)}</th>{"".join(cells)}</tr>')
-    return scroll_table(head, rows)
+    left = [label for stat, label in _TXN_STATS if (stat, label) not in shown]
+    return scroll_table(head, rows) + (_not_measured(run, [point], left) if left else "")
+
+
+def _measured(run: Run, points: list[Point], stat: str) -> bool:
+    """Whether any transaction type has this statistic at any of the points."""
+    names = _types_in_order(run, points)
+    return any(_stat((p.txn_types or {}).get(n), stat) is not None for p in points for n in names)
+
+
+def _not_measured(run: Run, points: list[Point], stats: list[str]) -> str:
+    """One line for the statistics no transaction type has (a column of dashes says less)."""
+    counts = [
+        one.count
+        for p in points
+        for one in (p.txn_types or {}).values()
+        if one is not None and one.count is not None
+    ]
+    most = f"at most {fmt_int(max(counts))} transactions of a type" if counts else "too few"
+    return (
+        f'<p class="meta">Not measured: {escape(", ".join(stats))} by type ({most}; a p99 '
+        f"needs at least {MIN_OPS_P99:,}, a p99.9 {MIN_OPS_P999:,}).</p>"
+    )
 
 
 def txn_p99_matrix(run: Run) -> str:
@@ -131,6 +155,8 @@ def txn_p99_matrix(run: Run) -> str:
     points = [p for p in ok_points(run) if p.txn_types]
     if len(points) < 2:
         return ""
+    if not _measured(run, points, "p99"):
+        return _not_measured(run, points, ["p99"])
     head = ["type", *(f"{point_label(p)}|p99 ms" for p in points)]
     rows = []
     for name in _types_in_order(run, points):

@@ -33,8 +33,30 @@ from dbstor.results.model import Run
 SHORT_POINT_S = 60
 
 
+def _one_device(runs: list[Run]) -> str | None:
+    """Targets that are folders on one device of one host: their differences are the runs'
+    (the order they ran in, other work on the host), not the storage's."""
+    groups: dict[tuple[str, str], list[str]] = {}
+    for run in runs:
+        target = run.target or {}
+        device, label = target.get("device"), str(target.get("label") or "")
+        if device and label:
+            key = (str((run.host or {}).get("hostname")), str(device))
+            if label not in groups.setdefault(key, []):
+                groups[key].append(label)
+    for (_, device), labels in groups.items():
+        if len(labels) > 1:
+            return (
+                f"{', '.join(labels[:-1])} and {labels[-1]} are folders on the same device "
+                f"({device}) of one host: "
+                "the differences between them are the runs' (the order they ran in, other "
+                "work on the host), not the storage's."
+            )
+    return None
+
+
 def _limits(runs: list[Run], names: list[str], analyses: dict[str, Any]) -> list[str]:
-    out = []
+    out = [same] if (same := _one_device(runs)) else []
     durations = [p.duration_s for r in runs for p in r.points if p.duration_s]
     if durations and max(durations) < SHORT_POINT_S:
         out.append(

@@ -42,6 +42,8 @@ from dbstor.results.model import Point, Run
 
 MAX_FINDINGS = 6
 _DOUBTFUL = ("from memory", "not steady")
+MOSTLY_FOREIGN = "mostly other processes' I/O"
+MOSTLY = 0.5  # over half of the device's I/O was not the run's own
 
 
 @dataclass
@@ -56,10 +58,16 @@ def _doubts(points: list[Point]) -> str:
     """The flags that make these points untrustworthy for a headline, with where."""
     where = {}
     for point in points:
-        for flag in point_flags(point):
-            if flag in _DOUBTFUL:
-                where.setdefault(flag, []).append(point_label(point))
-    return "; ".join(f"{', '.join(at)} flagged {flag}" for flag, at in where.items())
+        flags = [flag for flag in point_flags(point) if flag in _DOUBTFUL]
+        share = point.foreign_io_share
+        if point.shared_device and share is not None and share > MOSTLY:
+            flags.append(MOSTLY_FOREIGN)
+        for flag in flags:
+            where.setdefault(flag, []).append(point_label(point))
+    same: dict[tuple[str, ...], list[str]] = {}  # the same points' flags said together
+    for flag, at in where.items():
+        same.setdefault(tuple(at), []).append(flag)
+    return "; ".join(f"{', '.join(at)} flagged {' and '.join(fl)}" for at, fl in same.items())
 
 
 def _knee_points(run: Run, load: float | None) -> list[Point]:
@@ -223,7 +231,8 @@ def _analysis_findings(analyses: dict[str, Any]) -> list[Finding]:
                 Finding(
                     f"On {label}, an array that removes zero blocks, deduplicates and "
                     f"compresses would store the {fmt_bytes(number(entry.get('bytes_scanned')))} "
-                    f"scanned at a data reduction of {fmt_num(entry['total_ratio'])}:1 "
+                    "of files scanned (every file its run built, not only tables) at a data "
+                    f"reduction of {fmt_num(entry['total_ratio'])}:1 "
                     f"(deduplication {fmt_num(number(entry.get('dedup_ratio')))}:1, compression "
                     f"{fmt_num(number(entry.get('compression_ratio')))}:1).",
                     "efficiency",
@@ -245,7 +254,7 @@ def _analysis_findings(analyses: dict[str, Any]) -> list[Finding]:
             out.append(
                 Finding(
                     f"{label}: {len(entry.get('chosen') or [] if isinstance(entry.get('chosen'), list) else [])} objects, "
-                    f"{fmt_pct((number(result.get('capacity_share')) or 0) * 100)} of the capacity, "
+                    f"{fmt_pct((number(result.get('capacity_share')) or 0) * 100)} of their size, "
                     f"would serve {fmt_pct(result['io_share'] * 100)} of the I/O from the fast tier.",
                     "placement",
                 )

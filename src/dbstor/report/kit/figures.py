@@ -196,7 +196,10 @@ def timeseries_chart(run: Run, rows: Sequence[dict[str, Any]]) -> str | None:
         Series("host CPU busy %", xs, cpu, color="#D55E00", marker=None, right=True),
     ]
     if has_tps:
-        series.insert(0, Series("transactions per second", xs, tps, color="#009E73", marker=None))
+        tps_series = Series("transactions per second", xs, tps, color="#009E73", marker=None)
+        if _apart(tps, iops):  # one axis would lay the TPS flat on the floor of the IOPS
+            return _tps_apart(tps_series, series, refs)
+        series.insert(0, tps_series)
     return line_chart(
         series,
         title=f"Per-second {'TPS, ' if has_tps else ''}IOPS and CPU (warm-up included)",
@@ -206,6 +209,41 @@ def timeseries_chart(run: Run, rows: Sequence[dict[str, Any]]) -> str | None:
         y2_label="busy %",
         y2_ticks=PERCENT_TICKS,
         height=300,
+    )
+
+
+SCALE_APART = 5.0  # peaks further apart than this do not share an axis
+
+
+def _apart(a: Sequence[float | None], b: Sequence[float | None]) -> bool:
+    """Whether two series' peaks are so far apart that one axis would flatten the smaller."""
+    top_a = max((v for v in a if v is not None), default=0.0)
+    top_b = max((v for v in b if v is not None), default=0.0)
+    low, high = sorted((top_a, top_b))
+    return low > 0 and high / low > SCALE_APART
+
+
+def _tps_apart(tps: Series, iops_cpu: list[Series], refs: list[Ref]) -> str:
+    """The per-second chart as two, each on its own axis: TPS with the host CPU, then the
+    device's IOPS (hundreds of transactions beside tens of thousands of reads)."""
+    iops, cpu = iops_cpu
+    common = {"x_label": "seconds of sampling, load points back to back", "refs": refs}
+    return line_chart(
+        [tps, cpu],
+        title="Per-second TPS and CPU (warm-up included)",
+        y_label="transactions per second",
+        y2_label="busy %",
+        y2_ticks=PERCENT_TICKS,
+        height=260,
+        **common,
+    ) + line_chart(
+        [iops, cpu],  # the CPU again on the right: the two charts' time axes line up
+        title="Per-second IOPS at the device and CPU (warm-up included)",
+        y_label="device IOPS",
+        y2_label="busy %",
+        y2_ticks=PERCENT_TICKS,
+        height=260,
+        **common,
     )
 
 

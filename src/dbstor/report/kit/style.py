@@ -46,7 +46,9 @@ svg.chart { display: block; width: 100%; max-width: 760px; height: auto; }
 table { border-collapse: collapse; font-size: 12.5px; margin: 6px 0 12px; }
 th, td { padding: 4px 7px; border-bottom: 1px solid var(--line); text-align: left;
   vertical-align: top; }
-thead th { background: var(--soft); font-weight: 600; white-space: nowrap; }
+thead th { background: var(--soft); font-weight: 600; }
+/* a header wraps between its words rather than push the table past the page */
+thead th { white-space: normal; overflow-wrap: normal; }
 tbody tr:nth-child(even) { background: #fbfcfd; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
 td.over { color: var(--bad); font-weight: 600; }
@@ -98,6 +100,8 @@ section.doc > section.run > h2, section.doc .run-part > section > h2 { font-size
   .run-part { break-before: page; }
   figure, svg, .card, .callout, tr, .facts, .howto { break-inside: avoid; }
   .scroll { overflow: visible; }
+  table { font-size: 8pt; }
+  th, td { padding: 2px 4px; }
   .howto { background: none; }
   a { color: inherit; text-decoration: none; }
 }

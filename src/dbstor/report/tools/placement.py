@@ -96,9 +96,11 @@ def skew_svg(result: dict[str, Any], width: int = 440, height: int = 320) -> str
         f'<rect x="{left + fx * w - 4:.1f}" y="{top + (1 - fy) * h - 4:.1f}" width="8" '
         'height="8" fill="#2e9d4a"><title>fast tier choice</title></rect>'
     )
+    right = fx > 0.6  # near the right edge the label runs leftwards, inside the chart
+    anchor = ' text-anchor="end"' if right else ""
     parts.append(
-        f'<text x="{left + fx * w + 8:.1f}" y="{top + (1 - fy) * h - 6:.1f}" '
-        f'font-size="11" fill="#2e9d4a">fast tier: {fy:.0%} of I/O</text>'
+        f'<text x="{left + fx * w + (-8 if right else 8):.1f}" y="{top + (1 - fy) * h - 6:.1f}" '
+        f'font-size="11" fill="#2e9d4a"{anchor}>fast tier: {fy:.0%} of I/O</text>'
     )
     parts.append("</svg>")
     return "".join(parts)
@@ -111,14 +113,17 @@ def render_advise_section(result: dict[str, Any]) -> str:
     summary = [
         (
             "fast tier",
-            f"{format_size(fast['capacity_bytes'])}, {fast['latency_ms']:g} ms per I/O "
+            f"{format_size(fast['capacity_bytes'])}, {fast['latency_ms']:.3g} ms per I/O "
             f"({escape(str(fast['latency_source']))})",
         ),
         (
             "objects chosen",
             f"{len(result['chosen'])} of {result['totals']['objects']} "
-            f"({format_size(res['used_bytes'])}, {_pct(res['capacity_share'])} "
-            "of the capacity)",
+            f"({format_size(res['used_bytes'])}: {_pct(res['capacity_share'])} of the objects' "
+            f"size, {_pct(res['used_bytes'] / fast['capacity_bytes'])} of the fast tier)"
+            if fast.get("capacity_bytes")
+            else f"({format_size(res['used_bytes'])}, {_pct(res['capacity_share'])} of the "
+            "objects' size)",
         ),
         ("I/O served by the fast tier", _pct(res["io_share"])),
         (
@@ -140,6 +145,7 @@ def render_advise_section(result: dict[str, Any]) -> str:
         ("counted", escape(str(result.get("source", {}).get("counted", "")))),
     ]
     rows = []
+    stall = any(r.get("avg_stall_ms") is not None for r in result["ranking"])  # else no column
     for r in result["ranking"][:MAX_ROWS]:
         cls = "chosen" if r["chosen"] else ("poor" if r.get("poor_reason") else "")
         rows.append(
@@ -147,7 +153,8 @@ def render_advise_section(result: dict[str, Any]) -> str:
             f'<td class="l">{escape(r["kind"])}</td><td>{format_size(r["size_bytes"])}</td>'
             f"<td>{_num(r['reads'])}</td><td>{_num(r['writes'])}</td>"
             f"<td>{_num(r['density'])}</td><td>{_pct(r['io_share'])}</td>"
-            f"<td>{_num(r['avg_stall_ms'], 2)}</td><td>{'yes' if r['chosen'] else ''}</td>"
+            + (f"<td>{_num(r['avg_stall_ms'], 2)}</td>" if stall else "")
+            + f"<td>{'yes' if r['chosen'] else ''}</td>"
             f'<td class="l r">{escape(r["reason"])}</td></tr>'
         )
     more = len(result["ranking"]) - MAX_ROWS
@@ -161,7 +168,8 @@ def render_advise_section(result: dict[str, Any]) -> str:
         + skew_svg(result)
         + '<table><tr><th>#</th><th class="l">object</th><th class="l">kind</th><th>size</th>'
         "<th>reads</th><th>writes</th><th>I/O per GiB</th><th>I/O share</th>"
-        '<th>ms per I/O</th><th>fast</th><th class="l">reason</th></tr>'
+        + ("<th>ms per I/O</th>" if stall else "")
+        + '<th>fast</th><th class="l">reason</th></tr>'
         + "".join(rows)
         + "</table>"
         + (f'<p class="note">{more} more objects in the JSON output.</p>' if more > 0 else "")

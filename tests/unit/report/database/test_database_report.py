@@ -359,3 +359,25 @@ def test_reports_stay_self_contained(default_pair, sqlite_run, postgres_run):
     assert "<script" not in html
     for svg in svgs(html):
         assert svg.get("viewBox")
+
+
+def test_a_statistic_no_type_has_is_one_line_not_a_column_of_dashes(sqlite_run: Run):
+    """Short points leave every type below the 1,000 transactions a p99 needs: the types
+    table drops the p99 and p99.9 columns and the p99 matrix becomes one line saying so."""
+    from dbstor.report.database.tables import txn_p99_matrix, txn_types_table
+
+    for point in sqlite_run.points:
+        for stats in (point.txn_types or {}).values():
+            stats.p99 = stats.p999 = None
+    peak = max((p for p in sqlite_run.points if p.tps), key=lambda p: p.tps)
+    table = txn_types_table(sqlite_run, peak)
+    assert "p99|" not in table and ">p99<" not in table and ">p95<" in table
+    most = max(s.count for s in peak.txn_types.values())
+    assert f"Not measured: p99, p99.9 by type (at most {most:,} transactions of a type" in table
+    matrix = txn_p99_matrix(sqlite_run)
+    assert "<table" not in matrix and matrix.startswith('<p class="meta">Not measured: p99 by')
+    from dbstor.report.database.figures import txn_types_chart
+
+    axis = words(ET.fromstring(txn_types_chart(sqlite_run, peak)))
+    assert "mean transaction latency (ms)" in axis  # the axis names only what is drawn
+    assert "mean and p99 transaction latency (ms)" not in axis

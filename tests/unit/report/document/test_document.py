@@ -230,6 +230,28 @@ def test_layout_has_a_row_per_role(postgres_run: Run):
     assert "/mnt/log" not in layout
 
 
+def test_layout_puts_placed_objects_on_their_roles_row(postgres_run: Run):
+    """A run with `place`: the fast row lists what was placed there, the data row the rest
+    (h6080's before/after: 'before' keeps its fast role on the data path and says so)."""
+    objects = postgres_run.engine_stats["objects"]
+    biggest = max(objects, key=lambda o: o.get("size_bytes") or 0)["name"]
+    postgres_run.engine["placement"] = [
+        {"object": biggest, "kind": "table", "role": "fast", "placed": True, "size_bytes": 1}
+    ]
+    postgres_run.target["paths"] = {"data": ["/mnt/hdd/pg-0/data"], "fast": ["/mnt/hdd/pg-0"]}
+    html = unescape(render_report([postgres_run]))
+    layout = html[html.index('id="layout"') : html.index('id="method"')]
+    data_row, fast_row = (
+        layout.split(f"<td>{r}</td>")[1].split("</tr>")[0] for r in ("data", "fast")
+    )
+    assert f"{biggest} (" in fast_row and f"{biggest} (" not in data_row
+    placed = "1 of the tables and indexes, placed by the study on its fast path"
+    assert f"{placed}, the same path as data" in fast_row
+    postgres_run.target["paths"]["fast"] = ["/mnt/flash/moved"]
+    html = unescape(render_report([postgres_run]))
+    assert "by the study on its fast path</td>" in html and "the same path as data" not in html
+
+
 @pytest.mark.parametrize(
     "analyses",
     [
@@ -262,3 +284,52 @@ def test_the_conclusion_names_what_may_have_served_the_reads(iscsi: Run, tmpfs: 
 def test_the_conclusion_sizes_a_database_where_the_storage_sets_the_pace(postgres_run: Run):
     conclusion = unescape(render_report([postgres_run]).split('id="conclusion"')[1])
     assert "Size array-lun on 5,332 TPS at 4.62 instances, where the mean device read" in conclusion
+
+
+def test_a_figure_from_mostly_foreign_io_is_not_stated(fc: Run):
+    """A summary sentence never rests on a point where most of the device's I/O was other
+    processes': the knee's and the peak's points, each said with its flag."""
+    for point in fc.points:
+        point.trust.steady = True
+        if point.load.value in (32, 64):
+            point.shared_device, point.foreign_io_share = True, 0.64
+    summary = unescape(render_report([fc]).split('id="configuration"')[0])
+    assert "the knee could not be stated (QD32 flagged mostly other processes' I/O)" in summary
+    assert "sustains" not in summary
+    fc.points[-1].trust.steady = False  # two flags on one point are said together
+    summary = unescape(render_report([fc]).split('id="configuration"')[0])
+    assert "(QD64 flagged not steady and mostly other processes' I/O)" in summary
+    fc.points[-1].trust.steady = True
+    for point in fc.points:  # shared, but mostly its own I/O: the figure stands
+        point.foreign_io_share = 0.3 if point.shared_device else None
+    assert "sustains 47,702 IOPS" in unescape(render_report([fc]).split('id="configuration"')[0])
+
+
+def test_sizes_of_several_instances_agree(postgres_run: Run):
+    """The objects listed are the first instance's; the row data is every instance's: the
+    layout and the sentence say each database's sizes, not one's on disk beside all's rows."""
+    from dbstor.report.database.section import sizing_sentence
+
+    html = unescape(render_report([postgres_run]))
+    layout = html[html.index('id="layout"') : html.index('id="method"')]
+    assert "on disk at the end of the run in each of its 8 databases (one per instance)" in layout
+    assert "5 GiB of row data loaded into each (40 GiB in all;" in layout
+    sentence = sizing_sentence(postgres_run) or ""
+    assert sentence.startswith("Each of the 8 databases held ")
+    assert "5 GiB of row data was loaded into each" in sentence
+
+
+def test_targets_on_one_device_are_a_limit_of_the_conclusion(fc: Run, iscsi: Run):
+    """Two labels, one device of one host (a shrunk seed): the conclusion says that their
+    differences are not the storage's; on different devices it says nothing of the kind."""
+    fc.target["device"] = iscsi.target["device"] = "vda"
+    fc.host["hostname"] = iscsi.host["hostname"] = "vm"
+    conclusion = unescape(render_report([fc, iscsi]).split('id="conclusion"')[1])
+    labels = f"{fc.target['label']} and {iscsi.target['label']}"
+    assert f"{labels} are folders on the same device (vda) of one host" in conclusion
+    smb = copy.deepcopy(iscsi)
+    smb.target["label"], smb.run_id = "SMB", "smb-run"
+    conclusion = unescape(render_report([fc, iscsi, smb]).split('id="conclusion"')[1])
+    assert f"{fc.target['label']}, {iscsi.target['label']} and SMB are folders" in conclusion
+    iscsi.target["device"] = "sdb"
+    assert "the same device" not in render_report([fc, iscsi]).split('id="conclusion"')[1]

@@ -159,3 +159,38 @@ def test_a_far_limit_is_drawn_even_where_bars_fill_the_top() -> None:
         refs=[Ref(100.0, "limit")],
     )
     assert "limit ↑ above" in _texts(svg) and max(_left_ticks(svg)) == 10
+
+
+def _per_second_rows(tps: float, iops: float) -> list[dict]:
+    return [
+        {
+            "run_id": "r",
+            "point": p,
+            "repeat": 0,
+            "load_kind": "users",
+            "load_value": users,
+            "tps": tps * users,
+            "dev_read_iops": iops * users,
+            "dev_write_iops": 0.0,
+            "cpu_util_pct": 50.0,
+        }
+        for p, users in enumerate((1, 2))
+        for _ in range(4)
+    ]
+
+
+def test_tps_far_below_the_device_iops_gets_its_own_axis() -> None:
+    """The default study: ~800 TPS beside ~60,000 device IOPS on one axis lay the TPS
+    flat on the floor; drawn apart, the TPS axis fits the TPS."""
+    from dbstor.report.kit.figures import timeseries_chart
+    from dbstor.results.model import Run
+
+    run = Run("r", "0", {}, {}, {}, {}, {}, {}, "")
+    apart = timeseries_chart(run, _per_second_rows(400.0, 30000.0)) or ""
+    charts = [c + "</svg>" for c in apart.split("</svg>") if "<svg" in c]
+    assert len(charts) == 2
+    assert "Per-second TPS and CPU (warm-up included)" in _texts(charts[0])
+    assert 800 <= max(_left_ticks(charts[0])) <= 1000  # the TPS's own scale, not 60K
+    assert "60K" in _texts(charts[1])  # the device's IOPS on theirs
+    together = timeseries_chart(run, _per_second_rows(400.0, 1200.0)) or ""
+    assert together.count("<svg") == 1  # alike in size: one chart, one axis
