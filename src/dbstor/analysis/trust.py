@@ -39,6 +39,16 @@ def drift_pct(per_second: Sequence[float], window: int | None = None) -> float |
     return slope * (len(values) - 1) / mean * 100.0
 
 
+def drift_note(drift: float, what: str) -> str:
+    """Why a point is not steady, in words a reader can check: the fitted line's change over
+    the last half as a share of the mean there (SNIA PTS's test), with the limit it broke."""
+    way = "down" if drift < 0 else "up"
+    return (
+        f"not steady: over the last half of the point, {what} trended {way} by {abs(drift):.0f}% "
+        f"of their mean there (a steady point stays within {STEADY_MAX_DRIFT_PCT:.0f}%)"
+    )
+
+
 def is_steady(drift: float | None) -> bool | None:
     return None if drift is None else abs(drift) <= STEADY_MAX_DRIFT_PCT
 

@@ -1,6 +1,6 @@
 import pytest
 
-from dbstor.analysis.trust import drift_pct, is_noisy, is_steady, spread
+from dbstor.analysis.trust import drift_note, drift_pct, is_noisy, is_steady, spread
 
 
 def test_flat_series_is_steady():
@@ -13,6 +13,18 @@ def test_rising_series_is_not_steady():
     drift = drift_pct([100, 110, 120, 130, 140, 150])
     assert drift == pytest.approx(20 / 140 * 100)
     assert is_steady(drift) is False
+
+
+def test_a_fall_past_the_mean_reads_as_a_trend_not_an_impossible_drop():
+    # a point that collapsed late (last half 200, 60, 10): the fitted line falls by more
+    # than the mean, so the note names the trend and the limit, never "TPS drifted -149%"
+    drift = drift_pct([250, 300, 220, 200, 60, 10])
+    assert drift is not None and drift < -100
+    note = drift_note(drift, "transactions per second")
+    assert note.startswith("not steady: over the last half of the point, transactions per second")
+    assert f"trended down by {abs(drift):.0f}% of their mean there" in note
+    assert "within 10%" in note and "-" not in note.split("point,")[1]
+    assert "trended up by 14%" in drift_note(20 / 140 * 100, "IOPS")
 
 
 def test_too_short_to_judge():

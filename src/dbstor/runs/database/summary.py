@@ -16,7 +16,13 @@ from dbstor.analysis.attribution import (
     own_cpu,
     own_io,
 )
-from dbstor.analysis.trust import MEMORY_READS_PER_TXN, drift_pct, is_steady, withheld_percentiles
+from dbstor.analysis.trust import (
+    MEMORY_READS_PER_TXN,
+    drift_note,
+    drift_pct,
+    is_steady,
+    withheld_percentiles,
+)
 from dbstor.drivers.client_watch import per_user_bytes
 from dbstor.drivers.tally import DriveResult
 from dbstor.results.model import LatencyStats, Load, Point, Trust
@@ -62,9 +68,7 @@ def database_point(
     trust.p999_trusted = result.commits >= 10_000
     trust.notes += withheld_percentiles(result.commits, "transactions")
     if trust.steady is False:
-        trust.notes.append(
-            f"not steady: transactions per second drifted {drift:+.0f}% over the last half"
-        )
+        trust.notes.append(drift_note(drift, "transactions per second"))
     # the cache-honesty check: the database's own reads when a cgroup counted them
     host_reads_per_txn = per_txn(dev_reads)
     own_reads = mine["reads_per_txn"] if mine and device else None

@@ -10,7 +10,14 @@ from dataclasses import fields
 from dbstor.analysis.attribution import SHARED_DEVICE_SHARE, attribution_notes, fio_attribution
 from dbstor.analysis.curve import slo_value
 from dbstor.analysis.histogram import MIN_OPS_P99, MIN_OPS_P999, merge_all
-from dbstor.analysis.trust import drift_pct, is_noisy, is_steady, spread, withheld_percentiles
+from dbstor.analysis.trust import (
+    drift_note,
+    drift_pct,
+    is_noisy,
+    is_steady,
+    spread,
+    withheld_percentiles,
+)
 from dbstor.results.model import CpuStats, DeviceStats, Load, Point, Trust
 from dbstor.runs.io.point import IoOutcome
 
@@ -56,9 +63,7 @@ def summarise_point(
         and (writes.count or MIN_OPS_P999) >= MIN_OPS_P999,
     )
     if trust.steady is False:
-        trust.notes.append(
-            f"not steady: IOPS drifted {drift:+.0f}% over the last half of the point"
-        )
+        trust.notes.append(drift_note(drift, "IOPS"))
     for direction, stats in (("reads", reads), ("writes", writes)):
         if stats.count:  # a direction the profile does not do has no percentile to miss
             trust.notes += withheld_percentiles(stats.count, direction)
