@@ -6,7 +6,6 @@ import argparse
 import sys
 from pathlib import Path
 
-from dbstor.catalog.server import close, is_loopback, serve
 from dbstor.commands.flagtypes import PORT
 from dbstor.commands.index import write_index
 from dbstor.errors import UserError
@@ -38,6 +37,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    # imported when the command runs, not by `dbstor --help`
+    from dbstor.catalog.server import close, is_loopback, serve
+
     root = args.results_dir
     write_index(root)
     if not is_loopback(args.address):
