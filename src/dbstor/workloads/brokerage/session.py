@@ -39,6 +39,11 @@ except ImportError:  # pragma: no cover - without it every user keeps its thread
     greenlet = None
 
 
+def session_submits() -> bool:
+    """Whether sessions on a psycopg connection run threadless (greenlet is installed)."""
+    return greenlet is not None
+
+
 class BrokerageSession(Session):
     """Runs one transaction at a time on its own connection, with its own random stream."""
 
