@@ -19,6 +19,7 @@ from dbstor.drivers.users import Instance, VirtualUsers
 from dbstor.engines.base import EngineSettings
 from dbstor.workloads.brokerage import MIX, BrokerageWorkload
 from dbstor.workloads.brokerage.session import BrokerageSession
+from dbstor.workloads.brokerage.sql import statement
 
 pytestmark = pytest.mark.integration
 USERS = 220
@@ -70,6 +71,14 @@ def test_220_users_on_one_loop_thread_count_what_they_committed():
                     assert counted.get(txn, 0) == done[txn], (txn, counted, done)
                     assert done[txn] > 0, (txn, done)
             checks.check_invariants(conn, "postgres", before, checks.Drive(sessions=sessions))
+            # one user long enough to use statements past psycopg's threshold: those are
+            # prepared on its connection, and the counts still match what it committed
+            one = VirtualUsers([Instance(engine, workload)], 1, seed=9).run(0.0, 1.5)
+            single = workload.sessions[-1]
+            assert one.fatal is None and one.errors == 0, one.messages
+            assert statement("postgres", "sd_security") in single.wire.prepared
+            assert single.wire.uses, "rare statements still run unprepared"
+            assert one.commits == sum(single.outcomes.values()) > 50
         finally:
             conn.close()
     finally:
