@@ -10,7 +10,9 @@ in every process. The peak of those sums less the base, divided by the users, is
 memory per user. Reading Pss walks a process's page tables (about 2 ms for a 250 MB
 process, a cost that would count in the client's CPU every second): the watcher reads the
 tree's resident size each second (cheap) and its Pss only when that size has grown by
-PSS_AFTER_BYTES since the last Pss reading, and once more at the end. The same reads note the host's run queue (procs_running in /proc/stat):
+PSS_AFTER_BYTES since the last Pss reading, and once more at the end; in between, the Pss
+is the last reading advanced by the resident growth since (new pages are private, counted
+whole in both). The same reads note the host's run queue (procs_running in /proc/stat):
 runnable threads well above the cores say the host's CPU is oversubscribed.
 """
 
@@ -111,6 +113,7 @@ class ClientWatch(threading.Thread):
         self.base = self._tree()  # before the users: only this process exists
         self.peak = self.base
         self.rss_read = self._resident()  # the tree's RSS at the last Pss reading
+        self.pss_read = self.base  # that reading
         self.queue: list[tuple[float, int]] = []  # (monotonic s, procs_running)
         self.stopped = threading.Event()
 
@@ -136,8 +139,10 @@ class ClientWatch(threading.Thread):
     def sample(self, final: bool = False) -> None:
         resident = self._resident()
         if final or resident >= self.rss_read + PSS_AFTER_BYTES:
-            self.rss_read = resident
-            self.peak = max(self.peak, self._tree())
+            self.rss_read, self.pss_read = resident, self._tree()
+            self.peak = max(self.peak, self.pss_read)
+        else:
+            self.peak = max(self.peak, self.pss_read + resident - self.rss_read)
         queued = run_queue()
         if queued is not None:
             self.queue.append((time.monotonic(), queued))
