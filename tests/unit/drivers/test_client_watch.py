@@ -1,5 +1,6 @@
 """The client tree's memory watch: a peak over the whole point, forked processes counted."""
 
+import mmap
 import multiprocessing
 import time
 
@@ -76,12 +77,12 @@ def test_pss_is_read_only_when_the_tree_grew_and_at_the_end():
     for _ in range(5):
         watch.sample()  # nothing grew: the cheap resident size only
     assert reads == []
-    small = bytearray(512 << 10)  # less than PSS_AFTER_BYTES: counted from the RSS growth
-    for i in range(0, len(small), 4096):
+    small = mmap.mmap(-1, 512 << 10)  # fresh pages, less than PSS_AFTER_BYTES: counted
+    for i in range(0, len(small), 4096):  # from the resident growth
         small[i] = 1
     watch.sample()
     assert reads == [] and watch.peak - watch.base >= 400 << 10
-    block = bytearray(16 * MIB)
+    block = mmap.mmap(-1, 16 * MIB)
     for i in range(0, len(block), 4096):
         block[i] = 1
     watch.sample()
