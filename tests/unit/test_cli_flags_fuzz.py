@@ -116,7 +116,7 @@ def stopped(monkeypatch: pytest.MonkeyPatch, folder: Path) -> Iterator[list[Any]
 
     for where, name, replacement in (
         ("dbstor.commands.study_analyses", "run_study", checked),  # dbstor run
-        ("dbstor.commands.io", "run_study", checked),
+        ("dbstor.runs.study", "run_study", checked),  # dbstor io imports it when it runs
         ("dbstor.analysis.efficiency.estimate", "estimate", stop),
         ("dbstor.cluster.session", "ClusterSession", stop),
         ("dbstor.cluster.runs", "run_study_on_hosts", stop),
@@ -127,7 +127,6 @@ def stopped(monkeypatch: pytest.MonkeyPatch, folder: Path) -> Iterator[list[Any]
         ("dbstor.commands.serve", "write_index", stop),
         ("dbstor.commands.check", "judge", stop),
         ("dbstor.commands.export", "collect", stop),
-        ("dbstor.commands.report", "render", stop),  # bound there once dbstor.cli was imported
         ("dbstor.commands.engine_check", "checked_engine", stop),  # connects, builds
         ("dbstor.commands.sql", "emit", stop),  # prints the script
     ):

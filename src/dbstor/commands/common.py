@@ -8,16 +8,18 @@ import sys
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from dbstor.commands.flagtypes import COUNT
 from dbstor.errors import UserError
-from dbstor.results.model import Point, Run
-from dbstor.runs.progress import Progress
-from dbstor.runs.study import StudyOutcome
-from dbstor.study.model import Study
 from dbstor.study.tags import parse_tag, tags_from
 from dbstor.testfiles import Safety
+
+if TYPE_CHECKING:  # the run machinery is imported by the commands that run, not by --help
+    from dbstor.results.model import Point, Run
+    from dbstor.runs.progress import Progress
+    from dbstor.runs.study import StudyOutcome
+    from dbstor.study.model import Study
 
 T = TypeVar("T")
 

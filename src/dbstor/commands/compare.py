@@ -7,10 +7,7 @@ import json
 import sys
 from pathlib import Path
 
-from dbstor.analysis.compare import compare_runs
 from dbstor.errors import UserError
-from dbstor.results.model import Run
-from dbstor.runs.study import load_folder
 from dbstor.safefs import user_dir
 from dbstor.study.tags import matches, parse_tag
 
@@ -56,6 +53,11 @@ def writable_folder(folder: Path, flag: str) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    # imported when the command runs, not by `dbstor --help`
+    from dbstor.analysis.compare import compare_runs
+    from dbstor.results.model import Run
+    from dbstor.runs.study import load_folder
+
     runs: list[Run] = []
     folders: list[Path] = []
     for folder in args.folders:

@@ -17,8 +17,6 @@ from dbstor.commands.common import (
 from dbstor.commands.flagtypes import COUNT
 from dbstor.commands.telemetry_flags import add_telemetry_flags, with_telemetry
 from dbstor.errors import UserError
-from dbstor.runs.progress import Progress
-from dbstor.runs.study import run_study
 from dbstor.study.data import DATA_HELP, parse_data_pattern
 from dbstor.study.load import parse_slo_metric, resolve_profile
 from dbstor.study.model import LoadSeries, Study, Target
@@ -230,6 +228,10 @@ def study_from_args(args: argparse.Namespace) -> Study:
 
 
 def run(args: argparse.Namespace) -> int:
+    # imported when the command runs, not by `dbstor --help`
+    from dbstor.runs.progress import Progress
+    from dbstor.runs.study import run_study
+
     study = study_from_args(args)
     study = with_telemetry(study, args)
     if args.hosts and not args.cluster:

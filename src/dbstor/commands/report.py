@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from dbstor.analysis.compare import compare_runs
 from dbstor.errors import UserError
-from dbstor.report.pdf import PDF_FILE, write_pdf
-from dbstor.results.model import Run
-from dbstor.runs.study import STUDY_FILE, load_folder, render
 from dbstor.safefs import check_writable
+
+if TYPE_CHECKING:
+    from dbstor.results.model import Run
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -35,6 +34,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    # imported when the command runs, not by `dbstor --help`
+    from dbstor.analysis.compare import compare_runs
+    from dbstor.report.pdf import PDF_FILE, write_pdf
+    from dbstor.runs.study import STUDY_FILE, load_folder, render
+
     runs, _ = load_folder(args.folder)
     comparison = compare_runs(runs, args.baseline) if len(runs) > 1 else None
     if args.baseline is not None:

@@ -17,12 +17,9 @@ from dbstor.commands.common import (
 )
 from dbstor.commands.default_study import default_study
 from dbstor.commands.flagtypes import COUNT, SEED
-from dbstor.commands.study_analyses import check_pdf, print_pdf, run_with_analyses
 from dbstor.commands.target_flags import add_place_flag, parse_target, with_place
 from dbstor.commands.telemetry_flags import add_telemetry_flags, with_telemetry
-from dbstor.drivers.processes import AUTO
 from dbstor.errors import UserError
-from dbstor.runs.progress import Progress
 from dbstor.study.load import load_study, parse_slo_metric
 from dbstor.study.model import DEFAULT_RATE_USERS, DatabaseSpec, LoadSeries, Study, Target
 from dbstor.study.values import target_label
@@ -243,6 +240,8 @@ def _options(args: argparse.Namespace) -> dict[str, object]:
 
 def _client_processes(text: str, external: bool) -> int:
     if text == "auto":
+        from dbstor.drivers.processes import AUTO
+
         return AUTO  # per point, by its users (drivers/processes.py processes_for)
     try:
         return COUNT(text)
@@ -317,6 +316,10 @@ def _refuse_ignored_flags(args: argparse.Namespace) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    # the run machinery is imported here, when a run starts, not by `dbstor --help`
+    from dbstor.commands.study_analyses import check_pdf, print_pdf, run_with_analyses
+    from dbstor.runs.progress import Progress
+
     if args.study and args.engine:
         raise UserError("give a study file or --engine flags, not both")
     if not args.engine:

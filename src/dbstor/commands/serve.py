@@ -6,7 +6,6 @@ import argparse
 import sys
 from pathlib import Path
 
-from dbstor.catalog.server import close, is_loopback, serve
 from dbstor.commands.flagtypes import PORT
 from dbstor.commands.index import write_index
 from dbstor.errors import UserError
@@ -48,6 +47,9 @@ def warning_for(address: str) -> str | None:
 
 
 def run(args: argparse.Namespace) -> int:
+    # imported when the command runs, not by `dbstor --help`
+    from dbstor.catalog.server import close, is_loopback, serve
+
     root = args.results_dir
     try:  # bound first: an address refused leaves no index behind
         server = serve(root, args.address, args.port, lambda: write_index(root))

@@ -36,16 +36,26 @@ START_MARGIN_S = 0.05  # between telling the children the start moment and that 
 CHILD_TIMEOUT_S = 600
 
 
-def processes_for(users: int, asked: int, external: bool = False, cores: int | None = None) -> int:
+def processes_for(
+    users: int,
+    asked: int,
+    external: bool = False,
+    cores: int | None = None,
+    threaded: bool = True,
+) -> int:
     """The client processes a point's users run in: `asked` unless AUTO; by default one
     process up to USERS_PER_PROCESS users and one more for each further share (users that
     each hold a thread wait on Python's lock longer the more there are in one process), at
     least one per core for an external server (the server is not on these cores), at most
-    PROCESSES_PER_CORE per core."""
+    PROCESSES_PER_CORE per core. Users that keep no thread (not `threaded`: one loop
+    thread drives them, multiplex.py) stay in one process on the server's host: another
+    would add its own copy of the interpreter's heap (18-32 MiB at 1,000 users) and its own
+    loop waking for its share of the replies (docs/benchmarks.md)."""
     if asked != AUTO:
         return asked
     cores = cores or os.cpu_count() or 1
-    wanted = max(cores if external else 1, -(-users // USERS_PER_PROCESS))
+    shares = -(-users // USERS_PER_PROCESS) if threaded else 1
+    wanted = max(cores if external else 1, shares)
     return max(1, min(wanted, users, PROCESSES_PER_CORE * cores))
 
 

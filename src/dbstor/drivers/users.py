@@ -79,6 +79,7 @@ class _User(threading.Thread):
         self.session, self.connection = session, connection
         self.multiplexed = session.can_submit and not d.rate and not d.think_s
         if self.multiplexed:  # the driver's loop thread runs it and closes it: no thread
+            self.tally = d.shared
             d.ready()
             return
         try:
@@ -219,6 +220,7 @@ class VirtualUsers:
         self._ready = 0
         self._all_ready = threading.Event()
         self._users: list[_User] = []
+        self.shared = Tally()  # the multiplexed users' one tally: merged per thread, not user
         self._loop: threading.Thread | None = None  # drives the multiplexed users
         self.fatal: str | None = None
         self.rss_per_user: float | None = None
@@ -309,7 +311,11 @@ class VirtualUsers:
         finally:
             self.close_multiplexed()
         cpu = None if cpu_start is None or cpu_end is None else cpu_end - cpu_start
-        return [u.tally for u in self._users], cpu
+        return self.tallies(), cpu
+
+    def tallies(self) -> list[Tally]:
+        """The users' tallies, the one the multiplexed users share once."""
+        return list({id(u.tally): u.tally for u in self._users}.values())
 
     def close_multiplexed(self) -> None:
         """Close the sessions of the users the loop thread drove (they have no thread)."""
@@ -334,8 +340,7 @@ class VirtualUsers:
         if self.on_running is None or now < self.window.measure_start or now < self._published:
             return
         self._published = now + 1.0
-        tallies = [u.tally for u in self._users]
-        self.on_running(running_figures(tallies, now - self.window.measure_start))
+        self.on_running(running_figures(self.tallies(), now - self.window.measure_start))
 
     def _start_arrivals(self) -> None:
         assert self.rate

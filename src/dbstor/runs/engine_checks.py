@@ -128,9 +128,10 @@ def check_instances(study: Study, spec: DatabaseSpec, local: bool) -> None:
         )
 
 
-def check_open_files(spec: DatabaseSpec) -> None:
+def check_open_files(spec: DatabaseSpec, threaded: bool = True) -> None:
     """The most users one client process will hold must fit under the host's hard limit
-    on open files (each user holds a connection and its files)."""
+    on open files (each user holds a connection and its files); `threaded` as
+    processes_for takes it."""
     series = spec.series
     if series.kind == "streams" or not series.values:
         return
@@ -141,7 +142,9 @@ def check_open_files(spec: DatabaseSpec) -> None:
         if series.kind == "rate"
         else max(series.values)
     )
-    processes = processes_for(users, spec.client_processes, external=spec.dsn is not None)
+    processes = processes_for(
+        users, spec.client_processes, external=spec.dsn is not None, threaded=threaded
+    )
     per_process = -(-users // processes)
     wanted = per_process * FDS_PER_USER + FDS_SPARE
     hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]

@@ -15,13 +15,8 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 from importlib import import_module
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from dbstor.analysis.compare import compare_runs
-from dbstor.engines.base import EngineSettings
-from dbstor.engines.memory_flags import check_embedded_cap, check_memory_flags
-from dbstor.engines.registry import engine_class
-from dbstor.engines.server import ServerEngine
 from dbstor.errors import UserError
 from dbstor.results.model import Run
 from dbstor.results.store import (
@@ -31,9 +26,6 @@ from dbstor.results.store import (
     read_study_index,
     write_text_atomic,
 )
-from dbstor.runs.database.plan import DbRunPlan
-from dbstor.runs.database.run import DatabaseRun
-from dbstor.runs.engine_checks import check_engine, check_open_files
 from dbstor.runs.folder import new_run_id, remove_unmeasured
 from dbstor.runs.io.data_check import readable_source, resolve_data_pattern
 from dbstor.runs.io.fio_check import check_fio_jobs
@@ -42,13 +34,15 @@ from dbstor.runs.io.run import IoRun
 from dbstor.runs.lock import run_locks
 from dbstor.runs.own_files import Pairs, ScanBeforeCleanup
 from dbstor.runs.progress import Progress
-from dbstor.runs.queries.checks import check_query_spec, runs_queries
-from dbstor.runs.queries.run import QueryRun
 from dbstor.runs.telemetry import RunTelemetry
 from dbstor.safefs import new_dir
 from dbstor.study.model import DatabaseSpec, LoadSeries, Study, Target
 from dbstor.testfiles import Safety, check_directory, check_free_space, plan_files
-from dbstor.workloads.registry import workload_class
+
+if TYPE_CHECKING:  # a fio study imports no database machinery (engines, users, workloads)
+    from dbstor.runs.database.plan import DbRunPlan
+    from dbstor.runs.database.run import DatabaseRun
+    from dbstor.runs.queries.run import QueryRun
 
 STUDY_FILE = "study.json"
 WorkerFactory = Callable[[Safety, Callable[[str], None], Target], Any]
@@ -95,6 +89,10 @@ def plans_for(study: Study, parent: Path) -> list[IoRunPlan | DbRunPlan]:
         for profile in study.profiles
         if not target.clients  # a target of client hosts is an external server's
     ]
+    if not study.databases:
+        return fio_plans
+    from dbstor.runs.database.plan import DbRunPlan
+
     db_plans = [
         DbRunPlan(
             run_id=new_run_id(target.label, spec.workload, parent),
@@ -141,50 +139,11 @@ def preflight(study: Study, local_targets: bool = True, safety: Safety | None = 
             check_queue_depths(study.series_for(profile))
             files = plan_files(target.paths, profile.name, profile.files, study.file_size, safety)
             check_free_space(files)
-    for spec in study.databases:
-        engine = engine_class(spec.engine)
-        availability = engine.availability()
-        if not availability.usable:
-            raise UserError(f"engine {spec.engine} is not usable here: {availability.reason}")
-        dialects = workload_class(spec.workload).dialects
-        if engine.dialect not in dialects:
-            raise UserError(
-                f"workload {spec.workload} has no SQL for {engine.title}; it runs on: {', '.join(dialects)}"
-            )
-        if spec.dsn is not None and not issubclass(engine, ServerEngine):
-            raise UserError(
-                f"{spec.engine} is embedded: it takes target paths (--target), not a DSN; "
-                "drop --dsn (or the dsn of the study file, or unset DBSTOR_DSN)"
-            )
-        if spec.dsn is None and any(not t.paths for t in study.targets if not t.clients):
-            raise UserError(
-                f"engine {spec.engine} needs a target directory (--target) or an external server (--dsn)"
-            )
-        if spec.dsn is None and local_targets:
-            check_no_block_device(study)
-        check_engine(study, spec, local_targets, safety.allow_overwrite if safety else None)
-        check_query_spec(spec)
-        check_load_spec(spec)
-        if issubclass(engine, ServerEngine) and spec.dsn is None:
-            settings = EngineSettings(
-                buffer_bytes=spec.buffer_bytes, memory_limit_bytes=spec.memory_limit_bytes
-            )
-            check_memory_flags(engine.title, settings, engine.memory_headroom)
-        else:
-            check_embedded_cap(engine.name, engine.title, spec.memory_limit_bytes)
-        if issubclass(engine, ServerEngine) and spec.dsn is not None and local_targets:
-            engine(EngineSettings(dsn=spec.dsn)).check_reachable()
+    if study.databases:  # imported only then: a fio study needs no database machinery
+        from dbstor.runs.database.preflight import preflight_database
 
-
-def check_no_block_device(study: Study) -> None:
-    """A managed database keeps its files in a directory: a raw device is fio's only."""
-    for path in (p for t in study.targets for paths in t.roles.values() for p in paths):
-        if path.exists() and stat.S_ISBLK(path.stat().st_mode):
-            raise UserError(
-                f"target path {path} is a block device, and a database engine keeps its files "
-                "in a directory: make a file system on it, mount it and give the mount point "
-                "(only fio runs on a raw device)"
-            )
+        for spec in study.databases:
+            preflight_database(study, spec, local_targets, safety)
 
 
 MAX_IODEPTH = 32768  # io_uring's most entries per ring (IORING_MAX_ENTRIES); fio fails above
@@ -197,18 +156,6 @@ def check_queue_depths(series: LoadSeries | None) -> None:
             f"--iodepth (iodepth): {max(series.values):,} is more than fio's I/O engines take "
             f"per job: give queue depths up to {MAX_IODEPTH:,}, e.g. --iodepth 1,4,16,64,256"
         )
-
-
-def check_load_spec(spec: DatabaseSpec) -> None:
-    """The workload's scale and options (its constructor raises UserError on bad ones) and
-    the load series, before anything is created."""
-    cls = workload_class(spec.workload)
-    cls(spec.scale if spec.scale is not None else cls.default_scale, spec.seed, spec.options)
-    if spec.series.kind == "rate" and spec.think_time_ms:
-        raise UserError(
-            "--think-time does not apply to --rate: at a rate, arrivals set the pace; drop one"
-        )
-    check_open_files(spec)
 
 
 def run_study(
@@ -243,7 +190,7 @@ def _run_study(
     if study.telemetry is not None:
         telemetry = RunTelemetry(study.telemetry, run=study.name, kind=_kind(study))
         # every Prometheus query, before anything exists; a query point's length is unknown
-        only_queries = not study.profiles and all(runs_queries(d) for d in study.databases)
+        only_queries = not study.profiles and all(_queries(d) for d in study.databases)
         note = telemetry.preflight(None if only_queries else study.duration_s)
         if note:
             progress.say(note)
@@ -271,7 +218,13 @@ def _run_study(
 def _kind(study: Study) -> str:
     if not study.databases:
         return "io"
-    return "queries" if any(runs_queries(d) for d in study.databases) else "database"
+    return "queries" if any(_queries(d) for d in study.databases) else "database"
+
+
+def _queries(spec: DatabaseSpec) -> bool:
+    from dbstor.runs.queries.checks import runs_queries
+
+    return runs_queries(spec)
 
 
 def _run_plans(
@@ -313,9 +266,12 @@ def _run_plans(
             after_point(run, f)
 
         made.append(new_dir(folder))
-        if isinstance(plan, DbRunPlan):
+        if not isinstance(plan, IoRunPlan):
+            from dbstor.runs.database.run import DatabaseRun
+            from dbstor.runs.queries.run import QueryRun
+
             what = f"{plan.database.workload} on {plan.database.engine}"
-            runner = QueryRun if runs_queries(plan.database) else DatabaseRun
+            runner = QueryRun if _queries(plan.database) else DatabaseRun
             run: IoRun | DatabaseRun | QueryRun = runner(
                 plan, folder, safety, progress, on_point=callback, telemetry=telemetry
             )
@@ -350,6 +306,8 @@ def _run_plans(
 
 def study_comparison(runs: list[Run], baseline: str | None) -> dict[str, Any] | None:
     """Targets compared within a workload: the first workload that ran on several targets."""
+    from dbstor.analysis.compare import compare_runs
+
     by_workload: dict[str, list[Run]] = {}
     for run in runs:
         by_workload.setdefault(str(run.workload.get("name")), []).append(run)

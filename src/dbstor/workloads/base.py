@@ -100,6 +100,11 @@ class Workload(ABC):
         """Called before create() with the most virtual users any point will run on one
         instance (a workload with one schema per user builds that many)."""
 
+    def submits(self, dialect: str) -> bool:
+        """Whether its sessions on this dialect can submit and collect apart (can_submit),
+        so that in the closed loop its users keep no thread (drivers/multiplex.py)."""
+        return False
+
     def point_metrics(
         self,
         commits: dict[str, int],

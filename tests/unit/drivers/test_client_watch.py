@@ -1,5 +1,6 @@
 """The client tree's memory watch: a peak over the whole point, forked processes counted."""
 
+import mmap
 import multiprocessing
 import time
 
@@ -66,3 +67,25 @@ def test_the_memory_travels_with_the_result_and_hosts_merge():
     assert DriveResult.from_dict(old).client_memory is None
     merged = merge_results([result(memory), result(dict(memory, users=2))])
     assert merged.client_memory["users"] == 10 and merged.client_memory["peak_bytes"] == 1800
+
+
+def test_pss_is_read_only_when_the_tree_grew_and_at_the_end():
+    watch = ClientWatch()
+    reads = []
+    real = watch._tree
+    watch._tree = lambda: reads.append(1) or real()  # count the page-table walks
+    for _ in range(5):
+        watch.sample()  # nothing grew: the cheap resident size only
+    assert reads == []
+    small = mmap.mmap(-1, 512 << 10)  # fresh pages, less than PSS_AFTER_BYTES: counted
+    for i in range(0, len(small), 4096):  # from the resident growth
+        small[i] = 1
+    watch.sample()
+    assert reads == [] and watch.peak - watch.base >= 400 << 10
+    block = mmap.mmap(-1, 16 * MIB)
+    for i in range(0, len(block), 4096):
+        block[i] = 1
+    watch.sample()
+    assert len(reads) == 1 and watch.peak - watch.base >= 12 * MIB
+    watch.sample(final=True)
+    assert len(reads) == 2

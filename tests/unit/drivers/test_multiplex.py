@@ -129,3 +129,16 @@ def test_a_fatal_error_stops_every_user(engine):
     result, _, took = drive(engine, fail="fatal")
     assert result.fatal is not None and "disk I/O error" in result.fatal
     assert took < 5
+
+
+def test_multiplexed_users_record_in_one_tally_read_live_and_merged(engine):
+    workload = Echo(1)
+    driver = VirtualUsers([Instance(engine, workload)], 40)
+    seen: list[dict] = []
+    driver.on_running = seen.append
+    result = driver.run(warmup_s=0.2, duration_s=1.6)
+    assert result.fatal is None and result.errors == 0
+    # forty users, one tally: the live figures each second merge one, not forty
+    assert driver.tallies() == [driver.shared]
+    assert result.commits == sum(sum(b.values()) for b in driver.shared.bins.values()) > 100
+    assert seen and 0 < seen[-1]["ops"] <= result.commits

@@ -86,6 +86,9 @@ def test_auto_client_processes_follow_the_users():
     assert processes_for(1000, AUTO, cores=8) == 4
     assert processes_for(8, AUTO, external=True, cores=4) == 4
     assert processes_for(2, AUTO, external=True, cores=4) == 2, "never more than the users"
+    # users that keep no thread stay in one process on the server's host
+    assert processes_for(1000, AUTO, cores=8, threaded=False) == 1
+    assert processes_for(1000, AUTO, external=True, cores=4, threaded=False) == 4
 
 
 def test_a_managed_postgresql_has_room_for_every_user():

@@ -13,8 +13,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dbstor.errors import UserError
+from dbstor.runs.database.preflight import check_load_spec
 from dbstor.runs.queries.checks import check_query_spec
-from dbstor.runs.study import check_load_spec
 from dbstor.study.load import study_from_dict
 from dbstor.workloads.registry import workload_class
 

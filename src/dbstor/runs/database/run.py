@@ -116,7 +116,9 @@ class DatabaseRun(DatabaseRunner):
                     "think_time_ms": spec.think_time_ms,
                     # auto: chosen per point (each point's client.processes); here the most
                     "client_processes": spec.client_processes
-                    or processes_for(users * count, AUTO, external=spec.dsn is not None),
+                    or processes_for(
+                        users * count, AUTO, spec.dsn is not None, threaded=self.threaded()
+                    ),
                     **({"client_processes_auto": True} if spec.client_processes == AUTO else {}),
                 }
             self._record_devices(facts.get("devices") or [])
@@ -168,6 +170,12 @@ class DatabaseRun(DatabaseRunner):
 
     # --- points --------------------------------------------------------------------
 
+    def threaded(self) -> bool:
+        """Whether the users keep a thread each (else one loop thread drives them)."""
+        spec = self.plan.database
+        closed = not spec.think_time_ms and spec.series.kind != "rate"
+        return not (closed and self.metrics.submits(self.engine_cls.dialect))
+
     def describe_point(self, value: int, index: int) -> DbPoint:
         """The plain description of the point at this load value."""
         spec, plan = self.plan.database, self.plan
@@ -183,6 +191,7 @@ class DatabaseRun(DatabaseRunner):
                 * (value if series.kind == "instances" else 1),
                 spec.client_processes,
                 external=spec.dsn is not None,
+                threaded=self.threaded(),
             ),
             think_time_ms=spec.think_time_ms,
             seed=spec.seed,

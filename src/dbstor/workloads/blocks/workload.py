@@ -114,6 +114,11 @@ class BlocksWorkload(Workload):
             server_loop=self.settings.server_loop,
         )
 
+    def submits(self, dialect: str) -> bool:
+        part = server.part(dialect)
+        own = "ServerLoop" if self.settings.uses_server_loop(dialect) else "Prepared"
+        return bool(getattr(getattr(part, own, None), "can_submit", False))
+
     def point_metrics(
         self,
         commits: dict[str, int],

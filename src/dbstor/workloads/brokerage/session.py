@@ -8,6 +8,12 @@ control, any isolation_level including None) the session opens it itself when no
 open: BEGIN IMMEDIATE for the four writing transactions, so a writer takes SQLite's
 single write lock before reading instead of failing to upgrade a read snapshot later,
 and plain BEGIN for the readers, whose WAL snapshot then spans all their statements.
+
+On PostgreSQL a session can also run its transactions without a thread of its own
+(can_submit): submit() starts the transaction in a greenlet that sends its statements
+through libpq, collect() feeds it each reply (wire.py). The first submit() switches the
+connection to autocommit and the session sends BEGIN and COMMIT itself; from then on its
+transactions run only through submit() and collect().
 """
 
 from __future__ import annotations
@@ -26,6 +32,16 @@ from dbstor.workloads.brokerage.market import Market
 from dbstor.workloads.brokerage.sql import statement
 from dbstor.workloads.brokerage.transactions import TRANSACTIONS, WRITERS
 from dbstor.workloads.brokerage.volumes import END_TS, TRADE_ID_BLOCK
+
+try:  # the threadless path needs greenlet (the postgres extra installs it)
+    from greenlet import greenlet
+except ImportError:  # pragma: no cover - without it every user keeps its thread
+    greenlet = None
+
+
+def session_submits() -> bool:
+    """Whether sessions on a psycopg connection run threadless (greenlet is installed)."""
+    return greenlet is not None
 
 
 class BrokerageSession(Session):
@@ -54,19 +70,29 @@ class BrokerageSession(Session):
         self._claimed = False
         self._on_commit: list[Callable[[], None]] = []
         self._on_rollback: list[Callable[[], None]] = []
+        self.can_submit = greenlet is not None and hasattr(connection, "pgconn")
+        self.wire: Any = None  # wire.Wire once the first transaction was submitted
+        self.flight: Any = None  # the greenlet running the submitted transaction
 
     # --- what transactions use ------------------------------------------------------
 
     def rows(self, name: str, params: Sequence[Any], count: int = 0) -> list[tuple]:
+        if self.wire is not None:
+            return self.wire.rows(statement(self.dialect, name, count), params)
         self.cur.execute(statement(self.dialect, name, count), tuple(params))
         return list(self.cur.fetchall())
 
     def one(self, name: str, params: Sequence[Any]) -> tuple | None:
+        if self.wire is not None:
+            found = self.wire.rows(statement(self.dialect, name), params)
+            return found[0] if found else None
         self.cur.execute(statement(self.dialect, name), tuple(params))
         return self.cur.fetchone()
 
     def write(self, name: str, params: Sequence[Any]) -> int:
         """Run an INSERT, UPDATE or DELETE; the number of rows it touched."""
+        if self.wire is not None:
+            return int(self.wire.execute(statement(self.dialect, name), params).command_tuples)
         self.cur.execute(statement(self.dialect, name), tuple(params))
         return self.cur.rowcount
 
@@ -96,17 +122,17 @@ class BrokerageSession(Session):
         body = TRANSACTIONS[transaction]
         self._on_commit, self._on_rollback = [], []
         try:
-            self.own.begin(self.conn, transaction in WRITERS)
+            self._begin(transaction in WRITERS)
             keep = body(self) is not False
             if keep:
-                self.conn.commit()
+                self._end(b"COMMIT")
         except BaseException:
             with contextlib.suppress(Exception):
-                self.conn.rollback()
+                self._end(b"ROLLBACK")
             self._undo()
             raise
         if not keep:
-            self.conn.rollback()
+            self._end(b"ROLLBACK")
             self._undo()
             self.outcomes["rolled back"] += 1
             return
@@ -114,6 +140,46 @@ class BrokerageSession(Session):
         for action in self._on_commit:
             action()
         self.outcomes[transaction] += 1
+
+    def submit(self, transaction: str) -> int:
+        """Start the transaction in a greenlet; it returns here once BEGIN is sent."""
+        if self.wire is None:
+            from dbstor.workloads.brokerage.wire import Wire
+
+            self.wire = Wire(self.conn)
+        self.flight = greenlet(self.run)
+        self.flight.switch(transaction)
+        return self.wire.socket
+
+    def collect(self) -> bool | None:
+        """Feed the transaction the reply that arrived: None while it has statements left,
+        True once committed (or rolled back by design); raises as run() would."""
+        reply = self.wire.receive()
+        if reply is None:
+            return None
+        self.flight.switch(reply)
+        return True if self.flight.dead else None
+
+    def close(self) -> None:
+        """A transaction still in flight (the point stopped) is given up: its connection
+        is closed by the caller, which rolls it back on the server."""
+        flight, self.flight = self.flight, None
+        if flight is not None and not flight.dead:
+            self._undo()
+
+    def _begin(self, writer: bool) -> None:
+        if self.wire is not None:
+            self.wire.command(b"BEGIN")
+        else:
+            self.own.begin(self.conn, writer)
+
+    def _end(self, command: bytes) -> None:
+        if self.wire is not None:
+            self.wire.command(command)
+        elif command == b"COMMIT":
+            self.conn.commit()
+        else:
+            self.conn.rollback()
 
     def _undo(self) -> None:
         if self._claimed:  # the block claim was rolled back with the transaction

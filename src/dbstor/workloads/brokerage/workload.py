@@ -14,7 +14,7 @@ from dbstor.workloads.brokerage import load, sql
 from dbstor.workloads.brokerage.keys import Keys
 from dbstor.workloads.brokerage.market import Market
 from dbstor.workloads.brokerage.schema import TABLES
-from dbstor.workloads.brokerage.session import BrokerageSession
+from dbstor.workloads.brokerage.session import BrokerageSession, session_submits
 from dbstor.workloads.brokerage.volumes import DEFAULT_TRADE_DAYS, Volumes
 from dbstor.workloads.script import Section, bulk_sections, statement_section
 
@@ -116,6 +116,9 @@ class BrokerageWorkload(Workload):
 
     def session(self, engine: Engine, connection: Any, user: int) -> BrokerageSession:
         return BrokerageSession(self.keys, self.market, self.seed, engine.dialect, connection, user)
+
+    def submits(self, dialect: str) -> bool:
+        return dialect == "postgres" and session_submits()  # psycopg, greenlet (session.py)
 
     def describe(self) -> dict[str, Any]:
         info = super().describe()

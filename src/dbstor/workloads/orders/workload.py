@@ -110,6 +110,10 @@ class OrdersWorkload(Workload):
             all_warehouses=self.all_warehouses,
         )
 
+    def submits(self, dialect: str) -> bool:
+        part = registry.get(dialect).part("orders") if self.procedures else None
+        return bool(part is not None and part.Caller.can_submit)
+
     def point_metrics(
         self,
         commits: dict[str, int],
