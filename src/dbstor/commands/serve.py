@@ -38,6 +38,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def warning_for(address: str) -> str | None:
     """What a listener on `address` must be warned of (None on loopback)."""
+    from dbstor.catalog.server import is_loopback
+
     if is_loopback(address):
         return None
     return (
@@ -48,7 +50,7 @@ def warning_for(address: str) -> str | None:
 
 def run(args: argparse.Namespace) -> int:
     # imported when the command runs, not by `dbstor --help`
-    from dbstor.catalog.server import close, is_loopback, serve
+    from dbstor.catalog.server import close, serve
 
     root = args.results_dir
     try:  # bound first: an address refused leaves no index behind

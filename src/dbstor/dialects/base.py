@@ -30,6 +30,9 @@ class Dialect:
     indexes_take_suffix: ClassVar[bool] = False  # CREATE INDEX takes the placement suffix
     indexes_take_prefix: ClassVar[bool] = False  # an index name takes the schema prefix
     on_takes_prefix: ClassVar[bool] = False  # ALTER TABLE / CREATE INDEX ON name the schema
+    # its driver sends a statement and reads the reply apart (libpq's asynchronous calls), so a
+    # brokerage session can run in a greenlet on the driver's loop thread (brokerage/wire.py)
+    statements_without_thread: ClassVar[bool] = False
 
     # --- parts ------------------------------------------------------------------------
 

@@ -25,6 +25,7 @@ class Postgres(Dialect):
     }
     keys_after_load = True
     indexes_take_suffix = True
+    statements_without_thread = True
 
     def create_table(self, table: Table, prefix: str = "", suffix: str = "") -> str:
         """The key comes after COPY (add_primary_key)."""

@@ -118,7 +118,8 @@ class BrokerageWorkload(Workload):
         return BrokerageSession(self.keys, self.market, self.seed, engine.dialect, connection, user)
 
     def submits(self, dialect: str) -> bool:
-        return dialect == "postgres" and session_submits()  # psycopg, greenlet (session.py)
+        # psycopg's libpq handle and greenlet (session.py)
+        return registry.get(dialect).statements_without_thread and session_submits()
 
     def describe(self) -> dict[str, Any]:
         info = super().describe()
