@@ -296,10 +296,11 @@ def cpu_at_same_load(
         return "the runs have no comparison at the baseline's knee load to take CPU from"
     values = {e["label"]: e.get("values") or {} for e in same.get("runs", [])}
     held = {e["label"]: e.get("withheld") or {} for e in same.get("runs", [])}
+    basis = str(same.get("basis") or "the baseline's knee load")  # its peak when no knee
     for label in (before, after):
         reason = held.get(label, {}).get("cpu_pct")
         if reason:  # the comparison would not rest a CPU factor on it: nor does a cost case
-            return f"the CPU at the baseline's knee load cannot carry a cost case: {reason}"
+            return f"the CPU at {basis} cannot carry a cost case: {reason}"
     for key, what in CPU_KEYS:
         b, a = values.get(before, {}).get(key), values.get(after, {}).get(key)
         if b is not None and a is not None:
@@ -311,4 +312,4 @@ def cpu_at_same_load(
                 f"{what} measured by the runs at {same.get('basis', 'the same load')} "
                 f"({at}): {before} {b:.1f}%, {after} {a:.1f}%",
             )
-    return f"the runs of {before} and {after} recorded no CPU at the baseline's knee load"
+    return f"the runs of {before} and {after} recorded no CPU at {basis}"

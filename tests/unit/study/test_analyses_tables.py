@@ -167,6 +167,14 @@ def test_no_cost_case_from_cpu_the_comparison_withheld():
     assert why == f"the CPU at the baseline's knee load cannot carry a cost case: {memory}"
     same["runs"][1]["withheld"] = {"throughput": "noisy"}  # another figure's reason: CPU stands
     assert cpu_at_same_load({"same_load": same}, "LEGACY", "FLASH")[:2] == (40.5, 35.7)
+    same["basis"] = "the baseline's peak load"  # a baseline with no knee: its peak's load
+    same["runs"][1]["withheld"] = {"cpu_pct": memory}
+    why = cpu_at_same_load({"same_load": same}, "LEGACY", "FLASH")
+    assert why == f"the CPU at the baseline's peak load cannot carry a cost case: {memory}"
+    same["runs"][1] = {"label": "FLASH", "values": {"cpu_pct": None}, "withheld": {}}
+    assert cpu_at_same_load({"same_load": same}, "LEGACY", "FLASH") == (
+        "the runs of LEGACY and FLASH recorded no CPU at the baseline's peak load"
+    )
 
 
 def test_a_per_role_value_names_a_role_the_runs_put_files_on():
