@@ -226,9 +226,11 @@ def _comparison_findings(comparison: dict[str, Any] | None) -> list[Finding]:
         return []
     if comparison.get("comparable") is False:
         return []
-    return [
+    lines = verdict_lines(comparison)[:2]
+    return [  # the same reason twice (both factors not computed) is said once
         Finding(f"{lead}: {text}.".replace("..", "."), "comparison")
-        for lead, text in verdict_lines(comparison)[:2]
+        for i, (lead, text) in enumerate(lines)
+        if text not in [t for _, t in lines[:i]]
     ]
 
 
