@@ -1,0 +1,92 @@
+"""The document's rules walked over every stored run kind (fio, SQLite from memory,
+PostgreSQL instances, interrupted tmpfs, a cluster's fio and database runs, the default
+study with its comparison, two fio targets compared) by sections, as a reader meets them;
+and the review's findings on run kinds the first audit did not try, one test per class."""
+
+from __future__ import annotations
+
+import copy
+import re
+from html import unescape
+
+import pytest
+from document_walk import document_problems, golden_runs, section_texts
+
+from dbstor.analysis.compare import compare_runs
+from dbstor.report.html import render_report
+from dbstor.results.model import Run
+
+
+def _label(runs: list[Run]) -> str:
+    return f"{runs[0].run_id}+{len(runs) - 1}"
+
+
+@pytest.mark.parametrize("runs", golden_runs(), ids=_label)
+def test_every_run_kind_keeps_the_document_s_rules(runs: list[Run]):
+    comparison = compare_runs(runs) if len(runs) > 1 else None
+    assert document_problems(render_report(runs, comparison=comparison)) == []
+
+
+def test_two_targets_compared_keep_the_rules(fc: Run, iscsi: Run, samples, comparison):
+    assert document_problems(render_report([fc, iscsi], samples, comparison)) == []
+
+
+def test_runs_not_compared_say_why_with_the_count(default_pair):
+    """'The runs were not compared: they are not comparable as they ran.' said neither
+    why nor anything to check; the comparison's reason is known."""
+    runs, samples = default_pair
+    html = render_report(runs, samples, compare_runs(runs))
+    _, texts = section_texts(html)
+    assert (
+        "The 2 runs were not compared with each other: different workloads (io-oltp, brokerage)."
+        in texts["summary"]
+    )
+
+
+def test_a_from_memory_finding_counts_its_points(sqlite_run: Run):
+    _, texts = section_texts(render_report([sqlite_run]))
+    ok = sum(1 for p in sqlite_run.points if p.ok)
+    assert f"reads came from memory at all {ok} load points" in re.sub(
+        r"\s+", " ", texts["summary"]
+    )
+
+
+def test_method_says_the_slo_once(fc: Run):
+    html = render_report([fc])
+    assert '<th scope="row">SLO</th><td>1 ms p99 read</td>' in html
+    assert "SLO SLO" not in section_texts(html)[1]["method"]
+
+
+def test_a_query_run_has_no_slo_in_its_method(fc: Run):
+    """A dss run is timed: its method read 'SLO – p99 device read'."""
+    run = copy.deepcopy(fc)
+    run.workload = {**(run.workload or {}), "kind": "queries"}
+    html = render_report([run])
+    assert '<th scope="row">SLO</th><td>none: queries are compared by elapsed time</td>' in html
+
+
+def test_fio_layout_has_no_column_of_dashes(fc: Run, postgres_run: Run):
+    assert "largest objects" not in render_report([fc]).split('id="method"')[0]
+    assert "<th>largest objects</th>" in render_report([postgres_run])
+
+
+def test_a_shared_reason_for_both_factors_is_one_finding(fc: Run, iscsi: Run, comparison):
+    """Both factors not computed for the same unsteady point: two findings said the same."""
+    why = "not computed: ISCSI's point at QD 16: it was not steady"
+    comparison["verdict"] = {
+        "lines": [
+            {"lead": "ISCSI vs FC at the same load", "text": why},
+            {"lead": "ISCSI at its own knee vs FC at its own knee", "text": why},
+        ]
+    }
+    summary = section_texts(render_report([fc, iscsi], comparison=comparison))[1]["summary"]
+    assert unescape(summary).count(why) == 1
+
+
+def test_engine_sizes_in_bytes_read_as_sizes(postgres_run: Run):
+    """MariaDB records innodb_buffer_pool_size as 33554432: '32 MiB', not '33,554,432'."""
+    run = copy.deepcopy(postgres_run)
+    run.engine["settings"] = {"innodb_buffer_pool_size": 33554432, "max_connections": 600}
+    configuration = section_texts(render_report([run]))[1]["configuration"]
+    assert "32 MiB" in configuration and "33,554,432" not in configuration
+    assert "600" in configuration
