@@ -26,6 +26,7 @@ from dbstor.report.kit.fmt import (
     fmt_ms,
     fmt_num,
     fmt_pct,
+    join_words,
     load_text,
 )
 from dbstor.report.kit.summary import (
@@ -249,16 +250,16 @@ def _analysis_findings(analyses: dict[str, Any]) -> list[Finding]:
                     "efficiency",
                 )
             )
+    usable: dict[str, list[str]] = {}  # one study-wide [capacity]: one finding, not one per target
     for label, entry in per_target(analyses, "capacity").items():
         if missing(entry) is None and isinstance(entry.get("usable_tb"), int | float):
-            out.append(
-                Finding(
-                    f"{label}: {fmt_num(number(entry.get('raw_tb')), 4)} TB raw give "
-                    f"{fmt_num(entry['usable_tb'], 4)} TB usable "
-                    f"({fmt_pct(number(entry.get('usable_pct_of_raw')))} of raw).",
-                    "capacity",
-                )
+            text = (
+                f"{fmt_num(number(entry.get('raw_tb')), 4)} TB raw give "
+                f"{fmt_num(entry['usable_tb'], 4)} TB usable "
+                f"({fmt_pct(number(entry.get('usable_pct_of_raw')))} of raw)."
             )
+            usable.setdefault(text, []).append(label)
+    out += [Finding(f"{join_words(who)}: {text}", "capacity") for text, who in usable.items()]
     for label, entry in per_target(analyses, "placement").items():
         result = entry.get("result") if missing(entry) is None else None
         if isinstance(result, dict) and isinstance(result.get("io_share"), int | float):

@@ -90,3 +90,17 @@ def test_engine_sizes_in_bytes_read_as_sizes(postgres_run: Run):
     configuration = section_texts(render_report([run]))[1]["configuration"]
     assert "32 MiB" in configuration and "33,554,432" not in configuration
     assert "600" in configuration
+
+
+def test_one_capacity_for_every_target_is_one_finding(fc: Run, iscsi: Run):
+    """A study-wide [capacity] gave each target the same array: one finding per target
+    said the same and pushed the others out of the six."""
+    same = {"raw_tb": 23.04, "usable_tb": 16.416, "usable_pct_of_raw": 71.25}
+    other = {"raw_tb": 9.6, "usable_tb": 7.0, "usable_pct_of_raw": 72.9}
+    analyses = {"capacity": {"FC": same, "ISCSI": dict(same)}}
+    summary = section_texts(render_report([fc, iscsi], analyses=analyses))[1]["summary"]
+    assert summary.count("TB raw give") == 1
+    assert "FC and ISCSI: 23.04 TB raw give 16.42 TB usable (71% of raw)." in summary
+    analyses["capacity"]["ISCSI"] = other
+    summary = section_texts(render_report([fc, iscsi], analyses=analyses))[1]["summary"]
+    assert summary.count("TB raw give") == 2 and "ISCSI: 9.6 TB raw give 7 TB usable" in summary
