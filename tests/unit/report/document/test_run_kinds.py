@@ -104,3 +104,29 @@ def test_one_capacity_for_every_target_is_one_finding(fc: Run, iscsi: Run):
     analyses["capacity"]["ISCSI"] = other
     summary = section_texts(render_report([fc, iscsi], analyses=analyses))[1]["summary"]
     assert summary.count("TB raw give") == 2 and "ISCSI: 9.6 TB raw give 7 TB usable" in summary
+
+
+@pytest.mark.parametrize("runs", golden_runs(), ids=_label)
+def test_cards_and_curves_state_no_figure_the_summary_refuses(runs: list[Run]):
+    """A fio run's card said 'Peak: 36,343 IOPS' under a summary saying 'no peak is
+    stated (QD16 flagged not steady)', and its curve ringed 'knee 26,337 IOPS' the text
+    refused."""
+    html = unescape(render_report(runs))
+    _, texts = section_texts(html)
+    summary, results = texts["summary"], texts["results"]
+    peaks = re.findall(r"no peak is stated \(([^)]*)\)", summary)
+    knees = re.findall(r"the knee could not be stated \(([^)]*)\)", summary)
+    for why in peaks:
+        assert f"Peak: not stated ({why}); as measured" in results
+    for why in knees:
+        assert f"Knee: not stated ({why}); as measured" in results
+    assert results.count("knee not stated (flagged); as measured") >= len(knees)
+
+
+def test_a_flagged_fio_peak_is_refused_on_its_card(fc: Run):
+    run = copy.deepcopy(fc)
+    peak = max((p for p in run.points if p.ok), key=lambda p: p.iops or 0.0)
+    peak.trust.steady = False  # QD64, the peak, still drifting
+    _, texts = section_texts(unescape(render_report([run])))
+    assert "no peak is stated (QD64 flagged not steady)" in texts["summary"]
+    assert "Peak: not stated (QD64 flagged not steady); as measured, " in texts["results"]
