@@ -317,3 +317,12 @@ def test_a_query_shorter_than_two_clock_ticks_has_no_cpu_figure():
     assert per_query(run.points[0], "cpu_pct") == {"Q3": 42.0}
     table = render_report([run]).split('id="appendix"')[0]
     assert ">0%<" not in table and ">100%<" not in table and ">42%<" in table
+
+
+def test_a_short_query_run_s_limit_speaks_of_queries_not_load_points():
+    """'Each load point ran at most 0.053 s: enough to rank the targets' for one DuckDB
+    power run: it has no load points held for a time, and no targets to rank."""
+    html = render_report([query_run("FC", 0.053)])
+    conclusion = html.split('id="conclusion"')[1].split('id="appendix"')[0]
+    assert "The queries took at most 0.053 s a run" in conclusion
+    assert "Each load point ran" not in conclusion and "rank the targets" not in conclusion
