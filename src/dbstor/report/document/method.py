@@ -44,6 +44,25 @@ def _seconds(run: Run, key: str) -> str:
     return " to ".join(f"{fmt_num(v)} s" for v in ends)
 
 
+def _each_point(run: Run) -> str:
+    """A query run's point lasts as long as its queries: it is timed, not held."""
+    held = _seconds(run, "duration_s")
+    return f"timed, not held: {held}" if is_query_run(run) else held
+
+
+def _warmup(run: Run) -> str:
+    """A query run warms up with one unmeasured power run, or starts cold each point."""
+    workload = run.workload or {}
+    if not is_query_run(run):
+        return _seconds(run, "warmup_s")
+    if workload.get("cache") == "cold":
+        return "none: the engine restarted and its files dropped from the page cache"
+    warm = workload.get("warmup") if isinstance(workload.get("warmup"), dict) else {}
+    took = warm.get("seconds")
+    after = f" ({fmt_num(took)} s)" if isinstance(took, int | float) else ""
+    return f"one unmeasured power run{after}"
+
+
 def _workload(run: Run) -> str:
     workload = run.workload or {}
     profile = workload.get("profile") if isinstance(workload.get("profile"), dict) else {}
@@ -96,8 +115,8 @@ def method_table(runs: list[Run], names: list[str]) -> str:
     rows: list[tuple[str, list[str]]] = [
         ("workload", [_workload(r) for r in runs]),
         ("load series", [_series(r) for r in runs]),
-        ("each point", [_seconds(r, "duration_s") for r in runs]),
-        ("warm-up", [_seconds(r, "warmup_s") for r in runs]),
+        ("each point", [_each_point(r) for r in runs]),
+        ("warm-up", [_warmup(r) for r in runs]),
         ("repeats", [fmt_value((r.study or {}).get("repeats") or 1) for r in runs]),
         ("SLO", [_slo(r) for r in runs]),
         ("test file", [fmt_bytes((r.workload or {}).get("file_size_bytes")) for r in runs]),

@@ -326,3 +326,17 @@ def test_a_short_query_run_s_limit_speaks_of_queries_not_load_points():
     conclusion = html.split('id="conclusion"')[1].split('id="appendix"')[0]
     assert "The queries took at most 0.053 s a run" in conclusion
     assert "Each load point ran" not in conclusion and "rank the targets" not in conclusion
+
+
+def test_a_query_run_s_method_says_it_is_timed_and_how_it_warmed_up():
+    """'each point 0.053 s, warm-up 0 s' under a card saying one unmeasured power run
+    filled the caches."""
+    run = query_run("FC", 0.053)
+    run.workload["warmup"] = {"queries": 6, "not_ok": 0, "seconds": 0.023}
+    html = render_report([run])
+    assert '<th scope="row">each point</th><td>timed, not held: 0.053 s</td>' in html
+    assert '<th scope="row">warm-up</th><td>one unmeasured power run (0.023 s)</td>' in html
+    cold = query_run("FC", 0.053, cache="cold")
+    assert "<td>none: the engine restarted and its files dropped from the page cache</td>" in (
+        render_report([cold])
+    )
