@@ -305,7 +305,7 @@ def cpu_at_same_load(
         b, a = values.get(before, {}).get(key), values.get(after, {}).get(key)
         if b is not None and a is not None:
             load = same.get("load") or {}
-            at = f"{load.get('kind') or 'load'} {load.get('value', 0):g}"
+            at = same.get("load_words") or f"{load.get('kind') or 'load'} {load.get('value', 0):g}"
             return (
                 float(b),
                 float(a),

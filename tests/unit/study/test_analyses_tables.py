@@ -134,6 +134,10 @@ def test_the_cost_cases_cpu_is_the_comparisons_at_the_baselines_knee_load():
     before, after, how = cpu_at_same_load({"same_load": same}, "old", "new")
     assert (before, after) == (12.0, 30.0)
     assert "host-wide CPU" in how and "users 8" in how
+    same["load_words"] = "8 users"  # the comparison's own words for its load, when it has them
+    assert cpu_at_same_load({"same_load": same}, "old", "new")[2].startswith(
+        "host-wide CPU measured by the runs at the baseline's knee load (8 users): old 12.0%"
+    )
     # the database server's own CPU, once recorded, is taken before the host's
     same["runs"][0]["values"]["cpu_own_pct"] = 10.0
     same["runs"][1]["values"]["cpu_own_pct"] = 25.0

@@ -130,3 +130,31 @@ def test_a_flagged_fio_peak_is_refused_on_its_card(fc: Run):
     _, texts = section_texts(unescape(render_report([run])))
     assert "no peak is stated (QD64 flagged not steady)" in texts["summary"]
     assert "Peak: not stated (QD64 flagged not steady); as measured, " in texts["results"]
+
+
+def test_one_run_s_title_names_its_study_once(fc: Run):
+    from dbstor.report.html import run_title
+
+    run = copy.deepcopy(fc)
+    assert run_title(run) == "fc-vs-iscsi: FC io-oltp"
+    run.study = {**run.study, "name": "io-oltp on FC", "source": "command line"}
+    assert run_title(run) == "io-oltp on FC"
+    run.study = {}
+    assert run_title(run) == f"{run.run_id}: FC io-oltp"
+
+
+def test_the_cost_case_says_at_which_load_its_cpu_was_measured(fc: Run, iscsi: Run):
+    """'CPU 55% before, 69% after' with no word of where from: the runs at a load."""
+    where = "host-wide CPU measured by the runs at the baseline's peak load (QD 4)"
+    tco = {
+        "servers": {"before": 10, "after": 8, "retired": 2, "needed_exact": 7.9,
+                    "ceiling_pct": 70.0, "cpu_before_pct": 55.5, "cpu_after_pct": 69.2},
+        "needs": "no storage price",
+        "assumptions": ["servers.count = 10 (given)",
+                        f"CPU utilisation: {where}: FC 55.5%, ISCSI 69.2%"],
+    }  # fmt: skip
+    cost = section_texts(render_report([fc, iscsi], analyses={"tco": tco}))[1]["cost"]
+    assert f"56% before, 69% after the storage change: {where}" in unescape(cost)
+    tco["assumptions"] = ["cpu.before = 10% (given)"]  # from flags: nothing to cite
+    cost = section_texts(render_report([fc, iscsi], analyses={"tco": tco}))[1]["cost"]
+    assert "after the storage change " in cost and "measured by the runs" not in cost
