@@ -229,8 +229,13 @@ class StudyAnalyses:
         if after is None:
             return {"missing": "a cost case needs two targets: the baseline and the new storage"}
         cpu = cpu_at_same_load(outcome.comparison, self.baseline, after)
-        if isinstance(cpu, str):
-            return {"missing": cpu}
+        if isinstance(cpu, str):  # and, with no price, what else the reader must give
+            price = (
+                ""
+                if table.get("storage_price")
+                else "; ROI, NPV and payback need storage_price too"
+            )
+            return {"missing": cpu + price}
         try:
             return tco.cost_case(self._args("tco", None), cpu)
         except UserError as exc:

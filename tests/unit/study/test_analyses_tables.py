@@ -191,3 +191,20 @@ def test_a_per_role_value_names_a_role_the_runs_put_files_on():
     StudyAnalyses(
         _study(efficiency={"snapshots": {"data": "2h", "log": "15m"}, "change_rate": "5%/h"})
     )
+
+
+def test_a_cost_case_not_computed_also_asks_for_a_missing_price(tmp_path):
+    """[tco] without storage_price on a busy machine: 'Not computed: the CPU ...' named
+    one missing input; the price, needed for ROI, NPV and payback, went unsaid."""
+    import json
+
+    from dbstor.runs.study import StudyOutcome
+
+    tco = {"servers": 10, "cores_per_server": 12, "license": "oracle-enterprise"}
+    outcome = StudyOutcome(folder=tmp_path, comparison={"same_load": None})
+    StudyAnalyses(_study(tco=tco)).write(outcome)
+    missing = json.loads((tmp_path / "analyses.json").read_text())["tco"]["missing"]
+    assert missing.endswith("; ROI, NPV and payback need storage_price too"), missing
+    StudyAnalyses(_study(tco={**tco, "storage_price": 250000})).write(outcome)
+    missing = json.loads((tmp_path / "analyses.json").read_text())["tco"]["missing"]
+    assert "storage_price" not in missing and "knee load" in missing
