@@ -143,7 +143,7 @@ def test_tco_takes_the_cpu_the_runs_measured_at_the_baselines_knee_load(study):
     held = [e["withheld"]["cpu_pct"] for e in same["runs"] if e["withheld"].get("cpu_pct")]
     if held:  # a busy machine's point (shared device, saturated CPU): no cost case on it
         assert analyses["tco"] == {
-            "missing": f"the CPU at the baseline's knee load cannot carry a cost case: {held[0]}"
+            "missing": f"the CPU at {same['basis']} cannot carry a cost case: {held[0]}"
         }
         return
     servers = analyses["tco"]["servers"]

@@ -165,7 +165,10 @@ def verdict(
         )
         lines.append(
             {
-                "lead": f"{lead} (read latency at {latency})" if latency else lead,
+                # the latency factor is read at one load for both, not at each own figure
+                "lead": f"{lead} (read latency at one load for both: {latency})"
+                if latency
+                else lead,
                 "text": f["text"],
             }
         )

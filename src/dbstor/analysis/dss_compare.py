@@ -18,6 +18,9 @@ from dbstor.results.model import Point, Run
 
 VALUES = ("total_elapsed_s", "queries_per_hour", "geomean_s", "read_mbps", "cpu_pct")
 QUERY_FIGURES = ("elapsed_s", "read_mbps", "read_iops", "cpu_pct")
+# /proc/stat counts CPU in clock ticks of 10 ms: a query shorter than two has no CPU figure
+# (it read 0% or 100% from one tick), whatever its run recorded
+CPU_TICKS_S = 0.02
 
 
 def is_query_run(run: Run) -> bool:
@@ -58,10 +61,23 @@ def per_query(point: Point | None, figure: str = "elapsed_s") -> dict[str, float
     """A figure per query name at a point: the mean over its streams, finished queries only."""
     sums: dict[str, list[float]] = {}
     for q in (point.queries or []) if point else []:
-        value = q.get(figure)
-        if q.get("status") == "ok" and isinstance(value, int | float):
-            sums.setdefault(str(q.get("name")), []).append(float(value))
+        value = query_figure(q, figure)
+        if q.get("status") == "ok" and value is not None:
+            sums.setdefault(str(q.get("name")), []).append(value)
     return {name: sum(v) / len(v) for name, v in sums.items()}
+
+
+def query_figure(query: dict[str, Any], figure: str) -> float | None:
+    """One query's figure; None when not measured, and its CPU when it ran shorter than
+    two clock ticks (CPU_TICKS_S)."""
+    value = query.get(figure)
+    if not isinstance(value, int | float) or isinstance(value, bool):
+        return None
+    if figure == "cpu_pct":
+        elapsed = query.get("elapsed_s")
+        if not isinstance(elapsed, int | float) or elapsed < CPU_TICKS_S:
+            return None
+    return float(value)
 
 
 def point_values(point: Point | None) -> dict[str, float | None]:

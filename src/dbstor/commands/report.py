@@ -46,7 +46,7 @@ def run(args: argparse.Namespace) -> int:
     title = (
         runs[0].study.get("name", runs[0].run_id)
         if (args.folder / STUDY_FILE).exists()
-        else runs[0].run_id
+        else ""  # one run: the title the run gave it (report.html.run_title), not its id
     )
     if args.pdf:  # checked before report.html is written: a refusal leaves both as they were
         check_writable(args.folder / PDF_FILE, fix="render into another folder")

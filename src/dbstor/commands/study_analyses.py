@@ -229,8 +229,13 @@ class StudyAnalyses:
         if after is None:
             return {"missing": "a cost case needs two targets: the baseline and the new storage"}
         cpu = cpu_at_same_load(outcome.comparison, self.baseline, after)
-        if isinstance(cpu, str):
-            return {"missing": cpu}
+        if isinstance(cpu, str):  # and, with no price, what else the reader must give
+            price = (
+                ""
+                if table.get("storage_price")
+                else "; ROI, NPV and payback need storage_price too"
+            )
+            return {"missing": cpu + price}
         try:
             return tco.cost_case(self._args("tco", None), cpu)
         except UserError as exc:
@@ -296,19 +301,20 @@ def cpu_at_same_load(
         return "the runs have no comparison at the baseline's knee load to take CPU from"
     values = {e["label"]: e.get("values") or {} for e in same.get("runs", [])}
     held = {e["label"]: e.get("withheld") or {} for e in same.get("runs", [])}
+    basis = str(same.get("basis") or "the baseline's knee load")  # its peak when no knee
     for label in (before, after):
         reason = held.get(label, {}).get("cpu_pct")
         if reason:  # the comparison would not rest a CPU factor on it: nor does a cost case
-            return f"the CPU at the baseline's knee load cannot carry a cost case: {reason}"
+            return f"the CPU at {basis} cannot carry a cost case: {reason}"
     for key, what in CPU_KEYS:
         b, a = values.get(before, {}).get(key), values.get(after, {}).get(key)
         if b is not None and a is not None:
             load = same.get("load") or {}
-            at = f"{load.get('kind') or 'load'} {load.get('value', 0):g}"
+            at = same.get("load_words") or f"{load.get('kind') or 'load'} {load.get('value', 0):g}"
             return (
                 float(b),
                 float(a),
                 f"{what} measured by the runs at {same.get('basis', 'the same load')} "
                 f"({at}): {before} {b:.1f}%, {after} {a:.1f}%",
             )
-    return f"the runs of {before} and {after} recorded no CPU at the baseline's knee load"
+    return f"the runs of {before} and {after} recorded no CPU at {basis}"

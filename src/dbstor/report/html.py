@@ -41,6 +41,16 @@ def _default_title(runs: Sequence[Run], names: list[str]) -> str:
     return f"dbstor study: {study}" if study else f"dbstor study: {len(runs)} runs"
 
 
+def run_title(run: Run) -> str:
+    """One run's report title, the same when `dbstor report` renders it again: its study's
+    name, then the run (a study from flags is already named after its run)."""
+    study = run.study or {}
+    name = str(study.get("name") or run.run_id)
+    if study.get("source") == "command line":
+        return name  # 'io-oltp on target', not 'io-oltp on target: target io-oltp'
+    return f"{name}: {(run.target or {}).get('label')} {(run.workload or {}).get('name')}"
+
+
 def _header(title: str, runs: Sequence[Run]) -> str:
     dates = sorted(str(r.created_at)[:16].replace("T", " ") for r in runs if r.created_at)
     when = "" if not dates else dates[0] if len(set(dates)) == 1 else f"{dates[0]} to {dates[-1]}"

@@ -112,9 +112,10 @@ def plans_for(study: Study, parent: Path) -> list[IoRunPlan | DbRunPlan]:
 
 
 def render(folder: Path, runs: list[Run], comparison: dict[str, Any] | None, title: str) -> Path:
-    """(Re)write folder/report.html for these runs."""
-    from dbstor.report.html import write_report
+    """(Re)write folder/report.html for these runs; no title: one run's own."""
+    from dbstor.report.html import run_title, write_report
 
+    title = title or run_title(runs[0])
     samples = {}
     for run in runs:
         run_folder = folder if (folder / RESULTS_FILE).exists() else folder / run.run_id
@@ -255,7 +256,7 @@ def _run_plans(
         )
 
     def after_point(run: Run, folder: Path) -> None:
-        render(folder, [run], None, f"{study.name}: {run.target['label']} {run.workload['name']}")
+        render(folder, [run], None, "")  # "": the run's own title (report.html.run_title)
         if study_folder:
             _render_study(study_folder, [*outcome.runs, run], study)
 

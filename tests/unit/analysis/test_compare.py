@@ -126,3 +126,9 @@ def test_a_knee_never_reached_is_not_called_a_knee():
         c["verdict"]
     )
     assert "vs FLASH at its own highest load" in str(c["verdict"])
+    # the latency factor is read at one load for both runs, not at each run's own figure
+    leads = [line["lead"] for line in c["verdict"]["lines"]]
+    assert any(
+        lead.endswith("(read latency at one load for both: QD 16, the baseline's highest load)")
+        for lead in leads
+    ), leads

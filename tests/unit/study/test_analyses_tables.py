@@ -134,6 +134,10 @@ def test_the_cost_cases_cpu_is_the_comparisons_at_the_baselines_knee_load():
     before, after, how = cpu_at_same_load({"same_load": same}, "old", "new")
     assert (before, after) == (12.0, 30.0)
     assert "host-wide CPU" in how and "users 8" in how
+    same["load_words"] = "8 users"  # the comparison's own words for its load, when it has them
+    assert cpu_at_same_load({"same_load": same}, "old", "new")[2].startswith(
+        "host-wide CPU measured by the runs at the baseline's knee load (8 users): old 12.0%"
+    )
     # the database server's own CPU, once recorded, is taken before the host's
     same["runs"][0]["values"]["cpu_own_pct"] = 10.0
     same["runs"][1]["values"]["cpu_own_pct"] = 25.0
@@ -167,6 +171,14 @@ def test_no_cost_case_from_cpu_the_comparison_withheld():
     assert why == f"the CPU at the baseline's knee load cannot carry a cost case: {memory}"
     same["runs"][1]["withheld"] = {"throughput": "noisy"}  # another figure's reason: CPU stands
     assert cpu_at_same_load({"same_load": same}, "LEGACY", "FLASH")[:2] == (40.5, 35.7)
+    same["basis"] = "the baseline's peak load"  # a baseline with no knee: its peak's load
+    same["runs"][1]["withheld"] = {"cpu_pct": memory}
+    why = cpu_at_same_load({"same_load": same}, "LEGACY", "FLASH")
+    assert why == f"the CPU at the baseline's peak load cannot carry a cost case: {memory}"
+    same["runs"][1] = {"label": "FLASH", "values": {"cpu_pct": None}, "withheld": {}}
+    assert cpu_at_same_load({"same_load": same}, "LEGACY", "FLASH") == (
+        "the runs of LEGACY and FLASH recorded no CPU at the baseline's peak load"
+    )
 
 
 def test_a_per_role_value_names_a_role_the_runs_put_files_on():
@@ -179,3 +191,20 @@ def test_a_per_role_value_names_a_role_the_runs_put_files_on():
     StudyAnalyses(
         _study(efficiency={"snapshots": {"data": "2h", "log": "15m"}, "change_rate": "5%/h"})
     )
+
+
+def test_a_cost_case_not_computed_also_asks_for_a_missing_price(tmp_path):
+    """[tco] without storage_price on a busy machine: 'Not computed: the CPU ...' named
+    one missing input; the price, needed for ROI, NPV and payback, went unsaid."""
+    import json
+
+    from dbstor.runs.study import StudyOutcome
+
+    tco = {"servers": 10, "cores_per_server": 12, "license": "oracle-enterprise"}
+    outcome = StudyOutcome(folder=tmp_path, comparison={"same_load": None})
+    StudyAnalyses(_study(tco=tco)).write(outcome)
+    missing = json.loads((tmp_path / "analyses.json").read_text())["tco"]["missing"]
+    assert missing.endswith("; ROI, NPV and payback need storage_price too"), missing
+    StudyAnalyses(_study(tco={**tco, "storage_price": 250000})).write(outcome)
+    missing = json.loads((tmp_path / "analyses.json").read_text())["tco"]["missing"]
+    assert "storage_price" not in missing and "knee load" in missing

@@ -20,7 +20,9 @@ _ENGINE_ROWS |= {"buffer_bytes", "cache_bytes", "memory_cap", "dsn"}
 def _text(key: str, value: Any) -> str:
     if isinstance(value, dict | list) and any(isinstance(v, dict) for v in value):
         return DASH  # nested: the appendix lists it
-    if isinstance(value, int | float) and not isinstance(value, bool) and key.endswith("bytes"):
+    number = isinstance(value, int | float) and not isinstance(value, bool)
+    # MariaDB's innodb_buffer_pool_size: 32 MiB, not 33,554,432
+    if number and (key.endswith("bytes") or (key.endswith("_size") and value >= 1024)):
         return fmt_bytes(value)
     return fmt_value(value)
 

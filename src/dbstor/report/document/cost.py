@@ -46,6 +46,16 @@ def _money(value: Any, currency: str, example: bool) -> str:
     return f"{currency} {value:,.0f}" + (" (example prices)" if example else "")
 
 
+def _cpu_from(result: dict[str, Any]) -> str:
+    """Where the CPU figures came from, as the cost case recorded it: ': host-wide CPU
+    measured by the runs at the baseline's peak load (iodepth 4)' ('' when given as flags)."""
+    lead = "CPU utilisation: "
+    for line in result.get("assumptions") or []:
+        if str(line).startswith(lead) and "measured by the runs" in str(line):
+            return ": " + str(line).removeprefix(lead).split(": ", 1)[0]
+    return ""
+
+
 def _rows(result: dict[str, Any], example: bool) -> list[tuple[str, str]]:
     servers, lic = result.get("servers") or {}, result.get("licences") or {}
     rows = [
@@ -58,7 +68,7 @@ def _rows(result: dict[str, Any], example: bool) -> list[tuple[str, str]]:
         (
             "CPU",
             f"{fmt_pct(servers.get('cpu_before_pct'))} before, "
-            f"{fmt_pct(servers.get('cpu_after_pct'))} after the storage change",
+            f"{fmt_pct(servers.get('cpu_after_pct'))} after the storage change" + _cpu_from(result),
         ),
     ]
     if lic:

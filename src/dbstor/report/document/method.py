@@ -11,7 +11,7 @@ from dbstor.report.document.frame import side_by_side
 from dbstor.report.document.private import scrub
 from dbstor.report.io.section import data_sentence
 from dbstor.report.kit.figures import host_tool
-from dbstor.report.kit.fmt import DASH, fmt_bytes, fmt_num, fmt_value, load_text
+from dbstor.report.kit.fmt import DASH, fmt_bytes, fmt_limit_ms, fmt_num, fmt_value, load_text
 from dbstor.report.kit.summary import is_database, main_points, slo_of
 from dbstor.report.queries.section import dss_howto
 from dbstor.results.model import Run
@@ -42,6 +42,25 @@ def _seconds(run: Run, key: str) -> str:
         return DASH
     ends = dict.fromkeys((values[0], values[-1]))
     return " to ".join(f"{fmt_num(v)} s" for v in ends)
+
+
+def _each_point(run: Run) -> str:
+    """A query run's point lasts as long as its queries: it is timed, not held."""
+    held = _seconds(run, "duration_s")
+    return f"timed, not held: {held}" if is_query_run(run) else held
+
+
+def _warmup(run: Run) -> str:
+    """A query run warms up with one unmeasured power run, or starts cold each point."""
+    workload = run.workload or {}
+    if not is_query_run(run):
+        return _seconds(run, "warmup_s")
+    if workload.get("cache") == "cold":
+        return "none: the engine restarted and its files dropped from the page cache"
+    warm = workload.get("warmup") if isinstance(workload.get("warmup"), dict) else {}
+    took = warm.get("seconds")
+    after = f" ({fmt_num(took)} s)" if isinstance(took, int | float) else ""
+    return f"one unmeasured power run{after}"
 
 
 def _workload(run: Run) -> str:
@@ -83,15 +102,23 @@ def _io_mode(run: Run) -> str:
     return {True: "direct I/O (no page cache)", False: "buffered I/O"}.get(direct, DASH)
 
 
+def _slo(run: Run) -> str:
+    """'1 ms p99 read' (the row says SLO); a query run has none: it is timed."""
+    if is_query_run(run):
+        return "none: queries are compared by elapsed time"
+    slo = slo_of(run)
+    return f"{fmt_limit_ms(slo.limit_ms)} {slo.name}"
+
+
 def method_table(runs: list[Run], names: list[str]) -> str:
     """One column per run: what ran, at which loads, for how long, under which SLO."""
     rows: list[tuple[str, list[str]]] = [
         ("workload", [_workload(r) for r in runs]),
         ("load series", [_series(r) for r in runs]),
-        ("each point", [_seconds(r, "duration_s") for r in runs]),
-        ("warm-up", [_seconds(r, "warmup_s") for r in runs]),
+        ("each point", [_each_point(r) for r in runs]),
+        ("warm-up", [_warmup(r) for r in runs]),
         ("repeats", [fmt_value((r.study or {}).get("repeats") or 1) for r in runs]),
-        ("SLO", [slo_of(r).text for r in runs]),
+        ("SLO", [_slo(r) for r in runs]),
         ("test file", [fmt_bytes((r.workload or {}).get("file_size_bytes")) for r in runs]),
         ("I/O", [_io_mode(r) for r in runs]),
         ("data written", [_data(r) for r in runs]),

@@ -18,6 +18,7 @@ from dbstor.report.kit.figures import curve_caption, curve_chart, figure_html
 from dbstor.report.kit.summary import (
     cache_sentence,
     is_database,
+    knee_of,
     knee_sentence,
     peak_sentence,
     slo_of,
@@ -36,7 +37,9 @@ def cards(runs: list[Run], names: list[str]) -> str:
             continue
         workload = (run.workload or {}).get("name", "")
         engine = (run.engine or {}).get("name", "")
-        lines = [_stated(peak_sentence(run), peak_doubts(run) if is_database(run) else "")]
+        # the summary refuses a flagged peak (a fio run's unless its knee lies beyond it)
+        refused = is_database(run) or knee_of(run).state != "beyond"
+        lines = [_stated(peak_sentence(run), peak_doubts(run) if refused else "")]
         lines.append(_stated(knee_sentence(run), knee_doubts(run)))
         cache = cache_sentence(run)
         if cache:
@@ -90,7 +93,8 @@ def curves(runs: list[Run], names: list[str], placed: set[str]) -> str:
     fio = [r for r in runs if not is_database(r)]
     dbs = [r for r in runs if is_database(r)]
     if fio:
-        chart = curve_chart(fio, [by_id[r.run_id] for r in fio])
+        unstated = [r.run_id for r in fio if knee_doubts(r)]
+        chart = curve_chart(fio, [by_id[r.run_id] for r in fio], unstated)
         caption = escape(curve_caption(fio, [by_id[r.run_id] for r in fio]))
         parts.append(figure_html(chart, caption))
     groups: dict[str, list[Run]] = {}
@@ -99,7 +103,8 @@ def curves(runs: list[Run], names: list[str], placed: set[str]) -> str:
             groups.setdefault(slo_of(run).metric, []).append(run)
     for group in groups.values():
         note = " For a database, IOPS and read latency are the device's, from /proc/diskstats."
-        chart = curve_chart(group, [by_id[r.run_id] for r in group])
+        unstated = [r.run_id for r in group if knee_doubts(r)]
+        chart = curve_chart(group, [by_id[r.run_id] for r in group], unstated)
         caption = escape(curve_caption(group, [by_id[r.run_id] for r in group]))
         parts.append(figure_html(chart, caption + note))
     if dbs:

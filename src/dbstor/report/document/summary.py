@@ -13,6 +13,7 @@ from html import escape
 from typing import Any
 
 from dbstor.analysis.dss_compare import finished, is_query_run
+from dbstor.analysis.trust import reads_from_memory
 from dbstor.report.database.memory import memory_sentence, reads_per_txn
 from dbstor.report.database.section import sizing_sentence
 from dbstor.report.document.analyses import missing, number, per_target
@@ -25,6 +26,7 @@ from dbstor.report.kit.fmt import (
     fmt_ms,
     fmt_num,
     fmt_pct,
+    join_words,
     load_text,
 )
 from dbstor.report.kit.summary import (
@@ -122,13 +124,21 @@ def peak_doubts(run: Run) -> str:
     return _doubts([peak]) if peak is not None else ""
 
 
+def _memory_share(run: Run) -> str:
+    """'3 of 4' (or 'all 4') load points that read from memory."""
+    points = ok_points(run)
+    memory = sum(1 for p in points if reads_from_memory(p))
+    return f"all {memory}" if memory == len(points) else f"{memory} of {len(points)}"
+
+
 def _run_findings(run: Run, name: str, index: int) -> list[Finding]:
     anchor = points_anchor(index)
     if memory_sentence(run):
         return [
             Finding(
                 f"{name}: the storage's speed could not be measured, because the reads came "
-                "from memory (flagged points); the transaction rates show the host.",
+                f"from memory at {_memory_share(run)} load points; the transaction rates show "
+                "the host.",
                 run_anchor(index),
             ),
             *(
@@ -217,9 +227,11 @@ def _comparison_findings(comparison: dict[str, Any] | None) -> list[Finding]:
         return []
     if comparison.get("comparable") is False:
         return []
-    return [
+    lines = verdict_lines(comparison)[:2]
+    return [  # the same reason twice (both factors not computed) is said once
         Finding(f"{lead}: {text}.".replace("..", "."), "comparison")
-        for lead, text in verdict_lines(comparison)[:2]
+        for i, (lead, text) in enumerate(lines)
+        if text not in [t for _, t in lines[:i]]
     ]
 
 
@@ -238,16 +250,16 @@ def _analysis_findings(analyses: dict[str, Any]) -> list[Finding]:
                     "efficiency",
                 )
             )
+    usable: dict[str, list[str]] = {}  # one study-wide [capacity]: one finding, not one per target
     for label, entry in per_target(analyses, "capacity").items():
         if missing(entry) is None and isinstance(entry.get("usable_tb"), int | float):
-            out.append(
-                Finding(
-                    f"{label}: {fmt_num(number(entry.get('raw_tb')), 4)} TB raw give "
-                    f"{fmt_num(entry['usable_tb'], 4)} TB usable "
-                    f"({fmt_pct(number(entry.get('usable_pct_of_raw')))} of raw).",
-                    "capacity",
-                )
+            text = (
+                f"{fmt_num(number(entry.get('raw_tb')), 4)} TB raw give "
+                f"{fmt_num(entry['usable_tb'], 4)} TB usable "
+                f"({fmt_pct(number(entry.get('usable_pct_of_raw')))} of raw)."
             )
+            usable.setdefault(text, []).append(label)
+    out += [Finding(f"{join_words(who)}: {text}", "capacity") for text, who in usable.items()]
     for label, entry in per_target(analyses, "placement").items():
         result = entry.get("result") if missing(entry) is None else None
         if isinstance(result, dict) and isinstance(result.get("io_share"), int | float):
@@ -274,6 +286,13 @@ def _analysis_findings(analyses: dict[str, Any]) -> list[Finding]:
     return out
 
 
+def _not_compared(comparison: dict[str, Any], count: int) -> str:
+    """'The 2 runs were not compared: different workloads (io-oltp, brokerage).'"""
+    why = next(iter(comparison.get("warnings") or []), "")
+    why = str(why).split(":", 1)[0] or "they are not comparable as they ran"
+    return f"The {count} runs were not compared with each other: {why}."
+
+
 def findings(
     runs: list[Run], names: list[str], comparison: dict[str, Any] | None, analyses: dict[str, Any]
 ) -> list[Finding]:
@@ -290,11 +309,7 @@ def findings(
         analysed = []  # its sections say what could not be read
     found = _comparison_findings(comparison) + firsts + analysed + seconds
     if comparison and comparison.get("comparable") is False:
-        found.append(
-            Finding(
-                "The runs were not compared: they are not comparable as they ran.", "comparison"
-            )
-        )
+        found.append(Finding(_not_compared(comparison, len(runs)), "comparison"))
     return found[:MAX_FINDINGS]
 
 

@@ -110,6 +110,25 @@ def _span(values: Sequence[float], floor_zero: bool) -> tuple[float, float]:
     return (min(0.0, lo) if floor_zero else lo), hi
 
 
+def _point_tip(
+    name: str,
+    label: str,
+    x: float,
+    y: float,
+    categories: Sequence[str] | None,
+    x_label: str,
+    y_label: str,
+) -> str:
+    """A marker's tooltip in the reader's words: 'fast: QD1: total IOPS 10,044, p99 read
+    latency (ms) 0.2202', never '(1.004e+04, 0.2202)' or a category's index."""
+    if categories is not None:
+        where = categories[int(x)] if 0 <= int(x) < len(categories) else label
+        return f"{name}: {where or label}: {fmt_num(y, 4)}"
+    x_label = x_label.removesuffix(", log scale")
+    what = f"{x_label} {fmt_num(x, 4)}, {y_label} {fmt_num(y, 4)}".strip()
+    return f"{name}: {label}: {what}" if label else f"{name}: {what}"
+
+
 def line_chart(
     series: Sequence[Series],
     *,
@@ -176,7 +195,7 @@ def line_chart(
                 labels.block_line(a, b)
         for i, px, py in points:
             label = one.labels[i] if one.labels and i < len(one.labels) else ""
-            tip = f"{one.name}: {label} ({one.xs[i]:,.4g}, {one.ys[i]:,.4g})"
+            tip = _point_tip(one.name, label, one.xs[i], one.ys[i], categories, x_label, y_label)
             marks.append(marker_svg(one.marker, px, py, one.color or INK, one.size, tip))
             labels.block(px, py, one.size + 1)
             if label:
@@ -283,7 +302,7 @@ def bar_chart(
                 continue
             top = min(y(value), zero)
             taken.taken.append((left, top - 16, left + width, max(y(value), zero)))
-            tip = f"{one.name}, {categories[i]}: {value:,.4g}"
+            tip = f"{one.name}, {categories[i]}: {fmt_num(value, 4)}"
             frame.parts.append(
                 f'<rect x="{num(left + 1)}" y="{num(top)}" width="{num(max(1.0, width - 2))}" '
                 f'height="{num(abs(zero - y(value)))}" fill="{one.color}"><title>{escape(tip)}</title></rect>'
@@ -307,7 +326,7 @@ def bar_chart(
         for run in _runs(points):
             frame.parts.append(path(run, one.color or INK, one.dashed))
         for i, px, py in points:
-            tip = f"{one.name}: {one.ys[i]:,.4g}"
+            tip = f"{one.name}, {categories[i]}: {fmt_num(one.ys[i], 4)}"
             frame.parts.append(marker_svg(one.marker, px, py, one.color or INK, 4.0, tip))
     frame.parts.extend(edge_markers(frame, far, taken))
     return frame.render(description or title)
@@ -353,7 +372,7 @@ def hbar_chart(
                              font_style="italic")
                     )  # fmt: skip
                 continue
-            tip = f"{one.name}, {name}: {value:,.4g}"
+            tip = f"{one.name}, {name}: {fmt_num(value, 4)}"
             frame.parts.append(
                 f'<rect x="{num(zero)}" y="{num(y + 0.5)}" width="{num(max(1.0, x(value) - zero))}" '
                 f'height="{num(max(1.0, thick - 1))}" fill="{one.color}"><title>{escape(tip)}</title></rect>'

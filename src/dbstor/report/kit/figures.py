@@ -117,8 +117,12 @@ def figure_html(chart: str, caption: str) -> str:
     return f"<figure>{chart}<figcaption>{caption}</figcaption></figure>"
 
 
-def curve_chart(runs: Sequence[Run], names: Sequence[str] | None = None) -> str:
-    """IOPS (x) against the SLO latency metric (y): one line per run, the SLO and the knees."""
+def curve_chart(
+    runs: Sequence[Run], names: Sequence[str] | None = None, unstated: Sequence[str] = ()
+) -> str:
+    """IOPS (x) against the SLO latency metric (y): one line per run, the SLO and the knees.
+    A knee the text does not state (the run ids in `unstated`: flagged points either side)
+    is ringed as measured and labelled so, never as a knee the document vouches for."""
     slo = slo_of(runs[0])
     names = list(names) if names is not None else run_names(runs)
     series, highlights = [], []
@@ -140,6 +144,8 @@ def curve_chart(runs: Sequence[Run], names: Sequence[str] | None = None) -> str:
         if knee.state == "found" and knee.iops is not None and knee.latency_ms is not None:
             prefix = f"{name} knee" if len(runs) > 1 else "knee"
             label = f"{prefix} {fmt_iops(knee.iops)} IOPS"
+            if run.run_id in unstated:
+                label = f"{prefix} not stated (flagged); as measured {fmt_iops(knee.iops)} IOPS"
             ring = color if len(runs) > 1 else "#b00020"
             highlights.append(Highlight(knee.iops, knee.latency_ms, label, ring))
     refs = [Ref(slo.limit_ms, slo.text)] if slo.limit_ms is not None else []

@@ -41,7 +41,8 @@ FIGURE_CAPTIONS = (
     "at the query's start and end): TR-3476's Figure 5. In a throughput run the streams "
     "share the device, so a query's figure includes the others' reads.",
     "How busy the host's CPUs were while each query ran (/proc/stat at its start and end): "
-    "TR-3476's Figure 6. Queries shorter than a clock tick (10 ms) show none.",
+    "TR-3476's Figure 6. Queries shorter than two clock ticks (20 ms) show none: /proc/stat "
+    "counts CPU in ticks of 10 ms, too coarse to time them.",
 )
 
 

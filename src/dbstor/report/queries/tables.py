@@ -9,6 +9,7 @@ from __future__ import annotations
 from html import escape
 from typing import Any
 
+from dbstor.analysis.dss_compare import query_figure
 from dbstor.report.kit.fmt import DASH, fmt_bytes, fmt_int, fmt_iops, fmt_mbps, fmt_num, fmt_pct
 from dbstor.report.kit.tables import cell, scroll_table
 from dbstor.results.model import Point, Run
@@ -91,7 +92,7 @@ def queries_table(point: Point) -> str:
             cell(fmt_s(q.get("elapsed_s")), "num"),
             cell(fmt_mbps(q.get("read_mbps")), "num"),
             cell(fmt_iops(q.get("read_iops")), "num"),
-            cell(fmt_pct(q.get("cpu_pct")), "num"),
+            cell(fmt_pct(query_figure(q, "cpu_pct")), "num"),
             cell(str(q.get("cache") or DASH)),
             cell(status),
         ]

@@ -40,9 +40,10 @@ def test_external_server_placed_by_its_own_device_and_said_so(default_pair):
         text
     )
     assert "left off this chart" not in text
-    assert "its server&#x27;s device mean read await: 1 user (1,500, 0.5)" in overlay_chart(
-        overlay, names
-    )
+    assert (
+        "its server&#x27;s device mean read await: 1 user: total IOPS at the device "
+        "(reads + writes) 1,500, mean read latency (ms) 0.5</title>"
+    ) in overlay_chart(overlay, names)
     assert 'class="overlay"' in render_report(runs)
 
 

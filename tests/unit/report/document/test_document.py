@@ -5,18 +5,17 @@ dumps; summary findings that link to tables that exist."""
 from __future__ import annotations
 
 import copy
-import json
 import re
 from html import unescape
 from pathlib import Path
 from typing import Any
 
 import pytest
+from document_walk import golden_runs
 
 from dbstor.report.document.frame import SECTION_IDS
 from dbstor.report.html import render_report
 from dbstor.results.model import Run
-from dbstor.results.store import load_run
 
 GOLDEN = Path(__file__).resolve().parents[3] / "golden"
 SECTION = re.compile(r'<section class="(?:doc|comparison[^"]*)" id="([a-z]+)"')
@@ -50,19 +49,6 @@ def machine_strings(run: Run) -> set[str]:
     for part in (run.target, run.engine, run.workload, run.study):
         walk(part)
     return found
-
-
-def golden_runs() -> list[list[Run]]:
-    study = GOLDEN / "default-study"
-    ids = json.loads((study / "study.json").read_text())["runs"]
-    singles = ["fc-io-oltp", "iscsi-io-oltp", "sqlite-brokerage", "postgres-instances"]
-    cluster = GOLDEN.parent / "fixtures" / "cluster"
-    return [
-        [load_run(study / i) for i in ids],
-        *([load_run(GOLDEN / n)] for n in singles),
-        [load_run(GOLDEN / "tmpfs-interrupted")],
-        [load_run(cluster / "io"), load_run(cluster / "database")],
-    ]
 
 
 def test_sections_in_the_seeds_order_each_once(fc: Run, iscsi: Run, samples, comparison):

@@ -194,3 +194,40 @@ def test_tps_far_below_the_device_iops_gets_its_own_axis() -> None:
     assert "60K" in _texts(charts[1])  # the device's IOPS on theirs
     together = timeseries_chart(run, _per_second_rows(400.0, 1200.0)) or ""
     assert together.count("<svg") == 1  # alike in size: one chart, one axis
+
+
+def _tips(svg: str) -> list[str]:
+    return [t.text or "" for t in _root(svg).iter(f"{SVG}title")]
+
+
+def test_tooltips_say_values_as_the_tables_do_not_in_e_notation():
+    """A marker's tooltip read 'fast: QD1 (1.004e+04, 0.2202)' and a category line's
+    '(0, 0.08487)': the load point and the figures in the tables' words instead."""
+    curve = line_chart(
+        [Series("fast", [10044.0, 36343.0], [0.2202, 2.023], labels=["QD1", "QD16"])],
+        title="IOPS against latency",
+        x_label="total IOPS, log scale",
+        y_label="p99 read latency (ms)",
+    )
+    assert _tips(curve) == [
+        "fast: QD1: total IOPS 10,044, p99 read latency (ms) 0.2202",
+        "fast: QD16: total IOPS 36,343, p99 read latency (ms) 2.023",
+    ]
+    banded = line_chart(
+        [Series("mean read", [0, 1], [0.08487, 0.1702])],
+        title="mean latency",
+        x_label="load point",
+        y_label="mean latency (ms)",
+        categories=["QD1", "QD4"],
+    )
+    assert _tips(banded) == ["mean read: QD1: 0.08487", "mean read: QD4: 0.1702"]
+    bars = bar_chart(
+        ["QD1", "QD4"],
+        [Series("IOPS", [0, 1], [10044.0, 22126.0])],
+        title="IOPS",
+        y_label="IOPS",
+        lines=[Series("CPU", [0, 1], [68.39, 94.82], right=True)],
+    )
+    tips = _tips(bars)
+    assert "IOPS, QD1: 10,044" in tips and "CPU, QD4: 94.82" in tips
+    assert not any("e+" in t for t in tips)

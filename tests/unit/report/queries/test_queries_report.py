@@ -300,3 +300,43 @@ def test_the_document_summarises_query_runs_with_their_totals():
     assert "ISCSI ran its 6 queries in 2,390 s in all" in summary
     links = re.findall(r'href="#([\w-]+)"', summary)
     assert set(links) <= set(re.findall(r'id="([\w-]+)"', html))
+
+
+def test_a_query_shorter_than_two_clock_ticks_has_no_cpu_figure():
+    """A 5 ms query read 0% CPU (one idle tick) beside a 10.5 ms one at 100%: neither is
+    a measurement; the table and the chart show none, longer queries keep theirs."""
+    from dbstor.analysis.dss_compare import per_query, query_figure
+
+    short = query(1, 0.0054, cpu_pct=0.0)
+    tick = query(2, 0.0105, cpu_pct=100.0)
+    long = query(3, 0.5, cpu_pct=42.0)
+    assert [query_figure(q, "cpu_pct") for q in (short, tick, long)] == [None, None, 42.0]
+    assert query_figure(short, "elapsed_s") == 0.0054  # only CPU is counted in ticks
+    run = query_run("FC", 100.0)
+    run.points[0].queries = [short, tick, long]
+    assert per_query(run.points[0], "cpu_pct") == {"Q3": 42.0}
+    table = render_report([run]).split('id="appendix"')[0]
+    assert ">0%<" not in table and ">100%<" not in table and ">42%<" in table
+
+
+def test_a_short_query_run_s_limit_speaks_of_queries_not_load_points():
+    """'Each load point ran at most 0.053 s: enough to rank the targets' for one DuckDB
+    power run: it has no load points held for a time, and no targets to rank."""
+    html = render_report([query_run("FC", 0.053)])
+    conclusion = html.split('id="conclusion"')[1].split('id="appendix"')[0]
+    assert "The queries took at most 0.053 s a run" in conclusion
+    assert "Each load point ran" not in conclusion and "rank the targets" not in conclusion
+
+
+def test_a_query_run_s_method_says_it_is_timed_and_how_it_warmed_up():
+    """'each point 0.053 s, warm-up 0 s' under a card saying one unmeasured power run
+    filled the caches."""
+    run = query_run("FC", 0.053)
+    run.workload["warmup"] = {"queries": 6, "not_ok": 0, "seconds": 0.023}
+    html = render_report([run])
+    assert '<th scope="row">each point</th><td>timed, not held: 0.053 s</td>' in html
+    assert '<th scope="row">warm-up</th><td>one unmeasured power run (0.023 s)</td>' in html
+    cold = query_run("FC", 0.053, cache="cold")
+    assert "<td>none: the engine restarted and its files dropped from the page cache</td>" in (
+        render_report([cold])
+    )
