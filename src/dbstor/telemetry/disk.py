@@ -18,6 +18,7 @@ PROC_DISKSTATS = "/proc/diskstats"
 PROC_MOUNTINFO = "/proc/self/mountinfo"
 SECTOR_BYTES = 512  # /proc/diskstats counts 512-byte sectors whatever the device's block size
 _WRAP_32 = 2**32  # the millisecond fields are 32-bit in the kernel and wrap
+RESOLUTION_MS = 1  # the time fields count whole milliseconds
 
 
 @dataclass(frozen=True)
@@ -75,7 +76,9 @@ def device_stats(
     mean milliseconds per completed I/O (queue plus service time), None with no I/O of
     that kind. util_pct is the share of time with I/O in flight, capped at 100; on
     devices that serve many I/Os at once (NVMe, arrays, dm) 100 % does not mean full.
-    Raises KeyError when the device is missing from either snapshot.
+    An await whose I/Os' time summed to under the counters' 1 ms resolution is None with
+    a reason (await_figure), never 0. Raises KeyError when the device is missing from
+    either snapshot.
     """
     for snap in (before, after):
         if name not in snap:
@@ -88,16 +91,35 @@ def device_stats(
     read_ms = _delta(a.read_ms, b.read_ms)
     write_ms = _delta(a.write_ms, b.write_ms)
     io_ms = _delta(a.io_ms, b.io_ms)
+    read_await, read_why = await_figure(read_ms, reads, "reads")
+    write_await, write_why = await_figure(write_ms, writes, "writes")
     return DeviceStats(
         name=name,
         read_iops=reads / seconds,
         write_iops=writes / seconds,
         read_mbps=_delta(a.sectors_read, b.sectors_read) * SECTOR_BYTES / 1e6 / seconds,
         write_mbps=_delta(a.sectors_written, b.sectors_written) * SECTOR_BYTES / 1e6 / seconds,
-        read_await_ms=read_ms / reads if reads else None,
-        write_await_ms=write_ms / writes if writes else None,
+        read_await_ms=read_await,
+        write_await_ms=write_await,
         util_pct=min(100.0, io_ms / (seconds * 1000.0) * 100.0),
+        read_await_reason=read_why,
+        write_await_reason=write_why,
     )
+
+
+def await_figure(total_ms: int, ops: int, kind: str) -> tuple[float | None, str | None]:
+    """Mean milliseconds per I/O from the counters' time and operations over a window,
+    and why it is None: no I/O of that kind (no reason: nothing to wait for), or I/O whose
+    time summed to less than the counters' resolution, which is not 0 but under
+    1 ms / ops each (a bound, in the reason)."""
+    if ops <= 0:
+        return None, None
+    if total_ms < RESOLUTION_MS:
+        return None, (
+            f"device {kind} await under {RESOLUTION_MS / ops:.2g} ms: {ops:,} {kind} took "
+            f"less than the disk counters' {RESOLUTION_MS} ms resolution in all"
+        )
+    return total_ms / ops, None
 
 
 # --- which devices hold a path -------------------------------------------------------
@@ -244,3 +266,10 @@ def _unescape(field: str) -> str:
             out.append(field[i])
             i += 1
     return "".join(out)
+
+
+def await_notes(device: DeviceStats | None) -> list[str]:
+    """The reasons a device's awaits are null though it did I/O (trust notes)."""
+    if device is None:
+        return []
+    return [r for r in (device.read_await_reason, device.write_await_reason) if r]
