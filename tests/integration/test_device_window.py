@@ -93,6 +93,21 @@ def test_a_second_reader_on_the_same_loop_device_is_foreign(dbstor, quiet_loop, 
     assert points[0]["foreign_io_share"] > 0.3 and points[0]["shared_device"] is True
 
 
+@pytest.mark.skip_without_fio
+def test_a_slow_rate_point_never_shows_a_zero_await(dbstor, quiet_loop, tmp_path):
+    """A few I/Os a second: an await the counters could not resolve is null and says why."""
+    points = io_points(dbstor, quiet_loop, tmp_path / "out", "--rate", "5")
+    for p in points:
+        for kind in ("read", "write"):
+            figure, why = p["device"][f"{kind}_await_ms"], p["device"][f"{kind}_await_reason"]
+            if not p["device"][f"{kind}_iops"]:
+                assert figure is None and why is None
+            elif figure is None:
+                assert "resolution" in why and why in p["trust"]["notes"]
+            else:
+                assert figure > 0 and why is None
+
+
 def test_reads_under_the_counters_resolution_have_no_await_not_zero(quiet_loop):
     """A handful of direct reads on the loop device: their time on diskstats' clock sums to
     under 1 ms in most windows; such a window gives None and why, never 0 ms."""

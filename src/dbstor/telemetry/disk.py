@@ -107,7 +107,7 @@ def device_stats(
     )
 
 
-def await_figure(total_ms: int, ops: int, kind: str) -> tuple[float | None, str | None]:
+def await_figure(total_ms: float, ops: float, kind: str) -> tuple[float | None, str | None]:
     """Mean milliseconds per I/O from the counters' time and operations over a window,
     and why it is None: no I/O of that kind (no reason: nothing to wait for), or I/O whose
     time summed to less than the counters' resolution, which is not 0 but under
@@ -115,8 +115,10 @@ def await_figure(total_ms: int, ops: int, kind: str) -> tuple[float | None, str 
     if ops <= 0:
         return None, None
     if total_ms < RESOLUTION_MS:
+        count = max(1, round(ops))  # a window's edges can hold part of an I/O
+        name = kind if count > 1 else kind.removesuffix("s")
         return None, (
-            f"device {kind} await under {RESOLUTION_MS / ops:.2g} ms: {ops:,} {kind} took "
+            f"device {kind} await under {RESOLUTION_MS / ops:.2g} ms: {count:,} {name} took "
             f"less than the disk counters' {RESOLUTION_MS} ms resolution in all"
         )
     return total_ms / ops, None
