@@ -7,8 +7,9 @@ the device (or the device-mapper/md device) the target's file system sits on.
 from __future__ import annotations
 
 import os
+import re
 import stat
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -268,6 +269,18 @@ def _unescape(field: str) -> str:
             out.append(field[i])
             i += 1
     return "".join(out)
+
+
+def await_text(device: DeviceStats | None, kind: str, show: Callable[[float], str]) -> str:
+    """A device's `kind` ("read", "write") await for a table: `show(ms)`, "<bound" when it
+    was under the counters' resolution (the bound its reason gives), "–" when there is none."""
+    figure = getattr(device, f"{kind}_await_ms", None)
+    if figure is not None:
+        return show(figure)
+    bound = re.search(
+        r"await under ([0-9.e+-]+) ms", getattr(device, f"{kind}_await_reason", None) or ""
+    )
+    return f"<{show(float(bound.group(1)))}" if bound else "–"
 
 
 def await_notes(device: DeviceStats | None) -> list[str]:

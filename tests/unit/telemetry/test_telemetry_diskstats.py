@@ -7,6 +7,7 @@ from dbstor.telemetry.disk import (
     DiskCounters,
     await_figure,
     await_notes,
+    await_text,
     device_stats,
     parse_diskstats,
 )
@@ -116,3 +117,13 @@ def test_an_await_under_the_counters_resolution_is_null_with_a_bound_not_zero():
     assert "3 reads took less than" in dev.read_await_reason
     assert dev.write_await_ms == 2.0 and dev.write_await_reason is None
     assert await_notes(dev) == [dev.read_await_reason]
+
+
+def test_a_tables_await_is_the_figure_the_bound_or_a_dash():
+    before = {"sda": DiskCounters(reads=100, read_ms=50, writes=10, write_ms=7)}
+    after = {"sda": DiskCounters(reads=140, read_ms=50, writes=20, write_ms=27)}
+    dev = device_stats(before, after, 1.0, "sda")
+    assert await_text(dev, "read", lambda ms: f"{ms:.3f}") == "<0.025"
+    assert await_text(dev, "write", lambda ms: f"{ms:.3f}") == "2.000"
+    assert await_text(DeviceStats(name="sda"), "read", str) == "–"
+    assert await_text(None, "read", str) == "–"
