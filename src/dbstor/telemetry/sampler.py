@@ -29,6 +29,7 @@ __all__ = ["SAMPLE_KEYS", "Sample", "Sampler", "Snapshot", "summarise"]
 
 _CPU_FIELDS = fields(CpuTimes)
 _DISK_WIDTH = len(fields(DiskCounters))
+END_SLACK_S = 0.3  # a snapshot this soon after a window's end stands for its end
 _MIN_PARTIAL = 0.1  # a last partial interval shorter than this share of one is dropped
 
 
@@ -260,8 +261,8 @@ def summarise(
     Uses the counter snapshots nearest to start_s and end_s (the first and last when
     None), so the result is exact over the actual span between them; with `interpolate`,
     the counters at start_s and end_s themselves, each interpolated between the snapshots
-    around it (a window that is exactly the measured work's, so its rates compare with the
-    work's own). All figures are None when the span is empty. Raises ValueError for samples without counters (rows
+    around it, or at end_s a snapshot read within END_SLACK_S after it (a window that is
+    exactly the measured work's, so its rates compare with the work's own). All figures are None when the span is empty. Raises ValueError for samples without counters (rows
     read back from CSV or JSON).
     """
     if not samples:
@@ -277,6 +278,11 @@ def summarise(
     last = ordered[-1] if end_s is None else _nearest(ordered, end_s)
     if interpolate and start_s is not None and end_s is not None:
         first, last = _at(ordered, start_s), _at(ordered, end_s)
+        just_after = next((snap for snap in ordered if snap.t >= end_s), None)
+        if just_after is not None and just_after.t - end_s <= END_SLACK_S:
+            # read just after the work ended (the sampler's stop): its counters are the
+            # work's end; interpolating across an interval it was idle in would not be
+            last = Snapshot(end_s, just_after.cpu, just_after.disks)
     if last.t <= first.t:
         top = next(iter(first.disks), None)
         return CpuStats(), DeviceStats(name=top) if top else None
