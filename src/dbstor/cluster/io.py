@@ -168,6 +168,8 @@ def summed_device(
         return sum(column) if column else None
 
     def weighted(await_name: str, iops_name: str) -> float | None:
+        if any(why(await_name) for _, d in parts):
+            return None  # a host's await under the counters' resolution: no mean, a reason
         pairs = [
             (getattr(d, await_name), getattr(d, iops_name) or 0.0)
             for _, d in parts
@@ -175,6 +177,11 @@ def summed_device(
         ]
         weight = sum(w for _, w in pairs)
         return sum(a * w for a, w in pairs) / weight if pairs and weight else None
+
+    def why(await_name: str) -> str | None:
+        name = await_name.replace("_ms", "_reason")
+        found = [f"{host}: {getattr(d, name)}" for host, d in parts if getattr(d, name)]
+        return "; ".join(found) or None
 
     utils = [d.util_pct for _, d in parts if d.util_pct is not None]
     return DeviceStats(
@@ -186,4 +193,6 @@ def summed_device(
         read_await_ms=weighted("read_await_ms", "read_iops"),
         write_await_ms=weighted("write_await_ms", "write_iops"),
         util_pct=max(utils) if utils else None,
+        read_await_reason=why("read_await_ms"),
+        write_await_reason=why("write_await_ms"),
     )

@@ -67,6 +67,9 @@ class DeviceStats:
     read_await_ms: float | None = None
     write_await_ms: float | None = None
     util_pct: float | None = None
+    # why an await is null though the device did I/O of that kind (telemetry/disk.py)
+    read_await_reason: str | None = None
+    write_await_reason: str | None = None
 
 
 @dataclass

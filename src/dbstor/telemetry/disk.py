@@ -7,8 +7,9 @@ the device (or the device-mapper/md device) the target's file system sits on.
 from __future__ import annotations
 
 import os
+import re
 import stat
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -18,6 +19,7 @@ PROC_DISKSTATS = "/proc/diskstats"
 PROC_MOUNTINFO = "/proc/self/mountinfo"
 SECTOR_BYTES = 512  # /proc/diskstats counts 512-byte sectors whatever the device's block size
 _WRAP_32 = 2**32  # the millisecond fields are 32-bit in the kernel and wrap
+RESOLUTION_MS = 1  # the time fields count whole milliseconds
 
 
 @dataclass(frozen=True)
@@ -75,7 +77,9 @@ def device_stats(
     mean milliseconds per completed I/O (queue plus service time), None with no I/O of
     that kind. util_pct is the share of time with I/O in flight, capped at 100; on
     devices that serve many I/Os at once (NVMe, arrays, dm) 100 % does not mean full.
-    Raises KeyError when the device is missing from either snapshot.
+    An await whose I/Os' time summed to under the counters' 1 ms resolution is None with
+    a reason (await_figure), never 0. Raises KeyError when the device is missing from
+    either snapshot.
     """
     for snap in (before, after):
         if name not in snap:
@@ -88,16 +92,37 @@ def device_stats(
     read_ms = _delta(a.read_ms, b.read_ms)
     write_ms = _delta(a.write_ms, b.write_ms)
     io_ms = _delta(a.io_ms, b.io_ms)
+    read_await, read_why = await_figure(read_ms, reads, "reads")
+    write_await, write_why = await_figure(write_ms, writes, "writes")
     return DeviceStats(
         name=name,
         read_iops=reads / seconds,
         write_iops=writes / seconds,
         read_mbps=_delta(a.sectors_read, b.sectors_read) * SECTOR_BYTES / 1e6 / seconds,
         write_mbps=_delta(a.sectors_written, b.sectors_written) * SECTOR_BYTES / 1e6 / seconds,
-        read_await_ms=read_ms / reads if reads else None,
-        write_await_ms=write_ms / writes if writes else None,
+        read_await_ms=read_await,
+        write_await_ms=write_await,
         util_pct=min(100.0, io_ms / (seconds * 1000.0) * 100.0),
+        read_await_reason=read_why,
+        write_await_reason=write_why,
     )
+
+
+def await_figure(total_ms: float, ops: float, kind: str) -> tuple[float | None, str | None]:
+    """Mean milliseconds per I/O from the counters' time and operations over a window,
+    and why it is None: no I/O of that kind (no reason: nothing to wait for), or I/O whose
+    time summed to less than the counters' resolution, which is not 0 but under
+    1 ms / ops each (a bound, in the reason)."""
+    if ops <= 0:
+        return None, None
+    if total_ms < RESOLUTION_MS:
+        count = max(1, round(ops))  # a window's edges can hold part of an I/O
+        name = kind if count > 1 else kind.removesuffix("s")
+        return None, (
+            f"device {kind} await under {RESOLUTION_MS / ops:.2g} ms: {count:,} {name} took "
+            f"less than the disk counters' {RESOLUTION_MS} ms resolution in all"
+        )
+    return total_ms / ops, None
 
 
 # --- which devices hold a path -------------------------------------------------------
@@ -244,3 +269,22 @@ def _unescape(field: str) -> str:
             out.append(field[i])
             i += 1
     return "".join(out)
+
+
+def await_text(device: DeviceStats | None, kind: str, show: Callable[[float], str]) -> str:
+    """A device's `kind` ("read", "write") await for a table: `show(ms)`, "<bound" when it
+    was under the counters' resolution (the bound its reason gives), "–" when there is none."""
+    figure = getattr(device, f"{kind}_await_ms", None)
+    if figure is not None:
+        return show(figure)
+    bound = re.search(
+        r"await under ([0-9.e+-]+) ms", getattr(device, f"{kind}_await_reason", None) or ""
+    )
+    return f"<{show(float(bound.group(1)))}" if bound else "–"
+
+
+def await_notes(device: DeviceStats | None) -> list[str]:
+    """The reasons a device's awaits are null though it did I/O (trust notes)."""
+    if device is None:
+        return []
+    return [r for r in (device.read_await_reason, device.write_await_reason) if r]

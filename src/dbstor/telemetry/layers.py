@@ -48,6 +48,16 @@ def host_layer(point: Point) -> dict[str, object] | None:
         "cpu_util_pct": point.cpu.util_pct if point.cpu else None,
     }
     entry.update({k: v for k, v in pairs.items() if v is not None})
+    nulled = {
+        k: why
+        for k, why in (
+            ("read_latency_ms", dev.read_await_reason),
+            ("write_latency_ms", dev.write_await_reason),
+        )
+        if why
+    }
+    if nulled:
+        entry["nulled"] = nulled  # the shape Prometheus layers use (telemetry/sources.py)
     return entry
 
 

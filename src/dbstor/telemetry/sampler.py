@@ -29,6 +29,7 @@ __all__ = ["SAMPLE_KEYS", "Sample", "Sampler", "Snapshot", "summarise"]
 
 _CPU_FIELDS = fields(CpuTimes)
 _DISK_WIDTH = len(fields(DiskCounters))
+END_SLACK_S = 0.3  # a snapshot this soon after a window's end stands for its end
 _MIN_PARTIAL = 0.1  # a last partial interval shorter than this share of one is dropped
 
 
@@ -173,9 +174,10 @@ class Sampler:
         samples: Sequence[Sample] | None = None,
         start_s: float | None = None,
         end_s: float | None = None,
+        interpolate: bool = False,
     ) -> tuple[CpuStats, DeviceStats | None]:
         """summarise() over `samples` (this sampler's own when None)."""
-        return summarise(self.samples if samples is None else samples, start_s, end_s)
+        return summarise(self.samples if samples is None else samples, start_s, end_s, interpolate)
 
     # --- the thread --------------------------------------------------------------
 
@@ -252,12 +254,15 @@ def summarise(
     samples: Sequence[Sample],
     start_s: float | None = None,
     end_s: float | None = None,
+    interpolate: bool = False,
 ) -> tuple[CpuStats, DeviceStats | None]:
     """CPU and top-device figures over [start_s, end_s] seconds since the sampler started.
 
     Uses the counter snapshots nearest to start_s and end_s (the first and last when
-    None), so the result is exact over the actual span between them. All figures are
-    None when the span is empty. Raises ValueError for samples without counters (rows
+    None), so the result is exact over the actual span between them; with `interpolate`,
+    the counters at start_s and end_s themselves, each interpolated between the snapshots
+    around it, or at end_s a snapshot read within END_SLACK_S after it (a window that is
+    exactly the measured work's, so its rates compare with the work's own). All figures are None when the span is empty. Raises ValueError for samples without counters (rows
     read back from CSV or JSON).
     """
     if not samples:
@@ -271,10 +276,34 @@ def summarise(
     ordered = sorted(snaps.values(), key=lambda snap: snap.t)
     first = ordered[0] if start_s is None else _nearest(ordered, start_s)
     last = ordered[-1] if end_s is None else _nearest(ordered, end_s)
+    if interpolate and start_s is not None and end_s is not None:
+        first, last = _at(ordered, start_s), _at(ordered, end_s)
+        just_after = next((snap for snap in ordered if snap.t >= end_s), None)
+        if just_after is not None and just_after.t - end_s <= END_SLACK_S:
+            # read just after the work ended (the sampler's stop): its counters are the
+            # work's end; interpolating across an interval it was idle in would not be
+            last = Snapshot(end_s, just_after.cpu, just_after.disks)
     if last.t <= first.t:
         top = next(iter(first.disks), None)
         return CpuStats(), DeviceStats(name=top) if top else None
     return cpu_stats(first.cpu, last.cpu), _device(first, last)
+
+
+def _at(ordered: list[Snapshot], t: float) -> Snapshot:
+    """The counters at `t`, linear between the snapshots around it (the nearest snapshot
+    outside the sampled span): over one interval the I/O is taken as even."""
+    after = next((i for i, snap in enumerate(ordered) if snap.t >= t), None)
+    if after is None or after == 0:
+        return _nearest(ordered, t)
+    a, b = ordered[after - 1], ordered[after]
+    f = (t - a.t) / (b.t - a.t)
+
+    def mix(x: Any, y: Any) -> Any:
+        values = {k.name: getattr(x, k.name) for k in fields(x)}
+        return type(x)(**{k: v + (getattr(y, k) - v) * f for k, v in values.items()})
+
+    disks = {name: mix(a.disks[name], b.disks[name]) for name in a.disks if name in b.disks}
+    return Snapshot(t, mix(a.cpu, b.cpu), disks)
 
 
 def _nearest(ordered: list[Snapshot], t: float) -> Snapshot:

@@ -91,3 +91,13 @@ def test_hosts_on_one_machine_count_its_device_once():
     whole = whole_outcome(outcomes, ClusterPoint({}, {o.host: 100.0 for o in outcomes}, 0.0, 0.05))
     assert whole.device.read_iops == pytest.approx(300.0)
     assert whole.fio.read.ios == 30, "each host's own I/O still counts"
+
+
+def test_a_hosts_await_under_the_counters_resolution_leaves_the_whole_null_and_says_whose():
+    outcomes = [host_outcome(f"h{i}", [5_000] * 10, 50.0, 100.0, 0.2) for i in range(2)]
+    outcomes[1].device.read_await_ms = None
+    outcomes[1].device.read_await_reason = "device reads await under 0.005 ms: ..."
+    whole = whole_outcome(outcomes, ClusterPoint({}, {o.host: 100.0 for o in outcomes}, 0.0, 0.05))
+    assert whole.device.read_await_ms is None, "h0's 0.2 ms alone would overstate the mean"
+    assert whole.device.read_await_reason == "h1: device reads await under 0.005 ms: ..."
+    assert whole.device.read_iops == pytest.approx(200.0)

@@ -91,3 +91,15 @@ def test_a_type_with_too_few_transactions_says_so_in_its_row(default_pair) -> No
         "p99: not measured (at most 35 transactions of a type, fewer than the 1,000 a p99 needs)"
     )
     assert legend in words and not any(w.startswith("p99 not measured:") for w in words)
+
+
+def test_an_await_under_the_counters_resolution_says_so_not_zero(fc: Run) -> None:
+    run = copy.deepcopy(fc)
+    why = "device reads await under 0.065 ms: 15 reads took less than the disk counters' ..."
+    for point in run.points:
+        point.device.read_await_ms, point.device.read_await_reason = None, why
+    texts = _texts(latency_chart(run))
+    assert "mean read, device await: not measured (see the caption)" in texts
+    html = render_report([run], {})
+    assert "was under the disk counters' 1 ms resolution" in html
+    assert "under the disk counters" not in render_report([fc], {})

@@ -3,7 +3,14 @@ from pathlib import Path
 import pytest
 
 from dbstor.results.model import DeviceStats
-from dbstor.telemetry.disk import DiskCounters, device_stats, parse_diskstats
+from dbstor.telemetry.disk import (
+    DiskCounters,
+    await_figure,
+    await_notes,
+    await_text,
+    device_stats,
+    parse_diskstats,
+)
 
 FIXTURES = Path(__file__).parent / "fixtures"  # this machine: 2 CPUs, virtio disk vda;
 # taken ~0.22 s apart around dd writing 4000 x 8 KiB (oflag=direct), reading 2000 x 8 KiB
@@ -92,3 +99,31 @@ def test_device_stats_zero_seconds_and_unknown_device():
     assert device_stats(snap, snap, 0.0, "d") == DeviceStats(name="d")
     with pytest.raises(KeyError, match="nvme9n9"):
         device_stats(snap, snap, 1.0, "nvme9n9")
+
+
+def test_an_await_under_the_counters_resolution_is_null_with_a_bound_not_zero():
+    assert await_figure(0, 0, "reads") == (None, None)  # nothing to wait for
+    assert await_figure(12, 4, "reads") == (3.0, None)
+    figure, why = await_figure(0, 40, "reads")
+    assert figure is None
+    assert why == (
+        "device reads await under 0.025 ms: 40 reads took less than the disk counters' "
+        "1 ms resolution in all"
+    )
+    before = {"sda": DiskCounters(reads=100, read_ms=50, writes=10, write_ms=7)}
+    after = {"sda": DiskCounters(reads=103, read_ms=50, writes=20, write_ms=27)}
+    dev = device_stats(before, after, 1.0, "sda")
+    assert dev.read_iops == 3.0 and dev.read_await_ms is None
+    assert "3 reads took less than" in dev.read_await_reason
+    assert dev.write_await_ms == 2.0 and dev.write_await_reason is None
+    assert await_notes(dev) == [dev.read_await_reason]
+
+
+def test_a_tables_await_is_the_figure_the_bound_or_a_dash():
+    before = {"sda": DiskCounters(reads=100, read_ms=50, writes=10, write_ms=7)}
+    after = {"sda": DiskCounters(reads=140, read_ms=50, writes=20, write_ms=27)}
+    dev = device_stats(before, after, 1.0, "sda")
+    assert await_text(dev, "read", lambda ms: f"{ms:.3f}") == "<0.025"
+    assert await_text(dev, "write", lambda ms: f"{ms:.3f}") == "2.000"
+    assert await_text(DeviceStats(name="sda"), "read", str) == "–"
+    assert await_text(None, "read", str) == "–"

@@ -249,3 +249,22 @@ def test_real_sampler_sees_direct_writes(tmp_path):
     assert 0 < dev.util_pct <= 100
     assert cpu.util_pct is not None and 0 < cpu.util_pct <= 100
     assert threading.active_count() < 50  # the sampler thread is gone
+
+
+def test_summarise_interpolates_the_counters_at_a_windows_edges():
+    sampler = fake_sampler()
+    sampler.start()
+    wait_for(sampler, 3)
+    samples = sampler.stop()
+    # the stored 4000 writes land between t 0 and 1: a window from 0.5 to 2.5 holds half
+    # of them, over 2 s; the nearest snapshots would give all of them over 2 s or 3 s
+    cpu, dev = summarise(samples, start_s=0.5, end_s=2.5, interpolate=True)
+    assert dev.write_iops == pytest.approx(2000 / 2.0)
+    assert dev.write_await_ms == pytest.approx(113 / 4000)
+    assert cpu.util_pct == pytest.approx(25.0)  # busy and idle time halved alike
+    # a snapshot read just after the end (0.2 s, a sampler's stop after fio exits) is the
+    # end's counters: the 2000 writes after 0.5 all count, over the 0.3 s window
+    _, ended = summarise(samples, start_s=0.5, end_s=0.8, interpolate=True)
+    assert ended.write_iops == pytest.approx(2000 / 0.3)
+    _, whole = summarise(samples, start_s=0.5, end_s=2.5)
+    assert whole.write_iops != pytest.approx(dev.write_iops)

@@ -14,6 +14,7 @@ from dbstor.report.kit.fmt import DASH, fmt_iops, fmt_mbps, fmt_ms, fmt_pct, loa
 from dbstor.report.kit.summary import slo_of, table_points
 from dbstor.report.kit.terminal import STATUS_STYLE, flag_line, point_latency
 from dbstor.results.model import Run
+from dbstor.telemetry.disk import await_text
 
 
 def points_table(run: Run, name: str) -> tuple[Table, list[Text]]:
@@ -65,10 +66,7 @@ def points_table(run: Run, name: str) -> tuple[Table, list[Text]]:
             cells.append(Text(fmt_ms(value, unit=False), style=style))
         cells.append(fmt_pct(point.cpu.util_pct if point.cpu else None))
         device = point.device
-        awaits = DASH
-        if device is not None and device.read_await_ms is not None:
-            awaits = fmt_ms(device.read_await_ms, False)
-        cells.append(awaits)
+        cells.append(await_text(device, "read", lambda ms: fmt_ms(ms, False)))
         if storage:
             cells.append(fmt_ms(layer_figure(point.layers, "storage", "read_latency_ms"), False))
         line = flag_line(point, label)

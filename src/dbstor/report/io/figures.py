@@ -74,6 +74,11 @@ def latency_chart(run: Run) -> str:
             getattr(p.device, f"{side}_await_ms") if p.ok and p.device else None for p in points
         ]
 
+    def unresolved(side: str) -> list[str | None]:  # an await under the counters' resolution
+        return [
+            getattr(p.device, f"{side}_await_reason", None) if p.device else None for p in points
+        ]
+
     index = list(range(len(points)))
     series = [
         Series(f"mean read, host ({tool})", index, host("read"), color="#0072B2"),
@@ -84,6 +89,7 @@ def latency_chart(run: Run) -> str:
             color="#0072B2",
             marker="square",
             dashed=True,
+            missing=unresolved("read"),
         ),
         Series(
             f"mean write, host ({tool})", index, host("write"), color="#E69F00", marker="triangle"
@@ -95,9 +101,10 @@ def latency_chart(run: Run) -> str:
             color="#E69F00",
             marker="diamond",
             dashed=True,
+            missing=unresolved("write"),
         ),
     ]
-    series = [s for s in series if any(v is not None for v in s.ys)]
+    series = [s for s in series if any(v is not None for v in [*s.ys, *(s.missing or [])])]
     no_device = [device_missing(p) for p in points if p.ok]
     if no_device and all(no_device):
         series.append(

@@ -37,6 +37,15 @@ def io_section(run: Run, name: str, rows: list[dict[str, Any]] | None) -> str:
         if has_device
         else "No device statistics: no block device was found under the target."
     )
+    if any(
+        p.device and (p.device.read_await_reason or p.device.write_await_reason)
+        for p in run.points
+        if p.ok
+    ):
+        device_note += (
+            " A device await left out at a point was under the disk counters' 1 ms resolution"
+            " (its bound is in the point's notes below the table), not 0."
+        )
     parts.append(
         f"<figure>{latency_chart(run)}<figcaption>Solid: mean latency {host_tool([run])} saw "
         "at the host. "

@@ -19,6 +19,7 @@ from dbstor.report.kit.fmt import (
 from dbstor.report.kit.summary import metric_value, slo_of, table_points
 from dbstor.report.kit.tables import cell, flags_cell, head_cell, point_notes, spread_cell
 from dbstor.results.model import Point, Run
+from dbstor.telemetry.disk import await_text
 
 _LATENCY_COLUMNS = [("read", "p50"), ("read", "p99"), ("read", "p999"), ("write", "p99")]
 _STAT = {"p999": "p99.9"}
@@ -71,12 +72,10 @@ def points_table(run: Run) -> str:
             cells.append(cell(fmt_ms(value, unit=False), cls, title))
         cells.append(cell(fmt_pct(point.cpu.util_pct if point.cpu else None), "num"))
         device = point.device
-        awaits = DASH
-        if device is not None and (device.read_await_ms, device.write_await_ms) != (None, None):
-            awaits = (
-                f"{fmt_ms(device.read_await_ms, False)} / {fmt_ms(device.write_await_ms, False)}"
-            )
-        cells.append(cell(awaits, "num"))
+        awaits = [
+            await_text(device, kind, lambda ms: fmt_ms(ms, False)) for kind in ("read", "write")
+        ]
+        cells.append(cell(DASH if awaits == [DASH, DASH] else " / ".join(awaits), "num"))
         cells.append(flags_cell(point))
         rows.append(f'<tr><th scope="row">{load}</th>{"".join(cells)}</tr>')
     header = "".join(head_cell(h) for h in head)

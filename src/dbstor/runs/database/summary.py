@@ -27,6 +27,7 @@ from dbstor.drivers.client_watch import per_user_bytes
 from dbstor.drivers.tally import DriveResult
 from dbstor.results.model import LatencyStats, Load, Point, Trust
 from dbstor.runs.database.point import TxnOutcome
+from dbstor.telemetry.disk import await_notes
 
 RATE_SHORTFALL = 0.97  # an open-loop point finishing fewer of its arrivals than this is saturated
 
@@ -122,6 +123,7 @@ def database_point(
         shared_device=share is not None and share > SHARED_DEVICE_SHARE,
     )
     trust.notes.extend(attribution_notes(share, asdict(cpu), device))
+    trust.notes.extend(await_notes(device))
     if point.open_loop and point.open_loop["finished_share"] < RATE_SHORTFALL:
         point.saturated = True
         point.saturation_reason = (

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from dbstor.drivers.fio_job import PointSpec, build_point_job
-from dbstor.drivers.fio_output import FioRun
+from dbstor.drivers.fio_output import FioRun, json_objects
 from dbstor.drivers.fio_runner import EngineUnavailable, run_job
 from dbstor.drivers.fio_status import status_figures
 from dbstor.errors import PointFailed
@@ -221,8 +221,15 @@ def measure_io_point(
         ran = run_fio(point, point.duration_s + point.warmup_s + 120, on_running)
     finally:
         samples = sampler.stop()
-    wall = time.monotonic() - started
-    cpu, device = sampler.summarise(samples, start_s=point.warmup_s)
+    ended, wall = time.time(), time.monotonic() - started
+    # the device's rates over fio's own measured window (after its ramp, before its exit),
+    # so that fio's figures and the device's compare like with like (foreign I/O)
+    end_s = wall - max(0.0, ended - fio_end(ran.output, ended))
+    start_s = end_s - ran.result.run.runtime_s
+    if ran.result.run.runtime_s > 0 and start_s > 0:
+        cpu, device = sampler.summarise(samples, start_s, end_s, interpolate=True)
+    else:
+        cpu, device = sampler.summarise(samples, start_s=point.warmup_s)
     result = ran.result
     return IoOutcome(
         fio=result.run,
@@ -238,3 +245,14 @@ def measure_io_point(
         wall_s=wall,
         notes=[ran.fallback_note] if ran.fallback_note else [],
     )
+
+
+def fio_end(output: str, fallback: float) -> float:
+    """The epoch time fio wrote its result (`timestamp_ms`, the end of its measured
+    window); `fallback` when its output does not say."""
+    try:
+        objects = json_objects(output)
+        stamp = objects[-1].get("timestamp_ms") if objects else None
+    except (ValueError, AttributeError):
+        return fallback
+    return stamp / 1000.0 if isinstance(stamp, int | float) and stamp > 0 else fallback

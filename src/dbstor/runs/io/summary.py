@@ -20,6 +20,7 @@ from dbstor.analysis.trust import (
 )
 from dbstor.results.model import CpuStats, DeviceStats, Load, Point, Trust
 from dbstor.runs.io.point import IoOutcome
+from dbstor.telemetry.disk import await_notes
 
 RATE_SHORTFALL = 0.97  # an open-loop point that reaches less than 97% of its rate is saturated
 SATURATION_LOAD_STEP = 1.5  # load grew at least this much...
@@ -37,6 +38,23 @@ def mean_fields(items: Sequence[object], cls: type) -> object:
         else:
             values[f.name] = column[0]
     return cls(**values)
+
+
+def mean_device(devices: Sequence[DeviceStats]) -> DeviceStats | None:
+    """The repeats' devices as one: rates averaged; an await is None with its reason when
+    any repeat's was under the counters' resolution (a mean without it would be too high)."""
+    if not devices:
+        return None
+    device = mean_fields(devices, DeviceStats)
+    assert isinstance(device, DeviceStats)
+    for kind in ("read", "write"):
+        why = [getattr(d, f"{kind}_await_reason") for d in devices]
+        known = [w for w in why if w]
+        if known:
+            setattr(device, f"{kind}_await_ms", None)
+            where = f" (in {len(known)} of {len(devices)} repeats)" if len(devices) > 1 else ""
+            setattr(device, f"{kind}_await_reason", known[0] + where)
+    return device
 
 
 def summarise_point(
@@ -77,18 +95,24 @@ def summarise_point(
         write_mbps=median.fio.write.bytes_per_s / 1e6,
         read_lat_ms=reads.stats() if reads.count else None,
         write_lat_ms=writes.stats() if writes.count else None,
-        device=mean_fields([r.device for r in repeats if r.device], DeviceStats)
-        if any(r.device for r in repeats)
-        else None,
+        device=mean_device([r.device for r in repeats if r.device]),
         cpu=mean_fields([r.cpu for r in repeats], CpuStats),
         repeats=len(repeats),
         trust=trust,
         wall_s=sum(r.wall_s for r in repeats),
     )
+    # fio's own against the device's: both the mean over the repeats the device measured
+    # (the point's figures are the median repeat's)
+    measured = [r.fio for r in repeats if r.device] or [median.fio]
     point.own_io, point.foreign_io_share, point.foreign_io_reason = fio_attribution(
-        point.read_mbps or 0.0, point.write_mbps or 0.0, point.read_iops or 0.0,
-        point.write_iops or 0.0, point.device, duration_s,
+        statistics.fmean(f.read.bytes_per_s for f in measured) / 1e6,
+        statistics.fmean(f.write.bytes_per_s for f in measured) / 1e6,
+        statistics.fmean(f.read.iops for f in measured),
+        statistics.fmean(f.write.iops for f in measured),
+        point.device, duration_s,
     )  # fmt: skip
+    point.own_io["repeats"] = len(measured)
+    trust.notes.extend(await_notes(point.device))
     point.shared_device = (point.foreign_io_share or 0.0) > SHARED_DEVICE_SHARE
     trust.notes.extend(
         attribution_notes(point.foreign_io_share, {}, point.device, "the bytes read and written")

@@ -20,6 +20,7 @@ from dbstor.analysis.queries import elapsed_stats, point_metrics
 from dbstor.results.model import DeviceStats, Load, Point, Trust
 from dbstor.runs.database.summary import device_await
 from dbstor.runs.queries.point import QueryOutcome
+from dbstor.telemetry.disk import await_notes
 
 MEMORY_SHARE = 0.1  # a point whose device read less than this share of the database: memory
 
@@ -55,6 +56,7 @@ def query_point(
     if outcome.own:
         cpu = replace(cpu, **own_cpu(outcome.own, cpu, wall, os.cpu_count() or 1))
     trust.notes.extend(attribution_notes(share, asdict(cpu), device))
+    trust.notes.extend(await_notes(device))
     seen = device  # the memory check: the own processes' reads where a cgroup counted them
     if device is not None and mine and mine["read_bytes"] is not None and wall > 0:
         seen = replace(device, read_mbps=mine["read_bytes"] / 1e6 / wall)

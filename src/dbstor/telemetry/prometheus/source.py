@@ -165,11 +165,13 @@ class PrometheusSource:
                 )
                 continue
             per_step, total = _counter_figures(spec, num, den)
-            steps[spec.quantity] = per_step
-            summaries[spec.quantity] = total
             why[spec.quantity] = (
                 f"fewer than two samples of {spec.metric} in {window}, or its divisor did not move"
             )
+            per_step, total, unresolved = latency_resolved(spec, per_step, total, window)
+            why[spec.quantity] = unresolved or why[spec.quantity]
+            steps[spec.quantity] = per_step
+            summaries[spec.quantity] = total
         for quantity, rows in gauges.items():
             spec = self.preset.quantities[quantity]
             ops_quantity = LATENCY_OPS.get(quantity)
@@ -303,6 +305,27 @@ def _counter_figures(
     n = math.fsum(increase(s) for s in num[1])
     d = math.fsum(increase(s) for s in den[1])
     return per_step, (n / d * spec.factor if d > 0 else None)
+
+
+def latency_resolved(
+    spec: QuerySpec, per_step: dict[float, float], total: float | None, window: str
+) -> tuple[dict[float, float], float | None, str | None]:
+    """A latency of time spent over operations whose time counter did not move while
+    operations completed is under the counter's resolution (node_exporter's disk times
+    count whole milliseconds), not 0: those steps dropped, the window's figure None and why."""
+    if spec.quantity not in LATENCY_OPS:
+        return per_step, total, None
+    kept = {t: v for t, v in per_step.items() if v > 0}
+    if total != 0:
+        return kept, total, None
+    return (
+        kept,
+        None,
+        (
+            f"{spec.metric} did not move in {window} though operations completed: their "
+            "time was under its counter's resolution (disk times count whole milliseconds)"
+        ),
+    )
 
 
 def _step_increases(series: list[Raw]) -> dict[float, tuple[float, float]]:

@@ -5,7 +5,7 @@ import pytest
 from dbstor.drivers.fio_output import parse_fio_json
 from dbstor.results.model import CpuStats, DeviceStats, Load, Point
 from dbstor.runs.io.point import IoOutcome
-from dbstor.runs.io.summary import mark_saturation, summarise_point
+from dbstor.runs.io.summary import mark_saturation, mean_device, summarise_point
 
 FIXTURE = Path(__file__).parents[3] / "fixtures" / "fio" / "randrw-8k-qd4-1job.json"
 
@@ -61,3 +61,43 @@ def test_saturation_flags():
     met = Point(load=Load("rate", 10_000), duration_s=1, read_iops=9_800.0)
     mark_saturation(met, None)
     assert not met.saturated
+
+
+def exact_repeat(scale: float, device_share: float = 1.0) -> IoOutcome:
+    """A repeat whose device moved `device_share` x fio's own bytes over the same window."""
+    out = repeat(scale)
+    for d in (out.fio.read, out.fio.write):
+        d.bytes_per_s *= scale
+    out.device = DeviceStats(
+        name="vda",
+        read_iops=out.fio.read.iops,
+        read_mbps=out.fio.read.bytes_per_s / 1e6 * device_share,
+        write_mbps=out.fio.write.bytes_per_s / 1e6 * device_share,
+    )
+    return out
+
+
+def test_foreign_share_compares_the_repeats_mean_with_the_devices_mean():
+    """The point's throughput is the median repeat's, but the device's figures are the
+    repeats' mean: fio's own must be the same mean, or uneven repeats read as foreign I/O
+    (or hide it). Here the device saw exactly fio's bytes in every repeat."""
+    reps = [exact_repeat(1.0), exact_repeat(1.6), exact_repeat(0.8)]
+    p = summarise_point(Load("iodepth", 4), reps, 2, 0)
+    assert p.foreign_io_share == pytest.approx(0.0, abs=1e-9)
+    assert p.own_io["repeats"] == 3
+    doubled = [exact_repeat(1.0, 2.0), exact_repeat(1.6, 2.0), exact_repeat(0.8, 2.0)]
+    p = summarise_point(Load("iodepth", 4), doubled, 2, 0)
+    assert p.foreign_io_share == pytest.approx(0.5) and p.shared_device
+
+
+def test_a_repeats_await_under_the_counters_resolution_leaves_the_mean_null():
+    why = "device reads await under 0.25 ms: 4 reads took less than ..."
+    devices = [
+        DeviceStats(name="vda", read_iops=2.0, read_await_ms=0.5, write_await_ms=1.0),
+        DeviceStats(name="vda", read_iops=2.0, read_await_reason=why, write_await_ms=3.0),
+    ]
+    device = mean_device(devices)
+    assert device.read_await_ms is None and device.read_iops == 2.0
+    assert device.read_await_reason == why + " (in 1 of 2 repeats)"
+    assert device.write_await_ms == 2.0 and device.write_await_reason is None
+    assert mean_device([]) is None

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from dbstor.telemetry.prometheus.presets import load_preset
-from dbstor.telemetry.prometheus.source import _counter_figures, increase
+from dbstor.telemetry.prometheus.source import _counter_figures, increase, latency_resolved
 
 
 def test_increase_counts_a_reset_from_zero() -> None:
@@ -36,3 +36,17 @@ def test_no_operations_no_latency() -> None:
     flat = [[(0.0, 3.0), (1.0, 3.0)]], [[(0.0, 3.0), (1.0, 3.0)]]
     per_step, total = _counter_figures(spec, flat, flat)
     assert per_step == {} and total is None
+
+
+def test_time_that_did_not_move_over_operations_is_under_resolution_not_zero() -> None:
+    spec = load_preset("node-exporter").quantities["read_latency_ms"]
+    seconds = [[(0.0, 4.0), (1.0, 4.0), (2.0, 4.001)]], [[(0.0, 4.0), (2.0, 4.0)]]
+    ops = [[(0.0, 0.0), (1.0, 3.0), (2.0, 1003.0)]], [[(0.0, 0.0), (2.0, 3.0)]]
+    per_step, total = _counter_figures(spec, seconds, ops)
+    assert total == 0.0 and per_step[1.0] == 0.0  # what the counters alone give
+    kept, total, why = latency_resolved(spec, per_step, total, "the point's 2.0 s window")
+    assert total is None and 1.0 not in kept and kept[2.0] == pytest.approx(0.001)
+    assert "node_disk_read_time_seconds_total did not move" in why
+    assert "resolution" in why
+    iops = load_preset("node-exporter").quantities["read_iops"]
+    assert latency_resolved(iops, {1.0: 0.0}, 0.0, "w") == ({1.0: 0.0}, 0.0, None)

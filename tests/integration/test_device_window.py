@@ -1,0 +1,137 @@
+"""The device's figures against a real loop device on tmpfs that only the test uses: fio's
+own I/O and the device's compare like with like (same window, same repeats), so a quiet
+device shows no foreign I/O and a second reader shows plenty; and a few reads whose time
+is under the disk counters' 1 ms resolution give no await (a reason), never 0 ms."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import tempfile
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from dbstor.telemetry.disk import await_figure, device_stats, parse_diskstats
+
+pytestmark = pytest.mark.integration
+
+
+@dataclass
+class QuietLoop:
+    path: Path  # the mount point
+    device: str  # its /proc/diskstats name (loopN)
+
+
+@pytest.fixture
+def quiet_loop() -> Iterator[QuietLoop]:
+    """An ext4 file system on a loop device over a file in /dev/shm, made with its inode
+    tables and journal written up front (no lazy init writing beside the test)."""
+    if os.geteuid() != 0:
+        pytest.skip("needs root to mount a loop file system")
+    root = Path(tempfile.mkdtemp(prefix="dbstor-quiet-", dir="/dev/shm"))
+    image, mount_point = root / "fs.img", root / "fs"
+    mount_point.mkdir()
+    subprocess.run(["truncate", "-s", "96M", str(image)], check=True)
+    subprocess.run(
+        ["mkfs.ext4", "-q", "-F", "-E", "lazy_itable_init=0,lazy_journal_init=0", str(image)],
+        check=True,
+    )
+    subprocess.run(["mount", "-o", "loop", str(image), str(mount_point)], check=True)
+    try:
+        source = subprocess.run(
+            ["findmnt", "-n", "-o", "SOURCE", "--target", str(mount_point)],
+            capture_output=True, text=True, check=True,
+        ).stdout.strip()  # fmt: skip
+        yield QuietLoop(mount_point, Path(source).name)
+    finally:
+        for _ in range(20):
+            if subprocess.run(["umount", str(mount_point)], capture_output=True).returncode == 0:
+                break
+            time.sleep(0.25)
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def io_points(dbstor, loop: QuietLoop, out: Path, *load: str) -> list[dict]:
+    target = loop.path / "target"
+    target.mkdir(exist_ok=True)
+    proc = dbstor(
+        "io", "--target", target, *load, "--duration", "3", "--warmup", "1",
+        "--size", "32MiB", "--out", out,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    points = dbstor.results(dbstor.only_run_folder(out))["points"]
+    assert points and all(p["device"]["name"] == loop.device for p in points)
+    return points
+
+
+@pytest.mark.skip_without_fio
+def test_fio_alone_on_a_quiet_loop_device_has_no_foreign_share(dbstor, quiet_loop, tmp_path):
+    points = io_points(dbstor, quiet_loop, tmp_path / "out", "--iodepth", "1,4", "--repeats", "2")
+    for p in points:
+        assert p["own_io"]["repeats"] == 2
+        assert p["foreign_io_share"] is not None and p["foreign_io_share"] < 0.05, p["own_io"]
+        assert p["shared_device"] is False
+
+
+@pytest.mark.skip_without_fio
+def test_a_second_reader_on_the_same_loop_device_is_foreign(dbstor, quiet_loop, tmp_path):
+    dev = f"/dev/{quiet_loop.device}"
+    loop = f"while true; do dd if={dev} of=/dev/null bs=16k iflag=direct status=none; done"
+    reader = subprocess.Popen(["bash", "-c", loop], start_new_session=True)
+    try:
+        time.sleep(0.5)
+        points = io_points(dbstor, quiet_loop, tmp_path / "out", "--iodepth", "1")
+    finally:
+        os.killpg(reader.pid, signal.SIGKILL)
+        reader.wait(10)
+    assert points[0]["foreign_io_share"] > 0.3 and points[0]["shared_device"] is True
+
+
+@pytest.mark.skip_without_fio
+def test_a_slow_rate_point_never_shows_a_zero_await(dbstor, quiet_loop, tmp_path):
+    """A few I/Os a second: an await the counters could not resolve is null and says why."""
+    points = io_points(dbstor, quiet_loop, tmp_path / "out", "--rate", "5")
+    for p in points:
+        for kind in ("read", "write"):
+            figure, why = p["device"][f"{kind}_await_ms"], p["device"][f"{kind}_await_reason"]
+            if not p["device"][f"{kind}_iops"]:
+                assert figure is None and why is None
+            elif figure is None:
+                assert "resolution" in why and why in p["trust"]["notes"]
+            else:
+                assert figure > 0 and why is None
+
+
+def test_reads_under_the_counters_resolution_have_no_await_not_zero(quiet_loop):
+    """A handful of direct reads on the loop device: their time on diskstats' clock sums to
+    under 1 ms in most windows; such a window gives None and why, never 0 ms."""
+    dev = f"/dev/{quiet_loop.device}"
+    seen_under = False
+    for attempt in range(30):
+        before = parse_diskstats()
+        subprocess.run(
+            ["dd", f"if={dev}", "of=/dev/null", "bs=4k", "count=3", f"skip={attempt * 8}",
+             "iflag=direct", "status=none"],
+            check=True,
+        )  # fmt: skip
+        after = parse_diskstats()
+        a, b = before[quiet_loop.device], after[quiet_loop.device]
+        reads, ms = b.reads - a.reads, b.read_ms - a.read_ms
+        assert reads >= 3
+        stats = device_stats(before, after, 1.0, quiet_loop.device)
+        assert stats.read_await_ms != 0.0
+        if ms == 0:
+            seen_under = True
+            assert stats.read_await_ms is None
+            assert f"{reads:,} reads took less than" in stats.read_await_reason
+            assert await_figure(ms, reads, "reads") == (None, stats.read_await_reason)
+            break
+        assert stats.read_await_ms == pytest.approx(ms / reads)
+        assert stats.read_await_reason is None
+    assert seen_under, "no window of 3 reads summed under 1 ms in 30 tries"
