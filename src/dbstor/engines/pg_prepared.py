@@ -26,15 +26,11 @@ def encode(value: Param) -> bytes | None:
     return value.encode()
 
 
-class PreparedStatements:
-    """Named statements (SQL with %s placeholders) prepared on one autocommit connection."""
+class Libpq:
+    """One psycopg connection's libpq handle, in autocommit; results checked as psycopg's
+    cursor would check them."""
 
-    def __init__(
-        self,
-        connection: Any,
-        statements: Mapping[str, str],
-        types: Mapping[str, list[int]] | None = None,
-    ):
+    def __init__(self, connection: Any):
         from psycopg import errors, pq
 
         self.errors = errors
@@ -45,14 +41,6 @@ class PreparedStatements:
             connection.autocommit = True
         self.pg = connection.pgconn
         self.encoding = connection.info.encoding
-        self.names: dict[str, bytes] = {}
-        self._result: Any = None  # the first result of a statement sent and not yet received
-        for number, (name, text) in enumerate(statements.items()):
-            count = text.count("%s")
-            numbered = text.replace("%s", "$%d") % tuple(range(1, count + 1))
-            self.names[name] = b"dbstor_%d" % number
-            oids = (types or {}).get(name)
-            self.check(self.pg.prepare(self.names[name], numbered.encode(), oids))
 
     def check(self, result: Any) -> Any:
         """The result, or the exception psycopg's cursor would raise."""
@@ -62,6 +50,26 @@ class PreparedStatements:
             message = result.error_message.decode(self.encoding, "replace").strip()
             raise self.errors.OperationalError(f"the connection to PostgreSQL is lost: {message}")
         raise self.errors.error_from_result(result, encoding=self.encoding)
+
+
+class PreparedStatements(Libpq):
+    """Named statements (SQL with %s placeholders) prepared on one autocommit connection."""
+
+    def __init__(
+        self,
+        connection: Any,
+        statements: Mapping[str, str],
+        types: Mapping[str, list[int]] | None = None,
+    ):
+        super().__init__(connection)
+        self.names: dict[str, bytes] = {}
+        self._result: Any = None  # the first result of a statement sent and not yet received
+        for number, (name, text) in enumerate(statements.items()):
+            count = text.count("%s")
+            numbered = text.replace("%s", "$%d") % tuple(range(1, count + 1))
+            self.names[name] = b"dbstor_%d" % number
+            oids = (types or {}).get(name)
+            self.check(self.pg.prepare(self.names[name], numbered.encode(), oids))
 
     def run(self, name: str, params: Iterable[Param]) -> Any:
         """Execute a prepared statement; its libpq result (get_value(row, col) -> bytes)."""

@@ -22,7 +22,7 @@ from typing import Any
 
 from greenlet import getcurrent
 
-from dbstor.engines.pg_prepared import encode
+from dbstor.engines.pg_prepared import Libpq, encode
 
 PREPARE_AFTER = 5  # uses before a statement is prepared: psycopg's prepare_threshold
 
@@ -34,22 +34,15 @@ def numbered(sql: str) -> bytes:
     return (sql.replace("%s", "$%d") % tuple(range(1, count + 1))).encode()
 
 
-class Wire:
+class Wire(Libpq):
     """One autocommit connection's libpq handle; the session sends BEGIN and COMMIT."""
 
     def __init__(self, connection: Any):
-        from psycopg import errors, pq
         from psycopg.adapt import Transformer
 
-        if not connection.autocommit:
-            connection.commit()
-            connection.autocommit = True
-        self.pg = connection.pgconn
+        super().__init__(connection)
         self.socket: int = self.pg.socket
         self.loader = Transformer(connection)
-        self.errors, self.encoding = errors, connection.info.encoding
-        self.ok = (pq.ExecStatus.TUPLES_OK, pq.ExecStatus.COMMAND_OK)
-        self.bad = pq.ConnStatus.BAD
         self.prepared: dict[str, bytes] = {}  # statement text -> its prepared name
         self.uses: dict[str, int] = {}  # statement text -> runs while not prepared
         self._first: Any = None  # the first result of the reply being read
@@ -88,13 +81,7 @@ class Wire:
     def wait(self) -> Any:
         """Hand the thread back to the loop until the reply is in: the result, or the
         exception psycopg's cursor would raise."""
-        result = getcurrent().parent.switch()
-        if result.status in self.ok:
-            return result
-        if self.pg.status == self.bad:
-            message = result.error_message.decode(self.encoding, "replace").strip()
-            raise self.errors.OperationalError(f"the connection to PostgreSQL is lost: {message}")
-        raise self.errors.error_from_result(result, encoding=self.encoding)
+        return self.check(getcurrent().parent.switch())
 
     # --- in the loop thread -----------------------------------------------------------
 
