@@ -54,3 +54,21 @@ def test_a_single_host_run_has_no_host_part_and_keeps_its_results_shape():
     data = run.to_dict()
     assert "hosts" not in data["points"][0] and "start_skew_ms" not in data["points"][0]
     assert run_from_dict(data).points[0].hosts is None
+
+
+def test_a_hosts_device_await_under_the_counters_resolution_shows_its_bound_not_a_dash():
+    fast = host("db1", 2000, 1.0, 0.0)
+    fast["device"] = {
+        "read_iops": 1.5,
+        "write_iops": 0.0,
+        "read_await_ms": None,
+        "read_await_reason": "device reads await under 0.065 ms: 15 reads took less than the "
+        "disk counters' 1 ms resolution in all",
+    }
+    idle = host("db2", 1000, 3.0, 1.2)
+    idle["device"] = {"read_iops": None, "write_iops": None, "read_await_ms": None}
+    point = Point(load=Load("iodepth", 4, 1), duration_s=10, read_iops=3000, hosts=[fast, idle])
+    html = hosts_block(a_run([point]))
+    cells = [row.split("</th>", 1)[1] for row in html.split("<tr>")[2:]]
+    assert "&lt;0.065" in cells[0]
+    assert "0.065" not in cells[1] and "–" in cells[1]

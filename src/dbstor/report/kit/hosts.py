@@ -7,12 +7,14 @@ Runs on one host have no `hosts` on their points; for them nothing here is drawn
 from __future__ import annotations
 
 from html import escape
+from types import SimpleNamespace
 from typing import Any
 
 from dbstor.report.kit.charts import Series, bar_chart
 from dbstor.report.kit.fmt import fmt_iops, fmt_ms, fmt_num, fmt_pct, load_text
 from dbstor.report.kit.tables import cell, scroll_table
 from dbstor.results.model import Point, Run
+from dbstor.telemetry.disk import await_text
 
 
 def _cluster_points(run: Run) -> list[Point]:
@@ -21,6 +23,10 @@ def _cluster_points(run: Run) -> list[Point]:
 
 def _throughput(host: dict[str, Any]) -> float | None:
     return host.get("tps") if host.get("tps") is not None else host.get("iops")
+
+
+def _ms(ms: float) -> str:
+    return fmt_ms(ms, unit=False)
 
 
 def _p99(host: dict[str, Any]) -> float | None:
@@ -94,7 +100,7 @@ def hosts_table(run: Run) -> str | None:
                 cell(fmt_iops(_throughput(host)), "num"),
                 cell(fmt_ms(_p99(host), unit=False), "num"),
                 cell(fmt_iops(dev_iops), "num"),
-                cell(fmt_ms(device.get("read_await_ms"), unit=False), "num"),
+                cell(await_text(SimpleNamespace(**device), "read", _ms), "num"),
                 cell(fmt_pct((host.get("cpu") or {}).get("util_pct")), "num"),
                 cell(fmt_num(host.get("start_offset_ms")), "num"),
                 cell(fmt_num(point.start_skew_ms) if i == 0 else "", "num"),

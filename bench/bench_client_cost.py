@@ -1,0 +1,137 @@
+"""Where the orders client's CPU per transaction goes as the users grow: user and system
+time and voluntary context switches (wake-ups) per transaction, and whether the server
+sharing the client's CPUs explains the growth (`--pin`: the client on CPU 0, the server's
+processes on CPU 1).
+
+One managed PostgreSQL 15 (32 MiB shared_buffers, as `dbstor run` sets it), orders at 4
+warehouses with its procedures, the users driven in this process (dbstor's one client
+process: one loop thread for every user); for each user count a 5 s warm-up and `--seconds`
+measured, of which the middle `--seconds - 12` are read from /proc/self (utime, stime, and
+every thread's voluntary_ctxt_switches) and divided by the transactions committed in them
+(TPS over the measured window times the span). Each user count runs `--rounds` times, the
+counts taking turns; printed per count: the median, and the ratio to the 8-user median.
+
+    .venv/bin/python bench/bench_client_cost.py --users 1,8,64,256,1000 --seconds 30
+    .venv/bin/python bench/bench_client_cost.py --users 1,8,256,1000 --seconds 30 --pin
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+from bench_orders_hammerdb import dbstor_build
+from dbstor.drivers.processes import run_in_processes
+from dbstor.drivers.users import Instance
+from dbstor.engines.base import EngineSettings
+from dbstor.engines.postgres import PostgresEngine
+
+HZ = os.sysconf("SC_CLK_TCK")
+WARMUP_S, SETTLE_S = 5, 5  # the read starts this long after the measured window opens
+
+
+def process_counters() -> tuple[int, int, int]:
+    """This process's user and system ticks and its threads' voluntary context switches."""
+    fields = Path("/proc/self/stat").read_text().rsplit(")", 1)[1].split()
+    switches = 0
+    for task in os.listdir("/proc/self/task"):
+        try:
+            status = Path(f"/proc/self/task/{task}/status").read_text()
+        except OSError:  # the thread ended
+            continue
+        line = next(x for x in status.splitlines() if x.startswith("voluntary_ctxt_switches"))
+        switches += int(line.split()[1])
+    return int(fields[11]), int(fields[12]), switches
+
+
+def one_point(engine: PostgresEngine, workload: object, users: int, seconds: int) -> dict:
+    span = seconds - 2 * SETTLE_S - 2
+    read: dict[str, list[int]] = {}
+
+    def watch() -> None:
+        time.sleep(WARMUP_S + SETTLE_S)
+        before = process_counters()
+        time.sleep(span)
+        read["delta"] = [b - a for a, b in zip(before, process_counters(), strict=True)]
+
+    watcher = threading.Thread(target=watch, daemon=True)
+    watcher.start()
+    result = run_in_processes([Instance(engine, workload)], users, 1, WARMUP_S, seconds - WARMUP_S)
+    watcher.join()
+    if result.fatal:
+        raise SystemExit(f"the point failed: {result.fatal}")
+    tps = result.commits / result.measured_s
+    user, system, switches = read["delta"]
+    txns = tps * span
+    return {
+        "tps": tps,
+        "cpu_us": (result.client_cpu_s or 0) * 1e6 / result.commits,
+        "user_us": user / HZ * 1e6 / txns,
+        "sys_us": system / HZ * 1e6 / txns,
+        "wakes": switches / txns,
+    }
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--users", default="1,8,64,256,1000")
+    parser.add_argument("--seconds", type=int, default=30, help="a point, warm-up included")
+    parser.add_argument("--rounds", type=int, default=1)
+    parser.add_argument("--pin", action="store_true", help="client on CPU 0, server on CPU 1")
+    parser.add_argument("--dir", type=Path, default=Path("/var/tmp"))
+    args = parser.parse_args()
+    counts = [int(u) for u in args.users.split(",")]
+    base = Path(tempfile.mkdtemp(prefix="dbstor-bench-client-", dir=args.dir))
+    base.chmod(0o711)
+    (base / "data").mkdir()
+    settings = EngineSettings(
+        paths={"data": [base / "data"]}, buffer_bytes=32 << 20, users=max(counts)
+    )
+    engine = PostgresEngine(settings)
+    rows: dict[int, list[dict]] = {u: [] for u in counts}
+    try:
+        engine.start()
+        if args.pin:  # backends fork from the postmaster and keep its CPU
+            for pid in engine.server.pids():
+                os.sched_setaffinity(int(pid), {1})
+            os.sched_setaffinity(0, {0})
+        workload, _ = dbstor_build(engine, 4)
+        for round_ in range(args.rounds):
+            for users in counts:
+                load = os.getloadavg()[0]
+                row = one_point(engine, workload, users, args.seconds)
+                rows[users].append(row)
+                print(
+                    f"round {round_ + 1}, {users} users (load {load:.1f}): TPS {row['tps']:,.0f}, "
+                    f"client {row['cpu_us']:.1f} us CPU/txn (user {row['user_us']:.1f}, "
+                    f"system {row['sys_us']:.1f}), {row['wakes']:.2f} wake-ups/txn",
+                    file=sys.stderr,
+                    flush=True,
+                )
+    finally:
+        engine.stop()
+    base_cpu = statistics.median(r["cpu_us"] for r in rows[8]) if 8 in rows else None
+    print(f"\n{'pinned: client CPU 0, server CPU 1' if args.pin else 'not pinned'}")
+    print(
+        "| users | TPS | client us CPU / txn | x 8 users | user us | system us | wake-ups / txn |"
+    )
+    print("|---:|---:|---:|---:|---:|---:|---:|")
+    for users, found in rows.items():
+        med = {k: statistics.median(r[k] for r in found) for k in found[0]}
+        ratio = f"{med['cpu_us'] / base_cpu:.2f}" if base_cpu else "-"
+        print(
+            f"| {users:,} | {med['tps']:,.0f} | {med['cpu_us']:.1f} | {ratio} | "
+            f"{med['user_us']:.1f} | {med['sys_us']:.1f} | {med['wakes']:.2f} |"
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
