@@ -11,6 +11,11 @@ every thread's voluntary_ctxt_switches) and divided by the transactions committe
 (TPS over the measured window times the span). Each user count runs `--rounds` times, the
 counts taking turns; printed per count: the median, and the ratio to the 8-user median.
 
+Beside each point a probe process (this file with --probe, on the client's CPUs) does fixed
+Python work in units with a 1 ms sleep between them, as the client sleeps between replies:
+its CPU per unit rises where the machine runs the same instructions slower, so the client's
+growth divided by the probe's is what the client's own code adds.
+
     .venv/bin/python bench/bench_client_cost.py --users 1,8,64,256,1000 --seconds 30
     .venv/bin/python bench/bench_client_cost.py --users 1,8,256,1000 --seconds 30 --pin
 """
@@ -18,13 +23,17 @@ counts taking turns; printed per count: the median, and the ratio to the 8-user 
 from __future__ import annotations
 
 import argparse
+import json
 import os
+import random
 import statistics
+import subprocess
 import sys
 import tempfile
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).parent))
 from bench_orders_hammerdb import dbstor_build
@@ -32,6 +41,8 @@ from dbstor.drivers.processes import run_in_processes
 from dbstor.drivers.users import Instance
 from dbstor.engines.base import EngineSettings
 from dbstor.engines.postgres import PostgresEngine
+from dbstor.workloads.orders.inputs import Terminal
+from dbstor.workloads.orders.tpcc import Constants
 
 HZ = os.sysconf("SC_CLK_TCK")
 WARMUP_S, SETTLE_S = 5, 5  # the read starts this long after the measured window opens
@@ -51,15 +62,36 @@ def process_counters() -> tuple[int, int, int]:
     return int(fields[11]), int(fields[12]), switches
 
 
+def probe(seconds: float) -> None:
+    """Fixed Python work (the draws of 20 New-Orders) done in units with a 1 ms sleep
+    between, as the client sleeps between replies, for `seconds`; prints the CPU
+    microseconds a unit took. Its rise from one point to another is the machine's slowdown
+    of the same instructions, not dbstor's code."""
+    rng = random.Random(7)
+    terminal = Terminal(4, 1, rng, Constants.from_seed(1))
+    units, end = 0, time.monotonic() + seconds
+    start = time.process_time()
+    while time.monotonic() < end:
+        for _ in range(20):
+            terminal.new_order()
+        units += 1
+        time.sleep(0.001)
+    print(json.dumps({"probe_us": (time.process_time() - start) * 1e6 / units}))
+
+
 def one_point(engine: PostgresEngine, workload: object, users: int, seconds: int) -> dict:
     span = seconds - 2 * SETTLE_S - 2
-    read: dict[str, list[int]] = {}
+    read: dict[str, Any] = {}
 
     def watch() -> None:
         time.sleep(WARMUP_S + SETTLE_S)
+        child = subprocess.Popen(  # on the client's CPUs: it inherits this process's
+            [sys.executable, __file__, "--probe", str(span)], stdout=subprocess.PIPE, text=True
+        )
         before = process_counters()
         time.sleep(span)
         read["delta"] = [b - a for a, b in zip(before, process_counters(), strict=True)]
+        read["probe_us"] = json.loads(child.communicate(timeout=60)[0])["probe_us"]
 
     watcher = threading.Thread(target=watch, daemon=True)
     watcher.start()
@@ -76,7 +108,12 @@ def one_point(engine: PostgresEngine, workload: object, users: int, seconds: int
         "user_us": user / HZ * 1e6 / txns,
         "sys_us": system / HZ * 1e6 / txns,
         "wakes": switches / txns,
+        "probe_us": read["probe_us"],
     }
+
+
+def _x(ratio: float | None) -> str:
+    return "-" if ratio is None else f"{ratio:.2f}"
 
 
 def main() -> int:
@@ -86,7 +123,11 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=1)
     parser.add_argument("--pin", action="store_true", help="client on CPU 0, server on CPU 1")
     parser.add_argument("--dir", type=Path, default=Path("/var/tmp"))
+    parser.add_argument("--probe", type=float, help=argparse.SUPPRESS)  # the probe's process
     args = parser.parse_args()
+    if args.probe:
+        probe(args.probe)
+        return 0
     counts = [int(u) for u in args.users.split(",")]
     base = Path(tempfile.mkdtemp(prefix="dbstor-bench-client-", dir=args.dir))
     base.chmod(0o711)
@@ -111,24 +152,29 @@ def main() -> int:
                 print(
                     f"round {round_ + 1}, {users} users (load {load:.1f}): TPS {row['tps']:,.0f}, "
                     f"client {row['cpu_us']:.1f} us CPU/txn (user {row['user_us']:.1f}, "
-                    f"system {row['sys_us']:.1f}), {row['wakes']:.2f} wake-ups/txn",
+                    f"system {row['sys_us']:.1f}), {row['wakes']:.2f} wake-ups/txn; "
+                    f"probe {row['probe_us']:.1f} us a unit",
                     file=sys.stderr,
                     flush=True,
                 )
     finally:
         engine.stop()
-    base_cpu = statistics.median(r["cpu_us"] for r in rows[8]) if 8 in rows else None
+    base = {k: statistics.median(r[k] for r in rows[8]) for k in rows[8][0]} if 8 in rows else {}
     print(f"\n{'pinned: client CPU 0, server CPU 1' if args.pin else 'not pinned'}")
     print(
-        "| users | TPS | client us CPU / txn | x 8 users | user us | system us | wake-ups / txn |"
+        "| users | TPS | client us CPU / txn | x 8 users | user us | system us | wake-ups / txn "
+        "| probe us / unit | probe x 8 users | client x 8 users / probe x 8 users |"
     )
-    print("|---:|---:|---:|---:|---:|---:|---:|")
+    print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for users, found in rows.items():
         med = {k: statistics.median(r[k] for r in found) for k in found[0]}
-        ratio = f"{med['cpu_us'] / base_cpu:.2f}" if base_cpu else "-"
+        cpu_x = med["cpu_us"] / base["cpu_us"] if base else None
+        probe_x = med["probe_us"] / base["probe_us"] if base else None
         print(
-            f"| {users:,} | {med['tps']:,.0f} | {med['cpu_us']:.1f} | {ratio} | "
-            f"{med['user_us']:.1f} | {med['sys_us']:.1f} | {med['wakes']:.2f} |"
+            f"| {users:,} | {med['tps']:,.0f} | {med['cpu_us']:.1f} | {_x(cpu_x)} | "
+            f"{med['user_us']:.1f} | {med['sys_us']:.1f} | {med['wakes']:.2f} | "
+            f"{med['probe_us']:.1f} | {_x(probe_x)} | "
+            f"{_x(cpu_x / probe_x if cpu_x and probe_x else None)} |"
         )
     return 0
 
