@@ -160,7 +160,7 @@ def test_io_on_three_hosts_is_one_merged_curve(loopback_cluster, target, tmp_pat
         assert point["write_iops"] == pytest.approx(sum(h["write_iops"] for h in hosts))
         p99s = [h["read_lat_ms"]["p99"] for h in hosts]
         assert min(p99s) <= point["read_lat_ms"]["p99"] <= max(p99s)  # from summed bins
-        assert 0 <= point["start_skew_ms"] < 50
+        skew_measured_and_flagged_when_late(point)
         assert sorted(h["start_offset_ms"] for h in hosts)[0] == 0
         # fio ran at the coordinator's niceness, as without Ray, not at Ray workers' 15
         assert {h["nice"] for h in hosts} == {os.getpriority(os.PRIO_PROCESS, 0)}
@@ -193,12 +193,26 @@ def test_instances_spread_over_hosts_in_order(loopback_cluster, target, tmp_path
             if point["txn_lat_ms"][q] is not None and None not in parts:
                 assert min(parts) <= point["txn_lat_ms"][q] <= max(parts)  # summed histograms
         assert point["txn_lat_ms"]["p50"] is not None
-    assert two["start_skew_ms"] < 50
+    for point in (one, two):
+        skew_measured_and_flagged_when_late(point)
     # both hosts are this machine (one boot id): its disk is counted once, not twice, and
     # the hosts' own processes' I/O is set against it
     assert len(two["device"]["name"].split(",")) == 1
     assert two["own_io"]["source"].startswith("cgroup v1")
     assert list(target.iterdir()) == []  # both hosts' databases removed
+
+
+def skew_measured_and_flagged_when_late(point: dict) -> None:
+    """The hosts' start skew is measured, and a point whose hosts started further apart
+    than the limit (50 ms for these short points: SKEW_FLOOR_S) says so in its notes. How
+    far apart they start depends on how busy this 2-core machine is, not on the code."""
+    skew = point["start_skew_ms"]
+    assert skew is not None and skew >= 0
+    late = [n for n in point["trust"]["notes"] if n.startswith("hosts started ")]
+    if skew > 50:
+        assert late == [f"hosts started {skew:.0f} ms apart (limit 50 ms)"], point["trust"]
+    else:
+        assert late == []
 
 
 def fio_pids(cluster) -> list[int]:
