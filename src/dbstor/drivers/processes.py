@@ -112,11 +112,8 @@ def run_in_processes(
     group: ClientGroup | None = None,
     on_running: Callable[[dict[str, Any]], None] | None = None,
     first_user: int = 0,
-    apart: bool = False,
 ) -> DriveResult:
     """Like VirtualUsers(...).run(), with the users dealt round-robin over `processes`.
-    With `apart` they run in forked processes even when there is one, so that the client
-    CPU they report is theirs alone, not this process's other threads' (a run's sampler).
     Users are numbered from `first_user` (several client hosts driving one server each run
     their own numbers, so that no two users share a random stream or a terminal).
     `on_running(figures)` gets the users' running figures once a second while the measured
@@ -134,7 +131,7 @@ def run_in_processes(
     watch.start()
     windows: list[Window] = []
     try:
-        if processes == 1 and group is None and not apart:
+        if processes == 1 and group is None:
             driver = VirtualUsers(instances, users_per_instance, think_time_ms, seed, rate, slots)
             driver.on_running = on_running
             result = driver.run(warmup_s, duration_s, tick, on_mark)

@@ -216,31 +216,3 @@ def test_users_time_everything_on_the_clock_they_are_given(tmp_path):
     assert stats.p50 == pytest.approx(1.0, rel=0.03)
     assert result.measured_s == pytest.approx(0.3, abs=0.01)
     inst.engine.stop()
-
-
-@pytest.mark.parametrize("apart", [False, True])
-def test_apart_users_report_their_own_cpu_not_another_thread_of_this_process(tmp_path, apart):
-    """A run's sampler shares dbstor's process: with `apart` (a server's users) its CPU must
-    not be counted as the client's; without it (one process, in here) it is. The users
-    sleep through their transactions, so the client's own CPU is next to nothing."""
-    stop, spun = threading.Event(), []
-
-    def spin() -> None:  # another thread of this process, busy for the whole point
-        while not stop.is_set():
-            sum(range(1000))
-        spun.append(time.thread_time())
-
-    busy = threading.Thread(target=spin, daemon=True)
-    busy.start()
-    try:
-        result = run_in_processes(
-            [instance(tmp_path, "slow")], 1, 1, warmup_s=0.2, duration_s=1.0, apart=apart
-        )
-    finally:
-        stop.set()
-        busy.join()
-    assert result.fatal is None and result.processes == 1 and result.commits > 0
-    # the measured window is most of the spinning thread's life, so its CPU is most of the
-    # client's figure in here, and none of it apart
-    share = result.client_cpu_s / spun[0]
-    assert (share < 0.25) if apart else (share > 0.25)

@@ -25,7 +25,6 @@ from dbstor.drivers.processes import run_in_processes
 from dbstor.drivers.tally import DriveResult
 from dbstor.drivers.users import Instance
 from dbstor.engines.base import EngineCounters, sum_counters
-from dbstor.engines.server import ServerEngine
 from dbstor.lifeline import boot_id
 from dbstor.results.model import CpuStats, DeviceStats
 from dbstor.runs.measuring import sample_rows, wait_until
@@ -163,9 +162,6 @@ def measure_database_point(
             group=group,
             on_running=on_running,
             first_user=point.first_user,
-            # a server's users in client processes of their own: their CPU is the load
-            # generator's, not this process's sampler (an embedded engine's users stay here)
-            apart=all(isinstance(i.engine, ServerEngine) for i in active),
         )
     finally:
         samples = sampler.stop()
