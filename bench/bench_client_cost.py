@@ -97,14 +97,14 @@ def one_point(engine: PostgresEngine, workload: object, users: int, seconds: int
     watcher.start()
     result = run_in_processes([Instance(engine, workload)], users, 1, WARMUP_S, seconds - WARMUP_S)
     watcher.join()
-    if result.fatal:
-        raise SystemExit(f"the point failed: {result.fatal}")
+    if result.fatal or result.client_cpu_s is None:
+        raise SystemExit(f"the point failed: {result.fatal or 'no client CPU measured'}")
     tps = result.commits / result.measured_s
     user, system, switches = read["delta"]
     txns = tps * span
     return {
         "tps": tps,
-        "cpu_us": (result.client_cpu_s or 0) * 1e6 / result.commits,
+        "cpu_us": result.client_cpu_s * 1e6 / result.commits,
         "user_us": user / HZ * 1e6 / txns,
         "sys_us": system / HZ * 1e6 / txns,
         "wakes": switches / txns,

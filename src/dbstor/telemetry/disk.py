@@ -12,6 +12,7 @@ import stat
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from dbstor.results.model import DeviceStats
 
@@ -271,15 +272,22 @@ def _unescape(field: str) -> str:
     return "".join(out)
 
 
-def await_text(device: DeviceStats | None, kind: str, show: Callable[[float], str]) -> str:
+def await_text(
+    device: DeviceStats | Mapping[str, Any] | None, kind: str, show: Callable[[float], str]
+) -> str:
     """A device's `kind` ("read", "write") await for a table: `show(ms)`, "<bound" when it
-    was under the counters' resolution (the bound its reason gives), "–" when there is none."""
-    figure = getattr(device, f"{kind}_await_ms", None)
+    was under the counters' resolution (the bound its reason gives), "–" when there is none.
+    The device is measured stats or one as results.json stores it (a cluster host's)."""
+
+    def field(name: str) -> Any:
+        if isinstance(device, Mapping):
+            return device.get(name)
+        return getattr(device, name, None)
+
+    figure = field(f"{kind}_await_ms")
     if figure is not None:
         return show(figure)
-    bound = re.search(
-        r"await under ([0-9.e+-]+) ms", getattr(device, f"{kind}_await_reason", None) or ""
-    )
+    bound = re.search(r"await under ([0-9.e+-]+) ms", field(f"{kind}_await_reason") or "")
     return f"<{show(float(bound.group(1)))}" if bound else "–"
 
 

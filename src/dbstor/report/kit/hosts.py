@@ -7,7 +7,6 @@ Runs on one host have no `hosts` on their points; for them nothing here is drawn
 from __future__ import annotations
 
 from html import escape
-from types import SimpleNamespace
 from typing import Any
 
 from dbstor.report.kit.charts import Series, bar_chart
@@ -23,10 +22,6 @@ def _cluster_points(run: Run) -> list[Point]:
 
 def _throughput(host: dict[str, Any]) -> float | None:
     return host.get("tps") if host.get("tps") is not None else host.get("iops")
-
-
-def _ms(ms: float) -> str:
-    return fmt_ms(ms, unit=False)
 
 
 def _p99(host: dict[str, Any]) -> float | None:
@@ -100,7 +95,7 @@ def hosts_table(run: Run) -> str | None:
                 cell(fmt_iops(_throughput(host)), "num"),
                 cell(fmt_ms(_p99(host), unit=False), "num"),
                 cell(fmt_iops(dev_iops), "num"),
-                cell(await_text(SimpleNamespace(**device), "read", _ms), "num"),
+                cell(await_text(device, "read", lambda ms: fmt_ms(ms, False)), "num"),
                 cell(fmt_pct((host.get("cpu") or {}).get("util_pct")), "num"),
                 cell(fmt_num(host.get("start_offset_ms")), "num"),
                 cell(fmt_num(point.start_skew_ms) if i == 0 else "", "num"),
