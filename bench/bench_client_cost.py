@@ -1,10 +1,12 @@
-"""Where the orders client's CPU per transaction goes as the users grow: user and system
+"""Where a workload's client CPU per transaction goes as the users grow: user and system
 time and voluntary context switches (wake-ups) per transaction, and whether the server
 sharing the client's CPUs explains the growth (`--pin`: the client on CPU 0, the server's
-processes on CPU 1).
+processes on CPU 1) or how long a user's state waits between its transactions
+(`--server-cpu`: the server capped, fewer transactions a second at the same users).
 
-One managed PostgreSQL 15 (32 MiB shared_buffers, as `dbstor run` sets it), orders at 4
-warehouses with its procedures, the users driven in this process (dbstor's one client
+One managed PostgreSQL 15 (32 MiB shared_buffers, as `dbstor run` sets it), `--workload`
+orders (4 warehouses, its procedures), brokerage (1,000 customers) or blocks (1,000 rows a
+user) as bench_users_scale.py sizes them, the users driven in this process (dbstor's one client
 process: one loop thread for every user); for each user count a 5 s warm-up and `--seconds`
 measured, of which the middle `--seconds - 12` are read from /proc/self (utime, stime, and
 every thread's voluntary_ctxt_switches) and divided by the transactions committed in them
@@ -18,11 +20,14 @@ growth divided by the probe's is what the client's own code adds.
 
     .venv/bin/python bench/bench_client_cost.py --users 1,8,64,256,1000 --seconds 30
     .venv/bin/python bench/bench_client_cost.py --users 1,8,256,1000 --seconds 30 --pin
+    .venv/bin/python bench/bench_client_cost.py --users 8,64 --seconds 30 --server-cpu 0.3
+    .venv/bin/python bench/bench_client_cost.py --workload blocks --users 1,8 --seconds 30
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import random
@@ -36,16 +41,21 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).parent))
-from bench_orders_hammerdb import dbstor_build
 from dbstor.drivers.processes import run_in_processes
 from dbstor.drivers.users import Instance
 from dbstor.engines.base import EngineSettings
 from dbstor.engines.postgres import PostgresEngine
 from dbstor.workloads.orders.inputs import Terminal
 from dbstor.workloads.orders.tpcc import Constants
+from dbstor.workloads.registry import workload_class
 
 HZ = os.sysconf("SC_CLK_TCK")
-WARMUP_S, SETTLE_S = 5, 5  # the read starts this long after the measured window opens
+WARMUP_S, SETTLE_S = 5, 5
+SCALES = {
+    "orders": 4,
+    "brokerage": 1000,
+    "blocks": 1000,
+}  # as bench_users_scale.py  # the read starts this long after the measured window opens
 
 
 def process_counters() -> tuple[int, int, int]:
@@ -112,16 +122,35 @@ def one_point(engine: PostgresEngine, workload: object, users: int, seconds: int
     }
 
 
+def cap_server_cpu(engine: PostgresEngine, cpus: float) -> Path:
+    """The server's processes (and the backends they fork) in a CPU-quota cgroup (v1)."""
+    group = Path("/sys/fs/cgroup/cpu") / f"dbstor-bench-server-{os.getpid()}"
+    group.mkdir()
+    (group / "cpu.cfs_period_us").write_text("100000")
+    (group / "cpu.cfs_quota_us").write_text(str(int(cpus * 100_000)))
+    for pid in engine.server.pids():
+        with contextlib.suppress(ProcessLookupError):  # a process that has just exited
+            (group / "cgroup.procs").write_text(str(pid))
+    return group
+
+
 def _x(ratio: float | None) -> str:
     return "-" if ratio is None else f"{ratio:.2f}"
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--workload", choices=sorted(SCALES), default="orders")
     parser.add_argument("--users", default="1,8,64,256,1000")
     parser.add_argument("--seconds", type=int, default=30, help="a point, warm-up included")
     parser.add_argument("--rounds", type=int, default=1)
     parser.add_argument("--pin", action="store_true", help="client on CPU 0, server on CPU 1")
+    parser.add_argument(
+        "--server-cpu",
+        type=float,
+        help="cap the server's processes at this many CPUs (a cgroup v1 CPU quota): fewer "
+        "transactions a second at the same users, to tell a cost per second from one per user",
+    )
     parser.add_argument("--dir", type=Path, default=Path("/var/tmp"))
     parser.add_argument("--probe", type=float, help=argparse.SUPPRESS)  # the probe's process
     args = parser.parse_args()
@@ -137,13 +166,18 @@ def main() -> int:
     )
     engine = PostgresEngine(settings)
     rows: dict[int, list[dict]] = {u: [] for u in counts}
+    group = None
     try:
         engine.start()
         if args.pin:  # backends fork from the postmaster and keep its CPU
             for pid in engine.server.pids():
                 os.sched_setaffinity(int(pid), {1})
             os.sched_setaffinity(0, {0})
-        workload, _ = dbstor_build(engine, 4)
+        if args.server_cpu:
+            group = cap_server_cpu(engine, args.server_cpu)
+        workload = workload_class(args.workload)(SCALES[args.workload], seed=1)
+        workload.expect_users(max(counts))
+        workload.create(engine, lambda line: print(f"  {line}", file=sys.stderr))
         for round_ in range(args.rounds):
             for users in counts:
                 load = os.getloadavg()[0]
@@ -159,8 +193,12 @@ def main() -> int:
                 )
     finally:
         engine.stop()
+        if group is not None:
+            group.rmdir()
     base = {k: statistics.median(r[k] for r in rows[8]) for k in rows[8][0]} if 8 in rows else {}
-    print(f"\n{'pinned: client CPU 0, server CPU 1' if args.pin else 'not pinned'}")
+    print(f"\n{args.workload}, ", end="")
+    print(f"{'pinned: client CPU 0, server CPU 1' if args.pin else 'not pinned'}", end="")
+    print(f", server capped at {args.server_cpu} CPUs" if args.server_cpu else "")
     print(
         "| users | TPS | client us CPU / txn | x 8 users | user us | system us | wake-ups / txn "
         "| probe us / unit | probe x 8 users | client x 8 users / probe x 8 users |"

@@ -125,7 +125,11 @@ def test_build(pair):
         assert broken(conn) == {}
         if pair.a.dialect == "postgres":
             indexes = {r[0] for r in rows(conn, "SELECT indexname FROM pg_indexes")}
+            # New-Order a procedure (its ROLLBACK), the others functions
             procs = {r[0] for r in rows(conn, "SELECT proname FROM pg_proc WHERE prokind = 'p'")}
+            functions = {r[0] for r in rows(conn, "SELECT proname FROM pg_proc WHERE prokind = 'f'")}
+            assert "orders_new_order" in procs and "orders_payment" in functions
+            procs |= functions
             spaces = dict(rows(conn, "SELECT tablename, tablespace FROM pg_tables"))
             assert spaces["order_line"] is None and spaces["stock"] == "dbstor_d1"
         else:

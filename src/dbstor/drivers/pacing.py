@@ -13,7 +13,13 @@ import queue
 import random
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from dbstor.analysis.histogram import LatencyHistogram
+from dbstor.drivers.load_cpu import LoadCpu
+from dbstor.drivers.tally import ages_histogram
+from dbstor.drivers.window import Window
 
 ARRIVAL_BATCH_S = 0.0005  # arrivals due within this much of now are released together
 
@@ -32,8 +38,10 @@ class Arrivals(threading.Thread):
         stop: threading.Event,
         seed: int,
         clock: Callable[[], float] = time.monotonic,
+        cpu: LoadCpu | None = None,
     ):
         super().__init__(name="dbstor-arrivals", daemon=True)
+        self.cpu = cpu or LoadCpu()  # whose CPU this thread counts on
         if rate <= 0:
             raise ValueError("rate must be above zero")
         self.rate, self.start_at, self.measure_start, self.end = rate, start, measure_start, end
@@ -44,6 +52,10 @@ class Arrivals(threading.Thread):
         self.in_window = 0  # arrivals with measure_start <= intended < end
 
     def run(self) -> None:
+        with self.cpu.counting():
+            self._release()
+
+    def _release(self) -> None:
         t = self.start_at + self.rng.expovariate(self.rate)
         while t < self.end and not self.stop_event.is_set():
             wait = t - self.clock()
@@ -72,3 +84,34 @@ class Arrivals(threading.Thread):
                 return left
             if self.measure_start <= intended < self.end:
                 left.append(intended)
+
+
+def open_loop_counts(arrivals: list[Arrivals], end: float) -> tuple[int, LatencyHistogram]:
+    """Arrivals due in the measured window, and the ages at `end` of those never started."""
+    for each in arrivals:
+        each.join(timeout=5)
+    due = sum(a.in_window for a in arrivals)
+    return due, ages_histogram([t for a in arrivals for t in a.left_in_window()], end)
+
+
+def start_arrivals(
+    rate: float, slots: Sequence[tuple[int, int]], total_users: int, window: Window, driver: Any
+) -> dict[int, Arrivals]:
+    """One arrivals thread per instance these slots use, started, its share of `rate` (per
+    user, over every client process's `total_users`); the driver gives the stop event,
+    seed, clock and load CPU clock."""
+    per_user, arrivals = rate / total_users, {}
+    for i in {i for i, _ in slots}:
+        users_here = sum(1 for j, _ in slots if j == i)
+        arrivals[i] = Arrivals(
+            per_user * users_here,
+            window.start,
+            window.measure_start,
+            window.end,
+            driver.stop,
+            seed=driver.seed * 7919 + i * 104_729 + slots[0][1],
+            clock=driver.clock,
+            cpu=driver.cpu,
+        )
+        arrivals[i].start()
+    return arrivals

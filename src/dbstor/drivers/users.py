@@ -25,14 +25,14 @@ from typing import Any
 
 from dbstor.analysis.histogram import LatencyHistogram
 from dbstor.drivers.client_watch import allow_open_files, longer_switch, rss_bytes
+from dbstor.drivers.load_cpu import LoadCpu, counted
 from dbstor.drivers.multiplex import run_multiplexed
-from dbstor.drivers.pacing import Arrivals
+from dbstor.drivers.pacing import Arrivals, open_loop_counts, start_arrivals
 from dbstor.drivers.running import running_figures
 from dbstor.drivers.tally import (
     BIN_GROWTH,
     DriveResult,
     Tally,
-    ages_histogram,
     bin_ns,
     error_line,
     merge,
@@ -69,6 +69,10 @@ class _User(threading.Thread):
         self.rolled_back = False  # the last finished transaction rolled back by design
 
     def run(self) -> None:
+        with self.driver.cpu.counting():
+            self._run()
+
+    def _run(self) -> None:
         d = self.driver
         try:
             connection = self.instance.engine.connect()
@@ -221,6 +225,7 @@ class VirtualUsers:
         self._all_ready = threading.Event()
         self._users: list[_User] = []
         self.shared = Tally()  # the multiplexed users' one tally: merged per thread, not user
+        self.cpu = LoadCpu()  # the user, loop and arrival threads' CPU: client.cpu_s
         self._loop: threading.Thread | None = None  # drives the multiplexed users
         self.fatal: str | None = None
         self.rss_per_user: float | None = None
@@ -266,12 +271,14 @@ class VirtualUsers:
         tick: Callable[[], None] | None = None,
         on_mark: Callable[[str], None] | None = None,
     ) -> tuple[list[Tally], float | None]:
-        """Release the users at window.start; return their tallies and the CPU seconds this
-        process used over the measured window. `on_mark("measure_start")` and
-        `on_mark("end")` are called at those moments (engine counters are read there)."""
+        """Release the users at window.start; return their tallies and the CPU seconds the
+        load threads (the users, their loop, the open loop's arrivals) used over the
+        measured window: not the rest of this process (a run's sampler, live figures).
+        `on_mark("measure_start")` and `on_mark("end")` are called at those moments (engine
+        counters are read there)."""
         self.window = window
         if self.rate:
-            self._start_arrivals()
+            self.arrivals = start_arrivals(self.rate, self.slots, self.total_users, window, self)
         with longer_switch(any(not u.multiplexed for u in self._users)):
             return self._drive(window, tick, on_mark)
 
@@ -285,7 +292,10 @@ class VirtualUsers:
         together = [u for u in self._users if u.multiplexed]
         if together:
             self._loop = threading.Thread(
-                target=run_multiplexed, args=(self, together), name="dbstor-users", daemon=True
+                target=counted(self.cpu, run_multiplexed),
+                args=(self, together),
+                name="dbstor-users",
+                daemon=True,
             )
             self._loop.start()
         cpu_start = cpu_end = None
@@ -325,14 +335,14 @@ class VirtualUsers:
                     user.close()
 
     def _wait_until(self, moment: float, tick: Callable[[], None] | None) -> float | None:
-        """Wait (ticking) until `moment`; this process's CPU time then, None if stopped."""
+        """Wait (ticking) until `moment`; the load threads' CPU then, None if stopped."""
         while (left := moment - self.clock()) > 0:
             if self.stop.wait(min(0.5, left)):
                 return None
             if tick:
                 tick()
             self.publish_running()
-        return time.process_time()
+        return self.cpu.seconds()
 
     def publish_running(self) -> None:
         """Hand the users' running figures to on_running, once a second in the window."""
@@ -342,29 +352,9 @@ class VirtualUsers:
         self._published = now + 1.0
         self.on_running(running_figures(self.tallies(), now - self.window.measure_start))
 
-    def _start_arrivals(self) -> None:
-        assert self.rate
-        per_user = self.rate / self.total_users
-        for i in {i for i, _ in self.slots}:
-            users_here = sum(1 for j, _ in self.slots if j == i)
-            self.arrivals[i] = Arrivals(
-                per_user * users_here,
-                self.window.start,
-                self.window.measure_start,
-                self.window.end,
-                self.stop,
-                seed=self.seed * 7919 + i * 104_729 + self.slots[0][1],
-                clock=self.clock,
-            )
-            self.arrivals[i].start()
-
     def open_loop_counts(self) -> tuple[int, LatencyHistogram]:
         """Arrivals due in the measured window, and the ages of those never started."""
-        for arrivals in self.arrivals.values():
-            arrivals.join(timeout=5)
-        due = sum(a.in_window for a in self.arrivals.values())
-        left = [t for a in self.arrivals.values() for t in a.left_in_window()]
-        return due, ages_histogram(left, self.window.end)
+        return open_loop_counts(list(self.arrivals.values()), self.window.end)
 
     def run(
         self,

@@ -23,6 +23,10 @@ class _Session(Session):
         self.calls += 1
         if self.fail == "slow":
             time.sleep(0.02)
+        if self.fail == "spin":  # 5 ms of this thread's own CPU a transaction
+            until = time.thread_time() + 0.005
+            while time.thread_time() < until:
+                pass
         if self.fail == "rollback" and transaction == "write":
             self.conn.rollback()
             return False
@@ -216,3 +220,30 @@ def test_users_time_everything_on_the_clock_they_are_given(tmp_path):
     assert stats.p50 == pytest.approx(1.0, rel=0.03)
     assert result.measured_s == pytest.approx(0.3, abs=0.01)
     inst.engine.stop()
+
+
+@pytest.mark.parametrize("mode", ["slow", "spin"])
+def test_client_cpu_is_the_users_threads_not_another_thread_of_this_process(tmp_path, mode):
+    """A run's sampler shares dbstor's process when the users run in it: its CPU is not
+    the client's. A thread beside the users spins for the whole point; the users either
+    sleep through their transactions (their CPU next to nothing) or spend 5 ms of their own
+    CPU on each (all of it counted)."""
+    stop, spun = threading.Event(), []
+
+    def spin() -> None:
+        while not stop.is_set():
+            sum(range(1000))
+        spun.append(time.thread_time())
+
+    busy = threading.Thread(target=spin, daemon=True)
+    busy.start()
+    try:
+        result = VirtualUsers([instance(tmp_path, mode)], 1).run(warmup_s=0.2, duration_s=1.0)
+    finally:
+        stop.set()
+        busy.join()
+    assert result.fatal is None and result.commits > 0
+    if mode == "slow":
+        assert result.client_cpu_s < 0.25 * spun[0]
+    else:  # the transactions' own CPU, less at most the one in flight at the window's end
+        assert result.client_cpu_s >= (result.commits - 1) * 0.005
