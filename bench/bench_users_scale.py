@@ -3,8 +3,8 @@
 For each workload (orders, brokerage, blocks) one `dbstor run` on a managed PostgreSQL
 sweeps the users (default 1, 8, 64, 256, 1000), with dbstor's defaults (client processes
 included); the workloads take turns, `--runs` times. From each run's results.json: client
-CPU per transaction (client.cpu_ms_per_txn, the client processes' CPU over the measured
-window / the transactions they counted), its ratio to the same run's 8-user value, memory
+CPU per transaction (client.cpu_ms_per_txn: the CPU of the threads that drive the load
+over the measured window / the transactions they counted), its ratio to the same run's 8-user value, memory
 per user (client.rss_per_user_kib: the client tree's peak over the point less its base,
 per user), the client processes, TPS, p99 and the saturation decision (point.saturation.by).
 Printed: medians over the runs per workload and user count, with the load average (1 min)

@@ -127,7 +127,9 @@ def test_build(pair):
             indexes = {r[0] for r in rows(conn, "SELECT indexname FROM pg_indexes")}
             # New-Order a procedure (its ROLLBACK), the others functions
             procs = {r[0] for r in rows(conn, "SELECT proname FROM pg_proc WHERE prokind = 'p'")}
-            functions = {r[0] for r in rows(conn, "SELECT proname FROM pg_proc WHERE prokind = 'f'")}
+            functions = {
+                r[0] for r in rows(conn, "SELECT proname FROM pg_proc WHERE prokind = 'f'")
+            }
             assert "orders_new_order" in procs and "orders_payment" in functions
             procs |= functions
             spaces = dict(rows(conn, "SELECT tablename, tablespace FROM pg_tables"))

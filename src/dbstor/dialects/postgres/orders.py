@@ -6,10 +6,11 @@ They are called on an autocommit connection, so one call is one transaction: Pos
 commits it when the routine returns. New-Order is a procedure because its unused item must
 roll the order back, quietly, with the procedure's own ROLLBACK (status 1); the others are
 functions because a CALL costs the server more than a SELECT of a function (a utility
-statement, run in a non-atomic context: about 12 us of a backend's CPU a call here, 92 us
-against 80). They read and write what workloads/orders/client.py does, with the same
-effects (tested row by row), in fewer statements, because every PL/pgSQL statement costs
-the server an executor start and that server CPU is what limits a small machine:
+statement, run in a non-atomic context: 9-12 us of a backend's CPU a call here,
+bench/bench_call_vs_select.py). They read and write what workloads/orders/client.py does,
+with the same effects (tested row by row), in fewer statements, because every PL/pgSQL
+statement costs the server an executor start and that server CPU is what limits a small
+machine:
 
 - New-Order is one statement: it takes its order id, writes the order and new_order rows,
   reads the warehouse and customer, its items, updates its stock rows and writes its lines
