@@ -6,8 +6,8 @@ processes on CPU 1) or how long a user's state waits between its transactions
 
 One managed PostgreSQL 15 (32 MiB shared_buffers, as `dbstor run` sets it), `--workload`
 orders (4 warehouses, its procedures), brokerage (1,000 customers) or blocks (1,000 rows a
-user) as bench_users_scale.py sizes them, the users driven in this process (dbstor's one client
-process: one loop thread for every user); for each user count a 5 s warm-up and `--seconds`
+user) as bench_users_scale.py sizes them, the users driven in this process (dbstor's one
+client process: one loop thread for every user); for each user count a 5 s warm-up and `--seconds`
 measured, of which the middle `--seconds - 12` are read from /proc/self (utime, stime, and
 every thread's voluntary_ctxt_switches) and divided by the transactions committed in them
 (TPS over the measured window times the span). Each user count runs `--rounds` times, the
@@ -50,12 +50,8 @@ from dbstor.workloads.orders.tpcc import Constants
 from dbstor.workloads.registry import workload_class
 
 HZ = os.sysconf("SC_CLK_TCK")
-WARMUP_S, SETTLE_S = 5, 5
-SCALES = {
-    "orders": 4,
-    "brokerage": 1000,
-    "blocks": 1000,
-}  # as bench_users_scale.py  # the read starts this long after the measured window opens
+WARMUP_S, SETTLE_S = 5, 5  # the read starts this long after the measured window opens
+SCALES = {"orders": 4, "brokerage": 1000, "blocks": 1000}  # as bench_users_scale.py
 
 
 def process_counters() -> tuple[int, int, int]:

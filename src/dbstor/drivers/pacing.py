@@ -14,7 +14,6 @@ import random
 import threading
 import time
 from collections.abc import Callable, Sequence
-from typing import Any
 
 from dbstor.analysis.histogram import LatencyHistogram
 from dbstor.drivers.load_cpu import LoadCpu
@@ -95,11 +94,18 @@ def open_loop_counts(arrivals: list[Arrivals], end: float) -> tuple[int, Latency
 
 
 def start_arrivals(
-    rate: float, slots: Sequence[tuple[int, int]], total_users: int, window: Window, driver: Any
+    rate: float,
+    slots: Sequence[tuple[int, int]],
+    total_users: int,
+    window: Window,
+    *,
+    stop: threading.Event,
+    seed: int,
+    clock: Callable[[], float],
+    cpu: LoadCpu,
 ) -> dict[int, Arrivals]:
     """One arrivals thread per instance these slots use, started, its share of `rate` (per
-    user, over every client process's `total_users`); the driver gives the stop event,
-    seed, clock and load CPU clock."""
+    user, over every client process's `total_users`), counted on `cpu`."""
     per_user, arrivals = rate / total_users, {}
     for i in {i for i, _ in slots}:
         users_here = sum(1 for j, _ in slots if j == i)
@@ -108,10 +114,10 @@ def start_arrivals(
             window.start,
             window.measure_start,
             window.end,
-            driver.stop,
-            seed=driver.seed * 7919 + i * 104_729 + slots[0][1],
-            clock=driver.clock,
-            cpu=driver.cpu,
+            stop,
+            seed=seed * 7919 + i * 104_729 + slots[0][1],
+            clock=clock,
+            cpu=cpu,
         )
         arrivals[i].start()
     return arrivals

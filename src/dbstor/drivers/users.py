@@ -278,7 +278,10 @@ class VirtualUsers:
         counters are read there)."""
         self.window = window
         if self.rate:
-            self.arrivals = start_arrivals(self.rate, self.slots, self.total_users, window, self)
+            self.arrivals = start_arrivals(
+                self.rate, self.slots, self.total_users, window,
+                stop=self.stop, seed=self.seed, clock=self.clock, cpu=self.cpu,
+            )  # fmt: skip
         with longer_switch(any(not u.multiplexed for u in self._users)):
             return self._drive(window, tick, on_mark)
 

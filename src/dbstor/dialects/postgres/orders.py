@@ -199,13 +199,7 @@ BEGIN
         AND s_quantity < p_threshold;
 END $$"""
 
-# a database built by an older dbstor has the four as procedures: a routine changes kind
-# only by being dropped
-REPLACED = [
-    f"DROP ROUTINE IF EXISTS orders_{name}"
-    for name in ("payment", "order_status", "delivery", "stock_level")
-]
-DDL = [NEW_ORDER, *REPLACED, PAYMENT, ORDER_STATUS, DELIVERY, STOCK_LEVEL]
+DDL = [NEW_ORDER, PAYMENT, ORDER_STATUS, DELIVERY, STOCK_LEVEL]
 
 CALLS = {
     "New-Order": "CALL orders_new_order(%s, %s, %s, %s, %s::int[], %s::int[], %s::int[])",
