@@ -65,8 +65,10 @@ def client_table(run: Run) -> str:
 def client_caption(run: Run) -> str:
     """What the client figures mean, and the open loop's rule for latency."""
     text = (
-        "Client CPU is dbstor's own processes over the measured seconds (for an embedded "
-        "engine such as SQLite it includes the engine's work); per I/O divides it by the "
+        "Client CPU is what the threads that drive the load (the virtual users, the loop "
+        "that runs them together, the open loop's arrivals) used over the measured seconds, "
+        "not the rest of dbstor (for an embedded engine such as SQLite it includes the "
+        "engine's work, done on those threads); per I/O divides it by the "
         "device's reads and writes. Memory per user is the client processes' memory at its "
         "peak over the whole point less what they held before the users connected, per "
         "user (older results: what one process grew while its users connected)."
