@@ -18,10 +18,18 @@ Python work in units with a 1 ms sleep between them, as the client sleeps betwee
 its CPU per unit rises where the machine runs the same instructions slower, so the client's
 growth divided by the probe's is what the client's own code adds.
 
+With `--peer`, pgbench -S (prepared statements, one thread, so one client loop as dbstor's)
+runs beside each dbstor point at the same clients on its own tables (scale 10) on the same
+server, the two taking turns, and its process is read from /proc over the same span: a C
+client with almost no state per connection, to tell growth any client sees on this machine
+from growth of dbstor's own. (pgbench polls all its sockets at each wait, so part of its
+own growth with clients is that.)
+
     .venv/bin/python bench/bench_client_cost.py --users 1,8,64,256,1000 --seconds 30
     .venv/bin/python bench/bench_client_cost.py --users 1,8,256,1000 --seconds 30 --pin
     .venv/bin/python bench/bench_client_cost.py --users 8,64 --seconds 30 --server-cpu 0.3
     .venv/bin/python bench/bench_client_cost.py --workload blocks --users 1,8 --seconds 30
+    .venv/bin/python bench/bench_client_cost.py --users 8,64,256,1000 --seconds 30 --peer
 """
 
 from __future__ import annotations
@@ -29,6 +37,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import math
 import os
 import random
 import statistics
@@ -44,7 +53,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 from dbstor.drivers.processes import run_in_processes
 from dbstor.drivers.users import Instance
 from dbstor.engines.base import EngineSettings
-from dbstor.engines.postgres import PostgresEngine
+from dbstor.engines.postgres import SUPERUSER, PostgresEngine, find_bindir
 from dbstor.workloads.orders.inputs import Terminal
 from dbstor.workloads.orders.tpcc import Constants
 from dbstor.workloads.registry import workload_class
@@ -52,15 +61,16 @@ from dbstor.workloads.registry import workload_class
 HZ = os.sysconf("SC_CLK_TCK")
 WARMUP_S, SETTLE_S = 5, 5  # the read starts this long after the measured window opens
 SCALES = {"orders": 4, "brokerage": 1000, "blocks": 1000}  # as bench_users_scale.py
+PEER_DB, PEER_SCALE = "pgbench", 10  # --peer: pgbench -S's database (1,000,000 accounts)
 
 
-def process_counters() -> tuple[int, int, int]:
-    """This process's user and system ticks and its threads' voluntary context switches."""
-    fields = Path("/proc/self/stat").read_text().rsplit(")", 1)[1].split()
+def process_counters(pid: int | str = "self") -> tuple[int, int, int]:
+    """A process's user and system ticks and its threads' voluntary context switches."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     switches = 0
-    for task in os.listdir("/proc/self/task"):
+    for task in os.listdir(f"/proc/{pid}/task"):
         try:
-            status = Path(f"/proc/self/task/{task}/status").read_text()
+            status = Path(f"/proc/{pid}/task/{task}/status").read_text()
         except OSError:  # the thread ended
             continue
         line = next(x for x in status.splitlines() if x.startswith("voluntary_ctxt_switches"))
@@ -118,6 +128,50 @@ def one_point(engine: PostgresEngine, workload: object, users: int, seconds: int
     }
 
 
+def peer_point(engine: PostgresEngine, bindir: Path, users: int, seconds: int) -> dict:
+    """pgbench -S (prepared, one thread: one client loop, as dbstor's) at these clients on
+    its own tables, its process read from /proc over the same span as one_point's."""
+    span = seconds - 2 * SETTLE_S - 2
+    cmd = [
+        str(bindir / "pgbench"), "-h", str(engine.sockdir), "-p", str(engine.port),
+        "-U", SUPERUSER, "-c", str(users), "-j", "1", "-T", str(seconds), "-n", "-S",
+        "-M", "prepared", PEER_DB,
+    ]  # fmt: skip
+    peer = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(WARMUP_S + SETTLE_S)
+    before = process_counters(peer.pid)
+    time.sleep(span)
+    user, system, switches = (
+        b - a for a, b in zip(before, process_counters(peer.pid), strict=True)
+    )
+    out, err = peer.communicate(timeout=seconds * 3 + 120)
+    if peer.returncode != 0:
+        raise SystemExit(f"pgbench failed: {err[-1000:]}")
+    tps = next(
+        float(line.split()[2])
+        for line in out.splitlines()
+        if line.startswith("tps = ") and "without initial" in line
+    )
+    txns = tps * span
+    return {
+        "tps": tps,
+        "cpu_us": (user + system) / HZ * 1e6 / txns,
+        "user_us": user / HZ * 1e6 / txns,
+        "sys_us": system / HZ * 1e6 / txns,
+        "wakes": switches / txns,
+        "probe_us": float("nan"),
+    }
+
+
+def create_peer_tables(engine: PostgresEngine, bindir: Path) -> None:
+    """pgbench's database, scale PEER_SCALE, on the same server."""
+    with engine._server_admin() as conn:
+        conn.execute(f"CREATE DATABASE {PEER_DB}")
+    init = [str(bindir / "pgbench"), "-i", "-q", "-s", str(PEER_SCALE)]
+    init += ["-h", str(engine.sockdir), "-p", str(engine.port), "-U", SUPERUSER, PEER_DB]
+    subprocess.run(init, check=True, capture_output=True, timeout=1800)
+
+
 def cap_server_cpu(engine: PostgresEngine, cpus: float) -> Path:
     """The server's processes (and the backends they fork) in a CPU-quota cgroup (v1)."""
     group = Path("/sys/fs/cgroup/cpu") / f"dbstor-bench-server-{os.getpid()}"
@@ -134,6 +188,30 @@ def _x(ratio: float | None) -> str:
     return "-" if ratio is None else f"{ratio:.2f}"
 
 
+def print_table(args: argparse.Namespace, tool: str, rows: dict[int, list[dict]]) -> None:
+    """One tool's medians per user count, and their ratios to its own 8-user median."""
+    base = {k: statistics.median(r[k] for r in rows[8]) for k in rows[8][0]} if 8 in rows else {}
+    print(f"\n{tool}: {args.workload if tool == 'dbstor' else 'select-only'}, ", end="")
+    print(f"{'pinned: client CPU 0, server CPU 1' if args.pin else 'not pinned'}", end="")
+    print(f", server capped at {args.server_cpu} CPUs" if args.server_cpu else "")
+    print(
+        "| users | TPS | client us CPU / txn | x 8 users | user us | system us | wake-ups / txn "
+        "| probe us / unit | probe x 8 users | client x 8 users / probe x 8 users |"
+    )
+    print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for users, found in rows.items():
+        med = {k: statistics.median(r[k] for r in found) for k in found[0]}
+        cpu_x = med["cpu_us"] / base["cpu_us"] if base else None
+        probed = base and not math.isnan(med["probe_us"])  # no probe beside the peer
+        probe_x = med["probe_us"] / base["probe_us"] if probed else None
+        print(
+            f"| {users:,} | {med['tps']:,.0f} | {med['cpu_us']:.1f} | {_x(cpu_x)} | "
+            f"{med['user_us']:.1f} | {med['sys_us']:.1f} | {med['wakes']:.2f} | "
+            f"{_x(med['probe_us'] if probed else None)} | {_x(probe_x)} | "
+            f"{_x(cpu_x / probe_x if cpu_x and probe_x else None)} |"
+        )
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--workload", choices=sorted(SCALES), default="orders")
@@ -147,6 +225,12 @@ def main() -> int:
         help="cap the server's processes at this many CPUs (a cgroup v1 CPU quota): fewer "
         "transactions a second at the same users, to tell a cost per second from one per user",
     )
+    parser.add_argument(
+        "--peer",
+        action="store_true",
+        help="at each count also run pgbench -S (prepared, one thread) on its own tables and "
+        "read its process the same way: whether a C client's cost grows as dbstor's does",
+    )
     parser.add_argument("--dir", type=Path, default=Path("/var/tmp"))
     parser.add_argument("--probe", type=float, help=argparse.SUPPRESS)  # the probe's process
     args = parser.parse_args()
@@ -154,14 +238,18 @@ def main() -> int:
         probe(args.probe)
         return 0
     counts = [int(u) for u in args.users.split(",")]
+    bindir = find_bindir()
+    if args.peer and bindir is None:
+        raise SystemExit("--peer needs pgbench: no PostgreSQL binaries here")
     base = Path(tempfile.mkdtemp(prefix="dbstor-bench-client-", dir=args.dir))
     base.chmod(0o711)
     (base / "data").mkdir()
     settings = EngineSettings(
-        paths={"data": [base / "data"]}, buffer_bytes=32 << 20, users=max(counts)
+        paths={"data": [base / "data"]}, buffer_bytes=32 << 20, users=max(counts) + 8
     )
     engine = PostgresEngine(settings)
-    rows: dict[int, list[dict]] = {u: [] for u in counts}
+    tools = ["dbstor", "pgbench -S"] if args.peer else ["dbstor"]
+    rows: dict[str, dict[int, list[dict]]] = {t: {u: [] for u in counts} for t in tools}
     group = None
     try:
         engine.start()
@@ -169,47 +257,36 @@ def main() -> int:
             for pid in engine.server.pids():
                 os.sched_setaffinity(int(pid), {1})
             os.sched_setaffinity(0, {0})
-        if args.server_cpu:
-            group = cap_server_cpu(engine, args.server_cpu)
         workload = workload_class(args.workload)(SCALES[args.workload], seed=1)
         workload.expect_users(max(counts))
         workload.create(engine, lambda line: print(f"  {line}", file=sys.stderr))
+        if args.peer:
+            create_peer_tables(engine, bindir)
+        if args.server_cpu:
+            group = cap_server_cpu(engine, args.server_cpu)
         for round_ in range(args.rounds):
             for users in counts:
-                load = os.getloadavg()[0]
-                row = one_point(engine, workload, users, args.seconds)
-                rows[users].append(row)
-                print(
-                    f"round {round_ + 1}, {users} users (load {load:.1f}): TPS {row['tps']:,.0f}, "
-                    f"client {row['cpu_us']:.1f} us CPU/txn (user {row['user_us']:.1f}, "
-                    f"system {row['sys_us']:.1f}), {row['wakes']:.2f} wake-ups/txn; "
-                    f"probe {row['probe_us']:.1f} us a unit",
-                    file=sys.stderr,
-                    flush=True,
-                )
+                for tool in tools if round_ % 2 == 0 else tools[::-1]:
+                    load = os.getloadavg()[0]
+                    if tool == "dbstor":
+                        row = one_point(engine, workload, users, args.seconds)
+                    else:
+                        row = peer_point(engine, bindir, users, args.seconds)
+                    rows[tool][users].append(row)
+                    print(
+                        f"round {round_ + 1}, {tool}, {users} users (load {load:.1f}): "
+                        f"TPS {row['tps']:,.0f}, client {row['cpu_us']:.1f} us CPU/txn "
+                        f"(user {row['user_us']:.1f}, system {row['sys_us']:.1f}), "
+                        f"{row['wakes']:.2f} wake-ups/txn; probe {row['probe_us']:.1f} us a unit",
+                        file=sys.stderr,
+                        flush=True,
+                    )
     finally:
         engine.stop()
         if group is not None:
             group.rmdir()
-    base = {k: statistics.median(r[k] for r in rows[8]) for k in rows[8][0]} if 8 in rows else {}
-    print(f"\n{args.workload}, ", end="")
-    print(f"{'pinned: client CPU 0, server CPU 1' if args.pin else 'not pinned'}", end="")
-    print(f", server capped at {args.server_cpu} CPUs" if args.server_cpu else "")
-    print(
-        "| users | TPS | client us CPU / txn | x 8 users | user us | system us | wake-ups / txn "
-        "| probe us / unit | probe x 8 users | client x 8 users / probe x 8 users |"
-    )
-    print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
-    for users, found in rows.items():
-        med = {k: statistics.median(r[k] for r in found) for k in found[0]}
-        cpu_x = med["cpu_us"] / base["cpu_us"] if base else None
-        probe_x = med["probe_us"] / base["probe_us"] if base else None
-        print(
-            f"| {users:,} | {med['tps']:,.0f} | {med['cpu_us']:.1f} | {_x(cpu_x)} | "
-            f"{med['user_us']:.1f} | {med['sys_us']:.1f} | {med['wakes']:.2f} | "
-            f"{med['probe_us']:.1f} | {_x(probe_x)} | "
-            f"{_x(cpu_x / probe_x if cpu_x and probe_x else None)} |"
-        )
+    for tool in tools:
+        print_table(args, tool, rows[tool])
     return 0
 
 

@@ -12,7 +12,9 @@ average at each round's start is printed with it (the machine is shared).
 Per run: NOPM (dbstor: its client's commits; HammerDB: its own sum(d_next_o_id) count),
 client CPU per New-Order over the measured window, and server CPU (PostgreSQL's processes
 from /proc) per New-Order the database committed over the whole run (growth of
-sum(d_next_o_id), ramp included, the same count for both tools).
+sum(d_next_o_id), ramp included, the same count for both tools), with the WAL the server
+wrote and the times it flushed it (pg_stat_wal) per New-Order over the same run: what
+each committed order costs the server's commit path, and how many commits share a flush.
 
 HammerDB is not part of dbstor; bench/hammerdb_tprocc.py runs it and says how it was
 installed here (Debian's Tcl 8.6, Pgtcl 3.1 built from source, HammerDB v6.0's files from its
@@ -77,15 +79,27 @@ def committed_new_orders(engine: PostgresEngine, database: str) -> int:
         return int(conn.execute("SELECT sum(d_next_o_id) FROM district").fetchone()[0])
 
 
+def wal_written(engine: PostgresEngine) -> tuple[int, int]:
+    """The server's WAL bytes written and WAL flushes (fsyncs) so far (pg_stat_wal)."""
+    with engine._admin() as conn:
+        wal_bytes, syncs = conn.execute("SELECT wal_bytes, wal_sync FROM pg_stat_wal").fetchone()
+    return int(wal_bytes), int(syncs)
+
+
 def server_side(
     engine: PostgresEngine, database: str, run: Callable[..., dict], *args: Any
 ) -> dict:
-    """Run a tool and add the server's CPU per committed New-Order over the whole run
-    (ramp and measured: both tools alike, counted in the database, not by the tool)."""
+    """Run a tool and add the server's CPU, WAL bytes and WAL flushes per committed
+    New-Order over the whole run (ramp and measured: both tools alike, counted in the
+    database, not by the tool)."""
     cpu, orders = server_cpu_s(engine), committed_new_orders(engine, database)
+    wal = wal_written(engine)
     row = run(*args)
-    done = committed_new_orders(engine, database) - orders
-    row["server_ms_per_new_order"] = (server_cpu_s(engine) - cpu) * 1e3 / max(done, 1)
+    done = max(committed_new_orders(engine, database) - orders, 1)
+    wal_bytes, syncs = (b - a for a, b in zip(wal, wal_written(engine), strict=True))
+    row["server_ms_per_new_order"] = (server_cpu_s(engine) - cpu) * 1e3 / done
+    row["wal_bytes_per_new_order"] = wal_bytes / done
+    row["wal_flushes_per_new_order"] = syncs / done
     row["committed"] = done
     return row
 
@@ -285,6 +299,8 @@ FIGURES = (
     ("NOPM", "nopm", "{:,.0f}"),
     ("client ms CPU / New-Order", "cpu_ms_per_new_order", "{:.3f}"),
     ("server ms CPU / New-Order", "server_ms_per_new_order", "{:.3f}"),
+    ("WAL bytes / New-Order", "wal_bytes_per_new_order", "{:,.0f}"),
+    ("WAL flushes / New-Order", "wal_flushes_per_new_order", "{:.3f}"),
 )
 
 
