@@ -1,6 +1,6 @@
-"""dbstor sql: the schema, procedures and transactions or queries dbstor would run, in one
-engine's dialect, printed without connecting anywhere, so that a DBA can read them before
-pointing dbstor at a production-like server."""
+"""dbstor sql: the schema, stored routines and transactions or queries dbstor would run, in
+one engine's dialect, printed without connecting anywhere, so that a DBA can read them
+before pointing dbstor at a production-like server."""
 
 from __future__ import annotations
 
@@ -23,11 +23,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="print the SQL dbstor would run on an engine, without connecting",
         description=(
             "Print, in the engine's own SQL dialect, the schema (tables, keys, indexes, "
-            "statistics), the stored procedures and the transactions or queries dbstor would "
-            "run for a workload, without connecting anywhere: read them before pointing dbstor "
-            "at a production-like server, or load the schema yourself. Placeholders (%s or ?) "
-            "are bound by the driver at run time. Then 'dbstor engines --check --engine E "
-            "--dsn DSN --workload W' tries them on the server in a scratch schema."
+            "statistics), the stored routines (procedures and functions) and the transactions "
+            "or queries dbstor would run for a workload, without connecting anywhere: read them "
+            "before pointing dbstor at a production-like server, or load the schema yourself. "
+            "Placeholders (%s or ?) are bound by the driver at run time. Then 'dbstor engines "
+            "--check --engine E --dsn DSN --workload W' tries them on the server in a scratch "
+            "schema."
         ),
     )
     parser.add_argument("--engine", required=True, help="the engine, e.g. postgres, mariadb")

@@ -28,7 +28,7 @@ def bulk_sections(
     tables: Sequence[Table], dialect: str, after: Sequence[str] = ()
 ) -> list[Section]:
     """A bulk-loaded workload's schema (workloads/bulk.py: ddl_statements), with the
-    statements run after statistics (stored procedures)."""
+    statements run after statistics (stored routines: procedures and functions)."""
     creates, per_table, analyze = bulk.ddl_statements(tables, dialect)
     out = [
         Section("tables", creates, note="created empty, then bulk-loaded"),
@@ -38,7 +38,7 @@ def bulk_sections(
         Section("statistics", analyze),
     ]
     if after:
-        out.append(Section("stored procedures", list(after)))
+        out.append(Section("stored routines", list(after)))
     return out
 
 
