@@ -23,11 +23,11 @@ import sys
 import tempfile
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
+from loopfs import LoopFs, mounted_loop_fs
 
 DBSTOR = (sys.executable, "-m", "dbstor")
 LOOP_FS_SIZE = "48M"
@@ -192,64 +192,11 @@ def dbstor_class() -> type[Dbstor]:
     return Dbstor
 
 
-@dataclass
-class LoopFs:
-    path: Path  # the mount point
-    image: Path
-    device: Path  # /dev/loopN
-
-    def remount(self, mode: str) -> None:
-        subprocess.run(
-            ["mount", "-o", f"remount,{mode}", str(self.path)],
-            check=True,
-            capture_output=True,
-            text=True,
-        )
-
-    def free_bytes(self) -> int:
-        return shutil.disk_usage(self.path).free
-
-
-def _umount(path: Path) -> None:
-    for _ in range(20):
-        done = subprocess.run(["umount", str(path)], capture_output=True, text=True)
-        if done.returncode == 0 or not os.path.ismount(path):
-            return
-        time.sleep(0.25)  # a child that still has a file open there is on its way out
-    subprocess.run(["umount", "-l", str(path)], capture_output=True, text=True)
-
-
 @pytest.fixture
 def loop_fs(tmp_path: Path) -> Iterator[LoopFs]:
     """A 48 MiB ext4 file system mounted on a loop device; unmounted and removed at teardown."""
-    if os.geteuid() != 0:
-        pytest.skip("needs root to mount a loop file system")
-    for tool in ("mkfs.ext4", "mount", "umount", "findmnt"):
-        if shutil.which(tool) is None:
-            pytest.skip(f"{tool} is not installed")
-    image, mount_point = tmp_path / "loopfs.img", tmp_path / "loopfs"
-    mount_point.mkdir()
-    subprocess.run(["truncate", "-s", LOOP_FS_SIZE, str(image)], check=True)
-    made = subprocess.run(["mkfs.ext4", "-q", "-F", str(image)], capture_output=True, text=True)
-    if made.returncode != 0:
-        pytest.skip(f"mkfs.ext4 failed: {made.stderr.strip()}")
-    mounted = subprocess.run(
-        ["mount", "-o", "loop", str(image), str(mount_point)], capture_output=True, text=True
-    )
-    if mounted.returncode != 0:
-        image.unlink(missing_ok=True)
-        pytest.skip(f"cannot mount a loop file system here: {mounted.stderr.strip()}")
-    try:
-        source = subprocess.run(
-            ["findmnt", "-n", "-o", "SOURCE", "--target", str(mount_point)],
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout.strip()
-        yield LoopFs(path=mount_point, image=image, device=Path(source))
-    finally:
-        _umount(mount_point)
-        image.unlink(missing_ok=True)
+    with mounted_loop_fs(tmp_path, LOOP_FS_SIZE) as fs:
+        yield fs
 
 
 @pytest.fixture

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from loopfs import mounted_loop_fs
 
 from dbstor.telemetry.disk import await_figure, device_stats, parse_diskstats
 
@@ -32,28 +33,12 @@ class QuietLoop:
 def quiet_loop() -> Iterator[QuietLoop]:
     """An ext4 file system on a loop device over a file in /dev/shm, made with its inode
     tables and journal written up front (no lazy init writing beside the test)."""
-    if os.geteuid() != 0:
-        pytest.skip("needs root to mount a loop file system")
     root = Path(tempfile.mkdtemp(prefix="dbstor-quiet-", dir="/dev/shm"))
-    image, mount_point = root / "fs.img", root / "fs"
-    mount_point.mkdir()
-    subprocess.run(["truncate", "-s", "96M", str(image)], check=True)
-    subprocess.run(
-        ["mkfs.ext4", "-q", "-F", "-E", "lazy_itable_init=0,lazy_journal_init=0", str(image)],
-        check=True,
-    )
-    subprocess.run(["mount", "-o", "loop", str(image), str(mount_point)], check=True)
+    eager = ("-E", "lazy_itable_init=0,lazy_journal_init=0")
     try:
-        source = subprocess.run(
-            ["findmnt", "-n", "-o", "SOURCE", "--target", str(mount_point)],
-            capture_output=True, text=True, check=True,
-        ).stdout.strip()  # fmt: skip
-        yield QuietLoop(mount_point, Path(source).name)
+        with mounted_loop_fs(root, "96M", eager) as fs:
+            yield QuietLoop(fs.path, fs.device.name)
     finally:
-        for _ in range(20):
-            if subprocess.run(["umount", str(mount_point)], capture_output=True).returncode == 0:
-                break
-            time.sleep(0.25)
         shutil.rmtree(root, ignore_errors=True)
 
 
