@@ -43,7 +43,6 @@ import random
 import statistics
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 from pathlib import Path
@@ -52,11 +51,11 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).parent))
 from dbstor.drivers.processes import run_in_processes
 from dbstor.drivers.users import Instance
-from dbstor.engines.base import EngineSettings
 from dbstor.engines.postgres import SUPERUSER, PostgresEngine, find_bindir
 from dbstor.workloads.orders.inputs import Terminal
 from dbstor.workloads.orders.tpcc import Constants
 from dbstor.workloads.registry import workload_class
+from managed_pg import small_postgres
 
 HZ = os.sysconf("SC_CLK_TCK")
 WARMUP_S, SETTLE_S = 5, 5  # the read starts this long after the measured window opens
@@ -241,13 +240,7 @@ def main() -> int:
     bindir = find_bindir()
     if args.peer and bindir is None:
         raise SystemExit("--peer needs pgbench: no PostgreSQL binaries here")
-    base = Path(tempfile.mkdtemp(prefix="dbstor-bench-client-", dir=args.dir))
-    base.chmod(0o711)
-    (base / "data").mkdir()
-    settings = EngineSettings(
-        paths={"data": [base / "data"]}, buffer_bytes=32 << 20, users=max(counts) + 8
-    )
-    engine = PostgresEngine(settings)
+    engine = small_postgres(args.dir, "client", max(counts) + 8)
     tools = ["dbstor", "pgbench -S"] if args.peer else ["dbstor"]
     rows: dict[str, dict[int, list[dict]]] = {t: {u: [] for u in counts} for t in tools}
     group = None

@@ -27,15 +27,13 @@ import random
 import select
 import statistics
 import sys
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
-from dbstor.engines.base import EngineSettings
 from dbstor.engines.pg_prepared import encode
-from dbstor.engines.postgres import PostgresEngine
 from dbstor.workloads.orders.workload import OrdersWorkload
+from managed_pg import small_postgres
 
 NAMES = ["New-Order", "Payment", "Order-Status", "Delivery", "Stock-Level"]
 CUMULATIVE = [45, 88, 92, 96, 100]  # TPC-C's mix, as orders' default
@@ -104,11 +102,7 @@ def main() -> int:
     parser.add_argument("--dir", type=Path, default=Path("/var/tmp"))
     args = parser.parse_args()
     counts = [int(u) for u in args.users.split(",")]
-    base = Path(tempfile.mkdtemp(prefix="dbstor-bench-floor-", dir=args.dir))
-    base.chmod(0o711)
-    (base / "data").mkdir()
-    settings = EngineSettings(paths={"data": [base / "data"]}, buffer_bytes=32 << 20, users=64)
-    engine = PostgresEngine(settings)
+    engine = small_postgres(args.dir, "floor", 64)
     rows: dict[tuple[int, str], list[dict]] = {}
     try:
         engine.start()

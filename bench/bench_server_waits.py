@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-import tempfile
 import threading
 import time
 from collections import Counter
@@ -23,9 +22,9 @@ from pathlib import Path
 
 from dbstor.drivers.processes import run_in_processes
 from dbstor.drivers.users import Instance
-from dbstor.engines.base import EngineSettings
 from dbstor.engines.postgres import PostgresEngine
 from dbstor.workloads.orders.workload import OrdersWorkload
+from managed_pg import small_postgres
 
 SAMPLE = """SELECT state, wait_event_type, wait_event FROM pg_stat_activity
 WHERE backend_type = 'client backend' AND pid <> pg_backend_pid()"""
@@ -63,13 +62,7 @@ def main() -> int:
     parser.add_argument("--dir", type=Path, default=Path("/var/tmp"))
     args = parser.parse_args()
     counts = [int(u) for u in args.users.split(",")]
-    base = Path(tempfile.mkdtemp(prefix="dbstor-bench-waits-", dir=args.dir))
-    base.chmod(0o711)
-    (base / "data").mkdir()
-    settings = EngineSettings(
-        paths={"data": [base / "data"]}, buffer_bytes=32 << 20, users=max(counts) + 4
-    )
-    engine = PostgresEngine(settings)
+    engine = small_postgres(args.dir, "waits", max(counts) + 4)
     try:
         engine.start()
         workload = OrdersWorkload(4, seed=1)
