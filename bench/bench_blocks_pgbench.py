@@ -42,6 +42,7 @@ from dbstor.drivers.users import Instance
 from dbstor.engines.base import EngineSettings
 from dbstor.engines.postgres import SUPERUSER, PostgresEngine, find_bindir
 from dbstor.workloads.blocks import BlocksWorkload
+from managed_pg import pgbench_database, pgbench_tps
 
 BLOCK = 8192
 
@@ -78,11 +79,7 @@ def pgbench(engine: PostgresEngine, bindir: Path, args: Any, select_only: bool) 
     storage = _storage_blocks(engine) - storage
     if done.returncode != 0:
         raise SystemExit(f"pgbench failed: {done.stderr[-1000:]}")
-    tps = next(
-        float(line.split()[2])
-        for line in done.stdout.splitlines()
-        if line.startswith("tps = ") and "without initial" in line
-    )
+    tps = pgbench_tps(done.stdout)
     latency = next(
         float(line.split()[3])
         for line in done.stdout.splitlines()
@@ -169,11 +166,7 @@ def main() -> int:
         engine.start()
         args.cap = engine.cap.describe()
         print(f"memory cap: {args.cap}", file=sys.stderr)
-        with engine._server_admin() as conn:
-            conn.execute("CREATE DATABASE pgbench")
-        init = [str(bindir / "pgbench"), "-i", "-q", "-s", str(args.pgbench_scale)]
-        init += ["-h", str(engine.sockdir), "-p", str(engine.port), "-U", SUPERUSER, "pgbench"]
-        subprocess.run(init, check=True, capture_output=True, timeout=1800)
+        pgbench_database(engine, bindir, "pgbench", args.pgbench_scale)
         options: dict[str, Any] = {"server_loop": not args.client_loop}
         if args.batch is not None:
             options["batch"] = args.batch

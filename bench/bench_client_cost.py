@@ -45,6 +45,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -55,7 +56,7 @@ from dbstor.engines.postgres import SUPERUSER, PostgresEngine, find_bindir
 from dbstor.workloads.orders.inputs import Terminal
 from dbstor.workloads.orders.tpcc import Constants
 from dbstor.workloads.registry import workload_class
-from managed_pg import small_postgres
+from managed_pg import pgbench_database, pgbench_tps, small_postgres
 
 HZ = os.sysconf("SC_CLK_TCK")
 WARMUP_S, SETTLE_S = 5, 5  # the read starts this long after the measured window opens
@@ -114,16 +115,21 @@ def one_point(engine: PostgresEngine, workload: object, users: int, seconds: int
     watcher.join()
     if result.fatal or result.client_cpu_s is None:
         raise SystemExit(f"the point failed: {result.fatal or 'no client CPU measured'}")
-    tps = result.commits / result.measured_s
-    user, system, switches = read["delta"]
+    row = per_transaction(result.commits / result.measured_s, span, read["delta"])
+    cpu_us = result.client_cpu_s * 1e6 / result.commits
+    return {**row, "cpu_us": cpu_us, "probe_us": read["probe_us"]}
+
+
+def per_transaction(tps: float, span: float, delta: Sequence[int]) -> dict[str, float]:
+    """TPS, and user and system CPU microseconds and wake-ups per transaction, from a
+    process's counters' growth over `span` seconds (process_counters)."""
+    user, system, switches = delta
     txns = tps * span
     return {
         "tps": tps,
-        "cpu_us": result.client_cpu_s * 1e6 / result.commits,
         "user_us": user / HZ * 1e6 / txns,
         "sys_us": system / HZ * 1e6 / txns,
         "wakes": switches / txns,
-        "probe_us": read["probe_us"],
     }
 
 
@@ -140,35 +146,12 @@ def peer_point(engine: PostgresEngine, bindir: Path, users: int, seconds: int) -
     time.sleep(WARMUP_S + SETTLE_S)
     before = process_counters(peer.pid)
     time.sleep(span)
-    user, system, switches = (
-        b - a for a, b in zip(before, process_counters(peer.pid), strict=True)
-    )
+    delta = [b - a for a, b in zip(before, process_counters(peer.pid), strict=True)]
     out, err = peer.communicate(timeout=seconds * 3 + 120)
     if peer.returncode != 0:
         raise SystemExit(f"pgbench failed: {err[-1000:]}")
-    tps = next(
-        float(line.split()[2])
-        for line in out.splitlines()
-        if line.startswith("tps = ") and "without initial" in line
-    )
-    txns = tps * span
-    return {
-        "tps": tps,
-        "cpu_us": (user + system) / HZ * 1e6 / txns,
-        "user_us": user / HZ * 1e6 / txns,
-        "sys_us": system / HZ * 1e6 / txns,
-        "wakes": switches / txns,
-        "probe_us": float("nan"),
-    }
-
-
-def create_peer_tables(engine: PostgresEngine, bindir: Path) -> None:
-    """pgbench's database, scale PEER_SCALE, on the same server."""
-    with engine._server_admin() as conn:
-        conn.execute(f"CREATE DATABASE {PEER_DB}")
-    init = [str(bindir / "pgbench"), "-i", "-q", "-s", str(PEER_SCALE)]
-    init += ["-h", str(engine.sockdir), "-p", str(engine.port), "-U", SUPERUSER, PEER_DB]
-    subprocess.run(init, check=True, capture_output=True, timeout=1800)
+    row = per_transaction(pgbench_tps(out), span, delta)
+    return {**row, "cpu_us": row["user_us"] + row["sys_us"], "probe_us": float("nan")}
 
 
 def cap_server_cpu(engine: PostgresEngine, cpus: float) -> Path:
@@ -254,7 +237,7 @@ def main() -> int:
         workload.expect_users(max(counts))
         workload.create(engine, lambda line: print(f"  {line}", file=sys.stderr))
         if args.peer:
-            create_peer_tables(engine, bindir)
+            pgbench_database(engine, bindir, PEER_DB, PEER_SCALE)
         if args.server_cpu:
             group = cap_server_cpu(engine, args.server_cpu)
         for round_ in range(args.rounds):

@@ -28,6 +28,7 @@ import select
 import statistics
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -44,26 +45,21 @@ def _pick(rng: random.Random) -> str:
     return NAMES[bisect.bisect_right(CUMULATIVE, rng.random() * 100, 0, 4)]
 
 
-def drive(sessions: list[Any], way: str, seconds: float) -> dict[str, float]:
-    """Keep one transaction in flight per session for `seconds`; CPU per transaction."""
-    rng = random.Random(3)
+def bare_calls(sessions: list[Any], rng: random.Random) -> tuple[Callable, Callable]:
+    """send and receive for the floor: PRE_DRAWN calls drawn and encoded up front, sent
+    and read through each session's libpq handle."""
+    server = sessions[0].server
     calls = []
-    if way == "floor":
-        server = sessions[0].server
-        for _ in range(PRE_DRAWN):
-            name, params = server._call(sessions[0].draw(_pick(rng)))
-            calls.append((server.caller.prepared.names[name], [encode(p) for p in params]))
+    for _ in range(PRE_DRAWN):
+        name, params = server._call(sessions[0].draw(_pick(rng)))
+        calls.append((server.caller.prepared.names[name], [encode(p) for p in params]))
 
     def send(session: Any) -> int:
-        if way == "dbstor":
-            return session.submit(_pick(rng))
         pg = session.server.caller.prepared.pg
         pg.send_query_prepared(*calls[rng.randrange(PRE_DRAWN)])
         return pg.socket
 
     def receive(session: Any) -> bool | None:
-        if way == "dbstor":
-            return session.collect()
         pg = session.server.caller.prepared.pg
         pg.consume_input()
         while not pg.is_busy():
@@ -71,6 +67,25 @@ def drive(sessions: list[Any], way: str, seconds: float) -> dict[str, float]:
                 return True
         return None
 
+    return send, receive
+
+
+def own_calls(rng: random.Random) -> tuple[Callable, Callable]:
+    """send and receive for dbstor's way: each session's own submit() and collect()."""
+
+    def send(session: Any) -> int:
+        return session.submit(_pick(rng))
+
+    def receive(session: Any) -> bool | None:
+        return session.collect()
+
+    return send, receive
+
+
+def drive(sessions: list[Any], way: str, seconds: float) -> dict[str, float]:
+    """Keep one transaction in flight per session for `seconds`; CPU per transaction."""
+    rng = random.Random(3)
+    send, receive = bare_calls(sessions, rng) if way == "floor" else own_calls(rng)
     epoll, by_fd = select.epoll(), {}
     for session in sessions:
         fd = send(session)
@@ -84,8 +99,9 @@ def drive(sessions: list[Any], way: str, seconds: float) -> dict[str, float]:
                 done += 1
                 send(session)
     after, elapsed = os.times(), time.monotonic() - start
-    while any(receive(s) is None for s in sessions):  # the last replies, so the next way
-        time.sleep(0.01)  # starts on idle connections
+    for session in sessions:  # each has one reply to come: read it, so that the next way
+        while receive(session) is None:  # starts on idle connections
+            time.sleep(0.001)
     epoll.close()
     return {
         "tps": done / elapsed,

@@ -95,11 +95,11 @@ def server_side(
     cpu, orders = server_cpu_s(engine), committed_new_orders(engine, database)
     wal = wal_written(engine)
     row = run(*args)
-    done = max(committed_new_orders(engine, database) - orders, 1)
+    done = committed_new_orders(engine, database) - orders
     wal_bytes, syncs = (b - a for a, b in zip(wal, wal_written(engine), strict=True))
-    row["server_ms_per_new_order"] = (server_cpu_s(engine) - cpu) * 1e3 / done
-    row["wal_bytes_per_new_order"] = wal_bytes / done
-    row["wal_flushes_per_new_order"] = syncs / done
+    row["server_ms_per_new_order"] = (server_cpu_s(engine) - cpu) * 1e3 / max(done, 1)
+    row["wal_bytes_per_new_order"] = wal_bytes / max(done, 1)
+    row["wal_flushes_per_new_order"] = syncs / max(done, 1)
     row["committed"] = done
     return row
 
