@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from dbstor.analysis.attribution import server_cpu
 from dbstor.analysis.labels import baseline_index, run_label
 from dbstor.results.model import Point, Run
 
@@ -89,7 +90,7 @@ def point_values(point: Point | None) -> dict[str, float | None]:
         "queries_per_hour": metrics.get("queries_per_hour"),
         "geomean_s": metrics.get("geomean_s"),
         "read_mbps": point.read_mbps,
-        "cpu_pct": point.cpu.util_pct if point.cpu else None,
+        "cpu_pct": server_cpu(point.cpu)[0],  # the run's own where counted, not the host's
     }
 
 
@@ -102,8 +103,9 @@ def normalise(values: dict[str, Any], base: dict[str, Any]) -> dict[str, float |
     return out
 
 
-def factor_text(normalised: dict[str, float | None]) -> str:
-    """'total elapsed 112 (12% longer), read MB/s x0.81, CPU x1.1'."""
+def factor_text(normalised: dict[str, float | None], cpu_word: str = "CPU") -> str:
+    """'total elapsed 112 (12% longer), read MB/s x0.81, CPU x1.1'; cpu_word says whose
+    CPU it is ('host CPU' where the runs did not count their own)."""
     parts = []
     total = normalised.get("total_elapsed_s")
     if total is not None:
@@ -119,7 +121,7 @@ def factor_text(normalised: dict[str, float | None]) -> str:
     if normalised.get("read_mbps") is not None:
         parts.append(f"read MB/s x{normalised['read_mbps'] / 100:.2g}")
     if normalised.get("cpu_pct") is not None:
-        parts.append(f"CPU x{normalised['cpu_pct'] / 100:.2g}")
+        parts.append(f"{cpu_word} x{normalised['cpu_pct'] / 100:.2g}")
     return ", ".join(parts) or "no comparable figures"
 
 
@@ -184,8 +186,12 @@ def compare_query_runs(runs: Sequence[Run], baseline: str | None = None) -> dict
         for run, label, point in zip(runs, labels, points, strict=True)
     ]
     base_values = entries[base_index]["values"]
+    kinds = {server_cpu(p.cpu)[1] for p in points if p is not None and p.cpu is not None}
     for entry in entries:
         entry["normalised"] = normalise(entry["values"], base_values)
+        if len(kinds) > 1:  # the server's own CPU beside a whole host's: not one figure
+            entry["normalised"]["cpu_pct"] = None
+    cpu_word = "host CPU" if kinds == {"the whole host"} else "CPU"
     queries = []
     for query in query_order(runs):
         name = str(query["name"])
@@ -233,11 +239,12 @@ def compare_query_runs(runs: Sequence[Run], baseline: str | None = None) -> dict
         "queries": queries,
         "matched": matched,
         "factors": [
-            {"label": e["label"], "text": factor_text(e["normalised"])}
+            {"label": e["label"], "text": factor_text(e["normalised"], cpu_word)}
             for i, e in enumerate(entries)
             if i != base_index
         ],
         "per_disk": [],
+        "cpu_from": " and ".join(sorted(kinds - {"not measured"})) or "not measured",
     }
 
 

@@ -15,10 +15,17 @@ from __future__ import annotations
 import argparse
 import json
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NoReturn
 
 from dbstor.commands import advise, capacity, efficiency, tco
+from dbstor.commands.consolidation import (
+    cost_comparison,
+    cost_headroom,
+    is_fio,
+    verify_consolidation,
+)
 from dbstor.errors import UserError
 from dbstor.results.model import Run
 from dbstor.results.store import write_text_atomic
@@ -26,6 +33,7 @@ from dbstor.runs.progress import Progress
 from dbstor.runs.study import StudyOutcome, render, run_study
 from dbstor.study.analyses import COMMANDS, STUDY_ONLY_KEYS, TABLES
 from dbstor.study.model import Study, Target
+from dbstor.study.values import drives_fact
 from dbstor.testfiles import Safety
 from dbstor.units import parse_size
 
@@ -34,6 +42,7 @@ SCHEMA = 1
 STUDY_ONLY = STUDY_ONLY_KEYS
 # Until the database server's own CPU is recorded, the host's CPU (cpu.util_pct) stands in;
 # compare.py's same-load values carry it as cpu_pct.
+Verify = Callable[[dict[str, Any], dict[str, Any] | None], dict[str, Any]]
 CPU_KEYS = (("cpu_own_pct", "the database server's own CPU"), ("cpu_pct", "host-wide CPU"))
 
 
@@ -95,6 +104,18 @@ class StudyAnalyses:
         for name in TABLES:
             for target in study.targets if name != "tco" else [None]:
                 self._check(name, target)
+        self.servers_before = None
+        if study.consolidation is not None:  # [consolidation] needs [tco]: load.py checked
+            args = self._args("tco", None)
+            self.servers_before = int(
+                self._call("tco", None, lambda: tco.resolve(None, args)).servers
+            )
+            after = study.consolidation.servers_after
+            if after is not None and after >= self.servers_before:
+                raise UserError(
+                    f"{study.source}: consolidation.servers_after: {after} is not fewer than "
+                    f"tco.servers ({self.servers_before}): give the count after consolidating"
+                )
 
     def _where(self, name: str, target: Target | None) -> str:
         if target is not None and name in target.analyses:
@@ -128,7 +149,8 @@ class StudyAnalyses:
                 )
         if name == "capacity":
             args = self._args(name, target)
-            self.capacity[target.label] = self._call(name, target, lambda: capacity.walk(args))
+            walked = self._call(name, target, lambda: capacity.walk(args))
+            self.capacity[target.label] = self._scoped(target, walked, where)
         elif name == "efficiency":
             args = self._args(name, target, "data")
             self._call(name, target, lambda: efficiency.check_options(args))
@@ -144,6 +166,23 @@ class StudyAnalyses:
             args = self._args(name, None)
             self._call(name, None, lambda: tco.resolve(None, args))
 
+    def _scoped(self, target: Target, walked: dict[str, Any], where: str) -> dict[str, Any]:
+        """A capacity walk whose drive count contradicts the target's `drives` fact is not
+        that target's array: refused when the target's own table says so, else (the study's
+        table, meant for another target) left out for it with why."""
+        fact = drives_fact(target.facts)
+        if fact is None or walked.get("drives") == fact:
+            return walked
+        said = f"{walked.get('drives')} drives, but {target.label}'s facts say drives = {fact}"
+        if "drives" in (target.analyses.get("capacity") or {}):
+            raise UserError(
+                f"{self.study.source}: {where}.drives: {said}; give the drives of its own array"
+            )
+        return {
+            "missing": f"the study's [capacity] table counts {said}: it describes another "
+            f"array; give {target.label} its own capacity = {{ drives = ... }}"
+        }
+
     # --- as the runs go ------------------------------------------------------------
 
     def scan(self, run: Run, pairs: list[tuple[str, str]]) -> None:
@@ -153,6 +192,8 @@ class StudyAnalyses:
         target = next((t for t in self.study.targets if t.label == label), None)
         if target is None or self.study.analysis_table("efficiency", target) is None:
             return
+        if self.study.databases and is_fio(run):
+            return  # fio's test file is fio's data pattern, not the database's: not scanned
         if "missing" not in self.efficiency.get(label, {"missing": ""}):
             return  # an earlier run of this target measured it
         if run.status != "complete":  # Ctrl-C or a failed point: stop at once, scan nothing
@@ -168,8 +209,9 @@ class StudyAnalyses:
         except (UserError, OSError) as exc:
             self.efficiency[label] = {"missing": f"scanning run {run.run_id}'s files: {exc}"}
 
-    def write(self, outcome: StudyOutcome) -> Path:
-        """analyses.json in the study folder (the run folder of a one-run study)."""
+    def write(self, outcome: StudyOutcome, verify: Verify | None = None) -> Path:
+        """analyses.json in the study folder (the run folder of a one-run study); with
+        `verify`, the [consolidation] verify run after the cost case."""
         data: dict[str, Any] = {"schema": SCHEMA}
         if self.study.analysis_table("efficiency") is not None or self.efficiency:
             data["efficiency"] = {
@@ -186,7 +228,15 @@ class StudyAnalyses:
                 if self.study.analysis_table("placement", t) is not None
             }
         if self.study.analysis_table("tco") is not None:
-            data["tco"] = self._tco(outcome)
+            comparison, note, runs = cost_comparison(
+                outcome.runs, self.baseline, outcome.comparison
+            )
+            data["tco"] = self._tco(comparison, note)
+            after = self._after()
+            if "missing" not in data["tco"] and after is not None:
+                data["tco"]["headroom"] = cost_headroom(runs, self.baseline, after)
+            if verify is not None and self.study.consolidation is not None:
+                data["consolidation"] = verify(data["tco"], comparison)
         path = outcome.folder / ANALYSES_FILE
         write_text_atomic(path, json.dumps(data, indent=2) + "\n")
         return path
@@ -223,12 +273,20 @@ class StudyAnalyses:
         result.setdefault("notes", []).append(why)
         return result
 
-    def _tco(self, outcome: StudyOutcome) -> dict[str, Any]:
+    def _after(self) -> str | None:
+        """The cost case's new storage: [tco] after, else the first target not the baseline."""
         table = self.study.analysis_table("tco") or {}
-        after = table.get("after") or next((x for x in self.labels if x != self.baseline), None)
+        return table.get("after") or next((x for x in self.labels if x != self.baseline), None)
+
+    def _tco(self, comparison: dict[str, Any] | None, note: str | None) -> dict[str, Any]:
+        table = self.study.analysis_table("tco") or {}
+        after = self._after()
         if after is None:
             return {"missing": "a cost case needs two targets: the baseline and the new storage"}
-        cpu = cpu_at_same_load(outcome.comparison, self.baseline, after)
+        if comparison is None:
+            return {"missing": "no database workload ran on both targets to take the server's "
+                    "CPU from"}  # fmt: skip
+        cpu = cpu_at_same_load(comparison, self.baseline, after)
         if isinstance(cpu, str):  # and, with no price, what else the reader must give
             price = (
                 ""
@@ -237,9 +295,12 @@ class StudyAnalyses:
             )
             return {"missing": cpu + price}
         try:
-            return tco.cost_case(self._args("tco", None), cpu)
+            result = tco.cost_case(self._args("tco", None), cpu)
         except UserError as exc:
             return {"missing": str(exc)}
+        if note:
+            result.setdefault("notes", []).append(note)
+        return result
 
 
 def run_with_analyses(study: Study, out: Path, safety: Safety, progress: Progress) -> StudyOutcome:
@@ -249,7 +310,16 @@ def run_with_analyses(study: Study, out: Path, safety: Safety, progress: Progres
         return run_study(study, out, safety, progress)
     analyses = StudyAnalyses(study)
     outcome = run_study(study, out, safety, progress, on_files=analyses.scan)
-    path = analyses.write(outcome)
+
+    def verify(cost_case: dict[str, Any], comparison: dict[str, Any] | None) -> dict[str, Any]:
+        if any(r.status != "complete" for r in outcome.runs):
+            return {"missing": "a run of the study did not complete: nothing re-run"}
+        servers = int(analyses.servers_before or 0)
+        return verify_consolidation(
+            study, outcome, servers, cost_case, comparison, safety, progress
+        )
+
+    path = analyses.write(outcome, verify)
     progress.say(f"analyses: {path}")
     if (outcome.folder / "report.html").exists():
         render(outcome.folder, outcome.runs, outcome.comparison, study.name)

@@ -15,6 +15,7 @@ from typing import Any, TypeVar
 
 from dbstor.errors import UserError
 from dbstor.study.analyses import PER_TARGET, TABLES, analysis_table
+from dbstor.study.consolidation import parse_consolidation
 from dbstor.study.data import parse_data_pattern
 from dbstor.study.model import (
     DEFAULT_RATE_USERS,
@@ -42,6 +43,7 @@ from dbstor.study.values import (
     parse_place,
     plain_value,
     positive_int,
+    positive_size,
     short,
     target_label,
 )
@@ -60,7 +62,7 @@ from dbstor.units import (
 T = TypeVar("T")
 _SECTIONS = {
     "study", "slo", "load", "targets", "profiles", "databases", "telemetry", "cluster",
-    *TABLES,
+    "consolidation", *TABLES,
 }  # fmt: skip
 _STUDY_KEYS = {
     "name", "profiles", "duration", "warmup", "repeats", "size", "precondition", "baseline",
@@ -347,6 +349,8 @@ def study_from_dict(data: dict[str, Any], source: str, base_dir: Path) -> Study:
     baseline = study.get("baseline", nonempty, None)
     if baseline is not None and baseline not in labels:
         study.fail("baseline", f"{baseline!r} is not a target label: {', '.join(labels)}")
+    specs = tuple(_database(source, i, t) for i, t in enumerate(databases))
+    verify = data.get("consolidation")
     return Study(
         name=study.get("name", nonempty, Path(source).stem),
         targets=targets,
@@ -355,26 +359,22 @@ def study_from_dict(data: dict[str, Any], source: str, base_dir: Path) -> Study:
         duration_s=study.get("duration", parse_point_duration, 30.0),
         warmup_s=study.get("warmup", parse_warmup, 5.0),
         repeats=study.get("repeats", positive_int, 1),
-        file_size=study.get("size", _positive_size, 1024**3),
+        file_size=study.get("size", positive_size, 1024**3),
         **_slo(source, data.get("slo", {})),
         precondition=study.get("precondition", boolean, False),
         baseline=baseline,
         source=source,
-        databases=tuple(_database(source, i, t) for i, t in enumerate(databases)),
+        databases=specs,
         data=parse_data_pattern(study.table.get("data", "incompressible"), f"{source}: study.data"),
         telemetry=config_from_table(data["telemetry"], source) if "telemetry" in data else None,
         cluster=cluster,
         tags=study.get("tags", tag_table, {}),
         analyses={n: analysis_table(source, n, n, data[n]) for n in TABLES if n in data},
         pdf=study.get("pdf", boolean, False),
+        consolidation=None
+        if verify is None
+        else parse_consolidation(source, verify, labels, specs, "tco" in data),
     )
-
-
-def _positive_size(value: Any) -> int:
-    size = parse_size(value)
-    if size < 1024 * 1024:
-        raise ValueError(f"{value!r}: must be at least 1MiB")
-    return size
 
 
 def _series(source: str, table: Any) -> LoadSeries:

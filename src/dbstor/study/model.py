@@ -123,6 +123,23 @@ class DatabaseSpec:
 
 
 @dataclass(frozen=True)
+class Consolidation:
+    """[consolidation]: re-run the database on the new storage at the consolidated density
+    (study/consolidation.py)."""
+
+    target: str | None = None
+    servers_after: int | None = None
+    duration_s: float | None = None
+
+    def describe(self) -> dict[str, Any]:
+        return {
+            "target": self.target,
+            "servers_after": self.servers_after,
+            "duration_s": self.duration_s,
+        }
+
+
+@dataclass(frozen=True)
 class Study:
     name: str
     targets: tuple[Target, ...]
@@ -143,6 +160,7 @@ class Study:
     cluster: str | None = None  # the Ray head HOST:PORT: targets measured on their hosts
     tags: dict[str, str] = field(default_factory=dict)  # the user's KEY=VALUE words
     analyses: dict[str, dict[str, Any]] = field(default_factory=dict)  # [capacity], [tco]...
+    consolidation: Consolidation | None = None  # [consolidation]: verify the cost case
     pdf: bool = False  # [study] pdf = true: report.pdf beside report.html (headless Chromium)
 
     def analysis_table(self, name: str, target: Target | None = None) -> dict[str, Any] | None:
@@ -204,4 +222,5 @@ class Study:
             }
             | ({"telemetry": self.telemetry.describe()} if self.telemetry else {})
             | ({"cluster": self.cluster} if self.cluster else {})
+            | ({"consolidation": self.consolidation.describe()} if self.consolidation else {})
         )

@@ -158,6 +158,16 @@ class TargetTable(_Table):
     placement: PlacementTable | None = None  # type: ignore[valid-type]
 
 
+class ConsolidationTable(_Table):
+    """Re-run the database on the new storage at the consolidated density (docs/tco.md)."""
+
+    target: str | None = Field(None, description="the target re-run (default: [tco] after)")
+    servers_after: int | None = Field(
+        None, ge=1, description="servers after consolidating (default: the cost case's)"
+    )
+    duration: Text | None = Field(None, description="the verify point's duration")
+
+
 class StudyFile(_Table):
     """A dbstor study file (TOML): targets x profiles or databases over a load series."""
 
@@ -173,6 +183,7 @@ class StudyFile(_Table):
     efficiency: EfficiencyTable | None = None  # type: ignore[valid-type]
     placement: PlacementTable | None = None  # type: ignore[valid-type]
     tco: TcoTable | None = None  # type: ignore[valid-type]
+    consolidation: ConsolidationTable | None = None
 
 
 def study_schema() -> dict[str, Any]:

@@ -164,3 +164,22 @@ def plain_value(value: Any, where: str) -> Any:
     if isinstance(value, list):
         return [plain_value(v, f"{where}[{i}]") for i, v in enumerate(value)]
     return value
+
+
+def positive_size(value: Any) -> int:
+    """A test file's size: at least 1 MiB."""
+    size = parse_size(value)
+    if size < 1024 * 1024:
+        raise ValueError(f"{value!r}: must be at least 1MiB")
+    return size
+
+
+def drives_fact(facts: dict[str, Any]) -> int | None:
+    """A target's `drives` fact as a count (48, "48", "48x800GB"), None when not a count."""
+    value = facts.get("drives")
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    match = re.match(r"\s*(\d+)\s*(?:x|$)", str(value)) if isinstance(value, str) else None
+    return int(match.group(1)) if match else None

@@ -194,6 +194,7 @@ def compute(inp: TcoInputs, cpu_note: str | None = None) -> dict[str, Any]:
             "after": after * each,
             "retired": lic_retired,
         },
+        "licence_savings": licence_savings(lic_retired, inp.licence_price, support_each, years),
         "benefits": benefits,
         "costs": costs,
         "cash_flows": flows,
@@ -207,6 +208,21 @@ def compute(inp: TcoInputs, cpu_note: str | None = None) -> dict[str, Any]:
         "discount_rate_pct": inp.discount_rate,
         "notes": notes,
         "assumptions": assumptions(inp, cpu_note),
+    }
+
+
+def licence_savings(retired: int, price: float, support: float, years: int) -> dict[str, Any]:
+    """What the retired licences save over the case's years, the purchase avoided beside
+    the support no longer paid (TR-4403: "more than $1 million in SQL Server 2014 license
+    costs over a three-year period"): the seeds' figure, whether or not the cash flow
+    counts the purchase (licences already owned are sunk)."""
+    avoided, support_total = retired * price, retired * support * years
+    return {
+        "years": years,
+        "retired": retired,
+        "purchase_avoided": avoided,
+        "support": support_total,
+        "total": avoided + support_total,
     }
 
 

@@ -81,6 +81,26 @@ def _rows(result: dict[str, Any], example: bool) -> list[tuple[str, str]]:
         )
     currency = str(result.get("currency") or "")
     years = result.get("years")
+    saved = result.get("licence_savings")
+    if isinstance(saved, dict) and saved.get("retired"):
+        counted = any(
+            "purchase of" in str(b.get("item")) for b in result.get("benefits") or []
+            if isinstance(b, dict)
+        )  # fmt: skip
+        rows.append(
+            (
+                f"licences saved over {saved.get('years')} years",
+                f"{_money(saved.get('total'), currency, example)}: purchase of "
+                f"{saved.get('retired')} {lic.get('unit', 'licence')}s avoided "
+                f"{_money(saved.get('purchase_avoided'), currency, False)} + support "
+                f"{_money(saved.get('support'), currency, False)}"
+                + ("" if counted else " (the cash flow below counts the support only: "
+                   "licences owned are sunk)"),
+            )
+        )  # fmt: skip
+    room = result.get("headroom")
+    if isinstance(room, dict):
+        rows.append(("headroom", str(room.get("sentence") or f"not stated: {missing(room)}")))
     yearly = sum(
         (b.get("yearly") or 0) for b in result.get("benefits") or [] if isinstance(b, dict)
     )
@@ -96,14 +116,48 @@ def _rows(result: dict[str, Any], example: bool) -> list[tuple[str, str]]:
     return rows
 
 
+def _verified(entry: Any) -> str:
+    """The consolidation re-run: its sentence and the three points side by side."""
+    if not isinstance(entry, dict):
+        return ""
+    why = missing(entry)
+    if why:
+        return f"<h3>Consolidation verified</h3><p>Not run: {escape(why)}.</p>"
+    head = (
+        "<tr><th>point</th><th>target</th><th>load</th><th>TPS</th><th>CPU</th>"
+        "<th>mean read latency</th></tr>"
+    )
+    body = ""
+    for row in entry.get("points") or []:
+        load = row.get("load") or {}
+        shown = f"{load.get('kind', '')} {fmt_num(load.get('value'))}" if load else "not measured"
+        body += (
+            f"<tr><td>{escape(str(row.get('role')))}</td><td>{escape(str(row.get('label')))}</td>"
+            f"<td>{escape(shown)}</td><td class=num>{escape(fmt_num(row.get('tps')))}</td>"
+            f"<td class=num>{escape(fmt_pct(row.get('cpu_pct')))}</td>"
+            f"<td class=num>{escape(fmt_num(row.get('read_lat_mean_ms')))} ms</td></tr>"
+        )
+    notes = "".join(f"<li>{escape(str(n))}</li>" for n in entry.get("notes") or [])
+    whose = {str(r.get("cpu_whose")) for r in entry.get("points") or [] if r.get("cpu_whose")}
+    return (
+        f"<h3>Consolidation verified</h3><p>{escape(str(entry.get('sentence', '')))}</p>"
+        f'<table class="pairs">{head}{body}</table>'
+        f'<p class="meta">CPU of {escape(" and ".join(sorted(whose)))}; one host plays one '
+        "database server, so the consolidated point runs the before load times "
+        f"{escape(fmt_num((entry.get('servers') or {}).get('factor')))} on the new storage.</p>"
+        + (f'<ul class="notes">{notes}</ul>' if notes else "")
+    )
+
+
 def cost_body(analyses: dict[str, Any]) -> str:
     """The consolidation and, when priced, the cost case; or what it lacks."""
     if "tco" not in analyses:
         return ""
     result = analyses["tco"]
     why = missing(result)
+    verified = _verified(analyses.get("consolidation"))
     if why:
-        return f"<p>Not computed: {escape(why)}.</p>"
+        return f"<p>Not computed: {escape(why)}.</p>" + verified
     if not isinstance(result.get("servers"), dict):
         return "<p>Not shown: the cost case lacks its servers.</p>"
     examples = example_prices(result)
@@ -134,4 +188,4 @@ def cost_body(analyses: dict[str, Any]) -> str:
         parts.append(
             '<ul class="notes">' + "".join(f"<li>{escape(str(n))}</li>" for n in notes) + "</ul>"
         )
-    return "".join(parts)
+    return "".join(parts) + verified

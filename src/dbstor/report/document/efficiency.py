@@ -24,6 +24,24 @@ def _ratio(value: Any, ci: Any = None) -> str:
     return text
 
 
+SEED_ROWS = (
+    ("as_tr4403", "snapshot savings, counted as TR-4403 does", "snapshot_ratio"),
+    ("as_tr4403", "total with snapshots, counted as TR-4403 does", "total_ratio"),
+    ("net_of_snapshot_space", "the same, net of the snapshots' own space", "total_ratio"),
+)
+
+
+def _seed_rows(snaps: list[dict[str, Any]]) -> list[tuple[str, list[str]]]:
+    """The seeds' own arithmetic beside the array model's (snapshots.seed_style): each
+    snapshot copy counted as a whole copy saved, over the logical data."""
+    rows = []
+    for key, label, figure in SEED_ROWS:
+        cells = [_ratio(table(table(s.get("seed_style")).get(key)).get(figure)) for s in snaps]
+        if any(c != "not measured" for c in cells):
+            rows.append((label, cells))
+    return rows
+
+
 def efficiency_body(analyses: dict[str, Any]) -> str:
     """One column per target; a target without a result says why."""
     entries = per_target(analyses, "efficiency")
@@ -78,16 +96,17 @@ def efficiency_body(analyses: dict[str, Any]) -> str:
     if any(snaps):
         rows.append(
             (
-                "snapshots vs full copies",
+                "snapshots vs full copies, array model",
                 [_ratio(s.get("savings_vs_full_copies")) if s else DASH for s in snaps],
             )
         )
         rows.append(
             (
-                "total with snapshots",
+                "total with snapshots, array model",
                 [_ratio(s.get("total_ratio_with_snapshots")) if s else DASH for s in snaps],
             )
         )
+        rows.extend(_seed_rows(snaps))
     notes = [
         f"<li>{escape(name)}: {escape(str(note))}</li>"
         for name, r in zip(names, results, strict=True)

@@ -1,0 +1,52 @@
+"""The new storage's headroom beside the cost case: its peak over the baseline's knee
+(TR-4403 §2.2: "significant performance capacity remaining on the AFF8080 EX").
+
+The baseline's knee is the most it carries within the latency limit; the new storage's
+peak is the most it carried at all. A ratio above 1 is throughput left over once the
+old storage's load moved. Stated only from points a claim may rest on
+(trust.untrustworthy); else null with why.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from dbstor.analysis.trust import untrustworthy
+from dbstor.results.model import Run
+
+
+def _metric(run: Run) -> str:
+    return "tps" if str((run.engine or {}).get("name") or "fio") != "fio" else "iops"
+
+
+def headroom(base: Run, new: Run, base_label: str, new_label: str) -> dict[str, Any]:
+    """{'ratio', 'metric', 'base_knee', 'new_peak', 'sentence'}, or {'missing': why}."""
+    metric = _metric(base)
+    knee, peak = base.knee or {}, new.peak or {}
+    if knee.get(metric) is None or not knee.get("within_slo", True):
+        return {"missing": f"{base_label} has no knee within its latency limit to measure from"}
+    if peak.get(metric) is None:
+        return {"missing": f"{new_label} has no peak {metric.upper()}"}
+    point = next(
+        (p for p in new.points if p.ok and p.load.value == peak.get("load")),
+        None,
+    )
+    why = untrustworthy(point) if point is not None else "its peak point is not in the run"
+    if why:
+        return {"missing": f"{new_label}'s peak cannot carry a headroom line: {why}"}
+    ratio = float(peak[metric]) / float(knee[metric])
+    unit = metric.upper()
+    if ratio > 1.0:
+        tail = f"{ratio - 1:.0%} more than the baseline carries within its limit: headroom left"
+    else:
+        tail = "no more than the baseline carries within its limit: no headroom left"
+    return {
+        "metric": metric,
+        "ratio": round(ratio, 3),
+        "base_knee": knee[metric],
+        "new_peak": peak[metric],
+        "sentence": (
+            f"{new_label}'s peak of {peak[metric]:,.0f} {unit} is x{ratio:.2g} "
+            f"{base_label}'s knee ({knee[metric]:,.0f} {unit}): {tail}."
+        ),
+    }
