@@ -65,6 +65,9 @@ cores_per_server = 12
 license = "sqlserver-enterprise"
 example_prices = true
 storage_price = 100000
+
+[consolidation]
+servers_after = 5
 """
 
 
@@ -91,14 +94,18 @@ def study(dbstor_class, tmp_path_factory):
 
 
 def _run_folder(folder: Path, label: str) -> Path:
-    (found,) = [p for p in folder.iterdir() if p.is_dir() and f"-{label}-" in p.name]
+    """The study's own run of this target (the consolidation's verify run is not one)."""
+    index = json.loads((folder / "study.json").read_text())["runs"]
+    (found,) = [folder / r for r in index if f"-{label}-" in r]
     return found
 
 
 def test_all_four_parts_are_there(study):
     analyses = study[0]
     assert analyses["schema"] == 1
-    assert set(analyses) == {"schema", "efficiency", "capacity", "placement", "tco"}
+    assert set(analyses) == {
+        "schema", "efficiency", "capacity", "placement", "tco", "consolidation",
+    }  # fmt: skip
     for part in ("efficiency", "capacity", "placement"):
         assert set(analyses[part]) == {"slow", "fast"}
         for label, value in analyses[part].items():
@@ -154,6 +161,34 @@ def test_tco_takes_the_cpu_the_runs_measured_at_the_baselines_knee_load(study):
     assert same["basis"] in ("the baseline's knee load", "the baseline's highest load")
     assert any(f"measured by the runs at {same['basis']}" in a
                for a in analyses["tco"]["assumptions"])  # fmt: skip
+
+
+def test_the_consolidation_is_verified_by_a_real_run_at_twice_the_load(study):
+    """[consolidation] servers_after = 5 of 10: the new storage re-runs the baseline's point
+    at twice its users on one host; the verify run's own results.json holds the figures."""
+    analyses, folder, _, _ = study
+    verified = analyses["consolidation"]
+    assert "missing" not in verified, verified
+    before, same, consolidated = verified["points"]
+    assert (before["label"], same["label"], consolidated["label"]) == ("slow", "fast", "fast")
+    assert verified["servers"] == {"before": 10, "after": 5, "factor": 2.0}
+    assert consolidated["load"] == {"kind": "users", "value": 2 * before["load"]["value"]}
+    run = json.loads((folder / verified["folder"] / "results.json").read_text())
+    assert run["target"]["label"] == "fast" and run["status"] == "complete"
+    (point,) = run["points"]
+    assert point["tps"] == consolidated["tps"] > 0
+    cpu = point["cpu"]
+    assert consolidated["cpu_pct"] == (cpu["server_pct"] if cpu["server_pct"] is not None
+                                       else cpu["util_pct"])  # fmt: skip
+    assert verified["tps_expected"] == pytest.approx(2 * before["tps"])
+    change = (point["tps"] - 2 * before["tps"]) / (2 * before["tps"]) * 100
+    assert verified["tps_vs_expected_pct"] == pytest.approx(change, abs=0.01)
+    assert verified["sentence"].startswith("After consolidating 10 -> 5 servers (users ")
+    # not one of the study's runs: the comparison and the efficiency never see it
+    index = json.loads((folder / "study.json").read_text())["runs"]
+    assert verified["folder"] not in index
+    html = (folder / "report.html").read_text()
+    assert "Consolidation verified" in html and "After consolidating 10 -&gt; 5" in html
 
 
 def test_placement_ranks_the_objects_the_run_measured_at_the_fast_targets_latency(study):

@@ -50,6 +50,7 @@ def run(args: argparse.Namespace) -> int:
     study = load_study(args.file)
     StudyAnalyses(study)
     tables = sorted({*study.analyses, *(n for t in study.targets for n in t.analyses)})
+    tables += ["consolidation"] if study.consolidation else []
     print(
         f"{args.file}: ok: {len(study.targets)} targets, {len(study.profiles)} fio profiles, "
         f"{len(study.databases)} databases" + (f"; analyses: {', '.join(tables)}" if tables else "")

@@ -171,9 +171,10 @@ class StudyAnalyses:
         that target's array: refused when the target's own table says so, else (the study's
         table, meant for another target) left out for it with why."""
         fact = drives_fact(target.facts)
-        if fact is None or walked.get("drives") == fact:
+        count = (walked.get("inputs") or {}).get("drives")
+        if fact is None or count == fact:
             return walked
-        said = f"{walked.get('drives')} drives, but {target.label}'s facts say drives = {fact}"
+        said = f"{count} drives, but {target.label}'s facts say drives = {fact}"
         if "drives" in (target.analyses.get("capacity") or {}):
             raise UserError(
                 f"{self.study.source}: {where}.drives: {said}; give the drives of its own array"

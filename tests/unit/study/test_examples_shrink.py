@@ -34,8 +34,16 @@ def test_the_seeds_sections_are_in_their_study_files():
     def tables(name):
         return set(tomllib.loads((ROOT / "examples" / name).read_text()))
 
-    assert {"capacity", "efficiency", "tco"} <= tables("tr-4403-brokerage.toml")
-    assert {"capacity", "efficiency", "tco"} <= tables("tr-4415-legacy.toml")
+    for name in ("tr-4403-brokerage.toml", "tr-4415-legacy.toml"):
+        data = tomllib.loads((ROOT / "examples" / name).read_text())
+        assert {"efficiency", "tco", "consolidation"} <= set(data)
+        # the flash array's capacity is the flash target's own: the legacy array's 120
+        # HDDs are another array (a study-wide table would give LEGACY its 48 SSDs)
+        assert "capacity" not in data
+        by_label = {t["label"]: t for t in data["targets"]}
+        assert "capacity" not in by_label["LEGACY"]
+        assert by_label["FLASH"]["capacity"]["drives"].startswith("48x")
+        assert by_label["FLASH"]["facts"]["drives"] == 48
     assert "placement" in tables("h6080-placement.toml")
 
 

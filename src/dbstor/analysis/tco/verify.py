@@ -106,11 +106,8 @@ def verify_sentence(result: dict[str, Any]) -> str:
     if change is None:
         parts.append("TPS not compared: the before point has no TPS")
     else:
-        how = (
-            "in line"
-            if abs(change) < 0.5
-            else f"{abs(change):.0f}% {'above' if change > 0 else 'below'}"
-        )
+        size = f"{abs(change):.1f}" if abs(change) < 10 else f"{abs(change):.0f}"
+        how = "in line" if size == "0.0" else f"{size}% {'above' if change > 0 else 'below'}"
         parts.append(
             f"TPS {verify['tps']:,.0f} against the {result['tps_expected']:,.0f} the "
             f"consolidated servers must carry ({how})"
