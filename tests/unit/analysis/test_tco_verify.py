@@ -61,9 +61,7 @@ def test_the_verify_result_sets_the_servers_cpu_beside_the_before_run_and_the_ex
 def test_a_verify_point_whose_cpu_cannot_be_trusted_is_not_compared_and_says_why():
     before = _point("users", 4, tps=1000.0, server=38.0)
     saturated = _point("users", 8, tps=2000.0, server=99.0)
-    result = verify_result(
-        (10, 5), (before, "A", "r1"), (None, "B", ""), (saturated, "B", "r3")
-    )
+    result = verify_result((10, 5), (before, "A", "r1"), (None, "B", ""), (saturated, "B", "r3"))
     assert result["points"][1]["missing"] == "no such point"
     assert "CPU not compared" in result["sentence"] and "in line" in result["sentence"]
     assert any("saturated (99%)" in n for n in result["notes"])
