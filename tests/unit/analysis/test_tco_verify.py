@@ -63,8 +63,27 @@ def test_a_verify_point_whose_cpu_cannot_be_trusted_is_not_compared_and_says_why
     saturated = _point("users", 8, tps=2000.0, server=99.0)
     result = verify_result((10, 5), (before, "A", "r1"), (None, "B", ""), (saturated, "B", "r3"))
     assert result["points"][1]["missing"] == "no such point"
-    assert "CPU not compared" in result["sentence"] and "in line" in result["sentence"]
-    assert any("saturated (99%)" in n for n in result["notes"])
+    assert "CPU not compared" in result["sentence"] and "(in line)" in result["sentence"]
+    assert result["notes"] == [
+        "consolidated (B): the CPU of the database server's own processes was saturated "
+        "(99%): its CPU is not compared"
+    ]
+
+
+def test_a_drifting_point_keeps_its_tps_with_the_flag_in_words():
+    before = _point("users", 4, tps=1000.0, server=38.0)
+    drifting = _point("users", 8, tps=1500.0, server=60.0)
+    drifting.trust = Trust(steady=False)
+    result = verify_result((10, 5), (before, "A", "r1"), (None, "B", ""), (drifting, "B", "r3"))
+    assert result["tps_vs_expected_pct"] == -25.0
+    assert result["sentence"].endswith(
+        "TPS 1,500 against the 2,000 the consolidated servers must carry (25% below; "
+        "flagged: see the notes)."
+    )
+    assert result["notes"] == [
+        "consolidated (B): it was not steady (throughput still drifting): its CPU is not "
+        "compared; its TPS stands with this flag"
+    ]
 
 
 def test_a_failed_verify_point_says_it_did_not_finish():

@@ -15,7 +15,7 @@ import math
 from typing import Any
 
 from dbstor.analysis.attribution import server_cpu
-from dbstor.analysis.trust import cpu_untrustworthy
+from dbstor.analysis.trust import cpu_untrustworthy, untrustworthy
 from dbstor.results.model import Point
 
 
@@ -43,6 +43,7 @@ def _figures(point: Point | None, label: str, run_id: str, role: str) -> dict[st
         "cpu_whose": whose,
         "read_lat_mean_ms": read,
         "cpu_trust": cpu_untrustworthy(point) if point.ok else point.error or point.status,
+        "flag": untrustworthy(point),  # what stands beside its TPS (not steady, ...)
     }
 
 
@@ -69,7 +70,8 @@ def verify_result(
     if expected and isinstance(got, int | float) and verify.get("ok"):
         tps_change = round((got - expected) / expected * 100.0, 2)
     notes = [
-        f"{r['role']} ({r['label']}): its CPU cannot carry the comparison: {r['cpu_trust']}"
+        f"{r['role']} ({r['label']}): {r['cpu_trust']}: its CPU is not compared"
+        + ("; its TPS stands with this flag" if r.get("flag") else "")
         for r in rows
         if r.get("cpu_trust")
     ]
@@ -108,8 +110,10 @@ def verify_sentence(result: dict[str, Any]) -> str:
     else:
         size = f"{abs(change):.1f}" if abs(change) < 10 else f"{abs(change):.0f}"
         how = "in line" if size == "0.0" else f"{size}% {'above' if change > 0 else 'below'}"
+        flagged = base.get("flag") or verify.get("flag")
         parts.append(
             f"TPS {verify['tps']:,.0f} against the {result['tps_expected']:,.0f} the "
-            f"consolidated servers must carry ({how})"
+            f"consolidated servers must carry ({how}"
+            + ("; flagged: see the notes)" if flagged else ")")
         )
     return f"{head}, {', '.join(parts)}."

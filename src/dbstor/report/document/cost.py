@@ -133,8 +133,10 @@ def _verified(entry: Any) -> str:
         shown = f"{load.get('kind', '')} {fmt_num(load.get('value'))}" if load else "not measured"
         body += (
             f"<tr><td>{escape(str(row.get('role')))}</td><td>{escape(str(row.get('label')))}</td>"
-            f"<td>{escape(shown)}</td><td class=num>{escape(fmt_num(row.get('tps')))}</td>"
-            f"<td class=num>{escape(fmt_pct(row.get('cpu_pct')))}</td>"
+            f"<td>{escape(shown)}</td><td class=num>{escape(fmt_num(row.get('tps')))}"
+            f"{' (flagged)' if row.get('flag') else ''}</td>"
+            f"<td class=num>{escape(fmt_pct(row.get('cpu_pct')))}"
+            f"{' (not compared)' if row.get('cpu_trust') else ''}</td>"
             f"<td class=num>{escape(fmt_num(row.get('read_lat_mean_ms')))} ms</td></tr>"
         )
     notes = "".join(f"<li>{escape(str(n))}</li>" for n in entry.get("notes") or [])
