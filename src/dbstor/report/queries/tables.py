@@ -170,7 +170,8 @@ def comparison_runs_table(comparison: dict[str, Any]) -> str:
         "queries|per hour",
         "geometric mean|s",
         "read|MB/s",
-        "CPU",
+        # whose: the run's own processes where counted (dss_compare.point_values)
+        "host CPU" if comparison.get("cpu_from") in (None, "the whole host") else "CPU|run's own",
     ]
     return scroll_table(head, rows)
 
