@@ -234,8 +234,8 @@ class StudyAnalyses:
             )
             data["tco"] = self._tco(comparison, note)
             after = self._after()
-            if "missing" not in data["tco"] and after is not None:
-                data["tco"]["headroom"] = cost_headroom(runs, self.baseline, after)
+            if after is not None:  # stated or not whether or not the case could be made
+                data["headroom"] = cost_headroom(runs, self.baseline, after)
             if verify is not None and self.study.consolidation is not None:
                 data["consolidation"] = verify(data["tco"], comparison)
         path = outcome.folder / ANALYSES_FILE

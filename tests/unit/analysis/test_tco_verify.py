@@ -142,14 +142,16 @@ def test_the_cost_section_shows_licences_saved_headroom_and_the_verified_consoli
         "licences": {"before": 120, "after": 60, "retired": 60, "unit": "core licence"},
         "licence_savings": licence_savings(60, 7561.5, 1890.375, 3),
         "benefits": [],
-        "headroom": {"sentence": "FLASH's peak of 4,000 TPS is x4 LEGACY's knee."},
     }
-    html = unescape(cost_body({"tco": tco, "consolidation": verify}))
+    room = {"sentence": "FLASH's peak of 4,000 TPS is x4 LEGACY's knee."}
+    html = unescape(cost_body({"tco": tco, "consolidation": verify, "headroom": room}))
     assert "licences saved over 3 years" in html and "USD 793,958" in html
     assert "purchase of 60 core licences avoided USD 453,690" in html
     assert "counts the support only" in html  # the purchase is not in the cash flow here
     assert "FLASH's peak of 4,000 TPS is x4 LEGACY's knee." in html
     assert "Consolidation verified" in html and "CPU 38% -> 74%" in html
     assert "(0.5% above)" in html
-    missing = cost_body({"tco": tco, "consolidation": {"missing": "the verify run failed"}})
-    assert "Not run: the verify run failed." in missing
+    missing = cost_body({"tco": {"missing": "no CPU"}, "consolidation": {"missing": "it failed"},
+                         "headroom": {"missing": "OLD has no knee"}})  # fmt: skip
+    assert "Not computed: no CPU." in missing and "Not run: it failed." in missing
+    assert "<b>Headroom</b>: not stated: OLD has no knee." in missing

@@ -98,9 +98,6 @@ def _rows(result: dict[str, Any], example: bool) -> list[tuple[str, str]]:
                    "licences owned are sunk)"),
             )
         )  # fmt: skip
-    room = result.get("headroom")
-    if isinstance(room, dict):
-        rows.append(("headroom", str(room.get("sentence") or f"not stated: {missing(room)}")))
     yearly = sum(
         (b.get("yearly") or 0) for b in result.get("benefits") or [] if isinstance(b, dict)
     )
@@ -114,6 +111,14 @@ def _rows(result: dict[str, Any], example: bool) -> list[tuple[str, str]]:
             ("payback", "not within the period" if payback is None else f"{payback:.1f} months")
         )
     return rows
+
+
+def _headroom(entry: Any) -> str:
+    """The new storage's peak over the baseline's knee, or why it is not stated."""
+    if not isinstance(entry, dict):
+        return ""
+    text = entry.get("sentence") or f"not stated: {missing(entry)}."
+    return f"<p><b>Headroom</b>: {escape(str(text))}</p>"
 
 
 def _verified(entry: Any) -> str:
@@ -157,7 +162,7 @@ def cost_body(analyses: dict[str, Any]) -> str:
         return ""
     result = analyses["tco"]
     why = missing(result)
-    verified = _verified(analyses.get("consolidation"))
+    verified = _headroom(analyses.get("headroom")) + _verified(analyses.get("consolidation"))
     if why:
         return f"<p>Not computed: {escape(why)}.</p>" + verified
     if not isinstance(result.get("servers"), dict):
