@@ -40,9 +40,9 @@ from dbstor.units import parse_size
 ANALYSES_FILE = "analyses.json"
 SCHEMA = 1
 STUDY_ONLY = STUDY_ONLY_KEYS
-# Until the database server's own CPU is recorded, the host's CPU (cpu.util_pct) stands in;
-# compare.py's same-load values carry it as cpu_pct.
 Verify = Callable[[dict[str, Any], dict[str, Any] | None], dict[str, Any]]
+# compare.py's same-load cpu_pct is the database's own CPU where counted, else the host's:
+# its cpu_from says whose (cpu_own_pct is an older comparison's key for the server's own).
 CPU_KEYS = (("cpu_own_pct", "the database server's own CPU"), ("cpu_pct", "host-wide CPU"))
 
 
@@ -380,6 +380,9 @@ def cpu_at_same_load(
     for key, what in CPU_KEYS:
         b, a = values.get(before, {}).get(key), values.get(after, {}).get(key)
         if b is not None and a is not None:
+            whose = (comparison or {}).get("cpu_from")  # compare.py's words: whose cpu_pct is
+            if key == "cpu_pct" and whose and whose != "the whole host":
+                what = f"the CPU of {whose}"
             load = same.get("load") or {}
             at = same.get("load_words") or f"{load.get('kind') or 'load'} {load.get('value', 0):g}"
             return (

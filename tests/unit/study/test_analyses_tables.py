@@ -142,6 +142,12 @@ def test_the_cost_cases_cpu_is_the_comparisons_at_the_baselines_knee_load():
     same["runs"][0]["values"]["cpu_own_pct"] = 10.0
     same["runs"][1]["values"]["cpu_own_pct"] = 25.0
     assert cpu_at_same_load({"same_load": same}, "old", "new")[:2] == (10.0, 25.0)
+    # the comparison says whose its cpu_pct is: the server's own is never called host-wide
+    own = {"same_load": same, "cpu_from": "the database server's own processes"}
+    del same["runs"][0]["values"]["cpu_own_pct"]
+    assert cpu_at_same_load(own, "old", "new")[2].startswith(
+        "the CPU of the database server's own processes measured by the runs at"
+    )
     assert "knee load" in cpu_at_same_load({"same_load": None}, "old", "new")
     same["runs"][1]["values"] = {"cpu_pct": None}
     assert "no CPU" in cpu_at_same_load({"same_load": same}, "old", "new")
