@@ -25,6 +25,9 @@ from dbstor.study.consolidation import verify_database
 from dbstor.study.model import Study
 from dbstor.testfiles import Safety
 
+# compare.py's same-load cpu_pct is the database's own CPU where counted, else the host's:
+# its cpu_from says whose (cpu_own_pct is an older comparison's key for the server's own).
+CPU_KEYS = (("cpu_own_pct", "the database server's own CPU"), ("cpu_pct", "host-wide CPU"))
 FIO_ONLY_NOTE = (
     "no database ran in this study: the CPU is the host's under fio (the load generator's), "
     "not a database server's; add a [[databases]] for a server's CPU"
@@ -149,3 +152,35 @@ def verify_consolidation(
     )
     result["folder"] = str(Path(done.folder).name)
     return result
+
+
+def cpu_at_same_load(
+    comparison: dict[str, Any] | None, before: str, after: str
+) -> tuple[float, float, str] | str:
+    """(CPU % before, CPU % after, where from) at the baseline's knee load of the
+    comparison, or why there is none."""
+    same = (comparison or {}).get("same_load")
+    if not same:
+        return "the runs have no comparison at the baseline's knee load to take CPU from"
+    values = {e["label"]: e.get("values") or {} for e in same.get("runs", [])}
+    held = {e["label"]: e.get("withheld") or {} for e in same.get("runs", [])}
+    basis = str(same.get("basis") or "the baseline's knee load")  # its peak when no knee
+    for label in (before, after):
+        reason = held.get(label, {}).get("cpu_pct")
+        if reason:  # the comparison would not rest a CPU factor on it: nor does a cost case
+            return f"the CPU at {basis} cannot carry a cost case: {reason}"
+    for key, what in CPU_KEYS:
+        b, a = values.get(before, {}).get(key), values.get(after, {}).get(key)
+        if b is not None and a is not None:
+            whose = (comparison or {}).get("cpu_from")  # compare.py's words: whose cpu_pct is
+            if key == "cpu_pct" and whose and whose != "the whole host":
+                what = f"the CPU of {whose}"
+            load = same.get("load") or {}
+            at = same.get("load_words") or f"{load.get('kind') or 'load'} {load.get('value', 0):g}"
+            return (
+                float(b),
+                float(a),
+                f"{what} measured by the runs at {same.get('basis', 'the same load')} "
+                f"({at}): {before} {b:.1f}%, {after} {a:.1f}%",
+            )
+    return f"the runs of {before} and {after} recorded no CPU at {basis}"

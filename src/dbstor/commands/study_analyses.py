@@ -23,6 +23,7 @@ from dbstor.commands import advise, capacity, efficiency, tco
 from dbstor.commands.consolidation import (
     cost_comparison,
     cost_headroom,
+    cpu_at_same_load,
     is_fio,
     verify_consolidation,
 )
@@ -41,9 +42,6 @@ ANALYSES_FILE = "analyses.json"
 SCHEMA = 1
 STUDY_ONLY = STUDY_ONLY_KEYS
 Verify = Callable[[dict[str, Any], dict[str, Any] | None], dict[str, Any]]
-# compare.py's same-load cpu_pct is the database's own CPU where counted, else the host's:
-# its cpu_from says whose (cpu_own_pct is an older comparison's key for the server's own).
-CPU_KEYS = (("cpu_own_pct", "the database server's own CPU"), ("cpu_pct", "host-wide CPU"))
 
 
 class _Refused(Exception):
@@ -104,6 +102,8 @@ class StudyAnalyses:
         for name in TABLES:
             for target in study.targets if name != "tco" else [None]:
                 self._check(name, target)
+        self.data: dict[str, Any] = {"schema": SCHEMA}
+        self.cost_case: tuple[dict[str, Any], dict[str, Any] | None] = ({}, None)
         self.servers_before = None
         if study.consolidation is not None:  # [consolidation] needs [tco]: load.py checked
             args = self._args("tco", None)
@@ -210,10 +210,9 @@ class StudyAnalyses:
         except (UserError, OSError) as exc:
             self.efficiency[label] = {"missing": f"scanning run {run.run_id}'s files: {exc}"}
 
-    def write(self, outcome: StudyOutcome, verify: Verify | None = None) -> Path:
-        """analyses.json in the study folder (the run folder of a one-run study); with
-        `verify`, the [consolidation] verify run after the cost case."""
-        data: dict[str, Any] = {"schema": SCHEMA}
+    def write(self, outcome: StudyOutcome) -> Path:
+        """analyses.json in the study folder (the run folder of a one-run study)."""
+        data = self.data = {"schema": SCHEMA}
         if self.study.analysis_table("efficiency") is not None or self.efficiency:
             data["efficiency"] = {
                 t.label: self.efficiency.get(t.label, {"missing": "no run of it built files"})
@@ -236,11 +235,19 @@ class StudyAnalyses:
             after = self._after()
             if after is not None:  # stated or not whether or not the case could be made
                 data["headroom"] = cost_headroom(runs, self.baseline, after)
-            if verify is not None and self.study.consolidation is not None:
-                data["consolidation"] = verify(data["tco"], comparison)
+            self.cost_case = (data["tco"], comparison)
+        return self._save(outcome)
+
+    def _save(self, outcome: StudyOutcome) -> Path:
         path = outcome.folder / ANALYSES_FILE
-        write_text_atomic(path, json.dumps(data, indent=2) + "\n")
+        write_text_atomic(path, json.dumps(self.data, indent=2) + "\n")
         return path
+
+    def verify(self, outcome: StudyOutcome, verify: Verify) -> Path:
+        """The [consolidation] verify run, after analyses.json was written without it (a
+        Ctrl-C during the re-run loses nothing the study measured): rewritten with it."""
+        self.data["consolidation"] = verify(*self.cost_case)
+        return self._save(outcome)
 
     def _folders(self, label: str, outcome: StudyOutcome) -> list[Path]:
         pairs = zip(outcome.runs, outcome.run_folders, strict=False)
@@ -320,10 +327,13 @@ def run_with_analyses(study: Study, out: Path, safety: Safety, progress: Progres
             study, outcome, servers, cost_case, comparison, safety, progress
         )
 
-    path = analyses.write(outcome, verify)
-    progress.say(f"analyses: {path}")
-    if (outcome.folder / "report.html").exists():
-        render(outcome.folder, outcome.runs, outcome.comparison, study.name)
+    for step in ("write", "verify"):
+        if step == "verify" and study.consolidation is None:
+            break
+        path = analyses.write(outcome) if step == "write" else analyses.verify(outcome, verify)
+        progress.say(f"analyses: {path}")
+        if (outcome.folder / "report.html").exists():
+            render(outcome.folder, outcome.runs, outcome.comparison, study.name)
     return outcome
 
 
@@ -360,35 +370,3 @@ def _has_objects(folder: Path) -> bool:
     except (OSError, ValueError):
         return False
     return bool((data.get("engine_stats") or {}).get("objects"))
-
-
-def cpu_at_same_load(
-    comparison: dict[str, Any] | None, before: str, after: str
-) -> tuple[float, float, str] | str:
-    """(CPU % before, CPU % after, where from) at the baseline's knee load of the
-    comparison, or why there is none."""
-    same = (comparison or {}).get("same_load")
-    if not same:
-        return "the runs have no comparison at the baseline's knee load to take CPU from"
-    values = {e["label"]: e.get("values") or {} for e in same.get("runs", [])}
-    held = {e["label"]: e.get("withheld") or {} for e in same.get("runs", [])}
-    basis = str(same.get("basis") or "the baseline's knee load")  # its peak when no knee
-    for label in (before, after):
-        reason = held.get(label, {}).get("cpu_pct")
-        if reason:  # the comparison would not rest a CPU factor on it: nor does a cost case
-            return f"the CPU at {basis} cannot carry a cost case: {reason}"
-    for key, what in CPU_KEYS:
-        b, a = values.get(before, {}).get(key), values.get(after, {}).get(key)
-        if b is not None and a is not None:
-            whose = (comparison or {}).get("cpu_from")  # compare.py's words: whose cpu_pct is
-            if key == "cpu_pct" and whose and whose != "the whole host":
-                what = f"the CPU of {whose}"
-            load = same.get("load") or {}
-            at = same.get("load_words") or f"{load.get('kind') or 'load'} {load.get('value', 0):g}"
-            return (
-                float(b),
-                float(a),
-                f"{what} measured by the runs at {same.get('basis', 'the same load')} "
-                f"({at}): {before} {b:.1f}%, {after} {a:.1f}%",
-            )
-    return f"the runs of {before} and {after} recorded no CPU at {basis}"
