@@ -120,6 +120,14 @@ def test_headroom_is_the_new_storages_peak_over_the_baselines_knee():
         "NEW's peak of 4,000 TPS is x4 OLD's knee (1,000 TPS): 300% more than the baseline "
         "carries within its limit: headroom left."
     )
+    # the baseline's knee read from a drifting point: no headroom stated from it
+    knee_points = [_point("users", 2, 900.0, 20.0), _point("users", 8, 1100.0, 40.0)]
+    knee_points[1].trust = Trust(steady=False)
+    drifting = _run("OLD", "users", {"load": 4, "tps": 1000.0, "within_slo": True}, {}, knee_points)
+    assert headroom(drifting, new, "OLD", "NEW") == {
+        "missing": "OLD's knee rests on its point at users 8: it was not steady (throughput "
+        "still drifting)"
+    }
     peak_point.trust = Trust(steady=False)
     assert "not steady" in headroom(base, new, "OLD", "NEW")["missing"]
     no_knee = _run("OLD", "users", None, {}, [])

@@ -12,11 +12,20 @@ from __future__ import annotations
 from typing import Any
 
 from dbstor.analysis.trust import untrustworthy
-from dbstor.results.model import Run
+from dbstor.results.model import Point, Run
 
 
 def _metric(run: Run) -> str:
     return "tps" if str((run.engine or {}).get("name") or "fio") != "fio" else "iops"
+
+
+def _bracket(run: Run, load: float) -> list[Point]:
+    """The points a knee at this load was read from: the last at or below it and the first
+    at or above it (one point when the knee is on a point)."""
+    main = sorted((p for p in run.points if p.series == "main"), key=lambda p: p.load.value)
+    below = [p for p in main if p.load.value <= load][-1:]
+    above = [p for p in main if p.load.value >= load][:1]
+    return list({id(p): p for p in below + above}.values())
 
 
 def headroom(base: Run, new: Run, base_label: str, new_label: str) -> dict[str, Any]:
@@ -34,6 +43,11 @@ def headroom(base: Run, new: Run, base_label: str, new_label: str) -> dict[str, 
     why = untrustworthy(point) if point is not None else "its peak point is not in the run"
     if why:
         return {"missing": f"{new_label}'s peak cannot carry a headroom line: {why}"}
+    for point in _bracket(base, float(knee.get("load") or 0.0)):
+        why = untrustworthy(point)
+        if why:
+            at = f"{point.load.kind} {point.load.value:g}"
+            return {"missing": f"{base_label}'s knee rests on its point at {at}: {why}"}
     ratio = float(peak[metric]) / float(knee[metric])
     unit = metric.upper()
     if ratio > 1.0:
