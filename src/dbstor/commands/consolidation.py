@@ -106,8 +106,8 @@ def verify_consolidation(
     after_servers = plan.servers_after or (cost_case.get("servers") or {}).get("after")
     if after_servers is None:
         why = cost_case.get("missing") or "it has no servers after"
-        return {"missing": f"no cost case to take the servers after from ({why}); "
-                "give consolidation.servers_after"}  # fmt: skip
+        return {"missing": f"the cost case gives no servers after: {why}; "
+                "give consolidation.servers_after to verify a count of your own"}  # fmt: skip
     if after_servers >= before_servers:
         return {"missing": f"the cost case keeps {after_servers} of {before_servers} servers: "
                 "no consolidation to verify"}  # fmt: skip
