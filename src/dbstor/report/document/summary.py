@@ -283,6 +283,9 @@ def _analysis_findings(analyses: dict[str, Any]) -> list[Finding]:
                 "cost",
             )
         )
+    verified = analyses.get("consolidation")  # the re-run at the consolidated density
+    if isinstance(verified, dict) and missing(verified) is None and verified.get("sentence"):
+        out.append(Finding(str(verified["sentence"]), "cost"))
     return out
 
 
