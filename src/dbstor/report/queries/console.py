@@ -73,7 +73,9 @@ def print_dss_comparison(comparison: dict[str, Any], console: Console | None = N
         title_justify="left",
         header_style="bold",
     )
-    for header in ("run", "at", "total elapsed s", "queries/h", "read MB/s", "CPU"):
+    whose = comparison.get("cpu_from")  # the runs' own CPU where counted (dss_compare.py)
+    cpu = "host CPU" if whose in (None, "the whole host") else "own CPU"
+    for header in ("run", "at", "total elapsed s", "queries/h", "read MB/s", cpu):
         table.add_column(header, justify="left" if header in ("run", "at") else "right")
     for run in comparison.get("runs") or []:
         v, n = run.get("values") or {}, run.get("normalised") or {}
