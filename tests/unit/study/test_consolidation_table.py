@@ -119,3 +119,33 @@ def test_the_cost_case_compares_the_database_runs_not_fio():
     assert cost_comparison(fio, "OLD", {"x": 1}) == ({"x": 1}, FIO_ONLY_NOTE, fio)
     # a database on one target only: nothing to compare, no fallback to fio
     assert cost_comparison([*fio, db[0]], "OLD", {"x": 1}) == (None, None, [])
+
+
+def test_the_verify_run_says_why_it_did_not_run_before_anything_starts(tmp_path):
+    """No servers after (a withheld cost case and no servers_after), no fewer servers, or no
+    finished baseline point: {"missing": why}, and nothing is run."""
+    from dbstor.commands.consolidation import verify_consolidation
+    from dbstor.runs.progress import Progress
+    from dbstor.runs.study import StudyOutcome
+
+    study = _study(tco=TCO, consolidation={})
+    outcome = StudyOutcome(tmp_path, runs=[], run_folders=[])
+    said = []
+    progress = Progress(quiet=True)
+    progress.say = said.append
+
+    def verify(cost_case):
+        return verify_consolidation(study, outcome, 10, cost_case, None, None, progress)
+
+    withheld = verify({"missing": "OLD's point at 2 users: it was not steady"})
+    assert withheld == {
+        "missing": "the cost case gives no servers after: OLD's point at 2 users: it was not "
+        "steady; give consolidation.servers_after to verify a count of your own"
+    }
+    assert verify({"servers": {"after": 10}}) == {
+        "missing": "the cost case keeps 10 of 10 servers: no consolidation to verify"
+    }
+    assert verify({"servers": {"after": 5}}) == {
+        "missing": "the baseline OLD has no finished brokerage point"
+    }
+    assert said == [] and list(tmp_path.iterdir()) == []
