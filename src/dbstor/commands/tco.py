@@ -162,8 +162,14 @@ def format_text(result: dict[str, Any]) -> str:
         + " (--ceiling; docs/tco.md says why the default is 70%)",
         f"Licences ({lic['model']}): {lic['per_server']} {lic['unit']}s per server, "
         f"{lic['before']} -> {lic['after']} ({lic['retired']} retired)",
-        "",
     ]
+    saved = result.get("licence_savings") or {}
+    if saved.get("retired"):  # the seeds' figure: purchase avoided + support over the years
+        lines.append(
+            f"Licences saved over {saved['years']} years: {_m(saved['total'], cur)} (purchase "
+            f"avoided {_m(saved['purchase_avoided'], cur)} + support {_m(saved['support'], cur)})"
+        )
+    lines.append("")
     items = [("", "item", "year 0", "each year")]
     items += [("benefit", x["item"], *_amounts(x)) for x in result["benefits"]]
     items += [("cost", x["item"], *_amounts(x)) for x in result["costs"]]

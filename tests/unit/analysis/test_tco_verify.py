@@ -163,3 +163,25 @@ def test_the_cost_section_shows_licences_saved_headroom_and_the_verified_consoli
                          "headroom": {"missing": "OLD has no knee"}})  # fmt: skip
     assert "Not computed: no CPU." in missing and "Not run: it failed." in missing
     assert "<b>Headroom</b>: not stated: OLD has no knee." in missing
+
+
+def test_the_terminal_and_the_json_carry_the_licences_saved_over_the_years():
+    import argparse
+
+    from dbstor.analysis.tco.cashflow import compute
+    from dbstor.analysis.tco.model import resolve
+    from dbstor.commands import tco as tco_command
+
+    parser = argparse.ArgumentParser()
+    tco_command.register(parser.add_subparsers())
+    args = parser.parse_args(["tco", "--servers", "10", "--cores-per-server", "12",
+                              "--license", "sqlserver-enterprise", "--cpu-before", "20%",
+                              "--cpu-after", "38%", "--ceiling", "80%", "--example-prices"])  # fmt: skip
+    result = compute(resolve(None, args))
+    assert result["licence_savings"]["retired"] == result["licences"]["retired"] == 60
+    assert result["licence_savings"]["total"] == pytest.approx(793_957.5)
+    text = tco_command.format_text(result)
+    assert (
+        "Licences saved over 3 years: 793,958 USD (purchase avoided 453,690 USD + support "
+        "340,268 USD)" in text
+    )
