@@ -45,6 +45,7 @@ COMMANDS = (
     "export",
     "serve",
     "study",
+    "kube",
 )
 
 

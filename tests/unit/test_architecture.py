@@ -20,10 +20,14 @@ MAX_LINES = 400
 
 # Layers below the runs: they never reach up into what runs them or shows their results.
 LOWER_LAYERS = ("drivers", "engines", "workloads", "telemetry", "analysis")
-UPPER_MODULES = ("dbstor.runs", "dbstor.cluster", "dbstor.report", "dbstor.commands", "dbstor.cli")
+UPPER_MODULES = (
+    "dbstor.runs", "dbstor.cluster", "dbstor.kube", "dbstor.report", "dbstor.commands", "dbstor.cli",
+)  # fmt: skip
 # Several hosts through Ray: it places the runs' points (runs' workers) on hosts, so it sits
 # above the runs and below the commands; nothing under it reaches up into it.
 CLUSTER = "dbstor.cluster"
+# Kubernetes Jobs (kube render, run, collect) sit at the same place, beside cluster.
+SIDE_LAYERS = (CLUSTER, "dbstor.kube")
 ABOVE_CLUSTER = ("dbstor.commands", "dbstor.cli", "dbstor.report")
 # Under everything: they import only each other (and the standard library).
 FOUNDATION = (
@@ -255,17 +259,17 @@ def test_lower_layers_never_import_runs_report_or_commands() -> None:
 
 
 def test_the_cluster_layer_sits_between_the_runs_and_the_commands() -> None:
-    """runs and the layers below never import cluster (a single-host run needs no Ray);
-    cluster never imports the commands, the CLI or the report."""
+    """runs and the layers below never import cluster or kube (a single-host run needs no
+    Ray and no Kubernetes); neither imports the commands, the CLI or the report."""
     below = tuple(f"dbstor.{layer}" for layer in (*LOWER_LAYERS, "runs"))
     failures = [
         f"{_rel(m)}:{line}: {m.name} imports {target} (layer rule: "
-        f"{', '.join(below)} never import {CLUSTER}; {CLUSTER} never imports "
+        f"{', '.join(below)} never import {', '.join(SIDE_LAYERS)}; these never import "
         f"{', '.join(ABOVE_CLUSTER)})"
         for m in modules().values()
         for target, line, _ in m.imports.edges
-        if (_in(m.name, below + FOUNDATION) and _in(target, (CLUSTER,)))
-        or (_in(m.name, (CLUSTER,)) and _in(target, ABOVE_CLUSTER))
+        if (_in(m.name, below + FOUNDATION) and _in(target, SIDE_LAYERS))
+        or (_in(m.name, SIDE_LAYERS) and _in(target, ABOVE_CLUSTER))
     ]
     assert not failures, "\n".join(failures)
 
@@ -273,7 +277,7 @@ def test_the_cluster_layer_sits_between_the_runs_and_the_commands() -> None:
 def test_every_module_the_layers_name_exists() -> None:
     """A rule about a module that is gone checks nothing: every name above is a module or
     package of src/dbstor today."""
-    named = {*UPPER_MODULES, *FOUNDATION, *ABOVE_CLUSTER, CLUSTER}
+    named = {*UPPER_MODULES, *FOUNDATION, *ABOVE_CLUSTER, *SIDE_LAYERS}
     named |= {f"dbstor.{layer}" for layer in LOWER_LAYERS}
     missing = sorted(n for n in named if n not in modules())
     assert missing == [], f"the layer rules name modules that do not exist: {missing}"

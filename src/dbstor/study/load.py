@@ -71,8 +71,7 @@ _STUDY_KEYS = {
 _SLO_KEYS, _LOAD_KEYS = {"metric", "limit"}, {"kind", "values", "jobs", "iodepth"}
 _TARGET_KEYS = {
     "label", "path", "paths", "facts", "log", "temp", "hosts", "clients", "fast", *PER_TARGET,
-}  # fmt: skip
-_CLUSTER_KEYS = {"address"}
+    "storage_class"}  # fmt: skip
 _DATABASE_KEYS = {
     "engine", "workload", "scale", "users", "instances", "users_per_instance", "think_time",
     "dsn", "dsn_env", "buffer", "memory_limit", "seed", "options", "rate", "streams",
@@ -174,6 +173,8 @@ def _target(source: str, index: int, table: Any, base_dir: Path, cluster: bool) 
             fields.fail(key, 'needs the Ray head: add [cluster] address = "HEAD:6379"')
     if hosts and clients:
         fields.fail("clients", "give hosts (each measured) or clients (an external server)")
+    if "storage_class" in table:  # the pod's path is dbstor kube's to give (kube/plan.py)
+        fields.fail("storage_class", "a Kubernetes class: use 'dbstor kube run' or 'kube render'")
     if clients and not any(k in table for k in ("path", "paths")):
         return Target(label=label, paths=(), clients=clients)  # an external server's target
     if "path" in table and "paths" in table:
@@ -204,7 +205,7 @@ def _target(source: str, index: int, table: Any, base_dir: Path, cluster: bool) 
 
 
 def _cluster(source: str, table: Any) -> str:
-    fields = _Fields(source, "cluster", table, _CLUSTER_KEYS)
+    fields = _Fields(source, "cluster", table, {"address"})
     return fields.get("address", host_port, "") or fields.fail("address", "give HEAD:6379")
 
 

@@ -153,6 +153,9 @@ class TargetTable(_Table):
     )
     hosts: list[str] | None = None
     clients: list[str] | None = None
+    storage_class: str | None = Field(
+        None, description="a Kubernetes storage class instead of paths (dbstor kube run)"
+    )
     capacity: CapacityTable | None = None  # type: ignore[valid-type]
     efficiency: EfficiencyTable | None = None  # type: ignore[valid-type]
     placement: PlacementTable | None = None  # type: ignore[valid-type]
