@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 SYSTEM_DEPS_DEMO := fio
 SYSTEM_DEPS_TEST := fio chromium poppler-utils postgresql mariadb-server prometheus prometheus-node-exporter nftables iproute2 util-linux
 
-.PHONY: demo test setup lint bench clean
+.PHONY: demo test setup lint bench clean image
 
 $(BIN)/dbstor: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -28,6 +28,11 @@ test: $(BIN)/dbstor
 	scripts/install-system-deps $(SYSTEM_DEPS_TEST)
 	$(MAKE) lint
 	$(BIN)/pytest
+
+# make image: the OCI image of dbstor (Debian packages + this tree's wheel; docs/kubernetes.md)
+image: $(BIN)/dbstor
+	scripts/install-system-deps mmdebstrap buildah
+	scripts/build-image
 
 bench: setup
 	$(BIN)/python bench/bench_fio_fidelity.py

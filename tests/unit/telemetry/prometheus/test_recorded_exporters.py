@@ -12,7 +12,10 @@ from dbstor.errors import UserError
 from dbstor.telemetry.prometheus import PrometheusClient, PrometheusSource, load_preset
 from dbstor.telemetry.sources import layers_side_by_side
 
-RECORDED = ["ontap-harvest", "ontap-harvest-lun", "purefa", "powerstore-csm", "powerflex-csm"]
+RECORDED = [
+    "ontap-harvest", "ontap-harvest-lun", "purefa", "powerstore-csm", "powerflex-csm",
+    "kubelet-cadvisor",
+]  # fmt: skip
 
 
 @pytest.mark.parametrize("name", RECORDED)
@@ -24,13 +27,13 @@ def test_window_figures_in_dbstors_units(name: str, fake_prometheus, recorded) -
         source.preflight(30)
         fetched = source.fetch(data["start"], data["end"], data["step"])
     assert fetched.ok, fetched.missing
-    assert fetched.layer == "storage"
+    assert fetched.layer == load_preset(name).layers[0]  # storage; kubelet: the node's device
     figures = fetched.summary()
     for quantity, expected in data["expected"].items():
         assert figures[quantity] == pytest.approx(expected, rel=1e-9), quantity
     ranges = [r for r in seen if r["path"] == "/api/v1/query_range"]
     assert {r["step"] for r in ranges} == {"1.000"}
-    assert layers_side_by_side([fetched])["storage"]["source"] == name
+    assert layers_side_by_side([fetched])[fetched.layer]["source"] == name
 
 
 def test_a_selection_that_matches_nothing_is_refused(fake_prometheus, recorded) -> None:
