@@ -13,7 +13,6 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -35,13 +34,16 @@ class ClassFailed(Exception):
         self.pod = pod
 
 
-@dataclass
 class Clock:
-    """Time for the follow loop; tests pass one that does not wait."""
+    """Time for the follow loop (tests replace it with one that does not wait)."""
 
-    now: Callable[[], float] = time.monotonic
-    sleep: Callable[[float], None] = time.sleep
-    interval_s: float = 5.0
+    interval_s = 5.0
+
+    def now(self) -> float:
+        return time.monotonic()
+
+    def sleep(self, seconds: float) -> None:
+        time.sleep(seconds)
 
 
 @dataclass
@@ -56,6 +58,7 @@ class Api:
 
 def connect(kubeconfig: Path | None, context: str | None) -> Api:
     try:
+        import yaml
         from kubernetes import client, config
     except ImportError:
         raise UserError(
@@ -68,7 +71,7 @@ def connect(kubeconfig: Path | None, context: str | None) -> Api:
             context=context,
             client_configuration=configuration,
         )
-    except (config.ConfigException, OSError, ValueError, TypeError) as exc:
+    except (config.ConfigException, yaml.YAMLError, OSError, ValueError, TypeError) as exc:
         where = kubeconfig or "$KUBECONFIG or ~/.kube/config"
         raise UserError(f"kubeconfig {where}: {str(exc).splitlines()[0][:160]}") from None
     api = client.ApiClient(configuration)
@@ -201,9 +204,9 @@ def follow_job(
         status = job.status
         if status and (status.succeeded or 0) >= 1:
             return pod.metadata.name if pod is not None else job_name
-        failure = job_failure(job)
-        if failure or phase == "Failed":
-            line = pod_failure(pod) if phase == "Failed" else str(failure)
+        failure, deadline = job_failure(job)
+        if failure or phase == "Failed":  # past its deadline: the Job says so, else the pod
+            line = pod_failure(pod) if phase == "Failed" and not deadline else str(failure)
             raise ClassFailed(line, pod.metadata.name if pod is not None else None)
         claim = api.core.read_namespaced_persistent_volume_claim(pvc_name, namespace)
         if claim.status is None or claim.status.phase != "Bound":
@@ -215,15 +218,16 @@ def follow_job(
         clock.sleep(clock.interval_s)
 
 
-def job_failure(job: Any) -> str | None:
+def job_failure(job: Any) -> tuple[str | None, bool]:
+    """The Job's failure line, if it failed, and whether it passed its deadline."""
     for condition in (job.status.conditions if job.status else None) or []:
         if condition.type == "Failed" and condition.status == "True":
             name = f"{job.metadata.namespace}/{job.metadata.name}"
             if condition.reason == "DeadlineExceeded":
                 limit = job.spec.active_deadline_seconds
-                return f"job {name} passed its deadline ({limit} s, --deadline)"
-            return f"job {name} failed ({condition.reason}: {condition.message or ''})".strip()
-    return None
+                return f"job {name} passed its deadline ({limit} s, --deadline)", True
+            return f"job {name} failed ({condition.reason}: {condition.message or ''})", False
+    return None, False
 
 
 def pod_failure(pod: Any) -> str:
