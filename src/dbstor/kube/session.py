@@ -101,7 +101,9 @@ def follow_study(
     clock = clock or Clock()
     user_dir(args.out, "--out")
     stamp = time.strftime("%Y%m%d-%H%M%S", time.gmtime())
-    folder = new_dir(args.out / f"kube-{plan.name}-{stamp}")
+    base = args.out / f"kube-{plan.name}-{stamp}"
+    taken = sum(1 for _ in args.out.glob(f"{base.name}*"))  # two runs in one second
+    folder = new_dir(base.with_name(f"{base.name}-{taken + 1}") if taken else base)
     namespace = options["namespace"]
     run_folders: list[Path] = []
     failed = 0
