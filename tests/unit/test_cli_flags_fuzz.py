@@ -60,6 +60,7 @@ BASE = {
     "export": [".", "--sqlite", "out.db"],
     "serve": ["."],
     "study": ["s.toml"],
+    "kube": ["render", "s.toml", "--storage-class", "gold"],
 }
 
 

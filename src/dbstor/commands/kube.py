@@ -9,6 +9,7 @@ Kubernetes client is imported only by run and collect (pip install 'dbstor[kube]
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from pathlib import Path
 
@@ -91,13 +92,19 @@ def manifest_options(args: argparse.Namespace) -> dict:
     from dbstor.units import parse_duration
 
     nodes = tuple(n.strip() for n in (args.nodes or "").split(",") if n.strip())
+    for node in nodes:
+        if not re.fullmatch(r"[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?", node):
+            raise UserError(f"--nodes {node[:80]!r}: not a node name (kubernetes.io/hostname)")
+    image = args.image or DEFAULT_IMAGE
+    if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._/:@-]{0,254}", image):
+        raise UserError(f"--image {image[:80]!r}: not an image reference, e.g. repo/dbstor:0.1.0")
     try:
         deadline = parse_duration(args.deadline, limit_s=30 * 86400)
     except ValueError as exc:
         raise UserError(f"--deadline {args.deadline}: {exc}") from None
     return {
         "namespace": namespace(args.namespace),
-        "image": args.image or DEFAULT_IMAGE,
+        "image": image,
         "nodes": nodes,
         "deadline_s": max(1, int(deadline)),
         "dsn_secret": namespace(args.dsn_secret, "--dsn-secret"),

@@ -195,6 +195,9 @@ def test_nodes_pin_the_pods_and_pods_of_one_study_never_share_a_node(tmp_path, c
         (DB_STUDY, ("--storage-class", "a"), "--volume-size"),
         (IO_STUDY, ("--namespace", "Bad NS"), "--namespace"),
         (IO_STUDY, ("--volume-size", "lots"), "--volume-size lots"),
+        (IO_STUDY, ("--nodes", "n1,bad node"), "--nodes 'bad node'"),
+        (IO_STUDY, ("--image", "img\nx"), "--image"),
+        (IO_STUDY, ("--deadline", "soon"), "--deadline soon"),
         (IO_STUDY.replace('duration = "10s"', 'duration = "ten"'), (), "study.duration"),
     ],
 )
