@@ -43,7 +43,10 @@ storage_class = "gold"
 """
 
 
-pytestmark = pytest.mark.filterwarnings("ignore:Unverified HTTPS request")
+pytestmark = [
+    pytest.mark.integration,
+    pytest.mark.filterwarnings("ignore:Unverified HTTPS request"),
+]
 
 
 @pytest.fixture(scope="module")

@@ -52,6 +52,7 @@ class KubePlan:
     """Everything the manifests are made from."""
 
     name: str  # the study's short name in object names and labels
+    title: str  # the study's own name, the comparison document's title
     volume_mode: str
     classes: tuple[ClassStudy, ...]
     volume_bytes: int
@@ -132,6 +133,7 @@ def plan(
     largest = max((c for c in caps if c is not None), default=0)  # runs go one at a time
     return KubePlan(
         name=object_name(name or path.stem)[:30].rstrip("-"),
+        title=study.name,
         volume_mode=volume_mode,
         classes=classes,
         volume_bytes=volume_bytes(study, volume_size),

@@ -123,7 +123,7 @@ def follow_study(
             pod = exc.pod
         if pod is not None:
             run_folders += bring_back(api, namespace, pod, folder / object_name(cls.label))
-    comparison = compare_classes(folder, run_folders, plan.name) if run_folders else None
+    comparison = compare_classes(folder, run_folders, plan.title) if run_folders else None
     say(
         f"{len(run_folders)} run folder(s) in {folder}"
         + ("; report.html compares the classes" if comparison else "")
