@@ -132,9 +132,10 @@ class OwnAccounting:
         self.pids = {"server": list(server_pids), "client": list(client_pids)}
         try:
             self._make()
-        except OSError as exc:
+        except OSError as exc:  # not root, say, in a container: /proc then, saying why
             self.note = f"no cgroup could be made: {exc.strerror or exc}"
             self.stop()
+            self.version, self.home = None, {}
             return
         for role, pids in self.pids.items():
             for group in self.groups.get(role, {}).values():

@@ -47,3 +47,23 @@ def test_v2_with_a_memory_cap_falls_back_to_proc_and_says_why(tmp_path, monkeypa
     assert accounting.version is None and list(root.glob("dbstor-own-*")) == []
     assert accounting.source.startswith("/proc/PID/io and /proc/PID/stat")
     assert "memory cap group" in accounting.source
+
+
+def test_groups_that_cannot_be_made_fall_back_to_proc_and_say_why(tmp_path, monkeypatch):
+    """Not root (a Kubernetes pod running as uid 10001): cgroup v1 is mounted, making a
+    group is refused; the point is then counted from /proc, never read from no group."""
+    mounts = [(str(tmp_path), "/", "cgroup", {"blkio", "cpuacct"})]
+    monkeypatch.setattr(own, "cgroup_mounts", lambda: mounts)
+    monkeypatch.setattr(own, "own_cgroup_dir", lambda mount, root_, match: Path(mount))
+
+    def refused(self, *args, **kwargs):
+        raise PermissionError(13, "Permission denied", str(self))
+
+    monkeypatch.setattr(Path, "mkdir", refused)
+    accounting = own.OwnAccounting((), "t")
+    accounting.start([], [])
+    snap = accounting.read()
+    assert accounting.version is None
+    assert accounting.source.startswith("/proc/PID/io and /proc/PID/stat")
+    assert "no cgroup could be made: Permission denied" in accounting.source
+    assert set(snap["roles"]) == set(own.ROLES)
