@@ -103,13 +103,17 @@ def _stop_on_signal(signum: int, frame: object) -> None:
 
 
 def _value_flags(parser: argparse.ArgumentParser, argv: Sequence[str]) -> set[str]:
-    """The flags that take a value in the subcommand argv names (or the top level)."""
-    chosen = parser
-    for action in parser._actions:
-        if isinstance(action, argparse._SubParsersAction):
-            name = next((t for t in argv if not t.startswith("-")), None)
-            if name in action.choices:
-                chosen = action.choices[name]
+    """The flags that take a value in the subcommand argv names (or the top level), and in
+    its action when it has actions of its own (`dbstor kube render`)."""
+    chosen, rest = parser, list(argv)
+    while True:
+        action = next(
+            (a for a in chosen._actions if isinstance(a, argparse._SubParsersAction)), None
+        )
+        name = next((t for t in rest if not t.startswith("-")), None)
+        if action is None or name not in action.choices:
+            break
+        chosen, rest = action.choices[name], rest[rest.index(name) + 1 :]
     flags = {
         flag
         for action in chosen._actions

@@ -64,6 +64,10 @@ BASE = {
 }
 
 
+# A command with actions of its own: the action whose flags the walk tries (BASE names it).
+NESTED = {"kube": "render"}
+
+
 class Reached(Exception):
     """The command got as far as starting its real work: its flags were accepted."""
 
@@ -72,6 +76,15 @@ def _subparsers() -> dict[str, argparse.ArgumentParser]:
     parser = cli.build_parser()
     action = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
     return dict(action.choices)
+
+
+def _walked(command: str) -> argparse.ArgumentParser:
+    """The parser whose flags the walk tries: the command's, or its action's (NESTED)."""
+    parser = _subparsers()[command]
+    if command not in NESTED:
+        return parser
+    action = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    return action.choices[NESTED[command]]
 
 
 def _value_flags(parser: argparse.ArgumentParser) -> list[str]:
@@ -182,7 +195,7 @@ def test_every_flag_gives_a_parse_or_one_line(stopped, command):
     flag that refuses a word refuses every non-number and every number beyond any limit."""
     assert set(BASE) == set(_subparsers()), "a new command: give it a BASE command line"
     failures = []
-    flags = _value_flags(_subparsers()[command])
+    flags = _value_flags(_walked(command))
     for flag in flags:
         refused_word, problems = _problems(command, flag, "abc")
         failures += [f"{command} {flag} 'abc': {p}" for p in problems]
@@ -218,7 +231,7 @@ def test_a_negative_value_after_a_space_is_about_the_value(stopped, value):
 def test_an_abbreviated_flag_takes_a_negative_value_as_the_flag_does(stopped, command):
     """`--duratio -5s` ends as `--duration -5s` does (argparse takes unambiguous prefixes of
     long flags): never argparse's "expected one argument"."""
-    parser = _subparsers()[command]
+    parser = _walked(command)
     every = [f for a in parser._actions for f in a.option_strings]
     failures = []
     for flag in _value_flags(parser):
