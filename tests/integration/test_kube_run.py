@@ -92,7 +92,18 @@ def test_two_classes_run_one_after_the_other_and_are_compared(tmp_path, capsys) 
         ("PersistentVolumeClaim", "study-silver-volume"), ("PersistentVolumeClaim", "study-silver-results"),
         ("ConfigMap", "study-silver-study"), ("Job", "study-silver"),
     ]  # fmt: skip
-    assert not [r for r in server.requests if r["method"] in ("PUT", "PATCH", "DELETE")]
+    assert not [r for r in server.requests if r["method"] in ("PUT", "PATCH")]
+    deleted = [r["path"] for r in server.requests if r["method"] == "DELETE"]
+    assert deleted == [  # gold's, once its run folder was back; silver's kept for a look
+        "/apis/batch/v1/namespaces/default/jobs/study-gold",
+        "/api/v1/namespaces/default/configmaps/study-gold-study",
+        "/api/v1/namespaces/default/persistentvolumeclaims/study-gold-results",
+        "/api/v1/namespaces/default/persistentvolumeclaims/study-gold-volume",
+    ]
+    assert (
+        "  kept for a look: kubectl get job,pod,pvc,configmap -n default -l dbstor.io/study=study; then kubectl delete the same"
+        in err.splitlines()
+    )
     failed = [line for line in err.splitlines() if line.startswith("dbstor: ")]
     assert failed == [
         "dbstor: silver: pod default/study-silver-x7k2p failed: container dbstor exited 1 (Error)"
@@ -123,7 +134,7 @@ def test_an_unbound_pvc_is_one_line_with_the_provisioners_words(tmp_path, capsys
 
 def test_a_missing_class_is_said_and_the_next_class_still_runs(tmp_path, capsys) -> None:
     with api_server(exchanges("missing-class")) as server:
-        status = kube(tmp_path, server, "run", "nosuch", "gold")
+        status = kube(tmp_path, server, "run", "nosuch", "gold", extra=["--keep"])
     err = capsys.readouterr().err
     assert status == 1
     assert (
@@ -131,6 +142,7 @@ def test_a_missing_class_is_said_and_the_next_class_still_runs(tmp_path, capsys)
         in err.splitlines()
     )
     assert all("nosuch" not in name for _, name in posted(server))
+    assert not [r for r in server.requests if r["method"] == "DELETE"]  # --keep
     (folder,) = (tmp_path / "out").iterdir()
     assert (folder / "gold" / "runs" / "fc-io-oltp" / "results.json").exists()
 
@@ -164,6 +176,7 @@ def test_collect_creates_nothing_and_brings_back_what_finished(tmp_path, capsys)
         status = kube(tmp_path, server, "collect", "gold", "silver")
     assert status == 1
     assert posted(server) == []
+    assert not [r for r in server.requests if r["method"] == "DELETE"]  # the user's objects
     (folder,) = (tmp_path / "out").iterdir()
     assert (folder / "report.html").exists()
 

@@ -84,6 +84,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             default="5m",
             help="how long a PVC may stay unbound once its pod waits for it (default 5m)",
         )
+        if name == "run":
+            action.add_argument(
+                "--keep",
+                action="store_true",
+                help="keep each class's PVCs, ConfigMap and Job after its run folder is back "
+                "(default: deleted then; a class that failed keeps them for a look)",
+            )
         action.set_defaults(handler=run_follow if name == "run" else run_collect)
 
 

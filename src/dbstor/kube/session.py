@@ -111,18 +111,29 @@ def follow_study(
         own = names(plan, cls)
         say(f"{cls.label}: storage class {cls.storage_class}, job {namespace}/{own['job']}")
         pod: str | None = None
+        created: list[dict[str, Any]] = []
+        finished = False
         try:
             check_class(api, cls.storage_class)
             if apply:
                 for obj in class_objects(plan, cls, **options):
                     create(api, obj)
+                    created.append(obj)
             pod = follow_job(api, namespace, own, clock, bind_timeout_s)
+            finished = True
         except ClassFailed as exc:
             say(f"dbstor: {cls.label}: {exc}")
             failed += 1
             pod = exc.pod
-        if pod is not None:
-            run_folders += bring_back(api, namespace, pod, folder / object_name(cls.label))
+        found = bring_back(api, namespace, pod, folder / object_name(cls.label)) if pod else []
+        run_folders += found
+        if finished and found and not getattr(args, "keep", False):
+            remove(api, created)  # what this run made, once its results are here
+        elif created:
+            say(
+                f"  kept for a look: kubectl get job,pod,pvc,configmap -n {namespace} -l "
+                f"dbstor.io/study={plan.name}; then kubectl delete the same"
+            )
     comparison = compare_classes(folder, run_folders, plan.title) if run_folders else None
     say(
         f"{len(run_folders)} run folder(s) in {folder}"
@@ -180,6 +191,33 @@ def create(api: Api, obj: dict[str, Any]) -> None:
                 f"({status} {reason})"
             ) from None
         raise
+
+
+_DELETE = {
+    "PersistentVolumeClaim": ("core", "delete_namespaced_persistent_volume_claim"),
+    "ConfigMap": ("core", "delete_namespaced_config_map"),
+    "Job": ("batch", "delete_namespaced_job"),
+}
+
+
+def remove(api: Api, created: list[dict[str, Any]]) -> None:
+    """Delete the objects this run created (the Job with its pod first); one already gone
+    is fine, one that cannot be deleted is said and left."""
+    for obj in reversed(created):
+        group, method = _DELETE[obj["kind"]]
+        meta = obj["metadata"]
+        try:
+            getattr(getattr(api, group), method)(
+                meta["name"], meta["namespace"], propagation_policy="Background"
+            )
+        except Exception as exc:
+            status = status_of(api, exc)
+            if status is None:
+                raise
+            if status != 404:
+                say(
+                    f"dbstor: {obj['kind']} {meta['namespace']}/{meta['name']}: not deleted ({status})"
+                )
 
 
 def follow_job(
