@@ -191,3 +191,41 @@ def test_a_kubeconfig_that_cannot_be_read_is_one_line(tmp_path, capsys) -> None:
     assert (
         status == 2 and err.count("\n") == 1 and err.startswith(f"dbstor: error: kubeconfig {bad}")
     )
+
+
+def test_the_jobs_own_script_carries_a_real_run_folder_through_its_log(tmp_path, capsys) -> None:
+    """The container's command as rendered, run here with its fixed paths moved under
+    tmp_path (a real dbstor run of fio, GNU tar, base64), and its output unpacked as
+    `kube collect` unpacks a pod's log."""
+    import os
+    import subprocess
+    import sys
+
+    from dbstor.kube.collect import archive_from_log, unpack
+
+    study = tmp_path / "study.toml"
+    study.write_text(STUDY.replace('duration = "10s"', 'duration = "1s"\nwarmup = "0s"')
+                     .replace('size = "2GiB"', 'size = "8MiB"') + '[load]\nkind = "iodepth"\nvalues = [1]\n')  # fmt: skip
+    assert main(["kube", "render", str(study), "--storage-class", "gold"]) == 0
+    docs = [json.loads(d) for d in capsys.readouterr().out.split("\n---\n")[1:]]
+    config_map = next(d for d in docs if d["kind"] == "ConfigMap")
+    job = next(d for d in docs if d["kind"] == "Job")
+    script = job["spec"]["template"]["spec"]["containers"][0]["command"][2]
+    moved = {"/etc/dbstor": tmp_path / "etc", "/dbstor/results": tmp_path / "results",
+             "/dbstor/volume": tmp_path / "volume"}  # fmt: skip
+    for path in moved.values():
+        path.mkdir()
+    text = config_map["data"]["study.toml"].replace("/dbstor/volume", str(moved["/dbstor/volume"]))
+    (moved["/etc/dbstor"] / "study.toml").write_text(text)
+    for fixed, here in moved.items():
+        script = script.replace(fixed, str(here))
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}"}
+    done = subprocess.run(
+        ["sh", "-c", script], capture_output=True, text=True, env=env, timeout=120
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    runs = unpack(archive_from_log(done.stdout), tmp_path / "back")
+    (run,) = runs
+    assert (
+        json.loads((run / "results.json").read_text())["target"]["facts"]["storage_class"] == "gold"
+    )
