@@ -70,6 +70,14 @@ class DeviceStats:
     # why an await is null though the device did I/O of that kind (telemetry/disk.py)
     read_await_reason: str | None = None
     write_await_reason: str | None = None
+    # the workload's shape at the device over the window (telemetry/disk.py): the share of
+    # its I/Os that were reads (0-1), the mean read and write size in KiB, and the mean
+    # number of I/Os in its queue (iostat's aqu-sz: /proc/diskstats' weighted time in
+    # queue over the window's time); None where the device did no I/O of that kind
+    read_share: float | None = None
+    read_kib_mean: float | None = None
+    write_kib_mean: float | None = None
+    queue_depth_mean: float | None = None
 
 
 @dataclass
