@@ -170,6 +170,9 @@ class Point:
     foreign_io_share: float | None = None
     foreign_io_reason: str | None = None
     shared_device: bool = False  # foreign_io_share over 10%
+    # a database point's write bursts (checkpoints) in its per-second device writes:
+    # count, period_s, mb_mean, peak_mbps, base_mbps, starts_s (analysis/bursts.py)
+    write_bursts: dict[str, Any] | None = None
 
     @property
     def iops(self) -> float | None:
@@ -213,8 +216,8 @@ class Run:
         data = asdict(self)
         for point in data["points"]:
             # only runs with telemetry beyond this host have layers; only cluster runs hosts;
-            # only a point dbstor stood still in has paused_s
-            for key in ("layers", "paused_s", *CLUSTER_POINT_FIELDS):
+            # only a point dbstor stood still in has paused_s; only one with bursts those
+            for key in ("layers", "paused_s", "write_bursts", *CLUSTER_POINT_FIELDS):
                 if point.get(key) is None:
                     point.pop(key, None)
         data = {"schema": data.pop("schema"), **data}

@@ -151,9 +151,7 @@ def path_facts(devices: list[str], sysfs: str | os.PathLike[str] = "/sys") -> di
     return result
 
 
-def _link(
-    ports: list[dict[str, Any]], iscsi: bool, links: list[dict[str, Any]]
-) -> dict[str, Any]:
+def _link(ports: list[dict[str, Any]], iscsi: bool, links: list[dict[str, Any]]) -> dict[str, Any]:
     """The bandwidth of the path, or why it is not known."""
     if ports:
         online = [p for p in ports if p.get("port_state") == "Online" and p.get("speed_mbps")]

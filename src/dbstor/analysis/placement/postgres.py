@@ -90,10 +90,18 @@ def snapshot(conn: Any, label: str) -> Snapshot:
             size_bytes=int(size),
             reads=int(blks_read),
             writes=0,
+            writes_reason=WRITES_NOT_KEPT,
             bytes_read=int(blks_read) * block,
             cache_hits=int(blks_hit),
         )
     return Snapshot(objects, label=label)
+
+
+WRITES_NOT_KEPT = (
+    "not kept by PostgreSQL: it counts blocks read and found in shared buffers per table "
+    "and index (pg_statio_*), no block writes per object (pg_stat_io, 16 and later, counts "
+    "writes per process type, not per table)"
+)
 
 
 def read_postgres(
@@ -105,8 +113,8 @@ def read_postgres(
     masked = mask_dsn(dsn)
     conn = _connect(dsn)
     notes = [
-        "PostgreSQL counts no block writes per table or index: writes are 0 and the "
-        "choice rests on reads (blocks read from outside shared buffers)"
+        "PostgreSQL counts no block writes per table or index: writes are not known "
+        "(not 0) and the choice rests on reads (blocks read from outside shared buffers)"
     ]
     try:
         import psycopg

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from dbstor.analysis.bursts import bursts_text
 from dbstor.report.kit.fmt import fmt_num
 from dbstor.results.model import DeviceStats, Point, Run
 
@@ -71,6 +72,16 @@ def link_share(point: Point, run: Run) -> tuple[float, float] | None:
     return mbps / float(speed), float(speed)
 
 
+def shape_title(run: Run) -> str:
+    """What the shape cell's figures are (its tooltip)."""
+    drives = drives_of(run)
+    each = f"; a drive: over the {drives} drives the target's facts name" if drives else ""
+    return (
+        "measured at the device over the point's window: the share of I/Os that were reads, "
+        f"their mean sizes, the mean I/Os in its queue (iostat's aqu-sz){each}"
+    )
+
+
 def shape_note(run: Run, point: Point) -> str:
     """One sentence for a point: its shape and, with a link speed, its share of the path."""
     text = shape_text(point, drives_of(run))
@@ -79,4 +90,5 @@ def shape_note(run: Run, point: Point) -> str:
         used, speed = share
         words = f"{used * 100:.0f}% of the path's {fmt_num(speed)} MB/s link"
         text = f"{text}; {words}" if text else words
-    return text
+    bursts = bursts_text(point.write_bursts)
+    return f"{text}; {bursts}" if text and bursts else text or bursts
