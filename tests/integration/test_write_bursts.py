@@ -10,7 +10,6 @@ server's checkpoint settings), measured with the Sampler a point uses."""
 from __future__ import annotations
 
 import shutil
-import subprocess
 import tempfile
 from pathlib import Path
 

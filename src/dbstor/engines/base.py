@@ -129,6 +129,9 @@ class ObjectIO:
     write_bytes: float | None = None
     read_stall_ms: float | None = None
     write_stall_ms: float | None = None
+    # where its files are: a directory (PostgreSQL: its tablespace's) or a file (MariaDB's
+    # .ibd), for the layout per path; None when the engine does not say
+    path: str | None = None
 
 
 @dataclass

@@ -354,9 +354,11 @@ class PostgresEngine(ServerEngine):
 
     def object_io(self) -> list[ObjectIO]:
         """Per table (heap + TOAST + TOAST index) and per index: blocks read from outside
-        shared buffers (page cache or storage) and size. PostgreSQL counts no block writes
-        per relation, so writes are None."""
+        shared buffers (page cache or storage), size, and where it lies (its tablespace's
+        directory; the data directory for the default one, known for a managed server).
+        PostgreSQL counts no block writes per relation, so writes are None."""
         block, q = int(self.query(stats.BLOCK_SIZE.sql)[0][0]), stats.objects_query(self.schema)
+        default = str(self.datadir) if self.managed and self.datadir else None
         return [
             ObjectIO(
                 name=str(name),
@@ -364,8 +366,9 @@ class PostgresEngine(ServerEngine):
                 size_bytes=int(size),
                 reads=float(reads),
                 read_bytes=float(reads) * block,
+                path=str(location) if location else default,
             )
-            for kind, name, reads, size in self.query(q.sql, q.params)
+            for kind, name, reads, size, location in self.query(q.sql, q.params)
         ]
 
     def classify(self, exc: BaseException) -> str:

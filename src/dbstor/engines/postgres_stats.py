@@ -11,16 +11,24 @@ from dbstor.engines import postgres_window
 from dbstor.engines.base import MARKER_TABLE
 from dbstor.engines.probes import CounterQuery
 
+# the tablespace a relation is in (0: the database's default) and where it lies
+# ('' for pg_default and pg_global, which are in the data directory)
+_LOCATION = (
+    "pg_tablespace_location(coalesce(nullif(c.reltablespace, 0), (SELECT dattablespace"
+    " FROM pg_database WHERE datname = current_database())))"
+)
 STATS_SQL = f"""
 SELECT 'table' AS kind, t.relname AS name,
        coalesce(t.heap_blks_read, 0) + coalesce(t.toast_blks_read, 0)
          + coalesce(t.tidx_blks_read, 0) AS blks_read,
-       pg_table_size(t.relid) AS size_bytes
-  FROM pg_statio_user_tables t
+       pg_table_size(t.relid) AS size_bytes,
+       {_LOCATION} AS location
+  FROM pg_statio_user_tables t JOIN pg_class c ON c.oid = t.relid
  WHERE t.schemaname = %(schema)s AND t.relname <> '{MARKER_TABLE}'
 UNION ALL
-SELECT 'index', i.indexrelname, coalesce(i.idx_blks_read, 0), pg_relation_size(i.indexrelid)
-  FROM pg_statio_user_indexes i
+SELECT 'index', i.indexrelname, coalesce(i.idx_blks_read, 0), pg_relation_size(i.indexrelid),
+       {_LOCATION}
+  FROM pg_statio_user_indexes i JOIN pg_class c ON c.oid = i.indexrelid
  WHERE i.schemaname = %(schema)s AND i.relname <> '{MARKER_TABLE}'
  ORDER BY 1 DESC, 2
 """
@@ -73,10 +81,11 @@ def buffer_query(
 
 
 def objects_query(schema: str) -> CounterQuery:
-    """Per table and per index: blocks read and size (object_io(), dbstor advise)."""
+    """Per table and per index: blocks read, size and the tablespace's location
+    (object_io(), dbstor advise, the layout per path)."""
     return CounterQuery(
-        "per-table and per-index blocks read and size (pg_statio_user_tables, "
-        "pg_statio_user_indexes; dbstor advise)",
+        "per-table and per-index blocks read, size and tablespace location "
+        "(pg_statio_user_tables, pg_statio_user_indexes, pg_tablespace_location; dbstor advise)",
         STATS_SQL,
         ANY_ROLE,
         {"schema": schema},

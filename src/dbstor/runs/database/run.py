@@ -168,6 +168,14 @@ class DatabaseRun(DatabaseRunner):
             "instance": 0,
             "cumulative_since": "instance start",
         }
+        layout = getattr(self.worker, "path_layout", None)  # a cluster's hosts: not yet
+        try:
+            paths = layout() if callable(layout) else None
+        except OSError as exc:
+            self.run.notes.append(f"the files on each path could not be counted: {exc}")
+            paths = None
+        if paths:
+            self.run.engine_stats["paths"] = paths
 
     # --- points --------------------------------------------------------------------
 
