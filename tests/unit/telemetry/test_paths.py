@@ -118,3 +118,19 @@ def test_this_hosts_target_has_no_fc_or_iscsi_path():
     paths = system.get("paths", {})
     assert "fc_ports" not in paths and "iscsi_sessions" not in paths
     assert "link_mbps" not in paths
+
+
+def test_the_bill_of_materials_names_the_ports_maps_and_bandwidth(tmp_path):
+    from dbstor.report.document.configuration import configuration_body
+    from dbstor.results.model import Run
+
+    multipath_over_two_fc_ports(tmp_path)
+    paths = path_facts(["dm-3", "sdb", "sdc"], tmp_path)
+    target = {"label": "fc", "system": {"devices": {}, "paths": paths}}
+    plain = {"label": "local", "system": {"devices": {}}}
+    runs = [Run(n, "0", {}, t, {}, {}, {}, {}, "now") for n, t in (("a", target), ("b", plain))]
+    html = configuration_body(runs, ["fc", "local"])
+    assert "host3 8 Gbit, Online; host4 8 Gbit, Online" in html
+    assert "mpatha over sdb, sdc" in html
+    assert "1,600 MB/s (FC host3 8 Gbit, host4 8 Gbit)" in html
+    assert "eth0 10,000 Mb/s" in html

@@ -31,8 +31,8 @@ def _kib(value: float | None) -> str | None:
 
 
 def shape_parts(device: DeviceStats | None, drives: int | None = None) -> list[str]:
-    """['91% reads', 'reads 8 KiB, writes 16 KiB', 'queue 3.2 (0.04 a drive)'], each part
-    only when measured."""
+    """['91% reads', 'mean read 8 KiB, write 16 KiB', 'queue 3.2 (0.04 a drive of 75)'],
+    each part only when measured."""
     if device is None:
         return []
     parts = []
@@ -40,20 +40,25 @@ def shape_parts(device: DeviceStats | None, drives: int | None = None) -> list[s
         parts.append(f"{device.read_share * 100:.0f}% reads")
     sizes = [
         f"{kind} {_kib(size)}"
-        for kind, size in (("reads", device.read_kib_mean), ("writes", device.write_kib_mean))
+        for kind, size in (("read", device.read_kib_mean), ("write", device.write_kib_mean))
         if size is not None
     ]
     if sizes:
-        parts.append(", ".join(sizes) + " mean")
+        parts.append("mean " + ", ".join(sizes))
     queue = device.queue_depth_mean
     if queue is not None:
-        each = f" ({fmt_num(queue / drives, 2)} a drive of {drives})" if drives else ""
-        parts.append(f"queue {fmt_num(queue, 2)}{each}")
+        shown = "under 0.01" if 0 <= queue < 0.01 else fmt_num(queue, 2)
+        each = (
+            f" ({fmt_num(queue / drives, 2)} a drive of {drives})"
+            if drives and queue >= 0.01
+            else ""
+        )
+        parts.append(f"queue {shown}{each}")
     return parts
 
 
 def shape_text(point: Point, drives: int | None = None) -> str:
-    """'91% reads; reads 8 KiB, writes 16 KiB mean; queue 3.2', or '' when not measured."""
+    """'91% reads; mean read 8 KiB, write 16 KiB; queue 3.2', or '' when not measured."""
     return "; ".join(shape_parts(point.device, drives))
 
 
