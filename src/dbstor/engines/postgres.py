@@ -359,17 +359,7 @@ class PostgresEngine(ServerEngine):
         PostgreSQL counts no block writes per relation, so writes are None."""
         block, q = int(self.query(stats.BLOCK_SIZE.sql)[0][0]), stats.objects_query(self.schema)
         default = str(self.datadir) if self.managed and self.datadir else None
-        return [
-            ObjectIO(
-                name=str(name),
-                kind=str(kind),
-                size_bytes=int(size),
-                reads=float(reads),
-                read_bytes=float(reads) * block,
-                path=str(location) if location else default,
-            )
-            for kind, name, reads, size, location in self.query(q.sql, q.params)
-        ]
+        return stats.objects_from_rows(self.query(q.sql, q.params), block, default)
 
     def classify(self, exc: BaseException) -> str:
         state = getattr(exc, "sqlstate", None)

@@ -7,8 +7,10 @@ pg_stat_bgwriter to pg_stat_checkpointer and pg_stat_io in PostgreSQL 17.
 
 from __future__ import annotations
 
+from typing import Any
+
 from dbstor.engines import postgres_window
-from dbstor.engines.base import MARKER_TABLE
+from dbstor.engines.base import MARKER_TABLE, ObjectIO
 from dbstor.engines.probes import CounterQuery
 
 # the tablespace a relation is in (0: the database's default) and where it lies
@@ -90,6 +92,22 @@ def objects_query(schema: str) -> CounterQuery:
         ANY_ROLE,
         {"schema": schema},
     )
+
+
+def objects_from_rows(rows: list[Any], block: int, default_path: str | None) -> list[ObjectIO]:
+    """objects_query's rows as ObjectIO; a relation in the default tablespace (location
+    '') lies in `default_path` (the data directory, when dbstor knows it)."""
+    return [
+        ObjectIO(
+            name=str(name),
+            kind=str(kind),
+            size_bytes=int(size),
+            reads=float(reads),
+            read_bytes=float(reads) * block,
+            path=str(location) if location else default_path,
+        )
+        for kind, name, reads, size, location in rows
+    ]
 
 
 def counter_queries(

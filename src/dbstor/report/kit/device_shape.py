@@ -12,7 +12,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from dbstor.analysis.bursts import bursts_text
 from dbstor.report.kit.fmt import fmt_num
 from dbstor.results.model import DeviceStats, Point, Run
 
@@ -48,11 +47,10 @@ def shape_parts(device: DeviceStats | None, drives: int | None = None) -> list[s
     queue = device.queue_depth_mean
     if queue is not None:
         shown = "under 0.01" if 0 <= queue < 0.01 else fmt_num(queue, 2)
-        each = (
-            f" ({fmt_num(queue / drives, 2)} a drive of {drives})"
-            if drives and queue >= 0.01
-            else ""
-        )
+        each = ""
+        if drives and queue >= 0.01:
+            per = queue / drives
+            each = f" ({'under 0.01' if per < 0.01 else fmt_num(per, 2)} a drive of {drives})"
         parts.append(f"queue {shown}{each}")
     return parts
 
@@ -93,7 +91,7 @@ def shape_note(run: Run, point: Point) -> str:
     share: Any = link_share(point, run)
     if share is not None:
         used, speed = share
-        words = f"{used * 100:.0f}% of the path's {fmt_num(speed)} MB/s link"
+        share = "under 1%" if used < 0.005 else f"{used * 100:.0f}%"
+        words = f"{share} of the path's {fmt_num(speed)} MB/s link"
         text = f"{text}; {words}" if text else words
-    bursts = bursts_text(point.write_bursts)
-    return f"{text}; {bursts}" if text and bursts else text or bursts
+    return text

@@ -49,10 +49,17 @@ def test_with_a_link_speed_the_points_mb_per_s_is_a_share_of_the_path():
     assert "of the path" not in shape_note(run_with(paths={"link_reason": "x"}), busy)
 
 
-def test_write_bursts_join_the_note():
+def test_write_bursts_are_named_below_the_points_table():
+    from dbstor.report.kit.tables import point_notes
+
     bursts = {"count": 3, "period_s": 9.0, "mb_mean": 41.2, "peak_mbps": 52.0, "base_mbps": 4.1}
     p = point(read_share=0.5, queue_depth_mean=1.0)
     p.write_bursts = bursts
-    assert shape_note(run_with(), p).endswith(
-        "; 3 write bursts of 41 MB every 9 s (peak 52 MB/s over 4.1 MB/s between)"
+    run = run_with()
+    run.points = [p]
+    assert (
+        "3 write bursts of 41 MB every 9 s (peak 52 MB/s over 4.1 MB/s between) in the "
+        "device&#x27;s per-second writes" in point_notes(run)
     )
+    assert "bursts" not in shape_note(run, p)
+    assert "queue 1 (under 0.01 a drive of 120)" in shape_note(run_with({"drives": 120}), p)
