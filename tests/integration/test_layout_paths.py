@@ -61,6 +61,7 @@ def test_postgres_on_two_data_paths_and_a_log_path_has_a_layout_per_path(dbstor,
     for name in devices.values():
         assert f"<td>{name}</td>" in html
     assert "data 1 of 2" in html and "data 2 of 2" in html and "write-ahead log" in html
+    assert "not kept by PostgreSQL per object, so not shown: writes, written" in html
     again = dbstor("report", folder)  # the new fields read back: the same section
     assert again.returncode == 0, again.stderr
     section = html[html.index("What is on each path") :].split("</table>")[0]

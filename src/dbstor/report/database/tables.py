@@ -328,6 +328,9 @@ def objects_table(run: Run) -> str:
         notes.append(f"I/O counted since {since}")
     if not columns:
         notes.append("this engine keeps no per-object I/O counters, so only sizes are shown")
+    elif absent := [c[1].split("|")[0] for c in _OBJECT_COLUMNS if c not in columns]:
+        engine = (run.engine or {}).get("title") or "this engine"
+        notes.append(f"not kept by {engine} per object, so not shown: {', '.join(absent)}")
     return scroll_table(head, rows) + f'<p class="meta">{escape("; ".join(notes))}.</p>'
 
 
