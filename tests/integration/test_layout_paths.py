@@ -62,6 +62,10 @@ def test_postgres_on_two_data_paths_and_a_log_path_has_a_layout_per_path(dbstor,
         assert f"<td>{name}</td>" in html
     assert "data 1 of 2" in html and "data 2 of 2" in html and "write-ahead log" in html
     assert "not kept by PostgreSQL per object, so not shown: writes, written" in html
+    assert "rows changed: rows inserted, updated and deleted, not block writes" in html
+    tables = [o for o in objects if o["kind"] == "table"]
+    assert all(o["rows_changed"] >= 0 for o in tables) and any(o["rows_changed"] for o in tables)
+    assert all(o["rows_changed"] is None for o in objects if o["kind"] == "index")
     again = dbstor("report", folder)  # the new fields read back: the same section
     assert again.returncode == 0, again.stderr
     section = html[html.index("What is on each path") :].split("</table>")[0]

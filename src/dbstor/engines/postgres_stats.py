@@ -24,12 +24,14 @@ SELECT 'table' AS kind, t.relname AS name,
        coalesce(t.heap_blks_read, 0) + coalesce(t.toast_blks_read, 0)
          + coalesce(t.tidx_blks_read, 0) AS blks_read,
        pg_table_size(t.relid) AS size_bytes,
-       {_LOCATION} AS location
+       {_LOCATION} AS location,
+       s.n_tup_ins + s.n_tup_upd + s.n_tup_del AS rows_changed
   FROM pg_statio_user_tables t JOIN pg_class c ON c.oid = t.relid
+  JOIN pg_stat_user_tables s ON s.relid = t.relid
  WHERE t.schemaname = %(schema)s AND t.relname <> '{MARKER_TABLE}'
 UNION ALL
 SELECT 'index', i.indexrelname, coalesce(i.idx_blks_read, 0), pg_relation_size(i.indexrelid),
-       {_LOCATION}
+       {_LOCATION}, NULL
   FROM pg_statio_user_indexes i JOIN pg_class c ON c.oid = i.indexrelid
  WHERE i.schemaname = %(schema)s AND i.relname <> '{MARKER_TABLE}'
  ORDER BY 1 DESC, 2
@@ -86,8 +88,9 @@ def objects_query(schema: str) -> CounterQuery:
     """Per table and per index: blocks read, size and the tablespace's location
     (object_io(), dbstor advise, the layout per path)."""
     return CounterQuery(
-        "per-table and per-index blocks read, size and tablespace location "
-        "(pg_statio_user_tables, pg_statio_user_indexes, pg_tablespace_location; dbstor advise)",
+        "per-table and per-index blocks read, size, tablespace location and rows changed "
+        "(pg_statio_user_tables, pg_statio_user_indexes, pg_tablespace_location, "
+        "pg_stat_user_tables; dbstor advise)",
         STATS_SQL,
         ANY_ROLE,
         {"schema": schema},
@@ -96,7 +99,9 @@ def objects_query(schema: str) -> CounterQuery:
 
 def objects_from_rows(rows: list[Any], block: int, default_path: str | None) -> list[ObjectIO]:
     """objects_query's rows as ObjectIO; a relation in the default tablespace (location
-    '') lies in `default_path` (the data directory, when dbstor knows it)."""
+    '') lies in `default_path` (the data directory, when dbstor knows it). A table's rows
+    inserted, updated and deleted (pg_stat_user_tables) are `rows_changed`: the write
+    activity PostgreSQL keeps per table, which is not block writes (none per object)."""
     return [
         ObjectIO(
             name=str(name),
@@ -105,8 +110,9 @@ def objects_from_rows(rows: list[Any], block: int, default_path: str | None) -> 
             reads=float(reads),
             read_bytes=float(reads) * block,
             path=str(location) if location else default_path,
+            rows_changed=None if changed is None else float(changed),
         )
-        for kind, name, reads, size, location in rows
+        for kind, name, reads, size, location, changed in rows
     ]
 
 

@@ -298,6 +298,7 @@ _OBJECT_COLUMNS = (
     ("write_bytes", "written", fmt_bytes),
     ("read_stall_ms", "read stall|ms", fmt_int),
     ("write_stall_ms", "write stall|ms", fmt_int),
+    ("rows_changed", "rows changed|ins + upd + del", fmt_int),  # last: not an I/O counter
 )
 
 
@@ -328,9 +329,11 @@ def objects_table(run: Run) -> str:
         notes.append(f"I/O counted since {since}")
     if not columns:
         notes.append("this engine keeps no per-object I/O counters, so only sizes are shown")
-    elif absent := [c[1].split("|")[0] for c in _OBJECT_COLUMNS if c not in columns]:
+    elif absent := [c[1].split("|")[0] for c in _OBJECT_COLUMNS[:-1] if c not in columns]:
         engine = (run.engine or {}).get("title") or "this engine"
         notes.append(f"not kept by {engine} per object, so not shown: {', '.join(absent)}")
+    if _OBJECT_COLUMNS[-1] in columns:
+        notes.append("rows changed: rows inserted, updated and deleted, not block writes")
     return scroll_table(head, rows) + f'<p class="meta">{escape("; ".join(notes))}.</p>'
 
 
