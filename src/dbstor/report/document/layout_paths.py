@@ -98,9 +98,9 @@ def paths_body(runs: list[Run], names: list[str]) -> str:
                 on_it = _WORDS.get(str(row.get("role")), "") if row.get("role") != "data" else ""
             files = row.get("files")
             size = fmt_bytes(row.get("bytes_on_disk")) + (
-                f" in {files:,} files" if isinstance(files, int) else ""
+                f" in {files:,} file{'' if files == 1 else 's'}" if isinstance(files, int) else ""
             )
-            instance = f" {int(row.get('instance', 0)) + 1}" if many else ""
+            instance = f", instance {int(row.get('instance', 0)) + 1}" if many else ""
             body.append(
                 f'<tr><th scope="row">{escape(name)}{escape(instance)}</th>'
                 f"<td>{escape(path_name)}</td><td>{escape(str(row.get('device') or 'none found'))}</td>"
