@@ -2,7 +2,8 @@
 
 pg_statio_user_tables (heap + TOAST blocks) and pg_statio_user_indexes give blocks read
 from outside shared buffers and blocks found in them; pg_table_size / pg_relation_size
-give sizes. PostgreSQL counts no block writes per relation, so writes are 0 here.
+give sizes. PostgreSQL counts no block writes per relation, so writes are unknown here
+(0 in the count, with writes_reason saying why: shown as not kept, never as 0).
 psycopg 3 is imported only when this source is used. Passwords never leave this module:
 every DSN shown is masked and every server message scrubbed.
 """
