@@ -83,12 +83,12 @@ def _path_names(rows: list[dict[str, Any]]) -> list[str]:
 
 
 def paths_body(runs: list[Run], names: list[str]) -> str:
-    """One row per run, instance and path; '' when no run recorded its paths."""
+    """One row per run, instance and path; '' when no run recorded more than one path."""
     body = []
     for run, name in zip(runs, names, strict=True):
         rows = _rows(run)
-        if not rows:
-            continue
+        if len(rows) < 2:
+            continue  # one path: the layout by role above already says it all
         objects = objects_by_path(run)
         many = len({r.get("instance") for r in rows}) > 1
         for row, path_name in zip(rows, _path_names(rows), strict=True):

@@ -54,5 +54,9 @@ def test_each_instance_and_path_is_a_row_with_its_bytes_and_objects():
     assert "each other instance holds its own copy" in html
 
 
-def test_a_run_without_paths_shows_no_table():
-    assert paths_body([run_with(None), run_with({"objects": []})], ["a", "b"]) == ""
+def test_a_run_without_paths_or_with_one_shows_no_table():
+    one = {"paths": [{"instance": 0, "role": "data", "path": D0, "bytes_on_disk": 1}]}
+    assert (
+        paths_body([run_with(None), run_with({"objects": []}), run_with(one)], ["a", "b", "c"])
+        == ""
+    )
