@@ -4,7 +4,7 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 SYSTEM_DEPS_DEMO := fio
-SYSTEM_DEPS_TEST := fio chromium poppler-utils postgresql mariadb-server prometheus prometheus-node-exporter nftables iproute2 util-linux etcd-server openssl
+SYSTEM_DEPS_TEST := fio chromium poppler-utils postgresql mariadb-server prometheus prometheus-node-exporter nftables iproute2 util-linux sysstat btrfs-progs xfsprogs etcd-server openssl
 
 .PHONY: demo test setup lint bench clean image
 

@@ -5,6 +5,7 @@ is under the disk counters' 1 ms resolution give no await (a reason), never 0 ms
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import signal
@@ -120,3 +121,40 @@ def test_reads_under_the_counters_resolution_have_no_await_not_zero(quiet_loop):
         assert stats.read_await_ms == pytest.approx(ms / reads)
         assert stats.read_await_reason is None
     assert seen_under, "no window of 3 reads summed under 1 ms in 30 tries"
+
+
+@pytest.mark.skip_without_fio
+def test_the_devices_shape_and_queue_match_iostats_on_the_same_window(quiet_loop):
+    """fio at queue depth 16, 70% 8 KiB reads and 16 KiB writes, on the loop device: the
+    read share, mean sizes and queue depth (aqu-sz, diskstats' weighted time) dbstor
+    computes are iostat's (sysstat) over the same three seconds, and fio's own shape."""
+    if shutil.which("iostat") is None:
+        pytest.fail("iostat is not installed (sysstat; make test installs it)")
+    dev = f"/dev/{quiet_loop.device}"
+    target = quiet_loop.path / "shape.dat"
+    fio = subprocess.Popen(
+        ["fio", "--name=shape", f"--filename={target}", "--size=32m", "--rw=randrw",
+         "--rwmixread=70", "--bs=8k,16k", "--iodepth=16", "--ioengine=libaio", "--direct=1",
+         "--time_based", "--runtime=6", "--output=/dev/null"],
+        start_new_session=True,
+    )  # fmt: skip
+    try:
+        time.sleep(2.0)  # laid out and running at its depth
+        before, t0 = parse_diskstats(), time.monotonic()
+        iostat = subprocess.run(
+            ["iostat", "-dxy", "-o", "JSON", dev, "3", "1"],
+            capture_output=True, text=True, check=True, timeout=30,
+        )  # fmt: skip
+        after, t1 = parse_diskstats(), time.monotonic()
+    finally:
+        fio.wait(timeout=60)
+    row = json.loads(iostat.stdout)["sysstat"]["hosts"][0]["statistics"][0]["disk"][0]
+    ours = device_stats(before, after, t1 - t0, quiet_loop.device)
+    print(f"iostat {row['aqu-sz']} aqu-sz, dbstor {ours.queue_depth_mean:.2f}")
+    assert row["aqu-sz"] > 1.0, f"fio kept I/Os queued: {row}"
+    assert ours.queue_depth_mean == pytest.approx(row["aqu-sz"], rel=0.15, abs=0.1)
+    assert ours.read_share == pytest.approx(row["r/s"] / (row["r/s"] + row["w/s"]), abs=0.03)
+    assert ours.read_kib_mean == pytest.approx(row["rareq-sz"], rel=0.05)
+    assert ours.write_kib_mean == pytest.approx(row["wareq-sz"], rel=0.05)
+    assert ours.read_share == pytest.approx(0.70, abs=0.05), "fio's rwmixread"
+    assert ours.read_kib_mean == pytest.approx(8.0, rel=0.05) and 14 < ours.write_kib_mean < 18

@@ -143,6 +143,7 @@ def test_counters_move_and_object_io(db: MariaDBEngine) -> None:
     assert big.kind == "table" and big.size_bytes and big.size_bytes > 30e6
     assert big.reads and big.read_bytes and big.read_bytes > 10e6 and big.writes
     assert big.read_stall_ms is not None and big.read_stall_ms > 0
+    assert big.path and big.path.endswith("/big.ibd") and Path(big.path).is_file()
 
 
 def test_classify_deadlock_lock_wait_and_plain_errors(db: MariaDBEngine) -> None:

@@ -153,6 +153,9 @@ def test_counters_move_and_object_io(pg: PostgresEngine) -> None:
     assert objects["big"].kind == "table" and objects["big"].size_bytes > 30e6
     assert objects["big"].reads and objects["big"].reads > 4000 and objects["big"].writes is None
     assert objects["big_pkey"].kind == "index" and objects["big_pkey"].size_bytes > 1e6
+    assert objects["big"].path == str(pg.datadir), "the default tablespace: the data directory"
+    assert objects["big"].rows_changed == 150_000, "the rows inserted (pg_stat_user_tables)"
+    assert objects["big_pkey"].rows_changed is None, "an index has no row counts of its own"
 
 
 def test_own_window_figures_count_commits_wal_and_timed_reads(pg: PostgresEngine) -> None:

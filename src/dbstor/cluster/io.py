@@ -184,6 +184,9 @@ def summed_device(
         return "; ".join(found) or None
 
     utils = [d.util_pct for _, d in parts if d.util_pct is not None]
+    reads, writes = total("read_iops"), total("write_iops")
+    read_mb, write_mb = total("read_mbps"), total("write_mbps")
+    ios = (reads or 0.0) + (writes or 0.0)
     return DeviceStats(
         name=",".join(f"{host}:{d.name}" for host, d in parts),
         read_iops=total("read_iops"),
@@ -195,4 +198,8 @@ def summed_device(
         util_pct=max(utils) if utils else None,
         read_await_reason=why("read_await_ms"),
         write_await_reason=why("write_await_ms"),
+        read_share=(reads or 0.0) / ios if ios else None,
+        read_kib_mean=read_mb * 1e6 / 1024 / reads if reads and read_mb is not None else None,
+        write_kib_mean=write_mb * 1e6 / 1024 / writes if writes and write_mb is not None else None,
+        queue_depth_mean=total("queue_depth_mean"),  # the devices' queues side by side
     )

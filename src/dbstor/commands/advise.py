@@ -308,7 +308,7 @@ def format_text(result: dict[str, Any], top: int = 40) -> str:
                 r["kind"],
                 format_size(r["size_bytes"]),
                 f"{r['reads']:,}",
-                f"{r['writes']:,}",
+                "-" if r["writes"] is None else f"{r['writes']:,}",
                 "-" if r["density"] is None else f"{r['density']:,.0f}",
                 f"{100 * r['io_share']:.1f}",
                 "-" if r["avg_stall_ms"] is None else f"{r['avg_stall_ms']:.2f}",

@@ -129,6 +129,12 @@ class ObjectIO:
     write_bytes: float | None = None
     read_stall_ms: float | None = None
     write_stall_ms: float | None = None
+    # where its files are: a directory (PostgreSQL: its tablespace's) or a file (MariaDB's
+    # .ibd), for the layout per path; None when the engine does not say
+    path: str | None = None
+    # rows inserted, updated and deleted, where the engine counts those but no block writes
+    # per object (PostgreSQL's pg_stat_user_tables): write activity, not I/O
+    rows_changed: float | None = None
 
 
 @dataclass

@@ -99,8 +99,9 @@ def file_objects(
         else:
             continue
         size = sizes.get(name)
+        where = path if path.is_absolute() else (datadir / path if datadir else None)
         with contextlib.suppress(OSError):
-            size = (path if path.is_absolute() else (datadir or Path(".")) / path).stat().st_size
+            size = (where or path).stat().st_size
         out.append(
             ObjectIO(
                 name=name,
@@ -112,6 +113,7 @@ def file_objects(
                 write_bytes=float(wbytes),
                 read_stall_ms=float(rtime) / 1e9,
                 write_stall_ms=float(wtime) / 1e9,
+                path=str(where) if where else None,
             )
         )
     return sorted(out, key=lambda o: (o.kind, o.name))

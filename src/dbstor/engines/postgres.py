@@ -354,19 +354,12 @@ class PostgresEngine(ServerEngine):
 
     def object_io(self) -> list[ObjectIO]:
         """Per table (heap + TOAST + TOAST index) and per index: blocks read from outside
-        shared buffers (page cache or storage) and size. PostgreSQL counts no block writes
-        per relation, so writes are None."""
+        shared buffers (page cache or storage), size, and where it lies (its tablespace's
+        directory; the data directory for the default one, known for a managed server).
+        PostgreSQL counts no block writes per relation, so writes are None."""
         block, q = int(self.query(stats.BLOCK_SIZE.sql)[0][0]), stats.objects_query(self.schema)
-        return [
-            ObjectIO(
-                name=str(name),
-                kind=str(kind),
-                size_bytes=int(size),
-                reads=float(reads),
-                read_bytes=float(reads) * block,
-            )
-            for kind, name, reads, size in self.query(q.sql, q.params)
-        ]
+        default = str(self.datadir) if self.managed and self.datadir else None
+        return stats.objects_from_rows(self.query(q.sql, q.params), block, default)
 
     def classify(self, exc: BaseException) -> str:
         state = getattr(exc, "sqlstate", None)

@@ -7,20 +7,32 @@ pg_stat_bgwriter to pg_stat_checkpointer and pg_stat_io in PostgreSQL 17.
 
 from __future__ import annotations
 
+from typing import Any
+
 from dbstor.engines import postgres_window
-from dbstor.engines.base import MARKER_TABLE
+from dbstor.engines.base import MARKER_TABLE, ObjectIO
 from dbstor.engines.probes import CounterQuery
 
+# the tablespace a relation is in (0: the database's default) and where it lies
+# ('' for pg_default and pg_global, which are in the data directory)
+_LOCATION = (
+    "pg_tablespace_location(coalesce(nullif(c.reltablespace, 0), (SELECT dattablespace"
+    " FROM pg_database WHERE datname = current_database())))"
+)
 STATS_SQL = f"""
 SELECT 'table' AS kind, t.relname AS name,
        coalesce(t.heap_blks_read, 0) + coalesce(t.toast_blks_read, 0)
          + coalesce(t.tidx_blks_read, 0) AS blks_read,
-       pg_table_size(t.relid) AS size_bytes
-  FROM pg_statio_user_tables t
+       pg_table_size(t.relid) AS size_bytes,
+       {_LOCATION} AS location,
+       s.n_tup_ins + s.n_tup_upd + s.n_tup_del AS rows_changed
+  FROM pg_statio_user_tables t JOIN pg_class c ON c.oid = t.relid
+  JOIN pg_stat_user_tables s ON s.relid = t.relid
  WHERE t.schemaname = %(schema)s AND t.relname <> '{MARKER_TABLE}'
 UNION ALL
-SELECT 'index', i.indexrelname, coalesce(i.idx_blks_read, 0), pg_relation_size(i.indexrelid)
-  FROM pg_statio_user_indexes i
+SELECT 'index', i.indexrelname, coalesce(i.idx_blks_read, 0), pg_relation_size(i.indexrelid),
+       {_LOCATION}, NULL
+  FROM pg_statio_user_indexes i JOIN pg_class c ON c.oid = i.indexrelid
  WHERE i.schemaname = %(schema)s AND i.relname <> '{MARKER_TABLE}'
  ORDER BY 1 DESC, 2
 """
@@ -73,14 +85,35 @@ def buffer_query(
 
 
 def objects_query(schema: str) -> CounterQuery:
-    """Per table and per index: blocks read and size (object_io(), dbstor advise)."""
+    """Per table and per index: blocks read, size and the tablespace's location
+    (object_io(), dbstor advise, the layout per path)."""
     return CounterQuery(
-        "per-table and per-index blocks read and size (pg_statio_user_tables, "
-        "pg_statio_user_indexes; dbstor advise)",
+        "per-table and per-index blocks read, size, tablespace location and rows changed "
+        "(pg_statio_user_tables, pg_statio_user_indexes, pg_tablespace_location, "
+        "pg_stat_user_tables; dbstor advise)",
         STATS_SQL,
         ANY_ROLE,
         {"schema": schema},
     )
+
+
+def objects_from_rows(rows: list[Any], block: int, default_path: str | None) -> list[ObjectIO]:
+    """objects_query's rows as ObjectIO; a relation in the default tablespace (location
+    '') lies in `default_path` (the data directory, when dbstor knows it). A table's rows
+    inserted, updated and deleted (pg_stat_user_tables) are `rows_changed`: the write
+    activity PostgreSQL keeps per table, which is not block writes (none per object)."""
+    return [
+        ObjectIO(
+            name=str(name),
+            kind=str(kind),
+            size_bytes=int(size),
+            reads=float(reads),
+            read_bytes=float(reads) * block,
+            path=str(location) if location else default_path,
+            rows_changed=None if changed is None else float(changed),
+        )
+        for kind, name, reads, size, location, changed in rows
+    ]
 
 
 def counter_queries(

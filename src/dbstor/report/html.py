@@ -18,7 +18,7 @@ from dbstor.report.document.configuration import configuration_body
 from dbstor.report.document.cost import cost_body
 from dbstor.report.document.efficiency import efficiency_body
 from dbstor.report.document.frame import section
-from dbstor.report.document.layout import layout_body
+from dbstor.report.document.layout_paths import layout_with_paths
 from dbstor.report.document.method import method_body
 from dbstor.report.document.placement import placement_body
 from dbstor.report.document.results import results_body
@@ -121,7 +121,7 @@ def render_report(
             _drawn(summary_body, runs, names, comparison, analyses, _callouts(runs, names)),
         ),
         section("configuration", "Configuration", _drawn(configuration_body, runs, names)),
-        section("layout", "Layout", _drawn(layout_body, runs, names)),
+        section("layout", "Layout", _drawn(layout_with_paths, runs, names)),
         section("method", "Method", _drawn(method_body, runs, names, overlaid)),
         section("results", "Results", results),
         compared,

@@ -81,7 +81,10 @@ HEADER_FIELDS = {
     ("slo", "limit_ms"): _NUMBER_OR_NULL,
     ("engine_stats", "objects"): "list[Any] | None",
 }
-OBJECT_FIELDS = {"name": "str", "kind": "str"}  # engine_stats.objects[i]; the rest are numbers
+# engine_stats.objects[i]; the rest are numbers
+OBJECT_FIELDS = {"name": "str", "kind": "str", "path": "str | None"}
+# engine_stats.paths[i] (runs/path_layout.py); the rest are numbers
+PATH_FIELDS = {"role": "str", "path": "str", "device": "str | None"}
 NUMBER_SUFFIXES = ("_bytes", "_ms", "_s", "_pct", "_per_s")  # in any header object
 SUMMARY_FIELDS = {  # peak and knee
     "load": _NUMBER_OR_NULL,
@@ -170,6 +173,15 @@ def check_header(data: dict[str, Any]) -> None:
             raise FieldError(f"{where}: expected an object, got {json_repr(obj)}")
         for key, value in obj.items():
             check_value(value, OBJECT_FIELDS.get(key, _NUMBER_OR_NULL), f"{where}.{key}")
+    paths = (stats or {}).get("paths")
+    if paths is not None and not isinstance(paths, list):
+        raise FieldError(f"engine_stats.paths: expected a list or null, got {json_repr(paths)}")
+    for i, row in enumerate(paths or []):
+        where = f"engine_stats.paths[{i}]"
+        if not isinstance(row, dict):
+            raise FieldError(f"{where}: expected an object, got {json_repr(row)}")
+        for key, value in row.items():
+            check_value(value, PATH_FIELDS.get(key, _NUMBER_OR_NULL), f"{where}.{key}")
 
 
 def _query_run(data: dict[str, Any]) -> bool:

@@ -70,6 +70,14 @@ class DeviceStats:
     # why an await is null though the device did I/O of that kind (telemetry/disk.py)
     read_await_reason: str | None = None
     write_await_reason: str | None = None
+    # the workload's shape at the device over the window (telemetry/disk.py): the share of
+    # its I/Os that were reads (0-1), the mean read and write size in KiB, and the mean
+    # number of I/Os in its queue (iostat's aqu-sz: /proc/diskstats' weighted time in
+    # queue over the window's time); None where the device did no I/O of that kind
+    read_share: float | None = None
+    read_kib_mean: float | None = None
+    write_kib_mean: float | None = None
+    queue_depth_mean: float | None = None
 
 
 @dataclass
@@ -162,6 +170,9 @@ class Point:
     foreign_io_share: float | None = None
     foreign_io_reason: str | None = None
     shared_device: bool = False  # foreign_io_share over 10%
+    # a database point's write bursts (checkpoints) in its per-second device writes:
+    # count, period_s, mb_mean, peak_mbps, base_mbps, starts_s (analysis/bursts.py)
+    write_bursts: dict[str, Any] | None = None
 
     @property
     def iops(self) -> float | None:
@@ -205,8 +216,8 @@ class Run:
         data = asdict(self)
         for point in data["points"]:
             # only runs with telemetry beyond this host have layers; only cluster runs hosts;
-            # only a point dbstor stood still in has paused_s
-            for key in ("layers", "paused_s", *CLUSTER_POINT_FIELDS):
+            # only a point dbstor stood still in has paused_s; only one with bursts those
+            for key in ("layers", "paused_s", "write_bursts", *CLUSTER_POINT_FIELDS):
                 if point.get(key) is None:
                     point.pop(key, None)
         data = {"schema": data.pop("schema"), **data}

@@ -78,6 +78,8 @@ def device_stats(
     mean milliseconds per completed I/O (queue plus service time), None with no I/O of
     that kind. util_pct is the share of time with I/O in flight, capped at 100; on
     devices that serve many I/Os at once (NVMe, arrays, dm) 100 % does not mean full.
+    The shape: read_share (of the I/Os), mean read and write sizes in KiB, and the mean
+    queue depth (iostat's aqu-sz, from the weighted time in queue, field 11).
     An await whose I/Os' time summed to under the counters' 1 ms resolution is None with
     a reason (await_figure), never 0. Raises KeyError when the device is missing from
     either snapshot.
@@ -95,17 +97,25 @@ def device_stats(
     io_ms = _delta(a.io_ms, b.io_ms)
     read_await, read_why = await_figure(read_ms, reads, "reads")
     write_await, write_why = await_figure(write_ms, writes, "writes")
+    sectors_read = _delta(a.sectors_read, b.sectors_read)
+    sectors_written = _delta(a.sectors_written, b.sectors_written)
     return DeviceStats(
         name=name,
         read_iops=reads / seconds,
         write_iops=writes / seconds,
-        read_mbps=_delta(a.sectors_read, b.sectors_read) * SECTOR_BYTES / 1e6 / seconds,
-        write_mbps=_delta(a.sectors_written, b.sectors_written) * SECTOR_BYTES / 1e6 / seconds,
+        read_mbps=sectors_read * SECTOR_BYTES / 1e6 / seconds,
+        write_mbps=sectors_written * SECTOR_BYTES / 1e6 / seconds,
         read_await_ms=read_await,
         write_await_ms=write_await,
         util_pct=min(100.0, io_ms / (seconds * 1000.0) * 100.0),
         read_await_reason=read_why,
         write_await_reason=write_why,
+        read_share=reads / (reads + writes) if reads + writes > 0 else None,
+        read_kib_mean=sectors_read * SECTOR_BYTES / 1024 / reads if reads > 0 else None,
+        write_kib_mean=sectors_written * SECTOR_BYTES / 1024 / writes if writes > 0 else None,
+        # iostat's aqu-sz: the weighted time (each I/O's time in the queue, summed) over
+        # the window's time is the mean number of I/Os in the device's queue
+        queue_depth_mean=_delta(a.weighted_ms, b.weighted_ms) / (seconds * 1000.0),
     )
 
 

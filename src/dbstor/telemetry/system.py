@@ -13,6 +13,8 @@ import os
 from pathlib import Path
 from typing import Any
 
+from dbstor.telemetry.paths import path_facts
+
 SYS_BLOCK = Path("/sys/block")
 
 
@@ -79,6 +81,8 @@ def device_facts(name: str, sys_block: Path = SYS_BLOCK) -> dict[str, Any]:
 
 
 def target_system(devices: list[str]) -> dict[str, Any]:
-    """A target's system facts: each local device's (its file system is target.mount)."""
+    """A target's system facts: each local device's (its file system is target.mount), and
+    the paths to it (telemetry/paths.py) when it has FC, iSCSI, multipath or network links."""
     local = [d for d in devices if ":" not in d]  # host:device names are a cluster host's own
-    return {"devices": {d: device_facts(d) for d in local}}
+    paths = path_facts(local)  # FC ports, iSCSI sessions, multipath maps, links
+    return {"devices": {d: device_facts(d) for d in local}} | ({"paths": paths} if paths else {})

@@ -265,3 +265,24 @@ def test_postgres_without_psycopg_names_the_extra(monkeypatch):
         postgres.read_postgres("postgresql://u:pw@127.0.0.1:1/x", 1)
     with pytest.raises(UserError, match="--interval must be 0"):
         postgres.read_postgres("postgresql://u@h/x", -1)
+
+
+def test_writes_an_engine_does_not_keep_are_unknown_with_the_reason_never_0(tmp_path):
+    """A PostgreSQL run folder saves writes as null (pg_statio keeps no per-object
+    writes): the ranking, the totals and the page say so instead of printing 0."""
+    objects = [
+        {"name": "trade", "kind": "table", "size_bytes": 8 << 20, "reads": 900, "writes": None},
+        {"name": "trade_pk", "kind": "index", "size_bytes": 1 << 20, "reads": 300, "writes": None},
+    ]
+    (tmp_path / "results.json").write_text(
+        json.dumps({"engine": {"title": "PostgreSQL"}, "engine_stats": {"objects": objects}})
+    )
+    parsed = parse_run(tmp_path)
+    assert all(o.writes_reason == "not kept by PostgreSQL" for o in parsed)
+    result = analyse(parsed, Tiers(capacity_bytes=4 << 20, fast_latency_ms=0.2, slow_latency_ms=5))
+    row = result["ranking"][0]
+    assert row["writes"] is None and row["writes_reason"] == "not kept by PostgreSQL"
+    assert row["read_pct"] is None, "100% reads would be a claim about unknown writes"
+    assert result["totals"]["writes"] is None
+    page = render_advise_section(result)
+    assert 'title="not kept by PostgreSQL">not kept</td>' in page

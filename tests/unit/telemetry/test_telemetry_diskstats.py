@@ -67,6 +67,7 @@ def test_device_stats_hand_computed():
             sectors_written=20480,
             write_ms=30,
             io_ms=2500,
+            weighted_ms=6400,
         )
     }
     stats = device_stats(before, after, 2.0, "sdb")
@@ -77,6 +78,11 @@ def test_device_stats_hand_computed():
     assert stats.read_await_ms == 2.0  # 400 ms over 200 reads
     assert stats.write_await_ms == 3.0
     assert stats.util_pct == 75.0  # 1500 ms busy of 2000
+    # the shape: 200 of 210 I/Os were reads, of 2000 sectors (5 KiB each), writes 20480
+    # sectors (1 MiB each); 6400 ms of weighted time in 2000 ms is 3.2 I/Os in the queue
+    assert stats.read_share == pytest.approx(200 / 210)
+    assert stats.read_kib_mean == 5.0 and stats.write_kib_mean == 1024.0
+    assert stats.queue_depth_mean == 3.2
 
 
 def test_device_stats_idle_device_has_no_await_and_util_is_capped():
@@ -86,6 +92,8 @@ def test_device_stats_idle_device_has_no_await_and_util_is_capped():
     assert stats.read_iops == 0.0 and stats.write_iops == 0.0
     assert stats.read_await_ms is None and stats.write_await_ms is None
     assert stats.util_pct == 100.0
+    assert stats.read_share is None and stats.read_kib_mean is None, "no I/O: no shape"
+    assert stats.queue_depth_mean == 0.0
 
 
 def test_device_stats_32bit_millisecond_counter_wraps():

@@ -119,9 +119,12 @@ def analyse(
                 "kind": obj.kind,
                 "size_bytes": obj.size_bytes,
                 "reads": obj.reads,
-                "writes": obj.writes,
+                "writes": None if obj.writes_reason else obj.writes,
+                "writes_reason": obj.writes_reason,
                 "ios": obj.ios,
-                "read_pct": round(100.0 * obj.reads / obj.ios, 2) if obj.ios else None,
+                "read_pct": round(100.0 * obj.reads / obj.ios, 2)
+                if obj.ios and not obj.writes_reason
+                else None,
                 "density": round(obj.ios / (obj.size_bytes / GIB), 3) if obj.size_bytes else None,
                 "io_share": obj.ios / total_io,
                 "capacity_share": obj.size_bytes / total_size if total_size else 0.0,
@@ -193,7 +196,9 @@ def analyse(
             "objects": len(objects),
             "size_bytes": total_size,
             "reads": sum(o.reads for o in objects),
-            "writes": sum(o.writes for o in objects),
+            "writes": None
+            if all(o.writes_reason for o in objects)
+            else sum(o.writes for o in objects if not o.writes_reason),
             "ios": total_io,
             "stall_ms": total_stall,
         },

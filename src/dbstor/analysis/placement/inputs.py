@@ -163,7 +163,10 @@ def parse_run(folder: Path) -> list[DbObject]:
                     kind=str(item["kind"]).lower(),
                     size_bytes=int(item["size_bytes"]),
                     reads=int(item["reads"] or 0),  # None: the engine does not count it
-                    writes=int(item["writes"] or 0),  # (PostgreSQL keeps no per-table writes)
+                    writes=int(item["writes"] or 0),
+                    writes_reason=None
+                    if item["writes"] is not None
+                    else f"not kept by {engine_name(data)}",
                     read_stall_ms=_opt_float(item.get("read_stall_ms")),
                     write_stall_ms=_opt_float(item.get("write_stall_ms")),
                 )
@@ -181,6 +184,12 @@ def parse_run(folder: Path) -> list[DbObject]:
                     "and times are never negative (nor infinite)"
                 )
     return result
+
+
+def engine_name(data: Any) -> str:
+    """The engine a run folder's results name ('this engine' when it names none)."""
+    engine = data.get("engine") if isinstance(data, dict) else None
+    return str((isinstance(engine, dict) and engine.get("title")) or "this engine")
 
 
 def _opt_float(value: Any) -> float | None:

@@ -39,6 +39,9 @@ class DbObject:
     write_stall_ms: float | None = None
     stall_ms: float | None = None  # total; read + write when those are known
     cache_hits: int | None = None  # PostgreSQL: blocks found in shared buffers
+    # why `writes` is not a count (the engine keeps no per-object writes): then the
+    # writes are unknown, not 0, and the object's I/O is its reads alone
+    writes_reason: str | None = None
 
     @property
     def ios(self) -> int:

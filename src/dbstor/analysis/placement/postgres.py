@@ -2,7 +2,8 @@
 
 pg_statio_user_tables (heap + TOAST blocks) and pg_statio_user_indexes give blocks read
 from outside shared buffers and blocks found in them; pg_table_size / pg_relation_size
-give sizes. PostgreSQL counts no block writes per relation, so writes are 0 here.
+give sizes. PostgreSQL counts no block writes per relation, so writes are unknown here
+(0 in the count, with writes_reason saying why: shown as not kept, never as 0).
 psycopg 3 is imported only when this source is used. Passwords never leave this module:
 every DSN shown is masked and every server message scrubbed.
 """
@@ -90,10 +91,18 @@ def snapshot(conn: Any, label: str) -> Snapshot:
             size_bytes=int(size),
             reads=int(blks_read),
             writes=0,
+            writes_reason=WRITES_NOT_KEPT,
             bytes_read=int(blks_read) * block,
             cache_hits=int(blks_hit),
         )
     return Snapshot(objects, label=label)
+
+
+WRITES_NOT_KEPT = (
+    "not kept by PostgreSQL: it counts blocks read and found in shared buffers per table "
+    "and index (pg_statio_*), no block writes per object (pg_stat_io, 16 and later, counts "
+    "writes per process type, not per table)"
+)
 
 
 def read_postgres(
@@ -105,8 +114,8 @@ def read_postgres(
     masked = mask_dsn(dsn)
     conn = _connect(dsn)
     notes = [
-        "PostgreSQL counts no block writes per table or index: writes are 0 and the "
-        "choice rests on reads (blocks read from outside shared buffers)"
+        "PostgreSQL counts no block writes per table or index: writes are not known "
+        "(not 0) and the choice rests on reads (blocks read from outside shared buffers)"
     ]
     try:
         import psycopg

@@ -12,6 +12,7 @@ from typing import Any
 
 from dbstor.analysis.histogram import MIN_OPS_P99, MIN_OPS_P999
 from dbstor.report.database.memory import reads_per_txn
+from dbstor.report.kit.device_shape import shape_note, shape_title
 from dbstor.report.kit.fmt import (
     DASH,
     fmt_bytes,
@@ -62,7 +63,9 @@ def db_points_table(run: Run) -> str:
     head = ["load", "TPS"]
     head += [f"{label}|txn ms" for _, label in _TXN_STATS]
     head += ["IOPS|device r / w", "read await|device ms", "write await|device ms"]
-    head += ["CPU|host / own", "hit ratio", "flags"]
+    head += ["CPU|host / own", "hit ratio"]
+    shaped = any(shape_note(run, p) for p in run.points if p.ok)
+    head += (["at the device|reads, mean size, queue"] if shaped else []) + ["flags"]
     rows = []
     for point in table_points(run):
         load = escape(point_label(point))
@@ -88,6 +91,8 @@ def db_points_table(run: Run) -> str:
         own = f"{fmt_pct(cpu.util_pct)} / {fmt_pct(cpu.own_pct)}" if cpu else DASH
         cells.append(cell(own, "num", "the whole host's CPU / the run's own processes'"))
         cells.append(cell(fmt_ratio(point.cache_hit_ratio), "num"))
+        if shaped:
+            cells.append(cell(shape_note(run, point) or DASH, "shape", shape_title(run)))
         cells.append(flags_cell(point))
         rows.append(f'<tr><th scope="row">{load}</th>{"".join(cells)}</tr>')
     return scroll_table(head, rows, "points") + point_notes(run)
@@ -293,6 +298,7 @@ _OBJECT_COLUMNS = (
     ("write_bytes", "written", fmt_bytes),
     ("read_stall_ms", "read stall|ms", fmt_int),
     ("write_stall_ms", "write stall|ms", fmt_int),
+    ("rows_changed", "rows changed|ins + upd + del", fmt_int),  # last: not an I/O counter
 )
 
 
@@ -323,6 +329,11 @@ def objects_table(run: Run) -> str:
         notes.append(f"I/O counted since {since}")
     if not columns:
         notes.append("this engine keeps no per-object I/O counters, so only sizes are shown")
+    elif absent := [c[1].split("|")[0] for c in _OBJECT_COLUMNS[:-1] if c not in columns]:
+        engine = (run.engine or {}).get("title") or "this engine"
+        notes.append(f"not kept by {engine} per object, so not shown: {', '.join(absent)}")
+    if _OBJECT_COLUMNS[-1] in columns:
+        notes.append("rows changed: rows inserted, updated and deleted, not block writes")
     return scroll_table(head, rows) + f'<p class="meta">{escape("; ".join(notes))}.</p>'
 
 

@@ -10,6 +10,7 @@ from dbstor.report.database.tables import engine_rows
 from dbstor.report.document.frame import side_by_side
 from dbstor.report.document.private import is_machine
 from dbstor.report.kit.fmt import DASH, fmt_bytes, fmt_value
+from dbstor.report.kit.path_words import path_rows
 from dbstor.report.kit.summary import is_database
 from dbstor.results.model import Run
 
@@ -93,6 +94,7 @@ def configuration_body(runs: list[Run], names: list[str]) -> str:
     rows += [
         ("device", [str(t.get("device") or "not found") for t in targets]),
         *_device_rows(runs),
+        *path_rows(runs),
         ("file system", [_mount(r, "fs") for r in runs]),
         ("mount options", [_mount(r, "options") for r in runs]),
         ("host", [str(h.get("hostname") or DASH) for h in hosts]),

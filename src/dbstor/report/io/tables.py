@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from html import escape
 
+from dbstor.report.kit.device_shape import shape_note, shape_title
 from dbstor.report.kit.fmt import (
     DASH,
     fmt_iops,
@@ -44,7 +45,9 @@ def points_table(run: Run) -> str:
     has_tps = any(p.tps is not None for p in run.points)
     head = ["load", "IOPS", "read / write IOPS", "MB/s"] + (["TPS"] if has_tps else [])
     head += [f"{side} {_STAT.get(stat, stat)}|ms" for side, stat in columns]
-    head += ["CPU busy", "device await|read / write, ms", "flags"]
+    head += ["CPU busy", "device await|read / write, ms"]
+    shaped = any(shape_note(run, p) for p in run.points if p.ok)
+    head += (["at the device|reads, mean size, queue"] if shaped else []) + ["flags"]
     rows = []
     for point in table_points(run):
         load = escape(load_text(point.load.kind, point.load.value, point.load.jobs))
@@ -76,6 +79,8 @@ def points_table(run: Run) -> str:
             await_text(device, kind, lambda ms: fmt_ms(ms, False)) for kind in ("read", "write")
         ]
         cells.append(cell(DASH if awaits == [DASH, DASH] else " / ".join(awaits), "num"))
+        if shaped:
+            cells.append(cell(shape_note(run, point) or DASH, "shape", shape_title(run)))
         cells.append(flags_cell(point))
         rows.append(f'<tr><th scope="row">{load}</th>{"".join(cells)}</tr>')
     header = "".join(head_cell(h) for h in head)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from html import escape
 
+from dbstor.analysis.bursts import bursts_text
 from dbstor.report.kit.fmt import DASH, fmt_iops, load_text
 from dbstor.report.kit.summary import FLAG_LEGEND, point_flags, table_points
 from dbstor.results.model import Point, Run, Spread
@@ -52,11 +53,15 @@ def flags_cell(point: Point) -> str:
 
 
 def point_notes(run: Run) -> str:
-    """Why points were flagged: saturation reasons and trust notes, below the table."""
+    """Why points were flagged (saturation reasons, trust notes) and the write bursts
+    (checkpoints) seen in them, below the table."""
     items = []
     for point in table_points(run):
         why = [point.saturation_reason] if point.saturated and point.saturation_reason else []
         why += [str(note) for note in point.trust.notes or []]
+        why += [bursts_text(point.write_bursts) + " in the device's per-second writes"] * bool(
+            point.write_bursts
+        )
         if why:
             load = load_text(point.load.kind, point.load.value, point.load.jobs)
             items.append(f"<li><b>{escape(load)}</b>: {escape('; '.join(why))}</li>")

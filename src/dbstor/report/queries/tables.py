@@ -10,6 +10,7 @@ from html import escape
 from typing import Any
 
 from dbstor.analysis.dss_compare import query_figure
+from dbstor.report.kit.device_shape import shape_note, shape_title
 from dbstor.report.kit.fmt import DASH, fmt_bytes, fmt_int, fmt_iops, fmt_mbps, fmt_num, fmt_pct
 from dbstor.report.kit.tables import cell, scroll_table
 from dbstor.results.model import Point, Run
@@ -35,6 +36,7 @@ def _status(point: Point) -> str:
 def points_table(run: Run) -> str:
     """One row per point: totals, queries per hour, geometric mean, the device, the CPU."""
     rows = []
+    shaped = any(shape_note(run, p) for p in run.points if p.ok)
     for point in run.points:
         m = point.workload_metrics or {}
         bad = int(m.get("queries_failed", 0)) + int(m.get("queries_timeout", 0))
@@ -54,6 +56,7 @@ def points_table(run: Run) -> str:
             + cell(fmt_iops(point.read_iops), "num")
             + cell(fmt_mbps(point.write_mbps), "num")
             + cell(fmt_pct(point.cpu.util_pct if point.cpu else None), "num")
+            + (cell(shape_note(run, point) or DASH, "shape", shape_title(run)) if shaped else "")
             + cell(_status(point))
             + "</tr>"
         )
@@ -68,6 +71,7 @@ def points_table(run: Run) -> str:
             "read|IOPS",
             "write|MB/s",
             "CPU",
+            *(["at the device|reads, mean size, queue"] if shaped else []),
             "status",
         ],
         rows,

@@ -151,7 +151,7 @@ def render_advise_section(result: dict[str, Any]) -> str:
         rows.append(
             f'<tr class="{cls}"><td>{r["rank"]}</td><td class="l">{escape(r["name"])}</td>'
             f'<td class="l">{escape(r["kind"])}</td><td>{format_size(r["size_bytes"])}</td>'
-            f"<td>{_num(r['reads'])}</td><td>{_num(r['writes'])}</td>"
+            f"<td>{_num(r['reads'])}</td>{_writes_cell(r)}"
             f"<td>{_num(r['density'])}</td><td>{_pct(r['io_share'])}</td>"
             + (f"<td>{_num(r['avg_stall_ms'], 2)}</td>" if stall else "")
             + f"<td>{'yes' if r['chosen'] else ''}</td>"
@@ -176,6 +176,14 @@ def render_advise_section(result: dict[str, Any]) -> str:
         + (f'<h3>Notes</h3><ul class="note">{lists}</ul>' if lists else "")
         + f'<h3>Assumptions</h3><ul class="note">{assumptions}</ul></section>'
     )
+
+
+def _writes_cell(row: dict) -> str:
+    """A writes count, or a dash that says why there is none (not kept by the engine)."""
+    why = row.get("writes_reason")
+    if row.get("writes") is None and why:
+        return f'<td title="{escape(str(why))}">not kept</td>'
+    return f"<td>{_num(row.get('writes'))}</td>"
 
 
 def render_page(title: str, section: str) -> str:

@@ -14,6 +14,7 @@ import os
 import time
 from typing import Any
 
+from dbstor.analysis.bursts import write_bursts
 from dbstor.analysis.histogram import merge_all
 from dbstor.drivers.processes import AUTO, processes_for
 from dbstor.errors import PointFailed
@@ -167,6 +168,14 @@ class DatabaseRun(DatabaseRunner):
             "instance": 0,
             "cumulative_since": "instance start",
         }
+        layout = getattr(self.worker, "path_layout", None)  # a cluster's hosts: not yet
+        try:
+            paths = layout() if callable(layout) else None
+        except OSError as exc:
+            self.run.notes.append(f"the files on each path could not be counted: {exc}")
+            paths = None
+        if paths:
+            self.run.engine_stats["paths"] = paths
 
     # --- points --------------------------------------------------------------------
 
@@ -230,6 +239,7 @@ class DatabaseRun(DatabaseRunner):
         merged = merge_all(o.drive.latency for o in outcomes)
         self.folder.keep_histogram(index + 1, merged.to_dict() | {"unit": "ns", "of": "txn"})
         mark_paused(done, max((gap for _, gap in measured if gap), default=None))
+        done.write_bursts = write_bursts(outcomes[0].samples, plan.warmup_s)
         if self.telemetry:
             windows = [
                 measured_window(o.started_at, plan.warmup_s, plan.duration_s, o.samples)

@@ -15,6 +15,7 @@ from dbstor.engines.registry import engine_class
 from dbstor.errors import UserError, is_disk_full
 from dbstor.runs.database.point import DbPoint, measure_database_point
 from dbstor.runs.own_files import engine_files
+from dbstor.runs.path_layout import path_layout
 from dbstor.telemetry.disk import devices_for_path
 from dbstor.telemetry.sampler import Sampler
 from dbstor.testfiles import Safety
@@ -178,6 +179,10 @@ class DatabaseWorker:
         if not self.instances:
             return []
         return [vars(o) for o in self.instances[0].engine.object_io()]
+
+    def path_layout(self) -> list[dict[str, Any]]:
+        """Each instance's paths by role at the run's end: device, files, bytes on disk."""
+        return path_layout([i.engine for i in self.instances])
 
     def host_views(self, load: Any, duration_s: float, warmup_s: float) -> None:
         """None: the point was measured on this host only."""

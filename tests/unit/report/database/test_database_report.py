@@ -283,6 +283,7 @@ def test_engine_io_errors_load_engine_and_objects(sqlite_run, postgres_run):
     pg = render_report([postgres_run])
     assert "128 MiB (--buffer)" in pg and "1 GiB (--memory-limit)" in pg
     assert "22,100,000" in pg and "168.6 GiB" in pg  # per-object reads and bytes read
+    assert "not kept by PostgreSQL per object, so not shown: read stall, write stall" in pg
     appendix = pg[pg.index('id="appendix"') :]
     assert "54329" in appendix and "54329" not in pg[: pg.index('id="appendix"')]  # a port
     assert "/sys/fs/cgroup" in appendix and "/sys/fs/cgroup" not in pg[: pg.index('id="appendix"')]
