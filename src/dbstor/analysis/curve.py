@@ -1,7 +1,8 @@
 """The load curve: the peak, and the knee (the highest load within the SLO).
 
-The knee is interpolated linearly, in load and in throughput, between the last point
-within the limit and the first point beyond it.
+The knee is the highest throughput within the limit: a measured point, or one
+interpolated linearly (in load and in throughput) between a point within the limit and the
+next one beyond it, only where throughput still rises between them.
 """
 
 from __future__ import annotations
@@ -47,21 +48,22 @@ def find_peak(points: Sequence[Point]) -> dict[str, Any] | None:
 
 
 def find_knee(points: Sequence[Point], metric: str, limit_ms: float) -> dict[str, Any] | None:
-    """The highest load whose SLO metric stays within limit_ms.
+    """The highest throughput whose SLO metric stays within limit_ms: the best measured
+    point within the limit, or a point interpolated where the curve crosses the limit
+    while its throughput still rises (never on a segment that runs backwards).
 
-    None when no point has the metric. within_slo is False when even the lowest load
-    exceeds the limit; beyond_last is True when every point is within it (the knee lies
-    beyond the highest load measured).
+    None when no point has the metric. within_slo is False when no point is within the
+    limit; beyond_last is True when every point is within it (the knee lies beyond the
+    highest load measured).
     """
     measured = [(p, slo_value(p, metric)) for p in curve_points(points)]
     measured = [(p, v) for p, v in measured if v is not None]
     if not measured:
         return None
-    first, first_value = measured[0]
-    if first_value > limit_ms:
+    if all(value > limit_ms for _, value in measured):
         return {
             "load": None,
-            "kind": first.load.kind,
+            "kind": measured[0][0].load.kind,
             "iops": None,
             "tps": None,
             "latency_ms": None,
@@ -69,12 +71,31 @@ def find_knee(points: Sequence[Point], metric: str, limit_ms: float) -> dict[str
             "interpolated": False,
             "beyond_last": False,
         }
+    beyond_last = all(value <= limit_ms for _, value in measured)
+    candidates = [
+        _knee(p, p, 0.0, value, interpolated=False, beyond_last=beyond_last)
+        for p, value in measured
+        if value <= limit_ms
+    ]
     for (low, low_value), (high, high_value) in itertools.pairwise(measured):
-        if high_value > limit_ms:
+        if low_value <= limit_ms < high_value and _rises(low, high):
             frac = (limit_ms - low_value) / (high_value - low_value)
-            return _knee(low, high, frac, limit_ms, interpolated=True, beyond_last=False)
-    last, last_value = measured[-1]
-    return _knee(last, last, 0.0, last_value, interpolated=False, beyond_last=True)
+            candidates.append(
+                _knee(low, high, frac, limit_ms, interpolated=True, beyond_last=False)
+            )
+    return max(candidates, key=_knee_rank)
+
+
+def _rises(low: Point, high: Point) -> bool:
+    """Whether throughput grows from one load point to the next (both measured)."""
+    before, after = throughput(low), throughput(high)
+    return before is not None and after is not None and after > before
+
+
+def _knee_rank(knee: dict[str, Any]) -> tuple[float, float]:
+    """Highest throughput first; among equals (or none measured), the highest load."""
+    value = knee["tps"] if knee["tps"] is not None else knee["iops"]
+    return (float("-inf") if value is None else value, knee["load"] or 0.0)
 
 
 def _lerp(a: float | None, b: float | None, frac: float) -> float | None:

@@ -12,8 +12,9 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from dbstor.analysis.curve import curve_points, slo_value
+from dbstor.analysis.curve import curve_points, find_knee, slo_value
 from dbstor.analysis.dss_compare import is_query_run
+from dbstor.analysis.layers import device_points
 from dbstor.analysis.trust import spread_pct
 from dbstor.errors import UserError
 from dbstor.results.model import Point, Run
@@ -83,10 +84,20 @@ def comparison_key(run: Run) -> str:
     )
 
 
+def run_knee(run: Run) -> dict[str, Any]:
+    """The run's knee as the analysis defines it today, from its points (an older folder's
+    stored knee may have been interpolated where the curve ran backwards); {} for none."""
+    slo = run.slo or {}
+    if is_query_run(run) or not slo.get("limit_ms") or not slo.get("metric"):
+        return run.knee or {}
+    points, _ = device_points(run.points)
+    return find_knee(points, str(slo["metric"]), float(slo["limit_ms"])) or {}
+
+
 def headline(run: Run) -> dict[str, Any]:
     """The figures a trend and a gate follow, each None with no point behind it."""
     unit = "queries/s" if is_query_run(run) else None
-    peak, knee = run.peak or {}, run.knee or {}
+    peak, knee = run.peak or {}, run_knee(run)
     uses_tps = any(p.tps is not None for p in run.points)
     unit = unit or ("TPS" if uses_tps else "IOPS")
     figure = "tps" if uses_tps else "iops"

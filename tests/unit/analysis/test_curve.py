@@ -68,3 +68,23 @@ def test_other_metrics():
     pts[0].read_lat_ms.mean, pts[1].read_lat_ms.mean = 10.0, 30.0
     knee = find_knee(pts, "read_lat_mean_ms", 20.0)
     assert knee["load"] == pytest.approx(1.5)
+
+
+def test_knee_is_never_interpolated_on_a_segment_that_runs_backwards():
+    # the default study's curve: QD32 84,943 IOPS at 0.55 ms, QD64 fewer IOPS beyond 1 ms;
+    # interpolating there gave 75,296 IOPS at QD 57.1, beaten by QD32 within the limit
+    points = [point(8, 60_000, 0.3), point(32, 84_943, 0.55), point(64, 74_000, 1.07)]
+    knee = find_knee(points, "read_lat_p99_ms", 1.0)
+    assert knee["load"] == 32 and knee["iops"] == pytest.approx(84_943)
+    assert not knee["interpolated"] and knee["latency_ms"] == 0.55
+
+
+def test_knee_is_the_highest_throughput_within_the_limit_wherever_it_lies():
+    # a latency excursion at QD16, then QD32 back within the limit with more IOPS
+    points = [point(4, 30_000, 0.6), point(16, 40_000, 1.4), point(32, 50_000, 0.9)]
+    knee = find_knee(points, "read_lat_p99_ms", 1.0)
+    assert knee["load"] == 32 and knee["iops"] == pytest.approx(50_000)
+    assert not knee["beyond_last"]
+    for candidate in points:  # no measured point within the limit beats the knee
+        if candidate.read_lat_ms.p99 <= 1.0:
+            assert candidate.iops <= knee["iops"]

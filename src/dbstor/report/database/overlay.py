@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from dbstor.analysis.curve import value_at_knee
 from dbstor.analysis.layers import layer_figure, remote_view
 from dbstor.report.database.memory import is_external, memory_detail
+from dbstor.report.kit.doubts import FOREIGN, doubts, knee_doubts, peak_doubts
 from dbstor.report.kit.fmt import capitalise, fmt_iops, fmt_share, join_words, load_text
 from dbstor.report.kit.summary import (
     is_database,
@@ -167,6 +168,8 @@ def storage_knee(run: Run) -> KneeMark | None:
     knee = knee_of(run)
     if knee.state != "found" or knee.iops is None or knee.load_value is None:
         return None
+    if knee_doubts(run):  # the document says this knee could not be stated: no ring
+        return None
     y = value_at_knee(run.points, {"load": knee.load_value}, storage_read_ms)
     if y is None:
         return None
@@ -178,7 +181,7 @@ def storage_knee(run: Run) -> KneeMark | None:
 def _relation(iops: float, storage: Run) -> str:
     knee = knee_of(storage)
     peak = peak_of(storage)
-    if knee.state == "found" and knee.iops:
+    if knee.state == "found" and knee.iops and not knee_doubts(storage):
         ratio = iops / knee.iops
         where = (
             f"the storage's knee ({fmt_iops(knee.iops)} IOPS at "
@@ -192,7 +195,7 @@ def _relation(iops: float, storage: Run) -> str:
             return f"it runs close to {where}"
         return f"it runs past {where}: expect the storage's latency to climb"
     top = (peak.iops if peak else None) or 0.0  # fio's peak: measured, or no comparison
-    if knee.state == "beyond":
+    if knee.state == "beyond" and not knee_doubts(storage):
         qualifier = "far below" if top and iops < 0.5 * top else "below"
         return (
             f"it runs {qualifier} the highest load the storage sustained within its SLO "
@@ -203,6 +206,51 @@ def _relation(iops: float, storage: Run) -> str:
     if not top:
         return "the storage's peak IOPS were not measured"
     return "it runs far below the storage's peak" if iops < 0.5 * top else "it runs below it"
+
+
+def _drove(busiest: Point, storage: Run, peak_iops: float) -> str:
+    """'At 8 users the database drove 14,671 IOPS, 17% of the storage's peak of 84,943
+    IOPS: it runs far below ...'."""
+    busiest_iops = busiest.iops or 0.0
+    writes = (busiest.write_iops or 0.0) / busiest_iops if busiest_iops else 0.0
+    mix = ""
+    if writes >= 0.995:
+        mix = " (almost all writes)"
+    elif writes >= 0.5:
+        mix = f" ({fmt_share(writes, 1.0)} writes)"
+    refused = peak_doubts(storage)
+    if not peak_iops or refused:
+        why = f"is not stated ({refused})" if refused else "IOPS were not measured"
+        return (
+            f"At {point_label(busiest, compact=False)} the database drove "
+            f"{fmt_iops(busiest_iops)} IOPS{mix}; the storage's peak {why}."
+        )
+    share = fmt_share(busiest_iops, peak_iops)
+    return (
+        f"At {point_label(busiest, compact=False)} the database drove "
+        f"{fmt_iops(busiest_iops)} IOPS{mix}, {share} of the storage's peak of "
+        f"{fmt_iops(peak_iops)} IOPS: {_relation(busiest_iops, storage)}."
+    )
+
+
+def database_on_storage(overlay: Overlay, names: dict[str, str]) -> list[tuple[str, str]]:
+    """For the summary: each database run of the overlay that has a point whose device IOPS
+    are its own, and the sentence that places it against the storage's peak."""
+    storage = overlay.storage[0]
+    peak = peak_of(storage)
+    peak_iops = (peak.iops if peak else None) or 0.0
+    if not peak_iops or peak_doubts(storage):
+        return []
+    out = []
+    for run in overlay.databases:
+        trusted = [p for p in placed_points(run) if not doubts([p], device_iops=True, only=FOREIGN)]
+        if not trusted:
+            continue
+        busiest = max(trusted, key=lambda p: p.iops or 0.0)
+        name = names.get(run.run_id, run.run_id)
+        drove = _drove(busiest, storage, peak_iops)
+        out.append((run.run_id, f"{name}: {drove[0].lower()}{drove[1:]}"))
+    return out
 
 
 def overlay_caption(overlay: Overlay, names: dict[str, str]) -> str:
@@ -231,21 +279,24 @@ def overlay_caption(overlay: Overlay, names: dict[str, str]) -> str:
         views = host_views(run)
         if views:
             sentences.append(hosts_sentence(run, views, names.get(run.run_id, "The database")))
-        busiest = max(points, key=lambda p: p.iops or 0.0)
+        refused = doubts(points, device_iops=True, only=FOREIGN)
+        trusted = [p for p in points if not doubts([p], device_iops=True, only=FOREIGN)]
+        if refused:
+            sentences.append(
+                capitalise(
+                    f"{who}not every point's device IOPS are the database's ({refused}): "
+                    + (
+                        "those points are not stated as the database's."
+                        if trusted
+                        else "none is stated as the database's."
+                    )
+                )
+            )
+        if not trusted:
+            continue
+        busiest = max(trusted, key=lambda p: p.iops or 0.0)
         busiest_iops = busiest.iops or 0.0  # placed points have device IOPS
-        writes = (busiest.write_iops or 0.0) / busiest_iops if busiest_iops else 0.0
-        mix = ""
-        if writes >= 0.995:
-            mix = " (almost all writes)"
-        elif writes >= 0.5:
-            mix = f" ({fmt_share(writes, 1.0)} writes)"
-        share = fmt_share(busiest_iops, peak_iops) if peak_iops else "an unknown share"
-        sentence = (
-            f"{who}At {point_label(busiest, compact=False)} the database drove "
-            f"{fmt_iops(busiest_iops)} IOPS{mix}, {share} of the storage's peak of "
-            f"{fmt_iops(peak_iops or None)} IOPS: {_relation(busiest_iops, storage)}."
-        )
-        sentences.append(capitalise(sentence))
+        sentences.append(capitalise(who + _drove(busiest, storage, peak_iops)))
         if peak_iops and busiest_iops > 1.1 * peak_iops:
             sentences.append(
                 "That is more than fio ever drove: the device's figures likely include other "

@@ -10,8 +10,8 @@ from typing import Any
 from dbstor.analysis.dss_compare import is_query_run
 from dbstor.report.database.memory import memory_sentence
 from dbstor.report.document.analyses import missing, per_target
-from dbstor.report.document.summary import knee_doubts
 from dbstor.report.kit.comparison import verdict_lines
+from dbstor.report.kit.doubts import knee_doubts
 from dbstor.report.kit.fmt import (
     fmt_bytes,
     fmt_iops,

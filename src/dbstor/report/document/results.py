@@ -12,8 +12,8 @@ from dbstor.report.database.memory import memory_sentence
 from dbstor.report.database.overlay import overlay_caption, overlays
 from dbstor.report.database.section import database_section
 from dbstor.report.document.frame import engine_io_anchor, points_anchor, run_anchor
-from dbstor.report.document.summary import knee_doubts, peak_doubts
 from dbstor.report.io.section import io_section
+from dbstor.report.kit.doubts import knee_doubts, peak_doubts
 from dbstor.report.kit.figures import curve_caption, curve_chart, figure_html
 from dbstor.report.kit.summary import (
     cache_sentence,
@@ -58,11 +58,11 @@ def cards(runs: list[Run], names: list[str]) -> str:
 
 def _stated(sentence: str, doubts: str) -> str:
     """A headline sentence ('knee: ...'), or, where the summary refuses to state it, the
-    same refusal with the figure as measured beside it, so a card never says more."""
+    same refusal and no figure: the points' own figures are in the run's table."""
     if not doubts:
         return sentence
-    what, _, rest = sentence.partition(": ")
-    return f"{what}: not stated ({doubts}); as measured, {rest}"
+    what, _, _ = sentence.partition(": ")
+    return f"{what}: not stated ({doubts}); the points' figures are in the run's table"
 
 
 def overlay_figures(runs: list[Run], names: list[str]) -> tuple[str, set[str]]:

@@ -15,10 +15,13 @@ from typing import Any
 from dbstor.analysis.dss_compare import finished, is_query_run
 from dbstor.analysis.trust import reads_from_memory
 from dbstor.report.database.memory import memory_sentence, reads_per_txn
+from dbstor.report.database.overlay import database_on_storage, overlays
 from dbstor.report.database.section import sizing_sentence
 from dbstor.report.document.analyses import missing, number, per_target
 from dbstor.report.document.frame import engine_io_anchor, points_anchor, run_anchor
 from dbstor.report.kit.comparison import verdict_lines
+from dbstor.report.kit.doubts import doubts as doubts_of
+from dbstor.report.kit.doubts import knee_doubts, peak_doubts
 from dbstor.report.kit.fmt import (
     fmt_bytes,
     fmt_iops,
@@ -35,17 +38,12 @@ from dbstor.report.kit.summary import (
     knee_of,
     ok_points,
     peak_of,
-    point_flags,
-    point_label,
     slo_of,
 )
 from dbstor.report.queries.tables import fmt_s, point_title
-from dbstor.results.model import Point, Run
+from dbstor.results.model import Run
 
 MAX_FINDINGS = 6
-_DOUBTFUL = ("from memory", "not steady")
-MOSTLY_FOREIGN = "mostly other processes' I/O"
-MOSTLY = 0.5  # over half of the device's I/O was not the run's own
 
 
 @dataclass
@@ -56,48 +54,32 @@ class Finding:
     anchor: str
 
 
-def _doubts(points: list[Point]) -> str:
-    """The flags that make these points untrustworthy for a headline, with where."""
-    where = {}
-    for point in points:
-        flags = [flag for flag in point_flags(point) if flag in _DOUBTFUL]
-        share = point.foreign_io_share
-        if point.shared_device and share is not None and share > MOSTLY:
-            flags.append(MOSTLY_FOREIGN)
-        for flag in flags:
-            where.setdefault(flag, []).append(point_label(point))
-    same: dict[tuple[str, ...], list[str]] = {}  # the same points' flags said together
-    for flag, at in where.items():
-        same.setdefault(tuple(at), []).append(flag)
-    return "; ".join(f"{', '.join(at)} flagged {' and '.join(fl)}" for at, fl in same.items())
-
-
-def _knee_points(run: Run, load: float | None) -> list[Point]:
-    """The points the knee is read from: the last one at or below it and the next one."""
-    points = ok_points(run)
-    below = [p for p in points if load is not None and p.load.value <= load + 1e-9]
-    above = [p for p in points if load is not None and p.load.value > load + 1e-9]
-    return below[-1:] + above[:1]
-
-
 def _database_findings(run: Run, name: str, index: int) -> list[Finding]:
     peak = peak_of(run)
     if peak is None or peak.tps is None:
         return []
-    doubts = _doubts([peak])
+    doubts = doubts_of([peak])  # transactions are the database's own, the device's I/O not
     if doubts:
         return [Finding(f"{name}: no peak is stated ({doubts}).", points_anchor(index))]
     where = load_text(peak.load.kind, peak.load.value, peak.load.jobs, compact=False)
     p99 = peak.txn_lat_ms.p99 if peak.txn_lat_ms else None
+    latency = f", with a p99 transaction latency of {fmt_ms(p99)}" if p99 is not None else ""
     out = [
         Finding(
-            f"{name} peaked at {fmt_iops(peak.tps)} transactions per second at {where}, with a "
-            f"p99 transaction latency of {fmt_ms(p99)}.",
+            f"{name} peaked at {fmt_iops(peak.tps)} transactions per second at {where}{latency}.",
             points_anchor(index),
         )
     ]
     reads = reads_per_txn(peak)
-    if reads is not None and peak.read_lat_ms is not None and peak.read_lat_ms.mean is not None:
+    device_doubts = doubts_of([peak], device_iops=True)
+    if device_doubts and reads is not None:
+        out.append(
+            Finding(
+                f"{name}: its device reads per transaction are not stated ({device_doubts}).",
+                engine_io_anchor(index),
+            )
+        )
+    elif reads is not None and peak.read_lat_ms is not None and peak.read_lat_ms.mean is not None:
         out.append(
             Finding(
                 f"{name}: the storage served the reads, {fmt_num(reads)} device reads per "
@@ -107,21 +89,6 @@ def _database_findings(run: Run, name: str, index: int) -> list[Finding]:
             )
         )
     return out
-
-
-def knee_doubts(run: Run) -> str:
-    """Why the run's knee may not be stated ('' when it may): the flags on the points
-    either side of it (for a knee beyond the highest load: on the highest point)."""
-    knee = knee_of(run)
-    if knee.state not in ("found", "beyond"):
-        return ""
-    return _doubts(_knee_points(run, knee.load_value))
-
-
-def peak_doubts(run: Run) -> str:
-    """Why the run's peak may not be stated ('' when it may): the flags on its point."""
-    peak = peak_of(run)
-    return _doubts([peak]) if peak is not None else ""
 
 
 def _memory_share(run: Run) -> str:
@@ -153,7 +120,7 @@ def _run_findings(run: Run, name: str, index: int) -> list[Finding]:
     limit = f"{slo.name} ≤ {fmt_limit_ms(slo.limit_ms)}"
     out = []
     if knee.state in ("found", "beyond") and knee.iops is not None:
-        doubts = _doubts(_knee_points(run, knee.load_value))
+        doubts = knee_doubts(run)
         where = load_text(knee.load_kind, knee.load_value, compact=False)
         if doubts:
             out.append(Finding(f"{name}: the knee could not be stated ({doubts}).", anchor))
@@ -184,8 +151,8 @@ def _run_findings(run: Run, name: str, index: int) -> list[Finding]:
         out.append(Finding(f"{name}: {cache[0].lower()}{cache[1:]}", run_anchor(index)))
     peak = peak_of(run)
     measured = peak is not None and peak.iops is not None
-    if measured and knee.state != "beyond" and _doubts([peak]):
-        out.append(Finding(f"{name}: no peak is stated ({_doubts([peak])}).", anchor))
+    if measured and knee.state != "beyond" and peak_doubts(run):
+        out.append(Finding(f"{name}: no peak is stated ({peak_doubts(run)}).", anchor))
     elif measured and knee.state != "beyond":
         where = load_text(peak.load.kind, peak.load.value, peak.load.jobs, compact=False)
         out.append(
@@ -310,10 +277,16 @@ def findings(
         analysed = _analysis_findings(analyses)
     except (AttributeError, KeyError, TypeError, ValueError):
         analysed = []  # its sections say what could not be read
-    found = _comparison_findings(comparison) + firsts + analysed + seconds
+    by_id = {run.run_id: name for run, name in zip(runs, names, strict=True)}
+    on_storage = [
+        Finding(text, run_anchor(runs.index(next(r for r in runs if r.run_id == run_id))))
+        for overlay in overlays(runs)
+        for run_id, text in database_on_storage(overlay, by_id)
+    ]
+    found = _comparison_findings(comparison) + firsts + on_storage
     if comparison and comparison.get("comparable") is False:
         found.append(Finding(_not_compared(comparison, len(runs)), "comparison"))
-    return found[:MAX_FINDINGS]
+    return (found + analysed + seconds)[:MAX_FINDINGS]
 
 
 def summary_body(

@@ -122,7 +122,7 @@ def curve_chart(
 ) -> str:
     """IOPS (x) against the SLO latency metric (y): one line per run, the SLO and the knees.
     A knee the text does not state (the run ids in `unstated`: flagged points either side)
-    is ringed as measured and labelled so, never as a knee the document vouches for."""
+    is not ringed: the chart never marks a knee the document says could not be stated."""
     slo = slo_of(runs[0])
     names = list(names) if names is not None else run_names(runs)
     series, highlights = [], []
@@ -141,11 +141,15 @@ def curve_chart(
             )
         )
         knee = knee_of(run)
-        if knee.state == "found" and knee.iops is not None and knee.latency_ms is not None:
+        stated = run.run_id not in unstated
+        if (
+            knee.state == "found"
+            and knee.iops is not None
+            and knee.latency_ms is not None
+            and stated
+        ):
             prefix = f"{name} knee" if len(runs) > 1 else "knee"
             label = f"{prefix} {fmt_iops(knee.iops)} IOPS"
-            if run.run_id in unstated:
-                label = f"{prefix} not stated (flagged); as measured {fmt_iops(knee.iops)} IOPS"
             ring = color if len(runs) > 1 else "#b00020"
             highlights.append(Highlight(knee.iops, knee.latency_ms, label, ring))
     refs = [Ref(slo.limit_ms, slo.text)] if slo.limit_ms is not None else []

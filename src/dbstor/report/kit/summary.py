@@ -1,7 +1,8 @@
 """What a run says, in words shared by the HTML report and the terminal summary.
 
-The peak and the knee come from the run (analysis computes them); this module only reads
-them, fills gaps from the points when a run carries none, and phrases them.
+The peak comes from the run and the knee from analysis/curve.py on the run's points (so a
+re-render of an older folder states the knee as the analysis defines it today); this
+module reads them and phrases them.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ import re
 from dataclasses import dataclass, replace
 from typing import Any
 
+from dbstor.analysis.curve import find_knee
 from dbstor.analysis.layers import device_points
 from dbstor.analysis.trust import reads_from_memory
 from dbstor.report.kit.fmt import fmt_bytes, fmt_iops, fmt_limit_ms, fmt_ms, fmt_share, load_text
@@ -151,64 +153,30 @@ class Knee:
     load_kind: str | None = None
     load_value: float | None = None
     latency_ms: float | None = None
-    estimated: bool = False  # filled in by the report because the run carries no knee
     tps: float | None = None
 
 
 def knee_of(run: Run) -> Knee:
-    """Read the run's knee, checked against its points."""
+    """The run's knee, computed from its points by the analysis (the same figure the run
+    stored, and the one a re-render of an older folder corrects): the highest throughput
+    within the SLO, interpolated only where the curve still rises."""
     slo = slo_of(run)
-    measured = [(p, slo.value(p)) for p in ok_points(run)]
-    measured = [(p, v) for p, v in measured if v is not None]
-    if not measured or slo.limit_ms is None:
+    if slo.limit_ms is None:
         return Knee("unknown")
-    within = [(p, v) for p, v in measured if v <= slo.limit_ms]
-    knee = run.knee or {}
-    if not within or knee.get("within_slo") is False:
+    points, _ = device_points(run.points)
+    knee = find_knee(points, slo.metric, slo.limit_ms)
+    if knee is None:
+        return Knee("unknown")
+    if not knee.get("within_slo"):
         return Knee("none")
-    if len(within) == len(measured):
-        top, latency = max(within, key=lambda item: item[0].load.value)
-        return Knee("beyond", top.iops, top.load.kind, top.load.value, latency, tps=top.tps)
-    if knee.get("iops") is not None or knee.get("tps") is not None:
-        kind, value, _ = _load_of(knee.get("load"), knee.get("kind") or load_kind(run))
-        latency = _first_number(knee, ("latency_ms", "lat_ms", "value_ms", slo.metric))
-        if latency is None:
-            point = _point_at(run, value)
-            latency = slo.value(point) if point else slo.limit_ms
-        iops, tps = knee.get("iops"), knee.get("tps")
-        return Knee("found", iops, kind, value, latency, tps=tps)
-    return _interpolate(measured, slo.limit_ms)
-
-
-def _first_number(data: dict[str, Any], keys: tuple[str, ...]) -> float | None:
-    for key in keys:
-        if isinstance(data.get(key), int | float):
-            return float(data[key])
-    return None
-
-
-def _interpolate(measured: list[tuple[Point, float]], limit: float) -> Knee:
-    """Linear interpolation between the highest point within the SLO and the next one."""
-    below_index = max(i for i, (_, v) in enumerate(measured) if v <= limit)
-    low, low_lat = measured[below_index]
-    if below_index + 1 >= len(measured):
-        return Knee("beyond", low.iops, low.load.kind, low.load.value, low_lat, True, low.tps)
-    high, high_lat = measured[below_index + 1]
-    share = (limit - low_lat) / (high_lat - low_lat) if high_lat != low_lat else 0.0
-    tps = None
-    if low.tps is not None and high.tps is not None:
-        tps = low.tps + share * (high.tps - low.tps)
-    iops = None
-    if low.iops is not None and high.iops is not None:
-        iops = low.iops + share * (high.iops - low.iops)
+    state = "beyond" if knee.get("beyond_last") else "found"
     return Knee(
-        "found",
-        iops,
-        low.load.kind,
-        low.load.value + share * (high.load.value - low.load.value),
-        limit,
-        True,
-        tps,
+        state,
+        knee.get("iops"),
+        knee.get("kind"),
+        knee.get("load"),
+        knee.get("latency_ms"),
+        tps=knee.get("tps"),
     )
 
 
@@ -265,8 +233,7 @@ def _knee_words(run: Run) -> str:
             f"knee: every point within the SLO; the knee lies beyond the highest load "
             f"({tps}{iops} at {where}, {detail})"
         )
-    note = ", estimated from the points" if knee.estimated else ""
-    return f"knee: {tps}{iops} at {where} ({detail}{note})"
+    return f"knee: {tps}{iops} at {where} ({detail})"
 
 
 def peak_of(run: Run) -> Point | None:

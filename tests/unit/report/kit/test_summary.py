@@ -26,15 +26,16 @@ def test_slo_names():
 def test_knee_sentence_uses_the_runs_knee(fc: Run):
     assert knee_sentence(fc) == "knee: 47,702 IOPS at QD 23.8 (p99 read 1.00 ms, SLO 1 ms)"
     knee = knee_of(fc)
-    assert knee.state == "found" and not knee.estimated
+    assert knee.state == "found"
 
 
-def test_knee_is_estimated_from_points_when_the_run_has_none(fc: Run):
-    fc.knee = None
+def test_knee_is_computed_from_the_points_whatever_the_run_stored(fc: Run):
+    stored = knee_sentence(fc)
+    fc.knee = {"load": 4, "iops": 1.0, "within_slo": True}  # an older folder's wrong knee
     knee = knee_of(fc)
-    assert knee.state == "found" and knee.estimated
+    assert knee.state == "found"
     assert knee.load_value == 16 + 16 * (1 - 0.76) / (1.25 - 0.76)
-    assert "estimated from the points" in knee_sentence(fc)
+    assert knee_sentence(fc) == stored
 
 
 def test_knee_when_no_point_is_within_the_slo(iscsi: Run):
@@ -136,9 +137,9 @@ def test_database_peak_and_knee(sqlite_run: Run, postgres_run: Run):
     assert knee_sentence(postgres_run) == (
         "knee: 5,332 TPS, 18,738 device IOPS at 4.62 instances (mean device read 1.00 ms, SLO 1 ms)"
     )
-    postgres_run.knee = None  # estimated from the points, transactions included
+    postgres_run.knee = None  # computed from the points, transactions included
     knee = knee_of(postgres_run)
-    assert knee.estimated and round(knee.tps) == 5332
+    assert round(knee.tps) == 5332
     sqlite_run.peak = None
     assert peak_of(sqlite_run).load.value == 8  # the most transactions, not the most IOPS
 
