@@ -295,17 +295,18 @@ def compare_runs(runs: Sequence[Run], baseline: str | None = None) -> dict[str, 
     # Each layer (client, devices, storage) at the same load, baseline's layer = 100.
     layers = compare_layers(runs, labels, labels[base_index], (same_load or {}).get("load"))
     if layers is not None:
-        comparison["layers"] = _guard_layers(layers, same_load)
+        comparison["layers"] = _guard_layers(layers, same_load, labels[base_index])
     return comparison
 
 
-def _guard_layers(layers: dict[str, Any], same_load: dict[str, Any] | None) -> dict[str, Any]:
+def _guard_layers(
+    layers: dict[str, Any], same_load: dict[str, Any] | None, baseline: str
+) -> dict[str, Any]:
     """No layer is normalised from points a factor may not rest on: a run whose same-load
-    factor was withheld as a whole keeps its layer values, not their share of the
-    baseline's, and says why."""
+    factor was withheld keeps its values, not their share, and says why (never the baseline)."""
     held = {e["label"]: guard.summary_reason(e["withheld"]) for e in (same_load or {})["runs"]}
     for entry in layers.get("runs") or []:
-        reason = held.get(entry["label"])
+        reason = held.get(entry["label"]) if entry["label"] != baseline else None
         if reason:
             entry["normalised"] = {
                 layer: dict.fromkeys(figures) for layer, figures in entry["normalised"].items()

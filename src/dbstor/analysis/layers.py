@@ -72,8 +72,14 @@ def has_layer(points_layers: list[Layers | None], layer: str) -> bool:
     return any(layer in (layers or {}) for layers in points_layers)
 
 
+TXN_KEYS = ("tps", "txn_latency_ms")  # what a database run's client measured
+
+
 def _figure(layers: Layers, layer: str, key: str) -> float | None:
-    value = (layers.get(layer) or {}).get(key)
+    entry = layers.get(layer) or {}
+    if layer == "client" and entry.get("tps") is not None and key not in TXN_KEYS:
+        return None  # a database client times transactions; its I/O figures are the device's
+    value = entry.get(key)
     return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
 
 
@@ -140,7 +146,7 @@ def normalise_layers(
 
 
 # compared at each layer; cpu_util_pct: the layer's CPU (the storage system's controllers)
-LAYER_KEYS = ("read_latency_ms", "write_latency_ms", "iops", "cpu_util_pct")
+LAYER_KEYS = ("read_latency_ms", "write_latency_ms", "iops", "cpu_util_pct", *TXN_KEYS)
 
 
 def _compared_figure(layers: Layers | None, layer: str, key: str) -> float | None:

@@ -162,6 +162,8 @@ LAYER_COLUMNS = (
     ("read_latency_ms", "mean read latency"),
     ("write_latency_ms", "mean write latency"),
     ("iops", "IOPS"),
+    ("tps", "TPS"),
+    ("txn_latency_ms", "mean transaction latency"),
 )
 
 
@@ -192,11 +194,12 @@ def print_layer_comparison(comparison: dict, console: Console) -> None:
             normalised = (run.get("normalised") or {}).get(layer) or {}
             cells = []
             for key, _ in LAYER_COLUMNS:
-                shown = fmt_ms(values.get(key)) if key != "iops" else fmt_iops(values.get(key))
+                count = key in ("iops", "tps")
+                shown = fmt_iops(values.get(key)) if count else fmt_ms(values.get(key))
                 norm = normalised.get(key)
                 cells.append(shown if norm is None else f"{shown} ({fmt_num(norm, 3)})")
             if all(values.get(key) is None for key, _ in LAYER_COLUMNS) and layer in missing:
-                cells = [f"missing: {missing[layer]}", "", ""]
+                cells = [f"missing: {missing[layer]}"] + [""] * (len(LAYER_COLUMNS) - 1)
             table.add_row(
                 Text(str(run.get("label"))), Text(LAYER_WORDS.get(layer, layer)), *map(Text, cells)
             )

@@ -15,8 +15,14 @@ from dbstor.telemetry.sources import LAYERS
 
 
 def client_layer(point: Point, source: str) -> dict[str, object]:
-    """What the client measured: per-I/O figures for fio, the transaction's for a database."""
+    """What the client measured: per-I/O figures for fio, the transaction's for a database
+    (whose read and write figures are the device's, not the client's: host_device has them)."""
     entry: dict[str, object] = {"source": source}
+    if point.tps is not None:
+        entry["tps"] = point.tps
+        if point.txn_lat_ms is not None and point.txn_lat_ms.mean is not None:
+            entry["txn_latency_ms"] = point.txn_lat_ms.mean
+        return entry
     for key in ("read_iops", "write_iops", "read_mbps", "write_mbps"):
         value = getattr(point, key)
         if value is not None:

@@ -60,6 +60,7 @@ def test_each_layer_is_normalised_to_the_baselines_same_layer():
     assert fc["label"] == "FC" and nfs["label"] == "NFS"
     assert fc["normalised"]["storage"] == {
         "read_latency_ms": 100.0, "write_latency_ms": None, "iops": 100.0, "cpu_util_pct": None,
+        "tps": None, "txn_latency_ms": None,
     }  # fmt: skip
     # NFS at 20 users: a third of the way from 10 to 40 users.
     assert nfs["values"]["storage"]["read_latency_ms"] == pytest.approx(5.0)
@@ -104,3 +105,32 @@ def test_layers_of_a_run_read_from_memory_are_not_normalised():
     assert all(v is None for figures in held["normalised"].values() for v in figures.values())
     assert "its reads came from memory" in held["withheld"]
     assert c["same_load"]["factors"][0]["text"].startswith("not computed: NFS's point at")
+
+
+def test_a_database_client_layer_is_its_transactions_not_the_device_row():
+    """A database run's client layer repeated this host's device row; it is the
+    transaction rate and latency (the device's figures are host_device's)."""
+    import copy
+
+    fc, nfs = copy.deepcopy(FC), copy.deepcopy(NFS)
+    for p in fc.points + nfs.points:
+        p.layers["client"] = {"source": "client", "read_iops": p.read_iops, "tps": p.tps,
+                              "read_latency_ms": 1.0, "txn_latency_ms": 3.0}  # fmt: skip
+    c = compare_runs([fc, nfs], "FC")
+    base, other = c["layers"]["runs"]
+    assert base["values"]["client"]["iops"] is None
+    assert base["values"]["client"]["read_latency_ms"] is None
+    assert base["values"]["client"]["tps"] == pytest.approx(200.0)
+    assert other["normalised"]["client"]["txn_latency_ms"] == pytest.approx(100.0)
+
+
+def test_the_baseline_is_never_withheld_from_beside_itself():
+    import copy
+
+    fc = copy.deepcopy(FC)
+    for p in fc.points:
+        p.engine_io = {"device_reads_per_txn": 0.01}  # the baseline read from memory
+    c = compare_runs([fc, NFS], "FC")
+    base, other = c["layers"]["runs"]
+    assert "withheld" not in base
+    assert "memory" in other["withheld"]

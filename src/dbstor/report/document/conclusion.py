@@ -11,7 +11,7 @@ from dbstor.analysis.dss_compare import is_query_run
 from dbstor.report.database.memory import memory_sentence
 from dbstor.report.document.analyses import missing, per_target
 from dbstor.report.kit.comparison import verdict_lines
-from dbstor.report.kit.doubts import knee_doubts
+from dbstor.report.kit.doubts import knee_doubts, peak_doubts
 from dbstor.report.kit.fmt import (
     fmt_bytes,
     fmt_iops,
@@ -149,6 +149,19 @@ def _database_decision(run: Run, name: str) -> list[str]:
     return []
 
 
+def _size_on_knee(run: Run, name: str, knee_iops: float) -> str:
+    """'Size FC on its knee, 47,702 IOPS within SLO 1 ms p99 read, not on its peak of
+    54,100 IOPS, where p99 read latency was 1.90 ms.' The knee is the highest throughput
+    within the SLO, so a peak within it is the knee itself."""
+    peak, slo = peak_of(run), slo_of(run)
+    lead = f"Size {name} on its knee, {fmt_iops(knee_iops)} IOPS within {slo.text}"
+    if peak is None or not peak.iops or peak_doubts(run) or peak.iops <= knee_iops:
+        return lead + "."
+    over = slo.value(peak)
+    beyond = f", where {slo.name} latency was {fmt_ms(over)}" if over is not None else ""
+    return f"{lead}, not on its peak of {fmt_iops(peak.iops)} IOPS{beyond}."
+
+
 def _decisions(runs: list[Run], names: list[str], comparison: dict[str, Any] | None) -> list[str]:
     out = []
     if comparison and comparison.get("comparable") is not False:
@@ -168,20 +181,15 @@ def _decisions(runs: list[Run], names: list[str], comparison: dict[str, Any] | N
         if is_database(run):
             out.extend(_database_decision(run, name))
             continue
-        knee, peak, slo = knee_of(run), peak_of(run), slo_of(run)
+        knee = knee_of(run)
         doubts = knee_doubts(run)
         if doubts:
             out.append(
                 f"{name}: no size can be drawn from its knee ({doubts}); run it again with "
                 "longer points or on a quieter host before sizing on it."
             )
-        elif knee.state == "found" and knee.iops and peak is not None and peak.iops:
-            over = slo.value(peak)
-            out.append(
-                f"Size {name} on its knee, {fmt_iops(knee.iops)} IOPS within {slo.text}, not on "
-                f"its peak of {fmt_iops(peak.iops)} IOPS"
-                + (f", which costs {fmt_ms(over)} of {slo.name} latency." if over else ".")
-            )
+        elif knee.state == "found" and knee.iops:
+            out.append(_size_on_knee(run, name, knee.iops))
         elif knee.state == "beyond":
             out.append(
                 f"{name} never left its SLO: it can take more load than this study offered; "

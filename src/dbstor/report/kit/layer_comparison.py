@@ -19,8 +19,17 @@ CHARTS = (
     ("write_latency_ms", "Mean write latency", "lower is better"),
     ("iops", "IOPS", "higher is better"),
     ("cpu_util_pct", "CPU busy", "the share of each layer's CPUs in use"),
+    ("tps", "Transactions per second", "higher is better"),
+    ("txn_latency_ms", "Mean transaction latency", "lower is better"),
 )
-HEADS = ("mean read latency", "mean write latency", "IOPS", "CPU busy|% of all cores")
+HEADS = (
+    "mean read latency",
+    "mean write latency",
+    "IOPS",
+    "CPU busy|% of all cores",
+    "transactions|per second",
+    "mean transaction latency",
+)
 
 
 def layer_chart(block: dict[str, Any], baseline: str, key: str, title: str, better: str) -> str:
@@ -60,7 +69,7 @@ def _cell(values: dict[str, Any], normalised: dict[str, Any], key: str) -> str:
     value = values.get(key)
     if value is None:
         return DASH
-    if key == "iops":
+    if key in ("iops", "tps"):
         shown = fmt_iops(value)
     elif key == "cpu_util_pct":
         shown = fmt_pct(value)

@@ -108,6 +108,7 @@ COLUMNS = (
     ("write_latency_ms", "mean write latency|ms", lambda v: fmt_ms(v, unit=False)),
     ("txn_latency_ms", "mean transaction latency|ms", lambda v: fmt_ms(v, unit=False)),
     ("iops", "IOPS|reads + writes", fmt_iops),
+    ("tps", "transactions|per second", fmt_iops),
     ("cpu_util_pct", "CPU busy|% of all cores", fmt_pct),
 )
 
