@@ -35,12 +35,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     # imported when the command runs, not by `dbstor --help`
-    from dbstor.analysis.compare import compare_runs
+    from dbstor.analysis.study_compare import study_comparison
     from dbstor.report.pdf import PDF_FILE, write_pdf
     from dbstor.runs.study import STUDY_FILE, load_folder, render
 
     runs, _ = load_folder(args.folder)
-    comparison = compare_runs(runs, args.baseline) if len(runs) > 1 else None
+    # the study's own comparison (runs/study.py writes it with the same function)
+    baseline = args.baseline or (runs[0].study or {}).get("baseline")
+    comparison = study_comparison(runs, baseline)
     if args.baseline is not None:
         check_baseline(args.baseline, runs, comparison)
     title = (

@@ -106,11 +106,7 @@ def render_report(
     title = title or _default_title(runs, names)
     analyses = analyses or {}
     results, overlaid = results_body(runs, names, samples)
-    if comparison:
-        dss = comparison.get("kind") == "dss"
-        compared = dss_comparison_block(comparison) if dss else comparison_block(comparison)
-    else:
-        compared = ""
+    compared = _comparisons(comparison) if comparison else ""
     if analyses.get("unreadable"):
         extra_sections = [*(extra_sections or []), f"<p>{escape(analyses['unreadable'])}</p>"]
     body = [
@@ -148,6 +144,26 @@ def render_report(
         f"<title>{escape(title)}</title><style>{CSS}</style></head>"
         f"<body><main>{''.join(body)}</main></body></html>\n"
     )
+
+
+def _comparisons(comparison: dict) -> str:
+    """The study's comparisons (analysis/study_compare.py): the first workload compared
+    across targets, each other workload's after it, and why a run was compared with none."""
+    many = bool(comparison.get("others"))
+    blocks = [comparison, *(comparison.get("others") or [])]
+    out = []
+    for number, block in enumerate(blocks):
+        if block.get("kind") == "dss":
+            out.append(dss_comparison_block(block))
+            continue
+        workload = str((block.get("runs") or [{}])[0].get("workload") or "") if many else ""
+        anchor = "comparison" if number == 0 else f"comparison-{number + 1}"
+        out.append(comparison_block(block, anchor, workload))
+    alone = "".join(
+        f'<div class="callout warn">{escape(str(line))}</div>'
+        for line in comparison.get("not_compared") or []
+    )
+    return "".join(out) + (f'<section class="comparison">{alone}</section>' if alone else "")
 
 
 def _drawn(body: Callable[..., str], *args: Any) -> str:

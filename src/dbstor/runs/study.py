@@ -305,20 +305,9 @@ def _run_plans(
     return outcome
 
 
-def study_comparison(runs: list[Run], baseline: str | None) -> dict[str, Any] | None:
-    """Targets compared within a workload: the first workload that ran on several targets."""
-    from dbstor.analysis.compare import compare_runs
-
-    by_workload: dict[str, list[Run]] = {}
-    for run in runs:
-        by_workload.setdefault(str(run.workload.get("name")), []).append(run)
-    groups = [group for group in by_workload.values() if len(group) > 1]
-    if groups:
-        return compare_runs(groups[0], baseline)
-    return compare_runs(runs, baseline) if len(by_workload) == 1 and len(runs) > 1 else None
-
-
 def _render_study(folder: Path, runs: list[Run], study: Study) -> dict[str, Any] | None:
+    from dbstor.analysis.study_compare import study_comparison
+
     comparison = study_comparison(runs, study.baseline)
     if comparison is not None:
         write_text_atomic(folder / COMPARISON_FILE, json.dumps(comparison, indent=2) + "\n")

@@ -190,16 +190,22 @@ def _query_findings(run: Run, name: str, index: int) -> list[Finding]:
 
 
 def _comparison_findings(comparison: dict[str, Any] | None) -> list[Finding]:
+    """The verdicts of the study's comparisons (each workload compared across targets)."""
     if not comparison:
         return []
-    if comparison.get("comparable") is False:
-        return []
-    lines = verdict_lines(comparison)[:2]
-    return [  # the same reason twice (both factors not computed) is said once
-        Finding(f"{lead}: {text}.".replace("..", "."), "comparison")
-        for i, (lead, text) in enumerate(lines)
-        if text not in [t for _, t in lines[:i]]
-    ]
+    out = []
+    blocks = [comparison, *(comparison.get("others") or [])]
+    for index, block in enumerate(blocks):
+        if block.get("comparable") is False:
+            continue
+        anchor = "comparison" if index == 0 else f"comparison-{index + 1}"
+        lines = verdict_lines(block)[:2]
+        out += [  # the same reason twice (both factors not computed) is said once
+            Finding(f"{lead}: {text}.".replace("..", "."), anchor)
+            for i, (lead, text) in enumerate(lines)
+            if text not in [t for _, t in lines[:i]]
+        ]
+    return out
 
 
 def _analysis_findings(analyses: dict[str, Any]) -> list[Finding]:
@@ -286,6 +292,8 @@ def findings(
     found = _comparison_findings(comparison) + firsts + on_storage
     if comparison and comparison.get("comparable") is False:
         found.append(Finding(_not_compared(comparison, len(runs)), "comparison"))
+    for line in (comparison or {}).get("not_compared") or []:
+        found.append(Finding(str(line), "comparison"))
     return (found + analysed + seconds)[:MAX_FINDINGS]
 
 

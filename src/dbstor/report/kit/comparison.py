@@ -115,11 +115,13 @@ def verdict_lines(comparison: dict[str, Any]) -> list[tuple[str, str]]:
     ]
 
 
-def comparison_block(comparison: dict[str, Any]) -> str:
-    """The comparison section: factors, warnings, the normalised bars and the tables."""
+def comparison_block(comparison: dict[str, Any], anchor: str = "comparison", what: str = "") -> str:
+    """The comparison section: factors, warnings, the normalised bars and the tables.
+    what: the workload compared, named in the heading when a study compares several."""
     baseline = str(comparison.get("baseline", ""))
     runs = comparison.get("runs") or []
-    parts = [f"<h2>Comparison against {escape(baseline)} (baseline = 100)</h2>"]
+    named = f"{what}: " if what else ""
+    parts = [f"<h2>{escape(named)}Comparison against {escape(baseline)} (baseline = 100)</h2>"]
     if comparison.get("comparable") is False:
         parts.append(
             '<div class="callout bad"><b>These runs are not comparable as they stand.</b> '
@@ -172,7 +174,7 @@ def comparison_block(comparison: dict[str, Any]) -> str:
     parts.append(_per_disk_table(comparison.get("per_disk") or []))
     for line in withheld_lines(comparison):
         parts.append(f'<div class="callout warn">{escape(line)}</div>')
-    return f'<section class="comparison" id="comparison">{"".join(parts)}</section>'
+    return f'<section class="comparison" id="{escape(anchor)}">{"".join(parts)}</section>'
 
 
 def _latency_basis(comparison: dict[str, Any]) -> str:
