@@ -29,3 +29,22 @@ def baseline_index(runs: Sequence[Run], labels: Sequence[str], baseline: str | N
         if baseline in (labels[i], r.run_id, (r.target or {}).get("label"))
     ]
     return matches[0] if matches else 0
+
+
+WORKLOAD_METRICS = {  # a workload's own figure: (terminal words, table heading)
+    "nopm": ("NOPM", "NOPM|new orders/min"),
+    "tpm": ("TPM", "TPM|txn/min"),
+    "rows_read_per_s": ("rows read/s", "rows read|per second"),
+    "rows_updated_per_s": ("rows updated/s", "rows updated|per second"),
+    "visit_latency_ms_mean": ("ms/visit", "visit latency|mean ms"),
+}
+
+
+def workload_metric_words(key: str) -> tuple[str, str]:
+    """How a workload's own figure is named: (words for the terminal line, table heading);
+    a key no workload declared reads as words ('queries_per_hour' -> 'queries per hour'),
+    never as the raw key."""
+    if key in WORKLOAD_METRICS:
+        return WORKLOAD_METRICS[key]
+    words = key.replace("_per_s", " per second").replace("_ms_", " ms ").replace("_", " ")
+    return words, words

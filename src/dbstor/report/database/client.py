@@ -5,12 +5,11 @@ from __future__ import annotations
 
 from html import escape
 
+from dbstor.analysis.labels import workload_metric_words
 from dbstor.report.kit.fmt import DASH, fmt_int, fmt_iops, fmt_ms, fmt_num
 from dbstor.report.kit.summary import ok_points, point_label
 from dbstor.report.kit.tables import cell, scroll_table
 from dbstor.results.model import Point, Run
-
-METRIC_LABELS = {"nopm": "NOPM|new orders/min", "tpm": "TPM|txn/min"}
 
 
 def _metric_names(points: list[Point]) -> list[str]:
@@ -20,6 +19,11 @@ def _metric_names(points: list[Point]) -> list[str]:
     return names
 
 
+def _metric(key: str, value: float | None) -> str:
+    """A workload's figure: a latency in ms (0.07, not 0), a rate as a whole number."""
+    return fmt_ms(value, unit=False) if "latency" in key else fmt_iops(value)
+
+
 def client_table(run: Run) -> str:
     """Per point: workload figures, open-loop queueing, client CPU and memory."""
     points = ok_points(run)
@@ -27,7 +31,7 @@ def client_table(run: Run) -> str:
         return "<p>No load point finished.</p>"
     metrics = _metric_names(points)
     open_loop = any(p.open_loop for p in points)
-    head = ["load", "TPS", *(METRIC_LABELS.get(m, m) for m in metrics)]
+    head = ["load", "TPS", *(workload_metric_words(m)[1] for m in metrics)]
     if open_loop:
         head += ["finished|of arrivals", "backlog|at the end", "p99 ms|from arrival"]
         head += ["p99 ms|service"]
@@ -37,7 +41,7 @@ def client_table(run: Run) -> str:
     for point in points:
         cells = [cell(fmt_iops(point.tps), "num")]
         values = point.workload_metrics or {}
-        cells += [cell(fmt_iops(values.get(m)), "num") for m in metrics]
+        cells += [cell(_metric(m, values.get(m)), "num") for m in metrics]
         if open_loop:
             loop = point.open_loop or {}
             share = loop.get("finished_share")

@@ -16,6 +16,7 @@ from dbstor.analysis.attribution import (
     own_cpu,
     own_io,
 )
+from dbstor.analysis.labels import workload_metric_words
 from dbstor.analysis.trust import (
     MEMORY_READS_PER_TXN,
     drift_note,
@@ -201,7 +202,7 @@ def point_line(title: str, point: Point) -> str:
         f"  {title:<20}",
         f"{point.tps:>8,.0f} TPS",
         *(
-            f"{_figure(v)} {k.upper()}"
+            f"{_figure(v)} {workload_metric_words(k)[0]}"
             for k, v in (point.workload_metrics or {}).items()
             if k != "tpm" and isinstance(v, int | float)  # not measured: left out, never 0
         ),
