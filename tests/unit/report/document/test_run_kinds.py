@@ -13,6 +13,7 @@ import pytest
 from document_walk import document_problems, golden_runs, section_texts
 
 from dbstor.analysis.compare import compare_runs
+from dbstor.analysis.study_compare import study_comparison
 from dbstor.report.html import render_report
 from dbstor.results.model import Run
 
@@ -23,12 +24,12 @@ def _label(runs: list[Run]) -> str:
 
 @pytest.mark.parametrize("runs", golden_runs(), ids=_label)
 def test_every_run_kind_keeps_the_document_s_rules(runs: list[Run]):
-    comparison = compare_runs(runs) if len(runs) > 1 else None
-    assert document_problems(render_report(runs, comparison=comparison)) == []
+    comparison = study_comparison(runs, None)
+    assert document_problems(render_report(runs, comparison=comparison), runs) == []
 
 
 def test_two_targets_compared_keep_the_rules(fc: Run, iscsi: Run, samples, comparison):
-    assert document_problems(render_report([fc, iscsi], samples, comparison)) == []
+    assert document_problems(render_report([fc, iscsi], samples, comparison), [fc, iscsi]) == []
 
 
 def test_runs_not_compared_say_why_with_the_count(default_pair):
