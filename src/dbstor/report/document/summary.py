@@ -200,8 +200,10 @@ def _comparison_findings(comparison: dict[str, Any] | None) -> list[Finding]:
             continue
         anchor = "comparison" if index == 0 else f"comparison-{index + 1}"
         lines = verdict_lines(block)[:2]
+        runs = block.get("runs") or [{}]
+        what = f"{runs[0].get('workload')}, " if len(blocks) > 1 else ""  # which comparison
         out += [  # the same reason twice (both factors not computed) is said once
-            Finding(f"{lead}: {text}.".replace("..", "."), anchor)
+            Finding(f"{what}{lead}: {text}.".replace("..", "."), anchor)
             for i, (lead, text) in enumerate(lines)
             if text not in [t for _, t in lines[:i]]
         ]
