@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from dbstor.catalog.entries import folders, run_entry
+from dbstor.catalog.export_schema import column_names, declared_type
 from dbstor.dialects import registry
 from dbstor.errors import UserError
 from dbstor.results.model import Run
@@ -99,30 +100,6 @@ def _columns(rows: Iterable[dict[str, Any]]) -> list[str]:
     return list(seen)
 
 
-def _identifiers(columns: list[str]) -> list[str]:
-    """Quoted column names, unique without regard to case (DuckDB's rule; a user's facts
-    may name "Array" and "array")."""
-    used: set[str] = set()
-    out = []
-    for column in columns:
-        name, n = column, 1
-        while name.lower() in used:
-            n += 1
-            name = f"{column}_{n}"
-        used.add(name.lower())
-        out.append('"' + name.replace('"', '""') + '"')
-    return out
-
-
-def _sql_type(values: list[Any]) -> str:
-    kinds = {type(v) for v in values if v is not None}
-    if kinds <= {int, bool}:
-        return "BIGINT"
-    if kinds <= {int, float, bool}:
-        return "DOUBLE"
-    return "TEXT"
-
-
 def collect(root: Path) -> dict[str, list[dict[str, Any]]]:
     found: dict[str, list[dict[str, Any]]] = {"runs": [], "points": [], "samples": []}
     for table, row in tables(root):
@@ -142,8 +119,8 @@ def to_sqlite(data: dict[str, list[dict[str, Any]]], path: Path, dialect: str = 
             columns = _columns(rows)
             if not columns:
                 continue
-            types = [_sql_type([r.get(c) for r in rows]) for c in columns]
-            names = _identifiers(columns)
+            types = [declared_type(table, c, [r.get(c) for r in rows]) for c in columns]
+            names = column_names(columns)
             ddl = ", ".join(f"{c} {t}" for c, t in zip(names, types, strict=True))
             db.execute(f'CREATE TABLE "{table}" ({ddl})')
             marks = ", ".join("?" for _ in columns)
