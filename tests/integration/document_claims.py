@@ -152,7 +152,10 @@ CLAIM_CHECKS: tuple[Check, ...] = (dash_problems, headline_problems, refused_pro
 
 
 def rerender_problems(study_html: str, rerendered_html: str) -> list[str]:
-    """A re-render (dbstor report DIR) that differs from the study's own document."""
+    """A re-render (dbstor report DIR) that differs from the study's own document (its
+    'report generated' time aside)."""
+    stamp = re.compile(r"report generated [^<]*? by dbstor")
+    study_html, rerendered_html = (stamp.sub("", h) for h in (study_html, rerendered_html))
     if study_html == rerendered_html:
         return []
     a, b = study_html.splitlines(), rerendered_html.splitlines()

@@ -1,4 +1,4 @@
-"""The summary: three to six findings, each one sentence with its number and a link to
+"""The summary: three to seven findings, each one sentence with its number and a link to
 the table it comes from, made from measured verdicts (knee, peak, comparison factors,
 cache honesty, efficiency, capacity, placement, consolidation).
 
@@ -43,7 +43,7 @@ from dbstor.report.kit.summary import (
 from dbstor.report.queries.tables import fmt_s, point_title
 from dbstor.results.model import Run
 
-MAX_FINDINGS = 6
+MAX_FINDINGS = 7
 
 
 @dataclass
@@ -291,12 +291,13 @@ def findings(
         for overlay in overlays(runs)
         for run_id, text in database_on_storage(overlay, by_id)
     ]
-    found = _comparison_findings(comparison) + firsts + on_storage
+    unmatched = []  # why a run was compared with none: after what was measured
     if comparison and comparison.get("comparable") is False:
-        found.append(Finding(_not_compared(comparison, len(runs)), "comparison"))
+        unmatched.append(Finding(_not_compared(comparison, len(runs)), "comparison"))
     for line in (comparison or {}).get("not_compared") or []:
-        found.append(Finding(str(line), "comparison"))
-    return (found + analysed + seconds)[:MAX_FINDINGS]
+        unmatched.append(Finding(str(line), "comparison"))
+    found = _comparison_findings(comparison) + firsts + on_storage + analysed + unmatched
+    return (found + seconds)[:MAX_FINDINGS]
 
 
 def summary_body(

@@ -96,8 +96,10 @@ section.doc > section.run > h2, section.doc .run-part > section > h2 { font-size
   main { max-width: none; padding: 0; }
   body { font-size: 10pt; }
   h2, h3, h4 { break-after: avoid; }
-  main > section + section { break-before: page; }
-  .run-part { break-before: page; }
+  /* sections flow on from one another (a one-line section never takes a page of its
+     own, no page is left mostly empty); the results and the appendix open a page */
+  main > section#results, main > section#appendix { break-before: page; }
+  .run-part > section > h2, section.doc > h2, section.comparison > h2 { break-after: avoid; }
   figure, svg, .card, .callout, tr, .facts, .howto { break-inside: avoid; }
   .scroll { overflow: visible; }
   table { font-size: 8pt; }

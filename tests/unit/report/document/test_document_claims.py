@@ -66,3 +66,9 @@ def test_a_re_render_that_differs_from_the_study_s_document(fc: Run):
     assert rerender_problems(html, render_report([fc])) == []
     other = html.replace("<h2>Summary</h2>", "<h2>Summary</h2>\n")
     assert rerender_problems(html, other)
+
+
+def test_a_re_render_a_minute_later_is_the_same_document(fc: Run):
+    html = render_report([fc])
+    later = html.replace("report generated ", "report generated 2031-01-01 00:00 UTC, not ", 1)
+    assert later != html and rerender_problems(html, later) == []
