@@ -72,8 +72,8 @@ def check_fio_jobs(study: Study, local: bool = True) -> None:
 def check_slo_metric(study: Study, profile: Profile) -> None:
     """The SLO's latency is one this profile measures: a transaction latency (a database
     run's) or the latency of a direction it never issues would leave the knee unknown.
-    A study with databases too may set a metric for those: its io runs say the knee is
-    unknown instead."""
+    A study with databases too was checked at load (study/coherence.py: a metric one kind
+    of run cannot measure is refused); a direction its profile never issues is not."""
     if study.databases:
         return
     metric = study.slo_for(profile).metric
