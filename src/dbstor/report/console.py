@@ -15,6 +15,7 @@ from dbstor.report.database import console as database_console
 from dbstor.report.database.memory import memory_sentence
 from dbstor.report.io import console as io_console
 from dbstor.report.kit.comparison import compared, figure_text, verdict_lines, withheld_lines
+from dbstor.report.kit.doubts import headline_lines
 from dbstor.report.kit.figures import run_names
 from dbstor.report.kit.fmt import (
     DASH,
@@ -27,8 +28,6 @@ from dbstor.report.kit.shared import shared_sentence
 from dbstor.report.kit.summary import (
     cache_sentence,
     is_database,
-    knee_sentence,
-    peak_sentence,
 )
 from dbstor.report.kit.terminal import STATUS_STYLE
 from dbstor.report.queries.console import print_dss_comparison, print_dss_summary
@@ -62,8 +61,9 @@ def print_run_summary(run: Run, console: Console | None = None) -> None:
         )
     for note in run.notes or []:
         console.print(Text(f"note: {note}", style="yellow"))
-    console.print(Text(peak_sentence(run)))
-    console.print(Text(knee_sentence(run), style="bold"))
+    peak, knee = headline_lines(run)  # refused where the report refuses them
+    console.print(Text(peak))
+    console.print(Text(knee, style="bold"))
     cache = cache_sentence(run)
     if cache:
         console.print(Text(cache, style="dim"))

@@ -21,6 +21,11 @@ def test_run_summary_lists_points_peak_and_knee(fc: Run):
     assert "54,100" in text and "0.76" in text and "71%" in text and "1.04" in text
     assert "not steady" in text and "saturated" in text and "44,100–46,050 over 3" in text
     assert "peak: 54,100 IOPS at QD 64 (p99 read 1.90 ms)" in text
+    # QD32, beside the knee, is flagged not steady: the terminal refuses it as the report does
+    assert "knee: not stated (QD32 flagged not steady)" in text and "47,702" not in text
+    for point in fc.points:
+        point.trust.steady = True
+    text = output(print_run_summary, fc)
     assert "knee: 47,702 IOPS at QD 23.8 (p99 read 1.00 ms, SLO 1 ms)" in text
 
 
@@ -81,7 +86,8 @@ def test_database_run_summary_fits_80_columns(sqlite_run: Run):
     assert "* 8 users: from memory, 3 errors, 41 retries, first: Trade-Result: database" in text
     assert "Reads came from memory, not the storage: at 8 users, the highest transaction" in text
     assert "0.00044 device reads per transaction (hit ratio 99.96%)" in text
-    assert "peak: 5,918 TPS at 8 users (transaction p99 13.8 ms; device 2,646 IOPS" in text
+    # 8 users is flagged from memory: refused on the terminal as in the report
+    assert "peak: not stated (8 users flagged from memory)" in " ".join(text.split())
 
 
 def test_the_cpu_column_has_the_runs_own_beside_the_hosts(sqlite_run: Run):

@@ -13,14 +13,11 @@ from dbstor.report.database.overlay import overlay_caption, overlays
 from dbstor.report.database.section import database_section
 from dbstor.report.document.frame import engine_io_anchor, points_anchor, run_anchor
 from dbstor.report.io.section import io_section
-from dbstor.report.kit.doubts import knee_doubts, peak_doubts
+from dbstor.report.kit.doubts import headline_lines, knee_doubts
 from dbstor.report.kit.figures import curve_caption, curve_chart, figure_html
 from dbstor.report.kit.summary import (
     cache_sentence,
     is_database,
-    knee_of,
-    knee_sentence,
-    peak_sentence,
     slo_of,
 )
 from dbstor.report.kit.tables import status_badge
@@ -37,10 +34,7 @@ def cards(runs: list[Run], names: list[str]) -> str:
             continue
         workload = (run.workload or {}).get("name", "")
         engine = (run.engine or {}).get("name", "")
-        # the summary refuses a flagged peak (a fio run's unless its knee lies beyond it)
-        refused = is_database(run) or knee_of(run).state != "beyond"
-        lines = [_stated(peak_sentence(run), peak_doubts(run) if refused else "")]
-        lines.append(_stated(knee_sentence(run), knee_doubts(run)))
+        lines = list(headline_lines(run))  # refused where the summary refuses them
         cache = cache_sentence(run)
         if cache:
             lines.append(cache)
@@ -54,15 +48,6 @@ def cards(runs: list[Run], names: list[str]) -> str:
             f"{body}</div>"
         )
     return f'<div class="cards">{"".join(out)}</div>'
-
-
-def _stated(sentence: str, doubts: str) -> str:
-    """A headline sentence ('knee: ...'), or, where the summary refuses to state it, the
-    same refusal and no figure: the points' own figures are in the run's table."""
-    if not doubts:
-        return sentence
-    what, _, _ = sentence.partition(": ")
-    return f"{what}: not stated ({doubts}); the points' figures are in the run's table"
 
 
 def overlay_figures(runs: list[Run], names: list[str]) -> tuple[str, set[str]]:

@@ -14,8 +14,10 @@ from dbstor.analysis.trust import reads_from_memory, untrustworthy
 from dbstor.report.kit.summary import (
     is_database,
     knee_of,
+    knee_sentence,
     ok_points,
     peak_of,
+    peak_sentence,
     point_label,
 )
 from dbstor.results.model import Point, Run
@@ -89,3 +91,20 @@ def peak_doubts(run: Run) -> str:
     """Why the run's peak may not be stated ('' when it may): the flags on its point."""
     peak = peak_of(run)
     return doubts([peak], is_database(run)) if peak is not None else ""
+
+
+def stated(sentence: str, refused: str) -> str:
+    """A headline sentence ('knee: ...'), or, where the document refuses to state it, the
+    refusal and no figure: the points' own figures are in the run's table."""
+    if not refused:
+        return sentence
+    what, _, _ = sentence.partition(": ")
+    return f"{what}: not stated ({refused}); the points' figures are in the run's table"
+
+
+def headline_lines(run: Run) -> tuple[str, str]:
+    """The run's peak and knee lines as the cards and the terminal say them: each refused
+    where the summary refuses it (a fio run's flagged peak only when it has a knee below)."""
+    refuse_peak = is_database(run) or knee_of(run).state != "beyond"
+    peak = stated(peak_sentence(run), peak_doubts(run) if refuse_peak else "")
+    return peak, stated(knee_sentence(run), knee_doubts(run))
