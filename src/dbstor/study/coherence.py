@@ -5,15 +5,17 @@ the table and the fix, as `dbstor study` and `dbstor run` check the same study."
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from dbstor.errors import UserError
-from dbstor.study.model import Study
+
+if TYPE_CHECKING:
+    from dbstor.study.model import Study
 
 QUERY_WORKLOADS = ("dss",)  # query runs have no latency limit: no knee to lose
 
 
-def coherent(study: Study, data: dict[str, Any]) -> Study:
+def coherent(study: Study) -> Study:
     """The study, or a UserError for tables that contradict each other."""
     source = study.source
     metric = study.slo_metric or ""
@@ -33,7 +35,7 @@ def coherent(study: Study, data: dict[str, Any]) -> Study:
             "transactions), so every fio run would end without a knee; use read_lat_p99_ms, "
             "or run the databases in a study of their own"
         )
-    if "load" in data and not study.profiles:
+    if study.series is not None and not study.profiles:
         raise UserError(
             f"{source}: load: [load] sets the fio profiles' series and this study runs none; "
             "each database's load is its own users, instances or rate: drop [load] or move "

@@ -15,7 +15,6 @@ from typing import Any, TypeVar
 
 from dbstor.errors import UserError
 from dbstor.study.analyses import PER_TARGET, TABLES, analysis_table
-from dbstor.study.coherence import coherent
 from dbstor.study.consolidation import parse_consolidation
 from dbstor.study.data import parse_data_pattern
 from dbstor.study.model import (
@@ -353,7 +352,7 @@ def study_from_dict(data: dict[str, Any], source: str, base_dir: Path) -> Study:
         study.fail("baseline", f"{baseline!r} is not a target label: {', '.join(labels)}")
     specs = tuple(_database(source, i, t) for i, t in enumerate(databases))
     verify = data.get("consolidation")
-    return coherent(Study(
+    return Study(
         name=study.get("name", nonempty, Path(source).stem),
         targets=targets,
         profiles=tuple(profiles),
@@ -376,7 +375,7 @@ def study_from_dict(data: dict[str, Any], source: str, base_dir: Path) -> Study:
         consolidation=None
         if verify is None
         else parse_consolidation(source, verify, labels, specs, "tco" in data),
-    ), data)  # fmt: skip
+    ).coherent()  # tables that contradict each other: study/coherence.py
 
 
 def _series(source: str, table: Any) -> LoadSeries:

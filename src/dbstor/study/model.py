@@ -171,6 +171,13 @@ class Study:
             return None
         return {**self.analyses.get(name, {}), **(own or {})}
 
+    def coherent(self) -> Study:
+        """The study, or one line refusing tables that contradict each other (an SLO
+        metric one kind of run cannot measure, a [load] no fio profile reads)."""
+        from dbstor.study.coherence import coherent
+
+        return coherent(self)
+
     def series_for(self, profile: Profile) -> LoadSeries:
         if self.series is not None:
             return self.series
