@@ -220,8 +220,9 @@ def read_run_folder(folder: Path, what: str = "") -> Run:
     try:
         return load_run(folder)
     except (OSError, ValueError, TypeError, KeyError, RecursionError) as exc:
+        detail = str(exc) if str(exc).isprintable() else repr(str(exc))[1:-1]  # one line
         raise UserError(
-            f"{name}: cannot read {folder / RESULTS_FILE} ({exc}); it is not a results.json "
+            f"{name}: cannot read {folder / RESULTS_FILE} ({detail}); it is not a results.json "
             "this dbstor can read: run again or restore it"
         ) from None
 
