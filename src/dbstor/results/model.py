@@ -173,6 +173,8 @@ class Point:
     # a database point's write bursts (checkpoints) in its per-second device writes:
     # count, period_s, mb_mean, peak_mbps, base_mbps, starts_s (analysis/bursts.py)
     write_bursts: dict[str, Any] | None = None
+    # each role's device over the point's window (telemetry/roles.py): data, log, temp, fast
+    roles: dict[str, dict[str, Any]] | None = None
 
     @property
     def iops(self) -> float | None:
@@ -216,8 +218,10 @@ class Run:
         data = asdict(self)
         for point in data["points"]:
             # only runs with telemetry beyond this host have layers; only cluster runs hosts;
-            # only a point dbstor stood still in has paused_s; only one with bursts those
-            for key in ("layers", "paused_s", "write_bursts", *CLUSTER_POINT_FIELDS):
+            # only a point dbstor stood still in has paused_s; only one with bursts those;
+            # only a run measured on this host roles
+            keys = ("layers", "paused_s", "write_bursts", "roles", *CLUSTER_POINT_FIELDS)
+            for key in keys:
                 if point.get(key) is None:
                     point.pop(key, None)
         data = {"schema": data.pop("schema"), **data}

@@ -25,7 +25,7 @@ from dbstor.results.model import SAMPLE_KEYS, CpuStats, DeviceStats
 from dbstor.telemetry.cpu import PROC_STAT, CpuTimes, cpu_stats, parse_proc_stat
 from dbstor.telemetry.disk import PROC_DISKSTATS, DiskCounters, device_stats, parse_diskstats
 
-__all__ = ["SAMPLE_KEYS", "Sample", "Sampler", "Snapshot", "summarise"]
+__all__ = ["SAMPLE_KEYS", "Sample", "Sampler", "Snapshot", "device_window", "summarise"]
 
 _CPU_FIELDS = fields(CpuTimes)
 _DISK_WIDTH = len(fields(DiskCounters))
@@ -287,6 +287,27 @@ def summarise(
         top = next(iter(first.disks), None)
         return CpuStats(), DeviceStats(name=top) if top else None
     return cpu_stats(first.cpu, last.cpu), _device(first, last)
+
+
+def device_window(
+    samples: Sequence[Sample], start_s: float | None = None, end_s: float | None = None
+) -> dict[str, DeviceStats]:
+    """Every sampled device's figures over the same window as summarise()'s top device
+    (the snapshots nearest start_s and end_s): name -> DeviceStats, empty without samples
+    or devices."""
+    if not samples or not all(isinstance(s, Sample) for s in samples):
+        return {}
+    ordered = sorted(
+        {id(x): x for s in samples for x in (s.before, s.after)}.values(), key=lambda snap: snap.t
+    )
+    first = ordered[0] if start_s is None else _nearest(ordered, start_s)
+    last = ordered[-1] if end_s is None else _nearest(ordered, end_s)
+    seconds = last.t - first.t
+    return {
+        name: device_stats(first.disks, last.disks, seconds, name)
+        for name in last.disks
+        if name in first.disks
+    }
 
 
 def _at(ordered: list[Snapshot], t: float) -> Snapshot:

@@ -9,6 +9,7 @@ from dbstor.report.database.client import client_caption, client_table
 from dbstor.report.database.figures import device_chart, tps_caption, tps_chart, txn_types_chart
 from dbstor.report.database.memory import is_external, memory_html, memory_sentence
 from dbstor.report.database.sizes import objects_on_disk
+from dbstor.report.database.roles import roles_table
 from dbstor.report.database.tables import (
     db_points_table,
     engine_io_table,
@@ -109,6 +110,7 @@ def database_section(run: Run, name: str, rows: list[dict[str, Any]] | None) -> 
         )
     parts.append("<h3>Load points</h3>")
     parts.append(db_points_table(run))
+    parts.append(roles_table(run))
     parts.append(hosts_block(run))
     peak = peak_point(run)
     if peak is not None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 from html import escape
 from typing import Any
 
+from dbstor.report.database.roles import role_device
 from dbstor.report.database.sizes import databases_loaded, objects_on_disk, row_data_loaded
 from dbstor.report.document.private import base_name
 from dbstor.report.kit.fmt import DASH, fmt_bytes, fmt_value
@@ -90,8 +91,15 @@ def _within(paths: Any, role: str, other: str) -> bool:
     return any(t == m or t.startswith(m + "/") for m in mine for t in theirs)
 
 
-def _mount(run: Run) -> str:
-    mount = (run.target or {}).get("mount")
+def _mount(run: Run, role: str = "data") -> str:
+    """The file system a role's files are on: the role's own (target.roles), else the
+    target's (the data path's) for data alone."""
+    target = run.target or {}
+    roles = target.get("roles")
+    if isinstance(roles, dict) and isinstance(roles.get(role), dict):
+        mount = roles[role].get("mount")
+    else:
+        mount = target.get("mount") if role == "data" else None
     return fmt_value(mount.get("fs")) if isinstance(mount, dict) else DASH
 
 
@@ -115,10 +123,13 @@ def layout_body(runs: list[Run], names: list[str]) -> str:
                     + (", the same path as data" if same else "")
                 ]
             largest = _largest(run, "data" if main else str(role)) if main or count else ""
+            device = role_device(run, str(role))
+            if device == "not recorded" and _within(paths, str(role), "data"):
+                device = role_device(run, "data")  # an older run: its files are data's
             cells = (
                 f'<th scope="row">{escape(name)}</th><td>{escape(str(role))}</td>'
-                f"<td>{escape(str(target.get('device') or 'not found'))}</td>"
-                f"<td>{escape(_mount(run))}</td>"
+                f"<td>{escape(device)}</td>"
+                f"<td>{escape(_mount(run, str(role)))}</td>"
                 f"<td>{'<br>'.join(escape(w) for w in on_it) or DASH}</td>"
             )
             rows.append((cells, largest))

@@ -10,6 +10,7 @@ from dbstor.analysis.dss_compare import is_query_run
 from dbstor.report.database.figures import overlay_chart, tps_latency_curve
 from dbstor.report.database.memory import memory_sentence
 from dbstor.report.database.overlay import overlay_caption, overlays
+from dbstor.report.database.roles import moved_io_body
 from dbstor.report.database.section import database_section
 from dbstor.report.document.frame import engine_io_anchor, points_anchor, run_anchor
 from dbstor.report.io.section import io_section
@@ -123,6 +124,7 @@ def results_body(
     curve_runs, curve_names = [r for r, _ in curved], [n for _, n in curved]
     overlay, placed = overlay_figures(curve_runs, curve_names)
     parts = [cards(runs, names), overlay, curves(curve_runs, curve_names, placed)]
+    parts.append(moved_io_body(runs, names))
     for i, (run, name) in enumerate(zip(runs, names, strict=True)):
         rows = None if not samples else samples.get(run.run_id) or samples.get(name)
         if is_query_run(run):

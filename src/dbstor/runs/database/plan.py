@@ -22,6 +22,7 @@ from dbstor.runs.progress import Progress
 from dbstor.runs.telemetry import RunTelemetry
 from dbstor.study.model import DatabaseSpec, Slo, Target
 from dbstor.telemetry.disk import devices_for_path, mount_facts
+from dbstor.telemetry.roles import role_devices, target_roles
 from dbstor.telemetry.system import target_system
 from dbstor.testfiles import Safety
 from dbstor.workloads.registry import workload_class
@@ -121,7 +122,8 @@ class DatabaseRunner:
         self.engine_cls = engine_class(spec.engine)
         self.workload_cls = workload_class(spec.workload)
         self.scale = spec.scale if spec.scale is not None else self.workload_cls.default_scale
-        self.devices: list[str] = []
+        self.devices: list[str] = []  # the data path's, top device first
+        self.role_devices: dict[str, list[str]] = {}  # every role's own (telemetry/roles.py)
         self.phases = Phases()  # the run's `timings`: where its seconds went
         self.launched_at: float | None = None  # epoch seconds when dbstor was launched
         self.setup()
@@ -142,6 +144,10 @@ class DatabaseRunner:
         data = self.plan.target.paths[0] if self.plan.target.paths else None
         self.devices = devices_for_path(data) if data and spec.dsn is None else []
         device_note(self.run, self.devices, external=spec.dsn is not None)
+        if spec.dsn is None:
+            roles = self.plan.target.roles
+            self.role_devices = role_devices(roles)
+            self.run.target["roles"] = target_roles(roles, self.role_devices)
         if spec.dsn is None:
             self.run.target["system"] = target_system(self.devices)
         if data and spec.dsn is None:

@@ -29,7 +29,7 @@ from dbstor.lifeline import boot_id
 from dbstor.results.model import CpuStats, DeviceStats
 from dbstor.runs.measuring import sample_rows, wait_until
 from dbstor.telemetry.own import OwnAccounting, own_window
-from dbstor.telemetry.sampler import Sampler
+from dbstor.telemetry.sampler import Sampler, device_window
 
 
 @dataclass(frozen=True)
@@ -76,6 +76,8 @@ class TxnOutcome:
     memory_cap: str | None = None  # an embedded engine's cap as applied at this point
     own: dict[str, Any] | None = None  # the own processes' I/O and CPU (telemetry/own.py)
     oom: dict[str, Any] | None = None  # a memory cap's OOM counters when a server stopped
+    # every sampled device over the measured window (each role's, telemetry/roles.py)
+    devices: dict[str, DeviceStats] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -93,6 +95,7 @@ class TxnOutcome:
             "boot_id": self.boot_id,
             "own": self.own,
             "oom": self.oom,
+            "devices": {n: asdict(d) for n, d in self.devices.items()} if self.devices else None,
         }
 
     @classmethod
@@ -111,6 +114,7 @@ class TxnOutcome:
             memory_cap=data.get("memory_cap"),
             own=data.get("own"),
             oom=data.get("oom"),
+            devices={n: DeviceStats(**d) for n, d in (data.get("devices") or {}).items()} or None,
         )
 
 
@@ -189,6 +193,7 @@ def measure_database_point(
         if {"measure_start", "end"} <= own_marks.keys()
         else None,
         oom=cap_window(caps, caps_before),
+        devices=device_window(samples, start_s=point.warmup_s) or None,
     )
 
 

@@ -30,6 +30,7 @@ from dbstor.runs.pauses import PauseWatch, mark_paused
 from dbstor.runs.progress import live_device_iops
 from dbstor.runs.repeats import combine_repeats
 from dbstor.runs.telemetry import measured_window, storage_text
+from dbstor.telemetry.roles import role_figures, sampled_devices
 
 
 def cores() -> int:
@@ -205,7 +206,7 @@ class DatabaseRun(DatabaseRunner):
             think_time_ms=spec.think_time_ms,
             seed=spec.seed,
             rate=float(value) if series.kind == "rate" else None,
-            devices=tuple(self.devices),
+            devices=tuple(sampled_devices(self.devices, self.role_devices)),
         )
 
     def _measure(self, value: int) -> Point:
@@ -305,7 +306,9 @@ class DatabaseRun(DatabaseRunner):
         metrics = self.metrics.point_metrics(
             counts, result.rollbacks, result.measured_s, latency_ms=result.latency.stats()
         )
-        return database_point(load, outcome, plan.duration_s, plan.warmup_s, metrics)
+        done = database_point(load, outcome, plan.duration_s, plan.warmup_s, metrics)
+        done.roles = role_figures(self.role_devices, outcome.devices or {})
+        return done
 
     def _rows(self, outcome: TxnOutcome, load: Load, index: int, repeat: int) -> list[dict]:
         warmup, per_second = self.plan.warmup_s, outcome.drive.per_second

@@ -1,0 +1,122 @@
+"""Every role on its own device, measured (issue 33 part 3) against real PostgreSQL: a log
+path and a placement fast path on a second device (an ext4 loop file system) are each
+sampled over the point's window, results.json names each role's device, and the document's
+Layout and "Where the I/O went" say so; advise's before/after study measures the fast
+device of its after-run."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from loopfs import LoopFs, mounted_loop_fs
+from needs import usable
+
+pytestmark = pytest.mark.integration
+
+SHORT = ("--duration", "1", "--warmup", "0", "--scale", "50", "--buffer", "1MiB", "--quiet")
+
+
+@pytest.fixture
+def two_devices() -> Iterator[tuple[Path, LoopFs]]:
+    """A directory on the host's own disk and a loop file system, both reachable by a
+    server's unprivileged account."""
+    base = Path(tempfile.mkdtemp(prefix="dbstor-roles-"))
+    base.chmod(0o711)
+    slow = base / "slow"
+    slow.mkdir()
+    try:
+        with mounted_loop_fs(base, "96M") as fs:
+            fs.path.chmod(0o711)
+            yield slow, fs
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
+
+
+def _name(fs: LoopFs) -> str:
+    return fs.device.name  # /dev/loop7 -> loop7, as /proc/diskstats names it
+
+
+def test_log_and_fast_paths_on_a_second_device_are_measured_there(dbstor, two_devices):
+    usable("postgres")
+    slow, fs = two_devices
+    log, fast = fs.path / "log", fs.path / "fast"
+    log.mkdir()
+    fast.mkdir()
+    proc = dbstor(
+        "run", "--engine", "postgres", "--target", slow, "--target", f"log={log}",
+        "--target", f"fast={fast}", "--place", "trade=fast", "--users", "2", *SHORT,
+        "--out", "out", timeout=300,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    folder = dbstor.only_run_folder(dbstor.cwd / "out")
+    results = dbstor.results(folder)
+    roles = results["target"]["roles"]
+    loop = _name(fs)
+    assert roles["log"]["devices"] == [loop] and roles["fast"]["devices"] == [loop]
+    assert roles["data"]["devices"] and roles["data"]["devices"] != [loop]
+    assert results["target"]["device"].split(",")[0] == roles["data"]["devices"][0]
+    assert roles["log"]["shared_with"] == ["fast"]
+    point = results["points"][0]
+    log_io = point["roles"]["log"]
+    # every commit writes the WAL on the loop device: its writes are counted there
+    assert log_io["devices"] == [loop] and log_io["write_iops"] > 0
+    assert log_io["write_await_ms"] is not None or log_io.get("await_reasons")
+    assert point["roles"]["data"]["devices"] == roles["data"]["devices"]
+    assert point["roles"]["data"]["read_iops"] == pytest.approx(point["device"]["read_iops"])
+    html = (folder / "report.html").read_text()
+    layout = html[html.index('<table class="layout">') :]
+    layout = layout[: layout.index("</table>")]
+    for role in ("log", "fast"):
+        row = re.search(rf"<td>{role}</td><td>([^<]*)</td>", layout)
+        assert row and row.group(1) == loop, (role, layout)
+    data_row = re.search(r"<td>data</td><td>([^<]*)</td>", layout)
+    assert data_row and data_row.group(1) == roles["data"]["devices"][0]
+    assert "Each role&#x27;s device" in html or "Each role's device" in html
+
+
+def test_advise_after_run_measures_the_fast_device(dbstor, two_devices):
+    usable("postgres")
+    slow, fs = two_devices
+    fast = fs.path / "fast"
+    fast.mkdir()
+    first = dbstor(
+        "run", "--engine", "postgres", "--target", slow, "--users", "2", *SHORT,
+        "--out", "first", timeout=300,
+    )  # fmt: skip
+    assert first.returncode == 0, first.stderr
+    run = dbstor.only_run_folder(dbstor.cwd / "first")
+    study = dbstor.cwd / "moved.toml"
+    advice = dbstor(
+        "advise", run, "--fast-capacity", "4MB", "--fast-path", fast, "--write-study", study
+    )
+    assert advice.returncode == 0, advice.stderr
+    again = dbstor("run", study, "--quiet", "--out", "second", timeout=600)
+    assert again.returncode == 0, again.stderr
+    runs = {
+        dbstor.results(f)["target"]["label"]: dbstor.results(f)
+        for f in dbstor.run_folders(dbstor.cwd / "second")
+    }
+    loop = _name(fs)
+    after, before = runs["after"], runs["before"]
+    assert after["target"]["roles"]["fast"]["devices"] == [loop]
+    assert after["target"]["roles"]["data"]["devices"] != [loop]
+    for point in after["points"]:
+        fast_io = point["roles"]["fast"]
+        assert fast_io["devices"] == [loop] and fast_io["read_iops"] is not None
+    # the before-run keeps its "fast" objects on the slow path: the same device as data
+    assert (
+        before["target"]["roles"]["fast"]["devices"] == before["target"]["roles"]["data"]["devices"]
+    )
+    document = next((dbstor.cwd / "second").rglob("report.html"), None)
+    pages = [
+        p for p in (dbstor.cwd / "second").rglob("*.html") if "Where the I/O went" in p.read_text()
+    ]
+    assert document is not None and pages, "no page shows where the I/O went"
+    text = pages[0].read_text()
+    table = text[text.index("Where the I/O went") :]
+    assert f"<td>{loop}</td>" in table[: table.index("</table>")]
