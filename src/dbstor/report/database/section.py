@@ -8,8 +8,8 @@ from typing import Any
 from dbstor.report.database.client import client_caption, client_table
 from dbstor.report.database.figures import device_chart, tps_caption, tps_chart, txn_types_chart
 from dbstor.report.database.memory import is_external, memory_html, memory_sentence
-from dbstor.report.database.sizes import objects_on_disk
 from dbstor.report.database.roles import roles_table
+from dbstor.report.database.sizes import objects_on_disk
 from dbstor.report.database.tables import (
     db_points_table,
     engine_io_table,
