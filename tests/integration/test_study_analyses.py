@@ -94,6 +94,10 @@ def study(dbstor_class, tmp_path_factory):
         shutil.rmtree(base, ignore_errors=True)
 
 
+# analysis/trust.py's reasons why a claim must not rest on a point
+UNTRUSTED = ("came from memory", "not steady", "shared device", "did not finish")
+
+
 def _run_folder(folder: Path, label: str) -> Path:
     """The study's own run of this target (the consolidation's verify run is not one)."""
     index = json.loads((folder / "study.json").read_text())["runs"]
@@ -108,7 +112,8 @@ def test_all_four_parts_are_there(study):
         "schema", "efficiency", "capacity", "placement", "tco", "headroom", "consolidation",
     }  # fmt: skip
     for part in ("efficiency", "capacity", "placement"):
-        assert set(analyses[part]) == {"slow", "fast"}
+        # the fast target is not ranked for a move to itself
+        assert set(analyses[part]) == ({"slow"} if part == "placement" else {"slow", "fast"})
         for label, value in analyses[part].items():
             assert "missing" not in value, (part, label, value)
     assert analyses["tco"]  # a case, or why none (the next tests say which)
@@ -195,12 +200,17 @@ def test_the_consolidation_is_verified_by_a_real_run_at_twice_the_load(study):
 def test_placement_ranks_the_objects_the_run_measured_at_the_fast_targets_latency(study):
     analyses, folder, _, _ = study
     fast_run = _run_folder(folder, "fast").name
-    for label in ("slow", "fast"):
+    for label in ("slow",):
         advice = analyses["placement"][label]
         recorded = json.loads((_run_folder(folder, label) / "results.json").read_text())
         measured = {o["name"] for o in recorded["engine_stats"]["objects"]}
         assert {r["name"] for r in advice["ranking"]} == measured
-        assert fast_run in advice["fast_tier"]["latency_source"]
+        source = advice["fast_tier"]["latency_source"]
+        if advice["fast_tier"]["latency_ms"] is None:  # no point of the fast run stands
+            assert source.startswith("not priced: fast's run has no load point to stand on (")
+            assert any(why in source for why in UNTRUSTED), source
+        else:
+            assert fast_run in source
         assert advice["fast_tier"]["capacity_bytes"] == 64_000_000
         assert advice["result"]["used_bytes"] <= 64_000_000
         assert advice["chosen"], "64 MB holds some of the objects"
@@ -208,7 +218,11 @@ def test_placement_ranks_the_objects_the_run_measured_at_the_fast_targets_latenc
     # or says why not: two directories on one disk may measure 'slow' faster than 'fast'
     slow = analyses["placement"]["slow"]
     if slow["result"]["stall_saved_ms"] is None:
-        assert any(n.startswith("stall time not estimated: the slow tier") for n in slow["notes"])
+        notes = [n for n in slow["notes"] if n.startswith("stall time not estimated: ")]
+        assert notes and (  # slower than 'fast', or no point of its own run stands
+            notes[0].startswith("stall time not estimated: the slow tier")
+            or any(why in notes[0] for why in UNTRUSTED)
+        ), slow["notes"]
     else:
         assert _run_folder(folder, "slow").name in slow["slow_tier"]["latency_source"]
 

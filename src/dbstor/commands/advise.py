@@ -12,13 +12,18 @@ from pathlib import Path
 from typing import Any
 
 from dbstor.analysis.placement import inputs
-from dbstor.analysis.placement.analysis import DEFAULT_FAST_LATENCY_MS, Tiers, analyse
+from dbstor.analysis.placement.analysis import (
+    DEFAULT_FAST_LATENCY_MS,
+    Tiers,
+    analyse,
+    parse_fast_capacity,
+)
 from dbstor.analysis.placement.model import DbObject
 from dbstor.commands.flagtypes import whole
 from dbstor.commands.output import emit_result
 from dbstor.errors import UserError
 from dbstor.report.tools.placement import render_advise_section, render_page
-from dbstor.units import MAX_COUNT, format_size, parse_duration, parse_latency_ms, parse_size
+from dbstor.units import MAX_COUNT, format_size, parse_duration, parse_latency_ms
 
 EXAMPLES = """examples:
   dbstor advise --sqlserver virtual_file_stats.csv --fast-capacity 500GB
@@ -82,7 +87,8 @@ def register(subparsers: Any) -> None:
     p.add_argument(
         "--fast-capacity",
         metavar="SIZE",
-        help="usable capacity of the fast tier, e.g. 500GB, 2TB, 100GiB (required)",
+        help="usable capacity of the fast tier, e.g. 500GB, 2TB, 100GiB, or a share of the "
+        "database's tables and indexes, e.g. 50%% (required)",
     )
     p.add_argument(
         "--fast-latency",
@@ -233,9 +239,11 @@ def run(args: argparse.Namespace) -> int:
 def advice(args: argparse.Namespace) -> dict[str, Any]:
     """The placement advice of these flags (what --json prints); a study's [placement] too."""
     if not args.fast_capacity:
-        raise UserError("--fast-capacity is required: the usable size of the fast tier, e.g. 500GB")
+        raise UserError(
+            "--fast-capacity is required: the usable size of the fast tier, e.g. 500GB or 50%"
+        )
     try:
-        capacity = parse_size(args.fast_capacity)
+        capacity = parse_fast_capacity(args.fast_capacity)
     except ValueError as exc:
         raise UserError(f"--fast-capacity: {exc}") from None
     fast, fast_source = _latency(args.fast_latency, args.fast_run, "fast")
@@ -251,7 +259,9 @@ def advice(args: argparse.Namespace) -> dict[str, Any]:
     if write_study_to and not args.run_dir:
         raise UserError("--write-study needs RUN_DIR, the dbstor run whose objects are ranked")
     objects, notes, source = load_objects(args)
-    tiers = Tiers(capacity, fast, fast_source or "given", slow, slow_source)
+    tiers = Tiers(
+        capacity.bytes_for(0), fast, fast_source or "given", slow, slow_source, capacity.share
+    )
     result = analyse(objects, tiers, include_logs=args.include_logs, method=args.method)
     result["source"] = source
     result["notes"] = [source["counted"], *notes, *result["notes"]]

@@ -19,6 +19,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NoReturn
 
+from dbstor.analysis.placement.analysis import FastCapacity, parse_fast_capacity
+from dbstor.analysis.placement.runs import UntrustedTier
 from dbstor.commands import advise, capacity, efficiency, tco
 from dbstor.commands.consolidation import (
     cost_comparison,
@@ -36,7 +38,6 @@ from dbstor.study.analyses import COMMANDS, STUDY_ONLY_KEYS, TABLES
 from dbstor.study.model import Study, Target
 from dbstor.study.values import drives_fact
 from dbstor.testfiles import Safety
-from dbstor.units import parse_size
 
 ANALYSES_FILE = "analyses.json"
 SCHEMA = 1
@@ -221,12 +222,14 @@ class StudyAnalyses:
             }
         if self.capacity:
             data["capacity"] = dict(self.capacity)
-        if any(self.study.analysis_table("placement", t) for t in self.study.targets):
-            data["placement"] = {
-                t.label: self._placement(t, outcome)
-                for t in self.study.targets
-                if self.study.analysis_table("placement", t) is not None
-            }
+        ranked = [  # not the fast target itself: its objects are on the fast tier already
+            t
+            for t in self.study.targets
+            if self.study.analysis_table("placement", t) is not None
+            and self._fast_label(t) != t.label
+        ]
+        if ranked:
+            data["placement"] = {t.label: self._placement(t, outcome) for t in ranked}
         if self.study.analysis_table("tco") is not None:
             comparison, note, runs = cost_comparison(
                 outcome.runs, self.baseline, outcome.comparison
@@ -253,13 +256,19 @@ class StudyAnalyses:
         pairs = zip(outcome.runs, outcome.run_folders, strict=False)
         return [f for r, f in pairs if r.target.get("label") == label]
 
+    def _fast_label(self, target: Target) -> str | None:
+        """The target whose measured latency prices the move: `fast`, else the first
+        target that is not the baseline."""
+        table = self.study.analysis_table("placement", target) or {}
+        return table.get("fast") or next((x for x in self.labels if x != self.baseline), None)
+
     def _placement(self, target: Target, outcome: StudyOutcome) -> dict[str, Any]:
         table = self.study.analysis_table("placement", target) or {}
         folders = [f for f in self._folders(target.label, outcome) if _has_objects(f)]
         if not folders:
             return {"missing": "no run of this target measured per-object I/O (a database run)"}
         args = self._args("placement", target, str(folders[0]))
-        fast = table.get("fast") or next((x for x in self.labels if x != self.baseline), None)
+        fast = self._fast_label(target)
         if "fast_latency" not in table and fast is not None:
             fast_folders = self._folders(fast, outcome)
             if not fast_folders:
@@ -267,18 +276,29 @@ class StudyAnalyses:
             args.fast_run = fast_folders[0]
         if "slow_latency" not in table and fast != target.label:
             args.slow_run = folders[0]  # this target's own measured latency: the stall saved
-        try:
-            return advise.advice(args)
-        except UserError as exc:
-            if getattr(args, "slow_run", None) is None:
-                return {"missing": str(exc)}
-            args.slow_run = None  # e.g. the 'slow' target measured faster: no stall estimate
-            why = f"stall time not estimated: {str(exc).split('; check')[0]}"
-        try:
-            result = advise.advice(args)
-        except UserError as exc:
-            return {"missing": str(exc)}
-        result.setdefault("notes", []).append(why)
+        notes: list[str] = []
+        unpriced: str | None = None
+        while True:
+            try:
+                result = advise.advice(args)
+                break
+            except UntrustedTier as exc:  # no point of that run a document stands on
+                if exc.flag == "--fast-run":
+                    args.fast_run, args.slow_run = None, None
+                    unpriced = (
+                        f"not priced: {fast}'s run has no load point to stand on ({exc.reasons})"
+                    )
+                else:
+                    args.slow_run = None
+                    notes.append(f"stall time not estimated: {exc.reasons}")
+            except UserError as exc:
+                if getattr(args, "slow_run", None) is None:
+                    return {"missing": str(exc)}
+                args.slow_run = None  # e.g. the 'slow' target measured faster: no stall estimate
+                notes.append(f"stall time not estimated: {str(exc).split('; check')[0]}")
+        if unpriced is not None:
+            unpriced_advice(result, unpriced)
+        result.setdefault("notes", []).extend(notes)
         return result
 
     def _after(self) -> str | None:
@@ -357,11 +377,22 @@ def print_pdf(study: Study, outcome: StudyOutcome, progress: Progress) -> None:
         progress.say(f"pdf: {write_pdf(report)}")
 
 
-def _fast_capacity(text: str) -> int:
+def _fast_capacity(text: str) -> FastCapacity:
     try:
-        return parse_size(text)
+        return parse_fast_capacity(text)
     except ValueError as exc:
         raise UserError(f"--fast-capacity: {exc}") from None
+
+
+def unpriced_advice(result: dict[str, Any], why: str) -> None:
+    """Advice ranked by I/O moved with no fast-tier latency: none is invented, the
+    latency is null and says why."""
+    result["fast_tier"]["latency_ms"] = None
+    result["fast_tier"]["latency_source"] = why
+    result["assumptions"] = [
+        f"fast tier: {why}" if str(a).startswith("fast tier:") else a
+        for a in result.get("assumptions", [])
+    ]
 
 
 def _has_objects(folder: Path) -> bool:

@@ -11,6 +11,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from dbstor.units import parse_size
+
 SMALL_SCALE = {"brokerage": 200, "orders": 1, "blocks": 500, "dss": 0.05}
 POINT = {"duration": "5s", "warmup": "2s", "size": "64MiB", "repeats": 1}  # as the default study
 SERIES = ("users", "instances", "rate", "streams")
@@ -43,6 +45,7 @@ def shrink(
             memory(db)
         if "query_timeout" in db:
             db["query_timeout"] = "5m"
+    _scale_fast_tiers(small, _scale_ratio(data.get("databases", []), small.get("databases", [])))
     made: list[Path] = []
     for index, target in enumerate(small.get("targets", [])):
         if target.get("clients"):
@@ -58,3 +61,33 @@ def shrink(
                 target[role] = str(where / label / role)
                 made.append(where / label / role)
     return small, made
+
+
+def _scale_ratio(before: list[dict[str, Any]], after: list[dict[str, Any]]) -> float | None:
+    """How much smaller the shrunk databases are: the largest of small scale / scale over
+    the databases whose scale the study gave (None when it gave none)."""
+    ratios = []
+    for old, new in zip(before, after, strict=False):
+        scale, small = old.get("scale"), new.get("scale")
+        if isinstance(scale, int | float) and isinstance(small, int | float) and scale > 0:
+            ratios.append(min(1.0, small / scale))
+    return max(ratios) if ratios else None
+
+
+def _scale_fast_tiers(small: dict[str, Any], ratio: float | None) -> None:
+    """A [placement] fast tier given as a size shrinks with the database, so that the
+    shrunk study moves the same share of it (a share such as "50%" follows by itself)."""
+    if ratio is None or ratio >= 1.0:
+        return
+    tables = [small.get("placement")] + [t.get("placement") for t in small.get("targets", [])]
+    for table in tables:
+        if not isinstance(table, dict):
+            continue
+        given = table.get("fast_capacity")
+        if not isinstance(given, str) or given.strip().endswith("%"):
+            continue
+        try:
+            size = parse_size(given)
+        except ValueError:
+            continue  # the study's own check names it
+        table["fast_capacity"] = f"{max(1, round(size * ratio))}B"

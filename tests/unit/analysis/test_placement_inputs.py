@@ -183,11 +183,16 @@ def test_run_folder_objects_contract(tmp_path):
         parse_run(tmp_path / "nowhere")
 
 
-def _run(folder: Path, means: dict[int, float], knee: float | None) -> None:
+def _run(
+    folder: Path, means: dict[int, float], knee: float | None, drifting: tuple[int, ...] = ()
+) -> None:
     points = [
         Point(load=Load("users", users), duration_s=10, read_lat_ms=LatencyStats(mean=mean))
         for users, mean in means.items()
     ]
+    for point in points:
+        if point.load.value in drifting:
+            point.trust.steady = False
     run = Run(
         run_id=folder.name,
         tool_version="t",
@@ -212,6 +217,24 @@ def test_tier_latency_from_the_knee_or_the_lowest_load(tmp_path):
     assert tier_latency_ms(tmp_path / "hdd", "--slow-run")[0] == 7.5
     with pytest.raises(UserError, match=r"--slow-run .* not a dbstor run folder"):
         tier_latency_ms(tmp_path / "none", "--slow-run")
+
+
+def test_tier_latency_only_from_a_point_the_document_stands_on_rounded_once(tmp_path):
+    """A knee the document refuses (its point not steady) does not price the move: the
+    highest trusted point within it does; the figure is rounded once, to 3 digits."""
+    _run(tmp_path / "flash", {1: 0.3124, 8: 0.724834, 16: 2.0}, knee=8, drifting=(8,))
+    mean, where = tier_latency_ms(tmp_path / "flash", "--fast-run")
+    assert mean == 0.312 and "highest trusted point within the knee (users 1)" in where
+    _run(tmp_path / "steady", {1: 0.3124, 8: 0.724834}, knee=8)
+    mean, where = tier_latency_ms(tmp_path / "steady", "--fast-run")
+    assert mean == 0.725 and "at the knee (users 8)" in where
+    _run(tmp_path / "drift", {1: 0.3, 8: 0.7}, knee=8, drifting=(1, 8))
+    with pytest.raises(
+        UserError,
+        match=r"no load point to take the tier's latency from "
+        r"\(users 1: it was not steady.*users 8: it was not steady",
+    ):
+        tier_latency_ms(tmp_path / "drift", "--fast-run")
 
 
 def test_dsn_passwords_are_masked_and_scrubbed():

@@ -57,8 +57,15 @@ def test_a_shrunk_example_keeps_its_tables_and_targets_under_one_dir(example, tm
     assert [t.label for t in study.targets] == [t["label"] for t in data["targets"]]
     assert all(p.is_relative_to(tmp_path) for t in study.targets for p in t.paths)
     assert dirs and all(d.is_relative_to(tmp_path) for d in dirs)
-    for name in ("capacity", "efficiency", "placement", "tco"):
+    for name in ("capacity", "efficiency", "tco"):
         assert small.get(name) == data.get(name)
+    placement = dict(small.get("placement") or {})
+    assert placement.pop("fast_capacity", None) == (data.get("placement") or {}).get(
+        "fast_capacity"
+    )  # a share of the database ("50%"): it follows the database as it is
+    assert placement == {
+        k: v for k, v in (data.get("placement") or {}).items() if k != "fast_capacity"
+    }
     for db in study.databases:
         assert len(db.series.values) <= 2
 
@@ -96,3 +103,21 @@ def test_a_shrunk_managed_server_gets_less_memory_than_its_database(tmp_path):
     assert "memory_limit" not in external  # another machine's server: not dbstor's to cap
     assert small["targets"][1]["fast"] == str(tmp_path / "FLASH" / "fast")
     assert tmp_path / "FLASH" / "fast" in dirs
+
+
+def test_a_fast_tier_given_as_a_size_shrinks_with_the_database(tmp_path):
+    """The shrunk study moves the same share of its database: 300GB for scale 20000 is
+    3GB for scale 200; a share ("50%") is left as it is."""
+    data = {
+        "databases": [{"engine": "postgres", "workload": "brokerage", "scale": 20000}],
+        "targets": [{"label": "HDD", "path": "/x", "placement": {"fast_capacity": "30GB"}}],
+        "placement": {"fast_capacity": "300GB", "fast": "FLASH"},
+    }
+    small, _ = shrink(data, tmp_path)
+    assert small["placement"] == {"fast_capacity": "3000000000B", "fast": "FLASH"}
+    assert small["targets"][0]["placement"]["fast_capacity"] == "300000000B"
+    assert data["placement"]["fast_capacity"] == "300GB"  # the study itself is not changed
+    share = {**data, "placement": {"fast_capacity": "50%"}}
+    assert shrink(share, tmp_path)[0]["placement"]["fast_capacity"] == "50%"
+    no_scale = {**data, "databases": [{"engine": "postgres", "workload": "brokerage"}]}
+    assert shrink(no_scale, tmp_path)[0]["placement"]["fast_capacity"] == "300GB"

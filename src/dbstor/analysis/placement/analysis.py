@@ -18,7 +18,7 @@ from typing import Any
 from dbstor.analysis.placement import knapsack
 from dbstor.analysis.placement.model import DbObject
 from dbstor.errors import UserError
-from dbstor.units import format_size
+from dbstor.units import format_size, parse_percent, parse_size
 
 GIB = 1024**3
 DEFAULT_FAST_LATENCY_MS = 0.5
@@ -35,6 +35,33 @@ class Tiers:
     fast_source: str = "default"
     slow_latency_ms: float | None = None
     slow_source: str | None = None
+    capacity_share: float | None = None  # asked as a share of the database: capacity_bytes follows
+
+
+@dataclass(frozen=True)
+class FastCapacity:
+    """The fast tier's usable size as asked: bytes ("300GB") or a share of the database's
+    tables and indexes ("50%": h6080's 300 GB of flash for a 600 GB database), which
+    follows the database at any scale."""
+
+    size_bytes: int | None = None
+    share: float | None = None
+
+    def bytes_for(self, database_bytes: int) -> int:
+        if self.share is not None:
+            return int(self.share * database_bytes)
+        return int(self.size_bytes or 0)
+
+
+def parse_fast_capacity(text: str) -> FastCapacity:
+    """'300GB' or '50%' -> FastCapacity; ValueError with the reason."""
+    value = str(text).strip()
+    if value.endswith("%"):
+        share = parse_percent(value) / 100.0
+        if share <= 0:
+            raise ValueError(f"{value} leaves no fast tier: give a share above 0%")
+        return FastCapacity(share=share)
+    return FastCapacity(size_bytes=parse_size(value))
 
 
 def skew_curve(objects: list[DbObject]) -> list[tuple[float, float]]:
@@ -94,9 +121,11 @@ def analyse(
             "no I/O counted in the input (all reads and writes are 0); take the "
             "snapshots over an interval with load on the database"
         )
-    if tiers.capacity_bytes <= 0:
-        raise UserError("--fast-capacity must be above 0, e.g. 500GB")
     total_size = sum(o.size_bytes for o in objects)
+    if tiers.capacity_share is not None:
+        tiers.capacity_bytes = int(tiers.capacity_share * total_size)
+    if tiers.capacity_bytes <= 0:
+        raise UserError("--fast-capacity must be above 0, e.g. 500GB or 50%")
     stalls = [o.total_stall_ms() for o in objects]
     objective = "stall_ms"
     if tiers.slow_latency_ms is None and any(s is None for s in stalls):
@@ -184,6 +213,7 @@ def analyse(
         "density_unit": "I/O per GiB",
         "fast_tier": {
             "capacity_bytes": tiers.capacity_bytes,
+            "capacity_share": tiers.capacity_share,  # asked as a share of the database
             "latency_ms": tiers.fast_latency_ms,
             "latency_source": tiers.fast_source,
         },
@@ -231,7 +261,7 @@ def _reason(row: dict[str, Any], tiers: Tiers, objective: str, free: int) -> str
     if objective == "stall_ms" and row["saved_ms"] is not None:
         saves = (
             f"saves {row['saved_ms'] / 1000:,.0f} s of stall "
-            f"({row['latency_now_ms']:.2f} -> {tiers.fast_latency_ms:.2f} ms per I/O)"
+            f"({row['latency_now_ms']:.3g} -> {tiers.fast_latency_ms:.3g} ms per I/O)"
         )
     if row["chosen"]:
         return f"chosen: {share}" + (f"; {saves}" if saves else "")
@@ -241,7 +271,7 @@ def _reason(row: dict[str, Any], tiers: Tiers, objective: str, free: int) -> str
         return "not chosen: no I/O counted"
     if objective == "stall_ms" and not row["saved_ms"]:
         return (
-            f"not chosen: {row['latency_now_ms']:.2f} ms per I/O is already at fast-tier "
+            f"not chosen: {row['latency_now_ms']:.3g} ms per I/O is already at fast-tier "
             "latency, no stall to save"
         )
     size = format_size(row["size_bytes"])
@@ -273,8 +303,13 @@ def _cache_notes(objects: list[DbObject]) -> list[str]:
 
 
 def _assumptions(tiers: Tiers, objective: str, include_logs: bool) -> list[str]:
+    share = (
+        f" ({tiers.capacity_share:.0%} of the database's tables and indexes)"
+        if tiers.capacity_share is not None
+        else ""
+    )
     out = [
-        f"fast tier: {format_size(tiers.capacity_bytes)} usable, "
+        f"fast tier: {format_size(tiers.capacity_bytes)} usable{share}, "
         f"{tiers.fast_latency_ms:g} ms per I/O ({tiers.fast_source})",
     ]
     if tiers.slow_latency_ms is not None:

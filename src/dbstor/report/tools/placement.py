@@ -113,8 +113,12 @@ def render_advise_section(result: dict[str, Any]) -> str:
     summary = [
         (
             "fast tier",
-            f"{format_size(fast['capacity_bytes'])}, {fast['latency_ms']:.3g} ms per I/O "
-            f"({escape(str(fast['latency_source']))})",
+            f"{format_size(fast['capacity_bytes'])}, "
+            + (
+                f"{fast['latency_ms']:.3g} ms per I/O ({escape(str(fast['latency_source']))})"
+                if fast.get("latency_ms") is not None
+                else f"latency {escape(str(fast['latency_source']))}"
+            ),
         ),
         (
             "objects chosen",
