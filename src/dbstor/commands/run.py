@@ -92,10 +92,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     load.add_argument(
         "--users",
         default=None,
-        help="virtual users per point, e.g. 1,2,4,8,16 (closed loop); with --instances or --rate: one number, the users per instance",
+        help="virtual users per point, e.g. 1,2,4,8,16 (closed loop), or auto: doubled from 1 "
+        "until throughput stops rising or the SLO is crossed, then measured at fractions of "
+        "the best; with --instances or --rate: one number, the users per instance",
     )
     load.add_argument(
-        "--instances", default=None, help="independent databases driven at once, e.g. 1,2,4,6,8"
+        "--instances",
+        default=None,
+        help="independent databases driven at once, e.g. 1,2,4,6,8, or auto (searched like --users auto)",
     )
     load.add_argument(
         "--rate",
@@ -200,6 +204,10 @@ def _series(args: argparse.Namespace) -> LoadSeries:
         raise UserError(
             f"--{given[0]} and --{given[1]}: give one load series per run (--users, --instances, --rate or --streams)"
         )
+    if args.instances == "auto":
+        return LoadSeries(
+            kind="instances", users=_one_user_count(args, "--instances", 4), auto=True
+        )
     if args.instances:
         return LoadSeries(
             kind="instances",
@@ -225,7 +233,12 @@ def _series(args: argparse.Namespace) -> LoadSeries:
                 "--users does not apply to dss: give query streams, e.g. --streams 1,2,4"
             )
         return LoadSeries(kind="streams", values=(1,))
-    values = parse_flag("--users", parse_int_list, args.users) if args.users else [1, 2, 4, 8, 16]
+    if args.users == "auto":  # searched upward, then fractions of what it found
+        return LoadSeries(kind="users", auto=True)
+    try:
+        values = parse_int_list(args.users) if args.users else [1, 2, 4, 8, 16]
+    except ValueError as exc:
+        raise UserError(f"--users: {exc}, or auto") from None
     return LoadSeries(kind="users", values=tuple(values))
 
 

@@ -268,7 +268,14 @@ def _database_series(fields: _Fields, table: dict[str, Any]) -> LoadSeries:
     for key, read_by in (("users_per_instance", ("instances",)), ("users", ("users", "rate"))):
         if key in table and kind not in read_by:  # accepted and then ignored: refused
             fields.fail(key, f"a {kind} series does not use it: drop {key}")
+    for key in ("users", "instances"):
+        value = table.get(key)
+        if isinstance(value, str) and value != "auto" and kind in ("users", "instances"):
+            fields.fail(key, f'{value!r} is neither a list nor "auto": e.g. [1, 2, 4, 8] or "auto"')
     if kind == "instances":
+        if table.get("instances") == "auto":
+            users = fields.get("users_per_instance", positive_int, 4)
+            return LoadSeries(kind="instances", users=users, auto=True)
         return LoadSeries(
             kind="instances",
             values=fields.get("instances", int_list, ()),
@@ -283,6 +290,8 @@ def _database_series(fields: _Fields, table: dict[str, Any]) -> LoadSeries:
         )
     if kind == "streams":
         return LoadSeries(kind="streams", values=fields.get("streams", int_list, ()))
+    if table.get("users") == "auto":  # searched upward, then fractions of what it found
+        return LoadSeries(kind="users", auto=True)
     if "users" in table:
         return LoadSeries(kind="users", values=fields.get("users", int_list, ()))
     if table.get("workload") == "dss":

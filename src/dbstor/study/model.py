@@ -63,6 +63,9 @@ class LoadSeries:
     iodepth: int = 1  # queue depth at every point of a jobs series
     users: int = 1  # users per instance at every point of an instances or a database rate series
     rate_unit: str = "IOPS"  # what a rate counts: IOPS (fio) or TPS (a database)
+    # a database's users or instances "auto": searched upward, then fractions of what was
+    # found (runs/auto_search.py); values is then empty
+    auto: bool = False
 
     def label(self, value: float) -> str:
         prefix = {
@@ -109,6 +112,7 @@ class DatabaseSpec:
                 "kind": self.series.kind,
                 "values": list(self.series.values),
                 "users": self.series.users,
+                **({"auto": True} if self.series.auto else {}),
             },
             "think_time_ms": self.think_time_ms,
             "client_processes": self.client_processes,

@@ -75,8 +75,12 @@ class DatabaseTable(_Table):
     engine: str | None = Field(None, description="sqlite, postgres, mariadb, duckdb...")
     workload: str | None = Field(None, description="brokerage, orders, dss...")
     scale: Text | None = None
-    users: int | Series | None = None
-    instances: Series | None = None
+    users: int | Series | Literal["auto"] | None = Field(
+        None, description='a list of users, or "auto": searched upward, then fractions of it'
+    )
+    instances: Series | Literal["auto"] | None = Field(
+        None, description='a list of instance counts, or "auto": searched like users'
+    )
     users_per_instance: int | None = Field(None, ge=1)
     rate: Series | None = None
     streams: Series | None = None

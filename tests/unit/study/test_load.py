@@ -150,3 +150,16 @@ def test_errors_name_file_and_field(tmp_path, text, message):
 def test_missing_file(tmp_path):
     with pytest.raises(UserError, match="no such study file"):
         load_study(tmp_path / "nope.toml")
+
+
+def test_database_users_or_instances_auto_are_searched_series(tmp_path):
+    text = '[[targets]]\npath="x"\n[[databases]]\nengine="sqlite"\nusers="auto"\n'
+    series = load_study(write(tmp_path, text)).databases[0].series
+    assert (series.kind, series.values, series.auto) == ("users", (), True)
+    text = '[[targets]]\npath="x"\n[[databases]]\ninstances="auto"\nusers_per_instance=2\n'
+    series = load_study(write(tmp_path, text)).databases[0].series
+    assert (series.kind, series.users, series.auto) == ("instances", 2, True)
+    for wrong in ('users="many"', 'instances="some"'):
+        text = f'[[targets]]\npath="x"\n[[databases]]\n{wrong}\n'
+        with pytest.raises(UserError, match='is neither a list nor "auto"'):
+            load_study(write(tmp_path, text))

@@ -19,6 +19,7 @@ from dbstor.analysis.histogram import merge_all
 from dbstor.drivers.processes import AUTO, processes_for
 from dbstor.errors import PointFailed
 from dbstor.results.model import Load, Point, Run, run_status
+from dbstor.runs.auto_search import AUTO_MAX_INSTANCES, AUTO_MAX_USERS, PeakSearch, load_fractions
 from dbstor.runs.database import saturation
 from dbstor.runs.database.memory_cap import load_words, needed_bytes, oom_killed, oom_message
 from dbstor.runs.database.plan import DatabaseRunner, instance_setup
@@ -68,10 +69,10 @@ class DatabaseRun(DatabaseRunner):
         try:
             with run_status(self.run):
                 with self.phases.phase("create_s"):  # the engines created and loaded
-                    self._create_instances()
+                    self._create_instances(1 if spec.series.auto else None)
                 series_started = time.monotonic()
                 skipped = []
-                for value in spec.series.values:
+                for value in self._auto() if spec.series.auto else spec.series.values:
                     if self.killed_by_cap:
                         skipped.append(spec.series.label(value))
                         continue
@@ -93,12 +94,47 @@ class DatabaseRun(DatabaseRunner):
                 self.folder.save()
         return self.run
 
-    def _create_instances(self) -> None:
+    def _auto(self) -> list[int]:
+        """users or instances "auto": double the load from 1 (the search's points kept as
+        such), until throughput stops rising or the latency limit is crossed; -> the loads
+        of the main series, at fractions of the best load within the limit."""
+        series, slo = self.plan.database.series, self.plan.slo
+        most = AUTO_MAX_INSTANCES if series.kind == "instances" else AUTO_MAX_USERS
+        search = PeakSearch(slo.metric, slo.limit_ms, most)
+        while search.more():
+            if series.kind == "instances":
+                self._create_instances(search.load)
+            search.add(self._measure(search.load, "discovery"))
+        best = search.best
+        if best is None:
+            line = f"auto: no load to measure at: {search.stop}"
+            self.run.notes.append(line)
+            self.progress.say(line)
+            return []
+        found = int(best.load.value)
+        line = (
+            f"auto: the best within the SLO was {series.label(found)} "
+            f"({best.tps or 0:,.0f} TPS); the search stopped: {search.stop}; measuring at "
+            "fractions of it"
+        )
+        self.run.notes.append(line)
+        self.progress.say(line)
+        return load_fractions(found)
+
+    def _create_instances(self, upto: int | None = None) -> None:
+        """Create and load the instances the series needs (`upto`: that many, for a search
+        that adds them as it goes), after those already made."""
         spec = self.plan.database
         series = spec.series
-        count = max(series.values) if series.kind == "instances" else 1
-        users = series.users if series.kind in ("instances", "rate") else max(series.values)
-        for n in range(count):
+        if upto is not None:
+            count = upto if series.kind == "instances" else 1
+        else:
+            count = max(series.values) if series.kind == "instances" else 1
+        if series.auto:
+            users = series.users if series.kind == "instances" else AUTO_MAX_USERS
+        else:
+            users = series.users if series.kind in ("instances", "rate") else max(series.values)
+        for n in range(len(self.worker.instances), count):
             self.progress.say(
                 f"creating {self.engine_cls.title} instance {n + 1}/{count} and loading "
                 f"{spec.workload} at {self.scale:,} {self.workload_cls.scale_unit}"
@@ -209,13 +245,15 @@ class DatabaseRun(DatabaseRunner):
             devices=tuple(sampled_devices(self.devices, self.role_devices)),
         )
 
-    def _measure(self, value: int) -> Point:
+    def _measure(self, value: int, series_name: str = "main") -> Point:
         plan, series = self.plan, self.plan.database.series
         index = len(self.run.points)
         point = self.describe_point(value, index)
         load = Load(kind=series.kind, value=value, jobs=point.users * point.instances)
-        title = f"[{index + 1}] {series.label(value)}" + (
-            f" x {point.users} users" if series.kind in ("instances", "rate") else ""
+        title = (
+            f"[{index + 1}] {series.label(value)}"
+            + (f" x {point.users} users" if series.kind in ("instances", "rate") else "")
+            + (" (search)" if series_name == "discovery" else "")
         )
         if self.telemetry:
             self.telemetry.start_point(
@@ -230,13 +268,16 @@ class DatabaseRun(DatabaseRunner):
             return killed.point
         outcomes = [outcome for outcome, _ in measured]
         repeats = [self._summarise(outcome, load) for outcome in outcomes]
+        for each in repeats:
+            each.series = series_name
         done = combine_repeats(
             repeats,
             [o.drive.latency for o in outcomes],
             [o.drive.per_type for o in outcomes],
         )
         add_host_views(done, self.worker, load, plan.duration_s, plan.warmup_s)
-        saturation.apply(done, self.run.points[-1] if self.run.points else None, cores())
+        previous = next((p for p in reversed(self.run.points) if p.series == series_name), None)
+        saturation.apply(done, previous, cores())
         merged = merge_all(o.drive.latency for o in outcomes)
         self.folder.keep_histogram(index + 1, merged.to_dict() | {"unit": "ns", "of": "txn"})
         mark_paused(done, max((gap for _, gap in measured if gap), default=None))

@@ -20,6 +20,7 @@ from dbstor.analysis.curve import find_knee, find_peak, slo_value
 from dbstor.drivers.fio_runner import ask_fio_version
 from dbstor.errors import PointFailed, UserError
 from dbstor.results.model import Load, Point, Run, run_status
+from dbstor.runs.auto_search import AUTO_FRACTIONS, AUTO_MAX_DEPTH, AUTO_MIN_GAIN, AUTO_STOP_FACTOR
 from dbstor.runs.folder import RunFolder
 from dbstor.runs.io.plan import IoRunPlan, new_io_run
 from dbstor.runs.io.point import IoOutcome, IoPoint, profile_to_dict
@@ -33,11 +34,6 @@ from dbstor.runs.telemetry import RunTelemetry, measured_window, storage_text
 from dbstor.telemetry.disk import mount_facts
 from dbstor.telemetry.system import target_system
 from dbstor.testfiles import Safety
-
-AUTO_FRACTIONS = (0.10, 0.50, 0.70, 0.80, 0.90, 1.00)  # of the peak, as vdbench's curve runs
-AUTO_MAX_DEPTH = 256
-AUTO_MIN_GAIN = 0.05  # the search for the peak stops when two doublings in a row add under 5%
-AUTO_STOP_FACTOR = 1.5  # the SLO is "clearly exceeded" at 1.5x its limit
 
 
 class IoRun:
