@@ -37,6 +37,7 @@ from dbstor.study.values import (
     host_names,
     host_port,
     int_list,
+    load_values,
     nonempty,
     one_of,
     parse_block_split,
@@ -268,19 +269,11 @@ def _database_series(fields: _Fields, table: dict[str, Any]) -> LoadSeries:
     for key, read_by in (("users_per_instance", ("instances",)), ("users", ("users", "rate"))):
         if key in table and kind not in read_by:  # accepted and then ignored: refused
             fields.fail(key, f"a {kind} series does not use it: drop {key}")
-    for key in ("users", "instances"):
-        value = table.get(key)
-        if isinstance(value, str) and value != "auto" and kind in ("users", "instances"):
-            fields.fail(key, f'{value!r} is neither a list nor "auto": e.g. [1, 2, 4, 8] or "auto"')
+    auto = table.get(kind) == "auto"  # searched, then fractions of it (runs/auto_search.py)
     if kind == "instances":
-        if table.get("instances") == "auto":
-            users = fields.get("users_per_instance", positive_int, 4)
-            return LoadSeries(kind="instances", users=users, auto=True)
-        return LoadSeries(
-            kind="instances",
-            values=fields.get("instances", int_list, ()),
-            users=fields.get("users_per_instance", positive_int, 4),
-        )
+        users = fields.get("users_per_instance", positive_int, 4)
+        values = fields.get("instances", load_values, ())
+        return LoadSeries(kind="instances", values=values, users=users, auto=auto)
     if kind == "rate":
         return LoadSeries(
             kind="rate",
@@ -290,10 +283,8 @@ def _database_series(fields: _Fields, table: dict[str, Any]) -> LoadSeries:
         )
     if kind == "streams":
         return LoadSeries(kind="streams", values=fields.get("streams", int_list, ()))
-    if table.get("users") == "auto":  # searched upward, then fractions of what it found
-        return LoadSeries(kind="users", auto=True)
     if "users" in table:
-        return LoadSeries(kind="users", values=fields.get("users", int_list, ()))
+        return LoadSeries(kind="users", values=fields.get("users", load_values, ()), auto=auto)
     if table.get("workload") == "dss":
         return LoadSeries(kind="streams", values=(1,))
     return LoadSeries(kind="users", values=(1, 2, 4, 8, 16))

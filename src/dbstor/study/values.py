@@ -43,6 +43,15 @@ def int_list(value: Any) -> tuple[int, ...]:
     return tuple(positive_int(v) for v in value)
 
 
+def load_values(value: Any) -> tuple[int, ...]:
+    """A database's users or instances: a list, or "auto" (none: the search finds them)."""
+    if value == "auto":
+        return ()
+    if isinstance(value, str):
+        raise ValueError(f'{value!r} is neither a list nor "auto": e.g. [1, 2, 4, 8] or "auto"')
+    return int_list(value)
+
+
 def nonempty(value: Any) -> str:
     if not isinstance(value, str) or not value.strip():
         raise ValueError("must be a non-empty string")
