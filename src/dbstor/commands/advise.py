@@ -22,7 +22,7 @@ from dbstor.analysis.placement.model import DbObject
 from dbstor.commands.flagtypes import whole
 from dbstor.commands.output import emit_result
 from dbstor.errors import UserError
-from dbstor.report.tools.placement import render_advise_section, render_page
+from dbstor.report.tools.placement import render_advise_section, render_page, share_words
 from dbstor.units import MAX_COUNT, format_size, parse_duration, parse_latency_ms
 
 EXAMPLES = """examples:
@@ -280,8 +280,12 @@ def format_text(result: dict[str, Any], top: int = 40) -> str:
     fast, res, skew = result["fast_tier"], result["result"], result["skew"]["point"]
     saved = res["stall_saved_ms"]
     lines = [
-        f"Fast tier: {format_size(fast['capacity_bytes'])}, {fast['latency_ms']:g} ms per I/O "
-        f"({fast['latency_source']})",
+        f"Fast tier: {format_size(fast['capacity_bytes'])}{share_words(fast)}, "
+        + (
+            f"{fast['latency_ms']:g} ms per I/O ({fast['latency_source']})"
+            if fast.get("latency_ms") is not None
+            else f"latency {fast['latency_source']}"
+        ),
         f"Chosen: {len(result['chosen'])} of {result['totals']['objects']} objects, "
         f"{format_size(res['used_bytes'])} ({res['capacity_share']:.1%} of the capacity), "
         f"{result['method']} knapsack on "

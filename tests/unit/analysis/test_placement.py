@@ -9,7 +9,13 @@ from pathlib import Path
 import pytest
 
 from dbstor.analysis.placement import knapsack
-from dbstor.analysis.placement.analysis import Tiers, analyse, skew_curve, skew_point
+from dbstor.analysis.placement.analysis import (
+    Tiers,
+    analyse,
+    parse_fast_capacity,
+    skew_curve,
+    skew_point,
+)
 from dbstor.analysis.placement.inputs import parse_sqlserver
 from dbstor.analysis.placement.model import DbObject
 from dbstor.errors import UserError
@@ -212,3 +218,21 @@ def test_h6080_with_a_uniform_slow_tier_picks_the_busiest_files():
     # with 100 GB, two Broker files and three of the four Customer files fit
     result = analyse(objects, Tiers(100 * 10**9, 0.5))
     assert result["chosen"] == ["Broker1", "Broker6", "Customer2", "Customer1", "Customer5"]
+
+
+def test_a_fast_tier_given_as_a_share_follows_the_database():
+    """h6080 gave a 600 GB database 300 GB of flash: "50%" is half of whatever database
+    the run measured, so a small database does not move everything."""
+    objects = [obj("hot", 1, 900), obj("warm", 1, 300), obj("cold", 2, 10)]
+    asked = parse_fast_capacity("50%")
+    assert asked.share == 0.5 and asked.size_bytes is None
+    tiers = Tiers(asked.bytes_for(0), capacity_share=asked.share)
+    result = analyse(objects, tiers)
+    assert result["fast_tier"]["capacity_bytes"] == 2 * GIB  # half of 4 GiB
+    assert result["fast_tier"]["capacity_share"] == 0.5
+    assert result["chosen"] == ["hot", "warm"]
+    assert "(50% of the database's tables and indexes)" in result["assumptions"][0]
+    assert parse_fast_capacity("300GB").bytes_for(10) == 300_000_000_000
+    for wrong in ("0%", "150%", "lots"):
+        with pytest.raises(ValueError):
+            parse_fast_capacity(wrong)

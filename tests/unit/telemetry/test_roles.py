@@ -13,6 +13,7 @@ from dbstor.telemetry.roles import (
     role_devices,
     role_figures,
     role_iops,
+    roles_line,
     sampled_devices,
     target_roles,
 )
@@ -108,3 +109,14 @@ def test_role_figures_sum_a_roles_devices_and_say_why_one_is_missing() -> None:
     unsampled = role_figures({"log": ["sdz"]}, window)
     assert unsampled is not None and "not sampled" in unsampled["log"]["missing"]
     assert role_figures({"data": ["sda"]}, {}) is None  # nothing sampled: no roles at all
+
+
+def test_the_terminal_line_names_only_roles_on_devices_of_their_own() -> None:
+    window = {
+        "vda": DeviceStats(name="vda", read_iops=900.0, write_iops=10.0, read_await_ms=4.0),
+        "loop3": DeviceStats(name="loop3", read_iops=0.0, write_iops=812.0, write_await_ms=0.41),
+    }
+    figures = role_figures({"data": ["vda"], "temp": ["vda"], "log": ["loop3"]}, window)
+    assert roles_line(figures) == "  log loop3 812 IOPS 0.41 ms w"
+    assert roles_line(role_figures({"data": ["vda"], "fast": ["vda"]}, window)) == ""
+    assert roles_line(None) == ""

@@ -106,6 +106,12 @@ def skew_svg(result: dict[str, Any], width: int = 440, height: int = 320) -> str
     return "".join(parts)
 
 
+def share_words(fast: dict[str, Any]) -> str:
+    """' (50% of the database's tables and indexes)' for a fast tier asked as a share."""
+    share = fast.get("capacity_share")
+    return f" ({share:.0%} of the database's tables and indexes)" if share else ""
+
+
 def render_advise_section(result: dict[str, Any]) -> str:
     """An HTML <section> (no external resources) for a placement-advice result dict."""
     fast, res, skew = result["fast_tier"], result["result"], result["skew"]["point"]
@@ -113,7 +119,7 @@ def render_advise_section(result: dict[str, Any]) -> str:
     summary = [
         (
             "fast tier",
-            f"{format_size(fast['capacity_bytes'])}, "
+            f"{format_size(fast['capacity_bytes'])}{escape(share_words(fast))}, "
             + (
                 f"{fast['latency_ms']:.3g} ms per I/O ({escape(str(fast['latency_source']))})"
                 if fast.get("latency_ms") is not None

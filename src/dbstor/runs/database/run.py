@@ -31,7 +31,7 @@ from dbstor.runs.pauses import PauseWatch, mark_paused
 from dbstor.runs.progress import live_device_iops
 from dbstor.runs.repeats import combine_repeats
 from dbstor.runs.telemetry import measured_window, storage_text
-from dbstor.telemetry.roles import role_figures, sampled_devices
+from dbstor.telemetry.roles import role_figures, roles_line, sampled_devices
 
 
 def cores() -> int:
@@ -107,7 +107,10 @@ class DatabaseRun(DatabaseRunner):
             search.add(self._measure(search.load, "discovery"))
         best = search.best
         if best is None:
-            line = f"auto: no load to measure at: {search.stop}"
+            line = (
+                f"auto: no load within the SLO to measure fractions of: {search.stop}; the "
+                "search's points are kept"
+            )
             self.run.notes.append(line)
             self.progress.say(line)
             return []
@@ -180,6 +183,9 @@ class DatabaseRun(DatabaseRunner):
         host:device; those, not the coordinator's own (named by begin()), are the run's."""
         if not any(":" in d for d in devices):
             return
+        # the roles' devices named by begin() are this host's, not the measuring hosts'
+        self.role_devices = {}
+        self.run.target.pop("roles", None)
         named = str(self.run.target.get("device") or "").split(",")
         hosts_own = [d for d in named if ":" in d]
         self.run.target["device"] = ",".join(hosts_own + [d for d in devices if d not in hosts_own])
@@ -290,7 +296,7 @@ class DatabaseRun(DatabaseRunner):
             self.telemetry.finish_point(index + 1, done, windows, self.plan.database.engine)
         self.run.points.append(done)
         self.folder.save()
-        self.progress.say(point_line(title, done) + storage_text(done))
+        self.progress.say(point_line(title, done) + storage_text(done) + roles_line(done.roles))
         return done
 
     def _repeat(
