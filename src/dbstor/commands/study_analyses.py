@@ -285,9 +285,8 @@ class StudyAnalyses:
             except UntrustedTier as exc:  # no point of that run a document stands on
                 if exc.flag == "--fast-run":
                     args.fast_run, args.slow_run = None, None
-                    unpriced = (
-                        f"not priced: {fast}'s run has no load point to stand on ({exc.reasons})"
-                    )
+                    unpriced = f"not priced: no load point of {fast}'s run stands"
+                    notes.append(f"{unpriced} ({exc.reasons}); objects ranked by I/O moved")
                 else:
                     args.slow_run = None
                     notes.append(f"stall time not estimated: {exc.reasons}")
