@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from loopfs import mounted_loop_fs
 from needs import usable
 
 from dbstor.engines.base import EngineSettings
@@ -164,9 +165,22 @@ def test_an_engine_that_cannot_place_is_refused_in_one_line(dbstor, tiers) -> No
     assert list(slow.iterdir()) == [] and not (dbstor.cwd / "out").exists()
 
 
-def test_advise_writes_a_before_after_study_that_runs_and_compares(dbstor, tiers) -> None:
-    usable("postgres")
+@pytest.fixture
+def fast_device(tiers) -> Iterator[tuple[Path, Path, str]]:
+    """The slow directory, and a fast one on a device of its own (an ext4 loop file
+    system) with its /proc/diskstats name."""
     slow, fast = tiers
+    with mounted_loop_fs(fast, "96M") as fs:
+        fs.path.chmod(0o711)
+        (fs.path / "moved").mkdir()
+        yield slow, fs.path / "moved", fs.device.name
+
+
+def test_advise_writes_a_before_after_study_that_runs_and_compares(dbstor, fast_device) -> None:
+    """... and the after-run measures its fast device: the moved objects' I/O is counted
+    there (issue 33: every device of every role measured), beside the before-run."""
+    usable("postgres")
+    slow, fast, loop = fast_device
     first = dbstor(
         "run", "--engine", "postgres", "--target", slow, "--users", "1,2", "--duration", "1",
         "--warmup", "0", "--scale", "50", "--buffer", "1MiB", "--quiet", "--out", "first",
@@ -195,3 +209,17 @@ def test_advise_writes_a_before_after_study_that_runs_and_compares(dbstor, tiers
         assert [p["status"] for p in runs[label]["points"]] == ["ok", "ok"]
     comparison = next((dbstor.cwd / "second").rglob("comparison.json"))
     assert "after" in comparison.read_text() and "before" in comparison.read_text()
+    after, before = runs["after"], runs["before"]
+    assert after["target"]["roles"]["fast"]["devices"] == [loop]
+    assert loop not in after["target"]["roles"]["data"]["devices"]
+    for point in after["points"]:
+        assert point["roles"]["fast"]["devices"] == [loop]
+        assert point["roles"]["fast"]["read_iops"] is not None
+    # the before-run keeps its "fast" objects on the slow path: the data's device
+    roles = before["target"]["roles"]
+    assert roles["fast"]["devices"] == roles["data"]["devices"]
+    document = (comparison.parent / "report.html").read_text()
+    table = document[document.index("Where the I/O went") :]
+    assert f"<td>{loop}</td>" in table[: table.index("</table>")]
+    layout = document[document.index('<table class="layout">') :]
+    assert f"<td>fast</td><td>{loop}</td>" in layout[: layout.index("</table>")]

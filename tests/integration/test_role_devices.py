@@ -1,8 +1,8 @@
 """Every role on its own device, measured (issue 33 part 3) against real PostgreSQL: a log
 path and a placement fast path on a second device (an ext4 loop file system) are each
 sampled over the point's window, results.json names each role's device, and the document's
-Layout and "Where the I/O went" say so; advise's before/after study measures the fast
-device of its after-run."""
+Layout and "Each role's device" say so. Advise's before/after study measuring the fast
+device of its after-run is in test_place.py."""
 
 from __future__ import annotations
 
@@ -77,46 +77,3 @@ def test_log_and_fast_paths_on_a_second_device_are_measured_there(dbstor, two_de
     data_row = re.search(r"<td>data</td><td>([^<]*)</td>", layout)
     assert data_row and data_row.group(1) == roles["data"]["devices"][0]
     assert "Each role&#x27;s device" in html or "Each role's device" in html
-
-
-def test_advise_after_run_measures_the_fast_device(dbstor, two_devices):
-    usable("postgres")
-    slow, fs = two_devices
-    fast = fs.path / "fast"
-    fast.mkdir()
-    first = dbstor(
-        "run", "--engine", "postgres", "--target", slow, "--users", "2", *SHORT,
-        "--out", "first", timeout=300,
-    )  # fmt: skip
-    assert first.returncode == 0, first.stderr
-    run = dbstor.only_run_folder(dbstor.cwd / "first")
-    study = dbstor.cwd / "moved.toml"
-    advice = dbstor(
-        "advise", run, "--fast-capacity", "4MB", "--fast-path", fast, "--write-study", study
-    )
-    assert advice.returncode == 0, advice.stderr
-    again = dbstor("run", study, "--quiet", "--out", "second", timeout=600)
-    assert again.returncode == 0, again.stderr
-    runs = {
-        dbstor.results(f)["target"]["label"]: dbstor.results(f)
-        for f in dbstor.run_folders(dbstor.cwd / "second")
-    }
-    loop = _name(fs)
-    after, before = runs["after"], runs["before"]
-    assert after["target"]["roles"]["fast"]["devices"] == [loop]
-    assert after["target"]["roles"]["data"]["devices"] != [loop]
-    for point in after["points"]:
-        fast_io = point["roles"]["fast"]
-        assert fast_io["devices"] == [loop] and fast_io["read_iops"] is not None
-    # the before-run keeps its "fast" objects on the slow path: the same device as data
-    assert (
-        before["target"]["roles"]["fast"]["devices"] == before["target"]["roles"]["data"]["devices"]
-    )
-    document = next((dbstor.cwd / "second").rglob("report.html"), None)
-    pages = [
-        p for p in (dbstor.cwd / "second").rglob("*.html") if "Where the I/O went" in p.read_text()
-    ]
-    assert document is not None and pages, "no page shows where the I/O went"
-    text = pages[0].read_text()
-    table = text[text.index("Where the I/O went") :]
-    assert f"<td>{loop}</td>" in table[: table.index("</table>")]

@@ -284,6 +284,8 @@ class StudyAnalyses:
                 break
             except UntrustedTier as exc:  # no point of that run a document stands on
                 if exc.flag == "--fast-run":
+                    if args.slow_run is not None:
+                        notes.append("stall time not estimated: the move is not priced")
                     args.fast_run, args.slow_run = None, None
                     unpriced = f"not priced: no load point of {fast}'s run stands"
                     notes.append(f"{unpriced} ({exc.reasons}); objects ranked by I/O moved")
