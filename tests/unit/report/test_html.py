@@ -198,7 +198,10 @@ def test_search_points_are_listed_but_not_plotted(fc: Run):
     curve = svgs(html)[0]
     labels = {t.text for t in curve.iter("{http://www.w3.org/2000/svg}text")}
     assert "QD64" in labels and "QD128" not in labels
-    assert html.index("QD128") > html.index('<h3 id="points-1">Load points</h3>')
+    results = html[html.index('id="results"') :]  # the method names the search's loads
+    assert results.index("QD128") > results.index('<h3 id="points-1">Load points</h3>')
+    method = html[html.index('id="method"') : html.index('id="results"')]
+    assert "found by auto mode&#x27;s search: QD128, kept as search points" in method
 
 
 def test_knee_with_transactions(fc: Run):

@@ -27,11 +27,19 @@ _LOAD_WORDS = {
 
 def _series(run: Run) -> str:
     points = main_points(run)
-    if not points:
-        return DASH
-    return ", ".join(
-        dict.fromkeys(load_text(p.load.kind, p.load.value, p.load.jobs) for p in points)
+    search = [p for p in run.points if getattr(p, "series", "main") != "main"]
+    found = (
+        f" (found by auto mode's search: {', '.join(_loads(search))}, kept as search points)"
+        if search
+        else ""
     )
+    if not points:
+        return DASH + found
+    return ", ".join(_loads(points)) + found
+
+
+def _loads(points: list) -> list[str]:
+    return list(dict.fromkeys(load_text(p.load.kind, p.load.value, p.load.jobs) for p in points))
 
 
 def _seconds(run: Run, key: str) -> str:
