@@ -20,7 +20,6 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from dbstor.analysis.placement.analysis import FastCapacity, parse_fast_capacity
-from dbstor.analysis.placement.runs import UntrustedTier
 from dbstor.commands import advise, capacity, efficiency, tco
 from dbstor.commands.consolidation import (
     cost_comparison,
@@ -29,6 +28,7 @@ from dbstor.commands.consolidation import (
     is_fio,
     verify_consolidation,
 )
+from dbstor.commands.study_placement import placement_advice
 from dbstor.errors import UserError
 from dbstor.results.model import Run
 from dbstor.results.store import write_text_atomic
@@ -276,31 +276,7 @@ class StudyAnalyses:
             args.fast_run = fast_folders[0]
         if "slow_latency" not in table and fast != target.label:
             args.slow_run = folders[0]  # this target's own measured latency: the stall saved
-        notes: list[str] = []
-        unpriced: str | None = None
-        while True:
-            try:
-                result = advise.advice(args)
-                break
-            except UntrustedTier as exc:  # no point of that run a document stands on
-                if exc.flag == "--fast-run":
-                    if args.slow_run is not None:
-                        notes.append("stall time not estimated: the move is not priced")
-                    args.fast_run, args.slow_run = None, None
-                    unpriced = f"not priced: no load point of {fast}'s run stands"
-                    notes.append(f"{unpriced} ({exc.reasons}); objects ranked by I/O moved")
-                else:
-                    args.slow_run = None
-                    notes.append(f"stall time not estimated: {exc.reasons}")
-            except UserError as exc:
-                if getattr(args, "slow_run", None) is None:
-                    return {"missing": str(exc)}
-                args.slow_run = None  # e.g. the 'slow' target measured faster: no stall estimate
-                notes.append(f"stall time not estimated: {str(exc).split('; check')[0]}")
-        if unpriced is not None:
-            unpriced_advice(result, unpriced)
-        result.setdefault("notes", []).extend(notes)
-        return result
+        return placement_advice(args, fast)
 
     def _after(self) -> str | None:
         """The cost case's new storage: [tco] after, else the first target not the baseline."""
@@ -383,17 +359,6 @@ def _fast_capacity(text: str) -> FastCapacity:
         return parse_fast_capacity(text)
     except ValueError as exc:
         raise UserError(f"--fast-capacity: {exc}") from None
-
-
-def unpriced_advice(result: dict[str, Any], why: str) -> None:
-    """Advice ranked by I/O moved with no fast-tier latency: none is invented, the
-    latency is null and says why."""
-    result["fast_tier"]["latency_ms"] = None
-    result["fast_tier"]["latency_source"] = why
-    result["assumptions"] = [
-        f"fast tier: {why}" if str(a).startswith("fast tier:") else a
-        for a in result.get("assumptions", [])
-    ]
 
 
 def _has_objects(folder: Path) -> bool:
