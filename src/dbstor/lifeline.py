@@ -39,6 +39,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from dbstor.lifeline_undo import delete_subvolumes, lift_throttles
+
 _lock = threading.Lock()
 _state: dict[str, Any] = {"owner": None, "fd": None, "watcher": None}
 
@@ -175,6 +177,26 @@ def forget_dir(path: Path) -> None:
     _send({"op": "forget-dir", "path": str(path)})
 
 
+def watch_throttle(path: str, device: str, restore: str) -> None:
+    """Write `restore` (the rule that was there) into this cgroup file if dbstor dies
+    before forget_throttle(path, device): a throttle never outlives the event."""
+    _send({"op": "throttle", "path": path, "device": device, "restore": restore})
+
+
+def forget_throttle(path: str, device: str) -> None:
+    _send({"op": "forget-throttle", "path": path, "device": device})
+
+
+def watch_subvolume(path: Path) -> None:
+    """Delete this btrfs snapshot (a subvolume of dbstor's own name) if dbstor dies before
+    forget_subvolume(path); registered before it is made."""
+    _send({"op": "subvolume", "path": str(path)})
+
+
+def forget_subvolume(path: Path) -> None:
+    _send({"op": "forget-subvolume", "path": str(path)})
+
+
 @contextlib.contextmanager
 def scratch_dir(prefix: str = "dbstor-") -> Iterator[Path]:
     """A temporary directory (like tempfile.TemporaryDirectory) that the watcher removes if
@@ -308,6 +330,8 @@ def watch(stream: Any) -> None:
     trees: dict[int, str] = {}
     shm: dict[int, str] = {}  # root pid -> the /dev/shm name prefix of its segments
     dirs: dict[str, tuple[int, int]] = {}
+    throttles: dict[tuple[str, str], str] = {}  # (cgroup file, device) -> the rule before
+    subvolumes: set[str] = set()
     for raw in stream:
         try:
             message = json.loads(raw)
@@ -323,11 +347,22 @@ def watch(stream: Any) -> None:
                 dirs[str(message["path"])] = (int(message["dev"]), int(message["ino"]))
             elif op == "forget-dir":
                 dirs.pop(str(message["path"]), None)
+            elif op in ("throttle", "forget-throttle"):
+                key = (str(message["path"]), str(message["device"]))
+                throttles.pop(key, None)
+                if op == "throttle":
+                    throttles[key] = str(message["restore"])
+            elif op in ("subvolume", "forget-subvolume"):
+                subvolumes.discard(str(message["path"]))
+                if op == "subvolume":
+                    subvolumes.add(str(message["path"]))
         except (ValueError, KeyError, TypeError):
             continue
     segments = mapped_segments(trees, shm)  # while the processes that map them still live
     kill_trees(trees)
+    lift_throttles(throttles)
     remove_segments(segments)
+    delete_subvolumes(subvolumes)
     remove_dirs(dirs)
 
 

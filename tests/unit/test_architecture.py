@@ -19,7 +19,7 @@ PACKAGE = SRC / "dbstor"
 MAX_LINES = 400
 
 # Layers below the runs: they never reach up into what runs them or shows their results.
-LOWER_LAYERS = ("drivers", "engines", "workloads", "telemetry", "analysis")
+LOWER_LAYERS = ("drivers", "engines", "workloads", "telemetry", "analysis", "events")
 UPPER_MODULES = (
     "dbstor.runs", "dbstor.cluster", "dbstor.kube", "dbstor.report", "dbstor.commands", "dbstor.cli",
 )  # fmt: skip
@@ -39,6 +39,7 @@ FOUNDATION = (
     "dbstor.testfiles",
     "dbstor.safefs",  # every write and delete in a results folder
     "dbstor.lifeline",  # the watcher that cleans up after a killed dbstor
+    "dbstor.lifeline_undo",  # its undo of throttles and snapshots
 )
 
 

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from dbstor.commands.flagtypes import COUNT
 from dbstor.errors import UserError
+from dbstor.study.events import FLAG_HELP, event_from_flag
 from dbstor.study.tags import parse_tag, tags_from
 from dbstor.testfiles import Safety
 
@@ -50,6 +51,13 @@ def add_run_flags(parser: argparse.ArgumentParser) -> None:
         help="a word of your own on every run (repeatable), e.g. --tag firmware=9.14; "
         "added to a study file's [study] tags",
     )
+    out.add_argument(
+        "--event",
+        action="append",
+        default=[],
+        metavar="KIND@AT[,K=V]",
+        help="an event inside each point (repeatable; docs/events.md): " + FLAG_HELP,
+    )
     out.add_argument("--json", action="store_true", help="print the run summary as JSON on stdout")
     out.add_argument("--quiet", action="store_true", help="no progress on stderr")
     out.add_argument(
@@ -79,6 +87,13 @@ def with_tags(study: Study, args: argparse.Namespace) -> Study:
     except ValueError as exc:
         raise UserError(f"--tag: {exc}") from None
     return replace(study, tags=tags)
+
+
+def with_events(study: Study, args: argparse.Namespace) -> Study:
+    """The study with --event added to its own [[events]], checked as a study file's are."""
+    if not getattr(args, "event", None):
+        return study
+    return replace(study, events=(*study.events, *(event_from_flag(t) for t in args.event)))
 
 
 def safety_from(args: argparse.Namespace) -> Safety:

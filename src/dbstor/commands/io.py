@@ -12,6 +12,7 @@ from dbstor.commands.common import (
     finish,
     parse_flag,
     safety_from,
+    with_events,
     with_tags,
 )
 from dbstor.commands.flagtypes import COUNT
@@ -244,5 +245,7 @@ def run(args: argparse.Namespace) -> int:
             args.cluster, args.hosts, study, args.out, safety_from(args), progress
         )
     else:
-        outcome = run_study(with_tags(study, args), args.out, safety_from(args), progress)
+        outcome = run_study(
+            with_events(with_tags(study, args), args), args.out, safety_from(args), progress
+        )
     return finish(outcome, args, progress)

@@ -13,6 +13,7 @@ from dbstor.commands.common import (
     finish,
     parse_flag,
     safety_from,
+    with_events,
     with_tags,
 )
 from dbstor.commands.default_study import default_study
@@ -365,6 +366,8 @@ def run(args: argparse.Namespace) -> int:
             clients_text=args.clients,
         )
     else:
-        outcome = run_with_analyses(with_tags(study, args), args.out, safety_from(args), progress)
+        outcome = run_with_analyses(
+            with_events(with_tags(study, args), args), args.out, safety_from(args), progress
+        )
     print_pdf(study, outcome, progress)
     return finish(outcome, args, progress)

@@ -175,6 +175,9 @@ class Point:
     write_bursts: dict[str, Any] | None = None
     # each role's device over the point's window (telemetry/roles.py): data, log, temp, fast
     roles: dict[str, dict[str, Any]] | None = None
+    # Events inside the point (study/events.py): what happened and the load's dip and
+    # recovery around each (events/impact.py); None when the study names no events.
+    events: list[dict[str, Any]] | None = None
 
     @property
     def iops(self) -> float | None:

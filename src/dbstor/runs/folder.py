@@ -18,6 +18,7 @@ from dbstor.results.store import append_samples, save_run, write_text_atomic
 from dbstor.safefs import link_refusal, new_dir, remove_tree
 
 JOBS_FOLDER = "jobs"
+EVENTS_FOLDER = "events"  # command events' output
 HISTOGRAMS_FOLDER = "histograms"
 
 
@@ -72,6 +73,14 @@ class RunFolder:
         write_text_atomic(jobs / f"{name}.fio", job_text)
         if output_text is not None:
             write_text_atomic(jobs / f"{name}.json", output_text)
+
+    def keep_event_output(self, name: str, text: str) -> str:
+        """Keep a command event's output; returns its path inside the run folder."""
+        folder = self.path / EVENTS_FOLDER
+        if not folder.is_dir() or folder.is_symlink():
+            new_dir(folder)
+        write_text_atomic(folder / f"{name}.txt", text)
+        return f"{EVENTS_FOLDER}/{name}.txt"
 
     def keep_histogram(self, point: int, histogram: dict[str, Any]) -> None:
         """Keep a point's transaction latency histogram (its bins, exact), for dbstor export

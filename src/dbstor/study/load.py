@@ -17,6 +17,7 @@ from dbstor.errors import UserError
 from dbstor.study.analyses import PER_TARGET, TABLES, analysis_table
 from dbstor.study.consolidation import parse_consolidation
 from dbstor.study.data import parse_data_pattern
+from dbstor.study.events import events_from_tables
 from dbstor.study.model import (
     DEFAULT_RATE_USERS,
     DEFAULT_SLO_LIMIT_MS,
@@ -63,7 +64,7 @@ from dbstor.units import (
 T = TypeVar("T")
 _SECTIONS = {
     "study", "slo", "load", "targets", "profiles", "databases", "telemetry", "cluster",
-    "consolidation", *TABLES,
+    "consolidation", "events", *TABLES,
 }  # fmt: skip
 _STUDY_KEYS = {
     "name", "profiles", "duration", "warmup", "repeats", "size", "precondition", "baseline",
@@ -372,6 +373,7 @@ def study_from_dict(data: dict[str, Any], source: str, base_dir: Path) -> Study:
         tags=study.get("tags", tag_table, {}),
         analyses={n: analysis_table(source, n, n, data[n]) for n in TABLES if n in data},
         pdf=study.get("pdf", boolean, False),
+        events=events_from_tables(data.get("events", []), source),
         consolidation=None
         if verify is None
         else parse_consolidation(source, verify, labels, specs, "tco" in data),

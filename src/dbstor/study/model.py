@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from dbstor.study.data import DataPattern
+from dbstor.study.events import EventSpec, check_events
 from dbstor.study.profiles import Profile
 from dbstor.study.telemetry import TelemetryConfig
 
@@ -166,6 +167,10 @@ class Study:
     analyses: dict[str, dict[str, Any]] = field(default_factory=dict)  # [capacity], [tco]...
     consolidation: Consolidation | None = None  # [consolidation]: verify the cost case
     pdf: bool = False  # [study] pdf = true: report.pdf beside report.html (headless Chromium)
+    events: tuple[EventSpec, ...] = ()  # [[events]] / --event: what happens inside each point
+
+    def __post_init__(self) -> None:
+        check_events(self)  # every way a study is made refuses the same events
 
     def analysis_table(self, name: str, target: Target | None = None) -> dict[str, Any] | None:
         """A [capacity]/[efficiency]/[placement]/[tco] table, a target's own keys over the
@@ -234,4 +239,5 @@ class Study:
             | ({"telemetry": self.telemetry.describe()} if self.telemetry else {})
             | ({"cluster": self.cluster} if self.cluster else {})
             | ({"consolidation": self.consolidation.describe()} if self.consolidation else {})
+            | ({"events": [e.to_dict() for e in self.events]} if self.events else {})
         )

@@ -175,6 +175,20 @@ class ConsolidationTable(_Table):
     duration: Text | None = Field(None, description="the verify point's duration")
 
 
+class EventTable(_Table):
+    """An event inside each point (docs/events.md): kind, at, every, for and its settings."""
+
+    kind: str = Field(description="throttle, snapshot, command, drop-caches or fstrim")
+    at: Text = Field(description="when, into the measured window, e.g. 10s")
+    every: Text | None = Field(None, description="again every this long")
+    for_: Text | None = Field(None, alias="for", description="how long it lasts (throttle)")
+    iops: float | None = Field(None, gt=0, description="throttle: the device held to N IOPS")
+    mbps: float | None = Field(None, gt=0, description="throttle: the device held to N MB/s")
+    direction: str | None = Field(None, description="throttle: both, read or write")
+    argv: list[str] | None = Field(None, description="command: the program and its arguments")
+    timeout: Text | None = Field(None, description="command: its time limit (default 60s)")
+
+
 class StudyFile(_Table):
     """A dbstor study file (TOML): targets x profiles or databases over a load series."""
 
@@ -191,6 +205,7 @@ class StudyFile(_Table):
     placement: PlacementTable | None = None  # type: ignore[valid-type]
     tco: TcoTable | None = None  # type: ignore[valid-type]
     consolidation: ConsolidationTable | None = None
+    events: list[EventTable] | None = None
 
 
 def study_schema() -> dict[str, Any]:

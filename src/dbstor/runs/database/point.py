@@ -25,6 +25,7 @@ from dbstor.drivers.processes import run_in_processes
 from dbstor.drivers.tally import DriveResult
 from dbstor.drivers.users import Instance
 from dbstor.engines.base import EngineCounters, sum_counters
+from dbstor.events.schedule import point_events
 from dbstor.lifeline import boot_id
 from dbstor.results.model import CpuStats, DeviceStats
 from dbstor.runs.measuring import sample_rows, wait_until
@@ -50,13 +51,16 @@ class DbPoint:
     first_user: int = 0  # the users' numbers start here (client hosts sharing one server)
     read_counters: bool = True  # False: another host reads the shared server's counters
     own_accounting: bool = True  # read the own processes' I/O and CPU (telemetry/own.py)
+    events: tuple[dict[str, Any], ...] = ()  # study/events.py EventSpec dicts
+    event_paths: tuple[str, ...] = ()  # the target's data paths, where events act
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> DbPoint:
-        return cls(**{**data, "devices": tuple(data.get("devices", ()))})
+        plain = {k: tuple(data.get(k, ())) for k in ("devices", "events", "event_paths")}
+        return cls(**{**data, **plain})
 
 
 @dataclass
@@ -78,6 +82,7 @@ class TxnOutcome:
     oom: dict[str, Any] | None = None  # a memory cap's OOM counters when a server stopped
     # every sampled device over the measured window (each role's, telemetry/roles.py)
     devices: dict[str, DeviceStats] | None = None
+    events: list[dict[str, Any]] = field(default_factory=list)  # events/schedule.py records
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -96,6 +101,7 @@ class TxnOutcome:
             "own": self.own,
             "oom": self.oom,
             "devices": {n: asdict(d) for n, d in self.devices.items()} if self.devices else None,
+            "events": list(self.events),
         }
 
     @classmethod
@@ -115,6 +121,7 @@ class TxnOutcome:
             own=data.get("own"),
             oom=data.get("oom"),
             devices={n: DeviceStats(**d) for n, d in (data.get("devices") or {}).items()} or None,
+            events=list(data.get("events", [])),
         )
 
 
@@ -138,8 +145,12 @@ def measure_database_point(
         else None
     )
     own_marks: dict[str, dict[str, Any]] = {}
+    name = f"point-{point.index + 1:02d}"
+    events = point_events(point.events, point.event_paths, point.devices, point.duration_s, name)
 
     def read_counters(mark: str) -> None:  # at the measured window's start and end
+        if mark == "measure_start":
+            events.start(time.monotonic())
         if own is not None:
             own_marks[mark] = own.read()
         if point.read_counters:
@@ -168,6 +179,7 @@ def measure_database_point(
             first_user=point.first_user,
         )
     finally:
+        happened = events.stop()
         samples = sampler.stop()
         if own is not None:
             own.stop()
@@ -194,6 +206,7 @@ def measure_database_point(
         else None,
         oom=cap_window(caps, caps_before),
         devices=device_window(samples, start_s=point.warmup_s) or None,
+        events=happened,
     )
 
 

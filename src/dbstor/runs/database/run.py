@@ -26,6 +26,7 @@ from dbstor.runs.database.plan import DatabaseRunner, instance_setup
 from dbstor.runs.database.point import DbPoint, TxnOutcome
 from dbstor.runs.database.summary import database_point, point_line
 from dbstor.runs.database.worker import DatabaseWorker
+from dbstor.runs.events import point_events
 from dbstor.runs.measuring import add_host_views
 from dbstor.runs.pauses import PauseWatch, mark_paused
 from dbstor.runs.progress import live_device_iops
@@ -249,6 +250,8 @@ class DatabaseRun(DatabaseRunner):
             seed=spec.seed,
             rate=float(value) if series.kind == "rate" else None,
             devices=tuple(sampled_devices(self.devices, self.role_devices)),
+            events=tuple(plan.study.get("events", ())),
+            event_paths=tuple(str(p) for p in plan.target.paths),
         )
 
     def _measure(self, value: int, series_name: str = "main") -> Point:
@@ -288,6 +291,7 @@ class DatabaseRun(DatabaseRunner):
         self.folder.keep_histogram(index + 1, merged.to_dict() | {"unit": "ns", "of": "txn"})
         mark_paused(done, max((gap for _, gap in measured if gap), default=None))
         done.write_bursts = write_bursts(outcomes[0].samples, plan.warmup_s)
+        done.events = point_events(outcomes, plan.warmup_s, self.folder, self.progress.say, True)
         if self.telemetry:
             windows = [
                 measured_window(o.started_at, plan.warmup_s, plan.duration_s, o.samples)

@@ -23,6 +23,7 @@ from dbstor.drivers.fio_output import FioRun, json_objects
 from dbstor.drivers.fio_runner import EngineUnavailable, run_job
 from dbstor.drivers.fio_status import status_figures
 from dbstor.errors import PointFailed
+from dbstor.events.schedule import point_events
 from dbstor.lifeline import boot_id, scratch_dir
 from dbstor.results.model import CpuStats, DeviceStats
 from dbstor.runs.measuring import sample_rows, wait_until
@@ -67,6 +68,8 @@ class IoPoint:
     data_options: tuple[tuple[str, str], ...] = ()  # fio's options for the data written
     start_at: float | None = None  # epoch seconds on the measuring host: start then
     live: bool = False  # fio prints its status once a second, for live figures
+    events: tuple[dict[str, Any], ...] = ()  # study/events.py EventSpec dicts
+    event_paths: tuple[str, ...] = ()  # the target's data paths, where events act
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
@@ -80,6 +83,8 @@ class IoPoint:
         data["files"] = tuple(data["files"])
         data["devices"] = tuple(data.get("devices", ()))
         data["data_options"] = tuple(tuple(pair) for pair in data.get("data_options", ()))
+        data["events"] = tuple(data.get("events", ()))
+        data["event_paths"] = tuple(data.get("event_paths", ()))
         return cls(**data)
 
     def spec(self, log_name: str | None) -> PointSpec:
@@ -117,6 +122,7 @@ class IoOutcome:
     host: str = field(default_factory=socket.gethostname)
     boot_id: str = field(default_factory=boot_id)  # one machine's hosts share one device
     notes: list[str] = field(default_factory=list)
+    events: list[dict[str, Any]] = field(default_factory=list)  # events/schedule.py records
 
     @property
     def iops(self) -> float:
@@ -139,6 +145,7 @@ class IoOutcome:
             "host": self.host,
             "boot_id": self.boot_id,
             "notes": list(self.notes),
+            "events": list(self.events),
         }
 
     @classmethod
@@ -158,6 +165,7 @@ class IoOutcome:
             host=data.get("host", ""),
             boot_id=data.get("boot_id", ""),
             notes=list(data.get("notes", [])),
+            events=list(data.get("events", [])),
         )
 
 
@@ -215,11 +223,16 @@ def measure_io_point(
     point could not be measured. `on_running(figures)`: see run_fio."""
     sampler = sampler or Sampler(point.devices)
     wait_until(point.start_at)
+    events = point_events(
+        point.events, point.event_paths, point.devices, point.duration_s, point.name
+    )
     sampler.start()
     started_at, started = time.time(), time.monotonic()
+    events.start(started + point.warmup_s)
     try:
         ran = run_fio(point, point.duration_s + point.warmup_s + 120, on_running)
     finally:
+        happened = events.stop()
         samples = sampler.stop()
     ended, wall = time.time(), time.monotonic() - started
     # the device's rates over fio's own measured window (after its ramp, before its exit),
@@ -228,6 +241,7 @@ def measure_io_point(
     start_s = end_s - ran.result.run.runtime_s
     if ran.result.run.runtime_s > 0 and start_s > 0:
         cpu, device = sampler.summarise(samples, start_s, end_s, interpolate=True)
+        shift_events(happened, start_s - point.warmup_s)
     else:
         cpu, device = sampler.summarise(samples, start_s=point.warmup_s)
     result = ran.result
@@ -244,7 +258,18 @@ def measure_io_point(
         started_at=started_at,
         wall_s=wall,
         notes=[ran.fallback_note] if ran.fallback_note else [],
+        events=happened,
     )
+
+
+def shift_events(records: list[dict[str, Any]], shift_s: float) -> None:
+    """Event times into fio's own measured window, which began shift_s after the planned
+    one (fio's start-up), so that they line up with fio's per-second IOPS."""
+    for record in records:
+        record["window_shift_s"] = round(shift_s, 3)
+        for key in ("started_s", "ended_s"):
+            if record.get(key) is not None:
+                record[key] = round(record[key] - shift_s, 3)
 
 
 def fio_end(output: str, fallback: float) -> float:

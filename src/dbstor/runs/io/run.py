@@ -21,6 +21,7 @@ from dbstor.drivers.fio_runner import ask_fio_version
 from dbstor.errors import PointFailed, UserError
 from dbstor.results.model import Load, Point, Run, run_status
 from dbstor.runs.auto_search import AUTO_FRACTIONS, AUTO_MAX_DEPTH, AUTO_MIN_GAIN, AUTO_STOP_FACTOR
+from dbstor.runs.events import point_events
 from dbstor.runs.folder import RunFolder
 from dbstor.runs.io.plan import IoRunPlan, new_io_run
 from dbstor.runs.io.point import IoOutcome, IoPoint, profile_to_dict
@@ -246,6 +247,7 @@ class IoRun:
             timespec="seconds"
         )
         mark_paused(point, paused)
+        point.events = point_events(repeats, plan.warmup_s, self.folder, self.progress.say, False)
         if self.telemetry:
             windows = [
                 measured_window(o.started_at, plan.warmup_s, plan.duration_s, o.samples)
@@ -276,6 +278,8 @@ class IoRun:
             where=self._where(),
             data_options=tuple(plan.data.fio_options().items()),
             live=self.telemetry is not None and self.telemetry.live is not None,
+            events=tuple(plan.study.get("events", ())),
+            event_paths=tuple(str(p) for p in plan.target.paths),
         )
 
     def _repeat(

@@ -1,0 +1,147 @@
+"""An event's impact on the load, from the point's per-second figures.
+
+Second s of the measured window is [s, s+1). For each event record (events/schedule.py):
+
+- baseline: mean throughput (and mean per-second latency) over up to BASELINE_S whole
+  seconds before the event started; null with a reason with fewer than MIN_BASELINE_S;
+- dip: the first second at or after the event's start (the second it started in
+  included) whose throughput is below (1 - TOLERANCE) x baseline; the lowest throughput
+  and highest per-second latency from the event's start until recovery;
+- recovery: the first second after the dip whose throughput is back within TOLERANCE of
+  the baseline; `back_after_s` counts from the event's start, `back_after_end_s` from its
+  end; null with a reason when it never came back inside the window;
+- device: the device's per-second rates averaged over the seconds the event lasted and
+  over the baseline's seconds (a snapshot's copy-on-write shows in the writes).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+BASELINE_S = 10
+MIN_BASELINE_S = 2
+TOLERANCE = 0.05
+DEVICE_KEYS = ("dev_read_iops", "dev_write_iops", "dev_read_mbps", "dev_write_mbps")
+
+
+def _mean(values: Sequence[float | None]) -> float | None:
+    got = [v for v in values if v is not None and math.isfinite(v)]
+    return sum(got) / len(got) if got else None
+
+
+def _round(value: float | None, digits: int = 3) -> float | None:
+    return None if value is None else round(value, digits)
+
+
+def event_impact(
+    record: dict[str, Any],
+    throughput: Sequence[float],
+    latency_ms: Sequence[float | None],
+    device_rows: Sequence[dict[str, Any] | None],
+    unit: str,
+    busy: Sequence[tuple[float, float]] = (),
+) -> dict[str, Any]:
+    """The record with its impact added (a new dict): baseline, dip, recovery, device.
+    `busy`: other events' (start, end); the baseline leaves out their seconds and the
+    second after each."""
+    out = dict(record)
+    started, ended = record.get("started_s"), record.get("ended_s")
+    if started is None:
+        return out | {"impact": None, "impact_reason": "the event did not happen"}
+    ended = started if ended is None else ended
+    first = max(0, math.floor(started))
+    taken = {s for a, b in busy for s in range(math.floor(a), math.ceil(b) + 1)}
+    base = [s for s in range(first) if s not in taken][-BASELINE_S:]
+    if len(base) < MIN_BASELINE_S:
+        reason = f"fewer than {MIN_BASELINE_S} measured seconds before the event"
+        return out | {"impact": None, "impact_reason": reason}
+    baseline = _mean([throughput[s] for s in base if s < len(throughput)])
+    if not baseline:
+        return out | {"impact": None, "impact_reason": "no throughput before the event"}
+    floor = (1 - TOLERANCE) * baseline
+    seconds = range(first, len(throughput))
+    dip_start = next((s for s in seconds if throughput[s] < floor), None)
+    recovered = None
+    if dip_start is not None:
+        recovered = next(
+            (s for s in range(dip_start, len(throughput)) if throughput[s] >= floor), None
+        )
+    stop = recovered if recovered is not None else len(throughput)
+    during = list(range(first, max(stop, first + 1)))
+    lows = [(throughput[s], s) for s in during if s < len(throughput)]
+    low, low_at = min(lows) if lows else (None, None)
+    lats = [(latency_ms[s], s) for s in during if s < len(latency_ms) and latency_ms[s] is not None]
+    high, high_at = max(lats) if lats else (None, None)
+    impact: dict[str, Any] = {
+        "unit": unit,
+        "baseline": {
+            "seconds": base,
+            "throughput": _round(baseline),
+            "latency_mean_ms": _round(_mean([latency_ms[s] for s in base if s < len(latency_ms)])),
+        },
+        "dip": None
+        if dip_start is None
+        else {
+            "started_at_s": dip_start,
+            "lowest": _round(low),
+            "lowest_at_s": low_at,
+            "depth_pct": _round(100 * (1 - low / baseline), 1) if low is not None else None,
+            "highest_latency_mean_ms": _round(high),
+            "highest_latency_at_s": high_at,
+        },
+        "recovered_at_s": recovered,
+        "back_after_s": None if recovered is None else _round(max(0.0, recovered - started)),
+        "back_after_end_s": None if recovered is None else _round(max(0.0, recovered - ended)),
+        "latency_p99": None,
+        "latency_p99_reason": "per-second p99 is not recorded; the per-second mean is shown",
+        "device": _device(device_rows, base, started, ended),
+    }
+    if dip_start is not None and recovered is None:
+        impact["recovery_reason"] = "throughput was not back within 5% before the point ended"
+    return out | {"impact": impact}
+
+
+def _device(rows: Sequence[dict[str, Any] | None], base: list[int], start: float, end: float):
+    span = range(math.floor(start), max(math.ceil(end), math.floor(start) + 1))
+
+    def over(seconds: Sequence[int]) -> dict[str, float | None]:
+        picked = [rows[s] for s in seconds if 0 <= s < len(rows) and rows[s]]
+        return {k: _round(_mean([r.get(k) for r in picked if r])) for k in DEVICE_KEYS}
+
+    return {"during": over(list(span)), "baseline": over(base), "seconds": [span[0], span[-1] + 1]}
+
+
+def device_per_second(samples: Sequence[dict[str, Any]], warmup_s: float, n: int) -> list:
+    """The host's samples (t_s: the end of each interval since the sampler started) as
+    one row per measured second (None where no sample falls)."""
+    rows: list[dict[str, Any] | None] = [None] * n
+    for sample in samples:
+        second = round(sample["t_s"] - warmup_s) - 1
+        if 0 <= second < n:
+            rows[second] = sample
+    return rows
+
+
+def impact_line(event: dict[str, Any]) -> str:
+    """One terminal line: what happened and what the load felt."""
+    head = f"  event {event['kind']} at {event['at_s']:g}s"
+    if event.get("for_s"):
+        head += f" for {event['for_s']:g}s"
+    if event.get("ok") is False:
+        head += f": FAILED: {event.get('error')}"
+    impact = event.get("impact")
+    if impact is None:
+        return head + f"; impact: {event.get('impact_reason', 'not measured')}"
+    unit, base = impact["unit"], impact["baseline"]["throughput"]
+    text = f"{head}; baseline {base:,.0f} {unit}"
+    dip = impact["dip"]
+    if dip is None:
+        return text + "; no dip below 95% of it"
+    text += f"; dip {dip['depth_pct']:.0f}% (lowest {dip['lowest']:,.0f} {unit} at {dip['lowest_at_s']}s)"
+    if impact["back_after_s"] is None:
+        return text + "; not back within 5% before the point ended"
+    writes = impact["device"]["during"].get("dev_write_mbps")
+    extra = f"; device writes {writes:.1f} MB/s during it" if writes is not None else ""
+    return text + f"; back within 5% {impact['back_after_s']:g}s after it began{extra}"
