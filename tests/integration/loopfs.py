@@ -1,5 +1,6 @@
-"""A small ext4 file system on a loop device, for tests that need a real, separate
-device: one that fills up, turns read-only or sees only the test's own I/O."""
+"""A small ext4 (or btrfs, XFS) file system on a loop device, for tests that need a real,
+separate device: one that fills up, turns read-only, sees only the test's own I/O or takes
+snapshots."""
 
 from __future__ import annotations
 
@@ -43,23 +44,28 @@ def _umount(path: Path) -> None:
 
 
 @contextlib.contextmanager
-def mounted_loop_fs(root: Path, size: str, mkfs_options: tuple[str, ...] = ()) -> Iterator[LoopFs]:
-    """An ext4 file system of `size` in an image file under `root`, mounted on a loop
-    device; unmounted and its image removed on the way out. Skips where it cannot be made."""
+def mounted_loop_fs(
+    root: Path, size: str, mkfs_options: tuple[str, ...] = (), fstype: str = "ext4"
+) -> Iterator[LoopFs]:
+    """A file system (ext4, btrfs or xfs) of `size` in an image file under `root`, mounted
+    on a loop device; unmounted and its image removed on the way out. Skips where it cannot
+    be made."""
     if os.geteuid() != 0:
         pytest.skip("needs root to mount a loop file system")
-    for tool in ("mkfs.ext4", "mount", "umount", "findmnt"):
+    for tool in (f"mkfs.{fstype}", "mount", "umount", "findmnt"):
         if shutil.which(tool) is None:
             pytest.skip(f"{tool} is not installed")
     image, mount_point = root / "loopfs.img", root / "loopfs"
     mount_point.mkdir()
     subprocess.run(["truncate", "-s", size, str(image)], check=True)
     made = subprocess.run(
-        ["mkfs.ext4", "-q", "-F", *mkfs_options, str(image)], capture_output=True, text=True
+        [f"mkfs.{fstype}", "-q", "-F" if fstype == "ext4" else "-f", *mkfs_options, str(image)],
+        capture_output=True,
+        text=True,
     )
     if made.returncode != 0:
         image.unlink(missing_ok=True)
-        pytest.skip(f"mkfs.ext4 failed: {made.stderr.strip()}")
+        pytest.skip(f"mkfs.{fstype} failed: {made.stderr.strip()}")
     mounted = subprocess.run(
         ["mount", "-o", "loop", str(image), str(mount_point)], capture_output=True, text=True
     )

@@ -128,7 +128,7 @@ def event_from_table(table: Any, where: str) -> EventSpec:
             extra = f" (did you mean {hint[0]!r}?)" if hint else ""
             raise _fail(
                 where,
-                f"{key!r}: not a setting of a {kind} event{extra}; "
+                f"unknown field {key!r} for a {kind} event{extra}; "
                 f"allowed: {', '.join(sorted(allowed))}",
             )
     if "at" not in table:

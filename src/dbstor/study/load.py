@@ -1,6 +1,5 @@
 """TOML study files -> a validated Study. Every error names the file, the field and
-what is allowed, e.g. "study.toml: load.kind: 'qd' is not one of iodepth, jobs, rate, auto".
-"""
+what is allowed, e.g. "study.toml: load.kind: 'qd' is not one of iodepth, jobs, rate, auto"."""
 
 from __future__ import annotations
 

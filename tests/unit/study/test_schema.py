@@ -12,6 +12,7 @@ import pytest
 
 from dbstor.errors import UserError
 from dbstor.study.load import study_from_dict
+from dbstor.study.events import KINDS
 from dbstor.study.schema import study_schema
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -77,6 +78,8 @@ def _unknown(data):
 def test_every_table_and_key_of_the_schema_is_one_the_loader_takes():
     target = {"label": "A", "path": "/tmp"}
     for table, keys in _sections(study_schema()).items():
+        if table == "events":
+            continue  # each kind its own keys: test_the_events_keys_are_the_loaders
         for key in keys:
             if table == "databases" and key == "place":
                 continue  # placement of named tables: the place helper's key
@@ -94,6 +97,17 @@ def test_every_table_and_key_of_the_schema_is_one_the_loader_takes():
         assert refusal is not None, table
         allowed = set(refusal.split("allowed: ", 1)[1].split(", "))
         assert allowed - {"place"} == keys - {"place"}, table
+
+
+def test_the_events_keys_are_the_loaders():
+    """[[events]]: each kind takes its own settings; together they are the schema's keys."""
+    target, seen = {"label": "A", "path": "/tmp"}, set()
+    for kind in KINDS:
+        event = {"kind": kind, "at": "1s", "bogus_key": 1}
+        refusal = _unknown({"targets": [target], "events": [event]})
+        assert refusal is not None and "events[0]" in refusal, kind
+        seen |= set(refusal.split("allowed: ", 1)[1].split(", "))
+    assert seen == _sections(study_schema())["events"]
 
 
 def test_the_top_level_tables_are_the_loaders():
