@@ -21,6 +21,7 @@ from dbstor.report.database.tables import (
     txn_types_table,
 )
 from dbstor.report.database.waits import waits_block
+from dbstor.report.kit.events import events_html
 from dbstor.report.kit.figures import backwards_sentence, figure_html, timeseries_chart
 from dbstor.report.kit.fmt import fmt_bytes, fmt_iops, fmt_num
 from dbstor.report.kit.hosts import hosts_block
@@ -108,6 +109,7 @@ def database_section(run: Run, name: str, rows: list[dict[str, Any]] | None) -> 
             f"<figure>{series}<figcaption>One sample per second; a grey line marks the start of "
             "each load point. TPS is counted over measured seconds only.</figcaption></figure>"
         )
+    parts.append(events_html(run, rows or []))
     parts.append("<h3>Load points</h3>")
     parts.append(db_points_table(run))
     parts.append(roles_table(run))

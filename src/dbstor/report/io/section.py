@@ -9,6 +9,7 @@ from typing import Any
 
 from dbstor.report.io.figures import iops_cpu_chart, latency_chart
 from dbstor.report.io.tables import points_table
+from dbstor.report.kit.events import events_html
 from dbstor.report.kit.figures import backwards_sentence, host_tool, timeseries_chart
 from dbstor.report.kit.hosts import hosts_block
 from dbstor.report.kit.layers import layers_html
@@ -59,6 +60,7 @@ def io_section(run: Run, name: str, rows: list[dict[str, Any]] | None) -> str:
             "start of each load point. A slope at the end of a point means it was not "
             "steady.</figcaption></figure>"
         )
+    parts.append(events_html(run, rows or []))
     parts.append("<h3>Load points</h3>")
     parts.append(points_table(run))
     parts.append(hosts_block(run))
