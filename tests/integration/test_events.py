@@ -152,3 +152,19 @@ def test_bad_events_are_refused_before_anything_runs(dbstor, tmp_path):
     )
     dbstor.assert_user_error(dbstor("study", study), "ends after the point's measured window")
     dbstor.assert_user_error(dbstor("run", study, "--out", "out"), "events[0]")
+
+
+@pytest.mark.skip_without_fio
+def test_a_reflink_snapshot_on_xfs_during_an_fio_point(dbstor, tmp_path):
+    with mounted_loop_fs(tmp_path, "320M", ("-m", "reflink=1"), fstype="xfs") as xfs:
+        proc = dbstor(
+            "io", "--target", xfs.path, "--iodepth", "2", "--duration", "4s", "--warmup", "1s",
+            "--size", "16MiB", "--out", "out", "--event", "snapshot@2s,for=1s",
+        )  # fmt: skip
+        assert proc.returncode == 0, proc.stderr
+        (snapshot,) = events_of(dbstor, tmp_path / "out")
+        assert snapshot["ok"], snapshot
+        details = snapshot["details"]
+        assert details["method"] == "reflink copy" and details["files"] >= 1, details
+        assert details["bytes"] >= 16 << 20, details  # the test files, cloned not copied
+        assert snapshots(xfs.path) == [], "the copy is removed"
