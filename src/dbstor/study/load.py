@@ -42,6 +42,7 @@ from dbstor.study.values import (
     one_of,
     parse_block_split,
     parse_place,
+    plain_table,
     plain_value,
     positive_int,
     positive_size,
@@ -184,7 +185,7 @@ def _target(source: str, index: int, table: Any, base_dir: Path, cluster: bool) 
     if not raw or not isinstance(raw, list) or not all(isinstance(p, str) and p for p in raw):
         fields.fail("paths", 'must be a non-empty list of directories, e.g. ["/mnt/lun1"]')
     paths = tuple(_directory(fields, "paths", base_dir, p) for p in raw)
-    facts = fields.get("facts", lambda v: dict(v) if isinstance(v, dict) else _raise_table(), {})
+    facts = fields.get("facts", plain_table, {})
     facts = plain_value(facts, f"{source}: targets[{index}].facts")
     extra = {}
     for role in ("log", "temp", "fast"):
@@ -252,7 +253,7 @@ def _database(source: str, index: int, table: Any) -> DatabaseSpec:
         memory_limit_bytes=fields.get("memory_limit", parse_memory, None),
         seed=fields.get("seed", positive_int, 1),
         options=plain_value(
-            fields.get("options", lambda v: dict(v) if isinstance(v, dict) else _raise_table(), {}),
+            fields.get("options", plain_table, {}),
             f"{source}: databases[{index}].options",
         ),
         place=fields.get("place", parse_place, {}),
@@ -288,10 +289,6 @@ def _database_series(fields: _Fields, table: dict[str, Any]) -> LoadSeries:
     if table.get("workload") == "dss":
         return LoadSeries(kind="streams", values=(1,))
     return LoadSeries(kind="users", values=(1, 2, 4, 8, 16))
-
-
-def _raise_table() -> dict[str, Any]:
-    raise ValueError('must be a table, e.g. { protocol = "FC", drives = 48 }')
 
 
 def load_study(path: Path) -> Study:

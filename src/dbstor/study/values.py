@@ -158,6 +158,13 @@ def parse_place(value: Any) -> dict[str, str]:
     return {place_pattern(name): place_role(role) for name, role in value.items()}
 
 
+def plain_table(value: Any) -> dict[str, Any]:
+    """A TOML table as a dict (facts, options); ValueError for anything else."""
+    if not isinstance(value, dict):
+        raise ValueError('must be a table, e.g. { protocol = "FC", drives = 48 }')
+    return dict(value)
+
+
 def plain_value(value: Any, where: str) -> Any:
     """A study file's free-form value (a target's facts) as plain JSON: dates and times as
     ISO text; NaN or infinity refused in one line naming the field (they are no fact)."""

@@ -11,8 +11,8 @@ import jsonschema
 import pytest
 
 from dbstor.errors import UserError
-from dbstor.study.load import study_from_dict
 from dbstor.study.events import KINDS
+from dbstor.study.load import study_from_dict
 from dbstor.study.schema import study_schema
 
 ROOT = Path(__file__).resolve().parents[3]
