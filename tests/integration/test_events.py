@@ -5,6 +5,7 @@ meanwhile), commands that fail or hang, and nothing left behind even after kill 
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import time
@@ -24,13 +25,14 @@ def device_number(fs) -> str:
 
 
 def throttle_rules(number: str) -> list[str]:
-    """Every v1 throttle rule for this device anywhere under the blkio mount."""
-    return [
-        f"{f}: {line}"
-        for f in BLKIO.rglob("blkio.throttle.*_device")
-        for line in f.read_text().splitlines()
-        if line.split()[:1] == [number]
-    ]
+    """Every v1 throttle rule for this device anywhere under the blkio mount (other
+    processes' groups come and go meanwhile)."""
+    found = []
+    for rules in BLKIO.rglob("blkio.throttle.*_device"):
+        with contextlib.suppress(OSError):
+            text = rules.read_text()
+            found += [f"{rules}: {ln}" for ln in text.splitlines() if ln.split()[:1] == [number]]
+    return found
 
 
 def snapshots(mount: Path) -> list[Path]:
