@@ -154,6 +154,13 @@ def test_bad_events_are_refused_before_anything_runs(dbstor, tmp_path):
     )
     dbstor.assert_user_error(dbstor("study", study), "ends after the point's measured window")
     dbstor.assert_user_error(dbstor("run", study, "--out", "out"), "events[0]")
+    target.mkdir()
+    dss = dbstor(
+        "run", "--engine", "duckdb", "--workload", "dss", "--target", target, "--out", "out",
+        "--event", "drop-caches@1s",
+    )  # fmt: skip
+    dbstor.assert_user_error(dss, "not query streams")
+    assert list(target.iterdir()) == [] and not (tmp_path / "out").exists()
 
 
 @pytest.mark.skip_without_fio
