@@ -164,14 +164,17 @@ def test_bad_events_are_refused_before_anything_runs(dbstor, tmp_path):
 
 
 @pytest.mark.skip_without_fio
-def test_a_reflink_snapshot_on_xfs_during_an_fio_point(dbstor, tmp_path):
+def test_a_reflink_snapshot_drop_caches_and_fstrim_on_xfs_during_an_fio_point(dbstor, tmp_path):
     with mounted_loop_fs(tmp_path, "320M", ("-m", "reflink=1"), fstype="xfs") as xfs:
         proc = dbstor(
             "io", "--target", xfs.path, "--iodepth", "2", "--duration", "4s", "--warmup", "1s",
             "--size", "16MiB", "--out", "out", "--event", "snapshot@2s,for=1s",
+            "--event", "drop-caches@1s", "--event", "fstrim@3s",
         )  # fmt: skip
         assert proc.returncode == 0, proc.stderr
-        (snapshot,) = events_of(dbstor, tmp_path / "out")
+        snapshot, dropped, trimmed = events_of(dbstor, tmp_path / "out")
+        assert dropped["ok"] and trimmed["ok"], (dropped, trimmed)
+        assert "trimmed" in trimmed["details"]["fstrim_said"], trimmed
         assert snapshot["ok"], snapshot
         details = snapshot["details"]
         assert details["method"] == "reflink copy" and details["files"] >= 1, details

@@ -368,4 +368,4 @@ def _fstrim(settings: dict[str, Any], place: Place, name: str) -> Happening:
     )
     if out.returncode != 0:
         raise EventFailed(f"fstrim {where}: {(out.stderr or out.stdout).strip()}")
-    return Happening({"output": out.stdout.strip()})
+    return Happening({"fstrim_said": out.stdout.strip()})
