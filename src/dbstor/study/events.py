@@ -12,6 +12,7 @@ take one, a command that does not exist; the Study model calls it, so `dbstor st
 from __future__ import annotations
 
 import difflib
+import itertools
 import os
 import shlex
 import shutil
@@ -203,6 +204,7 @@ def check_events(study: Any) -> None:
         return
     if study.cluster:
         raise UserError("events run on this host only: leave out [cluster] or the events")
+    _check_throttles_apart(study.events, study.duration_s)
     for event in study.events:
         _check_times(event, study.duration_s)
         if event.kind == "command":
@@ -210,6 +212,23 @@ def check_events(study: Any) -> None:
         if event.kind == "snapshot":
             for target in study.targets:
                 snapshot_method(target.paths[0], event.where)
+
+
+def _check_throttles_apart(events: tuple[EventSpec, ...], duration_s: float) -> None:
+    """Two throttles at once would put back each other's rules in the wrong order."""
+    spans = sorted(
+        (at, at + (e.for_s or 0.0), e)
+        for e in events
+        if e.kind == "throttle"
+        for at in e.times(duration_s)
+    ), key=lambda span: span[:2])
+    for (_, end, first), (start, _, second) in itertools.pairwise(spans):
+        if start < end:
+            raise _fail(
+                second.where,
+                f"a throttle at {start:g}s while another ({first.where}) "
+                f"holds the device until {end:g}s; one throttle at a time",
+            )
 
 
 def _check_times(event: EventSpec, duration_s: float) -> None:

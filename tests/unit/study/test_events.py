@@ -83,3 +83,12 @@ def test_events_with_a_cluster_are_refused():
     data["cluster"] = {"address": "127.0.0.1:6379"}
     data["targets"][0]["hosts"] = ["a"]
     assert "this host only" in refusal(data)
+
+
+def test_two_throttles_at_once_are_refused():
+    first = {"kind": "throttle", "at": "1s", "for": "4s", "iops": 5}
+    second = {"kind": "throttle", "at": "3s", "for": "1s", "mbps": 5}
+    assert "one throttle at a time" in refusal(study([first, second]))
+    assert "one throttle at a time" in refusal(study([first, first]))  # the same span twice
+    again = {"kind": "throttle", "at": "1s", "for": "2s", "every": "3s", "iops": 5}
+    assert [e.kind for e in load(study([again, second | {"at": "9s"}])).events] == ["throttle"] * 2
