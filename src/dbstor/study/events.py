@@ -217,11 +217,14 @@ def check_events(study: Any) -> None:
 def _check_throttles_apart(events: tuple[EventSpec, ...], duration_s: float) -> None:
     """Two throttles at once would put back each other's rules in the wrong order."""
     spans = sorted(
-        (at, at + (e.for_s or 0.0), e)
-        for e in events
-        if e.kind == "throttle"
-        for at in e.times(duration_s)
-    ), key=lambda span: span[:2])
+        (
+            (at, at + (e.for_s or 0.0), e)
+            for e in events
+            if e.kind == "throttle"
+            for at in e.times(duration_s)
+        ),
+        key=lambda span: span[:2],
+    )
     for (_, end, first), (start, _, second) in itertools.pairwise(spans):
         if start < end:
             raise _fail(
