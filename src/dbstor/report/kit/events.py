@@ -107,11 +107,20 @@ def events_html(run: Run, rows: Sequence[dict[str, Any]]) -> str:
     for index, point in enumerate(run.points):
         if not point.events:
             continue
-        parts.append(
-            f"<figure>{_timeline(run, point, index, rows)}<figcaption>One value per "
-            "measured second (first repeat); a pink line marks when an event began, a "
-            "grey one when it ended.</figcaption></figure>"
+        shift = max((e.get("window_shift_s") or 0.0 for e in point.events), default=0.0)
+        shifted = (
+            f" Times are in fio's own measured window, which began {shift:.2f} s after the "
+            "one the events were timed from: an event begins that much earlier on this axis "
+            "than asked."
+            if shift
+            else ""
         )
+        caption = (
+            "One value per measured second (first repeat); a pink line marks when an event "
+            f"began, a grey one when it ended.{shifted}"
+        )
+        chart = _timeline(run, point, index, rows)
+        parts.append(f"<figure>{chart}<figcaption>{escape(caption)}</figcaption></figure>")
         parts.append(
             "<table><thead><tr><th>event</th><th>asked</th><th>began</th><th>baseline</th>"
             "<th>dip</th><th>back within 5%</th><th>device writes MB/s before → during</th>"
