@@ -286,6 +286,7 @@ class _Command(Happening):
         super().__init__({"argv": argv, "timeout_s": timeout_s})
         self.process = subprocess.Popen(
             argv,
+            env=command_env(),
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
@@ -343,6 +344,15 @@ class _Command(Happening):
                 f"{self.details['argv'][0]} exited with status {self.details.get('exit_status')}"
             )
         return self.details
+
+
+SECRET_WORDS = ("DSN", "PASSWORD", "PASSWD", "PWD", "SECRET", "TOKEN")
+
+
+def command_env() -> dict[str, str]:
+    """dbstor's environment without what may hold a secret (DBSTOR_DSN, PGPASSWORD,
+    MYSQL_PWD, ...): the command's output is kept in the run folder."""
+    return {k: v for k, v in os.environ.items() if not any(w in k.upper() for w in SECRET_WORDS)}
 
 
 def _command(settings: dict[str, Any], place: Place, name: str) -> Happening:
