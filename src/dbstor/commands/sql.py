@@ -26,7 +26,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             "statistics), the stored routines (procedures and functions) and the transactions "
             "or queries dbstor would run for a workload, without connecting anywhere: read them "
             "before pointing dbstor at a production-like server, or load the schema yourself. "
-            "Placeholders (%s or ?) are bound by the driver at run time. Then 'dbstor engines "
+            "The orders workload's transactions show sample values, its calls each parameter "
+            "by name, so they paste into the engine's own client; the other workloads show "
+            "the driver's placeholders (%s or ?), bound at run time. "
+            "Then 'dbstor engines "
             "--check --engine E --dsn DSN --workload W' tries them on the server in a scratch "
             "schema."
         ),
@@ -49,7 +52,8 @@ def render(section: Section, dialect: str) -> list[str]:
         lines.append("-- (none on this engine)")
     lines += [own.script_statement(s) for s in section.statements]
     for name, text in section.named.items():
-        lines += [f"-- {name}", own.script_statement(text)]
+        texts = [text] if isinstance(text, str) else list(text)
+        lines += [f"-- {name}", *(own.script_statement(t) for t in texts)]
     return [*lines, ""]
 
 

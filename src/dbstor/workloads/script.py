@@ -16,11 +16,12 @@ IN_LIST = 3  # placeholders shown in an IN (...) list whose length varies at run
 
 @dataclass(frozen=True)
 class Section:
-    """A titled group of statements; `named` statements show their name above them."""
+    """A titled group of statements; `named` statements (one, or several run in turn)
+    show their name above them."""
 
     title: str
     statements: Sequence[str] = ()
-    named: Mapping[str, str] = field(default_factory=dict)
+    named: Mapping[str, str | Sequence[str]] = field(default_factory=dict)
     note: str = ""
 
 

@@ -13,11 +13,12 @@ from dbstor.errors import UserError
 from dbstor.workloads import bulk
 from dbstor.workloads.base import LoadReport, Workload
 from dbstor.workloads.options import option_flag, option_whole
-from dbstor.workloads.orders import procedures, sql
+from dbstor.workloads.orders import procedures, sample, sql
 from dbstor.workloads.orders.generate import chunks, expected_rows, generate
 from dbstor.workloads.orders.schema import TABLES
 from dbstor.workloads.orders.session import OrdersSession
 from dbstor.workloads.orders.tpcc import Constants
+from dbstor.workloads.sample_values import column_types, with_samples
 from dbstor.workloads.script import Section, bulk_sections, statement_section
 
 # TPC-C's minimum mix (clause 5.2.3), as HammerDB runs it, in percent.
@@ -92,11 +93,14 @@ class OrdersWorkload(Workload):
         transaction's CALL, or the client-side statements where there are no procedures."""
         out = bulk_sections(TABLES, dialect, procedures.ddl(dialect))
         if self.procedures and procedures.procedural(dialect):
-            calls = procedures.calls(dialect)
-            return [*out, Section("transactions", named=calls, note="one call each, autocommit")]
+            calls = sample.named_calls(dialect)
+            note = "one call each, autocommit; named parameters with sample values"
+            return [*out, Section("transactions", named=calls, note=note)]
         own = sql.STATEMENTS
-        render = lambda name, n: sql.statement(dialect, name, n)  # noqa: E731
-        return [*out, statement_section("transactions' statements", own, render)]
+        types = column_types(TABLES)
+        render = lambda name, n: with_samples(sql.statement(dialect, name, n), types)  # noqa: E731
+        note = "sample values where the driver binds parameters"
+        return [*out, statement_section("transactions' statements", own, render, note)]
 
     def session(self, engine: Engine, connection: Any, user: int) -> OrdersSession:
         return OrdersSession.create(

@@ -1,0 +1,81 @@
+"""The orders transactions as text a DBA can paste into the engine's own client (`dbstor
+sql`): each CALL with its parameters named and sample values, and the client-side
+statements with literal sample values in place of the driver's placeholders.
+
+The parameter names are read from the dialect's own procedure DDL (the text create()
+runs), and New-Order's line lists are written by the dialect's own item_lines, so the text
+shown calls the procedures as they are. What each client accepts: PostgreSQL's named
+notation (`p_w => 1`) in CALL and SELECT; T-SQL's `EXEC proc @p_w = 1, ...`; Oracle's
+named notation in an anonymous block, the OUT argument into a declared variable; MariaDB
+and MySQL have no named arguments in CALL, so user variables named as the parameters are
+SET first and passed by name.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from dbstor.dialects import registry
+from dbstor.workloads.sample_values import SAMPLE_TIME, literal
+
+# transaction -> its inputs in the procedures' order (orders/procedures.py: Procedures._call)
+SAMPLE_INPUTS: dict[str, tuple[Any, ...]] = {
+    "New-Order": (1, 1, 1, SAMPLE_TIME, (1, 2, 3), (1, 1, 1), (5, 5, 5)),
+    "Payment": (1, 1, 1, 1, 1, None, 1000, SAMPLE_TIME),  # by id; c_last names by name
+    "Order-Status": (1, 1, 1, None),
+    "Delivery": (1, 1, SAMPLE_TIME),
+    "Stock-Level": (1, 1, 15),
+}
+_SIGNATURE_END = re.compile(r"\)\s*(?:(?:RETURNS|LANGUAGE|AS|BEGIN)\b|body:)|\n\s*AS\b", re.I)
+_PARAMETER = re.compile(r"(@?p_\w+)\s+(OUT\b)?", re.I)
+
+
+def parameters(ddl: str, procedure: str) -> tuple[list[str], list[str]]:
+    """(IN parameter names, OUT parameter names) of a procedure in its CREATE text: the
+    p_-named parameters of its signature (PostgreSQL's INOUT/OUT results are not p_)."""
+    start = re.search(rf"(PROCEDURE|FUNCTION)\s+{procedure}\b", ddl, re.I)
+    if start is None:
+        raise ValueError(f"no routine {procedure} in the DDL")
+    end = _SIGNATURE_END.search(ddl, start.end())
+    found = _PARAMETER.findall(ddl[start.end() : end.start() if end else len(ddl)])
+    return [n for n, out in found if not out], [n for n, out in found if out]
+
+
+def _routine(ddl: list[str], procedure: str) -> str:
+    pattern = re.compile(rf"(PROCEDURE|FUNCTION)\s+{procedure}\b", re.I)
+    return next(text for text in ddl if pattern.search(text))
+
+
+def named_calls(dialect: str) -> dict[str, list[str]]:
+    """Transaction -> the statements that call it with named sample arguments."""
+    part = registry.get(dialect).part("orders")
+    if part is None:
+        return {}
+    out: dict[str, list[str]] = {}
+    for name, call in part.CALLS.items():
+        procedure = re.search(r"(\w+)\s*\(", call) if dialect != "tsql" else None
+        proc = procedure.group(1) if procedure else call.split()[1]
+        ins, outs = parameters(_routine(list(part.DDL), proc), proc)
+        values = [
+            literal(part.item_lines(v) if isinstance(v, tuple) else v) for v in SAMPLE_INPUTS[name]
+        ]
+        pairs = list(zip(ins, values, strict=True))
+        out[name] = _call_text(dialect, call, proc, pairs, outs)
+    return out
+
+
+def _call_text(
+    dialect: str, call: str, proc: str, pairs: list[tuple[str, str]], outs: list[str]
+) -> list[str]:
+    if dialect == "tsql":
+        return [f"EXEC {proc} " + ", ".join(f"{n} = {v}" for n, v in pairs)]
+    if dialect == "mysql":
+        sets = "SET " + ", ".join(f"@{n} = {v}" for n, v in pairs)
+        return [sets, f"CALL {proc}(" + ", ".join(f"@{n}" for n, _ in pairs) + ")"]
+    args = [f"{n} => {v}" for n, v in pairs]
+    if dialect == "oracle":
+        declare = " ".join(f"v_{n} NUMBER;" for n in outs)
+        args += [f"{n} => v_{n}" for n in outs]
+        return [f"DECLARE {declare} BEGIN {proc}({', '.join(args)}); END;"]
+    return [call[: call.index("(")] + "(" + ", ".join(args) + ")"]
