@@ -1,4 +1,4 @@
-"""`dbstor sql --workload orders` pasted into the engines' own clients: the whole printed
+"""`dbstor sql` for orders and brokerage pasted into the engines' own clients: the whole printed
 script (tables, keys, statistics, procedures, then each transaction's call with named
 sample arguments) runs through psql against a managed PostgreSQL and through the mariadb
 client against a managed MariaDB, stopping at the first error. A warehouse, district,
@@ -45,25 +45,26 @@ def rows_for_the_calls() -> str:
     return "\n".join(out)
 
 
-def pasted(capsys: pytest.CaptureFixture[str], engine: str) -> Path:
-    """The printed script with the rows put in before the calls and a count after, in a
-    file the server's account can read."""
-    assert cli.main(["sql", "--engine", engine, "--workload", "orders"]) == 0
+def pasted(capsys: pytest.CaptureFixture[str], engine: str, workload: str) -> Path:
+    """The printed script in a file the server's account can read; for orders with the
+    rows put in before the calls and a count of orders after."""
+    assert cli.main(["sql", "--engine", engine, "--workload", workload]) == 0
     text = capsys.readouterr().out
     assert "%s" not in text and "?" not in text and ":b1" not in text
     schema, calls = text.split(CALLS)
+    rows = rows_for_the_calls() if workload == "orders" else ""
+    count = "SELECT count(*) FROM orders;" if workload == "orders" else "SELECT 1;"
     folder = Path(tempfile.mkdtemp(prefix="dbstor-sqltext-"))
     folder.chmod(0o755)
     path = folder / "orders.sql"
-    path.write_text(
-        f"{schema}\n{rows_for_the_calls()}\n{CALLS}{calls}\nSELECT count(*) FROM orders;\n"
-    )
+    path.write_text(f"{schema}\n{rows}\n{CALLS}{calls}\n{count}\n")
     path.chmod(0o644)
     return path
 
 
-def test_psql_runs_the_printed_orders_script(capsys) -> None:
-    path = pasted(capsys, "postgres")
+@pytest.mark.parametrize("workload", ["orders", "brokerage"])
+def test_psql_runs_the_printed_script(capsys, workload: str) -> None:
+    path = pasted(capsys, "postgres", workload)
     try:
         with pg_server.running_server() as server:
             server.create_database("app")
@@ -99,7 +100,7 @@ def test_psql_runs_the_printed_orders_script(capsys) -> None:
     assert done.stdout.split()[-1] == "1", done.stdout  # New-Order placed its order
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
 def mariadb() -> Iterator[MariaDBEngine]:
     if MariaDBEngine.find_server() is None or shutil.which("mariadb") is None:
         pytest.skip("MariaDB server or client not found (apt-get install mariadb-server)")
@@ -120,15 +121,20 @@ def mariadb() -> Iterator[MariaDBEngine]:
         shutil.rmtree(base, ignore_errors=True)
 
 
-def test_mariadb_client_runs_the_printed_orders_script(capsys, mariadb: MariaDBEngine) -> None:
-    path = pasted(capsys, "mariadb")
+@pytest.mark.parametrize("workload", ["orders", "brokerage"])
+def test_mariadb_client_runs_the_printed_script(
+    capsys, mariadb: MariaDBEngine, workload: str
+) -> None:
+    path = pasted(capsys, "mariadb", workload)
     socket = str(mariadb.sockdir / "mysqld.sock")
     client = ["mariadb", "--no-defaults", "-u", "root", "-S", socket, "-N", "-B"]
     try:
-        subprocess.run([*client, "-e", "CREATE DATABASE sqltext"], check=True, timeout=60)
+        subprocess.run(
+            [*client, "-e", f"CREATE DATABASE sqltext_{workload}"], check=True, timeout=60
+        )
         with path.open() as script_file:
             done = subprocess.run(
-                [*client, "sqltext"],
+                [*client, f"sqltext_{workload}"],
                 stdin=script_file,
                 capture_output=True,
                 text=True,

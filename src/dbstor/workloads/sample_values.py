@@ -1,4 +1,4 @@
-"""Sample values in place of the driver's placeholders (? or %s), so that a statement
+"""Sample values in place of the driver's placeholders (?, %s or Oracle's :b1), so that a statement
 `dbstor sql` prints can be pasted into the engine's own client: each placeholder takes a
 literal of the type of the column it is compared with, added to, or inserted into (the
 workload's neutral column types, workloads/tables.py); an IN list counts 1, 2, 3."""
@@ -45,7 +45,7 @@ def sample_value(column: str, types: Mapping[str, str], position: int = 0) -> st
 _INSERT = re.compile(r"INSERT INTO \w+ \(([^)]*)\) VALUES \(([^)]*)\)", re.I)
 _COMPARED = re.compile(r"(\w+)\s*(?:=|<|>|<=|>=|\+|-)\s*$")
 _IN_LIST = re.compile(r"(\w+)\s+IN\s*\(([^()]*)$", re.I)
-_PLACEHOLDER = re.compile(r"\?|%s")
+_PLACEHOLDER = re.compile(r"\?|%s|:b\d+\b")  # qmark, format, Oracle's numbered binds
 
 
 def with_samples(statement: str, types: Mapping[str, str]) -> str:

@@ -50,6 +50,6 @@ def statement_section(
     named = {
         name: render(name, IN_LIST if "{in}" in text else 0) for name, text in templates.items()
     }
-    shown = f"IN (...) lists hold one placeholder per value ({IN_LIST} shown)"
+    shown = f"IN (...) lists hold one value per item ({IN_LIST} shown)"
     extra = shown if any("{in}" in t for t in templates.values()) else ""
     return Section(title, named=named, note="; ".join(n for n in (note, extra) if n))

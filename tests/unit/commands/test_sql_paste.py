@@ -93,3 +93,26 @@ def test_oracle_blocks_call_by_name_with_the_out_argument_declared(capsys) -> No
         own = re.findall(r"\b(p_\w+)\s+(?:OUT\s+)?\w+", signature(text, call.name))
         assert named == own, (named, own)
         assert call.expressions[-1].expression.name == shape.group(1)  # OUT into v_
+
+
+def statements_of(text: str) -> list[str]:
+    """The brokerage transactions' statements, as the script ends each (GO or ;)."""
+    body = "\n".join(line for line in calls_of(text).splitlines() if not line.startswith("--"))
+    return [s.strip() for s in re.split(r";\n|\nGO\n?", body) if s.strip().strip(";")]
+
+
+def test_brokerage_statements_run_in_sqlite_with_sample_values(capsys) -> None:
+    text = printed(capsys, "sqlite", "brokerage")
+    calls_of(text)
+    sqlite3.connect(":memory:").executescript(text)
+
+
+@pytest.mark.parametrize(("engine", "dialect"), [("sqlserver", "tsql"), ("oracle", "oracle")])
+def test_brokerage_statements_parse_in_tsql_and_oracle(capsys, engine: str, dialect: str) -> None:
+    statements = statements_of(printed(capsys, engine, "brokerage"))
+    assert len(statements) > 20
+    for statement in statements:
+        tree = sqlglot.parse_one(
+            statement.rstrip(";"), read=dialect, error_level=sqlglot.ErrorLevel.RAISE
+        )
+        assert not isinstance(tree, exp.Command), statement  # parsed, not passed through

@@ -16,6 +16,7 @@ from dbstor.workloads.brokerage.market import Market
 from dbstor.workloads.brokerage.schema import TABLES
 from dbstor.workloads.brokerage.session import BrokerageSession, session_submits
 from dbstor.workloads.brokerage.volumes import DEFAULT_TRADE_DAYS, Volumes
+from dbstor.workloads.sample_values import column_types, with_samples
 from dbstor.workloads.script import Section, bulk_sections, statement_section
 
 # TPC-E's transaction mix (clause 6.2.2.1 of the specification), in percent.
@@ -110,8 +111,10 @@ class BrokerageWorkload(Workload):
 
     def script(self, dialect: str) -> list[Section]:
         """Tables, keys and statistics as create() runs them; the transactions' statements."""
-        render = lambda name, n: sql.statement(dialect, name, n)  # noqa: E731
-        statements = statement_section("transactions' statements", sql.STATEMENTS, render)
+        types = column_types(TABLES)
+        render = lambda name, n: with_samples(sql.statement(dialect, name, n), types)  # noqa: E731
+        note = "sample values where the driver binds parameters"
+        statements = statement_section("transactions' statements", sql.STATEMENTS, render, note)
         return [*bulk_sections(TABLES, dialect), statements]
 
     def session(self, engine: Engine, connection: Any, user: int) -> BrokerageSession:
