@@ -94,7 +94,9 @@ class OrdersWorkload(Workload):
         out = bulk_sections(TABLES, dialect, procedures.ddl(dialect))
         if self.procedures and procedures.procedural(dialect):
             calls = sample.named_calls(dialect)
-            note = "one call each, autocommit; named parameters with sample values"
+            note = (
+                "one call each, autocommit; named parameters, sample values for a loaded database"
+            )
             return [*out, Section("transactions", named=calls, note=note)]
         own = sql.STATEMENTS
         types = column_types(TABLES)
