@@ -247,3 +247,11 @@ class Caller:
         while self.cur.nextset():  # the CALL's own status result
             pass
         return not (name == "New-Order" and row is not None and row[0] != 0)
+
+
+def named_call(call: str, pairs: list[tuple[str, str]], outs: list[str]) -> list[str]:
+    """`dbstor sql`'s call with named arguments (name, literal): CALL has no named
+    notation, so user variables named as the parameters are SET, then passed."""
+    procedure = call.split("(")[0]
+    sets = "SET " + ", ".join(f"@{n} = {v}" for n, v in pairs)
+    return [sets, f"{procedure}(" + ", ".join(f"@{n}" for n, _ in pairs) + ")"]

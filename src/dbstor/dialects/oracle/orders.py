@@ -243,3 +243,12 @@ class Caller:
         """Call the transaction; False when New-Order rolled back (its unused item)."""
         self.cur.execute(CALLS[name], [*params, self.out])
         return not (name == "New-Order" and self.out.getvalue() != 0)
+
+
+def named_call(call: str, pairs: list[tuple[str, str]], outs: list[str]) -> list[str]:
+    """`dbstor sql`'s call with named arguments (name, literal): named notation in an
+    anonymous block, each OUT argument into a variable it declares."""
+    procedure = call.split()[1].split("(")[0]
+    args = [f"{n} => {v}" for n, v in pairs] + [f"{n} => v_{n}" for n in outs]
+    declare = " ".join(f"v_{n} NUMBER;" for n in outs)
+    return [f"DECLARE {declare} BEGIN {procedure}({', '.join(args)}); END;"]

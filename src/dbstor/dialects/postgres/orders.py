@@ -243,3 +243,9 @@ def _committed(name: str, result: Any) -> bool:
     """False when a New-Order CALL reports its rollback (status 1)."""
     status = result.get_value(0, 0) if result.ntuples else None
     return not (name == "New-Order" and status is not None and status != b"0")
+
+
+def named_call(call: str, pairs: list[tuple[str, str]], outs: list[str]) -> list[str]:
+    """`dbstor sql`'s call with named arguments (name, literal): named notation."""
+    args = ", ".join(f"{n} => {v}" for n, v in pairs)
+    return [f"{call[: call.index('(')]}({args})"]

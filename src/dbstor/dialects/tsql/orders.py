@@ -253,3 +253,8 @@ class Caller:
         while self.cur.nextset():
             pass
         return not (name == "New-Order" and row is not None and row[0] != 0)
+
+
+def named_call(call: str, pairs: list[tuple[str, str]], outs: list[str]) -> list[str]:
+    """`dbstor sql`'s call with named arguments (name, literal): EXEC proc @p = v."""
+    return [" ".join(call.split()[:2]) + " " + ", ".join(f"{n} = {v}" for n, v in pairs)]

@@ -4,11 +4,11 @@ statements with literal sample values in place of the driver's placeholders.
 
 The parameter names are read from the dialect's own procedure DDL (the text create()
 runs), and New-Order's line lists are written by the dialect's own item_lines, so the text
-shown calls the procedures as they are. What each client accepts: PostgreSQL's named
-notation (`p_w => 1`) in CALL and SELECT; T-SQL's `EXEC proc @p_w = 1, ...`; Oracle's
-named notation in an anonymous block, the OUT argument into a declared variable; MariaDB
-and MySQL have no named arguments in CALL, so user variables named as the parameters are
-SET first and passed by name.
+shown calls the procedures as they are. Each dialect's orders part writes the call in the
+form its client accepts (named_call): PostgreSQL's named notation (`p_w => 1`) in CALL and
+SELECT; T-SQL's `EXEC proc @p_w = 1, ...`; Oracle's named notation in an anonymous block,
+the OUT argument into a declared variable; MariaDB and MySQL have no named arguments in
+CALL, so user variables named as the parameters are SET first and passed by name.
 """
 
 from __future__ import annotations
@@ -47,35 +47,23 @@ def _routine(ddl: list[str], procedure: str) -> str:
     return next(text for text in ddl if pattern.search(text))
 
 
+_PROCEDURE = re.compile(r"\b(?:CALL|EXEC|FROM|SELECT|BEGIN)\s+(\w+)", re.I)
+
+
 def named_calls(dialect: str) -> dict[str, list[str]]:
-    """Transaction -> the statements that call it with named sample arguments."""
+    """Transaction -> the statements that call it with named sample arguments, written by
+    the dialect's orders part (its named_call: the form its own client accepts)."""
     part = registry.get(dialect).part("orders")
     if part is None:
         return {}
     out: dict[str, list[str]] = {}
     for name, call in part.CALLS.items():
-        procedure = re.search(r"(\w+)\s*\(", call) if dialect != "tsql" else None
-        proc = procedure.group(1) if procedure else call.split()[1]
-        ins, outs = parameters(_routine(list(part.DDL), proc), proc)
+        found = _PROCEDURE.search(call)
+        if found is None:
+            raise ValueError(f"no procedure named in {call!r}")
+        ins, outs = parameters(_routine(list(part.DDL), found.group(1)), found.group(1))
         values = [
             literal(part.item_lines(v) if isinstance(v, tuple) else v) for v in SAMPLE_INPUTS[name]
         ]
-        pairs = list(zip(ins, values, strict=True))
-        out[name] = _call_text(dialect, call, proc, pairs, outs)
+        out[name] = part.named_call(call, list(zip(ins, values, strict=True)), outs)
     return out
-
-
-def _call_text(
-    dialect: str, call: str, proc: str, pairs: list[tuple[str, str]], outs: list[str]
-) -> list[str]:
-    if dialect == "tsql":
-        return [f"EXEC {proc} " + ", ".join(f"{n} = {v}" for n, v in pairs)]
-    if dialect == "mysql":
-        sets = "SET " + ", ".join(f"@{n} = {v}" for n, v in pairs)
-        return [sets, f"CALL {proc}(" + ", ".join(f"@{n}" for n, _ in pairs) + ")"]
-    args = [f"{n} => {v}" for n, v in pairs]
-    if dialect == "oracle":
-        declare = " ".join(f"v_{n} NUMBER;" for n in outs)
-        args += [f"{n} => v_{n}" for n in outs]
-        return [f"DECLARE {declare} BEGIN {proc}({', '.join(args)}); END;"]
-    return [call[: call.index("(")] + "(" + ", ".join(args) + ")"]
