@@ -23,8 +23,10 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import secrets
 import shutil
 import stat
+import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -123,15 +125,35 @@ def remove_file(path: Path) -> bool:
     return True
 
 
+def refuse_link(path: Path, flag: str) -> None:
+    """Refuse an output the user named (a file or a folder) that is itself a symbolic link:
+    dbstor writes nothing through a link, the user's own included (a link to /etc would
+    put dbstor's files there); the message names where it points, to give instead."""
+    try:
+        info = os.lstat(path)
+    except OSError:
+        return
+    if stat.S_ISLNK(info.st_mode):
+        raise UserError(
+            f"{flag} {path} is a symbolic link (to {os.path.realpath(path)}): dbstor never "
+            "writes through links; give the folder or file itself, or another name"
+        )
+
+
 def user_dir(path: Path, flag: str) -> Path:
-    """A folder the user named (--out, --report): made with its parents when missing; a
-    link the user named is theirs to use. One line when it cannot be a folder."""
+    """A folder the user named (--out, --report, --parquet): made with its parents when
+    missing; a link at its name is refused (refuse_link). One line when it cannot be a
+    folder."""
+    refuse_link(path, flag)
     try:
         path.mkdir(parents=True, exist_ok=True)
+    except FileExistsError:
+        raise UserError(f"{flag} {path}: exists and is not a folder; give a folder") from None
     except OSError as exc:
         raise UserError(
             f"{flag} {path}: cannot create it ({exc.strerror}); choose a folder you can write"
         ) from None
+    refuse_link(path, flag)  # made by someone else meanwhile
     if not os.access(path, os.W_OK | os.X_OK):
         raise UserError(f"{flag} {path}: cannot write there; choose a folder you can write")
     return path
@@ -215,13 +237,28 @@ def write_file(
     file already there that this process did not write is dbstor's; `before_rename(fd)`
     runs on the written temporary file (to set an extended attribute, say); `fix` is what
     a refusal tells the user to do instead."""
-    tmp_name = f".{path.name}.tmp"
+    # A name of its own (a file the user keeps at ".name.tmp" is never touched).
+    tmp_name = f".{path.name[:100]}.{secrets.token_hex(4)}.tmp"
     data = text.encode("utf-8") if isinstance(text, str) else text
-    # An OSError goes to the caller (a full disk is said with what was kept).
+    # An OSError goes to the caller (a full disk is said with what was kept), naming path:
+    # the temporary file is dbstor's business, never the user's.
+    try:
+        _write_replacing(path, tmp_name, data, replaceable, before_rename, fix)
+    except OSError as exc:
+        exc.filename, exc.filename2 = str(path), None
+        raise
+
+
+def _write_replacing(
+    path: Path,
+    tmp_name: str,
+    data: bytes,
+    replaceable: Callable[[Path], bool] | None,
+    before_rename: Callable[[int], object] | None,
+    fix: str,
+) -> None:
     with _directory(path) as dir_fd:
         _check_replaceable(dir_fd, path, replaceable, fix)
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp_name, dir_fd=dir_fd)  # a killed run's; never follows a link
         flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | NO_FOLLOW
         fd = os.open(tmp_name, flags, 0o644, dir_fd=dir_fd)
         try:
@@ -239,6 +276,63 @@ def write_file(
         finally:
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(tmp_name, dir_fd=dir_fd)
+
+
+@contextmanager
+def staged_beside(path: Path, fix: str = "choose another name") -> Iterator[Path]:
+    """A new private folder beside path (in its folder, so a rename or link into place
+    stays on one file system), for a file a library writes by name (SQLite, DuckDB,
+    Parquet); put in place with place_new; removed with all that is left in it however the
+    block ends (a full disk, a signal): no half-written file is left at path."""
+    try:
+        scratch = Path(
+            tempfile.mkdtemp(prefix=f".{path.name[:60]}.", suffix=".tmp", dir=path.parent)
+        )
+    except OSError as exc:
+        raise _os_refusal(path, exc, fix) from None
+    try:
+        yield scratch
+    finally:
+        remove_tree(scratch)
+
+
+def place_new(staged: Path, path: Path, fix: str = "choose another name") -> None:
+    """Give the finished file `staged` (from staged_beside) the name path, which must be
+    free: a link, a file or a folder there is refused in one line and left as it is."""
+    with _directory(path) as dir_fd:
+        try:
+            os.link(staged, path.name, dst_dir_fd=dir_fd, follow_symlinks=False)
+        except FileExistsError:
+            if stat.S_ISLNK(os.lstat(path.name, dir_fd=dir_fd).st_mode):
+                raise link_refusal(path, fix) from None
+            raise UserError(f"{path} exists: {fix} (dbstor does not replace it)") from None
+        except OSError as exc:
+            if exc.errno not in (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP):
+                raise _os_refusal(path, exc, fix) from None
+            _rename_new(staged, path, dir_fd, fix)  # a file system without hard links
+        info = os.lstat(path.name, dir_fd=dir_fd)
+        _written.add((info.st_dev, info.st_ino))
+
+
+def _rename_new(staged: Path, path: Path, dir_fd: int, fix: str) -> None:
+    with contextlib.suppress(FileNotFoundError):
+        os.lstat(path.name, dir_fd=dir_fd)
+        raise UserError(f"{path} exists: {fix} (dbstor does not replace it)")
+    try:
+        os.rename(staged, path.name, dst_dir_fd=dir_fd)
+    except OSError as exc:
+        raise _os_refusal(path, exc, fix) from None
+
+
+def write_new(path: Path, data: bytes, fix: str = "choose another name") -> None:
+    """Write a new file at path (nothing may be there), whole or not at all."""
+    with staged_beside(path, fix) as scratch:
+        staged = scratch / "file"
+        try:
+            staged.write_bytes(data)
+        except OSError as exc:
+            raise _os_refusal(path, exc, fix) from None
+        place_new(staged, path, fix)
 
 
 def open_for_append(path: Path) -> int:

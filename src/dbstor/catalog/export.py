@@ -5,9 +5,11 @@
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import math
-import tempfile
+import sqlite3
 from collections.abc import Iterable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -19,7 +21,8 @@ from dbstor.dialects import registry
 from dbstor.errors import UserError
 from dbstor.results.model import Run
 from dbstor.results.store import read_run_folder, read_samples
-from dbstor.safefs import user_dir
+from dbstor.safefs import place_new, refuse_link, staged_beside, user_dir, write_new
+from dbstor.userfiles import HISTOGRAM_BYTES, read_text
 
 SKIPPED_POINT_FIELDS = ("queries", "hosts", "error_messages", "layers")
 
@@ -110,52 +113,87 @@ def collect(root: Path) -> dict[str, list[dict[str, Any]]]:
 
 
 def to_sqlite(data: dict[str, list[dict[str, Any]]], path: Path, dialect: str = "sqlite") -> None:
-    """Write the tables into a new database file (DuckDB speaks the same DDL here)."""
-    if path.exists() or path.is_symlink():
-        raise UserError(f"{path} exists: give a new file name (dbstor does not replace it)")
-    db = registry.get(dialect).connect_file(path)
+    """Write the tables into a new database file (DuckDB speaks the same DDL here), staged
+    beside it and given its name only when whole: a link or a file at the name is refused,
+    a full or read-only file system is one line, and nothing half-written is left."""
+    fix = f"give a new file name for --{dialect}"
+    refuse_link(path, f"--{dialect}")
+    if path.exists():
+        raise UserError(f"{path} exists: {fix} (dbstor does not replace it)")
+    with staged_beside(path, fix) as scratch:
+        staged = scratch / "export.db"
+        _write_tables(data, staged, dialect, path)
+        place_new(staged, path, fix)
+
+
+def _database_errors() -> tuple[type[BaseException], ...]:
+    errors: list[type[BaseException]] = [sqlite3.Error, OSError]
+    with contextlib.suppress(ImportError):
+        import duckdb
+
+        errors.append(duckdb.Error)
+    return tuple(errors)
+
+
+def _write_tables(
+    data: dict[str, list[dict[str, Any]]], file: Path, dialect: str, shown: Path
+) -> None:
     try:
-        for table, rows in data.items():
-            columns = _columns(rows)
-            if not columns:
-                continue
-            types = [declared_type(table, c, [r.get(c) for r in rows]) for c in columns]
-            names = column_names(columns)
-            ddl = ", ".join(f"{c} {t}" for c, t in zip(names, types, strict=True))
-            db.execute(f'CREATE TABLE "{table}" ({ddl})')
-            marks = ", ".join("?" for _ in columns)
-            db.executemany(
-                f'INSERT INTO "{table}" VALUES ({marks})',
-                [[r.get(c) for c in columns] for r in rows],
-            )
-        db.commit()
-    finally:
-        db.close()
+        db = registry.get(dialect).connect_file(file)
+        try:
+            for table, rows in data.items():
+                columns = _columns(rows)
+                if not columns:
+                    continue
+                types = [declared_type(table, c, [r.get(c) for r in rows]) for c in columns]
+                names = column_names(columns)
+                ddl = ", ".join(f"{c} {t}" for c, t in zip(names, types, strict=True))
+                db.execute(f'CREATE TABLE "{table}" ({ddl})')
+                marks = ", ".join("?" for _ in columns)
+                db.executemany(
+                    f'INSERT INTO "{table}" VALUES ({marks})',
+                    [[r.get(c) for c in columns] for r in rows],
+                )
+            db.commit()
+        finally:
+            db.close()
+    except _database_errors() as exc:
+        raise UserError(
+            f"cannot write {shown}: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}; "
+            "free space or choose another place (nothing was left there)"
+        ) from None
 
 
 def to_parquet(data: dict[str, list[dict[str, Any]]], folder: Path) -> list[Path]:
-    """One Parquet file per table in folder (written through a scratch DuckDB database)."""
-    folder.mkdir(parents=True, exist_ok=True)
-    for table in data:  # all checked before any is written
-        target = folder / f"{table}.parquet"
-        if target.exists() or target.is_symlink():
-            raise UserError(f"{target} exists: give an empty folder for --parquet")
-    written = []
-    with tempfile.TemporaryDirectory(prefix="dbstor-export-") as scratch:
-        staging = Path(scratch) / "staging.duckdb"
-        to_sqlite(data, staging, "duckdb")
+    """One Parquet file per table in folder (written through a scratch DuckDB database in a
+    private folder inside it, each file given its name only when whole)."""
+    user_dir(folder, "--parquet")
+    fix = "give an empty folder for --parquet"
+    targets = [folder / f"{table}.parquet" for table in data]
+    for target in targets:  # all checked before any is written
+        refuse_link(target, "--parquet")
+        if target.exists():
+            raise UserError(f"{target} exists: {fix}")
+    with staged_beside(folder / "parquet", fix) as scratch:
+        staging = scratch / "staging.duckdb"
+        _write_tables(data, staging, "duckdb", folder)
         import duckdb
 
-        db = duckdb.connect(str(staging))
         try:
-            for table in data:
-                target = folder / f"{table}.parquet"
-                quoted = target.as_posix().replace("'", "''")
-                db.execute(f"COPY \"{table}\" TO '{quoted}' (FORMAT PARQUET)")
-                written.append(target)
-        finally:
-            db.close()
-    return written
+            db = duckdb.connect(str(staging))
+            try:
+                for table in data:
+                    quoted = (scratch / f"{table}.parquet").as_posix().replace("'", "''")
+                    db.execute(f"COPY \"{table}\" TO '{quoted}' (FORMAT PARQUET)")
+            finally:
+                db.close()
+        except _database_errors() as exc:
+            raise UserError(
+                f"cannot write {folder}: {exc}; free space or choose another place"
+            ) from None
+        for table, target in zip(data, targets, strict=True):
+            place_new(scratch / f"{table}.parquet", target, fix)
+    return targets
 
 
 def point_spans(run_folder: Path, count: int) -> list[tuple[float, float, float]]:
@@ -177,37 +215,68 @@ def point_spans(run_folder: Path, count: int) -> list[tuple[float, float, float]
 def to_hdr(root: Path, folder: Path) -> list[Path]:
     """Each database point's transaction latency histogram (kept exact in the run folder's
     histograms/) as an HdrHistogram log, one file per run (an interval per point, values in
-    microseconds), for HistogramLogAnalyzer and the tools that read the format."""
+    microseconds), for HistogramLogAnalyzer and the tools that read the format. Every log
+    is made (a histogram file that cannot be read is refused, naming it) and every name
+    checked before any is written."""
     try:
-        from hdrh.histogram import HdrHistogram
-        from hdrh.log import HistogramLogWriter
+        import hdrh.histogram  # noqa: F401
     except ImportError:
         raise UserError("--hdr needs the hdrhistogram package: pip install 'dbstor[hdr]'") from None
     user_dir(folder, "--hdr")
-    written = []
+    logs: list[tuple[Path, str]] = []
     for run_folder, kind in folders(root):
         kept = sorted((run_folder / "histograms").glob("point-*.json")) if kind == "run" else []
         if not kept:
             continue
         target = folder / f"{run_folder.name}.hlog"
-        if target.exists() or target.is_symlink():
+        refuse_link(target, "--hdr")
+        if target.exists():
             raise UserError(f"{target} exists: give an empty folder for --hdr")
-        spans = point_spans(run_folder, len(kept))
-        with open(target, "x", encoding="utf-8") as handle:
-            writer = HistogramLogWriter(handle)
-            writer.output_comment(f"dbstor {run_folder.name}: transaction latency per point (us)")
-            if spans[0][2]:  # hdrh's output_start_time fails (datetime.iso_format): by hand
-                started = datetime.fromtimestamp(spans[0][2], UTC).isoformat(" ")
-                handle.write(f"#[StartTime: {spans[0][2]:.3f} (seconds since epoch), {started}]\n")
-                writer.output_base_time(spans[0][2] * 1000)
-            writer.output_legend()
-            for path, (start, end, _) in zip(kept, spans, strict=True):
-                bins = json.loads(path.read_text(encoding="utf-8")).get("bins", {})
-                histogram = HdrHistogram(1, 3_600_000_000, 3)
-                for value_ns, count in bins.items():
-                    histogram.record_value(max(1, round(int(value_ns) / 1000)), int(count))
-                writer.output_interval_histogram(histogram, start, end, max_value_unit_ratio=1000.0)
-        written.append(target)
-    if not written:
+        logs.append((target, _hdr_log(run_folder, kept)))
+    if not logs:
         raise UserError(f"{root}: no run under it kept latency histograms (database runs do)")
-    return written
+    for target, text in logs:
+        write_new(target, text.encode("utf-8"), "give an empty folder for --hdr")
+    return [target for target, _ in logs]
+
+
+def _hdr_log(run_folder: Path, kept: list[Path]) -> str:
+    from hdrh.histogram import HdrHistogram
+    from hdrh.log import HistogramLogWriter
+
+    spans = point_spans(run_folder, len(kept))
+    handle = io.StringIO()
+    writer = HistogramLogWriter(handle)
+    writer.output_comment(f"dbstor {run_folder.name}: transaction latency per point (us)")
+    if spans[0][2]:  # hdrh's output_start_time fails (datetime.iso_format): by hand
+        started = datetime.fromtimestamp(spans[0][2], UTC).isoformat(" ")
+        handle.write(f"#[StartTime: {spans[0][2]:.3f} (seconds since epoch), {started}]\n")
+        writer.output_base_time(spans[0][2] * 1000)
+    writer.output_legend()
+    for path, (start, end, _) in zip(kept, spans, strict=True):
+        histogram = HdrHistogram(1, 3_600_000_000, 3)
+        for value_us, count in _histogram_bins(path):
+            histogram.record_value(value_us, count)
+        writer.output_interval_histogram(histogram, start, end, max_value_unit_ratio=1000.0)
+    return handle.getvalue()
+
+
+def _histogram_bins(path: Path) -> list[tuple[int, int]]:
+    """(value in microseconds, count) of a kept histogram; one line naming the file when it
+    is not dbstor's shape ({"bins": {"<ns>": <count>}})."""
+    try:
+        bins = json.loads(read_text(path, "a latency histogram", HISTOGRAM_BYTES)).get("bins", {})
+        out = []
+        for value_ns, count in bins.items():
+            value_us, n = max(1, round(int(value_ns) / 1000)), int(count)
+            if n < 0 or value_us > 3_600_000_000:
+                raise ValueError(f"{value_ns}: {count} is out of range")
+            out.append((value_us, n))
+        return out
+    except UserError:
+        raise
+    except (OSError, ValueError, TypeError, AttributeError, RecursionError) as exc:
+        raise UserError(
+            f"{path}: not a latency histogram dbstor kept ({type(exc).__name__}: "
+            f"{str(exc)[:80]}); remove it or export without --hdr"
+        ) from None

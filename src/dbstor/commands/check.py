@@ -126,7 +126,9 @@ def run(args: argparse.Namespace) -> int:
         raise UserError(f"not comparable: {'; '.join(warnings)}")
     verdicts = [judge(current, base, m, bound) for m in metrics]
     if args.junit:
-        write_text_atomic(args.junit, junit_xml(current, base, verdicts))
+        write_text_atomic(
+            args.junit, junit_xml(current, base, verdicts), fix="give another --junit file"
+        )
     if args.json:
         json.dump(as_json(current, base, verdicts) | {"warnings": warnings}, sys.stdout, indent=2)
         sys.stdout.write("\n")

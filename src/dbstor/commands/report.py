@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from dbstor.errors import UserError
-from dbstor.safefs import check_writable
+from dbstor.safefs import check_writable, refuse_link
 
 if TYPE_CHECKING:
     from dbstor.results.model import Run
@@ -39,6 +39,7 @@ def run(args: argparse.Namespace) -> int:
     from dbstor.report.pdf import PDF_FILE, write_pdf
     from dbstor.runs.study import STUDY_FILE, load_folder, render
 
+    refuse_link(args.folder, "report")  # report.html goes in it: never through a link
     runs, _ = load_folder(args.folder)
     # the study's own comparison (runs/study.py writes it with the same function)
     baseline = args.baseline or (runs[0].study or {}).get("baseline")

@@ -75,7 +75,7 @@ def _print_shrunk(path: Path, where: Path) -> int:
     data = tomllib.loads(path.read_text(encoding="utf-8"))
     small, dirs = shrink(data, where.resolve(), memory=small_memory)
     StudyAnalyses(study_from_dict(small, source=f"{path} (shrunk)", base_dir=path.parent))
-    user_dir(where.resolve(), "--shrink")  # the folder the user named (a link of theirs is fine)
+    user_dir(where, "--shrink")  # the folder the user named (a link at its name is refused)
     parts = [  # the folders made in it are dbstor's: never through a link
         part
         for folder in dirs

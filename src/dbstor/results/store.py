@@ -61,7 +61,7 @@ def mount_point(path: Path) -> Path:
 
 
 @contextmanager
-def _disk_errors(path: Path) -> Iterator[None]:
+def _disk_errors(path: Path, fix: str = "choose another --out") -> Iterator[None]:
     """A full or read-only disk while writing results is the user's to fix: one clear line."""
     try:
         yield
@@ -75,10 +75,10 @@ def _disk_errors(path: Path) -> Iterator[None]:
         if exc.errno == errno.ELOOP:
             raise UserError(
                 f"{path} is a symbolic link: dbstor does not write through links; remove it "
-                "or choose another --out"
+                f"or {fix}"
             ) from None
-        if exc.errno in (errno.EROFS, errno.EACCES, errno.EPERM):
-            raise UserError(f"cannot write {path}: {exc.strerror}; choose another --out") from None
+        if exc.errno in (errno.EROFS, errno.EACCES, errno.EPERM, errno.ENOENT, errno.ENOTDIR):
+            raise UserError(f"cannot write {path}: {exc.strerror}; {fix}") from None
         raise
 
 
@@ -91,7 +91,7 @@ def write_text_atomic(
 ) -> None:
     """Write text so that readers see the old file or the new one, never half of one,
     never through a link nor over a file dbstor did not write (safefs.write_file)."""
-    with _disk_errors(path):
+    with _disk_errors(path, fix):
         write_file(path, text, replaceable, before_rename, fix)
 
 

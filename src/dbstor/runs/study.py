@@ -35,7 +35,7 @@ from dbstor.runs.lock import run_locks
 from dbstor.runs.own_files import Pairs, ScanBeforeCleanup
 from dbstor.runs.progress import Progress
 from dbstor.runs.telemetry import RunTelemetry
-from dbstor.safefs import new_dir
+from dbstor.safefs import new_dir, user_dir
 from dbstor.study.model import DatabaseSpec, LoadSeries, Study, Target
 from dbstor.testfiles import Safety, check_directory, check_free_space, plan_files
 
@@ -59,13 +59,8 @@ class StudyOutcome:
 
 
 def make_out_dir(out: Path) -> Path:
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise UserError(
-            f"cannot create the results folder {out}: {exc.strerror}; choose another --out"
-        ) from None
-    return out
+    """The results folder: made when missing; a link at its name is refused (safefs)."""
+    return user_dir(out, "--out")
 
 
 def plans_for(study: Study, parent: Path) -> list[IoRunPlan | DbRunPlan]:
