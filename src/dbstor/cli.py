@@ -3,7 +3,7 @@
 This is the only place that turns exceptions into exit codes: UserError -> 2 with one
 line on stderr (an argparse refusal, an empty value and an OSError about a path too),
 PointFailed -> 1, Ctrl-C -> 130, SIGTERM -> 143, SIGHUP -> 129 (128 + the signal, as a
-shell reports it; the two stop as cleanly as Ctrl-C). Each subcommand lives in its own module
+shell reports it; the two stop as cleanly as Ctrl-C), at any instant (stopsignals.py). Each subcommand lives in its own module
 under dbstor.commands and registers itself with `register(subparsers)`.
 """
 
@@ -11,21 +11,13 @@ import argparse
 import errno
 import importlib
 import re
-import signal
 import sys
-import threading
 from collections import Counter
 from collections.abc import Sequence
 from typing import NoReturn
 
-from dbstor import __version__
-from dbstor.errors import (
-    PointFailed,
-    UserError,
-    forget_stop_signal,
-    interruption,
-    note_stop_signal,
-)
+from dbstor import __version__, stopsignals
+from dbstor.errors import PointFailed, UserError
 
 # One module per subcommand, in the order --help lists them.
 COMMANDS = (
@@ -90,16 +82,6 @@ def shortened(line: str) -> str:
     Python (\\n, \\u202e), so the line stays one line and names the value as it is."""
     line = _UNPRINTABLE.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), line)
     return _LONG_WORD.sub(lambda m: f"{m.group()[:80]}...{m.group()[-60:]}", line)
-
-
-# SIGTERM (a polite kill, systemd) and SIGHUP (the terminal or SSH session closing) stop a run
-# as cleanly as Ctrl-C: finished points kept, everything started stopped.
-STOP_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
-
-
-def _stop_on_signal(signum: int, frame: object) -> None:
-    note_stop_signal(signum)
-    raise KeyboardInterrupt
 
 
 def _value_flags(parser: argparse.ArgumentParser, argv: Sequence[str]) -> set[str]:
@@ -183,45 +165,58 @@ def empty_value(argv: Sequence[str], value_flags: set[str]) -> str | None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    if threading.current_thread() is threading.main_thread():
-        forget_stop_signal()
-        for signum in STOP_SIGNALS:
-            if signal.getsignal(signum) is not signal.SIG_IGN:  # nohup's choice stands
-                signal.signal(signum, _stop_on_signal)
-    parser = build_parser()
+    """The command: its exit status. Every stop signal, at any instant, ends it with
+    128 + the signal and one line (stopsignals.py); the words about finished load points
+    only for the commands that run them."""
     given = list(sys.argv[1:] if argv is None else argv)
+    command = next((t for t in given if not t.startswith("-")), None)
+    try:
+        try:
+            return _command(given, command)
+        except UserError as exc:
+            print(f"dbstor: error: {shortened(str(exc))}", file=sys.stderr)
+            return UserError.exit_code
+        except PointFailed as exc:
+            print(f"dbstor: a load point failed: {exc}", file=sys.stderr)
+            return 1
+        except BrokenPipeError:
+            return 0
+        except OSError as exc:
+            line = os_refusal(exc)
+            if line is None:
+                raise
+            print(f"dbstor: error: {shortened(line)}", file=sys.stderr)
+            return UserError.exit_code
+        except Exception:
+            if not stopsignals.stopped():
+                raise
+            raise KeyboardInterrupt from None  # the signal, wrapped by a library on its way
+    except KeyboardInterrupt:  # also one that arrives while an error line is written
+        stopsignals.quiet()
+        print(stopsignals.interruption_line(command), file=sys.stderr)
+        stopsignals.handled()
+        return stopsignals.interruption()[0]
+    finally:
+        stopsignals.finished()
+
+
+def _command(given: list[str], command: str | None) -> int:
+    parser = build_parser()
     value_flags = _value_flags(parser, given)
     empty = empty_value(given, value_flags)
     if empty is not None:
         print(f"dbstor: error: {empty}", file=sys.stderr)
         return UserError.exit_code
-    command = next((t for t in given if not t.startswith("-")), None)
     if isinstance(parser, OneLineParser):  # "unrecognized arguments" comes from the top
         parser.help_prog = f"dbstor {command}" if command in COMMANDS else ""
     args = parser.parse_args(negative_values_joined(given, value_flags))
     if args.command is None:
         parser.print_help()
         return 0
-    try:
-        return int(args.handler(args) or 0)
-    except UserError as exc:
-        print(f"dbstor: error: {shortened(str(exc))}", file=sys.stderr)
-        return UserError.exit_code
-    except PointFailed as exc:
-        print(f"dbstor: a load point failed: {exc}", file=sys.stderr)
-        return 1
-    except KeyboardInterrupt:
-        status, name = interruption()
-        print(f"dbstor: interrupted ({name}); finished load points are kept", file=sys.stderr)
-        return status
-    except BrokenPipeError:
-        return 0
-    except OSError as exc:
-        line = os_refusal(exc)
-        if line is None:
-            raise
-        print(f"dbstor: error: {shortened(line)}", file=sys.stderr)
-        return UserError.exit_code
+    # Until here nothing was made: a signal ended the command at once (stopsignals). From
+    # here a signal unwinds what the command starts, as Ctrl-C does.
+    stopsignals.raise_on_signal()
+    return int(args.handler(args) or 0)
 
 
 # An OSError reaching the top about a path the user gave: what to do instead.

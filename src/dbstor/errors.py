@@ -12,6 +12,11 @@ def note_stop_signal(signum: int) -> None:
         _stopped_by.append(signum)
 
 
+def stop_signal() -> int | None:
+    """The stop signal that came, if one did."""
+    return _stopped_by[0] if _stopped_by else None
+
+
 def forget_stop_signal() -> None:
     _stopped_by.clear()
 

@@ -1,0 +1,77 @@
+"""A stop signal at several instants of every command (while Python imports it, while it
+reads its input, while it works, as it ends): each ends with one line and 128 + the
+signal, never a traceback; "finished load points are kept" is said only by the commands
+that run load points. A signal before Python runs any of dbstor's code ends the process
+by the signal's own default (a shell shows the same 128 + the signal), with no line."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import signal
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+pytestmark = [pytest.mark.integration, pytest.mark.skip_without_fio]
+
+GOLDEN = Path(__file__).parents[1] / "golden"
+EXAMPLES = Path(__file__).parents[2] / "examples"
+FAST = ("--duration", "2s", "--warmup", "0s")
+INSTANTS = (0.03, 0.15, 0.4, 1.0, 2.5)  # seconds after the process starts
+SIGNALS = (signal.SIGTERM, signal.SIGHUP, signal.SIGINT)
+
+
+def _results(root: Path) -> Path:
+    run = root / "res" / "r1"
+    if not run.exists():
+        shutil.copytree(GOLDEN / "sqlite-brokerage", run)
+        (run / "histograms").mkdir()
+        (run / "histograms" / "point-01.json").write_text(json.dumps({"bins": {"1500000": 3}}))
+    return root / "res"
+
+
+Args = Callable[[Path, int], list[str]]
+COMMANDS: dict[str, Args] = {
+    "run": lambda r, n: ["run", "--engine", "sqlite", "--target", str(r / "t"), "--users", "1",
+                         *FAST, "--out", str(r / f"o{n}")],
+    "io": lambda r, n: ["io", "--target", str(r / "t"), "--size", "4MiB", "--iodepth", "1,2",
+                        *FAST, "--out", str(r / f"o{n}")],
+    "study": lambda r, n: ["study", str(EXAMPLES / "tr-4403-brokerage.toml")],
+    "report": lambda r, n: ["report", str(_results(r) / "r1")],
+    "index": lambda r, n: ["index", str(_results(r))],
+    "check": lambda r, n: ["check", str(_results(r) / "r1"), "--baseline", str(_results(r) / "r1")],
+    "export": lambda r, n: ["export", str(_results(r)), "--sqlite", str(r / f"x{n}.db")],
+    "serve": lambda r, n: ["serve", str(_results(r)), "--port", "0"],
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("command", list(COMMANDS))
+def test_a_signal_at_any_instant_ends_every_command_in_one_line(dbstor, tmp_path, command):
+    (tmp_path / "t").mkdir()
+    _results(tmp_path)
+    lines = []
+    for n, instant in enumerate(INSTANTS):
+        sig = SIGNALS[n % len(SIGNALS)]
+        proc = dbstor.start(*COMMANDS[command](tmp_path, n))
+        time.sleep(instant)
+        proc.send_signal(sig)
+        _, stderr = proc.communicate(timeout=60)
+        assert "Traceback" not in stderr, (instant, stderr)
+        said = [ln for ln in stderr.splitlines() if ln.startswith("dbstor: interrupted")]
+        if proc.returncode == -sig:  # before Python ran dbstor's first line
+            assert not stderr.strip(), (instant, stderr)
+            continue
+        if proc.returncode == 0:  # done before the signal came
+            assert not said, (instant, stderr)
+            continue
+        assert proc.returncode == 128 + sig, (instant, sig, proc.returncode, stderr)
+        assert len(said) == 1, (instant, stderr)
+        name = "Ctrl-C" if sig == signal.SIGINT else sig.name
+        assert f"({name})" in said[0], said
+        kept = "finished load points are kept" in said[0]
+        assert kept == (command in ("run", "io")) or "while starting" in said[0], said
+        lines.append(said[0])
+    assert lines, f"no instant caught {command} before it ended"
