@@ -20,8 +20,11 @@ from __future__ import annotations
 
 import errno
 import socket
-from collections.abc import Mapping
-from typing import Any
+import threading
+from collections.abc import Callable, Mapping
+from typing import Any, TypeVar
+
+T = TypeVar("T")
 
 KEEPALIVE_IDLE_S = 10
 KEEPALIVE_INTERVAL_S = 5
@@ -91,3 +94,48 @@ def lost_line(title: str, where: str, exc: BaseException) -> str:
     if timed_out(exc):
         return f"{title} at {where} stopped answering"
     return f"the connection to {title} at {where} broke"
+
+
+# A connect whose server accepted the TCP connection and never answers (a listener that is
+# not the database, a hung server) is not caught by any of the bounds above: the kernel
+# acknowledges everything. Every connect to an external server therefore runs under a wall
+# clock: its connect timeout, plus this grace for the driver to say so in its own words.
+ANSWER_GRACE_S = 3.0
+
+
+class NoAnswer(TimeoutError):
+    """An external server accepted the connection and did not answer within the bound."""
+
+
+def answer_within(bound_s: float, call: Callable[[], T], parameter: str) -> T:
+    """call() (a driver's connect), ended as NoAnswer when it has not returned within
+    bound_s + ANSWER_GRACE_S; the message names the bound and the DSN parameter that
+    changes it. The abandoned call's thread is a daemon: dbstor never waits for it."""
+    outcome: list[Any] = []
+
+    def attempt() -> None:
+        try:
+            outcome.append((True, call()))
+        except BaseException as exc:  # handed to the caller's thread
+            outcome.append((False, exc))
+
+    thread = threading.Thread(target=attempt, name="dbstor-connect", daemon=True)
+    thread.start()
+    thread.join(bound_s + ANSWER_GRACE_S)
+    if not outcome:
+        raise NoAnswer(
+            f"the server accepted the connection but did not answer within {bound_s:g} s "
+            f"(is it the database's address? is the server hung? {parameter}=SECONDS in the "
+            "DSN changes the bound)"
+        )
+    ok, value = outcome[0]
+    if not ok:
+        raise value
+    return value
+
+
+def timed_out_note(text: str, bound_s: float, parameter: str) -> str:
+    """The driver's own timeout message with the bound it used and the parameter."""
+    if "time" in text.lower() and f"{bound_s:g} s" not in text:
+        return f"{text} (gave up after {bound_s:g} s, {parameter})"
+    return text

@@ -35,7 +35,7 @@ from dbstor.engines.base import (
     mask_dsn,
 )
 from dbstor.engines.messages import hide
-from dbstor.engines.network import address
+from dbstor.engines.network import NoAnswer, address, answer_within, timed_out_note
 from dbstor.engines.oracle_dsn import awr_asked, dsn_secrets, parse_dsn
 from dbstor.engines.probes import CounterQuery
 from dbstor.engines.server import ServerEngine, import_driver
@@ -145,13 +145,19 @@ class OracleEngine(ServerEngine):
         args = parse_dsn(self.settings.dsn or "")
         args.setdefault("tcp_connect_timeout", timeout)
         args.setdefault("expire_time", KEEPALIVE_MINUTES)
+        bound = float(args["tcp_connect_timeout"])
         try:
-            conn = oracledb.connect(**args)
-        except oracledb.Error as exc:
+            conn = answer_within(
+                bound,
+                lambda: oracledb.connect(**args),
+                "connect_timeout",
+            )
+        except (oracledb.Error, NoAnswer) as exc:
             if not user_error:
                 raise
+            hidden = timed_out_note(self._hide(exc), bound, "connect_timeout")
             raise UserError(
-                f"cannot connect to {self.title} at {self.server_address()}: {self._hide(exc)}"
+                f"cannot connect to {self.title} at {self.server_address()}: {hidden}"
                 "; check the DSN, the password, and that the listener runs"
             ) from None
         if own:

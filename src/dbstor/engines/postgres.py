@@ -33,9 +33,10 @@ from dbstor.engines.base import (
     mask_dsn,
 )
 from dbstor.engines.messages import hide, last_line
+from dbstor.engines.network import NoAnswer, answer_within, timed_out_note
 from dbstor.engines.owned_dirs import refuse_running
 from dbstor.engines.place import place_dirs
-from dbstor.engines.postgres_dsn import connect_bounds, dsn_address, dsn_secrets
+from dbstor.engines.postgres_dsn import connect_bound, connect_bounds, dsn_address, dsn_secrets
 from dbstor.engines.postgres_place import create_spaces, place
 from dbstor.engines.probes import CounterQuery
 from dbstor.engines.server import ServerEngine, import_driver
@@ -295,13 +296,19 @@ class PostgresEngine(ServerEngine):
             )
         dsn = self.settings.dsn or ""
         bounds = connect_bounds(dsn, timeout)  # the user's own parameters win
+        bound = connect_bound(dsn, timeout)
         try:
-            return psycopg.connect(dsn, autocommit=autocommit, **bounds)
-        except (psycopg.Error, ValueError) as exc:
+            return answer_within(
+                bound,
+                lambda: psycopg.connect(dsn, autocommit=autocommit, **bounds),
+                "connect_timeout",
+            )
+        except (psycopg.Error, ValueError, NoAnswer) as exc:
             if not user_error:
                 raise
+            hidden = timed_out_note(self._hide(exc), bound, "connect_timeout")
             raise UserError(
-                f"cannot connect to PostgreSQL at {mask_dsn(dsn)}: {self._hide(exc)}; check the "
+                f"cannot connect to PostgreSQL at {mask_dsn(dsn)}: {hidden}; check the "
                 "DSN, the password, and that the server runs and lets you in"
             ) from None
 

@@ -71,6 +71,18 @@ def dsn_address(dsn: str) -> str:
     return address(host, port)
 
 
+def connect_bound(dsn: str, timeout: float) -> float:
+    """The seconds libpq waits to connect: the DSN's connect_timeout, PGCONNECT_TIMEOUT,
+    else dbstor's `timeout` (libpq reads below 2 as 2; 0 or less as no bound, which dbstor
+    bounds at its own)."""
+    given = dsn_params(dsn).get("connect_timeout") or os.environ.get("PGCONNECT_TIMEOUT")
+    try:
+        seconds = float(given) if given not in (None, "") else float(timeout)
+    except ValueError:
+        return float(timeout)
+    return max(2.0, seconds) if seconds > 0 else float(timeout)
+
+
 def connect_bounds(dsn: str, timeout: float) -> dict[str, Any]:
     """psycopg.connect() keyword arguments bounding every network wait: the keepalive and
     TCP user timeout parameters and connect_timeout (`timeout` seconds), each only where the

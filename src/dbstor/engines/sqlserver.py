@@ -28,6 +28,7 @@ from dbstor.engines.base import (
     ObjectIO,
     mask_dsn,
 )
+from dbstor.engines.network import NoAnswer, answer_within, timed_out_note
 from dbstor.engines.probes import CounterQuery
 from dbstor.engines.server import ServerEngine, import_driver
 from dbstor.engines.sqlserver_dsn import EXAMPLE, PASSWORD_ENV, dsn_address, parse_dsn, secrets
@@ -184,13 +185,19 @@ class SqlServerEngine(ServerEngine):
         args.setdefault("login_timeout", timeout)
         if database:
             args["database"] = database
+        bound = float(args["login_timeout"])
         try:
-            return pymssql.connect(**args, autocommit=autocommit, appname="dbstor")
-        except pymssql.Error as exc:
+            return answer_within(
+                bound,
+                lambda: pymssql.connect(**args, autocommit=autocommit, appname="dbstor"),
+                "login_timeout",
+            )
+        except (pymssql.Error, NoAnswer) as exc:
             if not user_error:
                 raise
+            hidden = timed_out_note(self._hide(exc), bound, "login_timeout")
             raise UserError(
-                f"cannot connect to SQL Server at {self.server_address()}: {self._hide(exc)}; "
+                f"cannot connect to SQL Server at {self.server_address()}: {hidden}; "
                 f"check the DSN, the password ({PASSWORD_ENV}) and that the server runs"
             ) from None
 

@@ -111,7 +111,9 @@ class PrometheusClient:
             raise PrometheusError(message, exc.code) from None
         except (urllib.error.URLError, OSError) as exc:
             reason = getattr(exc, "reason", exc)
-            raise PrometheusError(self._clean(f"{what} did not answer: {reason}")) from None
+            raise PrometheusError(
+                self._clean(f"{what} did not answer within {self.timeout:g} s: {reason}")
+            ) from None
         try:
             payload = json.loads(body)
         except ValueError:
