@@ -164,6 +164,10 @@ def _os_refusal(path: Path, exc: OSError, fix: str = "choose another --out") -> 
         return link_refusal(path, fix)
     if exc.errno in (errno.ENOSPC, errno.EDQUOT):
         return UserError(f"the file system is full (writing {path}): free space and run again")
+    if exc.errno == errno.ENOENT and not path.parent.is_dir():
+        return UserError(f"cannot write {path}: its folder {path.parent} does not exist; {fix}")
+    if exc.errno == errno.EROFS:
+        return UserError(f"cannot write {path}: the file system is read-only; {fix}")
     return UserError(f"cannot write {path}: {exc.strerror}; {fix}")
 
 

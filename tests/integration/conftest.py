@@ -5,6 +5,7 @@ Fixtures:
             (killed at teardown if still running); helpers to read what a run left
   dbstor_class  the same for module-scoped fixtures: dbstor_class(cwd)
   loop_fs   a small ext4 file system on a loop device (root only; skipped otherwise)
+  tmpfs     tmpfs(name, size) -> a fresh tmpfs of that size at tmp_path/name (root only)
   server_dir  a temporary directory a database server's unprivileged account can reach
 
 Marker:
@@ -197,6 +198,34 @@ def loop_fs(tmp_path: Path) -> Iterator[LoopFs]:
     """A 48 MiB ext4 file system mounted on a loop device; unmounted and removed at teardown."""
     with mounted_loop_fs(tmp_path, LOOP_FS_SIZE) as fs:
         yield fs
+
+
+@pytest.fixture
+def tmpfs(tmp_path: Path) -> Iterator[Any]:
+    """tmpfs(name, size) -> a fresh tmpfs of that size mounted at tmp_path/name."""
+    if os.geteuid() != 0:
+        pytest.skip("needs root to mount a tmpfs")
+    mounted: list[Path] = []
+
+    def mount(name: str, size: str) -> Path:
+        path = tmp_path / name
+        path.mkdir()
+        done = subprocess.run(
+            ["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(path)],
+            capture_output=True,
+            text=True,
+        )
+        if done.returncode != 0:
+            pytest.skip(f"cannot mount a tmpfs here: {done.stderr.strip()}")
+        mounted.append(path)
+        return path
+
+    yield mount
+    for path in mounted:
+        for _ in range(20):
+            if subprocess.run(["umount", str(path)], capture_output=True).returncode == 0:
+                break
+            time.sleep(0.25)
 
 
 @pytest.fixture

@@ -10,7 +10,6 @@ import os
 import signal
 import subprocess
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -19,34 +18,6 @@ from dbstor.drivers.fio_runner import run_job
 from dbstor.errors import UserError
 
 pytestmark = [pytest.mark.integration, pytest.mark.skip_without_fio]
-
-
-@pytest.fixture
-def tmpfs(tmp_path: Path) -> Iterator[callable]:
-    """tmpfs(name, size) -> a fresh tmpfs of that size mounted at tmp_path/name."""
-    if os.geteuid() != 0:
-        pytest.skip("needs root to mount a tmpfs")
-    mounted: list[Path] = []
-
-    def mount(name: str, size: str) -> Path:
-        path = tmp_path / name
-        path.mkdir()
-        done = subprocess.run(
-            ["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(path)],
-            capture_output=True,
-            text=True,
-        )
-        if done.returncode != 0:
-            pytest.skip(f"cannot mount a tmpfs here: {done.stderr.strip()}")
-        mounted.append(path)
-        return path
-
-    yield mount
-    for path in mounted:
-        for _ in range(20):
-            if subprocess.run(["umount", str(path)], capture_output=True).returncode == 0:
-                break
-            time.sleep(0.25)
 
 
 def test_results_folder_filling_up_keeps_the_finished_points(dbstor, tmp_path, tmpfs):

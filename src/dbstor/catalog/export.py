@@ -9,6 +9,7 @@ import contextlib
 import io
 import json
 import math
+import os
 import sqlite3
 from collections.abc import Iterable, Iterator
 from datetime import UTC, datetime
@@ -158,16 +159,44 @@ def _write_tables(
         finally:
             db.close()
     except _database_errors() as exc:
-        raise UserError(
-            f"cannot write {shown}: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}; "
-            "free space or choose another place (nothing was left there)"
-        ) from None
+        raise write_failure(exc, file, shown) from None
+
+
+def write_failure(exc: BaseException, written: Path, shown: Path) -> UserError:
+    """One line for a database library's failure to write (its words name dbstor's
+    temporary file: the user's name is shown instead)."""
+    text = (str(exc).splitlines() or [type(exc).__name__])[0]
+    if any(w in text.lower() for w in ("no space left", "disk is full", "quota")):
+        return UserError(
+            f"the file system is full (writing {shown}): free space and run again "
+            "(nothing was left there)"
+        )
+    text = text.replace(str(written), str(shown))
+    return UserError(f"cannot write {shown}: {text}; choose another place (nothing was left there)")
+
+
+@contextlib.contextmanager
+def _made_for(folder: Path, flag: str) -> Iterator[None]:
+    """The folder output (user_dir), removed again if this export made it and failed."""
+    made = not os.path.lexists(folder)
+    user_dir(folder, flag)
+    try:
+        yield
+    except BaseException:
+        if made:
+            with contextlib.suppress(OSError):
+                folder.rmdir()  # only when still empty
+        raise
 
 
 def to_parquet(data: dict[str, list[dict[str, Any]]], folder: Path) -> list[Path]:
     """One Parquet file per table in folder (written through a scratch DuckDB database in a
     private folder inside it, each file given its name only when whole)."""
-    user_dir(folder, "--parquet")
+    with _made_for(folder, "--parquet"):
+        return _parquet_files(data, folder)
+
+
+def _parquet_files(data: dict[str, list[dict[str, Any]]], folder: Path) -> list[Path]:
     fix = "give an empty folder for --parquet"
     targets = [folder / f"{table}.parquet" for table in data]
     for target in targets:  # all checked before any is written
@@ -188,9 +217,7 @@ def to_parquet(data: dict[str, list[dict[str, Any]]], folder: Path) -> list[Path
             finally:
                 db.close()
         except _database_errors() as exc:
-            raise UserError(
-                f"cannot write {folder}: {exc}; free space or choose another place"
-            ) from None
+            raise write_failure(exc, scratch, folder) from None
         for table, target in zip(data, targets, strict=True):
             place_new(scratch / f"{table}.parquet", target, fix)
     return targets
@@ -222,7 +249,11 @@ def to_hdr(root: Path, folder: Path) -> list[Path]:
         import hdrh.histogram  # noqa: F401
     except ImportError:
         raise UserError("--hdr needs the hdrhistogram package: pip install 'dbstor[hdr]'") from None
-    user_dir(folder, "--hdr")
+    with _made_for(folder, "--hdr"):
+        return _hdr_files(root, folder)
+
+
+def _hdr_files(root: Path, folder: Path) -> list[Path]:
     logs: list[tuple[Path, str]] = []
     for run_folder, kind in folders(root):
         kept = sorted((run_folder / "histograms").glob("point-*.json")) if kind == "run" else []

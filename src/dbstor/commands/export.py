@@ -18,7 +18,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             "Write three tables from every run under RESULTS_DIR: runs (one row per run, with "
             "tags, host and target facts, headline figures and comparison key), points (one row "
             "per load point, nested figures as column_names such as read_lat_ms_p99) and "
-            "samples (every samples.csv). See docs/export.md for example queries."
+            "samples (every samples.csv). See docs/index.md (dbstor export) for example queries."
         ),
         epilog="example: dbstor export results/ --duckdb results.duckdb",
     )
