@@ -90,3 +90,23 @@ def check_input_file(path: Path, what: str, limit: int) -> None:
         raise UserError(
             f"{path}: {info.st_size:,} bytes is too large for {what} (at most {limit:,})"
         )
+
+
+def read_toml(path: Path, what: str, limit: int = STUDY_FILE_BYTES) -> dict[str, object]:
+    """A TOML file a user wrote (a study, a consolidation, a preset), read as read_text does;
+    a missing file, bad syntax or nesting hundreds of levels deep is one line naming it."""
+    import tomllib
+
+    try:
+        return tomllib.loads(read_text(path, what, limit))
+    except FileNotFoundError:
+        raise UserError(f"{path}: no such file; give the path of {what}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise UserError(f"{path}: not valid TOML ({exc}); fix the syntax") from None
+    except RecursionError:
+        raise UserError(
+            f"{path}: nested too deeply (arrays or tables inside each other hundreds of "
+            f"levels down); {what} needs a few levels"
+        ) from None
+    except OSError as exc:
+        raise UserError(f"{path}: cannot read {what} ({exc.strerror})") from None

@@ -40,6 +40,8 @@ FOUNDATION = (
     "dbstor.safefs",  # every write and delete in a results folder
     "dbstor.lifeline",  # the watcher that cleans up after a killed dbstor
     "dbstor.lifeline_undo",  # its undo of throttles and snapshots
+    "dbstor.userfiles",  # every read of a file a user names: type and size checked first
+    "dbstor.stopsignals",  # how every command ends on a signal, from the first line
 )
 
 

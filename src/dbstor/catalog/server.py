@@ -10,6 +10,7 @@ import contextlib
 import ipaddress
 import mimetypes
 import os
+import stat
 from collections.abc import Callable
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -19,6 +20,9 @@ from urllib.parse import parse_qs, urlsplit
 
 from dbstor.catalog.comparisons import inside, page_of
 from dbstor.errors import UserError
+
+MAX_PATH_CHARS = 4096  # PATH_MAX: a longer request path names no file
+MAX_FILE_BYTES = 1 << 30  # a report with every chart is a few MiB
 
 
 def is_loopback(address: str) -> bool:
@@ -48,6 +52,11 @@ def handler_for(root: Path, refresh: Callable[[], Any]) -> type[BaseHTTPRequestH
 
         def do_GET(self) -> None:
             url = urlsplit(self.path)
+            if len(url.path) > MAX_PATH_CHARS or any(
+                len(part.encode()) > 255 for part in url.path.split("/")
+            ):  # checked before the path is resolved: no file of a results folder is longer
+                self.refuse(HTTPStatus.REQUEST_URI_TOO_LONG, "the path is too long")
+                return
             try:
                 if url.path in ("/", "/index.html"):
                     refresh()
@@ -67,18 +76,23 @@ def handler_for(root: Path, refresh: Callable[[], Any]) -> type[BaseHTTPRequestH
                         self.send_file(path)
             except UserError as exc:
                 self.refuse(HTTPStatus.BAD_REQUEST, str(exc))
+            except (OSError, ValueError) as exc:  # a path the file system refuses
+                self.refuse(
+                    HTTPStatus.BAD_REQUEST, f"cannot serve that path ({exc.__class__.__name__})"
+                )
 
         def send_file(self, path: Path) -> None:
-            try:
-                fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+            try:  # without blocking: a FIFO in the folder never holds the request
+                fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK)
             except OSError:
                 self.refuse(HTTPStatus.NOT_FOUND, "no such file")
                 return
             with open(fd, "rb") as handle:
-                if not os.path.isfile(path):
-                    self.refuse(HTTPStatus.NOT_FOUND, "not a file")
+                info = os.fstat(fd)
+                if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_FILE_BYTES:
+                    self.refuse(HTTPStatus.NOT_FOUND, "not a file dbstor serves")
                     return
-                body = handle.read()
+                body = handle.read(MAX_FILE_BYTES)
             kind = mimetypes.guess_type(path.name)[0] or "application/octet-stream"
             if kind.startswith("text/") or kind == "application/json":
                 kind += "; charset=utf-8"

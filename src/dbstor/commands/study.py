@@ -71,8 +71,9 @@ def _print_shrunk(path: Path, where: Path) -> int:
 
     load_study(path)  # the original is refused as it is, naming its own file
     from dbstor.engines.shrunk import small_memory
+    from dbstor.userfiles import STUDY_FILE_BYTES, read_text
 
-    data = tomllib.loads(path.read_text(encoding="utf-8"))
+    data = tomllib.loads(read_text(path, "a study file", STUDY_FILE_BYTES))
     small, dirs = shrink(data, where.resolve(), memory=small_memory)
     StudyAnalyses(study_from_dict(small, source=f"{path} (shrunk)", base_dir=path.parent))
     user_dir(where, "--shrink")  # the folder the user named (a link at its name is refused)

@@ -42,7 +42,7 @@ from dbstor.engines.mariadb_server import (
     my_cnf,
 )
 from dbstor.engines.messages import hide, last_line
-from dbstor.engines.network import NoAnswer, address, answer_within, bounded_socket, timed_out_note
+from dbstor.engines.network import NoAnswer, address, answer_within, bounded_socket
 from dbstor.engines.owned_dirs import refuse_running
 from dbstor.engines.place import place_dirs
 from dbstor.engines.probes import CounterQuery
@@ -264,18 +264,13 @@ class MariaDBEngine(ServerEngine):
                 return pymysql.connect(
                     **args, database=database, autocommit=autocommit, charset="utf8mb4"
                 )
-            return answer_within(
-                float(args["connect_timeout"]),
-                lambda: self._bounded(args, database, autocommit),
-                "connect_timeout",
-            )
+            return self._bounded(args, database, autocommit)
         except (pymysql.MySQLError, NoAnswer) as exc:
             if self.managed or not user_error:
                 raise
-            hidden = timed_out_note(self._hide(exc), args["connect_timeout"], "connect_timeout")
             raise UserError(
                 f"cannot connect to {self.title} at {mask_dsn(self.settings.dsn or '')}: "
-                f"{hidden}; check the DSN, the password, and that the server runs"
+                f"{self._hide(exc)}; check the DSN, the password, and that the server runs"
             ) from None
 
     def _bounded(self, args: dict[str, Any], database: str | None, autocommit: bool) -> Any:
@@ -291,7 +286,7 @@ class MariaDBEngine(ServerEngine):
             raise pymysql.err.OperationalError(
                 2003, f"Can't connect to MySQL server on {args['host']!r} ({exc})"
             ) from exc
-        conn.connect(sock)
+        answer_within(float(args["connect_timeout"]), lambda: conn.connect(sock), "connect_timeout")
         return conn
 
     def server_address(self) -> str:

@@ -9,15 +9,9 @@ connections (autocommit off), %s placeholders. See docs/engines.md."""
 
 from __future__ import annotations
 
-import contextlib
-import functools
-import glob
 import importlib.util
-import os
-import re
-import shutil
 import signal
-import subprocess
+from functools import partial
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -36,6 +30,7 @@ from dbstor.engines.messages import hide, last_line
 from dbstor.engines.network import NoAnswer, answer_within, timed_out_note
 from dbstor.engines.owned_dirs import refuse_running
 from dbstor.engines.place import place_dirs
+from dbstor.engines.postgres_binaries import binary_version, find_bindir
 from dbstor.engines.postgres_dsn import connect_bound, connect_bounds, dsn_address, dsn_secrets
 from dbstor.engines.postgres_place import create_spaces, place
 from dbstor.engines.probes import CounterQuery
@@ -47,39 +42,6 @@ DEFAULT_BUFFER_BYTES = 32 << 20
 MAX_CONNECTIONS, CONNECTIONS_SPARE = 600, 64  # at least; or the run's users and a spare
 RETRY_STATES = {"40001", "40P01", "55P03"}  # serialization, deadlock, lock_not_available
 FATAL_STATES = {"53100", "58030", "XX001", "XX002"}  # disk full, I/O error, corruption
-
-
-def find_bindir() -> Path | None:
-    """The newest /usr/lib/postgresql/*/bin holding initdb and postgres, else PATH's."""
-
-    def version_key(path: str) -> list[int]:
-        return [int(x) if x.isdigit() else 0 for x in Path(path).parent.name.split(".")]
-
-    for directory in sorted(glob.glob("/usr/lib/postgresql/*/bin"), key=version_key, reverse=True):
-        if all(os.access(Path(directory, b), os.X_OK) for b in ("initdb", "postgres")):
-            return Path(directory)
-    candidates = []
-    with contextlib.suppress(OSError, subprocess.SubprocessError):
-        out = subprocess.run(["pg_config", "--bindir"], capture_output=True, text=True, timeout=10)
-        candidates.append(Path(out.stdout.strip() or "/nonexistent"))
-    if shutil.which("initdb"):
-        candidates.append(Path(os.path.realpath(shutil.which("initdb") or "")).parent)
-    return next(
-        (c for c in candidates if (c / "initdb").exists() and (c / "postgres").exists()), None
-    )
-
-
-@functools.lru_cache(maxsize=8)
-def binary_version(bindir: Path) -> str:
-    """'15.8' from `postgres -V` (does not start a server)."""
-    with contextlib.suppress(OSError, subprocess.SubprocessError):
-        out = subprocess.run(
-            [str(bindir / "postgres"), "-V"], capture_output=True, text=True, timeout=10
-        )
-        match = re.search(r"\(PostgreSQL\)\s+(\S+)", out.stdout)
-        if match:
-            return match.group(1)
-    return "unknown"
 
 
 def _psycopg() -> Any:
@@ -298,11 +260,8 @@ class PostgresEngine(ServerEngine):
         bounds = connect_bounds(dsn, timeout)  # the user's own parameters win
         bound = connect_bound(dsn, timeout)
         try:
-            return answer_within(
-                bound,
-                lambda: psycopg.connect(dsn, autocommit=autocommit, **bounds),
-                "connect_timeout",
-            )
+            opened = partial(psycopg.connect, dsn, autocommit=autocommit, **bounds)
+            return answer_within(bound, opened, "connect_timeout")
         except (psycopg.Error, ValueError, NoAnswer) as exc:
             if not user_error:
                 raise

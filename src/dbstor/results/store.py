@@ -26,6 +26,7 @@ from dbstor.errors import UserError
 from dbstor.results.finite import finite_tree
 from dbstor.results.model import SAMPLE_KEYS, SCHEMA_VERSION, FieldError, Run, run_from_dict
 from dbstor.safefs import open_for_append, write_file
+from dbstor.userfiles import RESULTS_BYTES, read_bytes
 
 RESULTS_FILE = "results.json"
 SAMPLES_FILE = "samples.csv"
@@ -231,8 +232,7 @@ def load_run(folder: Path) -> Run:
     """A run folder's results.json; a run still marked running whose dbstor process is gone
     (killed, crashed, the host rebooted) comes back as interrupted."""
     path = folder / RESULTS_FILE
-    with open(path, encoding="utf-8") as handle:
-        data = json.load(handle)
+    data = json.loads(read_bytes(path, "a results.json", RESULTS_BYTES))
     run = run_from_dict(migrate(data))
     if run.status == "running" and lifeline.owner_gone(run.owner):
         run.status = "interrupted"
@@ -249,7 +249,7 @@ def read_study_index(folder: Path, index_file: str = "study.json") -> list[str]:
     naming the file, the field and what was expected."""
     path = folder / index_file
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(read_bytes(path, "a study index", RESULTS_BYTES))
     except (OSError, ValueError, RecursionError) as exc:
         raise UserError(
             f"cannot read {path} ({exc}): not a study folder this dbstor can read; "
@@ -273,8 +273,8 @@ def recorded_paths(results: Path, roles: tuple[str, ...] = ()) -> list[tuple[str
     `roles` when given), reading nothing else of the file; a file that is not JSON, or a
     field of the wrong type, is one UserError naming the file and the field."""
     try:
-        data = json.loads(results.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        data = json.loads(read_bytes(results, "a results.json", RESULTS_BYTES))
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:
         raise UserError(f"{results}: cannot read it as a dbstor results file ({exc})") from None
     target = data.get("target") if isinstance(data, dict) else None
     table = target.get("paths") if isinstance(target, dict) else None

@@ -7,7 +7,6 @@ import dataclasses
 import difflib
 import os
 import re
-import tomllib
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
@@ -60,6 +59,7 @@ from dbstor.units import (
     parse_timeout,
     parse_warmup,
 )
+from dbstor.userfiles import read_toml
 
 T = TypeVar("T")
 _SECTIONS = {
@@ -294,14 +294,9 @@ def _database_series(fields: _Fields, table: dict[str, Any]) -> LoadSeries:
 def load_study(path: Path) -> Study:
     """Read and validate a study file."""
     source = str(path)
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise UserError(f"{source}: no such study file; check the path") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise UserError(f"{source}: not valid TOML ({exc}); fix the syntax") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise UserError(f"{source}: cannot read the study file ({exc})") from None
+    if not os.path.lexists(path):
+        raise UserError(f"{source}: no such study file; check the path")
+    data = read_toml(path, "a study file")
     return study_from_dict(data, source=source, base_dir=path.resolve().parent)
 
 

@@ -13,6 +13,7 @@ from typing import Any
 
 from dbstor.analysis.placement.model import DbObject
 from dbstor.errors import UserError
+from dbstor.userfiles import TABLE_BYTES, read_bytes
 
 
 def _norm(header: str) -> str:
@@ -38,7 +39,7 @@ class Table:
 def read_table(path: Path) -> Table:
     """Read a CSV (comma, semicolon, tab or pipe separated) with a header line."""
     try:
-        text = path.read_text(encoding="utf-8-sig")
+        text = read_bytes(path, "a CSV file", TABLE_BYTES).decode("utf-8-sig")
     except FileNotFoundError:
         raise UserError(f"{path}: no such file; give the CSV export of the statistics") from None
     except (OSError, UnicodeDecodeError) as exc:

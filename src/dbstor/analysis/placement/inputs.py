@@ -18,6 +18,7 @@ from dbstor.analysis.placement.csvtable import add, guess_kind, number, read_tab
 from dbstor.analysis.placement.model import DbObject, Snapshot, delta
 from dbstor.analysis.placement.oracle import parse_oracle
 from dbstor.errors import UserError
+from dbstor.userfiles import RESULTS_BYTES, read_bytes
 
 PAGE = 8192  # SQL Server page: sys.master_files.size and sysaltfiles.size count these
 
@@ -127,8 +128,8 @@ def parse_run(folder: Path) -> list[DbObject]:
             "or one of --sqlserver, --oracle, --postgres"
         )
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
+        data = json.loads(read_bytes(path, "a results.json", RESULTS_BYTES))
+    except (OSError, ValueError, RecursionError) as exc:
         raise UserError(f"{path}: cannot read it as JSON ({exc})") from None
     stats = data.get("engine_stats") if isinstance(data, dict) else None
     objects = stats.get("objects") if isinstance(stats, dict) else None

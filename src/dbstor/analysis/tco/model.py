@@ -19,6 +19,7 @@ from dbstor.analysis.tco.fields import BY_NAME, FIELDS, Field
 from dbstor.analysis.tco.licences import get_model
 from dbstor.errors import UserError
 from dbstor.units import parse_percent
+from dbstor.userfiles import STUDY_FILE_BYTES, read_text
 
 MS_PRICE = "Microsoft SQL Server 2022 pricing page, list price"
 ORA_PRICE = "Oracle Technology Global Price List, Database"
@@ -66,13 +67,13 @@ class TcoInputs:
 def read_toml(path: Path) -> dict[str, Any]:
     """Flatten a consolidation TOML file into field -> raw value, naming unknown keys."""
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        data = tomllib.loads(read_text(path, "a consolidation TOML", STUDY_FILE_BYTES))
     except FileNotFoundError:
         raise UserError(
             f"{path}: no such file; give a consolidation TOML (see docs/tco.md)"
         ) from None
-    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise UserError(f"{path}: not valid TOML ({exc})") from None
+    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError, RecursionError) as exc:
+        raise UserError(f"{path}: not valid TOML ({type(exc).__name__}: {exc})"[:300]) from None
     by_toml = {f.toml: f for f in FIELDS}
     out: dict[str, Any] = {}
     for section, table in data.items():

@@ -37,6 +37,7 @@ from dbstor.telemetry.prometheus.selectors import (
     plain_selector,
 )
 from dbstor.telemetry.sources import LAYERS, QUANTITIES
+from dbstor.userfiles import STUDY_FILE_BYTES, read_text
 
 KINDS = ("counter", "ratio", "gauge")
 # (kind, declared unit) -> (what it measures, factor to dbstor's unit)
@@ -133,8 +134,8 @@ def load_preset(name_or_path: str) -> Preset:
     path = Path(name_or_path)
     if path.suffix == ".toml" and path.is_file():
         try:
-            data = tomllib.loads(path.read_text())
-        except tomllib.TOMLDecodeError as exc:
+            data = tomllib.loads(read_text(path, "a preset", STUDY_FILE_BYTES))
+        except (tomllib.TOMLDecodeError, RecursionError) as exc:
             raise UserError(f"preset {path}: {exc}") from None
         return parse_preset(data, str(path))
     close = difflib.get_close_matches(name_or_path, preset_names(), n=1)
