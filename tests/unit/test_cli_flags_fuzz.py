@@ -15,10 +15,14 @@ import io
 import json
 import shutil
 from collections.abc import Iterator
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
 import pytest
+import tomli_w
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from dbstor import cli
 from dbstor.errors import UserError
@@ -342,3 +346,92 @@ def test_workload_options_take_any_value_or_refuse_it_in_one_line(stopped, workl
             if code not in (0, "reached") and (code != 2 or len(lines) != 1 or out):
                 failures.append(f"{workload} {key}={value[:20]!r}: {code} {err[:200]!r}")
     assert failures == [], "\n".join(failures)
+
+
+# --- property tests (hypothesis): study files and flags drawn at random ---------------------
+
+SCHEMA = json.loads((ROOT / "docs" / "study.schema.json").read_text(encoding="utf-8"))
+HOSTILE_SCALARS = st.one_of(
+    st.booleans(),
+    st.integers(min_value=-(2**63), max_value=2**63 - 1),
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.sampled_from([*HOSTILE, "1s", "4KiB", "1ms", "data", "fast", "A", "zipf:1.2", "\ufeff"]),
+    st.text(max_size=12),
+)
+VALUES = st.recursive(
+    HOSTILE_SCALARS,
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3)
+    ),
+    max_leaves=8,
+)
+
+
+def _keys(section: str) -> list[str]:
+    spec = SCHEMA.get("properties", {}).get(section, {})
+    spec = spec.get("items", spec)  # an array of tables: its table's keys
+    return sorted(spec.get("properties", {})) or ["x"]
+
+
+def _table(section: str) -> st.SearchStrategy[dict[str, Any]]:
+    return st.dictionaries(st.sampled_from([*_keys(section), "misspelt"]), VALUES, max_size=4)
+
+
+STUDIES = st.fixed_dictionaries(
+    {},
+    optional={
+        section: (
+            st.lists(_table(section), min_size=1, max_size=2)
+            if SCHEMA["properties"][section].get("type") == "array"
+            else _table(section)
+        )
+        for section in SCHEMA["properties"]
+    },
+)
+PROPERTY = settings(
+    max_examples=80,
+    deadline=timedelta(seconds=20),  # a generous bound: the machine may be busy
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+
+
+def _outcome_problems(argv: list[str]) -> list[str]:
+    """What is wrong with the outcome of argv: only 0, a refusal in one line with exit 2,
+    or the work reached are right; a traceback fails the test by itself."""
+    code, _, err = _call(argv)
+    if code in (0, "reached"):
+        return []
+    lines = [ln for ln in err.splitlines() if ln.strip()]
+    if code != 2:
+        return [f"exit {code}: {err[:300]!r}"]
+    if len(lines) != 1 or not lines[0].startswith("dbstor: error: "):
+        return [f"not one line: {err[:300]!r}"]
+    return []
+
+
+@PROPERTY
+@given(study=STUDIES, command=st.sampled_from(["study", "run"]))
+def test_no_study_file_gives_a_traceback_or_another_status(stopped, study, command):
+    text = tomli_w.dumps(study)
+    Path("drawn.toml").write_text(text, encoding="utf-8")
+    assert _outcome_problems([command, "drawn.toml"]) == [], text
+
+
+@PROPERTY
+@given(text=st.text(max_size=200) | st.sampled_from(["a = " + "[" * 5000, "\ufeff[study]\n"]))
+def test_no_study_text_gives_a_traceback_or_another_status(stopped, text):
+    Path("drawn.toml").write_text(text, encoding="utf-8", errors="surrogatepass")
+    assert _outcome_problems(["study", "drawn.toml"]) == [], text
+
+
+@PROPERTY
+@given(data=st.data())
+def test_no_flags_give_a_traceback_or_another_status(stopped, data):
+    command = data.draw(st.sampled_from(sorted(BASE)))
+    flags = _value_flags(_subparsers()[command])
+    drawn: list[str] = []
+    for flag in data.draw(st.lists(st.sampled_from(flags), max_size=3)) if flags else []:
+        value = data.draw(st.sampled_from(HOSTILE) | st.text(max_size=10))
+        drawn += [flag, value]
+    argv = [command, *BASE[command], *drawn]
+    assert _outcome_problems(argv) == [], argv
