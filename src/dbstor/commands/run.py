@@ -331,7 +331,7 @@ def _refuse_ignored_flags(args: argparse.Namespace) -> None:
 
 def run(args: argparse.Namespace) -> int:
     # the run machinery is imported here, when a run starts, not by `dbstor --help`
-    from dbstor.commands.study_analyses import check_pdf, print_pdf, run_with_analyses
+    from dbstor.commands.study_analyses import check_as_run_would, print_pdf, run_with_analyses
     from dbstor.runs.progress import Progress
 
     if args.study and args.engine:
@@ -347,7 +347,7 @@ def run(args: argparse.Namespace) -> int:
     elif not args.study:
         study = default_study()
     study = with_place(with_telemetry(study, args), args.place)
-    check_pdf(study)
+    check_as_run_would(study)  # the one validation `dbstor study FILE` makes too
     progress = Progress(quiet=args.quiet)
     if study.cluster:  # a study file's [cluster]: only here is Ray imported
         from dbstor.cluster.runs import run_cluster_study

@@ -42,13 +42,13 @@ def run(args: argparse.Namespace) -> int:
         json.dump(study_schema(), sys.stdout, indent=2)
         sys.stdout.write("\n")
         return 0
-    from dbstor.commands.study_analyses import StudyAnalyses
+    from dbstor.commands.study_analyses import check_as_run_would
     from dbstor.study.load import load_study
 
     if args.shrink is not None:
         return _print_shrunk(args.file, args.shrink)
     study = load_study(args.file)
-    StudyAnalyses(study)
+    check_as_run_would(study)
     tables = sorted({*study.analyses, *(n for t in study.targets for n in t.analyses)})
     tables += ["consolidation"] if study.consolidation else []
     print(
@@ -64,7 +64,7 @@ def _print_shrunk(path: Path, where: Path) -> int:
 
     import tomli_w
 
-    from dbstor.commands.study_analyses import StudyAnalyses
+    from dbstor.commands.study_analyses import check_as_run_would
     from dbstor.safefs import make_dir, user_dir
     from dbstor.study.load import load_study, study_from_dict
     from dbstor.study.shrink import shrink
@@ -75,7 +75,7 @@ def _print_shrunk(path: Path, where: Path) -> int:
 
     data = tomllib.loads(read_text(path, "a study file", STUDY_FILE_BYTES))
     small, dirs = shrink(data, where.resolve(), memory=small_memory)
-    StudyAnalyses(study_from_dict(small, source=f"{path} (shrunk)", base_dir=path.parent))
+    check_as_run_would(study_from_dict(small, source=f"{path} (shrunk)", base_dir=path.parent))
     user_dir(where, "--shrink")  # the folder the user named (a link at its name is refused)
     parts = [  # the folders made in it are dbstor's: never through a link
         part

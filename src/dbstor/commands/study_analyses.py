@@ -334,6 +334,19 @@ def run_with_analyses(study: Study, out: Path, safety: Safety, progress: Progres
     return outcome
 
 
+def check_as_run_would(study: Study) -> None:
+    """The one validation of a study file that `dbstor study FILE` and `dbstor run FILE`
+    share: its tables (StudyAnalyses), [study] pdf, and every check a run makes before it
+    starts that does not need this host's targets (fio's reading of every job, each
+    database's engine, workload, DSN, place, instances, load and memory). `dbstor run`
+    adds the checks of the targets themselves (runs.study.preflight with local targets)."""
+    from dbstor.runs.study import preflight
+
+    StudyAnalyses(study)
+    check_pdf(study)
+    preflight(study, local_targets=False)
+
+
 def check_pdf(study: Study) -> None:
     """[study] pdf = true needs headless Chromium: refused before anything runs."""
     from dbstor.report.pdf import find_chromium

@@ -123,6 +123,8 @@ def preflight(study: Study, local_targets: bool = True, safety: Safety | None = 
     engine in the last run of a long study stops it at once, not hours later. Targets
     measured on other hosts (local_targets False) are checked there. With safety, each
     fio run's test files too (links, ownership, free space), before any folder exists."""
+    for profile in study.profiles:  # host-independent: `dbstor study` checks it too
+        check_queue_depths(study.series_for(profile))
     if study.profiles:
         check_fio_jobs(
             study, local_targets
@@ -132,7 +134,6 @@ def preflight(study: Study, local_targets: bool = True, safety: Safety | None = 
             if not (path.exists() and stat.S_ISBLK(path.stat().st_mode)):
                 check_directory(path)
         for profile in study.profiles if safety is not None else ():
-            check_queue_depths(study.series_for(profile))
             files = plan_files(target.paths, profile.name, profile.files, study.file_size, safety)
             check_free_space(files)
     if study.databases:  # imported only then: a fio study needs no database machinery
