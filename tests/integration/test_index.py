@@ -224,8 +224,14 @@ def test_check_passes_itself_fails_a_halved_run_and_refuses_other_targets(
     lun = [
         f for f in runs if json.loads((f / "results.json").read_text())["target"]["label"] == "lun"
     ]
-    same = dbstor("check", lun[0], "--baseline", lun[0], "--junit", tmp_path / "ok.xml")
+    itself = dbstor("check", lun[0], "--baseline", lun[0])
+    dbstor.assert_user_error(itself, "is the run itself")  # it would always pass
+    twin = tmp_path / "twin"
+    shutil.copytree(lun[0], twin)  # the same figures in another folder
+    same = dbstor("check", twin, "--baseline", lun[0], "--junit", tmp_path / "ok.xml")
     assert same.returncode == 0 and "passed" in same.stdout, same.stdout + same.stderr
+    twice = dbstor("check", twin, "--baseline", lun[0], "--metric", "knee,knee")
+    dbstor.assert_user_error(twice, "knee is given twice")
     slow = halved(lun[0], tmp_path / "slower")
     proc = dbstor(
         "check",

@@ -42,7 +42,7 @@ COMMANDS: dict[str, Args] = {
     "study": lambda r, n: ["study", str(EXAMPLES / "tr-4403-brokerage.toml")],
     "report": lambda r, n: ["report", str(_results(r) / "r1")],
     "index": lambda r, n: ["index", str(_results(r))],
-    "check": lambda r, n: ["check", str(_results(r) / "r1"), "--baseline", str(_results(r) / "r1")],
+    "check": lambda r, n: ["check", str(_results(r) / "r1"), "--baseline", str(GOLDEN / "sqlite-brokerage")],
     "export": lambda r, n: ["export", str(_results(r)), "--sqlite", str(r / f"x{n}.db")],
     "serve": lambda r, n: ["serve", str(_results(r)), "--port", "0"],
 }  # fmt: skip

@@ -38,6 +38,7 @@ class Case:
 def _golden_run(root: Path) -> None:
     (root / "t").mkdir()
     shutil.copytree(GOLDEN / "sqlite-brokerage", root / "res" / "r1")
+    shutil.copytree(GOLDEN / "sqlite-brokerage", root / "base" / "r0")  # check's baseline
 
 
 def _run(engine: str) -> Callable[[Path], list[str]]:
@@ -75,7 +76,7 @@ CASES = {
     ),
     "check --junit": Case(
         "j.xml",
-        lambda r: ["check", str(r / "res" / "r1"), "--baseline", str(r / "res" / "r1"),
+        lambda r: ["check", str(r / "res" / "r1"), "--baseline", str(r / "base" / "r0"),
                    "--junit", str(r / "j.xml")],
         setup=_golden_run,
     ),

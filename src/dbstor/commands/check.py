@@ -107,12 +107,20 @@ def run(args: argparse.Namespace) -> int:
         raise UserError(f"check: {exc}") from None
     if not metrics:
         raise UserError("--metric: name at least one metric, e.g. knee")
+    twice = sorted({m for m in metrics if metrics.count(m) > 1})
+    if twice:
+        raise UserError(f"--metric: {', '.join(twice)} is given twice; give each metric once")
     current = _entry(args.run, "RUN")
     if "=" in args.baseline and not Path(args.baseline).exists():
         where = args.results or args.run.parent
         base_folder = _tagged_baseline(current, args.run, where, args.baseline)
     else:
         base_folder = Path(args.baseline)
+    if base_folder.resolve() == args.run.resolve():
+        raise UserError(
+            f"--baseline {base_folder} is the run itself ({args.run}): a run always passes "
+            "against itself; give an earlier run of the same test"
+        )
     base = _entry(base_folder, "--baseline")
     if base["key"] != current["key"]:
         raise UserError(

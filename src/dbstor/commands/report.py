@@ -52,7 +52,10 @@ def run(args: argparse.Namespace) -> int:
         else ""  # one run: the title the run gave it (report.html.run_title), not its id
     )
     if args.pdf:  # checked before report.html is written: a refusal leaves both as they were
-        check_writable(args.folder / PDF_FILE, fix="render into another folder")
+        check_writable(
+            args.folder / PDF_FILE,
+            fix="copy the folder where you can write and run dbstor report there",
+        )
     path = render(args.folder, runs, comparison, str(title))
     print(path)
     if args.pdf:

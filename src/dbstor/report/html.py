@@ -192,6 +192,6 @@ def write_report(
     path = folder / REPORT_FILE
     analyses = load_analyses(folder)
     page = render_report(runs, samples, comparison, title, extra_sections, analyses)
-    fix = "render into another folder"  # an earlier report of dbstor's it replaces
+    fix = "copy the folder where you can write and run dbstor report there"
     write_text_atomic(path, page, replaceable=is_dbstor_html, fix=fix)
     return path
