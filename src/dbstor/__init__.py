@@ -12,7 +12,11 @@ def _exit_at_once(signum: int, frame: object) -> None:
     """A stop signal before the command's own handlers (stopsignals.py) are in place: one
     line and 128 + the signal; nothing has been made yet."""
     try:
-        _os.write(2, f"dbstor: interrupted (signal {signum}) while starting\n".encode())
+        name = {_signal.SIGINT: "Ctrl-C", _signal.SIGTERM: "SIGTERM", _signal.SIGHUP: "SIGHUP"}
+        line = (
+            f"dbstor: interrupted ({name.get(signum, signum)}) while starting; nothing was done\n"
+        )
+        _os.write(2, line.encode())
     finally:
         _os._exit(128 + signum)
 
