@@ -15,6 +15,7 @@ from typing import Any
 from dbstor.results.model import CpuStats, DeviceStats, Run
 
 SHARED_DEVICE_SHARE = 0.10  # more of the device's I/O than this not the run's: shared_device
+MOSTLY_FOREIGN_SHARE = 0.5  # more than this: the point cannot carry a factor (trust.py)
 BUSY_HOST_PCT = 10.0  # other work took more of the host's CPU than this: flagged
 MIN_DEVICE_READS = 100  # fewer device reads in the window: too few to split
 _KEYS = ("reads", "writes", "read_bytes", "write_bytes")

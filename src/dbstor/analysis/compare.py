@@ -20,7 +20,9 @@ from typing import Any
 
 from dbstor.analysis import compare_guard as guard
 from dbstor.analysis import compare_words
+from dbstor.analysis import factor_interval as spreads
 from dbstor.analysis.attribution import cpu_from, server_cpu
+from dbstor.analysis.comparable import comparability_warnings
 from dbstor.analysis.compare_words import (
     basis_load,
     basis_of,
@@ -34,7 +36,7 @@ from dbstor.analysis.curve import curve_points, find_knee, find_peak, slo_value,
 from dbstor.analysis.dss_compare import compare_query_runs, is_query_run
 from dbstor.analysis.labels import baseline_index, run_label
 from dbstor.analysis.layers import compare_layers
-from dbstor.analysis.system_diff import system_differences
+from dbstor.analysis.per_disk import per_disk as per_disk_rows
 from dbstor.analysis.trust import inside_spread
 from dbstor.results.model import Point, Run
 
@@ -131,63 +133,6 @@ def _normalise(
     return out
 
 
-def comparability_warnings(runs: Sequence[Run]) -> tuple[bool, list[str]]:
-    """Whether the runs can be set side by side, and what differs between them."""
-    warnings = []
-    comparable = True
-
-    def distinct(getter: Any) -> list[Any]:
-        seen = []
-        for r in runs:
-            value = getter(r)
-            if value not in seen:
-                seen.append(value)
-        return seen
-
-    workloads = distinct(lambda r: r.workload.get("name"))
-    if len(workloads) > 1:
-        comparable = False
-        warnings.append(
-            f"different workloads ({', '.join(map(str, workloads))}): figures are not like for like"
-        )
-    checks = (
-        ("scale", lambda r: r.workload.get("scale")),
-        ("data written (--data)", _data_written),
-        ("test file sizes", lambda r: r.workload.get("file_size_bytes")),
-        ("durations per point", lambda r: r.study.get("duration_s")),
-        ("SLOs", lambda r: (r.slo.get("metric"), r.slo.get("limit_ms"))),
-        (
-            "load points",
-            lambda r: sorted((p.load.kind, p.load.value) for p in curve_points(r.points)),
-        ),
-    )
-    for what, getter in checks:
-        values = distinct(getter)
-        if len(values) > 1:
-            warnings.append(f"the runs differ in {what}: compare with care")
-    warnings += system_differences(runs)
-    return comparable, warnings
-
-
-def _data_written(run: Run) -> tuple[Any, ...]:
-    """What an io run wrote: kind, compression, dedup (runs before --data: incompressible)."""
-    data = run.workload.get("data") or {}
-    return (
-        data.get("kind", "incompressible"),
-        data.get("compression", 1.0),
-        data.get("dedupe_pct", 0.0),
-    )
-
-
-def _drives(run: Run) -> float | None:
-    facts = run.target.get("facts") or {}
-    for key in ("drives", "drive_count", "disks"):
-        value = facts.get(key)
-        if isinstance(value, int | float) and value > 0:
-            return float(value)
-    return None
-
-
 def _matched(runs: Sequence[Run], labels: list[str], baseline: int) -> list[dict[str, Any]]:
     common = None
     for run in runs:
@@ -205,12 +150,23 @@ def _matched(runs: Sequence[Run], labels: list[str], baseline: int) -> list[dict
             per_label[label] = point_values(run, point)
             rests.append((run, label, [point]))
         base = per_label[labels[baseline]]
-        normalised = {}
+        normalised, intervals = {}, {}
+        sure = [
+            spreads.estimates(points, point_values(r, points[0]), _read_metric(r))
+            for r, _, points in rests
+        ]
         for i, (label, v) in enumerate(per_label.items()):
             held = guard.withheld([rests[i], rests[baseline]], v, base, database)
-            normalised[label] = guard.apply(_normalise(v, base), held)
+            entry = {"values": v}
+            _bounded(entry, base, held, sure[i], sure[baseline])
+            normalised[label], intervals[label] = entry["normalised"], entry["intervals"]
         rows.append(
-            {"load": {"kind": kind, "value": value}, "values": per_label, "normalised": normalised}
+            {
+                "load": {"kind": kind, "value": value},
+                "values": per_label,
+                "normalised": normalised,
+                "intervals": intervals,
+            }
         )
     return rows
 
@@ -233,19 +189,22 @@ def compare_runs(runs: Sequence[Run], baseline: str | None = None) -> dict[str, 
     )
     words = compare_words.latency_words(metric_names(_read_metric(base_run), database))
 
-    entries, rests = [], []
+    entries, rests, sure = [], [], []
     for i, (run, label) in enumerate(zip(runs, labels, strict=True)):
         basis, point = _at_basis(run)
         at_latency = latency_load if (i == base_index or not refused) else None
         own = guard.points_at(run, point.get("load") if point else None)
         rests.append((run, label, own + guard.points_at(run, at_latency)))
+        values = _values(run, point, at_latency)
+        at = guard.points_at(run, at_latency)
+        sure.append(spreads.estimates(own, values, _read_metric(run), at))
         entries.append(
             {
                 "label": label,
                 "run_id": run.run_id,
                 "workload": run.workload.get("name"),
                 "basis": basis,
-                "values": _values(run, point, at_latency),
+                "values": values,
             }
         )
     base_values = entries[base_index]["values"]
@@ -255,14 +214,18 @@ def compare_runs(runs: Sequence[Run], baseline: str | None = None) -> dict[str, 
         held = guard.withheld(pair, entry["values"], base_values, database, latency_load)
         if refused and i != base_index and guard.summary_reason(held) is None:
             held["read_lat_ms"] = "no load is the same on both runs"
-        entry["normalised"] = guard.apply(_normalise(entry["values"], base_values), held)
-        entry["withheld"] = held
+        bounds = _bounded(entry, base_values, held, sure[i], sure[base_index])
+        flagged = spreads.flags(pair, database) if i != base_index else []
+        entry["flags"] = flagged
         if i != base_index:
             spread, inside, note = inside_spread(entry["normalised"], [run_i, base_run])
+            text = _text(entry["normalised"], held, words, bounds) + note
             factors.append(
                 {
                     "label": entry["label"],
-                    "text": _text(entry["normalised"], held, words) + note,
+                    "text": spreads.flag_text(text, flagged),
+                    "intervals": spreads.as_factors(bounds),
+                    "flags": flagged,
                     "basis": entry["basis"],
                     "baseline_basis": base_basis,
                     "latency_at": None if refused else latency_words,
@@ -270,7 +233,7 @@ def compare_runs(runs: Sequence[Run], baseline: str | None = None) -> dict[str, 
                     "inside_spread": inside,
                 }
             )
-    per_disk, per_disk_withheld = _per_disk(runs, entries, base_index)
+    per_disk, per_disk_withheld = per_disk_rows(runs, entries, base_index)
     same_load = (
         None if refused else _same_load(runs, labels, base_index, base_point, database, words)
     )
@@ -324,40 +287,34 @@ def _read_metric(run: Run) -> str:
     return metric if metric.startswith("read_") else "read_lat_p99_ms"
 
 
-def _text(normalised: dict[str, float | None], held: dict[str, str], names: dict[str, str]) -> str:
-    """The factor line, each latency with its statistic, or why no factor was computed."""
+def _text(
+    normalised: dict[str, float | None],
+    held: dict[str, str],
+    names: dict[str, str],
+    bounds: dict[str, tuple[float, float]] | None = None,
+) -> str:
+    """The factor line, each latency with its statistic and each throughput with its
+    interval, or why no factor was computed."""
     whole = guard.summary_reason(held)
-    return f"not computed: {whole}" if whole else factor_text(normalised, held, names)
+    return f"not computed: {whole}" if whole else factor_text(normalised, held, names, bounds)
 
 
-def _per_disk(
-    runs: Sequence[Run], entries: list[dict[str, Any]], base_index: int
-) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """h6080's per-disk efficiency (drive reduction x performance factor) per run, and
-    the runs whose throughput factor was withheld, with the reason."""
-    rows, refused = [], []
-    base_drives = _drives(runs[base_index])
-    for i, (run, entry) in enumerate(zip(runs, entries, strict=True)):
-        drives = _drives(run)
-        if i == base_index or not base_drives or not drives:
-            continue
-        reason = guard.per_disk_reason(entry["withheld"])
-        perf = entry["normalised"].get("throughput")
-        if reason or perf is None:
-            refused.append({"label": entry["label"], "reason": reason or "no throughput"})
-            continue
-        reduction = base_drives / drives
-        rows.append(
-            {
-                "label": entry["label"],
-                "drives": drives,
-                "baseline_drives": base_drives,
-                "drive_reduction": reduction,
-                "performance_factor": perf / 100.0,
-                "per_disk_efficiency": reduction * perf / 100.0,
-            }
-        )
-    return rows, refused
+def _bounded(
+    entry: dict[str, Any],
+    base: dict[str, float | None],
+    held: dict[str, str],
+    run_sure: dict[str, Any],
+    base_sure: dict[str, Any],
+) -> dict[str, tuple[float, float]]:
+    """Set the entry's normalised figures, its intervals and what they withhold (`held`
+    gains every figure whose interval includes 1); the intervals of the figures shown."""
+    normalised = guard.apply(_normalise(entry["values"], base), held)
+    bounds = spreads.intervals(normalised, run_sure, base_sure)
+    held.update(spreads.held_by_interval(normalised, bounds))
+    entry["normalised"] = guard.apply(normalised, held)
+    entry["withheld"] = held
+    entry["intervals"] = spreads.as_factors(bounds)
+    return {k: v for k, v in bounds.items() if k not in held}
 
 
 def _same_load(
@@ -380,19 +337,32 @@ def _same_load(
     rests = [
         (run, label, guard.points_at(run, load)) for run, label in zip(runs, labels, strict=True)
     ]
-    entries = []
+    entries, bounds = [], []
+    sure = [
+        spreads.estimates(points, v, _read_metric(r))
+        for (r, _, points), v in zip(rests, values, strict=True)
+    ]
     for i, (label, v) in enumerate(zip(labels, values, strict=True)):
         pair = [rests[i], rests[base_index]]
         held = guard.withheld(pair, v, values[base_index], database, load, load_all=True)
-        normalised = guard.apply(_normalise(v, values[base_index]), held)
-        entries.append({"label": label, "values": v, "normalised": normalised, "withheld": held})
+        entry = {"label": label, "values": v}
+        bounds.append(_bounded(entry, values[base_index], held, sure[i], sure[base_index]))
+        entry["flags"] = spreads.flags(pair, database) if i != base_index else []
+        entries.append(entry)
     return {
         "load": {"kind": kind, "value": load},
         "load_words": load_words(kind, load, database),
         "basis": f"the baseline's {basis_load(basis)}",
         "runs": entries,
         "factors": [
-            {"label": e["label"], "text": _text(e["normalised"], e["withheld"], words)}
+            {
+                "label": e["label"],
+                "text": spreads.flag_text(
+                    _text(e["normalised"], e["withheld"], words, bounds[i]), e["flags"]
+                ),
+                "intervals": e["intervals"],
+                "flags": e["flags"],
+            }
             for i, e in enumerate(entries)
             if i != base_index
         ],

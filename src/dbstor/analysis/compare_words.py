@@ -104,12 +104,14 @@ def factor_text(
     normalised: dict[str, float | None],
     withheld: dict[str, str] | None = None,
     latency: dict[str, str] | None = None,
+    intervals: dict[str, tuple[float, float]] | None = None,
 ) -> str:
     """'read latency -95%, IOPS x4, CPU x4.12, response time x0.143' from values
     normalised to 100; a figure withheld says so and why ('CPU not computed: ...'), and
     then the figures are set apart by semicolons. `latency` names the latencies with
-    their statistic ({'read_lat_ms': 'p99 read latency'})."""
-    withheld = withheld or {}
+    their statistic ({'read_lat_ms': 'p99 read latency'}). A figure with an interval
+    (normalised, baseline = 100) reads as the seeds quote it: 'IOPS x4.1 (3.8-4.4)'."""
+    withheld, intervals = withheld or {}, intervals or {}
     words = {
         "read_lat_ms": "read latency",
         "tps": "transactions",
@@ -126,7 +128,14 @@ def factor_text(
         elif value is None:
             continue
         elif key == "read_lat_ms":
-            parts.append(f"{word} {value - 100:+.0f}%")
+            change = f"{word} {value - 100:+.0f}%"
+            if key in intervals:
+                low, high = intervals[key]
+                change += f" ({low - 100:+.0f}% to {high - 100:+.0f}%)"
+            parts.append(change)
+        elif key in intervals:
+            low, high = intervals[key]
+            parts.append(f"{word} {factor(value)} ({factor(low)[1:]}-{factor(high)[1:]})")
         else:
             parts.append(f"{word} {factor(value)}")
     joiner = "; " if withheld else ", "

@@ -7,14 +7,16 @@ from __future__ import annotations
 import statistics
 from collections.abc import Sequence
 
-from dbstor.analysis.attribution import server_cpu
+from dbstor.analysis.attribution import MOSTLY_FOREIGN_SHARE, server_cpu
 from dbstor.analysis.histogram import MIN_OPS_P99, MIN_OPS_P999
-from dbstor.results.model import Point, Run, Spread
+from dbstor.analysis.interval import t95
+from dbstor.results.model import Point, Run, Spread, Trust
 
 STEADY_MAX_DRIFT_PCT = 10.0  # SNIA PTS: the slope over the window stays within 10% of the mean
 NOISY_SPREAD_PCT = 10.0  # repeats whose IOPS differ by more than this are flagged
 MEMORY_READS_PER_TXN = 0.05  # fewer device reads per transaction than this: memory served reads
 MEMORY_HIT_RATIO = 0.99  # an engine that does not count physical reads: hit ratio above this
+BUSY_HOST_OTHER_PCT = 25.0  # other processes' share of the host's CPU above this: busy host
 HOST_CPU_SATURATED_PCT = 95.0  # host CPU at or above this: a ceiling, not what the work needed
 
 
@@ -39,18 +41,74 @@ def drift_pct(per_second: Sequence[float], window: int | None = None) -> float |
     return slope * (len(values) - 1) / mean * 100.0
 
 
-def drift_note(drift: float, what: str) -> str:
+def drift_note(drift: float, what: str, window: str = "the measured window") -> str:
     """Why a point is not steady, in words a reader can check: the fitted line's change over
-    the last half as a share of the mean there (SNIA PTS's test), with the limit it broke."""
+    the window as a share of its mean (SNIA PTS's test), with the limit it broke."""
     way = "down" if drift < 0 else "up"
     return (
-        f"not steady: over the last half of the point, {what} trended {way} by {abs(drift):.0f}% "
-        f"of their mean there (a steady point stays within {STEADY_MAX_DRIFT_PCT:.0f}%)"
+        f"not steady: over {window}, {what} trended {way} by {abs(drift):.0f}% of their mean "
+        f"there, beyond their own second-to-second noise (a steady point stays within "
+        f"{STEADY_MAX_DRIFT_PCT:.0f}%)"
     )
+
+
+def held_note(trust: Trust) -> str:
+    """Why a point held until steady still is not: 'not steady within its maximum of 60 s
+    (4 rounds, ran 61 s)'."""
+    rounds = f"{trust.rounds} round{'s' if trust.rounds != 1 else ''}" if trust.rounds else ""
+    ran = f"ran {trust.ran_s:.0f} s" if trust.ran_s else ""
+    said = ", ".join(part for part in (rounds, ran) if part)
+    return f"not steady within its maximum of {trust.max_s:g} s" + (f" ({said})" if said else "")
+
+
+def held_words(trust: Trust) -> str | None:
+    """How long a point ran and why, for the method section and the terminal: 'steady
+    after 3 rounds (27 s)', 'not steady within 60 s (4 rounds, 61 s)'; an io point (fio's
+    own test, no rounds) 'steady after 9 s'; None when the point ran its duration only."""
+    if not trust.max_s:
+        return None
+    ran = f"{trust.ran_s:.0f} s" if trust.ran_s else "?"
+    if not trust.rounds:  # fio's steadystate ended it
+        if trust.steady is False:
+            return f"not steady within {trust.max_s:g} s (ran {ran})"
+        return f"steady after {ran}"
+    rounds = f"{trust.rounds} round{'s' if trust.rounds != 1 else ''}"
+    if trust.steady is False:
+        return f"not steady within {trust.max_s:g} s ({rounds}, {ran})"
+    if trust.steady is None:
+        return f"{rounds}, {ran} (too short to judge steadiness)"
+    return f"steady after {rounds} ({ran})"
 
 
 def is_steady(drift: float | None) -> bool | None:
     return None if drift is None else abs(drift) <= STEADY_MAX_DRIFT_PCT
+
+
+def steadiness(per_second: Sequence[float]) -> tuple[bool | None, float | None]:
+    """The one steadiness test of a measured window: whether it is steady (None: fewer than
+    3 seconds to judge by) and its drift, the fitted line's change across the whole window
+    in % of the mean (SNIA PTS's slope test). A window is not steady when the drift is over
+    STEADY_MAX_DRIFT_PCT and beyond what the window's own second-to-second noise explains
+    (the fitted slope's 95% interval excludes 0): on a noisy host a few seconds cannot show
+    a slope within 10%, and that noise is what a factor's interval carries instead. The
+    same call ends a point held until steady (runs/database/steady.py) and sets the point's
+    flag (runs/database/summary.py), so a point that reached steady is never flagged."""
+    values = [float(v) for v in per_second]
+    n = len(values)
+    drift = drift_pct(values, window=n) if n >= 3 else None
+    if drift is None:
+        return None, None
+    if abs(drift) <= STEADY_MAX_DRIFT_PCT:
+        return True, drift
+    mean = statistics.fmean(values)
+    x_mean = (n - 1) / 2
+    sxx = sum((x - x_mean) ** 2 for x in range(n))
+    slope = sum((x - x_mean) * (y - mean) for x, y in enumerate(values)) / sxx
+    residual = sum((y - mean - slope * (x - x_mean)) ** 2 for x, y in enumerate(values))
+    if n < 4 or residual <= 0:
+        return n >= 4 and residual > 0, drift
+    noise = (residual / (n - 2) / sxx) ** 0.5 * (n - 1) / mean * 100.0
+    return abs(drift) <= t95(n - 2) * noise, drift
 
 
 def spread(values: Sequence[float]) -> Spread:
@@ -101,21 +159,39 @@ def reads_from_memory(point: Point) -> bool:
 
 
 def untrustworthy(point: Point) -> str | None:
-    """Why a composed claim must not rest on this point, or None when it may.
+    """Why a composed claim must not rest on this point at all, or None when it may.
 
-    From memory (the storage was barely read), not steady (still drifting), or a shared
-    device (over 10% of the device's I/O was other processes', analysis/attribution.py)."""
+    From memory (the storage was barely read) or a device whose I/O was mostly others'
+    (over half of it, analysis/attribution.py: MOSTLY_FOREIGN_SHARE). A point that was not
+    steady, or a device shared in part, still carries its factor, with an interval from
+    its own spread and the flag in words beside it (point_flags)."""
     if not point.ok:
         return "the point did not finish"
     if reads_from_memory(point):
         return "its reads came from memory, not the storage"
-    if point.trust.steady is False:
-        return "it was not steady (throughput still drifting)"
-    if point.shared_device:
-        share = point.foreign_io_share
-        much = f"{share:.0%} of" if share is not None else "much of"
-        return f"{much} the device's I/O was not the run's own (shared device)"
+    share = point.foreign_io_share
+    if point.shared_device and share is not None and share > MOSTLY_FOREIGN_SHARE:
+        return f"{share:.0%} of the device's I/O was not the run's own (shared device)"
     return None
+
+
+def point_flags(point: Point) -> list[str]:
+    """What a factor resting on this point must say beside it (the point may carry it):
+    'not steady', 'shared device (23% of its I/O foreign)', 'busy host'."""
+    flags = []
+    if point.trust.steady is False:
+        flags.append("not steady")
+    share = point.foreign_io_share
+    if point.shared_device:
+        flags.append(
+            f"shared device ({share:.0%} of its I/O foreign)" if share else "shared device"
+        )
+    other = point.cpu.other_pct if point.cpu else None
+    if other is not None and other > BUSY_HOST_OTHER_PCT:
+        flags.append(f"busy host ({other:.0f}% of its CPU other work)")
+    if point.trust.noisy:
+        flags.append("noisy repeats")
+    return flags
 
 
 def cpu_untrustworthy(point: Point) -> str | None:

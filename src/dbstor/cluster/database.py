@@ -86,7 +86,8 @@ class ClusterDatabaseWorker(ClusterWorker):
         return None
 
     def measure(self, point: dict[str, Any]) -> dict[str, Any]:
-        points = self.split(point)
+        # every host measures the same window: no host holds its point on its own until steady
+        points = self.split({**point, "max_s": None})
         duration = float(point["duration_s"]) + float(point.get("warmup_s", 0))
         self.measuring = list(points)
         try:

@@ -15,6 +15,7 @@ from dbstor.errors import UserError
 from dbstor.study.events import FLAG_HELP, event_from_flag
 from dbstor.study.tags import parse_tag, tags_from
 from dbstor.testfiles import Safety
+from dbstor.units import parse_point_duration
 
 if TYPE_CHECKING:  # the run machinery is imported by the commands that run, not by --help
     from dbstor.results.model import Point, Run
@@ -33,6 +34,41 @@ def add_repeats_flag(group: argparse._ActionsContainer) -> None:
         default=1,
         help="measure each point N times; the spread of throughput is reported (default 1)",
     )
+
+
+def add_steady_flags(group: argparse._ActionsContainer, default: str = "auto") -> None:
+    """--steady and --max-duration: each point held until its throughput is steady."""
+    group.add_argument(
+        "--steady",
+        choices=("auto", "off"),
+        default=default,
+        help="auto: run each point until its throughput is steady, up to --max-duration; "
+        f"off: each point runs its --duration only (default {default})",
+    )
+    group.add_argument(
+        "--max-duration",
+        default=None,
+        help="the longest a point may run to get steady, warm-up included "
+        "(default: the warm-up and four times --duration)",
+    )
+
+
+def steady_settings(args: argparse.Namespace) -> dict[str, Any]:
+    """The Study's steady and max_duration_s from --steady and --max-duration."""
+    limit = (
+        parse_flag("--max-duration", parse_point_duration, args.max_duration)
+        if args.max_duration
+        else None
+    )
+    return {"steady": args.steady, "max_duration_s": limit}
+
+
+def check_steady_limit(study: Study) -> Study:
+    """--max-duration shorter than the warm-up and one measured window: refused."""
+    problem = study.steady_problem("--warmup and --duration together")
+    if problem is not None:
+        raise UserError(f"--max-duration {problem}")
+    return study
 
 
 def add_run_flags(parser: argparse.ArgumentParser) -> None:

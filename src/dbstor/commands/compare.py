@@ -108,6 +108,8 @@ def run(args: argparse.Namespace) -> int:
                     "normalised": e["normalised"],
                     "values": e["values"],
                     "withheld": e.get("withheld", {}),
+                    "intervals": e.get("intervals", {}),
+                    "flags": e.get("flags", []),
                 }
                 for e in comparison["runs"]
             ],

@@ -9,9 +9,12 @@ from pathlib import Path
 from dbstor.commands.common import (
     add_repeats_flag,
     add_run_flags,
+    add_steady_flags,
+    check_steady_limit,
     finish,
     parse_flag,
     safety_from,
+    steady_settings,
     with_events,
     with_tags,
 )
@@ -99,6 +102,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="which latency the SLO limits (default read_lat_p99_ms; io-log: write_lat_p99_ms)",
     )
     add_repeats_flag(parser)
+    add_steady_flags(parser, default="off")  # a sweep of fixed points unless asked
     parser.add_argument(
         "--precondition",
         action="store_true",
@@ -210,21 +214,24 @@ def study_from_args(args: argparse.Namespace) -> Study:
     labels = [t.label for t in targets]
     if args.baseline and args.baseline not in labels:
         raise UserError(f"--baseline {args.baseline!r} is not a target label: {', '.join(labels)}")
-    return Study(
-        name=f"{'+'.join(names)} on {', '.join(labels)}",
-        targets=targets,
-        profiles=profiles,
-        series=series,
-        duration_s=duration,
-        warmup_s=parse_flag("--warmup", parse_warmup, args.warmup),
-        repeats=args.repeats,
-        file_size=size,
-        slo_metric=metric,
-        slo_limit_ms=limit,
-        precondition=args.precondition,
-        baseline=args.baseline,
-        source="command line",
-        data=parse_data_pattern(args.data),
+    return check_steady_limit(
+        Study(
+            name=f"{'+'.join(names)} on {', '.join(labels)}",
+            targets=targets,
+            profiles=profiles,
+            series=series,
+            duration_s=duration,
+            warmup_s=parse_flag("--warmup", parse_warmup, args.warmup),
+            repeats=args.repeats,
+            **steady_settings(args),
+            file_size=size,
+            slo_metric=metric,
+            slo_limit_ms=limit,
+            precondition=args.precondition,
+            baseline=args.baseline,
+            source="command line",
+            data=parse_data_pattern(args.data),
+        )
     )
 
 

@@ -10,9 +10,12 @@ from dbstor.commands import cluster_flags
 from dbstor.commands.common import (
     add_repeats_flag,
     add_run_flags,
+    add_steady_flags,
+    check_steady_limit,
     finish,
     parse_flag,
     safety_from,
+    steady_settings,
     with_events,
     with_tags,
 )
@@ -172,6 +175,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     db.add_argument("--duration", default="30s", help="measured time per point (default 30s)")
     db.add_argument("--warmup", default="10s", help="warm-up before each point (default 10s)")
     add_repeats_flag(db)
+    add_steady_flags(db)
     db.add_argument("--slo", default="1ms", help="latency limit for the knee (default 1ms)")
     db.add_argument(
         "--slo-metric",
@@ -299,19 +303,22 @@ def study_from_flags(args: argparse.Namespace) -> Study:
     limit = parse_flag("--slo", parse_latency_ms, args.slo)
     if limit <= 0:
         raise UserError("--slo: must be above zero, e.g. 1ms")
-    return Study(
-        name=f"{args.workload} on {args.engine}, {target.label}",
-        targets=(target,),
-        profiles=(),
-        databases=(spec,),
-        duration_s=parse_flag("--duration", parse_point_duration, args.duration),
-        warmup_s=parse_flag("--warmup", parse_warmup, args.warmup),
-        repeats=args.repeats,
-        slo_metric=parse_flag("--slo-metric", parse_slo_metric, args.slo_metric)
-        if args.slo_metric
-        else None,
-        slo_limit_ms=limit,
-        source="command line",
+    return check_steady_limit(
+        Study(
+            name=f"{args.workload} on {args.engine}, {target.label}",
+            targets=(target,),
+            profiles=(),
+            databases=(spec,),
+            duration_s=parse_flag("--duration", parse_point_duration, args.duration),
+            warmup_s=parse_flag("--warmup", parse_warmup, args.warmup),
+            repeats=args.repeats,
+            **steady_settings(args),
+            slo_metric=parse_flag("--slo-metric", parse_slo_metric, args.slo_metric)
+            if args.slo_metric
+            else None,
+            slo_limit_ms=limit,
+            source="command line",
+        )
     )
 
 

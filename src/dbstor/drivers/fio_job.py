@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from dbstor.analysis.trust import STEADY_MAX_DRIFT_PCT
 from dbstor.drivers.fio_text import fio_paths, job_line
 from dbstor.study.profiles import Profile
 
@@ -29,6 +30,7 @@ class PointSpec:
     ioengine: str | None = None  # overrides the profile's engine (e.g. fallback to libaio)
     iops_log: Path | None = None
     data_options: tuple[tuple[str, str], ...] = ()  # what writes write (study/data.py)
+    steady_max_s: float | None = None  # fio's steadystate: until steady, up to this long
 
 
 def _block_sizes(profile: Profile) -> str:
@@ -36,6 +38,27 @@ def _block_sizes(profile: Profile) -> str:
         return job_line("bs", profile.block_size)
     parts = [f"{size}/{pct:g}" for size, pct in profile.block_split]
     return job_line("bssplit", ":".join(parts))
+
+
+def runtime_s(spec: PointSpec) -> int:
+    """fio's runtime (after its ramp): the measured window, or, held until steady, the
+    longest the point may run less its warm-up."""
+    window = max(1, round(spec.duration_s))
+    if not steady_options(spec):
+        return window
+    return max(window, round(spec.steady_max_s - max(0.0, spec.warmup_s)))
+
+
+def steady_options(spec: PointSpec) -> list[tuple[str, object]]:
+    """fio's own steady-state test over a window of the point's duration (`ss_dur`), from
+    the end of the warm-up (`ramp_time`; `ss_ramp` 0): the least-squares slope of IOPS per
+    second within STEADY_MAX_DRIFT_PCT / (seconds - 1) % of their mean, which is dbstor's
+    drift limit (analysis/trust.py) across the window. fio ends the job once it holds."""
+    window = max(1, round(spec.duration_s))
+    if spec.steady_max_s is None or window < 3:
+        return []
+    limit = STEADY_MAX_DRIFT_PCT / (window - 1)
+    return [("steadystate", f"iops_slope:{limit:.4g}%"), ("ss_dur", f"{window}s"), ("ss_ramp", 0)]
 
 
 def build_point_job(spec: PointSpec) -> str:
@@ -50,7 +73,7 @@ def build_point_job(spec: PointSpec) -> str:
     tail: list[tuple[str, object]] = [
         ("allow_file_create", 0),  # files are laid out beforehand; never create others
         ("time_based", 1),
-        ("runtime", f"{max(1, round(spec.duration_s))}s"),
+        ("runtime", f"{runtime_s(spec)}s"),
         ("numjobs", spec.jobs),
         ("group_reporting", 0),  # per-job histograms; dbstor merges them itself
         ("randrepeat", 0),
@@ -58,6 +81,7 @@ def build_point_job(spec: PointSpec) -> str:
     ]
     if spec.warmup_s >= 1:
         tail.append(("ramp_time", f"{round(spec.warmup_s)}s"))
+    tail += steady_options(spec)
     if spec.file_size:
         tail.append(("filesize", spec.file_size))
     if engine not in ("psync", "sync"):

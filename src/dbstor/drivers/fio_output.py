@@ -48,6 +48,9 @@ class FioRun:
     jobs: int
     errors: list[str]
     client_cpu_pct: float  # fio's own user+system CPU, % of one core summed over jobs
+    # fio's steadystate verdict (held until steady): attained by every job, the criterion
+    # it tested, the window in seconds, the worst job's slope in % of its mean per second
+    steadystate: dict[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -58,6 +61,7 @@ class FioRun:
             "jobs": self.jobs,
             "errors": list(self.errors),
             "client_cpu_pct": self.client_cpu_pct,
+            "steadystate": self.steadystate,
         }
 
     @classmethod
@@ -70,6 +74,7 @@ class FioRun:
             jobs=int(data["jobs"]),
             errors=list(data["errors"]),
             client_cpu_pct=float(data["client_cpu_pct"]),
+            steadystate=data.get("steadystate"),
         )
 
 
@@ -186,7 +191,32 @@ def parse_fio_data(data: dict[str, Any]) -> FioRun:
         client_cpu_pct=sum(
             float(job.get("usr_cpu", 0)) + float(job.get("sys_cpu", 0)) for job in jobs
         ),
+        steadystate=steady_verdict(jobs),
     )
+
+
+def steady_verdict(jobs: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """fio's steadystate over its jobs: attained only when every job attained it; the
+    criterion value (slope in % of the mean, per second) of the job furthest from it."""
+    states = [job["steadystate"] for job in jobs if isinstance(job.get("steadystate"), dict)]
+    if not states:
+        return None
+    windows = [
+        [float(v) for v in (s.get("data") or {}).get("iops") or []] for s in states
+    ]  # each job's IOPS over the window fio judged, one a second
+    slopes = []
+    for state in states:
+        try:
+            slopes.append(float(str(state.get("criterion", "")).rstrip("%")))
+        except ValueError:
+            continue
+    return {
+        "attained": all(int(s.get("attained", 0)) == 1 for s in states),
+        "test": str(states[0].get("ss", "")),
+        "window_s": int(states[0].get("duration", 0) or 0),
+        "slope_pct_per_s": max(slopes, key=abs) if slopes else None,
+        "iops": [sum(second) for second in zip(*windows, strict=False)] if all(windows) else None,
+    }
 
 
 def parse_iops_log(text: str) -> dict[int, list[float]]:

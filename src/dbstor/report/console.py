@@ -14,7 +14,13 @@ from dbstor.analysis.layers import LAYER_WORDS
 from dbstor.report.database import console as database_console
 from dbstor.report.database.memory import memory_sentence
 from dbstor.report.io import console as io_console
-from dbstor.report.kit.comparison import compared, figure_text, verdict_lines, withheld_lines
+from dbstor.report.kit.comparison import (
+    compared,
+    figure_text,
+    verdict_lines,
+    with_interval,
+    withheld_lines,
+)
 from dbstor.report.kit.doubts import headline_lines
 from dbstor.report.kit.figures import run_names
 from dbstor.report.kit.fmt import (
@@ -152,8 +158,8 @@ def print_comparison(comparison: dict, console: Console | None = None) -> None:
                 fmt_num(row.get("drives")),
                 fmt_num(row.get("baseline_drives")),
                 fmt_factor(row.get("drive_reduction")),
-                fmt_factor(row.get("performance_factor")),
-                fmt_factor(row.get("per_disk_efficiency")),
+                with_interval(row, "performance"),
+                with_interval(row, "per_disk"),
             )
         console.print(disks)
 

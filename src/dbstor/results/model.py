@@ -106,6 +106,11 @@ class Trust:
     p99_trusted: bool = False
     noisy: bool = False  # repeats differ by more than 10%
     notes: list[str] = field(default_factory=list)
+    # held until steady (docs/results.md): rounds of the measured window run, seconds the
+    # point ran (warm-up and every round), its maximum; null: the point ran its duration
+    rounds: int | None = None
+    ran_s: float | None = None
+    max_s: float | None = None
 
 
 @dataclass
@@ -156,6 +161,8 @@ class Point:
     iops_spread: Spread | None = None
     tps_spread: Spread | None = None  # database and query points measured more than once
     trust: Trust = field(default_factory=Trust)
+    # how sure the throughput is (analysis/interval.py): "tps"/"iops" -> mean, se, df, method
+    uncertainty: dict[str, dict[str, Any]] | None = None
     started_at: str | None = None
     wall_s: float | None = None
     hosts: list[dict[str, Any]] | None = None  # a cluster point: each host's own figures

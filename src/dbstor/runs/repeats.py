@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from dbstor.analysis.histogram import MIN_OPS_P99, MIN_OPS_P999, LatencyHistogram, merge_all
+from dbstor.analysis.interval import repeat_uncertainty
 from dbstor.analysis.trust import NOISY_SPREAD_PCT, is_noisy, spread
 from dbstor.results.model import Point
 
@@ -51,4 +52,5 @@ def combine_repeats(
             )
     if all(p.read_iops is not None for p in points):
         point.iops_spread = spread([p.iops for p in points])
+    point.uncertainty = repeat_uncertainty({"tps": tps, "iops": [p.iops for p in points]})
     return point

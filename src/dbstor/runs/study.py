@@ -79,6 +79,7 @@ def plans_for(study: Study, parent: Path) -> list[IoRunPlan | DbRunPlan]:
             precondition=study.precondition,
             study=description,
             data=study.data,
+            max_duration_s=study.steady_limit_s(),
         )
         for target in study.targets
         for profile in study.profiles
@@ -98,6 +99,7 @@ def plans_for(study: Study, parent: Path) -> list[IoRunPlan | DbRunPlan]:
             warmup_s=study.warmup_s,
             study=description,
             repeats=study.repeats,
+            max_duration_s=study.steady_limit_s(),
         )
         for target in study.targets
         for spec in study.databases

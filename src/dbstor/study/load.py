@@ -20,7 +20,7 @@ from dbstor.study.model import (
     DEFAULT_RATE_USERS,
     DEFAULT_SLO_LIMIT_MS,
     SERIES_KINDS,
-    SLO_METRICS,
+    STEADY_MODES,
     DatabaseSpec,
     LoadSeries,
     Study,
@@ -41,6 +41,7 @@ from dbstor.study.values import (
     one_of,
     parse_block_split,
     parse_place,
+    parse_slo_metric,
     plain_table,
     plain_value,
     positive_int,
@@ -67,8 +68,8 @@ _SECTIONS = {
     "consolidation", "events", *TABLES,
 }  # fmt: skip
 _STUDY_KEYS = {
-    "name", "profiles", "duration", "warmup", "repeats", "size", "precondition", "baseline",
-    "data", "tags", "pdf",
+    "name", "profiles", "duration", "warmup", "repeats", "steady", "max_duration", "size",
+    "precondition", "baseline", "data", "tags", "pdf",
 }  # fmt: skip
 _SLO_KEYS, _LOAD_KEYS = {"metric", "limit"}, {"kind", "values", "jobs", "iodepth"}
 _TARGET_KEYS = {
@@ -113,10 +114,6 @@ class _Fields:
         except (ValueError, TypeError, OverflowError) as exc:
             self.fail(key, str(exc))
         raise AssertionError("unreachable")
-
-
-def parse_slo_metric(value: Any) -> str:
-    return one_of(SLO_METRICS)(value)
 
 
 def _profile(source: str, name: str, table: Any) -> Profile:
@@ -344,7 +341,7 @@ def study_from_dict(data: dict[str, Any], source: str, base_dir: Path) -> Study:
         study.fail("baseline", f"{baseline!r} is not a target label: {', '.join(labels)}")
     specs = tuple(_database(source, i, t) for i, t in enumerate(databases))
     verify = data.get("consolidation")
-    return Study(
+    resolved = Study(
         name=study.get("name", nonempty, Path(source).stem),
         targets=targets,
         profiles=tuple(profiles),
@@ -352,6 +349,8 @@ def study_from_dict(data: dict[str, Any], source: str, base_dir: Path) -> Study:
         duration_s=study.get("duration", parse_point_duration, 30.0),
         warmup_s=study.get("warmup", parse_warmup, 5.0),
         repeats=study.get("repeats", positive_int, 1),
+        steady=study.get("steady", one_of(STEADY_MODES), "auto"),
+        max_duration_s=study.get("max_duration", parse_point_duration, None),
         file_size=study.get("size", positive_size, 1024**3),
         **_slo(source, data.get("slo", {})),
         precondition=study.get("precondition", boolean, False),
@@ -369,6 +368,9 @@ def study_from_dict(data: dict[str, Any], source: str, base_dir: Path) -> Study:
         if verify is None
         else parse_consolidation(source, verify, labels, specs, "tco" in data),
     ).coherent()  # tables that contradict each other: study/coherence.py
+    if (problem := resolved.steady_problem("the warm-up and one measured window")) is not None:
+        study.fail("max_duration", problem)
+    return resolved
 
 
 def _series(source: str, table: Any) -> LoadSeries:

@@ -127,6 +127,10 @@ class DatabaseSpec:
         } | ({"place": dict(self.place)} if self.place else {})
 
 
+STEADY_MODES = ("auto", "off")
+STEADY_DEFAULT_ROUNDS = 4  # the default maximum: the warm-up and four measured windows
+
+
 @dataclass(frozen=True)
 class Consolidation:
     """[consolidation]: re-run the database on the new storage at the consolidated density
@@ -153,6 +157,8 @@ class Study:
     duration_s: float = 30.0
     warmup_s: float = 5.0
     repeats: int = 1
+    steady: str = "auto"  # auto: each point held until steady, up to max_duration; off: fixed
+    max_duration_s: float | None = None  # None: steady_limit_s()'s default
     file_size: int = 1024**3
     slo_metric: str | None = None  # None: each profile's own (read p99; io-log: write p99)
     slo_limit_ms: float = DEFAULT_SLO_LIMIT_MS
@@ -186,6 +192,25 @@ class Study:
         from dbstor.study.coherence import coherent
 
         return coherent(self)
+
+    def steady_limit_s(self) -> float | None:
+        """How long a point may run to get steady (warm-up included); None: points are
+        held for their duration only (steady = "off")."""
+        if self.steady == "off":
+            return None
+        if self.max_duration_s is not None:
+            return self.max_duration_s
+        return self.warmup_s + STEADY_DEFAULT_ROUNDS * self.duration_s
+
+    def steady_problem(self, least_words: str) -> str | None:
+        """Why max_duration cannot hold a point (shorter than the warm-up and one window)."""
+        least = self.warmup_s + self.duration_s
+        if self.max_duration_s is None or self.max_duration_s >= least:
+            return None
+        return (
+            f"{self.max_duration_s:g}s is shorter than {least_words} ({least:g}s): "
+            f"give at least {least:g}s"
+        )
 
     def series_for(self, profile: Profile) -> LoadSeries:
         if self.series is not None:
@@ -228,6 +253,8 @@ class Study:
                 "duration_s": self.duration_s,
                 "warmup_s": self.warmup_s,
                 "repeats": self.repeats,
+                "steady": self.steady,
+                "max_duration_s": self.steady_limit_s(),
                 "file_size_bytes": self.file_size,
                 "slo": {"metric": self.slo_metric, "limit_ms": self.slo_limit_ms},
                 "precondition": self.precondition,

@@ -28,6 +28,12 @@ class StudyTable(_Table):
     duration: Text | None = Field(None, description="each load point, e.g. 30s or 5m")
     warmup: Text | None = Field(None, description="warm-up before each point, e.g. 5s")
     repeats: int | None = Field(None, ge=1, description="times each point is measured")
+    steady: Literal["auto", "off"] | None = Field(
+        None, description="auto (default): each point runs until steady, up to max_duration"
+    )
+    max_duration: Text | None = Field(
+        None, description="the longest a point may run to get steady, warm-up included, e.g. 2m"
+    )
     size: Text | None = Field(None, description="fio's test data per target, e.g. 1GiB")
     precondition: bool | None = None
     baseline: str | None = Field(None, description="the label of the baseline target")

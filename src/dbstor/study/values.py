@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from dbstor.errors import UserError
+from dbstor.study.model import SLO_METRICS
 from dbstor.units import MAX_COUNT, parse_percent, parse_size
 
 
@@ -199,3 +200,8 @@ def drives_fact(facts: dict[str, Any]) -> int | None:
         return value
     match = re.match(r"\s*(\d+)\s*(?:x|$)", str(value)) if isinstance(value, str) else None
     return int(match.group(1)) if match else None
+
+
+def parse_slo_metric(value: Any) -> str:
+    """An SLO metric's name (read_lat_p99_ms, read_lat_mean_ms, ...)."""
+    return one_of(SLO_METRICS)(value)

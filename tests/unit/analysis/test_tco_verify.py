@@ -76,13 +76,13 @@ def test_a_drifting_point_keeps_its_tps_with_the_flag_in_words():
     drifting.trust = Trust(steady=False)
     result = verify_result((10, 5), (before, "A", "r1"), (None, "B", ""), (drifting, "B", "r3"))
     assert result["tps_vs_expected_pct"] == -25.0
+    # not steady is a flag beside its figures (issue 33), not a reason to drop its CPU
     assert result["sentence"].endswith(
-        "TPS 1,500 against the 2,000 the consolidated servers must carry (25% below; "
-        "flagged: see the notes)."
+        "CPU 38% -> 60%, TPS 1,500 against the 2,000 the consolidated servers must carry "
+        "(25% below; flagged: see the notes)."
     )
     assert result["notes"] == [
-        "consolidated (B): it was not steady (throughput still drifting): its CPU is not "
-        "compared; its TPS stands with this flag"
+        "consolidated (B): flagged not steady: its CPU and TPS stand with the flag"
     ]
 
 
@@ -120,16 +120,19 @@ def test_headroom_is_the_new_storages_peak_over_the_baselines_knee():
         "NEW's peak of 4,000 TPS is x4 OLD's knee (1,000 TPS): 300% more than the baseline "
         "carries within its limit: headroom left."
     )
-    # the baseline's knee read from a drifting point: no headroom stated from it
+    # the baseline's knee read from a drifting point: stated, with the flag beside it
     knee_points = [_point("users", 2, 900.0, 20.0), _point("users", 8, 1100.0, 40.0)]
     knee_points[1].trust = Trust(steady=False)
     drifting = _run("OLD", "users", {"load": 4, "tps": 1000.0, "within_slo": True}, {}, knee_points)
-    assert headroom(drifting, new, "OLD", "NEW") == {
-        "missing": "OLD's knee rests on its point at users 8: it was not steady (throughput "
-        "still drifting)"
-    }
+    assert headroom(drifting, new, "OLD", "NEW")["sentence"].endswith(
+        "headroom left (flagged: OLD's point at users 8: not steady)."
+    )
     peak_point.trust = Trust(steady=False)
-    assert "not steady" in headroom(base, new, "OLD", "NEW")["missing"]
+    assert headroom(base, new, "OLD", "NEW")["sentence"].endswith(
+        "(flagged: NEW's peak: not steady)."
+    )
+    peak_point.engine_io = {"device_reads_per_txn": 0.001}  # from memory: it cannot carry it
+    assert "from memory" in headroom(base, new, "OLD", "NEW")["missing"]
     no_knee = _run("OLD", "users", None, {}, [])
     assert headroom(no_knee, new, "OLD", "NEW") == {
         "missing": "OLD has no knee within its latency limit to measure from"

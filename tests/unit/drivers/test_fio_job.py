@@ -1,5 +1,7 @@
 from pathlib import Path
 
+import pytest
+
 from dbstor.drivers.fio_job import PointSpec, build_layout_job, build_point_job
 from dbstor.study.profiles import BUILTIN_PROFILES
 
@@ -48,3 +50,30 @@ def test_log_profile_is_synchronous_and_sliced_per_job():
 def test_layout_writes_each_file_in_full():
     text = build_layout_job((Path("/t/a"), Path("/t/b")), 8 << 20, direct=True)
     assert text.count("[layout") == 2 and "rw=write" in text and "filesize=8388608" in text
+
+
+def test_held_until_steady_uses_fios_steadystate_with_dbstors_drift_limit():
+    """The window is the point's duration; fio's slope limit per second times the window's
+    seconds less one is trust.py's drift limit; runtime is the maximum less the warm-up."""
+    from dbstor.analysis.trust import STEADY_MAX_DRIFT_PCT
+
+    spec = PointSpec(
+        BUILTIN_PROFILES["io-oltp"], (Path("/t/a.dat"),), 1 << 20, iodepth=4, jobs=1,
+        duration_s=11, warmup_s=4, steady_max_s=60,
+    )  # fmt: skip
+    opts = _options(build_point_job(spec))
+    assert opts["ss_dur"] == "11s" and opts["ss_ramp"] == "0" and opts["ramp_time"] == "4s"
+    limit = float(opts["steadystate"].removeprefix("iops_slope:").rstrip("%"))
+    assert limit * (11 - 1) == pytest.approx(STEADY_MAX_DRIFT_PCT)
+    assert opts["runtime"] == "56s"
+    fixed = _options(build_point_job(PointSpec(**{**spec.__dict__, "steady_max_s": None})))
+    assert "steadystate" not in fixed and fixed["runtime"] == "11s"
+
+
+def test_a_window_too_short_for_fios_test_runs_its_duration_only():
+    spec = PointSpec(
+        BUILTIN_PROFILES["io-oltp"], (Path("/t/a.dat"),), 1 << 20, iodepth=4, jobs=1,
+        duration_s=2, warmup_s=1, steady_max_s=9,
+    )  # fmt: skip
+    opts = _options(build_point_job(spec))
+    assert "steadystate" not in opts and opts["runtime"] == "2s"

@@ -61,3 +61,28 @@ def test_job_error_is_reported():
 def test_iops_log():
     series = parse_iops_log((FIXTURES / "iops-log-1job.log").read_text())
     assert series == {0: [44299.0], 1: [4976.0]}
+
+
+def test_steadystate_verdict_is_fios_own_over_every_job():
+    """Recorded fio 3.33 output (2 jobs, --steadystate=iops_slope:0.01% --ss_dur=4s
+    --ss_ramp=0, runtime 12 s): neither job reached it, so the point did not."""
+    text = (FIXTURES / "randread-8k-qd4-2jobs-steadystate-unmet.json").read_text()
+    raw = json.loads(text)["jobs"]
+    run = parse_fio_json(text)
+    state = run.steadystate
+    assert state["attained"] is False and state["window_s"] == 4
+    assert state["test"].startswith("iops_slope")
+    slopes = [float(j["steadystate"]["criterion"].rstrip("%")) for j in raw]
+    assert state["slope_pct_per_s"] == max(slopes, key=abs)  # the job furthest from it
+    assert type(run).from_dict(run.to_dict()).steadystate == state
+    # output without the option has no verdict
+    assert parse_fio_json((FIXTURES / "randrw-8k-qd4-1job.json").read_text()).steadystate is None
+
+
+def test_steadystate_window_is_fios_own_per_second_iops_summed_over_jobs():
+    text = (FIXTURES / "randread-8k-qd4-2jobs-steadystate-unmet.json").read_text()
+    raw = json.loads(text)["jobs"]
+    per_job = [j["steadystate"]["data"]["iops"] for j in raw]
+    state = parse_fio_json(text).steadystate
+    assert state["iops"] == [float(a + b) for a, b in zip(*per_job, strict=True)]
+    assert len(state["iops"]) == 4

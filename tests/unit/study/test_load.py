@@ -163,3 +163,28 @@ def test_database_users_or_instances_auto_are_searched_series(tmp_path):
         text = f'[[targets]]\npath="x"\n[[databases]]\n{wrong}\n'
         with pytest.raises(UserError, match='is neither a list nor "auto"'):
             load_study(write(tmp_path, text))
+
+
+def test_steady_is_auto_by_default_with_a_maximum_the_user_can_set(tmp_path):
+    study = load_study(
+        write(tmp_path, '[study]\nduration = "10s"\nwarmup = "2s"\n[[targets]]\npath = "x"\n')
+    )
+    assert study.steady == "auto" and study.steady_limit_s() == 2 + 4 * 10
+    held = load_study(write(tmp_path, '[study]\nmax_duration = "2m"\n[[targets]]\npath = "x"\n'))
+    assert held.steady_limit_s() == 120 and held.describe()["max_duration_s"] == 120
+    off = load_study(write(tmp_path, '[study]\nsteady = "off"\n[[targets]]\npath = "x"\n'))
+    assert off.steady_limit_s() is None
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ('steady = "maybe"', "study.steady"),
+        ('duration = "10s"\nwarmup = "5s"\nmax_duration = "12s"', "shorter than the warm-up"),
+    ],
+)
+def test_steady_settings_that_cannot_hold_are_refused(tmp_path, text, message):
+    from dbstor.errors import UserError
+
+    with pytest.raises(UserError, match=message):
+        load_study(write(tmp_path, f'[study]\n{text}\n[[targets]]\npath = "x"\n'))

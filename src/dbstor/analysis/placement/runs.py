@@ -49,10 +49,10 @@ def tier_latency_ms(folder: Path, flag: str) -> tuple[float, str]:
             f"{flag} {folder}: no finished load point with a mean read latency; "
             "give a run that measured reads, or the latency itself"
         )
-    trusted = [p for p in points if untrustworthy(p) is None]
+    trusted = [p for p in points if _stands(p) is None]
     if not trusted:
         why = "; ".join(
-            f"{p.load.kind} {p.load.value:g}: {untrustworthy(p)}"
+            f"{p.load.kind} {p.load.value:g}: {_stands(p)}"
             for p in sorted(points, key=lambda p: p.load.value)
         )
         raise UntrustedTier(
@@ -80,3 +80,12 @@ def _knee_or_lowest(run: Run, points: list[Point], refused: bool) -> tuple[Point
             )
     lowest = min(points, key=lambda p: p.load.value)
     return lowest, "lowest trusted load point" if refused else "lowest-load point"
+
+
+def _stands(point: Point) -> str | None:
+    """Why a point cannot price a move (the document states no knee from a drifting point,
+    report/document/summary.py), or None: untrustworthy, or not steady."""
+    why = untrustworthy(point)
+    if why is None and point.trust.steady is False:
+        return "it was not steady (throughput still drifting)"
+    return why

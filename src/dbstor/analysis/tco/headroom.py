@@ -4,14 +4,15 @@
 The baseline's knee is the most it carries within the latency limit; the new storage's
 peak is the most it carried at all. A ratio above 1 is throughput left over once the
 old storage's load moved. Stated only from points a claim may rest on
-(trust.untrustworthy); else null with why.
+(trust.untrustworthy), with their flags (not steady, shared device, busy host) beside it;
+else null with why.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from dbstor.analysis.trust import untrustworthy
+from dbstor.analysis.trust import point_flags, untrustworthy
 from dbstor.results.model import Point, Run
 
 
@@ -43,11 +44,14 @@ def headroom(base: Run, new: Run, base_label: str, new_label: str) -> dict[str, 
     why = untrustworthy(point) if point is not None else "its peak point is not in the run"
     if why:
         return {"missing": f"{new_label}'s peak cannot carry a headroom line: {why}"}
+    flagged = [f"{new_label}'s peak: {', '.join(point_flags(point))}"] if point_flags(point) else []
     for point in _bracket(base, float(knee.get("load") or 0.0)):
         why = untrustworthy(point)
+        at = f"{point.load.kind} {point.load.value:g}"
         if why:
-            at = f"{point.load.kind} {point.load.value:g}"
             return {"missing": f"{base_label}'s knee rests on its point at {at}: {why}"}
+        if point_flags(point):  # not steady, shared device, busy host: said beside it
+            flagged.append(f"{base_label}'s point at {at}: {', '.join(point_flags(point))}")
     ratio = float(peak[metric]) / float(knee[metric])
     unit = metric.upper()
     if ratio > 1.0:
@@ -61,6 +65,7 @@ def headroom(base: Run, new: Run, base_label: str, new_label: str) -> dict[str, 
         "new_peak": peak[metric],
         "sentence": (
             f"{new_label}'s peak of {peak[metric]:,.0f} {unit} is x{ratio:.2g} "
-            f"{base_label}'s knee ({knee[metric]:,.0f} {unit}): {tail}."
+            f"{base_label}'s knee ({knee[metric]:,.0f} {unit}): {tail}"
+            + (f" (flagged: {'; '.join(flagged)})." if flagged else ".")
         ),
     }

@@ -15,7 +15,7 @@ import math
 from typing import Any
 
 from dbstor.analysis.attribution import server_cpu
-from dbstor.analysis.trust import cpu_untrustworthy, untrustworthy
+from dbstor.analysis.trust import cpu_untrustworthy, point_flags
 from dbstor.results.model import Point
 
 
@@ -43,7 +43,8 @@ def _figures(point: Point | None, label: str, run_id: str, role: str) -> dict[st
         "cpu_whose": whose,
         "read_lat_mean_ms": read,
         "cpu_trust": cpu_untrustworthy(point) if point.ok else point.error or point.status,
-        "flag": untrustworthy(point),  # what stands beside its TPS (not steady, ...)
+        # what stands beside its figures in words (not steady, shared device, busy host)
+        "flag": ", ".join(point_flags(point)) or None if point.ok else None,
     }
 
 
@@ -74,6 +75,10 @@ def verify_result(
         + ("; its TPS stands with this flag" if r.get("flag") else "")
         for r in rows
         if r.get("cpu_trust")
+    ] + [
+        f"{r['role']} ({r['label']}): flagged {r['flag']}: its CPU and TPS stand with the flag"
+        for r in rows
+        if r.get("flag") and not r.get("cpu_trust")
     ]
     result = {
         "kind": "consolidation",

@@ -61,8 +61,13 @@ def _limits(runs: list[Run], names: list[str], analyses: dict[str, Any]) -> list
     durations = [p.duration_s for r in timed for p in r.points if p.duration_s]
     if durations and max(durations) < SHORT_POINT_S:
         rank = "rank the targets" if len(runs) > 1 else "read the trend"
+        held = [p.trust.max_s for r in timed for p in r.points if p.trust.max_s]
         out.append(
-            f"Each load point ran at most {fmt_num(max(durations))} s: enough to {rank} on "
+            f"Each load point measured a window of at most {fmt_num(max(durations))} s, run "
+            f"until steady up to {fmt_num(max(held))} s: enough to {rank} on this machine; "
+            "the seeds hold each point for minutes."
+            if held
+            else f"Each load point ran at most {fmt_num(max(durations))} s: enough to {rank} on "
             "this machine, short for a steady-state claim; the seeds hold each point for "
             "minutes."
         )

@@ -58,6 +58,30 @@ def _each_point(run: Run) -> str:
     return f"timed, not held: {held}" if is_query_run(run) else held
 
 
+def _held(run: Run) -> str:
+    """How long the points ran and why: 'at most 60 s; 5 of 6 steady (14-38 s), not
+    steady: 8 users (60 s)'; 'no: each point ran its time' for runs that were not held."""
+    points = [p for p in main_points(run) if p.ok]
+    held = [p for p in points if p.trust.max_s]
+    if not held:
+        return "no: each point ran its time"
+    limit = max(p.trust.max_s or 0 for p in held)
+    steady = [p for p in held if p.trust.steady is not False]
+    ran = sorted(p.trust.ran_s for p in steady if p.trust.ran_s is not None)
+    ends = dict.fromkeys(f"{v:.0f}" for v in (ran[0], ran[-1])) if ran else {}
+    span = f" (ran {'-'.join(ends)} s)" if ends else ""
+    words = f"at most {fmt_num(limit)} s; {len(steady)} of {len(held)} steady{span}"
+    drifting = [p for p in held if p.trust.steady is False]
+    if drifting:
+        each = ", ".join(
+            load_text(p.load.kind, p.load.value, p.load.jobs)
+            + (f" (ran {p.trust.ran_s:.0f} s)" if p.trust.ran_s else "")
+            for p in drifting
+        )
+        words += f"; not steady within it: {each}"
+    return words
+
+
 def _warmup(run: Run) -> str:
     """A query run warms up with one unmeasured power run, or starts cold each point."""
     workload = run.workload or {}
@@ -125,6 +149,7 @@ def method_table(runs: list[Run], names: list[str]) -> str:
         ("load series", [_series(r) for r in runs]),
         ("each point", [_each_point(r) for r in runs]),
         ("warm-up", [_warmup(r) for r in runs]),
+        ("held until steady", [_held(r) for r in runs]),
         ("repeats", [fmt_value((r.study or {}).get("repeats") or 1) for r in runs]),
         ("SLO", [_slo(r) for r in runs]),
         ("test file", [fmt_bytes((r.workload or {}).get("file_size_bytes")) for r in runs]),
@@ -133,6 +158,20 @@ def method_table(runs: list[Run], names: list[str]) -> str:
         ("memory", [_memory(r) for r in runs]),
     ]
     return side_by_side(names, rows)
+
+
+def _held_words(runs: list[Run]) -> str:
+    """How a point was held: until steady (SNIA PTS's slope test; fio's own steadystate for
+    fio) up to a maximum, or for a fixed time."""
+    if not any(p.trust.max_s for r in runs for p in r.points):
+        return "held for a fixed time after a warm-up."
+    return (
+        "run after a warm-up until its throughput was steady (the fitted line of its "
+        "per-second throughput moved less than 10% of its mean across the measured window, or "
+        "no more than its own second-to-second noise explains; fio points by fio's own "
+        "steadystate test), up to a maximum; the measured window is the last, steady one, and "
+        "a point that never got steady says so."
+    )
 
 
 def howto(runs: list[Run], overlaid: bool) -> str:
@@ -148,9 +187,8 @@ def howto(runs: list[Run], overlaid: bool) -> str:
     dbs = [r for r in runs if is_database(r)]
     slos = sorted({slo_of(r).text for r in runs})
     items = [
-        f"<li><b>Load point</b>: one level of load, here {escape(what)}, held steady for a fixed "
-        "time after a warm-up. Each marker on a curve is one load point; load rises left to "
-        "right.</li>"
+        f"<li><b>Load point</b>: one level of load, here {escape(what)}, {_held_words(runs)} "
+        "Each marker on a curve is one load point; load rises left to right.</li>"
     ]
     if overlaid:
         items.append(

@@ -219,6 +219,16 @@ def _matched_table(comparison: dict[str, Any], keys: list[tuple[str, str]]) -> s
     )
 
 
+def with_interval(row: dict[str, Any], name: str) -> str:
+    """'x4.1 (3.8-4.4)': a per-disk row's factor with its interval where it has one."""
+    value = row.get("performance_factor" if name == "performance" else "per_disk_efficiency")
+    interval = row.get(f"{name}_interval")
+    text = fmt_factor(value)
+    if interval and value is not None:
+        text += f" ({fmt_factor(interval[0])[1:]}-{fmt_factor(interval[1])[1:]})"
+    return text
+
+
 def _per_disk_table(per_disk: list[dict[str, Any]]) -> str:
     if not per_disk:
         return ""
@@ -227,8 +237,8 @@ def _per_disk_table(per_disk: list[dict[str, Any]]) -> str:
         f'<td class="num">{escape(fmt_value(d.get("drives")))}</td>'
         f'<td class="num">{escape(fmt_value(d.get("baseline_drives")))}</td>'
         f'<td class="num">{escape(fmt_factor(d.get("drive_reduction")))}</td>'
-        f'<td class="num">{escape(fmt_factor(d.get("performance_factor")))}</td>'
-        f'<td class="num">{escape(fmt_factor(d.get("per_disk_efficiency")))}</td></tr>'
+        f'<td class="num">{escape(with_interval(d, "performance"))}</td>'
+        f'<td class="num">{escape(with_interval(d, "per_disk"))}</td></tr>'
         for d in per_disk
     )
     return (

@@ -30,7 +30,11 @@ MOSTLY = 0.5  # over half of the device's I/O was not the run's own
 def point_doubts(point: Point, device_iops: bool) -> list[str]:
     """The flags that keep a headline off this point ([] when it may carry one).
     device_iops: the figure stated is the device's (a database run), not the tool's own."""
-    if not point.ok or untrustworthy(point) is None:
+    # a knee or peak sentence states one point's figure as the storage's: it stands only on
+    # a point that may carry a claim and was steady on a device of its own (a factor, with
+    # its interval, keeps such a point and flags it: analysis/factor_interval.py)
+    held = point.trust.steady is False or point.shared_device
+    if not point.ok or (untrustworthy(point) is None and not held):
         return []
     flags = []
     if reads_from_memory(point):

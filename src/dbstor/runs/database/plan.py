@@ -38,6 +38,7 @@ class DbRunPlan:
     warmup_s: float
     study: dict[str, Any]
     repeats: int = 1
+    max_duration_s: float | None = None  # held until steady, up to this long; None: fixed
 
 
 def new_database_run(

@@ -53,6 +53,7 @@ class DbPoint:
     own_accounting: bool = True  # read the own processes' I/O and CPU (telemetry/own.py)
     events: tuple[dict[str, Any], ...] = ()  # study/events.py EventSpec dicts
     event_paths: tuple[str, ...] = ()  # the target's data paths, where events act
+    max_s: float | None = None  # held until steady, up to this long (runs/database/steady.py)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -83,6 +84,12 @@ class TxnOutcome:
     # every sampled device over the measured window (each role's, telemetry/roles.py)
     devices: dict[str, DeviceStats] | None = None
     events: list[dict[str, Any]] = field(default_factory=list)  # events/schedule.py records
+    # held until steady (runs/database/steady.py): rounds measured, seconds the point ran
+    # (every round, warm-ups included), the last round's warm-up, the maximum
+    rounds: int = 1
+    ran_s: float | None = None
+    window_warmup_s: float | None = None
+    max_s: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -102,6 +109,10 @@ class TxnOutcome:
             "oom": self.oom,
             "devices": {n: asdict(d) for n, d in self.devices.items()} if self.devices else None,
             "events": list(self.events),
+            "rounds": self.rounds,
+            "ran_s": self.ran_s,
+            "window_warmup_s": self.window_warmup_s,
+            "max_s": self.max_s,
         }
 
     @classmethod
@@ -122,6 +133,10 @@ class TxnOutcome:
             oom=data.get("oom"),
             devices={n: DeviceStats(**d) for n, d in (data.get("devices") or {}).items()} or None,
             events=list(data.get("events", [])),
+            rounds=int(data.get("rounds") or 1),
+            ran_s=data.get("ran_s"),
+            window_warmup_s=data.get("window_warmup_s"),
+            max_s=data.get("max_s"),
         )
 
 

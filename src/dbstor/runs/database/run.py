@@ -22,7 +22,7 @@ from dbstor.results.model import Load, Point, Run, run_status
 from dbstor.runs.auto_search import AUTO_MAX_INSTANCES, AUTO_MAX_USERS, PeakSearch, load_fractions
 from dbstor.runs.database import saturation
 from dbstor.runs.database.memory_cap import load_words, needed_bytes, oom_killed, oom_message
-from dbstor.runs.database.plan import DatabaseRunner, instance_setup
+from dbstor.runs.database.plan import DatabaseRunner, DbRunPlan, instance_setup
 from dbstor.runs.database.point import DbPoint, TxnOutcome
 from dbstor.runs.database.summary import database_point, point_line
 from dbstor.runs.database.worker import DatabaseWorker
@@ -252,6 +252,7 @@ class DatabaseRun(DatabaseRunner):
             devices=tuple(sampled_devices(self.devices, self.role_devices)),
             events=tuple(plan.study.get("events", ())),
             event_paths=tuple(str(p) for p in plan.target.paths),
+            max_s=plan.max_duration_s,
         )
 
     def _measure(self, value: int, series_name: str = "main") -> Point:
@@ -294,7 +295,7 @@ class DatabaseRun(DatabaseRunner):
         done.events = point_events(outcomes, plan.warmup_s, self.folder, self.progress.say, True)
         if self.telemetry:
             windows = [
-                measured_window(o.started_at, plan.warmup_s, plan.duration_s, o.samples)
+                measured_window(o.started_at, window_warmup(o, plan), plan.duration_s, o.samples)
                 for o in outcomes
             ]
             self.telemetry.finish_point(index + 1, done, windows, self.plan.database.engine)
@@ -362,7 +363,7 @@ class DatabaseRun(DatabaseRunner):
         return done
 
     def _rows(self, outcome: TxnOutcome, load: Load, index: int, repeat: int) -> list[dict]:
-        warmup, per_second = self.plan.warmup_s, outcome.drive.per_second
+        warmup, per_second = window_warmup(outcome, self.plan), outcome.drive.per_second
         latency = outcome.drive.per_second_mean_ms()
         rows = []
         for sample in outcome.samples:
@@ -382,3 +383,9 @@ class DatabaseRun(DatabaseRunner):
                 }
             )
         return rows
+
+
+def window_warmup(outcome: TxnOutcome, plan: DbRunPlan) -> float:
+    """The warm-up before the outcome's measured window: a later round's settle when the
+    point was held until steady (runs/database/steady.py), else the plan's."""
+    return plan.warmup_s if outcome.window_warmup_s is None else outcome.window_warmup_s

@@ -16,12 +16,14 @@ from dbstor.analysis.attribution import (
     own_cpu,
     own_io,
 )
+from dbstor.analysis.interval import point_uncertainty
 from dbstor.analysis.labels import workload_metric_words
 from dbstor.analysis.trust import (
     MEMORY_READS_PER_TXN,
     drift_note,
-    drift_pct,
-    is_steady,
+    held_note,
+    held_words,
+    steadiness,
     withheld_percentiles,
 )
 from dbstor.drivers.client_watch import per_user_bytes
@@ -59,18 +61,23 @@ def database_point(
     cpu = outcome.cpu
     if outcome.own:
         cpu = replace(cpu, **own_cpu(outcome.own, cpu, seconds, os.cpu_count() or 1))
-    drift = drift_pct(result.per_second)
+    steady, drift = steadiness(result.per_second)
     trust = Trust(
-        steady=is_steady(drift),
+        steady=steady,
         slope_pct=drift,
         read_ops=round((dev_reads or 0) * duration_s),
         write_ops=round((dev_writes or 0) * duration_s),
+        rounds=outcome.rounds if outcome.max_s else None,
+        ran_s=outcome.ran_s if outcome.max_s else None,
+        max_s=outcome.max_s,
     )
     trust.p99_trusted = result.commits >= 1000
     trust.p999_trusted = result.commits >= 10_000
     trust.notes += withheld_percentiles(result.commits, "transactions")
     if trust.steady is False:
         trust.notes.append(drift_note(drift, "transactions per second"))
+    if trust.steady is False and trust.max_s:
+        trust.notes.append(held_note(trust))
     # the cache-honesty check: the database's own reads when a cgroup counted them
     host_reads_per_txn = per_txn(dev_reads)
     own_reads = mine["reads_per_txn"] if mine and device else None
@@ -119,6 +126,16 @@ def database_point(
         started_at=datetime.fromtimestamp(outcome.started_at, UTC).isoformat(timespec="seconds"),
         wall_s=outcome.wall_s,
         own_io=mine,
+        uncertainty=point_uncertainty(
+            {
+                "tps": result.per_second,
+                "iops": window_iops(outcome, outcome.window_warmup_s or warmup_s, seconds),
+                "read_lat_mean_ms": window_iops(
+                    outcome, outcome.window_warmup_s or warmup_s, seconds, "dev_read_await_ms"
+                ),
+                "response_ms": [v for v in result.per_second_mean_ms() if v is not None],
+            }
+        ),
         foreign_io_share=share,
         foreign_io_reason=share_reason,
         shared_device=share is not None and share > SHARED_DEVICE_SHARE,
@@ -195,6 +212,24 @@ def rate(total: float | None, seconds: float) -> float | None:
     return None if total is None or seconds <= 0 else total / seconds
 
 
+def window_iops(
+    outcome: TxnOutcome, warmup_s: float, seconds: float, key: str | None = None
+) -> list[float]:
+    """The device's IOPS (reads and writes) in each whole second of the measured window;
+    with `key`, that sample figure instead (the device's read await), where it was had."""
+    values = []
+    for sample in outcome.samples:
+        t, reads = sample.get("t_s"), sample.get("dev_read_iops")
+        if t is None or not warmup_s + 0.5 < t <= warmup_s + seconds + 0.5:
+            continue
+        if key is not None:
+            if sample.get(key) is not None:
+                values.append(float(sample[key]))
+        elif reads is not None:
+            values.append(float(reads) + float(sample.get("dev_write_iops") or 0.0))
+    return values
+
+
 def point_line(title: str, point: Point) -> str:
     """The terminal's line for a finished database point."""
     txn, read = point.txn_lat_ms, point.read_lat_ms
@@ -214,6 +249,7 @@ def point_line(title: str, point: Point) -> str:
         "SHARED DEVICE" if point.shared_device else "",
         f"errors {point.errors}" if point.errors else "",
         "SATURATED" if point.saturated else "",
+        held_words(point.trust) or "",
     ]
     return "  ".join(p for p in parts if p)
 

@@ -13,7 +13,8 @@ from dbstor.drivers.users import Instance
 from dbstor.engines.base import EngineSettings
 from dbstor.engines.registry import engine_class
 from dbstor.errors import UserError, is_disk_full
-from dbstor.runs.database.point import DbPoint, measure_database_point
+from dbstor.runs.database.point import DbPoint
+from dbstor.runs.database.steady import measure_until_steady
 from dbstor.runs.own_files import engine_files
 from dbstor.runs.path_layout import path_layout
 from dbstor.telemetry.disk import devices_for_path
@@ -155,10 +156,14 @@ class DatabaseWorker:
     def measure(self, point: dict[str, Any]) -> dict[str, Any]:
         """One load point -> its TxnOutcome as a dict."""
         described = DbPoint.from_dict(point)
-        self.sampler = Sampler(described.devices)
         self.figures = None
-        outcome = measure_database_point(
-            self.instances, described, self.sampler, on_running=self._keep_figures
+
+        def new_sampler() -> Sampler:  # each round's own; the latest serves live figures
+            self.sampler = Sampler(described.devices)
+            return self.sampler
+
+        outcome = measure_until_steady(
+            self.instances, described, new_sampler, on_running=self._keep_figures
         )
         return outcome.to_dict()
 

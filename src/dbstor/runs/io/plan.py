@@ -27,6 +27,7 @@ class IoRunPlan:
     precondition: bool
     study: dict
     data: DataPattern = field(default_factory=DataPattern)
+    max_duration_s: float | None = None  # held until steady (fio's steadystate); None: fixed
 
 
 def new_io_run(plan: IoRunPlan) -> Run:

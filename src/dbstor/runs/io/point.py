@@ -70,6 +70,7 @@ class IoPoint:
     live: bool = False  # fio prints its status once a second, for live figures
     events: tuple[dict[str, Any], ...] = ()  # study/events.py EventSpec dicts
     event_paths: tuple[str, ...] = ()  # the target's data paths, where events act
+    max_s: float | None = None  # held until steady by fio's steadystate, up to this long
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
@@ -101,6 +102,7 @@ class IoPoint:
             ioengine=self.ioengine,
             iops_log=Path(log_name) if log_name else None,
             data_options=self.data_options,
+            steady_max_s=self.max_s,
         )
 
 
@@ -230,7 +232,8 @@ def measure_io_point(
     started_at, started = time.time(), time.monotonic()
     events.start(started + point.warmup_s)
     try:
-        ran = run_fio(point, point.duration_s + point.warmup_s + 120, on_running)
+        longest = max(point.duration_s + point.warmup_s, point.max_s or 0.0)
+        ran = run_fio(point, longest + 120, on_running)
     finally:
         happened = events.stop()
         samples = sampler.stop()

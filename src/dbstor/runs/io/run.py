@@ -237,7 +237,8 @@ class IoRun:
             )
             self.run.points.append(failed)
             raise
-        point = summarise_point(load, repeats, plan.duration_s, plan.warmup_s)
+        held = plan.max_duration_s if load.kind != "rate" else None
+        point = summarise_point(load, repeats, plan.duration_s, plan.warmup_s, held)
         point.series = series
         add_host_views(point, self.worker, load, plan.duration_s, plan.warmup_s)
         previous = next((p for p in reversed(self.run.points) if p.series == series and p.ok), None)
@@ -280,6 +281,7 @@ class IoRun:
             live=self.telemetry is not None and self.telemetry.live is not None,
             events=tuple(plan.study.get("events", ())),
             event_paths=tuple(str(p) for p in plan.target.paths),
+            max_s=plan.max_duration_s if load.kind != "rate" else None,
         )
 
     def _repeat(

@@ -6,16 +6,19 @@ from __future__ import annotations
 import statistics
 from collections.abc import Sequence
 from dataclasses import fields
+from typing import Any
 
 from dbstor.analysis.attribution import SHARED_DEVICE_SHARE, attribution_notes, fio_attribution
 from dbstor.analysis.curve import slo_value
 from dbstor.analysis.histogram import MIN_OPS_P99, MIN_OPS_P999, merge_all
+from dbstor.analysis.interval import point_uncertainty, repeat_uncertainty
 from dbstor.analysis.trust import (
     drift_note,
-    drift_pct,
+    held_note,
+    held_words,
     is_noisy,
-    is_steady,
     spread,
+    steadiness,
     withheld_percentiles,
 )
 from dbstor.results.model import CpuStats, DeviceStats, Load, Point, Trust
@@ -58,9 +61,14 @@ def mean_device(devices: Sequence[DeviceStats]) -> DeviceStats | None:
 
 
 def summarise_point(
-    load: Load, repeats: Sequence[IoOutcome], duration_s: float, warmup_s: float
+    load: Load,
+    repeats: Sequence[IoOutcome],
+    duration_s: float,
+    warmup_s: float,
+    max_s: float | None = None,
 ) -> Point:
-    """Throughput is the median repeat's; percentiles come from all repeats' merged histograms."""
+    """Throughput is the median repeat's; percentiles come from all repeats' merged histograms.
+    Held until steady (`max_s`), fio's own steadystate verdict is the point's steadiness."""
     by_iops = sorted(repeats, key=lambda r: r.iops)
     median = by_iops[len(by_iops) // 2]
     reads = merge_all(r.fio.read.histogram for r in repeats)
@@ -69,9 +77,12 @@ def summarise_point(
         a + b
         for a, b in zip(median.read_iops_per_second, median.write_iops_per_second, strict=False)
     ]
-    drift = drift_pct(per_second)
+    steady, drift = steadiness(per_second)
+    fio_steady = median.fio.steadystate if max_s else None
+    if fio_steady:  # fio's test ended the point: it is the point's verdict (drivers/fio_job.py)
+        steady, drift, per_second = fio_verdict(fio_steady, per_second)
     trust = Trust(
-        steady=is_steady(drift),
+        steady=steady,
         slope_pct=drift,
         read_ops=reads.count,
         write_ops=writes.count,
@@ -80,8 +91,13 @@ def summarise_point(
         p999_trusted=(reads.count or MIN_OPS_P999) >= MIN_OPS_P999
         and (writes.count or MIN_OPS_P999) >= MIN_OPS_P999,
     )
-    if trust.steady is False:
+    if trust.steady is False and drift is not None and not fio_steady:
         trust.notes.append(drift_note(drift, "IOPS"))
+    if fio_steady:
+        trust.max_s, trust.ran_s = max_s, median.fio.runtime_s + warmup_s
+        if trust.steady is False:
+            trust.notes.append(fio_note(fio_steady, drift))
+            trust.notes.append(held_note(trust))
     for direction, stats in (("reads", reads), ("writes", writes)):
         if stats.count:  # a direction the profile does not do has no percentile to miss
             trust.notes += withheld_percentiles(stats.count, direction)
@@ -100,6 +116,9 @@ def summarise_point(
         repeats=len(repeats),
         trust=trust,
         wall_s=sum(r.wall_s for r in repeats),
+        uncertainty=repeat_uncertainty({"iops": [r.iops for r in repeats]})
+        if len(repeats) > 1
+        else point_uncertainty({"iops": per_second}),
     )
     # fio's own against the device's: both the mean over the repeats the device measured
     # (the point's figures are the median repeat's)
@@ -144,6 +163,29 @@ def mark_saturation(point: Point, previous: Point | None) -> None:
         point.saturation_reason = f"load x{load_step:.3g} but IOPS {gain:+.0%}: the queue is full"
 
 
+def fio_verdict(
+    state: dict[str, Any], per_second: list[float]
+) -> tuple[bool, float | None, list[float]]:
+    """fio's steadystate as the point's steadiness: attained, the drift across its window
+    (its slope per second times the window's seconds less one, in % of the mean: the
+    scale of trust.drift_pct) and the per-second IOPS of that window (fio's own over
+    its jobs; else the log's last seconds)."""
+    window = int(state.get("window_s") or 0)
+    slope = state.get("slope_pct_per_s")
+    drift = slope * (window - 1) if isinstance(slope, int | float) and window > 1 else None
+    judged = state.get("iops") or (per_second[-window:] if window else per_second)
+    return bool(state.get("attained")), drift, list(judged)
+
+
+def fio_note(state: dict[str, Any], drift: float | None) -> str:
+    """Why fio's steadystate test was not met: its test, its window, how far it was."""
+    far = f": IOPS trended {drift:+.0f}% across it (limit 10%)" if drift is not None else ""
+    return (
+        f"not steady: fio's steadystate test ({state.get('test')}) was not met over its last "
+        f"{state.get('window_s')} s{far}"
+    )
+
+
 def point_line(title: str, point: Point, slo_metric: str) -> str:
     """The terminal's line for a finished io point."""
     read_p99 = (
@@ -169,5 +211,6 @@ def point_line(title: str, point: Point, slo_metric: str) -> str:
         else "",
         f"CPU {cpu:.0f}%" if cpu is not None else "",
         f"[{', '.join(flags)}]" if flags else "",
+        held_words(point.trust) or "",
     ]
     return "  ".join(p for p in parts if p)
