@@ -21,7 +21,7 @@ def cgroup_possible() -> bool:
         probe.remove()
 
 
-def answer_digest(connection: Any, sql: str) -> int:
+def answer_digest(connection: Any, sql: str, dialect: str) -> int:
     """A query's answer as a number (rows normalized, floats to 9 digits, ties sorted), so
     that it comes back from the client process in the record's "rows"."""
     from dbstor.workloads.dss import execute
@@ -30,5 +30,7 @@ def answer_digest(connection: Any, sql: str) -> int:
         v = normalize(v)
         return float(f"{v:.9g}") if isinstance(v, float) else v
 
-    rows = sorted(repr(tuple(value(v) for v in row)) for row in execute.answer(connection, sql))
+    rows = sorted(
+        repr(tuple(value(v) for v in row)) for row in execute.answer(connection, sql, dialect)
+    )
     return int(hashlib.sha256("\n".join(rows).encode()).hexdigest()[:15], 16)

@@ -244,8 +244,8 @@ def _answers(built: Built, stream: int) -> dict[int, list[tuple[Any, ...]]]:
     try:
         out = {}
         for spec, sql in workload.stream(stream, engine.dialect):
-            out[spec.number] = workload.answer(conn, sql)
-            assert workload.run_query(conn, sql) == len(out[spec.number])
+            out[spec.number] = workload.answer(conn, sql, engine.dialect)
+            assert workload.run_query(conn, sql, engine.dialect) == len(out[spec.number])
         return out
     finally:
         conn.close()
@@ -275,7 +275,7 @@ def test_validation_parameters_find_rows_in_all_but_q17_at_this_scale(duck: Buil
         empty = [
             spec.name
             for spec, sql in checked.stream(0, engine.dialect)
-            if not (rows := checked.answer(conn, sql)) or rows[0][0] is None
+            if not (rows := checked.answer(conn, sql, engine.dialect)) or rows[0][0] is None
         ]
     finally:
         conn.close()
@@ -293,7 +293,7 @@ def test_q15_views_of_concurrent_streams_do_not_collide(duck: Built) -> None:
             start.wait()
             for _ in range(5):
                 sql = dict((q.number, text) for q, text in workload.stream(s, engine.dialect))[15]
-                workload.run_query(conn, sql)
+                workload.run_query(conn, sql, engine.dialect)
         except BaseException as exc:
             errors.append(exc)
         finally:

@@ -74,10 +74,14 @@ def version_probe(node_id: str) -> Any:
 
     def probe() -> str | None:
         try:
-            import dbstor
+            import dbstor  # noqa: F401
         except ImportError:
             return None
-        return str(getattr(dbstor, "__version__", "unknown"))
+        try:
+            from dbstor import __version__ as found  # an old dbstor may not say
+        except ImportError:
+            return "unknown"
+        return str(found)
 
     task = ray.remote(num_cpus=0, max_retries=0)(probe)
     return task.options(scheduling_strategy=pinned(node_id)).remote()

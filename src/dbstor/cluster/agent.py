@@ -111,8 +111,7 @@ class HostAgent:
         match_nice(self.nice)
         self.lock_targets(setup)
         self.worker = make_worker(kind, safety)
-        planner = getattr(self.worker, "plan", None)
-        return dict(planner(self.own_folders(setup)) or {}) if planner else {}
+        return dict(self.worker.plan(self.own_folders(setup)) or {})
 
     def lock_targets(self, setup: Mapping[str, Any]) -> None:
         """Before anything is made here: this host's lock on every target directory of the

@@ -108,11 +108,11 @@ def run_guard(agent_pid: int) -> int:
     seen: dict[int, int] = {}
     paths: list[Path] = []
     buffer = b""
-    stdin = sys.stdin.buffer.raw if hasattr(sys.stdin.buffer, "raw") else sys.stdin.buffer
+    stdin = sys.stdin.fileno()  # read unbuffered: select() sees what the pipe holds
     while True:
         ready, _, _ = select.select([stdin], [], [], SNAPSHOT_EVERY_S)
         if ready:
-            chunk = os.read(stdin.fileno(), 4096)
+            chunk = os.read(stdin, 4096)
             if not chunk:
                 break
             buffer += chunk

@@ -349,6 +349,10 @@ class ClusterWorker:
         self.last: ClusterPoint | None = None
         self.own_state()
 
+    def plan(self, setup: dict[str, Any]) -> dict[str, Any]:
+        """Nothing decided ahead here (the io worker decides each host's test files)."""
+        return {}
+
     def running(self) -> None:
         """None: the hosts' live figures come through latest()."""
         return None

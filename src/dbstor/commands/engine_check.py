@@ -139,7 +139,11 @@ def workload_lines(engine: Engine, workload: Workload, say: Callable[[str], None
         if is_query_workload(type(workload)):
             for spec, sql in workload.stream(0, engine.dialect):  # type: ignore[attr-defined]
                 run = workload.run_query  # type: ignore[attr-defined]
-                lines.append(timed(f"query {spec.name}", lambda s=sql, r=run: r(connection, s)))
+                lines.append(
+                    timed(
+                        f"query {spec.name}", lambda s=sql, r=run: r(connection, s, engine.dialect)
+                    )
+                )
                 end_transaction(connection)
         else:
             try:

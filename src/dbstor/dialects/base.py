@@ -31,8 +31,19 @@ class Dialect:
     indexes_take_prefix: ClassVar[bool] = False  # an index name takes the schema prefix
     on_takes_prefix: ClassVar[bool] = False  # ALTER TABLE / CREATE INDEX ON name the schema
     # its driver sends a statement and reads the reply apart (libpq's asynchronous calls), so a
-    # brokerage session can run in a greenlet on the driver's loop thread (brokerage/wire.py)
+    # brokerage session can run in a greenlet on the driver's loop thread (its brokerage part's Wire)
     statements_without_thread: ClassVar[bool] = False
+    # its driver's connection runs a statement itself (sqlite3, psycopg, DuckDB, whose
+    # cursor() is a new connection without the search path); else through a cursor
+    executes_on_connection: ClassVar[bool] = False
+
+    def execute(self, connection: Any, statement: str) -> Any:
+        """Run one statement on a connection; what fetchall() reads its rows from."""
+        if self.executes_on_connection:
+            return connection.execute(statement)
+        cursor = connection.cursor()
+        cursor.execute(statement)
+        return cursor
 
     # --- parts ------------------------------------------------------------------------
 

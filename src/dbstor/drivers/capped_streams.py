@@ -3,7 +3,7 @@ on SQLite and DuckDB): the same StreamsRun as in dbstor's own process, run in a 
 process that joins the engine's memory cgroup (engines/embedded_cap.py) before it opens
 the database.
 
-The engine takes part through its client hooks (ClientHooks): detach() lets go of the
+The engine takes part through its client hooks (engines/base.Engine): detach() lets go of the
 database in this process (DuckDB closes its instance: it is not fork-safe and lets one
 process at a time open a file for writing; SQLite holds nothing open), attach(capped=True)
 opens it in the client process with the engine's capped settings (DuckDB's instance with
@@ -30,7 +30,7 @@ import os
 import signal
 import time
 from collections.abc import Callable, Sequence
-from typing import Any, Protocol, cast, runtime_checkable
+from typing import Any
 
 from dbstor import lifeline
 from dbstor.drivers.streams import STOP_WAIT_S, StreamsOutcome, StreamsRun, one_line
@@ -42,27 +42,12 @@ READY_TIMEOUT_S = 300.0  # for the client to start and open the database
 POLL_S = 0.2
 
 
-@runtime_checkable
-class ClientHooks(Protocol):
-    """What an embedded engine does to hand its database to a capped client process."""
-
-    def detach(self, quiet: bool = False) -> None:
-        """Let go of the database in this process (quiet: never raise)."""
-
-    def attach(self, capped: bool = False) -> None:
-        """Open the database in this process; capped: with the settings for the cap."""
-
-
 def capped_group(engine: Engine) -> EmbeddedCap | None:
-    """The engine's client memory cap when one is in force and the engine can hand its
-    database to a client process (ClientHooks); None: run the streams in this process."""
-    cap = getattr(engine, "client_cap", None)
-    hooks = isinstance(engine, ClientHooks)
-    return cap if isinstance(cap, EmbeddedCap) and cap.active and hooks else None
-
-
-def hooks(engine: Engine) -> ClientHooks:
-    return cast(ClientHooks, engine)
+    """The engine's client memory cap when one is in force (an embedded engine with
+    --memory-limit, which hands its database to a client process through its
+    detach()/attach()); None: run the streams in this process."""
+    cap = engine.client_cap
+    return cap if cap is not None and cap.active else None
 
 
 class CappedStreamsRun:
@@ -73,7 +58,7 @@ class CappedStreamsRun:
         engine: Engine,
         group: EmbeddedCap,
         streams: dict[int, list[tuple[Any, str]]],
-        run_query: Callable[[Any, str], int],
+        run_query: Callable[[Any, str, str], int],
         devices: Sequence[str],
         timeout_s: float | None,
         cache: str,
@@ -90,7 +75,7 @@ class CappedStreamsRun:
     def prepare(self) -> None:
         """Hand the database to a new client process in the group and tighten the group
         once the client has opened it (not measured)."""
-        hooks(self.engine).detach()
+        self.engine.detach()
         dropped = self.engine.drop_cache()
         files = "file" if dropped.files == 1 else "files"
         self.dropped = f"{dropped.files} {files} ({dropped.bytes / 1e6:,.1f} MB)"
@@ -115,7 +100,7 @@ class CappedStreamsRun:
 
     def describe(self) -> str:
         """The cap as applied at this point, for results.json's engine.memory_cap."""
-        settings = getattr(self.engine, "capped_settings", lambda: None)()
+        settings = self.engine.capped_settings()
         own = f", {settings}" if settings else ""
         return (
             f"{self.group.describe()}{own}; the streams ran in that process (spawned), the "
@@ -182,7 +167,7 @@ class CappedStreamsRun:
             for end in self.pipe:
                 end.close()
             self.process = None
-        hooks(self.engine).attach()
+        self.engine.attach()
 
 
 def _client(
@@ -192,7 +177,7 @@ def _client(
     engine_class: type[Engine],
     settings: EngineSettings,
     streams: dict[int, list[tuple[Any, str]]],
-    run_query: Callable[[Any, str], int],
+    run_query: Callable[[Any, str, str], int],
     devices: list[str],
     timeout_s: float | None,
     cache: str,
@@ -201,7 +186,7 @@ def _client(
     group.join()  # before the database takes any memory: all of it counts in the group
     engine = engine_class(settings)
     try:
-        hooks(engine).attach(capped=True)
+        engine.attach(capped=True)
     except Exception as exc:
         outgoing.send(("fatal", f"the client process could not open the database: {one_line(exc)}"))
         return
@@ -223,4 +208,4 @@ def _client(
     except (EOFError, OSError, KeyboardInterrupt):
         return
     finally:
-        hooks(engine).detach(quiet=True)
+        engine.detach(quiet=True)

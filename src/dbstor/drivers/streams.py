@@ -10,7 +10,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from dbstor.dialects import registry
 from dbstor.engines.base import Engine, mask_dsn
@@ -19,7 +19,16 @@ from dbstor.telemetry.window import WindowCounters, window_stats
 ERROR_CHARS = 300  # a query's error line is cut to this length
 JOIN_POLL_S = 0.2  # how often the main thread looks up from waiting (so Ctrl-C is prompt)
 STOP_WAIT_S = 15.0  # how long interrupted streams get to give their connections back
-TIMEOUT_SQLSTATE = "57014"  # PostgreSQL: canceling statement due to statement timeout
+
+
+class QueryInfo(Protocol):
+    """What a stream's query says about itself (workloads/dss/catalog.py: QuerySpec)."""
+
+    number: int
+    name: str
+    title: str
+    tr3476: str | None
+    tr3476_code: str | None
 
 
 # --- one query ---------------------------------------------------------------------------
@@ -46,30 +55,13 @@ def one_line(exc: BaseException) -> str:
     return line if len(line) <= ERROR_CHARS else line[: ERROR_CHARS - 1] + "…"
 
 
-def interrupt(connection: Any) -> bool:
-    """Stop the statement running on `connection` from another thread: DuckDB's and
-    SQLite's interrupt(), psycopg's cancel; False when the driver has no way to."""
-    for name in ("interrupt", "cancel_safe", "cancel"):
-        method = getattr(connection, name, None)
-        if callable(method):
-            with contextlib.suppress(Exception):
-                method()
-            return True
-    return False
-
-
-def can_interrupt(connection: Any) -> bool:
-    return any(
-        callable(getattr(connection, n, None)) for n in ("interrupt", "cancel_safe", "cancel")
-    )
-
-
 class QueryTimer:
-    """Interrupts the statement on a connection once it has run `seconds` (None: never).
+    """Calls `stop` (the engine interrupting the statement on one connection) once it has
+    run `seconds` (None: never).
     Fires only while the statement runs, so the next one is never hit by a late timer."""
 
-    def __init__(self, connection: Any, seconds: float | None):
-        self.connection, self.seconds = connection, seconds
+    def __init__(self, stop: Callable[[], object], seconds: float | None):
+        self.stop, self.seconds = stop, seconds
         self.fired = False
         self._lock = threading.Lock()
         self._running = False
@@ -79,7 +71,7 @@ class QueryTimer:
         with self._lock:
             if self._running:
                 self.fired = True
-                interrupt(self.connection)
+                self.stop()
 
     def __enter__(self) -> QueryTimer:
         self._running = True
@@ -133,8 +125,8 @@ class StreamsRun:
     def __init__(
         self,
         engine: Engine,
-        streams: dict[int, list[tuple[Any, str]]],
-        run_query: Callable[[Any, str], int],
+        streams: dict[int, list[tuple[QueryInfo, str]]],
+        run_query: Callable[[Any, str, str], int],  # (connection, sql, dialect)
         counters: WindowCounters,
         timeout_s: float | None,
         cache: str,
@@ -172,7 +164,7 @@ class StreamsRun:
             with self._lock:
                 running = list(self._open.values())
             for connection in running:
-                interrupt(connection)
+                self.engine.interrupt(connection)
             deadline = time.monotonic() + STOP_WAIT_S
             for thread in threads:
                 thread.join(max(0.0, deadline - time.monotonic()))
@@ -191,7 +183,7 @@ class StreamsRun:
         """What stopped: an external server named by host:port, else the server."""
         return self.engine.unanswered() or f"the {self.engine.title} server stopped"
 
-    def _stream(self, number: int, queries: list[tuple[Any, str]]) -> None:
+    def _stream(self, number: int, queries: list[tuple[QueryInfo, str]]) -> None:
         connection = None
         try:
             connection = self.engine.connect()
@@ -221,7 +213,7 @@ class StreamsRun:
                     connection.close()
 
     def _query(
-        self, connection: Any, number: int, position: int, spec: Any, sql: str
+        self, connection: Any, number: int, position: int, spec: QueryInfo, sql: str
     ) -> dict[str, Any]:
         rows: int | None = None
         error: str | None = None
@@ -229,16 +221,14 @@ class StreamsRun:
         before = self.counters.read()
         with self._lock:
             self._open[number] = connection
-        timer = QueryTimer(connection, self.timeout_s)
+        timer = QueryTimer(lambda: self.engine.interrupt(connection), self.timeout_s)
         started = time.perf_counter()
         try:
             with timer:
-                rows = int(self.run_query(connection, sql))
+                rows = int(self.run_query(connection, sql, self.engine.dialect))
         except Exception as exc:
             error = one_line(exc)
-            timed_out = timer.fired or (
-                self.timeout_s is not None and getattr(exc, "sqlstate", None) == TIMEOUT_SQLSTATE
-            )
+            timed_out = timer.fired or (self.timeout_s is not None and self.engine.timed_out(exc))
             status = "timeout" if timed_out else "failed"
             if self._stop.is_set() and not timed_out:
                 status, error = "failed", f"interrupted: {error}"
@@ -255,7 +245,7 @@ class StreamsRun:
             status == "ok"
             and self.timeout_s is not None
             and elapsed > self.timeout_s
-            and not can_interrupt(connection)
+            and self.engine.interrupter(connection) is None
         ):
             status = "timeout"
             error = (
@@ -266,11 +256,11 @@ class StreamsRun:
         return {
             "stream": number,
             "position": position,
-            "number": getattr(spec, "number", None),
-            "name": str(getattr(spec, "name", f"query {position}")),
-            "title": getattr(spec, "title", None),
-            "tr3476": getattr(spec, "tr3476", None),
-            "tr3476_code": getattr(spec, "tr3476_code", None),
+            "number": spec.number,
+            "name": str(spec.name),
+            "title": spec.title,
+            "tr3476": spec.tr3476,
+            "tr3476_code": spec.tr3476_code,
             "status": status,
             "error": error,
             "elapsed_s": elapsed,

@@ -13,20 +13,26 @@ classification (which errors to retry, which mean the server is gone).
 from __future__ import annotations
 
 import contextlib
-import os
 import re
 from abc import ABC, abstractmethod
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from dbstor.engines import window
+from dbstor.engines.page_cache import CacheDrop, drop_page_cache
 from dbstor.engines.probes import CounterQuery
 from dbstor.results.finite import checked_figure
 
+if TYPE_CHECKING:
+    from dbstor.engines.cgroup import MemoryCap
+    from dbstor.engines.embedded_cap import EmbeddedCap
+
 ROLES = ("data", "log", "temp", "fast")  # fast: a faster tier for the objects placed there
 MARKER_TABLE = "dbstor_marker"  # every schema dbstor creates holds this table
+TIMEOUT_SQLSTATE = "57014"  # canceling statement due to statement timeout
+INTERRUPT_METHODS = ("interrupt", "cancel_safe", "cancel")  # sqlite3/DuckDB, psycopg, others
 
 
 @dataclass(frozen=True)
@@ -137,82 +143,6 @@ class ObjectIO:
     rows_changed: float | None = None
 
 
-@dataclass
-class CacheDrop:
-    """What dropping a database's files from the host's page cache did."""
-
-    files: int = 0  # files whose cached pages were dropped
-    bytes: int = 0  # their size
-    failed: dict[str, int] = field(default_factory=dict)  # reason -> files not dropped
-
-    @property
-    def note(self) -> str | None:
-        """One line for the run notes when some files could not be dropped, else None."""
-        if not self.failed:
-            return None
-        count = sum(self.failed.values())
-        why = "; ".join(f"{reason} ({n} files)" for reason, n in self.failed.items())
-        return (
-            f"{count} of {count + self.files} database files could not be dropped from the page "
-            f"cache: {why}; their pages may still be served from memory"
-        )
-
-
-def _files_under(paths: Iterable[Path]) -> Iterator[Path]:
-    """Regular files at or under `paths`, each once; symbolic links are not followed."""
-    seen: set[tuple[int, int]] = set()
-    for path in paths:
-        candidates: Iterable[Path]
-        if path.is_dir() and not path.is_symlink():
-            candidates = (
-                Path(root, name) for root, _, names in os.walk(path) for name in sorted(names)
-            )
-        else:
-            candidates = [path]
-        for candidate in candidates:
-            try:
-                st = candidate.lstat()
-            except OSError:
-                continue  # gone since it was listed
-            if candidate.is_symlink() or not candidate.is_file():
-                continue
-            if (st.st_dev, st.st_ino) not in seen:
-                seen.add((st.st_dev, st.st_ino))
-                yield candidate
-
-
-def drop_page_cache(paths: Iterable[str | os.PathLike[str]]) -> CacheDrop:
-    """Write back and drop from the host's page cache every regular file at or under
-    `paths` (fdatasync, then posix_fadvise POSIX_FADV_DONTNEED), so that the next reads go
-    to the storage. Pages a process has mapped stay; an array's own cache is not touched.
-    Never raises: what could not be dropped is counted by reason."""
-    out = CacheDrop()
-    files = list(_files_under(Path(p) for p in paths))
-    if not hasattr(os, "posix_fadvise"):
-        if files:
-            out.failed["this platform has no posix_fadvise"] = len(files)
-        return out
-    for file in files:
-        try:
-            fd = os.open(file, os.O_RDONLY)
-        except OSError as exc:
-            reason = exc.strerror or type(exc).__name__
-            out.failed[reason.lower()] = out.failed.get(reason.lower(), 0) + 1
-            continue
-        try:
-            with contextlib.suppress(OSError):
-                os.fdatasync(fd)  # dirty pages are not dropped: write them back first
-            os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
-            out.files += 1
-            out.bytes += os.fstat(fd).st_size
-        except OSError as exc:
-            reason = (exc.strerror or type(exc).__name__).lower()
-            out.failed[reason] = out.failed.get(reason, 0) + 1
-        finally:
-            os.close(fd)
-    return out
-
-
 class ErrorKind:
     RETRY = "retry"  # serialization failure, deadlock, busy: run the transaction again
     FATAL = "fatal"  # the server is gone or the connection broke: the point fails
@@ -231,6 +161,11 @@ class Engine(ABC):
     placeable: ClassVar[tuple[str, ...]] = ()  # kinds of objects place can move: table, index
     place_limit: ClassVar[str] = "it keeps the whole database in one place"  # why not others
     placer: ClassVar[Any] = None  # placer(engine, database, say): the engine's place_objects
+    # What runs/, drivers/ and workloads/ ask of every engine (declared, never probed):
+    is_server: ClassVar[bool] = False  # a client/server engine: takes a DSN, has a server
+    memory_headroom: ClassVar[int] = 0  # a managed server's cap: least room beside its buffer
+    cap: MemoryCap | None = None  # a managed server's memory cgroup (None: no server here)
+    client_cap: EmbeddedCap | None = None  # an embedded engine's cap on its client processes
 
     def __init__(self, settings: EngineSettings):
         self.settings = settings
@@ -286,6 +221,65 @@ class Engine(ABC):
     def drop_cache(self) -> CacheDrop:
         """Drop the database's files from the host's page cache (after restart())."""
         return drop_page_cache(self.cache_paths())
+
+    def server_pids(self) -> list[int]:
+        """A managed server's process tree (none: an external server, or an embedded engine,
+        which runs in the client processes)."""
+        return []
+
+    def memory_caps(self) -> list[MemoryCap]:
+        """The memory cgroups in force around this instance (its server's, or its client
+        processes' with `given` the database's share), for a point's OOM figures."""
+        caps = [self.cap] if self.cap is not None else []
+        if self.client_cap is not None:
+            self.client_cap.cap.given = self.client_cap.budget
+            caps.append(self.client_cap.cap)
+        return [c for c in caps if c.group is not None]
+
+    def capped_settings(self) -> str | None:
+        """The engine's own settings under a client memory cap, for the cap's description."""
+        return None
+
+    def detach(self, quiet: bool = False) -> None:
+        """Let go of the database in this process (an embedded engine handing it to a capped
+        client process; quiet: never raise). Only called when client_cap is in force."""
+        raise NotImplementedError(f"{self.title} runs no capped client process")
+
+    def attach(self, capped: bool = False) -> None:
+        """Open the database in this process (capped: with the settings for the cap)."""
+        raise NotImplementedError(f"{self.title} runs no capped client process")
+
+    def check_dsn(self) -> None:
+        """An external server's DSN that does not parse: UserError (nothing to check for an
+        engine that takes no DSN)."""
+        return None
+
+    def check_reachable(self) -> None:
+        """An external server that does not answer: UserError (nothing to reach otherwise)."""
+        return None
+
+    def interrupt(self, connection: Any) -> bool:
+        """Stop the statement running on `connection` from another thread (DuckDB's and
+        SQLite's interrupt(), psycopg's cancel); False when the driver has no way to."""
+        method = self.interrupter(connection)
+        if method is not None:
+            with contextlib.suppress(Exception):
+                method()
+        return method is not None
+
+    def interrupter(self, connection: Any) -> Any:
+        """The connection's method that stops its running statement, or None (the DB-API
+        drivers' names for it; an engine whose driver differs overrides this)."""
+        for name in INTERRUPT_METHODS:
+            method = getattr(connection, name, None)
+            if callable(method):
+                return method
+        return None
+
+    def timed_out(self, exc: BaseException) -> bool:
+        """Whether `exc` is the server stopping a statement at its statement timeout (the
+        SQLSTATE PostgreSQL gives it, 57014, read from the drivers that carry one)."""
+        return getattr(exc, "sqlstate", None) == TIMEOUT_SQLSTATE
 
     def counters(self) -> EngineCounters:
         return EngineCounters()

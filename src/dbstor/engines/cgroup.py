@@ -51,6 +51,7 @@ class MemoryCap:
         self.version: int | None = None
         self.note = "no memory limit requested" if limit_bytes is None else "not applied yet"
         self.lifted = False  # lift(): the group is made, or kept, without its limit
+        self.given: int | None = None  # of the limit, the database's share (embedded)
 
     def create(self) -> None:
         """Make the group and set its limit; when impossible, remember why."""

@@ -59,7 +59,7 @@ class ServerEngine(Engine):
 
     def __init__(self, settings: EngineSettings):
         super().__init__(settings)
-        self.cap = MemoryCap(self.name, settings.instance, settings.memory_limit_bytes)
+        self.cap: MemoryCap = MemoryCap(self.name, settings.instance, settings.memory_limit_bytes)
         self.server = ServerProcess(self.cap, self.shm_prefix)
         self.port: int | None = None
         self.sockdir: Path | None = None
@@ -72,6 +72,11 @@ class ServerEngine(Engine):
         self._admin_wait = ADMIN_CONNECT_S  # PROBE_CONNECT_S after an unanswered probe
         self._lock = threading.Lock()
         self._launched: tuple[list[str], Account, Path] | None = None  # for restart()
+
+    is_server: ClassVar[bool] = True
+
+    def server_pids(self) -> list[int]:
+        return self.server.pids() if self.managed else []
 
     # --- what each engine supplies ----------------------------------------------------------
 

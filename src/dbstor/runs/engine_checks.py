@@ -16,7 +16,6 @@ from dbstor.engines.base import EngineSettings
 from dbstor.engines.memory_flags import host_memory_bytes
 from dbstor.engines.place import check_place
 from dbstor.engines.registry import engine_class
-from dbstor.engines.server import ServerEngine
 from dbstor.errors import UserError
 from dbstor.study.model import DatabaseSpec, Study
 from dbstor.units import format_size
@@ -101,7 +100,7 @@ def check_dsn(spec: DatabaseSpec) -> None:
     """An external server's DSN that does not parse or has a bad parameter (a timeout that
     is not a number): refused here, also when the server is reached from other hosts."""
     engine = engine_class(spec.engine)
-    if spec.dsn is not None and issubclass(engine, ServerEngine):
+    if spec.dsn is not None and engine.is_server:
         engine(EngineSettings(dsn=spec.dsn)).check_dsn()
 
 
@@ -113,7 +112,7 @@ def check_instances(study: Study, spec: DatabaseSpec, local: bool) -> None:
     most = MAX_INSTANCES * hosts
     memory = host_memory_bytes() if local and spec.dsn is None else None
     each = spec.memory_limit_bytes or (spec.buffer_bytes or SERVER_BUFFER) + SERVER_OVERHEAD
-    if memory is not None and issubclass(engine_class(spec.engine), ServerEngine):
+    if memory is not None and engine_class(spec.engine).is_server:
         most = max(1, min(most, memory // each))
     if count > most:
         why = (

@@ -15,7 +15,8 @@ that the same loop can drive a worker in this process or one on another host:
     host_views(...) each host's figures and the start skew of the last point (None on
                     one host)
     own_files()     (role, path) of what it built on this host (none for other hosts')
-and an io worker also plan(setup): the test files decided and checked, nothing written.
+    plan(setup)     what prepare will lay out, decided and checked, nothing written (an io
+                    worker's test files; {} for a database, which lays out its own)
 The run loops use exactly these (no probing for what a worker has).
 
 Outcomes of several workers (hosts) merge exactly with runs/merge.py.
@@ -38,6 +39,8 @@ class Worker(Protocol):
     kind: str
     hosts: Sequence[str]
 
+    def plan(self, setup: dict[str, Any]) -> dict[str, Any]: ...
+
     def prepare(self, setup: dict[str, Any]) -> dict[str, Any]: ...
 
     def measure(self, point: dict[str, Any]) -> dict[str, Any]: ...
@@ -53,12 +56,6 @@ class Worker(Protocol):
     def own_files(self) -> list[tuple[str, str]]: ...
 
     def cleanup(self) -> dict[str, Any]: ...
-
-
-class PlanningWorker(Worker, Protocol):
-    """An io worker: it decides the test files before preparing them."""
-
-    def plan(self, setup: dict[str, Any]) -> dict[str, Any]: ...
 
 
 def make_worker(

@@ -75,6 +75,8 @@ class Workload(ABC):
     options_help: ClassVar[dict[str, str]] = {}  # option name -> what it does (and default)
     fractional_scale: ClassVar[bool] = False  # a scale such as 0.01 allowed (TPC-H's factor)
     declared_tables: ClassVar[tuple[Table, ...]] = ()  # its tables, when fixed (place checks)
+    # queries in streams (query_set, stream, run_query: dss), not transactions by users
+    runs_queries: ClassVar[bool] = False
 
     def __init__(self, scale: float, seed: int = 1, options: dict[str, Any] | None = None):
         if isinstance(scale, bool) or not isinstance(scale, int | float) or not scale > 0:
@@ -95,6 +97,9 @@ class Workload(ABC):
         that place patterns are checked before anything exists; {} when known only after
         loading."""
         return object_names(self.declared_tables)
+
+    def preflight(self) -> None:  # noqa: B027 - optional hook
+        """What can be checked before anything is created (a query run's generator)."""
 
     def expect_users(self, users: int) -> None:  # noqa: B027 - optional hook
         """Called before create() with the most virtual users any point will run on one

@@ -117,8 +117,10 @@ class _SilentServer:
 
 def test_a_query_stream_names_the_server_that_stopped_answering():
     from dbstor.drivers.streams import StreamsRun
+    from dbstor.workloads.dss.catalog import QuerySpec
 
-    run = StreamsRun(_SilentServer(), {1: [(None, "SELECT 1")]}, None, None, None, "warm", print)
+    query = QuerySpec(1, "Q1", "one row", None)
+    run = StreamsRun(_SilentServer(), {1: [(query, "SELECT 1")]}, None, None, None, "warm", print)
     outcome = run.run()
     assert outcome.fatal == (
         "PostgreSQL at db.example:5432 stopped answering during the point; "

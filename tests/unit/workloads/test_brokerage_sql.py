@@ -48,8 +48,9 @@ def test_upsert_differs_only_where_it_must():
     assert "MERGE holding_summary" in statement("tsql", "summary_add")
     # only MySQL's, Oracle's and T-SQL's dialects write a brokerage statement their own way: that one
     assert set(registry.having("brokerage")) >= {"mysql", "oracle", "tsql"}
-    for dialect in registry.having("brokerage"):
-        assert set(registry.get(dialect).part("brokerage").STATEMENTS) == {"summary_add"}
+    for dialect in registry.having("brokerage"):  # PostgreSQL's part holds its wire only
+        own = set(registry.get(dialect).part("brokerage").STATEMENTS)
+        assert own == ({"summary_add"} if dialect in ("mysql", "oracle", "tsql") else set())
     assert statement("mysql", "summary_add").count("%s") == 3
 
 

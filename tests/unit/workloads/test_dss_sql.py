@@ -101,12 +101,12 @@ def test_answer_runs_q15_and_drops_its_view_even_when_the_query_fails():
     )
     conn.commit()
     sql = render(15, parameters(15, 1, None, 0), "sqlite", 2)
-    rows = answer(conn, sql)
+    rows = answer(conn, sql, "sqlite")
     assert rows == [(1, "Supplier#1", "addr", "10-1", 90.0)]
-    assert run_statements(conn, sql) == 1
+    assert run_statements(conn, sql, "sqlite") == 1
     conn.execute("DROP TABLE supplier")
     with pytest.raises(sqlite3.OperationalError, match="supplier"):
-        answer(conn, sql)
+        answer(conn, sql, "sqlite")
     views = conn.execute(
         "SELECT name FROM sqlite_temp_master WHERE type = 'view' "
         "UNION ALL SELECT name FROM sqlite_master WHERE type = 'view'"
@@ -163,7 +163,7 @@ def test_ctrl_c_during_a_duckdb_query_on_the_main_thread_stays_a_keyboard_interr
     try:
         with pytest.raises(KeyboardInterrupt):  # DuckDB alone raises RuntimeError here
             while time.monotonic() < deadline:
-                answer(conn, heavy)
+                answer(conn, heavy, "duckdb")
     finally:
         timer.cancel()
         conn.close()

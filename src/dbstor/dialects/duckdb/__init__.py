@@ -12,6 +12,7 @@ from dbstor.errors import UserError
 
 class Duckdb(Dialect):
     name = "duckdb"
+    executes_on_connection = True
     workloads = ("dss",)
     param = "?"
     for_update = ""

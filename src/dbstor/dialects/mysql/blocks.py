@@ -16,6 +16,7 @@ CHUNK_ROWS = 1_000  # MariaDB's max_recursive_iterations, MySQL's cte_max_recurs
 PAGE_SIZE_QUERY = "SELECT @@innodb_page_size"
 ANALYZE_IN_AUTOCOMMIT = False
 SERVER_LOOP = True
+SUBMITS = False  # its own statements send a call and read its reply apart (multiplexed users)
 
 
 def pad(page_size: int, hash_hex: int) -> int:

@@ -19,6 +19,7 @@ CHUNK_ROWS = 10_000
 PAGE_SIZE_QUERY = "SELECT TO_NUMBER(value) FROM v$parameter WHERE name = 'db_block_size'"
 ANALYZE_IN_AUTOCOMMIT = True  # DBMS_STATS commits on its own
 SERVER_LOOP = True
+SUBMITS = False  # its own statements send a call and read its reply apart (multiplexed users)
 SEED_RANGE = 2**31 - 1
 
 

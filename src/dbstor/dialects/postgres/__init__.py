@@ -3,6 +3,7 @@ the rows in the table's tablespace, a server-side statement_timeout."""
 
 from __future__ import annotations
 
+import importlib.util
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -14,6 +15,7 @@ if TYPE_CHECKING:
 
 class Postgres(Dialect):
     name = "postgres"
+    executes_on_connection = True
     workloads = ("brokerage", "orders", "blocks", "dss")
     types: ClassVar[dict[str, str]] = {
         "id": "BIGINT",
@@ -25,7 +27,8 @@ class Postgres(Dialect):
     }
     keys_after_load = True
     indexes_take_suffix = True
-    statements_without_thread = True
+    # libpq sends and reads apart; the threadless brokerage session also needs greenlet
+    statements_without_thread = importlib.util.find_spec("greenlet") is not None
 
     def create_table(self, table: Table, prefix: str = "", suffix: str = "") -> str:
         """The key comes after COPY (add_primary_key)."""

@@ -18,6 +18,7 @@ CHUNK_ROWS = 20_000
 PAGE_SIZE_QUERY = "SELECT current_setting('block_size')::int"
 ANALYZE_IN_AUTOCOMMIT = True  # VACUUM runs outside a transaction
 SERVER_LOOP = True
+SUBMITS = True  # its own statements send a call and read its reply apart (libpq)
 INT4_OID = 23  # the type of the key parameters (int4)
 
 

@@ -27,6 +27,7 @@ def schemas(connection: Any) -> list[str]:
 
 class Sqlite(Dialect):
     name = "sqlite"
+    executes_on_connection = True
     workloads = ("brokerage", "orders", "blocks", "dss")
     types: ClassVar[dict[str, str]] = {
         t: "INTEGER" for t in ("id", "int", "small", "money", "ts", "day")

@@ -15,6 +15,7 @@ CHUNK_ROWS = 10_000
 PAGE_SIZE_QUERY = None  # 8K, as dbstor creates the files
 ANALYZE_IN_AUTOCOMMIT = False
 SERVER_LOOP = False
+SUBMITS = False  # its own statements send a call and read its reply apart (multiplexed users)
 
 
 def geometry(page_size: int | None, hash_hex: int) -> tuple[int, int, int | None]:

@@ -17,6 +17,7 @@ CHUNK_ROWS = 20_000
 PAGE_SIZE_QUERY = "SELECT 8192"
 ANALYZE_IN_AUTOCOMMIT = False
 SERVER_LOOP = True
+SUBMITS = False  # its own statements send a call and read its reply apart (multiplexed users)
 SEED_RANGE = 2_147_483_647  # RAND(seed) takes an int
 
 

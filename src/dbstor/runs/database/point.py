@@ -25,6 +25,7 @@ from dbstor.drivers.processes import run_in_processes
 from dbstor.drivers.tally import DriveResult
 from dbstor.drivers.users import Instance
 from dbstor.engines.base import EngineCounters, sum_counters
+from dbstor.engines.cgroup import MemoryCap
 from dbstor.events.schedule import point_events
 from dbstor.lifeline import boot_id
 from dbstor.results.model import CpuStats, DeviceStats
@@ -227,31 +228,16 @@ def measure_database_point(
 
 def server_pids(active: list[Instance]) -> list[int]:
     """The managed servers' process trees (an embedded engine runs in the client processes)."""
-    pids: list[int] = []
-    for instance in active:
-        server = getattr(instance.engine, "server", None)
-        if getattr(instance.engine, "managed", False) and server is not None:
-            pids.extend(server.pids())
-    return pids
+    return [pid for instance in active for pid in instance.engine.server_pids()]
 
 
-def memory_caps(active: list[Instance]) -> list[Any]:
+def memory_caps(active: list[Instance]) -> list[MemoryCap]:
     """The memory caps (engines/cgroup.py MemoryCap) in force: a managed server's, or the
     one around an embedded engine's client processes."""
-    caps = []
-    for instance in active:
-        for cap in (
-            getattr(instance.engine, "cap", None),
-            getattr(instance.engine, "client_cap", None),
-        ):
-            group = getattr(cap, "cap", cap)  # an embedded engine's cap wraps a MemoryCap
-            if group is not None and getattr(group, "group", None) is not None:
-                group.given = getattr(cap, "budget", None)  # embedded: the database's share
-                caps.append(group)
-    return caps
+    return [cap for instance in active for cap in instance.engine.memory_caps()]
 
 
-def cap_window(caps: list[Any], before: list[Any]) -> dict[str, Any] | None:
+def cap_window(caps: list[MemoryCap], before: list[Any]) -> dict[str, Any] | None:
     """The first cap's counters over the point (the one that counted an OOM kill, if any):
     its limit, peak usage, and how many OOM kills and limit hits the point added."""
     found = None
@@ -261,7 +247,7 @@ def cap_window(caps: list[Any], before: list[Any]) -> dict[str, Any] | None:
             continue
         window = {
             "limit": end.get("limit"),
-            "given": getattr(cap, "given", None),
+            "given": cap.given,
             "peak": end.get("peak"),
             "held": end.get("held"),
             "oom_kills": (end.get("oom_kill") or 0) - (start.get("oom_kill") or 0),
@@ -276,7 +262,7 @@ def embedded_cap(active: list[Instance]) -> Any:
     """The memory cap of an embedded engine's client processes (engines/embedded_cap.py),
     when one is in force: the database's files are dropped from the page cache first, so
     that pages the loading process read do not serve the capped clients."""
-    caps = [getattr(i.engine, "client_cap", None) for i in active]
+    caps = [i.engine.client_cap for i in active]
     group = next((c for c in caps if c is not None and c.active), None)
     if group is not None:
         for instance in active:

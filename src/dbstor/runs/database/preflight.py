@@ -8,7 +8,6 @@ import stat
 from dbstor.engines.base import EngineSettings
 from dbstor.engines.memory_flags import check_embedded_cap, check_memory_flags
 from dbstor.engines.registry import engine_class
-from dbstor.engines.server import ServerEngine
 from dbstor.errors import UserError
 from dbstor.runs.engine_checks import check_engine, check_open_files
 from dbstor.runs.queries.checks import check_query_spec
@@ -32,7 +31,7 @@ def preflight_database(
         raise UserError(
             f"workload {spec.workload} has no SQL for {engine.title}; it runs on: {', '.join(dialects)}"
         )
-    if spec.dsn is not None and not issubclass(engine, ServerEngine):
+    if spec.dsn is not None and not engine.is_server:
         raise UserError(
             f"{spec.engine} is embedded: it takes target paths (--target), not a DSN; "
             "drop --dsn (or the dsn of the study file, or unset DBSTOR_DSN)"
@@ -46,14 +45,14 @@ def preflight_database(
     check_engine(study, spec, local_targets, safety.allow_overwrite if safety else None)
     check_query_spec(spec)
     check_load_spec(spec)
-    if issubclass(engine, ServerEngine) and spec.dsn is None:
+    if engine.is_server and spec.dsn is None:
         settings = EngineSettings(
             buffer_bytes=spec.buffer_bytes, memory_limit_bytes=spec.memory_limit_bytes
         )
         check_memory_flags(engine.title, settings, engine.memory_headroom)
     else:
         check_embedded_cap(engine.name, engine.title, spec.memory_limit_bytes)
-    if issubclass(engine, ServerEngine) and spec.dsn is not None and local_targets:
+    if engine.is_server and spec.dsn is not None and local_targets:
         engine(EngineSettings(dsn=spec.dsn)).check_reachable()
 
 

@@ -67,7 +67,7 @@ def loading(engine: Any) -> Iterator[None]:
     """A managed server's memory cap is lifted while it starts and its data loads (no
     point measures them) and set again before the first point; a server that then holds
     more than the cap is refused with the figure to give."""
-    cap = getattr(engine, "cap", None)
+    cap = engine.cap
     if cap is None or not engine.managed:
         yield
         return
@@ -95,6 +95,10 @@ class DatabaseWorker:
         self.instances: list[Instance] = []
         self.sampler: Sampler | None = None
         self.figures: dict[str, Any] | None = None  # the users' running figures, live
+
+    def plan(self, setup: dict[str, Any]) -> dict[str, Any]:
+        """Nothing to decide before prepare(): the engine lays out its own files."""
+        return {}
 
     def prepare(self, setup: dict[str, Any]) -> dict[str, Any]:
         """Create, start and load one instance (setup from runs.database.plan.instance_setup):

@@ -7,12 +7,13 @@ from typing import Any
 
 from dbstor.errors import UserError
 from dbstor.study.model import DatabaseSpec
+from dbstor.workloads.base import Workload
 from dbstor.workloads.registry import workload_class
 
 
-def is_query_workload(cls: type) -> bool:
+def is_query_workload(cls: type[Workload]) -> bool:
     """A workload of queries in streams (dss), not of transactions by virtual users."""
-    return callable(getattr(cls, "stream", None)) and callable(getattr(cls, "run_query", None))
+    return cls.runs_queries
 
 
 def runs_queries(spec: DatabaseSpec) -> bool:
@@ -51,6 +52,4 @@ def check_query_spec(spec: DatabaseSpec) -> None:
     workload: Any = cls(scale, seed=spec.seed, options=spec.options)
     if not workload.query_set():
         raise UserError(f"workload {spec.workload}: no queries selected; check --queries")
-    check = getattr(workload, "preflight", None)
-    if callable(check):
-        check()
+    workload.preflight()

@@ -106,7 +106,7 @@ class QueryOutcome:
 def measure_query_point(
     engine: Engine,
     queries: dict[int, list[tuple[Any, str]]],
-    run_query: Callable[[Any, str], int],
+    run_query: Callable[[Any, str, str], int],
     point: QueryPoint,
     counters: WindowCounters,
     on_record: Callable[[dict[str, Any]], None] | None = None,
@@ -132,12 +132,12 @@ def measure_query_point(
             capped.prepare()
         wait_until(point.start_at)
         before = engine.counters()
-        cap_group = getattr(getattr(engine, "cap", None), "group", None)
+        cap_group = engine.cap.group if engine.cap is not None else None
         own = OwnAccounting(
             point.devices, f"q{point.index}", capped=capped is not None or cap_group is not None
         )
-        client = getattr(getattr(capped, "process", None), "pid", None)
-        own.start(own_server_pids(engine), [os.getpid(), *([client] if client else [])])
+        client = capped.process.pid if capped is not None and capped.process else None
+        own.start(engine.server_pids(), [os.getpid(), *([client] if client else [])])
         sampler.start()
         started_at = time.time()
         try:
@@ -165,9 +165,3 @@ def measure_query_point(
         memory_cap=capped.describe() if capped is not None else None,
         own=own_window(own_before, own_after),
     )
-
-
-def own_server_pids(engine: Engine) -> list[int]:
-    """A managed server's process tree (an embedded engine runs in the client processes)."""
-    server = getattr(engine, "server", None)
-    return server.pids() if getattr(engine, "managed", False) and server is not None else []

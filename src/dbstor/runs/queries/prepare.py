@@ -33,7 +33,7 @@ def describe_workload(workload: Any) -> dict[str, Any]:
     try:
         return dict(workload.describe())
     except Exception:  # a workload without a transaction mix describes itself partly
-        return {"name": getattr(workload, "name", None), "scale": getattr(workload, "scale", None)}
+        return {"name": workload.name, "scale": workload.scale}
 
 
 def stream_queries(workload: Any, engine: Engine, streams: int) -> dict[int, list[tuple[Any, str]]]:

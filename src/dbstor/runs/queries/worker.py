@@ -39,6 +39,10 @@ class QueryWorker:
         self.sampler: Sampler | None = None
         self.timeout_s: float | None = None
 
+    def plan(self, setup: dict[str, Any]) -> dict[str, Any]:
+        """Nothing to decide before prepare(): the engine lays out its own files."""
+        return {}
+
     def prepare(self, setup: dict[str, Any]) -> dict[str, Any]:
         """Create, start and load the database (setup as runs.database.plan.instance_setup,
         plus devices and query_timeout_s): the engine, data paths, workload, chosen queries,
@@ -78,7 +82,7 @@ class QueryWorker:
                     "name": q.name,
                     "title": q.title,
                     "tr3476": q.tr3476,
-                    "tr3476_code": getattr(q, "tr3476_code", None),
+                    "tr3476_code": q.tr3476_code,
                 }
                 for q in chosen
             ],

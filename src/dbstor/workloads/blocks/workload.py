@@ -115,9 +115,7 @@ class BlocksWorkload(Workload):
         )
 
     def submits(self, dialect: str) -> bool:
-        part = server.part(dialect)
-        own = "ServerLoop" if self.settings.uses_server_loop(dialect) else "Prepared"
-        return bool(getattr(getattr(part, own, None), "can_submit", False))
+        return bool(server.part(dialect).SUBMITS)
 
     def point_metrics(
         self,
@@ -139,7 +137,7 @@ class BlocksWorkload(Workload):
         mean = (
             latency_ms.get("mean")
             if isinstance(latency_ms, dict)
-            else getattr(latency_ms, "mean", None)
+            else (latency_ms.mean if latency_ms is not None else None)
         )
         if isinstance(mean, int | float) and batch > 1:
             out["visit_latency_ms_mean"] = mean / batch

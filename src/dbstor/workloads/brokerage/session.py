@@ -9,11 +9,12 @@ open: BEGIN IMMEDIATE for the four writing transactions, so a writer takes SQLit
 single write lock before reading instead of failing to upgrade a read snapshot later,
 and plain BEGIN for the readers, whose WAL snapshot then spans all their statements.
 
-On PostgreSQL a session can also run its transactions without a thread of its own
-(can_submit): submit() starts the transaction in a greenlet that sends its statements
-through libpq, collect() feeds it each reply (wire.py). The first submit() switches the
-connection to autocommit and the session sends BEGIN and COMMIT itself; from then on its
-transactions run only through submit() and collect().
+Where the dialect sends statements without a thread (Dialect.statements_without_thread:
+PostgreSQL with greenlet) a session can also run its transactions that way (can_submit):
+submit() starts the transaction on the dialect part's Wire (dialects/postgres/brokerage.py),
+which sends its statements through libpq, and collect() feeds it each reply. The first
+submit() switches the connection to autocommit and the session sends BEGIN and COMMIT
+itself; from then on its transactions run only through submit() and collect().
 """
 
 from __future__ import annotations
@@ -32,16 +33,6 @@ from dbstor.workloads.brokerage.market import Market
 from dbstor.workloads.brokerage.sql import statement
 from dbstor.workloads.brokerage.transactions import TRANSACTIONS, WRITERS
 from dbstor.workloads.brokerage.volumes import END_TS, TRADE_ID_BLOCK
-
-try:  # the threadless path needs greenlet (the postgres extra installs it)
-    from greenlet import greenlet
-except ImportError:  # pragma: no cover - without it every user keeps its thread
-    greenlet = None
-
-
-def session_submits() -> bool:
-    """Whether sessions on a psycopg connection run threadless (greenlet is installed)."""
-    return greenlet is not None
 
 
 class BrokerageSession(Session):
@@ -70,9 +61,8 @@ class BrokerageSession(Session):
         self._claimed = False
         self._on_commit: list[Callable[[], None]] = []
         self._on_rollback: list[Callable[[], None]] = []
-        self.can_submit = greenlet is not None and hasattr(connection, "pgconn")
-        self.wire: Any = None  # wire.Wire once the first transaction was submitted
-        self.flight: Any = None  # the greenlet running the submitted transaction
+        self.can_submit = self.own.statements_without_thread
+        self.wire: Any = None  # the dialect part's Wire once the first transaction was submitted
 
     # --- what transactions use ------------------------------------------------------
 
@@ -142,29 +132,20 @@ class BrokerageSession(Session):
         self.outcomes[transaction] += 1
 
     def submit(self, transaction: str) -> int:
-        """Start the transaction in a greenlet; it returns here once BEGIN is sent."""
+        """Start the transaction on the wire; it returns here once BEGIN is sent."""
         if self.wire is None:
-            from dbstor.workloads.brokerage.wire import Wire
-
-            self.wire = Wire(self.conn)
-        self.flight = greenlet(self.run)
-        self.flight.switch(transaction)
-        return self.wire.socket
+            self.wire = self.own.part("brokerage").Wire(self.conn)
+        return int(self.wire.start(self.run, transaction))
 
     def collect(self) -> bool | None:
         """Feed the transaction the reply that arrived: None while it has statements left,
         True once committed (or rolled back by design); raises as run() would."""
-        reply = self.wire.receive()
-        if reply is None:
-            return None
-        self.flight.switch(reply)
-        return True if self.flight.dead else None
+        return self.wire.collect()
 
     def close(self) -> None:
         """A transaction still in flight (the point stopped) is given up: its connection
         is closed by the caller, which rolls it back on the server."""
-        flight, self.flight = self.flight, None
-        if flight is not None and not flight.dead:
+        if self.wire is not None and self.wire.abandon():
             self._undo()
 
     def _begin(self, writer: bool) -> None:

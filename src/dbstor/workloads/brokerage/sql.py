@@ -148,5 +148,5 @@ def render(text: str, dialect: str, count: int = 0) -> str:
 def statement(dialect: str, name: str, count: int = 0) -> str:
     """The rendered statement `name` for a dialect (cached)."""
     part = registry.for_workload(dialect, "brokerage").part("brokerage")
-    own = getattr(part, "STATEMENTS", {})  # where the dialect needs other text
+    own = part.STATEMENTS if part else {}  # where the dialect needs other text
     return render(own.get(name, STATEMENTS[name]), dialect, count)

@@ -14,7 +14,7 @@ from dbstor.workloads.brokerage import load, sql
 from dbstor.workloads.brokerage.keys import Keys
 from dbstor.workloads.brokerage.market import Market
 from dbstor.workloads.brokerage.schema import TABLES
-from dbstor.workloads.brokerage.session import BrokerageSession, session_submits
+from dbstor.workloads.brokerage.session import BrokerageSession
 from dbstor.workloads.brokerage.volumes import DEFAULT_TRADE_DAYS, Volumes
 from dbstor.workloads.sample_values import column_types, with_samples
 from dbstor.workloads.script import Section, bulk_sections, statement_section
@@ -121,8 +121,8 @@ class BrokerageWorkload(Workload):
         return BrokerageSession(self.keys, self.market, self.seed, engine.dialect, connection, user)
 
     def submits(self, dialect: str) -> bool:
-        # psycopg's libpq handle and greenlet (session.py)
-        return registry.get(dialect).statements_without_thread and session_submits()
+        # libpq's asynchronous calls and greenlet (dialects/postgres/brokerage.py)
+        return registry.get(dialect).statements_without_thread
 
     def describe(self) -> dict[str, Any]:
         info = super().describe()

@@ -19,6 +19,7 @@ from dbstor.workloads.dss.generate import Generated
 from dbstor.workloads.dss.phases import Phases
 
 DEFAULT_INDEXES = "none"  # the indexes built unless --indexes says
+KEY_INLINE = False  # primary keys added after the load
 PARALLEL = False  # the loader takes workers (one data file part each)
 FORMAT = "parquet"
 

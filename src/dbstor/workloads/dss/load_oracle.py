@@ -24,6 +24,7 @@ from dbstor.workloads.dss.generate import Generated
 from dbstor.workloads.dss.phases import Phases
 
 DEFAULT_INDEXES = "all"  # the indexes built unless --indexes says
+KEY_INLINE = False  # primary keys added after the load
 PARALLEL = True  # the loader takes workers (one data file part each)
 FORMAT = "csv"
 _CONVERT: dict[str, Callable[[str], Any]] = {

@@ -51,6 +51,7 @@ def _scale(value: Any) -> float:
 
 class DssWorkload(Workload):
     name: ClassVar[str] = "dss"
+    runs_queries: ClassVar[bool] = True
     title: ClassVar[str] = "Decision support (TPC-H-like)"
     description: ClassVar[str] = (
         "A wholesale supplier's sales database (TPC-H's eight tables: parts, suppliers, "
@@ -125,14 +126,14 @@ class DssWorkload(Workload):
             for spec in catalog.stream_order(self.selected, stream)
         ]
 
-    def run_query(self, connection: Any, sql: str) -> int:
+    def run_query(self, connection: Any, sql: str, dialect: str) -> int:
         """Execute one query of a stream on a connection, fetch all its rows, end the
         transaction; the number of rows returned. Q15 creates, reads and drops its view."""
-        return execute.run_statements(connection, sql)
+        return execute.run_statements(connection, sql, dialect)
 
-    def answer(self, connection: Any, sql: str) -> list[tuple[Any, ...]]:
+    def answer(self, connection: Any, sql: str, dialect: str) -> list[tuple[Any, ...]]:
         """Like run_query(), but the rows themselves (to check or compare answers)."""
-        return execute.answer(connection, sql)
+        return execute.answer(connection, sql, dialect)
 
     # --- the database -------------------------------------------------------------------------
 
@@ -156,7 +157,7 @@ class DssWorkload(Workload):
     def script(self, dialect: str) -> list[Section]:
         """Tables, keys and indexes as the dialect's loader builds them (no placement);
         the power run's queries with their parameters."""
-        indexes, inline = self.indexes_for(dialect), getattr(loader(dialect), "KEY_INLINE", False)
+        indexes, inline = self.indexes_for(dialect), bool(loader(dialect).KEY_INLINE)
         key = inline and indexes != "none"
         creates = [schema.create_table(t, dialect, self.scale, key=key) for t in schema.TABLES]
         later = (

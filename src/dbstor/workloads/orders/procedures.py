@@ -31,7 +31,7 @@ def ddl(dialect: str) -> list[str]:
 def calls(dialect: str) -> dict[str, str]:
     """Transaction -> the CALL its Caller runs (the dialect part's CALLS; none without)."""
     part = registry.get(dialect).part("orders")
-    return dict(getattr(part, "CALLS", {})) if part else {}
+    return dict(part.CALLS) if part else {}
 
 
 def procedural(dialect: str) -> bool:

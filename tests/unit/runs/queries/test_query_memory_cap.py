@@ -21,12 +21,14 @@ from dbstor.runs.queries.run import QueryRun
 from dbstor.study.model import DatabaseSpec, LoadSeries, Slo, Target
 from dbstor.testfiles import Safety
 from dbstor.workloads.base import LoadReport, Workload
+from dbstor.workloads.dss.catalog import QuerySpec
 
 
 class Counts(Workload):
     """Two queries over one small table, for DuckDB and SQLite."""
 
     name = "counts"
+    runs_queries = True
     title = "counts"
     description = "two queries over one table"
     source = "tests"
@@ -38,9 +40,10 @@ class Counts(Workload):
         return []
 
     def stream(self, stream: int, dialect: str) -> list[tuple[Any, str]]:
-        return [(None, "SELECT count(*) FROM t"), (None, "SELECT n FROM t WHERE n < 3")]
+        count, small = QuerySpec(1, "Q1", "count", None), QuerySpec(2, "Q2", "small", None)
+        return [(count, "SELECT count(*) FROM t"), (small, "SELECT n FROM t WHERE n < 3")]
 
-    def run_query(self, connection: Any, sql: str) -> int:
+    def run_query(self, connection: Any, sql: str, dialect: str) -> int:
         return len(connection.execute(sql).fetchall())
 
     def create(self, engine: Any, say: Any) -> LoadReport:

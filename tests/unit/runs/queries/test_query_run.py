@@ -45,6 +45,7 @@ class Spec:
     name: str
     title: str
     tr3476: str | None
+    tr3476_code: str | None = None
 
 
 QUERIES = {
@@ -67,6 +68,7 @@ class TinyQueries(Workload):
     """Queries over one table of ROWS integers; option queries = 'Q1,Q2,...'."""
 
     name = "tinyq"
+    runs_queries = True
     title = "tiny queries"
     description = "a few queries over one table"
     source = "tests"
@@ -89,7 +91,7 @@ class TinyQueries(Workload):
         shift = stream % len(chosen) if stream else 0
         return chosen[shift:] + chosen[:shift]
 
-    def run_query(self, connection: Any, sql: str) -> int:
+    def run_query(self, connection: Any, sql: str, dialect: str) -> int:
         if sql == "peek":
             data = json.loads((self.folder / "results.json").read_text())
             self.peeks.append([(p["status"], len(p["queries"])) for p in data["points"]])
@@ -290,10 +292,10 @@ def test_check_query_spec_names_the_problem():
 
 def test_query_timer_interrupts_only_a_running_statement(tmp_path):
     conn = sqlite3.connect(tmp_path / "t.db", check_same_thread=False)
-    with QueryTimer(conn, 0.2) as timer, pytest.raises(sqlite3.OperationalError):
+    with QueryTimer(conn.interrupt, 0.2) as timer, pytest.raises(sqlite3.OperationalError):
         conn.execute(SLOW_SQL).fetchall()
     assert timer.fired
-    with QueryTimer(conn, 0.05) as timer:
+    with QueryTimer(conn.interrupt, 0.05) as timer:
         assert conn.execute("SELECT 1").fetchall() == [(1,)]
     time.sleep(0.15)  # the timer would have fired by now: it must not hit the next query
     assert not timer.fired

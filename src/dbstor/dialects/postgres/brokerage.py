@@ -1,30 +1,32 @@
-"""A brokerage session's statements on PostgreSQL without a thread of its own.
+"""PostgreSQL's brokerage part: the shared statements as they are (no STATEMENTS of its
+own), and a session's statements sent without a thread of its own (Wire).
 
 A brokerage transaction is several statements whose order depends on what the earlier ones
 found, so it cannot be one request and one reply as an orders CALL is. Its body runs in a
-greenlet instead: each statement (and BEGIN, COMMIT, ROLLBACK) is sent through libpq and
-the greenlet switches back to the driver's loop thread (drivers/multiplex.py), which
-resumes it with the reply once the socket has delivered all of it. The loop thread runs
-every such user, so a thousand users need no thousand threads. The statements are the
-ones the cursor would run, and prepared as psycopg prepares them: a statement runs
-unprepared (one round trip, parsed each time) until its PREPARE_AFTER-th use on the
-connection, then it is prepared once (a round trip of its own). Preparing at first use
-cost a thousand users, each running only a dozen transactions in a point, about a round
-trip in five. Rows are read with psycopg's own loaders, so a transaction sees the same
-Python values as through a cursor and its errors are psycopg's, classified the same.
+greenlet instead (Wire.start): each statement (and BEGIN, COMMIT, ROLLBACK) is sent through
+libpq and the greenlet switches back to the driver's loop thread (drivers/multiplex.py),
+which resumes it with the reply (Wire.collect) once the socket has delivered all of it. The
+loop thread runs every such user, so a thousand users need no thousand threads. The
+statements are the ones the cursor would run, and prepared as psycopg prepares them: a
+statement runs unprepared (one round trip, parsed each time) until its PREPARE_AFTER-th
+use on the connection, then it is prepared once (a round trip of its own). Preparing at
+first use cost a thousand users, each running only a dozen transactions in a point, about
+a round trip in five. Rows are read with psycopg's own loaders, so a transaction sees the
+same Python values as through a cursor and its errors are psycopg's, classified the same.
+The dialect offers this path (Postgres.statements_without_thread) only where greenlet is
+installed (the postgres extra).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import cache
 from typing import Any
-
-from greenlet import getcurrent
 
 from dbstor.engines.pg_prepared import Libpq, encode
 
 PREPARE_AFTER = 5  # uses before a statement is prepared: psycopg's prepare_threshold
+STATEMENTS: dict[str, str] = {}  # none written PostgreSQL's own way
 
 
 @cache
@@ -46,6 +48,32 @@ class Wire(Libpq):
         self.prepared: dict[str, bytes] = {}  # statement text -> its prepared name
         self.uses: dict[str, int] = {}  # statement text -> runs while not prepared
         self._first: Any = None  # the first result of the reply being read
+        self.flight: Any = None  # the greenlet running the submitted transaction
+
+    # --- the session's side -----------------------------------------------------------
+
+    def start(self, body: Callable[[str], Any], transaction: str) -> int:
+        """Run body(transaction) in a greenlet until it waits for its first reply; the
+        socket that reply comes on."""
+        from greenlet import greenlet  # only on this path: the postgres extra installs it
+
+        self.flight = greenlet(body)
+        self.flight.switch(transaction)
+        return self.socket
+
+    def collect(self) -> bool | None:
+        """Feed the transaction the reply that arrived: None while it has statements left,
+        True once it ended; raises as the body did."""
+        reply = self.receive()
+        if reply is None:
+            return None
+        self.flight.switch(reply)
+        return True if self.flight.dead else None
+
+    def abandon(self) -> bool:
+        """Forget the transaction in flight (the point stopped); whether there was one."""
+        flight, self.flight = self.flight, None
+        return flight is not None and not flight.dead
 
     # --- in the transaction's greenlet -----------------------------------------------
 
@@ -81,6 +109,8 @@ class Wire(Libpq):
     def wait(self) -> Any:
         """Hand the thread back to the loop until the reply is in: the result, or the
         exception psycopg's cursor would raise."""
+        from greenlet import getcurrent
+
         return self.check(getcurrent().parent.switch())
 
     # --- in the loop thread -----------------------------------------------------------
