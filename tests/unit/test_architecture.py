@@ -2,9 +2,11 @@
 between layers, small modules that say what they are for, no private names shared.
 
 The module graph is read with ast, not by importing: every `import` and `from ... import`
-counts, inside functions too, except those under `if TYPE_CHECKING:` (they never run).
-`from dbstor.pkg import name` is an edge to the submodule dbstor.pkg.name when there is
-one, else to dbstor.pkg. Importing a submodule is not counted as importing its package.
+counts, inside functions too, and those under `if TYPE_CHECKING:` as well (a type-only
+import never runs, but a circle through one is still two modules that cannot be read
+apart). `from dbstor.pkg import name` is an edge to the submodule dbstor.pkg.name when there
+is one, else to dbstor.pkg. Importing a submodule is not counted as importing its package.
+Database drivers are imported only by engines/ and dialects/.
 """
 
 from __future__ import annotations
@@ -29,6 +31,13 @@ CLUSTER = "dbstor.cluster"
 # Kubernetes Jobs (kube render, run, collect) sit at the same place, beside cluster.
 SIDE_LAYERS = (CLUSTER, "dbstor.kube")
 ABOVE_CLUSTER = ("dbstor.commands", "dbstor.cli", "dbstor.report")
+# A dialect is below the workloads: they hand it neutral shapes (dialects/shapes.py).
+BELOW_WORKLOADS = ("dbstor.dialects",)
+# Database drivers: only the engines and the dialects import them (an engine connects, a
+# dialect speaks the driver's ways); an export format that happens to be one is named here.
+DRIVERS = ("psycopg", "pymysql", "pymssql", "oracledb", "duckdb", "greenlet", "sqlite3")
+DRIVER_ROOMS = ("dbstor.engines", "dbstor.dialects")
+EXPORT_FORMATS = {"dbstor.catalog.export": {"duckdb"}}  # writes the catalog as a DuckDB file
 # Under everything: they import only each other (and the standard library).
 FOUNDATION = (
     "dbstor.errors",
@@ -192,7 +201,33 @@ def _rel(module: Module) -> str:
 
 
 def _runtime_graph() -> dict[str, set[str]]:
-    return {m.name: {t for t, _, runs in m.imports.edges if runs} for m in modules().values()}
+    """Every edge, type-only ones included (the name is kept from when they were not)."""
+    return {m.name: {t for t, _, _ in m.imports.edges} for m in modules().values()}
+
+
+def driver_imports(tree: ast.Module) -> list[tuple[str, int]]:
+    """(driver, line) for every import of a database driver, under TYPE_CHECKING too."""
+    found = []
+    for node in ast.walk(tree):
+        names = []
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            names = [node.module]
+        found += [(n.split(".")[0], node.lineno) for n in names if n.split(".")[0] in DRIVERS]
+    return found
+
+
+def driver_offences(name: str, tree: ast.Module) -> list[str]:
+    if _in(name, DRIVER_ROOMS):
+        return []
+    allowed = EXPORT_FORMATS.get(name, set())
+    return [
+        f"{name}:{line} imports {driver} (driver rule: only {', '.join(DRIVER_ROOMS)} "
+        "import a database driver; ask the engine or the dialect)"
+        for driver, line in driver_imports(tree)
+        if driver not in allowed
+    ]
 
 
 def _cycle_messages(graph: dict[str, set[str]], what: str) -> list[str]:
@@ -218,7 +253,7 @@ def later():
 """
 
 
-def test_the_reader_counts_function_level_imports_and_skips_type_checking() -> None:
+def test_the_reader_counts_function_level_imports_and_marks_type_checking() -> None:
     known = {"dbstor", "dbstor.a", "dbstor.a.x", "dbstor.a.b", "dbstor.a.c", "dbstor.d"}
     known |= {"dbstor.f", "dbstor.g"}
     found = read_imports("dbstor.a.x", False, ast.parse(READER_SAMPLE), known)
@@ -229,8 +264,71 @@ def test_the_reader_counts_function_level_imports_and_skips_type_checking() -> N
     assert strongly_connected({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
 
 
+PLANTED_DRIVERS = """
+import psycopg
+from typing import TYPE_CHECKING
+if TYPE_CHECKING:
+    from pymysql.connections import Connection
+def later():
+    import greenlet.greenlet, json
+"""
+
+
+def test_the_driver_rule_catches_a_planted_import() -> None:
+    tree = ast.parse(PLANTED_DRIVERS)
+    assert [d for d, _ in driver_imports(tree)] == ["psycopg", "pymysql", "greenlet"]
+    assert len(driver_offences("dbstor.workloads.x", tree)) == 3
+    assert driver_offences("dbstor.dialects.postgres.brokerage", tree) == []
+    assert len(driver_offences("dbstor.catalog.export", tree)) == 3  # duckdb only is allowed
+
+
+def test_only_engines_and_dialects_import_a_database_driver() -> None:
+    failures = [
+        f"{_rel(m)}: {offence}"
+        for m in modules().values()
+        for offence in driver_offences(m.name, m.tree)
+    ]
+    assert not failures, "\n".join(failures)
+
+
+def test_a_type_only_import_closes_a_circle() -> None:
+    """The circle dialects/base -> workloads/tables -> dialects/registry -> base ran only
+    through `if TYPE_CHECKING:`; the reader sees it."""
+    planted = "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from dbstor.b import B\n"
+    known = {"dbstor.a", "dbstor.b"}
+    a = read_imports("dbstor.a", False, ast.parse(planted), known)
+    b = read_imports("dbstor.b", False, ast.parse("from dbstor.a import thing\n"), known)
+    graph = {"dbstor.a": {t for t, _, _ in a.edges}, "dbstor.b": {t for t, _, _ in b.edges}}
+    assert strongly_connected(graph) == [["dbstor.a", "dbstor.b"]]
+
+
+def dialect_offences(name: str, edges: list[tuple[str, int, bool]]) -> list[str]:
+    """A dialect naming a workload's module: an arrow back up, type-only or not."""
+    if not _in(name, BELOW_WORKLOADS):
+        return []
+    return [
+        f"{name}:{line} imports {target} (layer rule: dialects sit below the workloads; "
+        "shared types go in dialects/shapes.py)"
+        for target, line, _ in edges
+        if _in(target, ("dbstor.workloads",))
+    ]
+
+
+def test_dialects_never_import_workloads() -> None:
+    """A workload hands a dialect neutral shapes (dialects/shapes.py)."""
+    planted = [("dbstor.workloads.tables", 14, False)]  # the type-only import that was here
+    assert len(dialect_offences("dbstor.dialects.base", planted)) == 1
+    assert dialect_offences("dbstor.workloads.bulk", planted) == []
+    failures = [
+        f"{_rel(m)}: {offence}"
+        for m in modules().values()
+        for offence in dialect_offences(m.name, m.imports.edges)
+    ]
+    assert not failures, "\n".join(failures)
+
+
 def test_no_import_cycles() -> None:
-    """Strongly connected components of the module graph."""
+    """Strongly connected components of the module graph (type-only imports included)."""
     failures = _cycle_messages(_runtime_graph(), "import cycle (no import circles)")
     assert not failures, "\n".join(failures)
 
@@ -280,7 +378,8 @@ def test_the_cluster_layer_sits_between_the_runs_and_the_commands() -> None:
 def test_every_module_the_layers_name_exists() -> None:
     """A rule about a module that is gone checks nothing: every name above is a module or
     package of src/dbstor today."""
-    named = {*UPPER_MODULES, *FOUNDATION, *ABOVE_CLUSTER, *SIDE_LAYERS}
+    named = {*UPPER_MODULES, *FOUNDATION, *ABOVE_CLUSTER, *SIDE_LAYERS, *BELOW_WORKLOADS}
+    named |= {*DRIVER_ROOMS, *EXPORT_FORMATS}
     named |= {f"dbstor.{layer}" for layer in LOWER_LAYERS}
     missing = sorted(n for n in named if n not in modules())
     assert missing == [], f"the layer rules name modules that do not exist: {missing}"

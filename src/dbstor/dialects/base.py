@@ -11,7 +11,7 @@ from types import ModuleType
 from typing import TYPE_CHECKING, Any, ClassVar
 
 if TYPE_CHECKING:
-    from dbstor.workloads.tables import Table
+    from dbstor.dialects.shapes import Table
 
 
 class Dialect:

@@ -9,29 +9,17 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from dbstor.engines.base import Engine
 from dbstor.errors import UserError
+from dbstor.workloads.load_report import LoadReport
 from dbstor.workloads.tables import Table, object_names
 
 if TYPE_CHECKING:
     from dbstor.workloads.script import Section
 
-
-@dataclass
-class LoadReport:
-    """What building the database took."""
-
-    rows: int
-    seconds: float
-    bytes: int | None = None  # bytes generated (as loaded), when known
-    tables: dict[str, int] = field(default_factory=dict)  # table -> rows
-
-    @property
-    def rows_per_s(self) -> float:
-        return self.rows / self.seconds if self.seconds > 0 else 0.0
+__all__ = ["LoadReport", "Session", "Workload"]
 
 
 class Session(ABC):

@@ -35,7 +35,7 @@ from dbstor.dialects import registry
 from dbstor.dialects.base import Dialect
 from dbstor.engines.base import Engine
 from dbstor.workloads import tables as ddl
-from dbstor.workloads.base import LoadReport
+from dbstor.workloads.load_report import LoadReport
 from dbstor.workloads.tables import Table
 
 Rows = dict[str, list[tuple]]  # table name -> rows, in primary-key order

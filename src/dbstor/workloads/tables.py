@@ -13,43 +13,11 @@ loading. A table with no key (TPC-C's history) is a heap everywhere.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from dbstor.dialects import registry
+from dbstor.dialects.shapes import Table, table
 
-_INTEGERS = ("id", "int")
-
-
-@dataclass(frozen=True)
-class Table:
-    """One table: columns (name, neutral type; 'str:N' is VARCHAR(N), a trailing '?'
-    allows NULL), primary key (may be empty) and secondary indexes (name, columns)."""
-
-    name: str
-    columns: tuple[tuple[str, str], ...]
-    key: tuple[str, ...]
-    indexes: tuple[tuple[str, tuple[str, ...]], ...] = ()
-
-    @property
-    def column_names(self) -> tuple[str, ...]:
-        return tuple(c for c, _ in self.columns)
-
-    @property
-    def rowid_key(self) -> bool:
-        """A single integer key: SQLite's INTEGER PRIMARY KEY (the rowid itself)."""
-        return len(self.key) == 1 and dict(self.columns)[self.key[0]].rstrip("?") in _INTEGERS
-
-
-def table(name: str, columns: str, key: str, *indexes: tuple[str, str]) -> Table:
-    """A Table from text: columns 'name type, name type, ...', key 'col col' (or ''),
-    indexes ('index_name', 'col col')."""
-    cols = tuple(tuple(c.split()) for c in columns.split(","))
-    return Table(
-        name,
-        tuple((c[0], c[1]) for c in cols),  # type: ignore[misc]
-        tuple(key.split()),
-        tuple((n, tuple(c.split())) for n, c in indexes),
-    )
+__all__ = ["Table", "table"]  # the shapes live below the dialects and the workloads
 
 
 def column_type(neutral: str, dialect: str) -> str:

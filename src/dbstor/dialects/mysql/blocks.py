@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from dbstor.workloads.blocks.schema import Geometry
+    from dbstor.dialects.shapes import Geometry
 
 
 MAX_PAD_HASHES = 112  # 14,336 bytes: InnoDB's biggest in-page record on 32K/64K pages

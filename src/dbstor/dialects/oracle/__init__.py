@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from dbstor.dialects.base import Dialect
 
 if TYPE_CHECKING:
-    from dbstor.workloads.tables import Table
+    from dbstor.dialects.shapes import Table
 
 BATCH_ROWS = 5_000  # rows per executemany() round trip of the bulk load
 _LIMIT = re.compile(r"\bLIMIT\s+(\?|\d+)", re.IGNORECASE)

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 from dbstor.dialects.oracle import gather_stats
 
 if TYPE_CHECKING:
-    from dbstor.workloads.blocks.schema import Geometry
+    from dbstor.dialects.shapes import Geometry
 
 PCTFREE = 99
 CHUNK_ROWS = 10_000

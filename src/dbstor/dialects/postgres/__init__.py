@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from dbstor.dialects.base import Dialect
 
 if TYPE_CHECKING:
-    from dbstor.workloads.tables import Table
+    from dbstor.dialects.shapes import Table
 
 
 class Postgres(Dialect):

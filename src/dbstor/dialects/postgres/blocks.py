@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from dbstor.workloads.blocks.schema import Geometry
+    from dbstor.dialects.shapes import Geometry
 
 from dbstor.engines.pg_prepared import PreparedStatements
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from dbstor.workloads.blocks.schema import Geometry
+    from dbstor.dialects.shapes import Geometry
 
 
 CHUNK_ROWS = 10_000

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from dbstor.dialects.base import Dialect
 
 if TYPE_CHECKING:
-    from dbstor.workloads.tables import Table
+    from dbstor.dialects.shapes import Table
 
 VALUES_ROWS = 1000  # T-SQL's most rows in one INSERT ... VALUES
 _LIMIT = re.compile(r"\s+LIMIT\s+(\?|\d+)")

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from dbstor.workloads.blocks.schema import Geometry
+    from dbstor.dialects.shapes import Geometry
 
 PAGE_BYTES = 8192  # SQL Server's page, always
 PAD_BYTES = 4096  # more than half the 8,060 bytes a page holds for rows: one row a page

@@ -19,8 +19,11 @@ Geometry, per dialect (each dialect's blocks part; docs/blocks.md has the measur
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
 from types import ModuleType
+
+from dbstor.dialects.shapes import Geometry
+
+__all__ = ["Geometry"]  # below the dialects and the workloads
 
 HASH_HEX = 128  # hex digits of one SHA-512
 PAD_FUNCTION = "dbstor_blocks_pad"  # SQLite: registered on the loading connection
@@ -35,24 +38,6 @@ def pad_text(seed: int | str, row_id: int, width: int) -> str:
     """Row `row_id`'s pad under `seed`: SHA-512 hex of "seed:id", repeated, `width` long."""
     digest = hashlib.sha512(f"{seed}:{row_id}".encode()).hexdigest()
     return (digest * (width // HASH_HEX + 1))[:width]
-
-
-@dataclass(frozen=True)
-class Geometry:
-    """How rows are laid out on one engine."""
-
-    dialect: str
-    pad: int  # pad width in bytes
-    page_size: int  # the engine's page or block size
-    fillfactor: int | None = None  # PostgreSQL only
-
-    @property
-    def row_bytes(self) -> int:
-        """A row's column bytes: two 4-byte integers and the pad."""
-        return 8 + self.pad
-
-    def describe(self) -> dict[str, int | None]:
-        return {"pad_bytes": self.pad, "page_bytes": self.page_size, "fillfactor": self.fillfactor}
 
 
 def geometry(dialect: str, page_size: int | None = None) -> Geometry:
