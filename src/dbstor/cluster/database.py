@@ -20,14 +20,12 @@ from __future__ import annotations
 from dataclasses import asdict
 from typing import Any
 
-from dbstor.cluster.io import mean_cpu, summed_device
 from dbstor.cluster.session import ClusterWorker
 from dbstor.errors import UserError
 from dbstor.results.model import Load
 from dbstor.runs.database.point import TxnOutcome
 from dbstor.runs.database.summary import database_point
-from dbstor.runs.merge import merge_txn_outcomes
-from dbstor.telemetry.own import merge_own
+from dbstor.runs.merge import whole_txn_outcome
 
 
 def instances_on(hosts: list[str], count: int) -> dict[str, int]:
@@ -100,25 +98,8 @@ class ClusterDatabaseWorker(ClusterWorker):
             outcome.host = host
             outcomes[host] = outcome
         self.last, self.last_outcomes = result, outcomes
-        merged = merge_txn_outcomes(list(outcomes.values()))
-        reader = self.counters_host()
-        whole = TxnOutcome(
-            drive=merged["drive"],
-            counters=outcomes[reader].counters if reader else merged["counters"],
-            samples=merged["samples"],
-            cpu=mean_cpu([o.cpu for o in outcomes.values()]),
-            device=summed_device(
-                [(h, o.device) for h, o in outcomes.items() if o.device],
-                [o.boot_id for o in outcomes.values() if o.device],
-            ),
-            own=merge_own(
-                [o.own for o in outcomes.values()], [o.boot_id for o in outcomes.values()]
-            ),
-            alive=merged["alive"],
-            started_at=min(result.starts.values()),
-            wall_s=max(o.wall_s for o in outcomes.values()),
-            host=",".join(outcomes),
-        )
+        started = min(result.starts.values())
+        whole = whole_txn_outcome(outcomes, self.counters_host(), started)
         return whole.to_dict()
 
     def latest(self) -> dict[str, Any] | None:

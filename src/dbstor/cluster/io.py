@@ -9,16 +9,14 @@ column. Each host's own figures are kept for the point's `hosts` list.
 
 from __future__ import annotations
 
-import statistics
-from collections.abc import Sequence
-from dataclasses import asdict, fields
+from dataclasses import asdict
 from typing import Any
 
-from dbstor.cluster.session import ClusterPoint, ClusterWorker
-from dbstor.results.model import CpuStats, DeviceStats, Load
+from dbstor.cluster.session import ClusterWorker
+from dbstor.results.model import Load
 from dbstor.runs.io.point import IoOutcome
 from dbstor.runs.io.summary import summarise_point
-from dbstor.runs.merge import merge_io_outcomes
+from dbstor.runs.merge import whole_io_outcome
 
 
 class ClusterIoWorker(ClusterWorker):
@@ -80,7 +78,8 @@ class ClusterIoWorker(ClusterWorker):
             outcome.host = host
             outcomes[host] = outcome
         self.last, self.last_outcomes = result, outcomes
-        return whole_outcome(list(outcomes.values()), result).to_dict()
+        started = min(result.starts.values())
+        return whole_io_outcome(list(outcomes.values()), started).to_dict()
 
     def latest(self) -> dict[str, Any] | None:
         """The live line: every host's device IOPS, summed (None between points)."""
@@ -111,96 +110,3 @@ class ClusterIoWorker(ClusterWorker):
                 }
             )
         return self.last.views(hosts)
-
-
-def whole_outcome(outcomes: Sequence[IoOutcome], result: ClusterPoint) -> IoOutcome:
-    """The hosts' outcomes as one: merge_io_outcomes for fio, series and samples; device
-    rates summed (every host's I/O reaches the shared storage), await weighted by IOPS;
-    CPU the mean over hosts."""
-    merged = merge_io_outcomes(outcomes)
-    first = outcomes[0]
-    notes = [f"{o.host}: {n}" for o in outcomes for n in o.notes]
-    return IoOutcome(
-        fio=merged["fio"],
-        read_iops_per_second=merged["read_iops_per_second"],
-        write_iops_per_second=merged["write_iops_per_second"],
-        samples=merged["samples"],
-        cpu=mean_cpu([o.cpu for o in outcomes]),
-        device=summed_device(
-            [(o.host, o.device) for o in outcomes if o.device],
-            [o.boot_id for o in outcomes if o.device],
-        ),
-        job_text=first.job_text,
-        output_text=first.output_text,
-        ioengine=first.ioengine,
-        started_at=min(result.starts.values()),
-        wall_s=max(o.wall_s for o in outcomes),
-        host=",".join(o.host for o in outcomes),
-        notes=notes,
-    )
-
-
-def mean_cpu(parts: Sequence[CpuStats]) -> CpuStats:
-    values = {}
-    for f in fields(CpuStats):
-        column = [getattr(p, f.name) for p in parts if getattr(p, f.name) is not None]
-        values[f.name] = statistics.fmean(column) if column else None
-    return CpuStats(**values)
-
-
-def summed_device(
-    parts: Sequence[tuple[str, DeviceStats]], machines: Sequence[str] = ()
-) -> DeviceStats | None:
-    """The hosts' devices as one. `machines` (each part's boot id): hosts that are the
-    same machine saw the same device, which is counted once, not once per host."""
-    seen: set[tuple[str, str | None]] = set()
-    kept = []
-    for i, (host, device) in enumerate(parts):
-        machine = machines[i] if i < len(machines) and machines[i] else host
-        if (machine, device.name) not in seen:
-            seen.add((machine, device.name))
-            kept.append((host, device))
-    parts = kept
-    if not parts:
-        return None
-
-    def total(name: str) -> float | None:
-        column = [getattr(d, name) for _, d in parts if getattr(d, name) is not None]
-        return sum(column) if column else None
-
-    def weighted(await_name: str, iops_name: str) -> float | None:
-        if any(why(await_name) for _, d in parts):
-            return None  # a host's await under the counters' resolution: no mean, a reason
-        pairs = [
-            (getattr(d, await_name), getattr(d, iops_name) or 0.0)
-            for _, d in parts
-            if getattr(d, await_name) is not None
-        ]
-        weight = sum(w for _, w in pairs)
-        return sum(a * w for a, w in pairs) / weight if pairs and weight else None
-
-    def why(await_name: str) -> str | None:
-        name = await_name.replace("_ms", "_reason")
-        found = [f"{host}: {getattr(d, name)}" for host, d in parts if getattr(d, name)]
-        return "; ".join(found) or None
-
-    utils = [d.util_pct for _, d in parts if d.util_pct is not None]
-    reads, writes = total("read_iops"), total("write_iops")
-    read_mb, write_mb = total("read_mbps"), total("write_mbps")
-    ios = (reads or 0.0) + (writes or 0.0)
-    return DeviceStats(
-        name=",".join(f"{host}:{d.name}" for host, d in parts),
-        read_iops=total("read_iops"),
-        write_iops=total("write_iops"),
-        read_mbps=total("read_mbps"),
-        write_mbps=total("write_mbps"),
-        read_await_ms=weighted("read_await_ms", "read_iops"),
-        write_await_ms=weighted("write_await_ms", "write_iops"),
-        util_pct=max(utils) if utils else None,
-        read_await_reason=why("read_await_ms"),
-        write_await_reason=why("write_await_ms"),
-        read_share=(reads or 0.0) / ios if ios else None,
-        read_kib_mean=read_mb * 1e6 / 1024 / reads if reads and read_mb is not None else None,
-        write_kib_mean=write_mb * 1e6 / 1024 / writes if writes and write_mb is not None else None,
-        queue_depth_mean=total("queue_depth_mean"),  # the devices' queues side by side
-    )

@@ -1,6 +1,6 @@
-"""Exact merges of point outcomes measured apart over the same window: several hosts (the
-cluster), and the same functions the single-host path uses for fio's jobs, client
-processes and database instances.
+"""Every merge of point outcomes measured apart over the same window, in one place: the
+cluster's hosts call these (cluster/io.py, cluster/database.py), and the single-host path
+uses the same functions for fio's jobs, client processes and database instances.
 
     merge_histograms     latency bins added bin by bin (analysis.histogram.merge_all)
     merge_io_outcomes    io outcomes of several hosts: fio totals and bins, per-second IOPS
@@ -8,22 +8,32 @@ processes and database instances.
                          engine counters (engines.base.sum_counters)
     merge_counters       engine counters added
     merge_samples        telemetry rows of several hosts, each row labelled with its host
+    mean_cpu             the hosts' CPU figures as one: the mean over hosts
+    summed_device        the hosts' devices as one: rates summed (a machine's device once),
+                         await weighted by IOPS, null with whose reason when one is null
+    merge_own_windows    the hosts' own processes' windows (telemetry/own.py): I/O added
+                         per role and device, CPU only when every host is one machine
+    whole_io_outcome     the hosts' io outcomes as one IoOutcome (all of the above)
+    whole_txn_outcome    the hosts' database outcomes as one TxnOutcome
 
 Percentiles are read from merged histograms, never averaged: the merge of the parts equals
-the measurement of the whole. A host's own CPU and device figures are not merged into one
-(they describe different machines): merged outcomes keep them per host under `hosts`.
+the measurement of the whole. Each host's own CPU and device figures are also kept apart
+under the point's `hosts` (host_view); the whole outcome's CPU is the hosts' mean and its
+device the sum of the distinct devices, as whole_io_outcome says.
 """
 
 from __future__ import annotations
 
+import statistics
 from collections.abc import Iterable, Sequence
-from dataclasses import asdict
+from dataclasses import asdict, fields
 from typing import Any
 
 from dbstor.analysis.histogram import LatencyHistogram, merge_all
 from dbstor.drivers.fio_output import merge_fio_runs
 from dbstor.drivers.tally import merge_results
 from dbstor.engines.base import EngineCounters, sum_counters
+from dbstor.results.model import CpuStats, DeviceStats
 from dbstor.runs.database.point import TxnOutcome
 from dbstor.runs.io.point import IoOutcome
 
@@ -80,3 +90,157 @@ def merge_txn_outcomes(outcomes: Sequence[TxnOutcome]) -> dict[str, Any]:
         "samples": merge_samples({o.host: o.samples for o in outcomes}),
         "hosts": [host_view(o) for o in outcomes],
     }
+
+
+def whole_io_outcome(outcomes: Sequence[IoOutcome], started_at: float) -> IoOutcome:
+    """The hosts' io outcomes as one: merge_io_outcomes for fio, series and samples; device
+    rates summed (every host's I/O reaches the shared storage), await weighted by IOPS;
+    CPU the mean over hosts. `started_at`: when the first host started."""
+    merged = merge_io_outcomes(outcomes)
+    first = outcomes[0]
+    notes = [f"{o.host}: {n}" for o in outcomes for n in o.notes]
+    return IoOutcome(
+        fio=merged["fio"],
+        read_iops_per_second=merged["read_iops_per_second"],
+        write_iops_per_second=merged["write_iops_per_second"],
+        samples=merged["samples"],
+        cpu=mean_cpu([o.cpu for o in outcomes]),
+        device=summed_device(
+            [(o.host, o.device) for o in outcomes if o.device],
+            [o.boot_id for o in outcomes if o.device],
+        ),
+        job_text=first.job_text,
+        output_text=first.output_text,
+        ioengine=first.ioengine,
+        started_at=started_at,
+        wall_s=max(o.wall_s for o in outcomes),
+        host=",".join(o.host for o in outcomes),
+        notes=notes,
+    )
+
+
+def whole_txn_outcome(
+    outcomes: dict[str, TxnOutcome], counters_host: str | None, started_at: float
+) -> TxnOutcome:
+    """The hosts' database outcomes as one: users' results merged exactly, the engine
+    counters of `counters_host` (the one host that read a shared server's) or else summed,
+    CPU the mean, devices summed, own windows merged. `started_at`: the first host's start."""
+    parts = list(outcomes.values())
+    merged = merge_txn_outcomes(parts)
+    return TxnOutcome(
+        drive=merged["drive"],
+        counters=outcomes[counters_host].counters if counters_host else merged["counters"],
+        samples=merged["samples"],
+        cpu=mean_cpu([o.cpu for o in parts]),
+        device=summed_device(
+            [(h, o.device) for h, o in outcomes.items() if o.device],
+            [o.boot_id for o in parts if o.device],
+        ),
+        own=merge_own_windows([o.own for o in parts], [o.boot_id for o in parts]),
+        alive=merged["alive"],
+        started_at=started_at,
+        wall_s=max(o.wall_s for o in parts),
+        host=",".join(outcomes),
+    )
+
+
+def merge_own_windows(
+    parts: Sequence[dict[str, Any] | None], machines: Sequence[str]
+) -> dict[str, Any] | None:
+    """Several hosts' own windows as one: their processes' I/O added per role and device
+    (each host's processes are its own, even when hosts share a machine); CPU added only
+    when every host is the same machine (one set of cores), else None."""
+    if not parts or any(p is None for p in parts):
+        return None
+    one_machine = len(set(machines)) == 1 and all(machines)
+    roles: dict[str, Any] = {}
+    for part in parts:
+        for role, entry in part["roles"].items():  # type: ignore[index]
+            into = roles.setdefault(
+                role,
+                {
+                    "devices": {},
+                    "processes": 0,
+                    "cpu_ns": 0,
+                    "proc_read_bytes": 0,
+                    "proc_write_bytes": 0,
+                },
+            )
+            for name, row in entry["devices"].items():
+                old = into["devices"].get(name, [0, 0, 0, 0])
+                into["devices"][name] = [a + b for a, b in zip(old, row, strict=True)]
+            for key in ("processes", "cpu_ns", "proc_read_bytes", "proc_write_bytes"):
+                value = entry.get(key)
+                into[key] = None if value is None or into[key] is None else into[key] + value
+    if not one_machine:
+        for entry in roles.values():
+            entry["cpu_ns"] = None
+    first = parts[0]
+    return {"source": first["source"], "writes_counted": first["writes_counted"], "roles": roles}  # type: ignore[index]
+
+
+def mean_cpu(parts: Sequence[CpuStats]) -> CpuStats:
+    """The hosts' CPU figures as one: each field's mean over the hosts that have it."""
+    values = {}
+    for f in fields(CpuStats):
+        column = [getattr(p, f.name) for p in parts if getattr(p, f.name) is not None]
+        values[f.name] = statistics.fmean(column) if column else None
+    return CpuStats(**values)
+
+
+def summed_device(
+    parts: Sequence[tuple[str, DeviceStats]], machines: Sequence[str] = ()
+) -> DeviceStats | None:
+    """The hosts' devices as one. `machines` (each part's boot id): hosts that are the
+    same machine saw the same device, which is counted once, not once per host."""
+    seen: set[tuple[str, str | None]] = set()
+    kept = []
+    for i, (host, device) in enumerate(parts):
+        machine = machines[i] if i < len(machines) and machines[i] else host
+        if (machine, device.name) not in seen:
+            seen.add((machine, device.name))
+            kept.append((host, device))
+    parts = kept
+    if not parts:
+        return None
+
+    def total(name: str) -> float | None:
+        column = [getattr(d, name) for _, d in parts if getattr(d, name) is not None]
+        return sum(column) if column else None
+
+    def weighted(await_name: str, iops_name: str) -> float | None:
+        if any(why(await_name) for _, d in parts):
+            return None  # a host's await under the counters' resolution: no mean, a reason
+        pairs = [
+            (getattr(d, await_name), getattr(d, iops_name) or 0.0)
+            for _, d in parts
+            if getattr(d, await_name) is not None
+        ]
+        weight = sum(w for _, w in pairs)
+        return sum(a * w for a, w in pairs) / weight if pairs and weight else None
+
+    def why(await_name: str) -> str | None:
+        name = await_name.replace("_ms", "_reason")
+        found = [f"{host}: {getattr(d, name)}" for host, d in parts if getattr(d, name)]
+        return "; ".join(found) or None
+
+    utils = [d.util_pct for _, d in parts if d.util_pct is not None]
+    reads, writes = total("read_iops"), total("write_iops")
+    read_mb, write_mb = total("read_mbps"), total("write_mbps")
+    ios = (reads or 0.0) + (writes or 0.0)
+    return DeviceStats(
+        name=",".join(f"{host}:{d.name}" for host, d in parts),
+        read_iops=total("read_iops"),
+        write_iops=total("write_iops"),
+        read_mbps=total("read_mbps"),
+        write_mbps=total("write_mbps"),
+        read_await_ms=weighted("read_await_ms", "read_iops"),
+        write_await_ms=weighted("write_await_ms", "write_iops"),
+        util_pct=max(utils) if utils else None,
+        read_await_reason=why("read_await_ms"),
+        write_await_reason=why("write_await_ms"),
+        read_share=(reads or 0.0) / ios if ios else None,
+        read_kib_mean=read_mb * 1e6 / 1024 / reads if reads and read_mb is not None else None,
+        write_kib_mean=write_mb * 1e6 / 1024 / writes if writes and write_mb is not None else None,
+        queue_depth_mean=total("queue_depth_mean"),  # the devices' queues side by side
+    )

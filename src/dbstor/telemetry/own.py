@@ -277,38 +277,3 @@ def own_window(before: dict[str, Any], after: dict[str, Any]) -> dict[str, Any]:
             },
         }
     return {"source": after["source"], "writes_counted": after["writes_counted"], "roles": roles}
-
-
-def merge_own(
-    parts: Sequence[dict[str, Any] | None], machines: Sequence[str]
-) -> dict[str, Any] | None:
-    """Several hosts' own windows as one: their processes' I/O added per role and device
-    (each host's processes are its own, even when hosts share a machine); CPU added only
-    when every host is the same machine (one set of cores), else None."""
-    if not parts or any(p is None for p in parts):
-        return None
-    one_machine = len(set(machines)) == 1 and all(machines)
-    roles: dict[str, Any] = {}
-    for part in parts:
-        for role, entry in part["roles"].items():  # type: ignore[index]
-            into = roles.setdefault(
-                role,
-                {
-                    "devices": {},
-                    "processes": 0,
-                    "cpu_ns": 0,
-                    "proc_read_bytes": 0,
-                    "proc_write_bytes": 0,
-                },
-            )
-            for name, row in entry["devices"].items():
-                old = into["devices"].get(name, [0, 0, 0, 0])
-                into["devices"][name] = [a + b for a, b in zip(old, row, strict=True)]
-            for key in ("processes", "cpu_ns", "proc_read_bytes", "proc_write_bytes"):
-                value = entry.get(key)
-                into[key] = None if value is None or into[key] is None else into[key] + value
-    if not one_machine:
-        for entry in roles.values():
-            entry["cpu_ns"] = None
-    first = parts[0]
-    return {"source": first["source"], "writes_counted": first["writes_counted"], "roles": roles}  # type: ignore[index]

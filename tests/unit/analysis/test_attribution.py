@@ -122,7 +122,7 @@ def test_the_cost_case_from_runs_uses_the_servers_own_cpu(tmp_path):
 
 
 def test_cluster_hosts_on_one_machine_add_their_own_io_against_one_device():
-    from dbstor.telemetry.own import merge_own
+    from dbstor.runs.merge import merge_own_windows as merge_own
 
     merged = merge_own([WINDOW, WINDOW, WINDOW], ["boot-a"] * 3)
     assert merged["roles"]["server"]["devices"]["vda"][0] == 1800

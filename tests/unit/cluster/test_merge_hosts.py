@@ -8,11 +8,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dbstor.analysis.histogram import LatencyHistogram
-from dbstor.cluster.io import whole_outcome
 from dbstor.cluster.session import ClusterPoint
 from dbstor.drivers.fio_output import DirectionTotals, FioRun
 from dbstor.results.model import CpuStats, DeviceStats
 from dbstor.runs.io.point import IoOutcome
+from dbstor.runs.merge import whole_io_outcome
 
 latencies = st.lists(st.integers(min_value=1_000, max_value=50_000_000), min_size=1, max_size=300)
 
@@ -60,7 +60,7 @@ def test_the_merge_of_hosts_equals_the_histogram_of_all_ios(parts, cpus, awaits)
         for i, (h, reads) in enumerate(zip(hosts, parts, strict=True))
     ]
     point = ClusterPoint({}, {h: 100.0 for h in hosts}, 0.0, 0.05)
-    whole = whole_outcome(outcomes, point)
+    whole = whole_io_outcome(outcomes, min(point.starts.values()))
     everything = [latency for reads in parts for latency in reads]
     alone = LatencyHistogram(
         bins=Counter(everything), total_ns=float(sum(everything)), max_ns=float(max(everything))
@@ -88,7 +88,7 @@ def test_hosts_on_one_machine_count_its_device_once():
     outcomes = [host_outcome(f"h{i}", [5_000] * 10, 50.0, 300.0, 0.2) for i in range(3)]
     for outcome in outcomes:
         outcome.boot_id = "one-machine"
-    whole = whole_outcome(outcomes, ClusterPoint({}, {o.host: 100.0 for o in outcomes}, 0.0, 0.05))
+    whole = whole_io_outcome(outcomes, 100.0)
     assert whole.device.read_iops == pytest.approx(300.0)
     assert whole.fio.read.ios == 30, "each host's own I/O still counts"
 
@@ -97,7 +97,7 @@ def test_a_hosts_await_under_the_counters_resolution_leaves_the_whole_null_and_s
     outcomes = [host_outcome(f"h{i}", [5_000] * 10, 50.0, 100.0, 0.2) for i in range(2)]
     outcomes[1].device.read_await_ms = None
     outcomes[1].device.read_await_reason = "device reads await under 0.005 ms: ..."
-    whole = whole_outcome(outcomes, ClusterPoint({}, {o.host: 100.0 for o in outcomes}, 0.0, 0.05))
+    whole = whole_io_outcome(outcomes, 100.0)
     assert whole.device.read_await_ms is None, "h0's 0.2 ms alone would overstate the mean"
     assert whole.device.read_await_reason == "h1: device reads await under 0.005 ms: ..."
     assert whole.device.read_iops == pytest.approx(200.0)

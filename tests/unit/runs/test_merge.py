@@ -25,6 +25,7 @@ from dbstor.runs.merge import (
     merge_io_outcomes,
     merge_samples,
     merge_txn_outcomes,
+    whole_txn_outcome,
 )
 from dbstor.runs.queries.point import QueryOutcome
 
@@ -179,6 +180,40 @@ def test_database_outcome_survives_plain_json_and_merges():
     assert merged["counters"].physical_reads == 14
     assert merged["drive"].rollbacks == dict(Counter({"new_order": 2}))
     assert merged["drive"].per_second_mean_ms() == [2.0, 9.0]
+
+
+def test_hosts_database_outcomes_make_one_whole():
+    """The cluster's database merge: the counters of the host that read a shared server,
+    CPU the mean, one machine's device once, own windows added, the first start."""
+    tallies = tallies_of([("payment", 2_000_000, 0, False)], 2)
+    device = DeviceStats(name="vda", read_iops=50.0, read_await_ms=0.5)
+    own = {"source": "cgroup", "writes_counted": True, "roles": {"data": {
+        "devices": {"vda": [1, 2, 3, 4]}, "processes": 2, "cpu_ns": 10,
+        "proc_read_bytes": 5, "proc_write_bytes": 6}}}  # fmt: skip
+    parts = {
+        host: TxnOutcome(
+            drive=merge(tallies, MIX, 2.0, open_loop=False),
+            counters=EngineCounters(physical_reads=reads),
+            samples=[],
+            cpu=CpuStats(util_pct=util),
+            device=device,
+            own=copy.deepcopy(own),
+            alive=True,
+            started_at=start,
+            wall_s=3.0,
+            host=host,
+            boot_id="one-machine",
+        )
+        for host, reads, util, start in (("h1", 7, 10.0, 5.0), ("h2", 9, 30.0, 4.0))
+    }
+    whole = whole_txn_outcome(parts, "h2", 4.0)
+    assert whole.counters.physical_reads == 9, "a shared server's counters read once"
+    assert whole_txn_outcome(parts, None, 4.0).counters.physical_reads == 16
+    assert whole.cpu.util_pct == 20.0 and whole.started_at == 4.0 and whole.host == "h1,h2"
+    assert whole.device.read_iops == 50.0, "one machine's device counted once"
+    assert whole.own["roles"]["data"]["devices"]["vda"] == [2, 4, 6, 8]
+    assert whole.own["roles"]["data"]["cpu_ns"] == 20
+    assert whole.drive.commits == 2 * parts["h1"].drive.commits
 
 
 def test_query_outcome_survives_plain_json():
