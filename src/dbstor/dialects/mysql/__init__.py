@@ -6,22 +6,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from dbstor.dialects.base import Dialect
+from dbstor.dialects.procedures import with_nulls
 
 if TYPE_CHECKING:
     from dbstor.dialects.shapes import Table
 
 
 STATEMENT_BYTES = 1 << 20  # a bulk INSERT's size
-
-
-class _Null:
-    """Renders as SQL NULL inside a tuple's repr()."""
-
-    def __repr__(self) -> str:
-        return "NULL"
-
-
-NULL = _Null()
 
 
 class Mysql(Dialect):
@@ -44,8 +35,7 @@ class Mysql(Dialect):
         per = max(1, STATEMENT_BYTES // (len(repr(rows[0])) + 2))
         for i in range(0, len(rows), per):
             batch = rows[i : i + per]
-            if any(None in row for row in batch):
-                batch = [tuple(NULL if v is None else v for v in row) for row in batch]
+            batch = with_nulls(batch)
             cur.execute(head + ",".join(map(repr, batch)))
 
     def script_statement(self, sql: str) -> str:

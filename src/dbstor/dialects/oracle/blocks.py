@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from dbstor.dialects.oracle import gather_stats
+from dbstor.dialects.procedures import BlocksLoop, OutBind
 
 if TYPE_CHECKING:
     from dbstor.dialects.shapes import Geometry
@@ -134,29 +135,11 @@ def seed_statement(value: float) -> tuple[str, tuple]:
     return "BEGIN DBMS_RANDOM.SEED(:b1); END;", (1 + int(value * (SEED_RANGE - 1)),)
 
 
-class ServerLoop:
-    """The table's two procedures through one cursor; called with (batch, rows, OUT)."""
-
-    can_submit = False  # the driver waits for each call: no send/receive
-
-    def __init__(self, connection: Any, calls: dict[str, str], batch: int, rows: int, seed: float):
-        self.params = (batch, rows)
-        connection.commit()
-        connection.autocommit = True
-        self.cur = connection.cursor()
-        self.cur.execute(*seed_statement(seed))
-        self.out = self.cur.var(int)
-        self.calls = calls
-
-    def call(self, transaction: str) -> int:
-        self.cur.execute(self.calls[transaction], [*self.params, self.out])
-        return int(self.out.getvalue())
-
-    def close(self) -> None:
-        self.cur.close()
+class ServerLoop(OutBind, BlocksLoop):
+    """The table's two procedures through one cursor; called with (batch, rows)."""
 
 
 def server_loop(
     connection: Any, calls: dict[str, str], batch: int, rows: int, seed: float
 ) -> ServerLoop:
-    return ServerLoop(connection, calls, batch, rows, seed)
+    return ServerLoop(connection, calls, batch, rows, seed_statement(seed))

@@ -14,7 +14,9 @@ NOPM comes from sum(d_next_o_id), as on every dialect.
 
 from __future__ import annotations
 
-from typing import Any
+from dbstor.dialects.procedures import OrdersCaller, OutBind, item_lines
+
+__all__ = ["Caller", "item_lines"]
 
 _DIST = "CASE p_d " + " ".join(f"WHEN {d} THEN s_dist_{d:02d}" for d in range(1, 10))
 _DIST += " ELSE s_dist_10 END"
@@ -223,26 +225,11 @@ def call_block(procedure: str, inputs: int) -> str:
 CALLS = {name: call_block(proc, n) for name, (proc, n) in PROCEDURES.items()}
 
 
-def item_lines(values: tuple[int, ...]) -> str:
-    """One of New-Order's three line lists as text for the procedure to split: 1,2,3."""
-    return ",".join(map(str, values))
-
-
-class Caller:
+class Caller(OutBind, OrdersCaller):
     """One anonymous block per transaction on an autocommit connection; the OUT value
     comes back in a bind variable."""
 
-    can_submit = False
-
-    def __init__(self, connection: Any):
-        connection.autocommit = True
-        self.cur = connection.cursor()
-        self.out = self.cur.var(int)
-
-    def run(self, name: str, params: tuple) -> bool:
-        """Call the transaction; False when New-Order rolled back (its unused item)."""
-        self.cur.execute(CALLS[name], [*params, self.out])
-        return not (name == "New-Order" and self.out.getvalue() != 0)
+    CALLS = CALLS
 
 
 def named_call(call: str, pairs: list[tuple[str, str]], outs: list[str]) -> list[str]:

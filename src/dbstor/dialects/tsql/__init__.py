@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from dbstor.dialects.base import Dialect
+from dbstor.dialects.procedures import with_nulls
 
 if TYPE_CHECKING:
     from dbstor.dialects.shapes import Table
@@ -21,16 +22,6 @@ VALUES_ROWS = 1000  # T-SQL's most rows in one INSERT ... VALUES
 _LIMIT = re.compile(r"\s+LIMIT\s+(\?|\d+)")
 _FIRST_TABLE = re.compile(r"\bFROM (\w+)")
 LOCKING_HINT = " WITH (UPDLOCK, ROWLOCK)"
-
-
-class _Null:
-    """Renders as SQL NULL inside a tuple's repr()."""
-
-    def __repr__(self) -> str:
-        return "NULL"
-
-
-NULL = _Null()
 
 
 class Tsql(Dialect):
@@ -71,8 +62,7 @@ class Tsql(Dialect):
         head = f"INSERT INTO {table.name} ({', '.join(table.column_names)}) VALUES "
         for i in range(0, len(rows), VALUES_ROWS):
             batch = rows[i : i + VALUES_ROWS]
-            if any(None in row for row in batch):
-                batch = [tuple(NULL if v is None else v for v in row) for row in batch]
+            batch = with_nulls(batch)
             cur.execute(head + ",".join(repr(r) if len(r) > 1 else f"({r[0]!r})" for r in batch))
 
     def analytic_type(self, kind: str, size: int | None) -> str:

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from dbstor.dialects.procedures import BlocksLoop
+
 if TYPE_CHECKING:
     from dbstor.dialects.shapes import Geometry
 
@@ -132,33 +134,15 @@ def seed_statement(value: float) -> tuple[str, tuple]:
     return "SELECT RAND(%s)", (1 + int(value * (SEED_RANGE - 1)),)
 
 
-class ServerLoop:
-    """The table's two procedures through a cursor; called with (batch, rows)."""
+class ServerLoop(BlocksLoop):
+    """The table's two procedures through one cursor; called with (batch, rows)."""
 
-    can_submit = False  # the driver waits for each call: no send/receive
-
-    def __init__(self, connection: Any, calls: dict[str, str], batch: int, rows: int, seed: float):
-        self.params = (batch, rows)
-        text, params = seed_statement(seed)
-        connection.commit()
-        connection.autocommit(True)
-        self.cur = connection.cursor()
-        self.cur.execute(text, params)
-        self.cur.fetchall()
-        self.calls = calls
-
-    def call(self, transaction: str) -> int:
-        self.cur.execute(self.calls[transaction], self.params)
-        row = self.cur.fetchone()
-        while self.cur.nextset():
-            pass
-        return int(row[0])
-
-    def close(self) -> None:
-        self.cur.close()
+    def seed(self, text: str, params: tuple) -> None:
+        super().seed(text, params)
+        self.cur.fetchall()  # RAND's row
 
 
 def server_loop(
     connection: Any, calls: dict[str, str], batch: int, rows: int, seed: float
 ) -> ServerLoop:
-    return ServerLoop(connection, calls, batch, rows, seed)
+    return ServerLoop(connection, calls, batch, rows, seed_statement(seed))

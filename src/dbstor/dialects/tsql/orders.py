@@ -12,7 +12,9 @@ an unused item stops the loop and rolls the order back (its first column 1).
 
 from __future__ import annotations
 
-from typing import Any
+from dbstor.dialects.procedures import OrdersCaller, item_lines
+
+__all__ = ["Caller", "item_lines"]
 
 _DIST = "CASE @p_d " + " ".join(f"WHEN {d} THEN s_dist_{d:02d}" for d in range(1, 10))
 _DIST += " ELSE s_dist_10 END"
@@ -232,27 +234,10 @@ CALLS = {
 }
 
 
-def item_lines(values: tuple[int, ...]) -> str:
-    """One of New-Order's three line lists as text for the procedure to take apart: 1,2,3."""
-    return ",".join(map(str, values))
-
-
-class Caller:
+class Caller(OrdersCaller):
     """EXECs through a pymssql cursor on one autocommit connection."""
 
-    can_submit = False
-
-    def __init__(self, connection: Any):
-        connection.autocommit(True)
-        self.cur = connection.cursor()
-
-    def run(self, name: str, params: tuple) -> bool:
-        """EXEC the transaction; False when New-Order rolled back (its unused item)."""
-        self.cur.execute(CALLS[name], params)
-        row = self.cur.fetchone()
-        while self.cur.nextset():
-            pass
-        return not (name == "New-Order" and row is not None and row[0] != 0)
+    CALLS = CALLS
 
 
 def named_call(call: str, pairs: list[tuple[str, str]], outs: list[str]) -> list[str]:
