@@ -136,12 +136,16 @@ class PrometheusServer:
 
 
 @contextlib.contextmanager
-def prometheus(workdir: Path, jobs: Mapping[str, Sequence[str]]) -> Iterator[PrometheusServer]:
-    """A Prometheus scraping every second the targets of each job (name -> ['host:port'])."""
+def prometheus(
+    workdir: Path, jobs: Mapping[str, Sequence[str]], scrape_s: int = 1
+) -> Iterator[PrometheusServer]:
+    """A Prometheus scraping the targets of each job (name -> ['host:port']) every
+    `scrape_s` seconds (every second unless said)."""
     binary = need(PROMETHEUS)
     port = free_port()
     config = workdir / "prometheus.yml"
-    lines = ["global:", "  scrape_interval: 1s", "  evaluation_interval: 1s", "scrape_configs:"]
+    lines = ["global:", f"  scrape_interval: {scrape_s}s", f"  evaluation_interval: {scrape_s}s"]
+    lines += ["scrape_configs:"]
     for job, targets in jobs.items():
         lines += [
             f"  - job_name: {job}",
