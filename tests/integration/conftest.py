@@ -38,6 +38,19 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "skip_without_fio: skip the test when fio is not on PATH")
 
 
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    """One line naming the engines whose registry-driven items were not generated: no
+    server here and no DBSTOR_TEST_DSN_<ENGINE> (tests/integration/needs.py)."""
+    from needs import DSN_VARIABLE, NO_SERVER
+
+    if NO_SERVER:
+        variable = DSN_VARIABLE.format("<ENGINE>")
+        terminalreporter.write_line(
+            f"engines with no server here, their items not generated: "
+            f"{', '.join(sorted(NO_SERVER))} (give {variable} to run them)"
+        )
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     if shutil.which("fio") is not None:
         return

@@ -11,9 +11,9 @@ from typing import Any
 
 import brokerage_checks as checks
 import pytest
-from needs import engines_for, usable
+from needs import engine_settings, engine_targets, usable
 
-from dbstor.engines.base import Engine, EngineSettings
+from dbstor.engines.base import Engine
 from dbstor.workloads.brokerage import MIX, BrokerageWorkload
 from dbstor.workloads.brokerage.schema import TABLES
 
@@ -22,15 +22,15 @@ SCALE = 100
 BUFFER = 16 << 20
 
 
-@pytest.fixture(scope="module", params=engines_for(BrokerageWorkload.dialects, servers=True))
+@pytest.fixture(scope="module", params=engine_targets(BrokerageWorkload.dialects, servers=True))
 def built(request: pytest.FixtureRequest) -> Iterator[tuple[Engine, BrokerageWorkload, Any, Path]]:
-    cls = usable(request.param)
+    cls = usable(request.param.engine, request.param.dsn)
     base = Path(tempfile.mkdtemp(prefix="dbstor-brokerage-"))
     base.chmod(0o711)  # the server's account must reach its directories
     data = [base / "d1", base / "d2"]
     for d in data:
         d.mkdir()
-    engine = cls(EngineSettings(paths={"data": data}, buffer_bytes=BUFFER))
+    engine = cls(engine_settings(request.param, {"data": data}, buffer_bytes=BUFFER))
     try:
         engine.start()
         workload = BrokerageWorkload(SCALE, seed=2)
@@ -51,7 +51,7 @@ def test_build(built):
         for table in TABLES:
             rows = checks.query(conn, engine.dialect, f"SELECT COUNT(*) FROM {table.name}")
             assert rows[0][0] == report.tables[table.name], table.name
-        if engine.dialect == "postgres":
+        if engine.managed and engine.dialect == "postgres":  # placed on the second path
             spaces = dict(
                 checks.query(
                     conn,
@@ -62,7 +62,7 @@ def test_build(built):
             assert spaces == {"trade": None, "trade_history": "dbstor_d1"}
     finally:
         conn.close()
-    if engine.dialect == "mysql":
+    if engine.managed and engine.dialect == "mysql":
         assert list((base / "d2").rglob("trade_history.ibd")), (
             "trade_history not on the second path"
         )

@@ -13,8 +13,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from needs import Target, engine_settings, engine_targets, usable
 
 from dbstor.analysis.dss_answers import difference
+from dbstor.dialects import registry
 from dbstor.engines.base import Engine, EngineSettings
 from dbstor.errors import UserError
 from dbstor.workloads.base import LoadReport
@@ -70,10 +72,13 @@ def _engine_class(name: str) -> type[Engine]:
     return SQLiteEngine
 
 
-def _build(base: Path, name: str, options: dict[str, Any] | None = None) -> Iterator[Built]:
-    cls = _engine_class(name)
+def _build(
+    base: Path, name: str, options: dict[str, Any] | None = None, target: Target | None = None
+) -> Iterator[Built]:
+    cls = usable(target.engine, target.dsn) if target else _engine_class(name)
     paths = _target(base, f"{name}-{len(list(base.iterdir()))}")
-    engine = cls(EngineSettings(paths=paths, buffer_bytes=BUFFER))
+    settings = engine_settings(target, paths) if target else None
+    engine = cls(settings or EngineSettings(paths=paths, buffer_bytes=BUFFER))
     try:
         engine.start()
         workload = DssWorkload(SCALE, seed=3, options={"queries": "all", **(options or {})})
@@ -108,7 +113,7 @@ def built(request: pytest.FixtureRequest) -> Built:
 def _rows(engine: Engine, sql: str) -> list[tuple[Any, ...]]:
     conn = engine.connect()
     try:
-        rows = [tuple(r) for r in conn.execute(sql).fetchall()]
+        rows = [tuple(r) for r in registry.get(engine.dialect).execute(conn, sql).fetchall()]
         conn.commit()
         return rows
     finally:
@@ -306,3 +311,26 @@ def test_q15_views_of_concurrent_streams_do_not_collide(duck: Built) -> None:
         t.join(120)
     assert not errors
     assert _rows(engine, "SELECT count(*) FROM duckdb_views() WHERE NOT internal") == [(0,)]
+
+
+# External servers given by DBSTOR_TEST_DSN_<ENGINE> (needs.py): the same load and the same
+# answers as DuckDB's. Without one no item is made (the summary line names the engines).
+EXTERNAL = [p for p in engine_targets(DssWorkload.dialects) if p.values[0].external]
+
+if EXTERNAL:
+
+    @pytest.fixture(scope="module", params=EXTERNAL)
+    def external(base: Path, request: pytest.FixtureRequest) -> Iterator[Built]:
+        yield from _build(base, request.param.engine, target=request.param)
+
+    def test_an_external_server_loads_the_same_data_and_answers_alike(
+        external: Built, duck: Built
+    ) -> None:
+        engine, _, report, _ = external
+        assert not engine.managed
+        for table in TABLES:
+            counted = _rows(engine, f"SELECT count(*) FROM {table.name}")[0][0]
+            assert counted == report.tables[table.name] == duck[2].tables[table.name], table.name
+        ours, theirs = _answers(duck, 0), _answers(external, 0)
+        for number in ours:
+            assert difference(ours[number], theirs[number]) is None, f"Q{number}"
