@@ -18,6 +18,7 @@ import signal
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 from dbstor import lifeline
@@ -98,6 +99,22 @@ class _Link:
         self.outgoing.close()
 
 
+@dataclass(frozen=True)
+class UserLoad:
+    """One point's users as the client processes drive them: the instances, how many users
+    each, their think time, seed and rate, the warm-up and measured seconds, and every
+    user's (instance, user number) slot; a process drives a share of the slots."""
+
+    instances: tuple[Instance, ...]
+    users_per_instance: int
+    think_time_ms: float
+    seed: int
+    rate: float | None
+    warmup_s: float
+    duration_s: float
+    slots: tuple[tuple[int, int], ...]
+
+
 def run_in_processes(
     instances: Sequence[Instance],
     users_per_instance: int,
@@ -126,6 +143,10 @@ def run_in_processes(
     users = range(first_user, first_user + users_per_instance)
     slots = [(i, u) for i in range(len(instances)) for u in users]
     processes = max(1, min(processes, len(slots)))
+    load = UserLoad(
+        tuple(instances), users_per_instance, think_time_ms, seed, rate, warmup_s, duration_s,
+        tuple(slots),
+    )  # fmt: skip
     children: list[tuple[Any, Any]] = []
     watch = ClientWatch(lambda: [child.pid for child, _ in children if child.pid])
     watch.start()
@@ -137,10 +158,7 @@ def run_in_processes(
             result = driver.run(warmup_s, duration_s, tick, on_mark)
             windows.append(driver.window)
         else:
-            result = _forked(
-                children, windows, instances, users_per_instance, processes, slots, warmup_s,
-                duration_s, think_time_ms, seed, rate, tick, on_mark, group, on_running,
-            )  # fmt: skip
+            result = _forked(children, windows, load, processes, tick, on_mark, group, on_running)
     finally:
         watch.finish()
     if windows:
@@ -151,15 +169,8 @@ def run_in_processes(
 def _forked(
     children: list[tuple[Any, Any]],
     windows: list[Window],
-    instances: Sequence[Instance],
-    users_per_instance: int,
+    load: UserLoad,
     processes: int,
-    slots: list[tuple[int, int]],
-    warmup_s: float,
-    duration_s: float,
-    think_time_ms: float,
-    seed: int,
-    rate: float | None,
     tick: Callable[[], None] | None,
     on_mark: Callable[[str], None] | None,
     group: ClientGroup | None,
@@ -169,27 +180,21 @@ def _forked(
     context = multiprocessing.get_context("fork")
     gc.freeze()  # the parent's objects out of the collector's reach: fewer pages copied
     try:
-        for share in (slots[p::processes] for p in range(processes)):
+        for share in (list(load.slots[p::processes]) for p in range(processes)):
             down_read, down_write = context.Pipe(duplex=False)
             up_read, up_write = context.Pipe(duplex=False)
             there, here = _Link(down_read, up_write), _Link(up_read, down_write)
             # the parent's ends, this child's and every earlier child's: the child closes its
             # copies, so that the parent's death is an end of file it sees, not a silence
             parents_ends = [here, *(link for _, link in children)]
-            args = (
-                there, instances, users_per_instance, think_time_ms, seed, rate, share,
-                len(slots), group, on_running is not None, parents_ends,
-            )  # fmt: skip
+            args = (there, load, share, group, on_running is not None, parents_ends)
             child = context.Process(target=_child, args=args, daemon=True, name="dbstor-client")
             with _signals_held():  # a Ctrl-C that lands mid-fork must not be lost
                 child.start()
                 children.append((child, here))  # before Ctrl-C can land: always cleaned up
                 lifeline.watch_tree(child.pid)  # killed by the watcher if dbstor is killed
             there.close()
-        return _conduct(
-            children, warmup_s, duration_s, instances, rate, tick, on_mark, group, on_running,
-            windows,
-        )  # fmt: skip
+        return _conduct(children, load, tick, on_mark, group, on_running, windows)
     finally:
         gc.unfreeze()
         for child, pipe in children:
@@ -205,10 +210,7 @@ def _forked(
 
 def _conduct(
     children: list[tuple[Any, Any]],
-    warmup_s: float,
-    duration_s: float,
-    instances: Sequence[Instance],
-    rate: float | None,
+    load: UserLoad,
     tick: Callable[[], None] | None,
     on_mark: Callable[[str], None] | None = None,
     group: ClientGroup | None = None,
@@ -224,7 +226,7 @@ def _conduct(
     if group is not None and not fatal:
         group.tighten()
     now = time.monotonic() + START_MARGIN_S
-    window = Window(now, now + warmup_s, now + warmup_s + duration_s)
+    window = Window(now, now + load.warmup_s, now + load.warmup_s + load.duration_s)
     if windows is not None:
         windows.append(window)
     for _, pipe in children:
@@ -263,7 +265,8 @@ def _conduct(
         marks.finish()
     measured = max(0.0, min(time.monotonic(), window.end) - window.measure_start)
     if not reports:
-        result = merge([], list(instances[0].workload.mix), measured, open_loop=bool(rate))
+        mix = list(load.instances[0].workload.mix)
+        result = merge([], mix, measured, open_loop=bool(load.rate))
     else:
         result = merge_results([DriveResult.from_dict(r) for r in reports])
         result.measured_s = measured
@@ -312,13 +315,8 @@ def _receive(pipe: Any, tick: Callable[[], None] | None) -> tuple[str, Any]:
 
 def _child(
     pipe: Any,
-    instances: Sequence[Instance],
-    users_per_instance: int,
-    think_time_ms: float,
-    seed: int,
-    rate: float | None,
+    load: UserLoad,
     slots: list[tuple[int, int]],
-    total_users: int,
     group: ClientGroup | None = None,
     live: bool = False,
     parents_ends: Sequence[_Link] = (),
@@ -332,8 +330,9 @@ def _child(
     if group is not None:
         group.join()  # before any memory of its own: all of it counts in the group
     driver = VirtualUsers(
-        instances, users_per_instance, think_time_ms, seed, rate, slots, total_users
-    )
+        list(load.instances), load.users_per_instance, load.think_time_ms, load.seed,
+        load.rate, slots, len(load.slots),
+    )  # fmt: skip
     if live:
         driver.on_running = lambda figures: pipe.send(("running", figures))
     try:
