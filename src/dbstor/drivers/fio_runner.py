@@ -194,19 +194,21 @@ def _wait(
     timeout_s: float,
     output: Path,
     on_status: Callable[[dict[str, Any]], None] | None,
+    clock: Callable[[], float] = time.monotonic,
 ) -> None:
-    """Wait for fio (TimeoutExpired after timeout_s), passing on its interim statuses."""
+    """Wait for fio (TimeoutExpired after timeout_s on `clock`), passing on its interim
+    statuses."""
     if on_status is None:
         proc.wait(timeout=timeout_s)
         return
-    deadline = time.monotonic() + timeout_s
+    deadline = clock() + timeout_s
     tail = StatusTail(output)
     while True:
         try:
-            proc.wait(timeout=min(0.5, max(0.0, deadline - time.monotonic())))
+            proc.wait(timeout=min(0.5, max(0.0, deadline - clock())))
             return
         except subprocess.TimeoutExpired:
-            if time.monotonic() >= deadline:
+            if clock() >= deadline:
                 raise
         status = tail.poll()
         if status is not None:

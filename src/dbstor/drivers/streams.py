@@ -131,8 +131,12 @@ class StreamsRun:
         timeout_s: float | None,
         cache: str,
         on_query: Callable[[dict[str, Any]], None],
+        clock: Callable[[], float] = time.monotonic,
     ):
+        """`clock`: the monotonic clock the streams' and queries' times are read on (the
+        telemetry counters' clock; a test may give its own)."""
         self.engine, self.streams, self.run_query = engine, streams, run_query
+        self.clock = clock
         self.counters, self.timeout_s, self.cache = counters, timeout_s, cache
         self.on_query = on_query
         self.outcome = StreamsOutcome()
@@ -144,7 +148,7 @@ class StreamsRun:
     def run(self) -> StreamsOutcome:
         """Run every stream to its end (or to a fatal error); Ctrl-C interrupts the running
         queries, waits briefly for the streams, marks the outcome and re-raises."""
-        self._t0 = time.monotonic()
+        self._t0 = self.clock()
         threads = [
             threading.Thread(
                 target=self._stream, args=(number, queries), name=f"dbstor-stream-{number}",
@@ -165,12 +169,12 @@ class StreamsRun:
                 running = list(self._open.values())
             for connection in running:
                 self.engine.interrupt(connection)
-            deadline = time.monotonic() + STOP_WAIT_S
+            deadline = self.clock() + STOP_WAIT_S
             for thread in threads:
-                thread.join(max(0.0, deadline - time.monotonic()))
+                thread.join(max(0.0, deadline - self.clock()))
             raise
         finally:
-            self.outcome.wall_s = time.monotonic() - self._t0
+            self.outcome.wall_s = self.clock() - self._t0
         return self.outcome
 
     def _fatal(self, why: str) -> None:
@@ -207,7 +211,7 @@ class StreamsRun:
             self._fatal(f"{why}stream {number} could not connect: {one_line(exc)}")
         finally:
             with self._lock:
-                self.outcome.stream_s[number] = time.monotonic() - self._t0
+                self.outcome.stream_s[number] = self.clock() - self._t0
             if connection is not None:
                 with contextlib.suppress(Exception):
                     connection.close()
@@ -222,7 +226,7 @@ class StreamsRun:
         with self._lock:
             self._open[number] = connection
         timer = QueryTimer(lambda: self.engine.interrupt(connection), self.timeout_s)
-        started = time.perf_counter()
+        started = self.clock()
         try:
             with timer:
                 rows = int(self.run_query(connection, sql, self.engine.dialect))
@@ -233,7 +237,7 @@ class StreamsRun:
             if self._stop.is_set() and not timed_out:
                 status, error = "failed", f"interrupted: {error}"
         finally:
-            elapsed = time.perf_counter() - started
+            elapsed = self.clock() - started
             with self._lock:
                 self._open.pop(number, None)
         after = self.counters.read()
