@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from dbstor.analysis import capacity_data as data
@@ -104,28 +104,34 @@ def _right_size(drives: Drives, right_size: str) -> tuple[float, str, str]:
     return float(size), f"right-sized to {right_size} per drive (given)", "user input"
 
 
-def usable(
-    drives: Drives,
-    *,
-    raid: str = "raid-dp",
-    raid_group: int | None = None,
-    spares: int = 0,
-    partitioning: str = "none",
-    root_partition: int | None = None,
-    right_size: str = "none",
-    fs_reserve_pct: float | None = None,
-    snap_reserve_pct: float = 0.0,
-) -> dict[str, Any]:
-    """The capacity walk as a dictionary (what `dbstor capacity --json` prints).
+@dataclass
+class _Walk:
+    """The capacity walk as it goes: what is left, each deduction's line, the notes."""
 
-    Raises ValueError with a one-line message for a layout that cannot be built.
-    """
-    level = data.RAID_LEVELS.get(raid.lower())
+    remaining: float
+    lines: list[dict[str, Any]] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    def deduct(self, step: str, label: str, cut: float, source: str = "") -> None:
+        self.remaining -= cut
+        self.lines.append(_line(step, label, cut, self.remaining, source))
+
+
+def _check_layout(
+    level: Any,
+    drives: Drives,
+    raid: str,
+    raid_group: int | None,
+    spares: int,
+    partitioning: str,
+    reserves: tuple[tuple[str, float | None], ...],
+) -> int:
+    """The RAID group size, after refusing (ValueError, one line) a layout that cannot be built."""
     if level is None:
         raise ValueError(f"unknown RAID type {raid!r}; use one of {', '.join(data.RAID_LEVELS)}")
     if partitioning not in PARTITIONING:
         raise ValueError(f"unknown partitioning {partitioning!r}; use {', '.join(PARTITIONING)}")
-    for name, pct in (("--fs-reserve", fs_reserve_pct), ("--snap-reserve", snap_reserve_pct)):
+    for name, pct in reserves:
         if pct is not None and pct >= 100:  # a walk to 0 usable is no answer
             raise ValueError(f"{name} {pct:g}% leaves nothing usable; give less than 100%")
     group = raid_group or level.default_group
@@ -137,62 +143,47 @@ def usable(
         raise ValueError("a raid10 group needs an even number of members")
     if spares < 0 or spares >= drives.count:
         raise ValueError(f"{spares} spares leave no drives for data out of {drives.count}")
-    notes: list[str] = []
-    raw = float(drives.count * drives.size)
-    lines = [_line("raw", f"{drives.label} drives, decimal as sold", 0, raw)]
-    lines.append(
-        _line(
-            "units",
-            f"the same in binary units: {drives.size / data.GIB:.2f} GiB per drive (nothing lost)",
-            0,
-            raw,
-        )
-    )
-    per_drive, label, source = _right_size(drives, right_size)
-    remaining = per_drive * drives.count
-    lines.append(_line("right-size", label, raw - remaining, remaining, source))
+    return int(group)
 
-    members_per_drive = 1
-    member = per_drive
-    if partitioning != "none":
-        root = float(root_partition if root_partition is not None else data.DEFAULT_ROOT_PARTITION)
-        if root_partition is None:
-            notes.append(
-                f"root partition assumed {root / data.GIB:g} GiB ({data.ROOT_PARTITION_SOURCE})"
-            )
-        if root >= per_drive:
-            raise ValueError("the root partition is as large as the drive")
-        if drives.count > 48:
-            notes.append(
-                "ONTAP partitions at most 48 drives at initialisation; the rest would be whole drives"
-            )
-        members_per_drive = 2 if partitioning == "root-data-data" else 1
-        member = (per_drive - root) / members_per_drive
-        remaining -= root * drives.count
-        lines.append(
-            _line(
-                "partitioning",
-                f"{partitioning}: a {root / data.GIB:g} GiB root partition on each of {drives.count} drives "
-                f"(node root aggregates); {members_per_drive} data partition(s) of {member / data.GIB:.2f} GiB each",
-                root * drives.count,
-                remaining,
-                "NetApp KB 'What are the rules for Advanced Disk Partitioning'",
-            )
+
+def _partition(
+    walk: _Walk, drives: Drives, per_drive: float, partitioning: str, root_partition: int | None
+) -> tuple[int, float]:
+    """Advanced disk partitioning's root partitions: (data members per drive, member bytes)."""
+    if partitioning == "none":
+        return 1, per_drive
+    root = float(root_partition if root_partition is not None else data.DEFAULT_ROOT_PARTITION)
+    if root_partition is None:
+        walk.notes.append(
+            f"root partition assumed {root / data.GIB:g} GiB ({data.ROOT_PARTITION_SOURCE})"
         )
-    if spares:
-        remaining -= spares * members_per_drive * member
-        lines.append(
-            _line(
-                "spares", f"{spares} spare drive(s)", spares * members_per_drive * member, remaining
-            )
+    if root >= per_drive:
+        raise ValueError("the root partition is as large as the drive")
+    if drives.count > 48:
+        walk.notes.append(
+            "ONTAP partitions at most 48 drives at initialisation; the rest would be whole drives"
         )
-    members = (drives.count - spares) * members_per_drive
+    members_per_drive = 2 if partitioning == "root-data-data" else 1
+    member = (per_drive - root) / members_per_drive
+    walk.deduct(
+        "partitioning",
+        f"{partitioning}: a {root / data.GIB:g} GiB root partition on each of {drives.count} drives "
+        f"(node root aggregates); {members_per_drive} data partition(s) of {member / data.GIB:.2f} GiB each",
+        root * drives.count,
+        "NetApp KB 'What are the rules for Advanced Disk Partitioning'",
+    )
+    return members_per_drive, member
+
+
+def _parity(walk: _Walk, level: Any, group: int, members: int, member: float) -> int:
+    """The parity (or mirror) members' deduction; how many members it took."""
     groups = math.ceil(members / group)
     last = members - (groups - 1) * group
+    built: list[int] = []
     if level.mirror:
         parity_members = members // 2
         if members % 2:
-            notes.append("an odd member is left without a mirror and is not counted")
+            walk.notes.append("an odd member is left without a mirror and is not counted")
             parity_members = members - members // 2
         desc = f"raid10: {members // 2} mirrored pairs"
     else:
@@ -209,45 +200,71 @@ def usable(
             else f"{groups} x {last}"
         )
         desc = f"{level.name}: {groups} group(s) ({sizes} members), {level.parity} parity each = {parity_members}"
-    remaining -= parity_members * member
-    lines.append(
-        _line(
-            "parity",
-            desc,
-            parity_members * member,
-            remaining,
-            data.layout_source(level, built if not level.mirror else []),
-        )
-    )
-    data_members = members - parity_members
+    walk.deduct("parity", desc, parity_members * member, data.layout_source(level, built))
+    return int(parity_members)
 
+
+def _reserves(walk: _Walk, fs_pct: float, fs_given: bool, snap_reserve_pct: float) -> None:
+    """The file system's reserve (WAFL's on ONTAP) and the aggregate snapshot reserve."""
+    if fs_pct:
+        walk.deduct(
+            "fs-reserve",
+            f"file-system reserve {fs_pct:g}% (WAFL reserve on ONTAP)",
+            walk.remaining * fs_pct / 100,
+            "user input" if fs_given else data.WAFL_RESERVE_SOURCE,
+        )
+    if snap_reserve_pct:
+        walk.deduct(
+            "snap-reserve",
+            f"aggregate snapshot reserve {snap_reserve_pct:g}%",
+            walk.remaining * snap_reserve_pct / 100,
+        )
+
+
+def usable(
+    drives: Drives,
+    *,
+    raid: str = "raid-dp",
+    raid_group: int | None = None,
+    spares: int = 0,
+    partitioning: str = "none",
+    root_partition: int | None = None,
+    right_size: str = "none",
+    fs_reserve_pct: float | None = None,
+    snap_reserve_pct: float = 0.0,
+) -> dict[str, Any]:
+    """The capacity walk as a dictionary (what `dbstor capacity --json` prints): raw, the
+    right-size, partitioning, spares, parity and reserves, each a named step.
+
+    Raises ValueError with a one-line message for a layout that cannot be built.
+    """
+    level = data.RAID_LEVELS.get(raid.lower())
+    reserves = (("--fs-reserve", fs_reserve_pct), ("--snap-reserve", snap_reserve_pct))
+    group = _check_layout(level, drives, raid, raid_group, spares, partitioning, reserves)
+    raw = float(drives.count * drives.size)
+    walk = _Walk(raw)
+    walk.deduct("raw", f"{drives.label} drives, decimal as sold", 0)
+    walk.deduct(
+        "units",
+        f"the same in binary units: {drives.size / data.GIB:.2f} GiB per drive (nothing lost)",
+        0,
+    )
+    per_drive, label, source = _right_size(drives, right_size)
+    walk.remaining = per_drive * drives.count  # as the drive reports itself, not raw minus
+    walk.lines.append(_line("right-size", label, raw - walk.remaining, walk.remaining, source))
+    members_per_drive, member = _partition(walk, drives, per_drive, partitioning, root_partition)
+    if spares:
+        walk.deduct("spares", f"{spares} spare drive(s)", spares * members_per_drive * member)
+    members = (drives.count - spares) * members_per_drive
+    parity_members = _parity(walk, level, group, members, member)
     fs_pct = (
         fs_reserve_pct
         if fs_reserve_pct is not None
         else (data.WAFL_RESERVE_PCT if level.ontap else 0.0)
     )
-    if fs_pct:
-        cut = remaining * fs_pct / 100
-        remaining -= cut
-        src = data.WAFL_RESERVE_SOURCE if fs_reserve_pct is None else "user input"
-        lines.append(
-            _line(
-                "fs-reserve",
-                f"file-system reserve {fs_pct:g}% (WAFL reserve on ONTAP)",
-                cut,
-                remaining,
-                src,
-            )
-        )
-    if snap_reserve_pct:
-        cut = remaining * snap_reserve_pct / 100
-        remaining -= cut
-        lines.append(
-            _line(
-                "snap-reserve", f"aggregate snapshot reserve {snap_reserve_pct:g}%", cut, remaining
-            )
-        )
-    lines.append(_line("usable", "usable", 0, remaining))
+    _reserves(walk, fs_pct, fs_reserve_pct is not None, snap_reserve_pct)
+    walk.deduct("usable", "usable", 0)
+    remaining = walk.remaining
     return {
         "inputs": {
             "drives": drives.count,
@@ -265,8 +282,8 @@ def usable(
         "usable_tb": round(remaining / TB, 3),
         "usable_tib": round(remaining / TIB, 3),
         "usable_pct_of_raw": round(100 * remaining / raw, 2),
-        "data_members": data_members,
+        "data_members": members - parity_members,
         "member_bytes": round(member),
-        "deductions": lines,
-        "notes": notes,
+        "deductions": walk.lines,
+        "notes": walk.notes,
     }
