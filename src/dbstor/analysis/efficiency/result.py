@@ -87,23 +87,7 @@ def build(
     logical = sum(a.entry.size for a in out.files)
     head_comp = s.compressors[0]
 
-    # zero blocks: counted when every block was read, else estimated from the sample
-    if read_all:
-        zero_bytes = float(sum(a.seg.zero_bytes for a in out.files))
-        zero_se = 0.0
-    else:
-        strata = [
-            Stratum(a.seg.zero_sums, float(a.entry.size), a.seg.units_sampled, a.units)
-            for a in out.files
-        ]
-        frac, zero_se = combined_ratio(strata)
-        zero_bytes = (frac or 0.0) * logical
-        zero_se *= logical
-    zero_pct = 100.0 * zero_bytes / logical if logical else 0.0
-    zero_ci = [
-        max(0.0, 100.0 * (zero_bytes - Z95 * zero_se) / logical) if logical else 0.0,
-        min(100.0, 100.0 * (zero_bytes + Z95 * zero_se) / logical) if logical else 0.0,
-    ]
+    zero_bytes, zero_pct, zero_ci = _zero_blocks(out, logical, read_all)
 
     dedup, dedup_se, counted, distinct = dedup_estimate(out.fingerprints, out.fp_level)
     dedup_ratio = dedup if dedup is not None else 1.0
@@ -144,38 +128,8 @@ def build(
         phys = nzg_g * q / dedup_ratio if q is not None else 0.0
         m["total_ratio"] = _r(logical / phys) if phys > 0 else None
 
-    per_file = []
-    for a in out.files:
-        sums = a.seg.comp.get((s.head_group, head_comp), RatioSums())
-        file_comp = (sums.sx / sums.sy) if (sums.sy and model.compresses) else 1.0
-        if read_all:
-            fz = a.seg.zero_bytes
-        else:
-            zs = a.seg.zero_sums
-            fz = a.entry.size * zs.sy / zs.sx if zs.sx else 0
-        per_file.append(
-            {
-                "path": a.entry.path,
-                "role": a.entry.role,
-                "bytes": a.entry.size,
-                "bytes_read": a.seg.bytes_read,
-                "zero_block_pct": _r(100.0 * fz / a.entry.size if a.entry.size else 0.0, 2),
-                "compression_ratio": _r(file_comp),
-                "stored_bytes": round(_nzg_total(a, s.head_group, read_all) / file_comp)
-                if model.compresses
-                else round(a.entry.size - fz),
-                "units_sampled": a.seg.units_sampled,
-                "units": a.units,
-                "notes": a.seg.notes,
-            }
-        )
-    head_hist = [0] * HIST_BINS
-    stored_hist: dict[int, int] = {}
-    for a in out.files:
-        for i, c in enumerate(a.seg.hist):
-            head_hist[i] += c
-        for k, c in a.seg.stored_hist.items():
-            stored_hist[k] = stored_hist.get(k, 0) + c
+    per_file = _per_file(out, head_comp)
+    head_hist, stored_hist = _histograms(out)
     width = s.head_group // HIST_BINS
     bytes_read = sum(a.seg.bytes_read for a in out.files)
     notes = _notes(out, mode, dedup_ratio, logical)
@@ -235,6 +189,72 @@ def build(
         "workers": out.workers,
         "notes": notes,
     }
+
+
+def _zero_blocks(out: ScanOutput, logical: int, read_all: bool) -> tuple[float, float, list[float]]:
+    """Zero blocks: counted when every block was read, else estimated from the sample;
+    (bytes, % of the logical bytes, its 95% interval in %)."""
+    if read_all:
+        zero_bytes = float(sum(a.seg.zero_bytes for a in out.files))
+        zero_se = 0.0
+    else:
+        strata = [
+            Stratum(a.seg.zero_sums, float(a.entry.size), a.seg.units_sampled, a.units)
+            for a in out.files
+        ]
+        frac, zero_se = combined_ratio(strata)
+        zero_bytes = (frac or 0.0) * logical
+        zero_se *= logical
+    zero_pct = 100.0 * zero_bytes / logical if logical else 0.0
+    zero_ci = [
+        max(0.0, 100.0 * (zero_bytes - Z95 * zero_se) / logical) if logical else 0.0,
+        min(100.0, 100.0 * (zero_bytes + Z95 * zero_se) / logical) if logical else 0.0,
+    ]
+    return zero_bytes, zero_pct, zero_ci
+
+
+def _per_file(out: ScanOutput, head_comp: str) -> list[dict[str, Any]]:
+    """Each file's own figures at the head group and compressor."""
+    s = out.settings
+    model, read_all = s.model, s.read_all
+    per_file = []
+    for a in out.files:
+        sums = a.seg.comp.get((s.head_group, head_comp), RatioSums())
+        file_comp = (sums.sx / sums.sy) if (sums.sy and model.compresses) else 1.0
+        if read_all:
+            fz = a.seg.zero_bytes
+        else:
+            zs = a.seg.zero_sums
+            fz = a.entry.size * zs.sy / zs.sx if zs.sx else 0
+        per_file.append(
+            {
+                "path": a.entry.path,
+                "role": a.entry.role,
+                "bytes": a.entry.size,
+                "bytes_read": a.seg.bytes_read,
+                "zero_block_pct": _r(100.0 * fz / a.entry.size if a.entry.size else 0.0, 2),
+                "compression_ratio": _r(file_comp),
+                "stored_bytes": round(_nzg_total(a, s.head_group, read_all) / file_comp)
+                if model.compresses
+                else round(a.entry.size - fz),
+                "units_sampled": a.seg.units_sampled,
+                "units": a.units,
+                "notes": a.seg.notes,
+            }
+        )
+    return per_file
+
+
+def _histograms(out: ScanOutput) -> tuple[list[int], dict[int, int]]:
+    """The head group's compressed-size histogram and stored sizes, summed over the files."""
+    head_hist = [0] * HIST_BINS
+    stored_hist: dict[int, int] = {}
+    for a in out.files:
+        for i, c in enumerate(a.seg.hist):
+            head_hist[i] += c
+        for k, c in a.seg.stored_hist.items():
+            stored_hist[k] = stored_hist.get(k, 0) + c
+    return head_hist, stored_hist
 
 
 def _notes(out: ScanOutput, mode: str, dedup_ratio: float, logical: int) -> list[str]:
