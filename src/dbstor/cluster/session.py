@@ -353,6 +353,10 @@ class ClusterWorker:
         """Nothing decided ahead here (the io worker decides each host's test files)."""
         return {}
 
+    def path_layout(self) -> list[dict[str, Any]]:
+        """None yet: each host's paths stay on that host."""
+        return []
+
     def running(self) -> None:
         """None: the hosts' live figures come through latest()."""
         return None

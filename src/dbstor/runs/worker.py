@@ -15,6 +15,7 @@ that the same loop can drive a worker in this process or one on another host:
     host_views(...) each host's figures and the start skew of the last point (None on
                     one host)
     own_files()     (role, path) of what it built on this host (none for other hosts')
+    path_layout()   what sits on each of its paths at the run's end ([] where it keeps none)
     plan(setup)     what prepare will lay out, decided and checked, nothing written (an io
                     worker's test files; {} for a database, which lays out its own)
 The run loops use exactly these (no probing for what a worker has).
@@ -54,6 +55,8 @@ class Worker(Protocol):
     ) -> dict[str, Any] | None: ...
 
     def own_files(self) -> list[tuple[str, str]]: ...
+
+    def path_layout(self) -> list[dict[str, Any]]: ...
 
     def cleanup(self) -> dict[str, Any]: ...
 

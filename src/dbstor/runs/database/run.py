@@ -212,9 +212,8 @@ class DatabaseRun(DatabaseRunner):
             "instance": 0,
             "cumulative_since": "instance start",
         }
-        layout = getattr(self.worker, "path_layout", None)  # a cluster's hosts: not yet
         try:
-            paths = layout() if callable(layout) else None
+            paths = self.worker.path_layout()  # a cluster's hosts: none yet
         except OSError as exc:
             self.run.notes.append(f"the files on each path could not be counted: {exc}")
             paths = None

@@ -35,6 +35,10 @@ class IoWorker:
         self.prepared = plan_target(setup, self.safety)
         return self.prepared.to_dict()
 
+    def path_layout(self) -> list[dict[str, Any]]:
+        """None: only a database run records what sits on each path."""
+        return []
+
     def prepare(self, setup: dict[str, Any]) -> dict[str, Any]:
         """Lay the files out (and precondition them when setup['precondition']); plan()
         first when it was not called. Returns the plan's facts with the new notes and the

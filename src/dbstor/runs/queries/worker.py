@@ -43,6 +43,10 @@ class QueryWorker:
         """Nothing to decide before prepare(): the engine lays out its own files."""
         return {}
 
+    def path_layout(self) -> list[dict[str, Any]]:
+        """None: only a database run records what sits on each path."""
+        return []
+
     def prepare(self, setup: dict[str, Any]) -> dict[str, Any]:
         """Create, start and load the database (setup as runs.database.plan.instance_setup,
         plus devices and query_timeout_s): the engine, data paths, workload, chosen queries,
