@@ -1,5 +1,4 @@
-"""TOML study files -> a validated Study. Every error names the file, the field and
-what is allowed, e.g. "study.toml: load.kind: 'qd' is not one of iodepth, jobs, rate, auto"."""
+"""TOML study files -> a coherent Study; an error names the file, field and what is allowed."""
 
 from __future__ import annotations
 
@@ -13,6 +12,7 @@ from typing import Any, TypeVar
 
 from dbstor.errors import UserError
 from dbstor.study.analyses import PER_TARGET, TABLES, analysis_table
+from dbstor.study.coherence import coherent
 from dbstor.study.consolidation import parse_consolidation
 from dbstor.study.data import parse_data_pattern
 from dbstor.study.events import events_from_tables
@@ -367,7 +367,8 @@ def study_from_dict(data: dict[str, Any], source: str, base_dir: Path) -> Study:
         consolidation=None
         if verify is None
         else parse_consolidation(source, verify, labels, specs, "tco" in data),
-    ).coherent()  # tables that contradict each other: study/coherence.py
+    )
+    resolved = coherent(resolved)  # refuses tables that contradict each other
     if (problem := resolved.steady_problem("the warm-up and one measured window")) is not None:
         study.fail("max_duration", problem)
     return resolved

@@ -186,13 +186,6 @@ class Study:
             return None
         return {**self.analyses.get(name, {}), **(own or {})}
 
-    def coherent(self) -> Study:
-        """The study, or one line refusing tables that contradict each other (an SLO
-        metric one kind of run cannot measure, a [load] no fio profile reads)."""
-        from dbstor.study.coherence import coherent
-
-        return coherent(self)
-
     def steady_limit_s(self) -> float | None:
         """How long a point may run to get steady (warm-up included); None: points are
         held for their duration only (steady = "off")."""
