@@ -37,7 +37,7 @@ BELOW_WORKLOADS = ("dbstor.dialects",)
 # dialect speaks the driver's ways); an export format that happens to be one is named here.
 DRIVERS = ("psycopg", "pymysql", "pymssql", "oracledb", "duckdb", "greenlet", "sqlite3")
 DRIVER_ROOMS = ("dbstor.engines", "dbstor.dialects")
-EXPORT_FORMATS = {"dbstor.catalog.export": {"duckdb"}}  # writes the catalog as a DuckDB file
+EXPORT_FORMATS = {"dbstor.catalog.export": {"duckdb", "sqlite3"}}  # the catalog as a database file
 # Under everything: they import only each other (and the standard library).
 FOUNDATION = (
     "dbstor.errors",
@@ -279,7 +279,7 @@ def test_the_driver_rule_catches_a_planted_import() -> None:
     assert [d for d, _ in driver_imports(tree)] == ["psycopg", "pymysql", "greenlet"]
     assert len(driver_offences("dbstor.workloads.x", tree)) == 3
     assert driver_offences("dbstor.dialects.postgres.brokerage", tree) == []
-    assert len(driver_offences("dbstor.catalog.export", tree)) == 3  # duckdb only is allowed
+    assert len(driver_offences("dbstor.catalog.export", tree)) == 3  # duckdb, sqlite3 only
 
 
 def test_only_engines_and_dialects_import_a_database_driver() -> None:
