@@ -86,8 +86,9 @@ def unpack(archive: bytes, dest: Path) -> list[Path]:
 def compare_classes(folder: Path, run_folders: list[Path], title: str) -> dict[str, Any] | None:
     """The study document over every class's runs: comparison.json and report.html in
     folder, the first class the baseline."""
+    from dbstor.analysis.study_compare import study_comparison
     from dbstor.results.store import read_run_folder
-    from dbstor.runs.study import render, study_comparison
+    from dbstor.runs.study import render
 
     runs = [read_run_folder(f) for f in run_folders]
     if not runs:
