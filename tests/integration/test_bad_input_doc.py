@@ -76,6 +76,7 @@ def _fixtures_issue25(cwd: Path, target: str) -> None:
     shutil.copytree(GOLDEN_RUN, cwd / "linked-report-run")
     (cwd / "linked-report-run" / "report.html").unlink(missing_ok=True)
     (cwd / "linked-report-run" / "report.html").symlink_to(cwd / "nowhere" / "report.html")
+    shutil.copytree(GOLDEN_RUN, cwd / "baseline-run")  # check's baseline: not the run itself
     (cwd / "notes.html").write_text(NOTES, encoding="utf-8")
     shutil.copy(ROOT / "tests" / "fixtures" / "h6080_filestats.csv", cwd / "filestats.csv")
     (cwd / "page-link.html").symlink_to(cwd / "nowhere" / "page.html")
