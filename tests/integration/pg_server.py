@@ -94,34 +94,23 @@ class PgServer:
         secret = f":{password}" if password else ""
         return f"postgresql://{self.user}{secret}@{self.host}:{self.port}/{dbname}"
 
+    def psql(
+        self, *args: str, dbname: str = "postgres", timeout: float = 60
+    ) -> subprocess.CompletedProcess[str]:
+        """psql against the server (stops at the first error, unaligned output) with args
+        (`-c SQL` or `-f FILE`); the finished process, whatever its exit status."""
+        command = [
+            *self.in_netns(),
+            str(self.bindir / "psql"),
+            *("-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1"),
+            *("-h", self.host, "-p", str(self.port), "-U", self.user, "-d", dbname),
+            *args,
+        ]
+        return subprocess.run(command, capture_output=True, text=True, timeout=timeout, check=False)
+
     def sql(self, statements: str, dbname: str = "postgres", timeout: float = 60) -> str:
         """Run SQL with psql (stops at the first error); returns its unaligned output."""
-        done = subprocess.run(
-            [
-                *self.in_netns(),
-                str(self.bindir / "psql"),
-                "-X",
-                "-q",
-                "-A",
-                "-t",
-                "-v",
-                "ON_ERROR_STOP=1",
-                "-h",
-                self.host,
-                "-p",
-                str(self.port),
-                "-U",
-                self.user,
-                "-d",
-                dbname,
-                "-c",
-                statements,
-            ],
-            capture_output=True,
-            text=True,
-            timeout=timeout,
-            check=False,
-        )
+        done = self.psql("-c", statements, dbname=dbname, timeout=timeout)
         if done.returncode != 0:
             raise RuntimeError(f"psql failed ({done.returncode}): {done.stderr.strip()}")
         return done.stdout

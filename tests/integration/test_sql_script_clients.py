@@ -68,32 +68,7 @@ def test_psql_runs_the_printed_script(capsys, workload: str) -> None:
     try:
         with pg_server.running_server() as server:
             server.create_database("app")
-            done = subprocess.run(
-                [
-                    *server.in_netns(),
-                    str(server.bindir / "psql"),
-                    "-X",
-                    "-q",
-                    "-A",
-                    "-t",
-                    "-v",
-                    "ON_ERROR_STOP=1",
-                    "-h",
-                    server.host,
-                    "-p",
-                    str(server.port),
-                    "-U",
-                    server.user,
-                    "-d",
-                    "app",
-                    "-f",
-                    str(path),
-                ],
-                capture_output=True,
-                text=True,
-                timeout=120,
-                check=False,
-            )
+            done = server.psql("-f", str(path), dbname="app", timeout=120)
     finally:
         shutil.rmtree(path.parent, ignore_errors=True)
     assert done.returncode == 0, done.stderr
