@@ -12,6 +12,8 @@ import shutil
 import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
+from datetime import timedelta
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +27,7 @@ from dbstor.workloads.orders import MIX, OrdersWorkload
 from dbstor.workloads.orders.consistency import broken
 from dbstor.workloads.orders.inputs import Customer, NewOrder, Payment
 from dbstor.workloads.orders.schema import TABLES
-from dbstor.workloads.orders.tpcc import LOAD_TS, UNUSED_ITEM
+from dbstor.workloads.orders.tpcc import LOAD_STAMP, LOAD_TIME, UNUSED_ITEM
 
 pytestmark = pytest.mark.integration
 WAREHOUSES = 2
@@ -39,12 +41,13 @@ CHANGED = {
     "district": "SELECT * FROM district ORDER BY d_w_id, d_id",
     "customer": "SELECT * FROM customer WHERE c_payment_cnt > 1 OR c_delivery_cnt > 0"
     " ORDER BY c_w_id, c_d_id, c_id",
-    "history": f"SELECT * FROM history WHERE h_date > {LOAD_TS}"
+    "history": f"SELECT * FROM history WHERE h_date > '{LOAD_STAMP}'"
     " ORDER BY h_w_id, h_d_id, h_c_w_id, h_c_d_id, h_c_id, h_date, h_amount, h_data",
     "orders": "SELECT * FROM orders WHERE o_carrier_id IS NULL OR o_id > 2100"
     " ORDER BY o_w_id, o_d_id, o_id",
     "new_order": "SELECT * FROM new_order ORDER BY no_w_id, no_d_id, no_o_id",
-    "order_line": f"SELECT * FROM order_line WHERE ol_o_id > 3000 OR ol_delivery_d > {LOAD_TS}"
+    "order_line": "SELECT * FROM order_line"
+    f" WHERE ol_o_id > 3000 OR ol_delivery_d > '{LOAD_STAMP}'"
     " ORDER BY ol_w_id, ol_d_id, ol_o_id, ol_number",
     "stock": "SELECT * FROM stock WHERE s_order_cnt > 0 ORDER BY s_w_id, s_i_id",
     "counts": "SELECT " + ", ".join(f"(SELECT COUNT(*) FROM {t.name})" for t in TABLES),
@@ -159,15 +162,16 @@ def test_procedures_and_statements_have_the_same_effects(pair):
         on_a = pair.procedures.session(pair.a, conn_a, 1)
         on_b = pair.statements.session(pair.b, conn_b, 1)
         assert on_a.use_procedures and not on_b.use_procedures
-        t = on_a.terminal
+        t, second = on_a.terminal, timedelta(seconds=1)
         crafted = [  # a rollback, a remote line with a repeated item, a bad-credit payer
-            NewOrder(2, 3, 17, ((5, 2, 3), (UNUSED_ITEM, 2, 1)), LOAD_TS + 5),
-            NewOrder(2, 3, 17, ((5, 1, 9), (5, 2, 3), (5, 2, 4), (99, 2, 1)), LOAD_TS + 6),
+            NewOrder(2, 3, 17, ((5, 2, 3), (UNUSED_ITEM, 2, 1)), LOAD_TIME + second * 5),
+            NewOrder(2, 3, 17, ((5, 1, 9), (5, 2, 3), (5, 2, 4), (99, 2, 1)), LOAD_TIME + second * 6),
         ]
         bad_credit = rows(
             conn_a, "SELECT c_w_id, c_d_id, c_id FROM customer WHERE c_credit = 'BC' LIMIT 1"
         )[0]
-        crafted.append(Payment(1, 4, Customer(*bad_credit, None), 4321, LOAD_TS + 7))
+        paid = Decimal("43.21")
+        crafted.append(Payment(1, 4, Customer(*bad_credit, None), paid, LOAD_TIME + second * 7))
         order = [txn for txn in MIX for _ in range(int(MIX[txn] * 2))]
         random.Random(2).shuffle(order)
         requests = crafted + [t.draw(txn) for txn in order]

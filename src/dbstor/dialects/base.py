@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Sequence
+from datetime import datetime
+from decimal import Decimal
 from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -19,7 +21,8 @@ class Dialect:
 
     name: ClassVar[str]
     workloads: ClassVar[tuple[str, ...]] = ()  # the workloads that run on this dialect
-    # neutral column type (workloads/tables.py) -> this dialect's type
+    # neutral column type (workloads/tables.py) -> this dialect's type; 'str:N' and
+    # 'dec:P:S' are written by column_type() (VARCHAR, decimal_type())
     types: ClassVar[dict[str, str]] = {}
     param: ClassVar[str] = "%s"  # the DB-API placeholder
     for_update: ClassVar[str] = " FOR UPDATE"  # a locking read's tail
@@ -63,8 +66,23 @@ class Dialect:
         """The type for a neutral type, with NOT NULL unless it ends in '?'."""
         nullable = neutral.endswith("?")
         base = neutral.rstrip("?")
-        sql = f"VARCHAR({base[4:]})" if base.startswith("str:") else self.types[base]
+        sql = self.text_type(int(base[4:])) if base.startswith("str:") else self.scalar_type(base)
         return sql if nullable else f"{sql} NOT NULL"
+
+    def text_type(self, size: int) -> str:
+        return f"VARCHAR({size})"
+
+    def scalar_type(self, base: str) -> str:
+        """The type of a neutral type other than text: 'dec:P:S' by decimal_type(), the
+        others from `types`."""
+        if base.startswith("dec:"):
+            precision, scale = (int(n) for n in base[4:].split(":"))
+            return self.decimal_type(precision, scale)
+        return self.types[base]
+
+    def decimal_type(self, precision: int, scale: int) -> str:
+        """An exact decimal of `precision` digits, `scale` of them after the point."""
+        return f"DECIMAL({precision},{scale})"
 
     def columns(self, table: Table) -> list[str]:
         return [f"{name} {self.column_type(kind)}" for name, kind in table.columns]
@@ -125,6 +143,17 @@ class Dialect:
 
     def after_load(self, connection: Any) -> None:
         """Durable and compact again before the first load point."""
+
+    # --- values of DECIMAL and date-and-time columns ------------------------------------
+
+    def bind(self, value: Decimal | datetime) -> Any:
+        """A Decimal or a datetime as this dialect's driver binds it: itself (psycopg,
+        PyMySQL, pymssql and python-oracledb bind both exactly)."""
+        return value
+
+    def time_literal(self, iso: str) -> str:
+        """A date-and-time literal ('2026-01-01 00:00:00'): standard SQL's TIMESTAMP."""
+        return f"TIMESTAMP '{iso}'"
 
     # --- query text (standard SQL; SQLite differs) ------------------------------------------
 

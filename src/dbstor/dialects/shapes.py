@@ -11,8 +11,9 @@ _INTEGERS = ("id", "int")
 
 @dataclass(frozen=True)
 class Table:
-    """One table: columns (name, neutral type; 'str:N' is VARCHAR(N), a trailing '?'
-    allows NULL), primary key (may be empty) and secondary indexes (name, columns)."""
+    """One table: columns (name, neutral type; 'str:N' is VARCHAR(N), 'dec:P:S' a
+    DECIMAL(P,S), a trailing '?' allows NULL), primary key (may be empty) and secondary
+    indexes (name, columns)."""
 
     name: str
     columns: tuple[tuple[str, str], ...]

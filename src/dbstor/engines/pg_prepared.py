@@ -10,19 +10,26 @@ OperationalError when the connection is lost), so engine.classify() treats them 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from datetime import datetime
+from decimal import Decimal
 from typing import Any
 
-Param = int | str | None | list[int]
+Param = int | str | Decimal | datetime | None | list[int]
 
 
 def encode(value: Param) -> bytes | None:
-    """One parameter in PostgreSQL's text format (int arrays as {1,2,3})."""
+    """One parameter in PostgreSQL's text format (int arrays as {1,2,3}, a Decimal in
+    positional notation, a datetime as ISO text: what numeric and timestamp read)."""
     if value is None:
         return None
     if isinstance(value, int):
         return b"%d" % value
     if isinstance(value, list):
         return b"{" + b",".join(b"%d" % v for v in value) + b"}"
+    if isinstance(value, Decimal):
+        return format(value, "f").encode()
+    if isinstance(value, datetime):
+        return value.isoformat(sep=" ").encode()
     return value.encode()
 
 

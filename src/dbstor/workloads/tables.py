@@ -2,8 +2,10 @@
 
 A workload lists its tables here (columns, primary key, secondary indexes); the bulk loader
 (bulk.py) creates, loads, keys, indexes and analyzes them on any engine. Column types are
-neutral and mapped per dialect: integers for money (cents) and times (seconds or days), so
-the dialects do the same exact arithmetic and the loaders need no formatting. Primary keys
+neutral and mapped per dialect (dialects/shapes.py): 'money' and 'ts' are integers (cents,
+seconds; the brokerage workload's), 'dec:P:S' an exact DECIMAL(P,S) and 'datetime' a date
+and time of day (TPC-C's types, the orders workload's), whose generated values are decimal
+and ISO text ('12.34', '2023-11-14 22:13:20') that every engine converts exactly on insert. Primary keys
 and secondary indexes are listed apart from the columns so that each dialect builds them
 when it is cheapest: SQLite and InnoDB cluster rows on the primary key (rows are generated
 in key order), PostgreSQL adds its keys after COPY; secondary indexes always come after

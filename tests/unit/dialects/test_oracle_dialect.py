@@ -7,6 +7,7 @@ and loops closed, parameters as the callers bind them) is checked apart."""
 from __future__ import annotations
 
 import re
+from decimal import Decimal
 
 import pytest
 import sqlglot
@@ -211,7 +212,7 @@ def test_each_orders_call_binds_the_procedures_parameters_and_one_out():
     for name, (procedure, inputs) in orders.PROCEDURES.items():
         ddl = next(d for d in orders.DDL if f"PROCEDURE {procedure}(" in d)
         header = ddl.split("\nAS", 1)[0]
-        params = re.findall(r"\bp_\w+\s+(OUT\s+)?(?:NUMBER|VARCHAR2)", header)
+        params = re.findall(r"\bp_\w+\s+(OUT\s+)?(?:NUMBER|VARCHAR2|DATE)", header)
         assert len(params) == inputs + 1 and params[-1].strip() == "OUT", name
         assert not any(params[:-1])  # IN, then the one OUT
         assert orders.CALLS[name].count(":b") == inputs + 1
@@ -264,17 +265,32 @@ class Cursor:
 
     def __init__(self):
         self.batches: list[tuple[str, int]] = []
+        self.rows: list[tuple] = []
 
     def executemany(self, sql, rows):
         self.batches.append((sql, len(rows)))
+        self.rows += rows
 
 
 def test_bulk_load_inserts_in_batches_with_positional_binds():
+    from dbstor.workloads.orders.generate import Chunk, generate
+    from dbstor.workloads.orders.tpcc import LOAD_TIME, Constants
+
     table = ORDERS_TABLES[0]
+    assert table.name == "order_line"
+    lines = generate(Chunk("district", 1, 1), 1, Constants.from_seed(1))["order_line"]
     cur = Cursor()
-    ORACLE.put_rows(cur, table, [tuple(range(len(table.columns)))] * 12_001)
-    assert [n for _, n in cur.batches] == [5_000, 5_000, 2_001]
+    ORACLE.put_rows(cur, table, lines)  # about 30,000: the district's last 9,000 undelivered
+    whole, rest = divmod(len(lines), 5_000)
+    assert [n for _, n in cur.batches] == [5_000] * whole + [rest] and rest
     parsed(cur.batches[0][0])
+    # the generated decimal and ISO text bound as NUMBER and DATE values, not as text that
+    # Oracle would read by the session's NLS formats; NULL kept
+    at = {name: table.column_names.index(name) for name in ("ol_amount", "ol_delivery_d")}
+    first, last = cur.rows[0], cur.rows[-1]
+    assert first[at["ol_delivery_d"]] == LOAD_TIME and first[at["ol_amount"]] == Decimal("0.00")
+    assert last[at["ol_delivery_d"]] is None and isinstance(last[at["ol_amount"]], Decimal)
+    assert str(last[at["ol_amount"]]) == lines[-1][at["ol_amount"]]
 
 
 def test_procedure_variables_take_types_of_columns_that_exist():

@@ -1,10 +1,14 @@
-"""The client-side transactions' exact effects, on a small hand-made SQLite database."""
+"""The client-side transactions' exact effects, on a small hand-made SQLite database.
+Money goes in as decimal text, as the load writes it, and is read back to the cent
+(SQLite keeps 12.34 as a binary REAL); times are ISO text."""
 
 from __future__ import annotations
 
 import random
 import sqlite3
 from collections.abc import Iterator
+from datetime import datetime, timedelta
+from decimal import Decimal
 
 import pytest
 
@@ -20,9 +24,10 @@ from dbstor.workloads.orders.inputs import (
 )
 from dbstor.workloads.orders.schema import TABLE, TABLES
 from dbstor.workloads.orders.session import OrdersSession
-from dbstor.workloads.orders.tpcc import UNUSED_ITEM, Constants
+from dbstor.workloads.orders.tpcc import UNUSED_ITEM, Constants, money
 
-NOW = 1_800_000_000
+NOW = datetime(2027, 1, 15, 8, 0, 0)
+STAMP = "2027-01-15 08:00:00"  # NOW as SQLite keeps it
 DISTS = tuple(f"d{d:02d}-{{}}" for d in range(1, 11))
 
 
@@ -33,7 +38,8 @@ def insert(conn: sqlite3.Connection, table: str, *rows: tuple) -> None:
 
 def customer(c_id: int, d: int, w: int, first: str, last: str, credit: str = "GC") -> tuple:
     return (c_id, d, w, first, "OE", last, "s1", "s2", "city", "CA", "123411111",
-            "0123456789012345", 1, credit, 5_000_000, 100, -1000, 1000, 1, 0, "x" * 495)  # fmt: skip
+            "0123456789012345", "2020-01-01 00:00:00", credit, "50000.00", "0.0100", "-10.00",
+            "10.00", 1, 0, "x" * 495)  # fmt: skip
 
 
 def stock(item: int, w: int, quantity: int) -> tuple:
@@ -47,11 +53,16 @@ def db() -> Iterator[sqlite3.Connection]:
         conn.execute(tables.create_table(table, "sqlite"))
         for index in tables.create_indexes(table, "sqlite"):
             conn.execute(index)
-    insert(conn, "warehouse", *[(w, f"W{w}", "a", "b", "c", "CA", "z", 1000, 500) for w in (1, 2)])
+    warehouses = [(w, f"W{w}", "a", "b", "c", "CA", "z", "0.1000", "5.00") for w in (1, 2)]
+    insert(conn, "warehouse", *warehouses)
     insert(
         conn,
         "district",
-        *[(d, w, f"D{d}", "a", "b", "c", "CA", "z", 500, 250, 7) for w in (1, 2) for d in (1, 2)],
+        *[
+            (d, w, f"D{d}", "a", "b", "c", "CA", "z", "0.0500", "2.50", 7)
+            for w in (1, 2)
+            for d in (1, 2)
+        ],
     )
     insert(
         conn,
@@ -63,16 +74,17 @@ def db() -> Iterator[sqlite3.Connection]:
         customer(5, 1, 1, "Y", "OUGHTBARBAR"),
         customer(1, 2, 2, "Q", "ABLEABLEABLE"),
     )
-    insert(conn, "item", *[(i, i, f"item{i}", 100 * i, "data") for i in range(1, 6)])
+    insert(conn, "item", *[(i, i, f"item{i}", f"{i}.{i}1", "data") for i in range(1, 6)])
     insert(conn, "stock", stock(1, 1, 15), stock(2, 1, 50), stock(3, 1, 40), stock(3, 2, 30))
-    insert(conn, "orders", (5, 1, 1, 2, 1, None, 2, 1), (6, 1, 1, 3, 1, None, 1, 1))
+    entered = "2026-12-01 10:00:00"
+    insert(conn, "orders", (5, 1, 1, 2, entered, None, 2, 1), (6, 1, 1, 3, entered, None, 1, 1))
     insert(conn, "new_order", (5, 1, 1), (6, 1, 1))
     insert(
         conn,
         "order_line",
-        (5, 1, 1, 1, 1, 1, None, 5, 700, "x"),
-        (5, 1, 1, 2, 2, 1, None, 5, 300, "x"),
-        (6, 1, 1, 1, 1, 1, None, 5, 900, "x"),
+        (5, 1, 1, 1, 1, 1, None, 5, "7.10", "x"),
+        (5, 1, 1, 2, 2, 1, None, 5, "3.20", "x"),
+        (6, 1, 1, 1, 1, 1, None, 5, "9.00", "x"),
     )
     conn.commit()
     yield conn
@@ -88,21 +100,28 @@ def one(conn: sqlite3.Connection, sql: str, *params: object) -> tuple:
     return conn.execute(sql, params).fetchone()
 
 
+def cents(conn: sqlite3.Connection, sql: str) -> list[Decimal]:
+    """The one row's values as money to the cent."""
+    return [money(v) for v in one(conn, sql)]
+
+
 def test_new_order_writes_order_lines_and_stock_by_tpc_c_rules(db):
     s = session(db)
     assert not s.use_procedures
     lines = ((1, 1, 8), (1, 1, 2), (2, 1, 3), (3, 2, 4))  # item 1 twice; item 3 from W2
     assert s.execute(NewOrder(1, 1, 2, lines, NOW)) is True
     assert one(db, "SELECT d_next_o_id FROM district WHERE d_w_id = 1 AND d_id = 1") == (8,)
-    assert one(db, "SELECT * FROM orders WHERE o_id = 7") == (7, 1, 1, 2, NOW, None, 4, 0)
+    assert one(db, "SELECT * FROM orders WHERE o_id = 7") == (7, 1, 1, 2, STAMP, None, 4, 0)
     assert one(db, "SELECT COUNT(*) FROM new_order WHERE no_o_id = 7") == (1,)
     got = db.execute("SELECT * FROM order_line WHERE ol_o_id = 7 ORDER BY ol_number").fetchall()
-    assert got == [
-        (7, 1, 1, 1, 1, 1, None, 8, 800, "d01-1"),
-        (7, 1, 1, 2, 1, 1, None, 2, 200, "d01-1"),
-        (7, 1, 1, 3, 2, 1, None, 3, 600, "d01-2"),
-        (7, 1, 1, 4, 3, 2, None, 4, 1200, "d01-3"),
+    assert [(*row[:8], money(row[8]), row[9]) for row in got] == [  # quantity x i_price
+        (7, 1, 1, 1, 1, 1, None, 8, Decimal("8.88"), "d01-1"),
+        (7, 1, 1, 2, 1, 1, None, 2, Decimal("2.22"), "d01-1"),
+        (7, 1, 1, 3, 2, 1, None, 3, Decimal("6.63"), "d01-2"),
+        (7, 1, 1, 4, 3, 2, None, 4, Decimal("13.24"), "d01-3"),
     ]
+    # NUMERIC affinity: the amounts are SQLite REALs, the time ISO text
+    assert one(db, "SELECT typeof(ol_amount) FROM order_line WHERE ol_o_id = 7") == ("real",)
     stock_rows = db.execute(
         "SELECT s_w_id, s_i_id, s_quantity, s_ytd, s_order_cnt, s_remote_cnt FROM stock"
         " ORDER BY s_w_id, s_i_id"
@@ -127,29 +146,35 @@ def test_new_order_with_an_unused_item_rolls_back(db):
 def test_payment_by_last_name_takes_the_middle_customer(db):
     s = session(db)
     who = Customer(1, 1, 0, "BARBARBAR")  # first names A (2), B (1), C (3): the middle is 1
-    assert s.execute(Payment(1, 1, who, 1234, NOW))
-    assert one(db, "SELECT w_ytd FROM warehouse WHERE w_id = 1") == (500 + 1234,)
-    assert one(db, "SELECT d_ytd FROM district WHERE d_w_id = 1 AND d_id = 1") == (250 + 1234,)
-    paid = (
-        "SELECT c_id, c_balance, c_ytd_payment, c_payment_cnt FROM customer WHERE c_payment_cnt > 1"
-    )
-    assert db.execute(paid).fetchall() == [(1, -1000 - 1234, 1000 + 1234, 2)]
+    assert s.execute(Payment(1, 1, who, Decimal("12.34"), NOW))
+    assert cents(db, "SELECT w_ytd FROM warehouse WHERE w_id = 1") == [Decimal("17.34")]
+    assert cents(db, "SELECT d_ytd FROM district WHERE d_w_id = 1 AND d_id = 1") == [
+        Decimal("14.84")
+    ]
+    paid = "SELECT c_id, c_balance, c_ytd_payment, c_payment_cnt FROM customer"
+    rows = db.execute(paid + " WHERE c_payment_cnt > 1").fetchall()
+    assert [(c, money(b), money(y), n) for c, b, y, n in rows] == [
+        (1, Decimal("-22.34"), Decimal("22.34"), 2)
+    ]
     assert db.execute("SELECT * FROM history").fetchall() == [
-        (1, 1, 1, 1, 1, NOW, 1234, "W1    D1")
+        (1, 1, 1, 1, 1, STAMP, 12.34, "W1    D1")
     ]
     # two with the name: position n/2 rounded up is the first (X, customer 4)
-    s.execute(Payment(1, 2, Customer(1, 1, 0, "OUGHTBARBAR"), 50, NOW))
+    s.execute(Payment(1, 2, Customer(1, 1, 0, "OUGHTBARBAR"), Decimal("0.50"), NOW))
     assert one(db, "SELECT c_payment_cnt FROM customer WHERE c_d_id = 1 AND c_id = 4") == (2,)
 
 
 def test_payment_of_a_bad_credit_customer_notes_it_in_c_data(db):
     s = session(db)
-    s.execute(Payment(2, 1, Customer(1, 1, 4, None), 777, NOW))  # remote: home W2, customer W1
+    # remote: home W2, customer W1; the amount noted with its two places
+    s.execute(Payment(2, 1, Customer(1, 1, 4, None), Decimal("7.70"), NOW))
     data = one(db, "SELECT c_data FROM customer WHERE c_w_id = 1 AND c_d_id = 1 AND c_id = 4")[0]
-    assert data == ("4 1 1 1 2 777 " + "x" * 495)[:500] and len(data) == 500
-    assert one(db, "SELECT w_ytd FROM warehouse WHERE w_id = 2") == (500 + 777,)
-    assert one(db, "SELECT w_ytd FROM warehouse WHERE w_id = 1") == (500,)
-    assert db.execute("SELECT * FROM history").fetchall() == [(4, 1, 1, 1, 2, NOW, 777, "W2    D1")]
+    assert data == ("4 1 1 1 2 7.70 " + "x" * 495)[:500] and len(data) == 500
+    assert cents(db, "SELECT w_ytd FROM warehouse WHERE w_id = 2") == [Decimal("12.70")]
+    assert cents(db, "SELECT w_ytd FROM warehouse WHERE w_id = 1") == [Decimal("5.00")]
+    assert db.execute("SELECT * FROM history").fetchall() == [
+        (4, 1, 1, 1, 2, STAMP, 7.7, "W2    D1")
+    ]
 
 
 def test_delivery_delivers_the_oldest_new_order_per_district(db):
@@ -159,11 +184,11 @@ def test_delivery_delivers_the_oldest_new_order_per_district(db):
     assert one(db, "SELECT o_carrier_id FROM orders WHERE o_id = 5") == (7,)
     assert one(db, "SELECT o_carrier_id FROM orders WHERE o_id = 6") == (None,)
     dates = db.execute("SELECT ol_o_id, ol_delivery_d FROM order_line ORDER BY 1, 2").fetchall()
-    assert dates == [(5, NOW), (5, NOW), (6, None)]
+    assert dates == [(5, STAMP), (5, STAMP), (6, None)]
     row = "SELECT c_balance, c_delivery_cnt FROM customer WHERE c_w_id = 1 AND c_d_id = 1 AND c_id = 2"
-    assert one(db, row) == (-1000 + 700 + 300, 1)
-    s.execute(Delivery(1, 3, NOW + 1))
-    s.execute(Delivery(1, 3, NOW + 2))  # nothing left anywhere: every district skipped
+    assert cents(db, row) == [Decimal("0.30"), 1]  # -10.00 + 7.10 + 3.20
+    s.execute(Delivery(1, 3, NOW + timedelta(seconds=1)))
+    s.execute(Delivery(1, 3, NOW + timedelta(seconds=2)))  # nothing left: every district skipped
     assert db.execute("SELECT COUNT(*) FROM new_order").fetchone() == (0,)
     assert s.outcomes["Delivery"] == 3
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import random
 from collections import Counter, defaultdict
+from datetime import datetime
+from decimal import Decimal
 
 import pytest
 
@@ -13,7 +15,8 @@ from dbstor.workloads.orders.tpcc import (
     CUSTOMERS,
     FIRST_NEW_ORDER,
     ITEMS,
-    LOAD_TS,
+    LOAD_STAMP,
+    LOAD_TIME,
     ORDERS,
     SYLLABLES,
     Constants,
@@ -38,6 +41,13 @@ def one_warehouse() -> dict[str, list[tuple]]:
 def column(rows: list[tuple], table: str, name: str) -> list:
     at = TABLE[table].column_names.index(name)
     return [row[at] for row in rows]
+
+
+def fits_decimal(text: str, precision: int, scale: int) -> bool:
+    """Decimal text with exactly `scale` places and at most `precision` digits."""
+    value = Decimal(text)
+    digits = value.as_tuple()
+    return digits.exponent == -scale and len(digits.digits) <= precision
 
 
 def test_same_seed_same_rows_other_seed_other_rows():
@@ -102,9 +112,16 @@ def test_rows_in_key_order_unique_and_fitting_their_columns(one_warehouse):
             values = [row[i] for row in rows]
             if not kind.endswith("?"):
                 assert None not in values, (table.name, name)
-            if kind.startswith("str:"):
-                limit = int(kind[4:].rstrip("?"))
-                assert max(len(v) for v in values if v is not None) <= limit, (table.name, name)
+            base = kind.rstrip("?")
+            present = [v for v in values if v is not None]
+            if base.startswith("str:"):
+                limit = int(base[4:])
+                assert max(len(v) for v in present) <= limit, (table.name, name)
+            elif base.startswith("dec:"):  # decimal text of TPC-C's numeric(P,S)
+                precision, scale = (int(n) for n in base[4:].split(":"))
+                assert all(fits_decimal(v, precision, scale) for v in present), (table.name, name)
+            elif base == "datetime":  # ISO text every engine reads
+                assert {datetime.fromisoformat(v) for v in present} == {LOAD_TIME}, name
             else:
                 assert all(isinstance(v, int) for v in values if v is not None), (table.name, name)
 
@@ -118,13 +135,14 @@ def test_orders_follow_tpc_c(one_warehouse):
     for o_id, _, _, _, entry, carrier, _, local in orders:
         assert (carrier is None) == (o_id >= FIRST_NEW_ORDER)
         assert carrier is None or 1 <= carrier <= 10
-        assert entry == LOAD_TS and local == 1
+        assert entry == LOAD_STAMP and local == 1
     new = [(row[2], row[1], row[0]) for row in one_warehouse["new_order"]]
     assert new == [(1, d, o) for d in range(1, 11) for o in range(FIRST_NEW_ORDER, ORDERS + 1)]
     for row in one_warehouse["order_line"]:
         delivered = row[0] < FIRST_NEW_ORDER
         assert (row[6] is not None) == delivered
-        assert (row[8] == 0) == delivered and 0 <= row[8] <= 999_999
+        amount = Decimal(row[8])
+        assert (amount == 0) == delivered and 0 <= amount <= Decimal("9999.99")
         assert 1 <= row[4] <= ITEMS and row[5] == 1 and row[7] == 5
 
 
@@ -141,7 +159,10 @@ def test_customers_follow_tpc_c(one_warehouse):
     credit = Counter(column(customers, "customer", "c_credit"))
     assert credit["BC"] / len(customers) == pytest.approx(0.10, abs=0.01)
     assert set(credit) == {"BC", "GC"}
-    assert set(column(customers, "customer", "c_balance")) == {-1000}
+    assert set(column(customers, "customer", "c_balance")) == {"-10.00"}
+    assert set(column(customers, "customer", "c_credit_lim")) == {"50000.00"}
+    discounts = [Decimal(v) for v in column(customers, "customer", "c_discount")]
+    assert min(discounts) == 0 and max(discounts) == Decimal("0.5")  # 0.0000-0.5000
     assert set(column(customers, "customer", "c_middle")) == {"OE"}
     data = column(customers, "customer", "c_data")
     assert min(map(len, data)) >= 300 and max(map(len, data)) <= 500
@@ -153,8 +174,8 @@ def test_items_and_stock_are_ten_percent_original(one_warehouse):
         data = column(one_warehouse[table], table, col)
         share = sum("ORIGINAL" in d for d in data) / len(data)
         assert share == pytest.approx(0.10, abs=0.01), table
-    prices = column(one_warehouse["item"], "item", "i_price")
-    assert min(prices) >= 100 and max(prices) <= 10_000
+    prices = [Decimal(v) for v in column(one_warehouse["item"], "item", "i_price")]
+    assert min(prices) == 1 and max(prices) == 100  # 1.00-100.00
     quantities = column(one_warehouse["stock"], "stock", "s_quantity")
     assert min(quantities) == 10 and max(quantities) == 100
 
@@ -162,8 +183,11 @@ def test_items_and_stock_are_ten_percent_original(one_warehouse):
 def test_history_and_ytd_agree(one_warehouse):
     """TPC-C's consistency conditions 8 and 9 hold in the generated data itself."""
     (warehouse,) = one_warehouse["warehouse"]
-    paid = sum(column(one_warehouse["history"], "history", "h_amount"))
-    assert warehouse[-1] == paid == sum(row[-2] for row in one_warehouse["district"])
+    paid = sum(map(Decimal, column(one_warehouse["history"], "history", "h_amount")))
+    districts = sum(Decimal(row[-2]) for row in one_warehouse["district"])
+    assert Decimal(warehouse[-1]) == paid == districts == Decimal("300000.00")
+    taxes = [Decimal(row[-2]) for row in one_warehouse["warehouse"]]
+    assert all(0 <= t <= Decimal("0.2") for t in taxes)  # TPC-C: 0.0000-0.2000
 
 
 def test_last_names_are_tpc_c_syllables():

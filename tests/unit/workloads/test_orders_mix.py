@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import random
 from collections import Counter
+from datetime import datetime
+from decimal import Decimal
 
 import pytest
 
@@ -19,7 +21,7 @@ from dbstor.workloads.orders.inputs import (
     StockLevel,
     Terminal,
 )
-from dbstor.workloads.orders.tpcc import ITEMS, UNUSED_ITEM, Constants, last_name
+from dbstor.workloads.orders.tpcc import ITEMS, LOAD_TIME, UNUSED_ITEM, Constants, last_name
 from dbstor.workloads.registry import workload_class
 
 TPC_C_MIX = {  # TPC-C clause 5.2.3 minimums, as HammerDB runs them
@@ -119,7 +121,10 @@ def test_payment_by_name_and_remote_customers():
     remote = [p for p in payments if p.customer.w_id != p.w_id]
     assert len(remote) / DRAWS == pytest.approx(0.15, abs=0.01)
     assert all(p.customer.d_id == p.d_id for p in payments if p.customer.w_id == p.w_id)
-    assert all(100 <= p.amount <= 500_000 for p in payments)
+    # TPC-C's H_AMOUNT: 1.00-5,000.00, exact to the cent
+    assert all(Decimal("1.00") <= p.amount <= Decimal("5000.00") for p in payments)
+    assert all(isinstance(p.amount, Decimal) and p.amount.as_tuple().exponent == -2 for p in payments)
+    assert all(isinstance(p.date, datetime) and p.date > LOAD_TIME for p in payments)
     assert all(p.customer.w_id == 1 for p in (terminal(1).payment() for _ in range(300)))
 
 

@@ -25,6 +25,7 @@ class Mysql(Dialect):
         "money": "BIGINT",
         "ts": "BIGINT",
         "day": "INT",
+        "datetime": "DATETIME",  # 5 bytes without fractional seconds
     }
 
     def put_rows(self, cur: Any, table: Table, rows: list[tuple]) -> None:

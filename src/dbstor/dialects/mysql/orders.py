@@ -6,7 +6,8 @@ COMMIT, so one CALL is one transaction; any error rolls it back (EXIT HANDLER) a
 reaches the client unchanged (RESIGNAL), so deadlocks are retried as on the client path.
 Each ends with one result row. New-Order's item lists come as comma-separated text (no
 arrays here). Statements and their order follow workloads/orders/client.py, so both paths have the same
-effects.
+effects. Money parameters and variables are DECIMAL of their columns' sizes, times
+DATETIME, so nothing is rounded on the way (a tax of 0.0525 in an INT would be 0).
 """
 
 from __future__ import annotations
@@ -32,14 +33,14 @@ _PICK_CUSTOMER = """
 """
 
 NEW_ORDER = f"""
-CREATE PROCEDURE orders_new_order(p_w INT, p_d INT, p_c INT, p_entry BIGINT,
+CREATE PROCEDURE orders_new_order(p_w INT, p_d INT, p_c INT, p_entry DATETIME,
     p_items VARCHAR(255), p_supply VARCHAR(255), p_qty VARCHAR(255))
 body: BEGIN
-    DECLARE v_w_tax, v_d_tax, v_discount, v_o_id, v_count, v_i, v_item, v_supply, v_qty,
-        v_stock INT;
+    DECLARE v_w_tax, v_d_tax, v_discount DECIMAL(4,4);
+    DECLARE v_o_id, v_count, v_i, v_item, v_supply, v_qty, v_stock INT;
     DECLARE v_all_local INT DEFAULT 1;
     DECLARE v_found INT DEFAULT 1;
-    DECLARE v_price BIGINT;
+    DECLARE v_price DECIMAL(5,2);
     DECLARE v_last, v_credit, v_name, v_idata, v_dist, v_sdata VARCHAR(64);
     DECLARE CONTINUE HANDLER FOR NOT FOUND SET v_found = 0;
     {_ON_ERROR}
@@ -92,7 +93,7 @@ END"""
 
 PAYMENT = f"""
 CREATE PROCEDURE orders_payment(p_w INT, p_d INT, p_c_w INT, p_c_d INT, p_c INT,
-    p_c_last VARCHAR(16), p_amount BIGINT, p_date BIGINT)
+    p_c_last VARCHAR(16), p_amount DECIMAL(6,2), p_date DATETIME)
 BEGIN
     DECLARE v_c INT DEFAULT p_c;
     DECLARE v_n INT;
@@ -101,7 +102,7 @@ BEGIN
     DECLARE v_state VARCHAR(2);
     DECLARE v_zip VARCHAR(9);
     DECLARE v_credit VARCHAR(2);
-    DECLARE v_balance BIGINT;
+    DECLARE v_balance DECIMAL(12,2);
     DECLARE v_data VARCHAR(500);
     {_ON_ERROR}
     START TRANSACTION;
@@ -139,7 +140,8 @@ CREATE PROCEDURE orders_order_status(p_c_w INT, p_c_d INT, p_c INT, p_c_last VAR
 BEGIN
     DECLARE v_c INT DEFAULT p_c;
     DECLARE v_n, v_o, v_carrier, v_lines INT;
-    DECLARE v_entry, v_balance, v_amount, v_delivery BIGINT;
+    DECLARE v_entry, v_delivery DATETIME;
+    DECLARE v_balance, v_amount DECIMAL(12,2);
     DECLARE v_first, v_last VARCHAR(16);
     DECLARE v_middle VARCHAR(2);
     DECLARE v_items, v_supply, v_qty BIGINT;
@@ -161,11 +163,11 @@ BEGIN
 END"""
 
 DELIVERY = f"""
-CREATE PROCEDURE orders_delivery(p_w INT, p_carrier INT, p_date BIGINT)
+CREATE PROCEDURE orders_delivery(p_w INT, p_carrier INT, p_date DATETIME)
 BEGIN
     DECLARE v_d INT DEFAULT 1;
     DECLARE v_o, v_c INT;
-    DECLARE v_amount BIGINT;
+    DECLARE v_amount DECIMAL(12,2);
     DECLARE v_delivered INT DEFAULT 0;
     DECLARE CONTINUE HANDLER FOR NOT FOUND SET v_o = NULL;
     {_ON_ERROR}

@@ -14,6 +14,8 @@ from __future__ import annotations
 import itertools
 import re
 from collections.abc import Sequence
+from datetime import datetime
+from decimal import Decimal
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from dbstor.dialects.base import Dialect
@@ -53,15 +55,17 @@ class Oracle(Dialect):
         "money": "NUMBER(19)",
         "ts": "NUMBER(19)",
         "day": "NUMBER(10)",
+        # a date and a time of day to the second (7 bytes), as HammerDB's TPROC-C has it
+        "datetime": "DATE",
     }
     param = ":k"  # a bind written by hand; SQL binds each occurrence by its position
     indexes_take_suffix = True  # CREATE INDEX ... TABLESPACE x
 
-    def column_type(self, neutral: str) -> str:
-        nullable = neutral.endswith("?")
-        base = neutral.rstrip("?")
-        sql = f"VARCHAR2({base[4:]})" if base.startswith("str:") else self.types[base]
-        return sql if nullable else f"{sql} NOT NULL"
+    def text_type(self, size: int) -> str:
+        return f"VARCHAR2({size})"
+
+    def decimal_type(self, precision: int, scale: int) -> str:
+        return f"NUMBER({precision},{scale})"
 
     def render(self, text: str) -> str:
         return numbered(fetch_first(text.replace("{for_update}", self.for_update)))
@@ -82,6 +86,7 @@ class Oracle(Dialect):
     def put_rows(self, cur: Any, table: Table, rows: list[tuple]) -> None:
         """executemany() in batches: one round trip per BATCH_ROWS rows."""
         sql = self.insert(table)
+        rows = typed_rows(table, rows)
         for i in range(0, len(rows), BATCH_ROWS):
             cur.executemany(sql, rows[i : i + BATCH_ROWS])
 
@@ -131,6 +136,28 @@ class Oracle(Dialect):
 
     def first_rows(self, count: int) -> str:
         return f"fetch first {count} rows only"
+
+
+def _from_iso(text: str) -> datetime:
+    return datetime.fromisoformat(text)
+
+
+def typed_rows(table: Table, rows: list[tuple]) -> list[tuple]:
+    """Generated rows with decimal text ('12.34') as Decimal and ISO date-and-time text as
+    datetime: python-oracledb binds those as NUMBER and DATE, where Oracle would read text by
+    the session's NLS formats (a decimal comma, 'DD-MON-RR')."""
+    kinds = [kind.rstrip("?") for _, kind in table.columns]
+    convert = {
+        at: Decimal if kind.startswith("dec:") else _from_iso
+        for at, kind in enumerate(kinds)
+        if kind.startswith("dec:") or kind == "datetime"
+    }
+    if not convert:
+        return rows
+    return [
+        tuple(convert[at](v) if at in convert and v is not None else v for at, v in enumerate(row))
+        for row in rows
+    ]
 
 
 def gather_stats(table: str) -> str:

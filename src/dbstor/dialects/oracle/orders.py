@@ -9,7 +9,9 @@ parameter is OUT: New-Order's status (0 committed, 1 rolled back for its unused 
 Payment's and Order-Status's customer, Delivery's orders delivered, Stock-Level's count.
 New-Order's item lists come as comma-separated text, split with REGEXP_SUBSTR. Statements
 and their order follow workloads/orders/client.py, so both paths have the same effects.
-NOPM comes from sum(d_next_o_id), as on every dialect.
+NOPM comes from sum(d_next_o_id), as on every dialect. Times are DATE (a date and a
+time of day), money NUMBER; Payment notes the amount in c_data with its two places
+(TO_CHAR 'FM99990.00': 1.00, not Oracle's default 1), as the client does.
 """
 
 from __future__ import annotations
@@ -37,7 +39,7 @@ _PICK_CUSTOMER = """
     END IF;"""
 
 NEW_ORDER = f"""CREATE OR REPLACE PROCEDURE NEWORD(p_w NUMBER, p_d NUMBER, p_c NUMBER,
-    p_entry NUMBER, p_items VARCHAR2, p_supply VARCHAR2, p_qty VARCHAR2, p_status OUT NUMBER)
+    p_entry DATE, p_items VARCHAR2, p_supply VARCHAR2, p_qty VARCHAR2, p_status OUT NUMBER)
 AS
     v_w_tax NUMBER; v_d_tax NUMBER; v_discount NUMBER; v_o_id NUMBER; v_count NUMBER;
     v_i NUMBER; v_item NUMBER; v_supply NUMBER; v_qty NUMBER; v_stock NUMBER;
@@ -95,7 +97,7 @@ BEGIN
 END;"""
 
 PAYMENT = f"""CREATE OR REPLACE PROCEDURE PAYMENT(p_w NUMBER, p_d NUMBER, p_c_w NUMBER,
-    p_c_d NUMBER, p_c NUMBER, p_c_last VARCHAR2, p_amount NUMBER, p_date NUMBER,
+    p_c_d NUMBER, p_c NUMBER, p_c_last VARCHAR2, p_amount NUMBER, p_date DATE,
     p_paid OUT NUMBER)
 AS
     v_c NUMBER := p_c; v_n NUMBER;
@@ -113,7 +115,7 @@ BEGIN
         UPDATE customer SET c_balance = c_balance - p_amount,
             c_ytd_payment = c_ytd_payment + p_amount, c_payment_cnt = c_payment_cnt + 1,
             c_data = SUBSTR(v_c || ' ' || p_c_d || ' ' || p_c_w || ' ' || p_d || ' ' || p_w
-                || ' ' || p_amount || ' ' || v_data, 1, 500)
+                || ' ' || TO_CHAR(p_amount, 'FM99990.00') || ' ' || v_data, 1, 500)
             WHERE c_w_id = p_c_w AND c_d_id = p_c_d AND c_id = v_c;
     ELSE
         UPDATE customer SET c_balance = c_balance - p_amount,
@@ -130,11 +132,12 @@ END;"""
 ORDER_STATUS = f"""CREATE OR REPLACE PROCEDURE OSTAT(p_c_w NUMBER, p_c_d NUMBER, p_c NUMBER,
     p_c_last VARCHAR2, p_found OUT NUMBER)
 AS
-    v_c NUMBER := p_c; v_n NUMBER; v_o NUMBER; v_entry NUMBER; v_carrier NUMBER;
+    v_c NUMBER := p_c; v_n NUMBER; v_o NUMBER; v_entry orders.o_entry_d%TYPE;
+    v_carrier NUMBER;
     v_balance NUMBER; v_first customer.c_first%TYPE; v_middle customer.c_middle%TYPE;
     v_last customer.c_last%TYPE;
     v_lines NUMBER; v_items NUMBER; v_supply NUMBER; v_qty NUMBER; v_amount NUMBER;
-    v_delivery NUMBER;
+    v_delivery order_line.ol_delivery_d%TYPE;
 BEGIN
 {_PICK_CUSTOMER}
     SELECT c_balance, c_first, c_middle, c_last INTO v_balance, v_first, v_middle, v_last
@@ -158,7 +161,7 @@ BEGIN
 END;"""
 
 DELIVERY = f"""CREATE OR REPLACE PROCEDURE DELIVERY(p_w NUMBER, p_carrier NUMBER,
-    p_date NUMBER, p_delivered OUT NUMBER)
+    p_date DATE, p_delivered OUT NUMBER)
 AS
     v_o NUMBER; v_c NUMBER; v_amount NUMBER;
 BEGIN

@@ -24,6 +24,7 @@ class Postgres(Dialect):
         "money": "BIGINT",
         "ts": "BIGINT",
         "day": "INTEGER",
+        "datetime": "TIMESTAMP",  # without time zone, 8 bytes; dbstor writes UTC
     }
     keys_after_load = True
     indexes_take_suffix = True
@@ -42,6 +43,9 @@ class Postgres(Dialect):
             f"ALTER TABLE {table.name} ADD CONSTRAINT {table.name}_pkey"
             f" PRIMARY KEY ({', '.join(table.key)}){using}"
         )
+
+    def decimal_type(self, precision: int, scale: int) -> str:
+        return f"NUMERIC({precision},{scale})"  # variable length: 2 bytes per 4 digits
 
     def analytic_type(self, kind: str, size: int | None) -> str:
         return f"CHAR({size})" if kind == "char" else super().analytic_type(kind, size)

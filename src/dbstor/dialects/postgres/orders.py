@@ -23,6 +23,9 @@ machine:
 - Payment updates and reads the warehouse, district and customer rows, in that order, and
   writes the history row in one statement (after the name lookup when by name).
 - Delivery delivers all ten districts in one statement.
+
+Money parameters are numeric (the amount's own two places kept: c_data notes 43.21 as the
+client does), times timestamp, as the columns (NUMERIC(p,s), TIMESTAMP).
 """
 
 from __future__ import annotations
@@ -44,7 +47,7 @@ _PICK_CUSTOMER = """
 
 NEW_ORDER = f"""
 CREATE OR REPLACE PROCEDURE orders_new_order(
-    p_w int, p_d int, p_c int, p_entry bigint, p_items int[], p_supply int[], p_qty int[],
+    p_w int, p_d int, p_c int, p_entry timestamp, p_items int[], p_supply int[], p_qty int[],
     INOUT status int DEFAULT NULL, INOUT new_o_id int DEFAULT NULL)
 LANGUAGE plpgsql AS $$
 DECLARE
@@ -100,8 +103,8 @@ END $$"""
 
 PAYMENT = f"""
 CREATE OR REPLACE FUNCTION orders_payment(
-    p_w int, p_d int, p_c_w int, p_c_d int, p_c int, p_c_last text, p_amount bigint,
-    p_date bigint) RETURNS int
+    p_w int, p_d int, p_c_w int, p_c_d int, p_c int, p_c_last text, p_amount numeric,
+    p_date timestamp) RETURNS int
 LANGUAGE plpgsql AS $$
 DECLARE
     v_c int := p_c; v_ids int[]; v_cust record;
@@ -157,7 +160,7 @@ END $$"""
 
 DELIVERY = """
 CREATE OR REPLACE FUNCTION orders_delivery(
-    p_w int, p_carrier int, p_date bigint, OUT delivered int)
+    p_w int, p_carrier int, p_date timestamp, OUT delivered int)
 LANGUAGE plpgsql AS $$
 BEGIN
     WITH oldest AS (  -- each district's oldest undelivered order, if it has one

@@ -34,9 +34,15 @@ class Tsql(Dialect):
         "money": "BIGINT",
         "ts": "BIGINT",
         "day": "INT",
+        "datetime": "DATETIME2(0)",  # 6 bytes, to the second; 'YYYY-MM-DD hh:mm:ss' always reads the same
     }
     for_update = ""  # a locking read is a table hint, written by render()
     indexes_take_suffix = True  # CREATE INDEX ... ON [filegroup]
+
+    def time_literal(self, iso: str) -> str:
+        """T-SQL has no TIMESTAMP literal (TIMESTAMP is rowversion there): ISO text, which
+        DATETIME2 reads whatever the session's DATEFORMAT."""
+        return f"'{iso}'"
 
     def render(self, text: str) -> str:
         """The shared statement in T-SQL: {for_update} becomes a locking hint on the

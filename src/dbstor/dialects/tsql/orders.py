@@ -7,7 +7,9 @@ COMMIT under SET XACT_ABORT ON, so one EXEC is one transaction and any error rol
 back and reaches the client (1205, a deadlock victim, is retried as on the client path).
 Locking reads take UPDLOCK, as the client's FOR UPDATE. Each ends with one result row.
 New-Order's item lists come as comma-separated text, taken apart one item at a time;
-an unused item stops the loop and rolls the order back (its first column 1).
+an unused item stops the loop and rolls the order back (its first column 1). Money
+parameters and variables are DECIMAL of their columns' sizes, times DATETIME2(0), as the
+columns.
 """
 
 from __future__ import annotations
@@ -42,15 +44,15 @@ _PICK_CUSTOMER = """
 """
 
 NEW_ORDER = f"""
-CREATE OR ALTER PROCEDURE orders_new_order @p_w INT, @p_d INT, @p_c INT, @p_entry BIGINT,
+CREATE OR ALTER PROCEDURE orders_new_order @p_w INT, @p_d INT, @p_c INT, @p_entry DATETIME2(0),
     @p_items VARCHAR(255), @p_supply VARCHAR(255), @p_qty VARCHAR(255)
 AS
 BEGIN
     SET NOCOUNT ON;
     SET XACT_ABORT ON;
-    DECLARE @w_tax INT, @d_tax INT, @o_id INT, @discount INT, @last VARCHAR(16),
-        @credit VARCHAR(2), @count INT, @i INT, @pos INT, @item INT, @supply INT, @qty INT,
-        @price BIGINT, @name VARCHAR(24), @idata VARCHAR(50), @stock INT, @dist VARCHAR(24),
+    DECLARE @w_tax DECIMAL(4,4), @d_tax DECIMAL(4,4), @o_id INT, @discount DECIMAL(4,4),
+        @last VARCHAR(16), @credit VARCHAR(2), @count INT, @i INT, @pos INT, @item INT,
+        @supply INT, @qty INT, @price DECIMAL(5,2), @name VARCHAR(24), @idata VARCHAR(50), @stock INT, @dist VARCHAR(24),
         @sdata VARCHAR(50);
     DECLARE @all_local INT = 1;
     DECLARE @unused INT = 0;
@@ -107,7 +109,7 @@ END"""
 
 PAYMENT = f"""
 CREATE OR ALTER PROCEDURE orders_payment @p_w INT, @p_d INT, @p_c_w INT, @p_c_d INT,
-    @p_c INT, @p_c_last VARCHAR(16), @p_amount BIGINT, @p_date BIGINT
+    @p_c INT, @p_c_last VARCHAR(16), @p_amount DECIMAL(6,2), @p_date DATETIME2(0)
 AS
 BEGIN
     SET NOCOUNT ON;
@@ -115,7 +117,7 @@ BEGIN
     DECLARE @c INT = @p_c;
     DECLARE @n INT, @w_name VARCHAR(10), @d_name VARCHAR(10), @street_1 VARCHAR(20),
         @street_2 VARCHAR(20), @city VARCHAR(20), @state VARCHAR(2), @zip VARCHAR(9),
-        @credit VARCHAR(2), @balance BIGINT, @data VARCHAR(500);
+        @credit VARCHAR(2), @balance DECIMAL(12,2), @data VARCHAR(500);
     BEGIN TRANSACTION;
     UPDATE warehouse SET w_ytd = w_ytd + @p_amount WHERE w_id = @p_w;
     SELECT @w_name = w_name, @street_1 = w_street_1, @street_2 = w_street_2, @city = w_city,
@@ -156,8 +158,9 @@ BEGIN
     SET NOCOUNT ON;
     SET XACT_ABORT ON;
     DECLARE @c INT = @p_c;
-    DECLARE @n INT, @o INT, @carrier INT, @lines INT, @entry BIGINT, @balance BIGINT,
-        @amount BIGINT, @delivery BIGINT, @first VARCHAR(16), @last VARCHAR(16),
+    DECLARE @n INT, @o INT, @carrier INT, @lines INT, @entry DATETIME2(0),
+        @balance DECIMAL(12,2), @amount DECIMAL(12,2), @delivery DATETIME2(0),
+        @first VARCHAR(16), @last VARCHAR(16),
         @middle VARCHAR(2), @items BIGINT, @supply BIGINT, @qty BIGINT;
 {_PICK_CUSTOMER}
     SELECT @balance = c_balance, @first = c_first, @middle = c_middle, @last = c_last
@@ -174,14 +177,14 @@ BEGIN
 END"""
 
 DELIVERY = """
-CREATE OR ALTER PROCEDURE orders_delivery @p_w INT, @p_carrier INT, @p_date BIGINT
+CREATE OR ALTER PROCEDURE orders_delivery @p_w INT, @p_carrier INT, @p_date DATETIME2(0)
 AS
 BEGIN
     SET NOCOUNT ON;
     SET XACT_ABORT ON;
     DECLARE @d INT = 1;
     DECLARE @delivered INT = 0;
-    DECLARE @o INT, @c INT, @amount BIGINT;
+    DECLARE @o INT, @c INT, @amount DECIMAL(12,2);
     BEGIN TRANSACTION;
     WHILE @d <= 10
     BEGIN

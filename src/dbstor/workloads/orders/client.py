@@ -8,6 +8,10 @@ the oldest new order), so concurrent transactions at PostgreSQL's read committed
 InnoDB's repeatable read do not lose updates. New-Order reads its items in one IN list
 and locks its stock rows in (warehouse, item) order, then writes stock and lines in
 batches: what a careful client does to keep round trips down.
+
+Money is a Decimal to the cent and every time a datetime (TPC-C's DECIMAL and date and
+time); prices and sums read back are taken to the cent (SQLite gives binary REALs), and the
+dialect binds both as its driver takes them (dialect.bind).
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from dbstor.dialects import registry
 from dbstor.workloads.orders.inputs import (
     Customer,
     Delivery,
@@ -25,7 +30,7 @@ from dbstor.workloads.orders.inputs import (
     StockLevel,
 )
 from dbstor.workloads.orders.sql import statement
-from dbstor.workloads.orders.tpcc import DISTRICTS
+from dbstor.workloads.orders.tpcc import DISTRICTS, money
 
 C_DATA_LENGTH = 500
 CREDIT, DATA = 10, 14  # c_credit and c_data in pay_customer's row
@@ -36,6 +41,7 @@ class Client:
 
     def __init__(self, cursor: Any, dialect: str):
         self.cur, self.dialect = cursor, dialect
+        self.bind = registry.get(dialect).bind  # a Decimal or datetime as the driver takes it
 
     def run(self, inputs: Inputs) -> bool:
         return _RUN[type(inputs)](self, inputs)
@@ -71,11 +77,12 @@ class Client:
         o_id = self.one("no_district", (w, d))[1]  # type: ignore[index]
         self.q("no_next_order", (w, d))
         self.one("no_customer", (w, d, t.c_id))
-        self.q("no_order", (o_id, d, w, t.c_id, t.entry_d, len(t.lines), t.all_local))
+        entry = self.bind(t.entry_d)
+        self.q("no_order", (o_id, d, w, t.c_id, entry, len(t.lines), t.all_local))
         self.q("no_new_order", (o_id, d, w))
         wanted = sorted({item for item, _, _ in t.lines})
         found = self.q("no_items", tuple(wanted), len(wanted)).fetchall()
-        prices = {row[0]: row[1] for row in found}
+        prices = {row[0]: money(row[1]) for row in found}
         if len(prices) < len(wanted):
             return False  # an unused item: TPC-C's 1% of New-Orders that roll back
         stock: dict[tuple[int, int], list] = {}
@@ -89,16 +96,18 @@ class Client:
             left = held[0] - qty
             held[0] = left if left >= 10 else left + 91
             updates.append((held[0], qty, int(supply != w), supply, item))
-            lines.append((o_id, d, w, number, item, supply, None, qty, qty * prices[item], held[1]))
+            amount = self.bind(qty * prices[item])
+            lines.append((o_id, d, w, number, item, supply, None, qty, amount, held[1]))
         self.many("no_stock_update", updates)
         self.many("no_line", lines)
         return True
 
     def payment(self, t: Payment) -> bool:
         w, d, who = t.w_id, t.d_id, t.customer
-        self.q("pay_warehouse", (t.amount, w))
+        amount = self.bind(t.amount)
+        self.q("pay_warehouse", (amount, w))
         w_name = self.one("pay_warehouse_read", (w,))[0]  # type: ignore[index]
-        self.q("pay_district", (t.amount, w, d))
+        self.q("pay_district", (amount, w, d))
         d_name = self.one("pay_district_read", (w, d))[0]  # type: ignore[index]
         c_id = self.customer_id(who)
         row = self.one("pay_customer", (who.w_id, who.d_id, c_id))
@@ -106,11 +115,12 @@ class Client:
         if row[CREDIT] == "BC":  # type: ignore[index]  # bad credit: note it in c_data
             note = f"{c_id} {who.d_id} {who.w_id} {d} {w} {t.amount} "
             data = (note + row[DATA])[:C_DATA_LENGTH]  # type: ignore[index]
-            self.q("pay_customer_update_bc", (t.amount, t.amount, data, *key))
+            self.q("pay_customer_update_bc", (amount, amount, data, *key))
         else:
-            self.q("pay_customer_update", (t.amount, t.amount, *key))
+            self.q("pay_customer_update", (amount, amount, *key))
         h_data = f"{w_name}    {d_name}"
-        self.q("pay_history", (c_id, who.d_id, who.w_id, d, w, t.date, t.amount, h_data))
+        paid = (c_id, who.d_id, who.w_id, d, w, self.bind(t.date), amount, h_data)
+        self.q("pay_history", paid)
         return True
 
     def order_status(self, t: OrderStatus) -> bool:
@@ -123,7 +133,7 @@ class Client:
         return True
 
     def delivery(self, t: Delivery) -> bool:
-        w = t.w_id
+        w, date = t.w_id, self.bind(t.date)
         for d in range(1, DISTRICTS + 1):
             oldest = self.one("dl_oldest", (w, d))
             if oldest is None:
@@ -132,9 +142,9 @@ class Client:
             self.q("dl_delete", (w, d, o_id))
             c_id = self.one("dl_owner", (w, d, o_id))[0]  # type: ignore[index]
             self.q("dl_carrier", (t.carrier_id, w, d, o_id))
-            self.q("dl_lines", (t.date, w, d, o_id))
-            amount = self.one("dl_amount", (w, d, o_id))[0]  # type: ignore[index]
-            self.q("dl_customer", (int(amount), w, d, c_id))
+            self.q("dl_lines", (date, w, d, o_id))
+            amount = money(self.one("dl_amount", (w, d, o_id))[0])  # type: ignore[index]
+            self.q("dl_customer", (self.bind(amount), w, d, c_id))
         return True
 
     def stock_level(self, t: StockLevel) -> bool:

@@ -6,6 +6,8 @@ of one warehouse, or everything of one district (its 3,000 customers, their hist
 from its own random stream seeded by (seed, group, warehouse, part), so the same seed gives
 the same rows however chunks are spread over worker processes. Within a chunk, and from
 one chunk to the next in work order, every table's rows come in primary-key order.
+Money, rates and times come as text of TPC-C's types (tpcc.py): '12.34', '0.0525',
+'2023-11-14 22:13:20'.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from dbstor.workloads.orders.tpcc import (
     FIRST_NEW_ORDER,
     ITEMS,
     LINES,
-    LOAD_TS,
+    LOAD_STAMP,
     ORDERS,
     ORIGINAL,
     WAREHOUSE_YTD,
@@ -30,6 +32,8 @@ from dbstor.workloads.orders.tpcc import (
     digits,
     last_name,
     letters,
+    money_text,
+    rate_text,
     u32,
 )
 
@@ -103,7 +107,7 @@ def _items(part: int, rng: random.Random) -> list[tuple]:
         if d % 10 == 0:  # 10% of items are "original"
             data = _original(data, d >> 8)
         rows.append(
-            (first + k, 1 + a % 10_000, text.take(14 + b % 11), 100 + (c >> 8) % 9901, data)
+            (first + k, 1 + a % 10_000, text.take(14 + b % 11), money_text(100 + (c >> 8) % 9901), data)
         )
     return rows
 
@@ -126,7 +130,7 @@ def _warehouse(w: int, rng: random.Random) -> Rows:
             w,
             text.take(6 + r[0] % 5),
             *_address(text, zips, states, r[1]),
-            r[2] % 2001,
+            rate_text(r[2] % 2001),
             WAREHOUSE_YTD,
         )
     ]
@@ -136,7 +140,7 @@ def _warehouse(w: int, rng: random.Random) -> Rows:
             w,
             text.take(6 + r[3 * d] % 5),
             *_address(text, zips, states, r[3 * d + 1]),
-            r[3 * d + 2] % 2001,
+            rate_text(r[3 * d + 2] % 2001),
             DISTRICT_YTD,
             ORDERS + 1,
         )
@@ -178,11 +182,11 @@ def _district(w: int, d: int, rng: random.Random, constants: Constants) -> Rows:
             last = last_name((((a & 255) | (a >> 8) % 1000) + c_load) % 1000)
         customers.append(
             (c, d, w, text.take(8 + b % 9), "OE", last,
-             *_address(text, numbers, states, x), numbers.take(16), LOAD_TS,
-             "BC" if (b >> 8) % 10 == 0 else "GC", 5_000_000, (b >> 12) % 5001,
-             -1000, 1000, 1, 0, text.take(300 + y % 201))
+             *_address(text, numbers, states, x), numbers.take(16), LOAD_STAMP,
+             "BC" if (b >> 8) % 10 == 0 else "GC", "50000.00", rate_text((b >> 12) % 5001),
+             "-10.00", "10.00", 1, 0, text.take(300 + y % 201))
         )  # fmt: skip
-        history.append((c, d, w, d, w, LOAD_TS, 1000, text.take(12 + (y >> 12) % 13)))
+        history.append((c, d, w, d, w, LOAD_STAMP, "10.00", text.take(12 + (y >> 12) % 13)))
     owners = list(range(1, CUSTOMERS + 1))
     rng.shuffle(owners)  # o_c_id: a random permutation of the customers
     r = u32(rng, ORDERS)
@@ -193,14 +197,14 @@ def _district(w: int, d: int, rng: random.Random, constants: Constants) -> Rows:
     for o, c, x in zip(range(1, ORDERS + 1), owners, r, strict=True):
         count = LINES[0] + x % span
         delivered = o < FIRST_NEW_ORDER
-        orders.append((o, d, w, c, LOAD_TS, 1 + (x >> 8) % 10 if delivered else None, count, 1))
+        orders.append((o, d, w, c, LOAD_STAMP, 1 + (x >> 8) % 10 if delivered else None, count, 1))
         for n in range(1, count + 1):
             item, amount = noise[j], noise[j + 1]
             j += 2
             if delivered:
-                lines.append((o, d, w, n, 1 + item % ITEMS, w, LOAD_TS, 5, 0, text.take(24)))
+                lines.append((o, d, w, n, 1 + item % ITEMS, w, LOAD_STAMP, 5, "0.00", text.take(24)))
             else:
-                lines.append((o, d, w, n, 1 + item % ITEMS, w, None, 5, 1 + amount % 999_999, text.take(24)))  # fmt: skip
+                lines.append((o, d, w, n, 1 + item % ITEMS, w, None, 5, money_text(1 + amount % 999_999), text.take(24)))  # fmt: skip
     new_orders = [(o, d, w) for o in range(FIRST_NEW_ORDER, ORDERS + 1)]
     return {
         "customer": customers,

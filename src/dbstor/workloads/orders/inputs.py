@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import random
 import time
+from datetime import UTC, datetime
+from decimal import Decimal
 from operator import itemgetter
 from typing import NamedTuple
 
@@ -19,9 +21,10 @@ from dbstor.workloads.orders.tpcc import (
     DISTRICTS,
     ITEMS,
     LINES,
-    LOAD_TS,
+    LOAD_TIME,
     UNUSED_ITEM,
     Constants,
+    cents,
     last_name,
     nurand,
     rand_int,
@@ -48,7 +51,7 @@ class NewOrder(NamedTuple):
     d_id: int
     c_id: int
     lines: tuple[tuple[int, int, int], ...]  # (item id, supplying warehouse, quantity)
-    entry_d: int
+    entry_d: datetime
 
     @property
     def all_local(self) -> int:
@@ -59,8 +62,8 @@ class Payment(NamedTuple):
     w_id: int
     d_id: int
     customer: Customer
-    amount: int  # cents
-    date: int
+    amount: Decimal  # 1.00 to 5,000.00, to the cent
+    date: datetime
 
 
 class OrderStatus(NamedTuple):
@@ -70,7 +73,7 @@ class OrderStatus(NamedTuple):
 class Delivery(NamedTuple):
     w_id: int
     carrier_id: int
-    date: int
+    date: datetime
 
 
 class StockLevel(NamedTuple):
@@ -82,9 +85,13 @@ class StockLevel(NamedTuple):
 Inputs = NewOrder | Payment | OrderStatus | Delivery | StockLevel
 
 
-def now() -> int:
-    """Seconds since the epoch, never before the load's timestamp."""
-    return max(LOAD_TS + 1, int(time.time()))
+_LATEST_AT_LOAD = LOAD_TIME.replace(tzinfo=UTC).timestamp()
+
+
+def now() -> datetime:
+    """The time to the second, UTC without a zone, never at or before the load's."""
+    seconds = max(_LATEST_AT_LOAD + 1, int(time.time()))
+    return datetime.fromtimestamp(seconds, UTC).replace(tzinfo=None)
 
 
 class Terminal:
@@ -159,7 +166,7 @@ class Terminal:
         if self.warehouses > 1 and self.percent(REMOTE_PAYMENT_PCT):
             c_w_id, c_d_id = self.other_warehouse(w_id), rand_int(rng, 1, DISTRICTS)
         customer = self.customer(c_w_id, c_d_id)
-        return Payment(w_id, d_id, customer, rand_int(rng, 100, 500_000), now())
+        return Payment(w_id, d_id, customer, cents(rand_int(rng, 100, 500_000)), now())
 
     def order_status(self) -> OrderStatus:
         w_id = self.warehouse()

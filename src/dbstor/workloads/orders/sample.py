@@ -9,22 +9,25 @@ form its client accepts (named_call): PostgreSQL's named notation (`p_w => 1`) i
 SELECT; T-SQL's `EXEC proc @p_w = 1, ...`; Oracle's named notation in an anonymous block,
 the OUT argument into a declared variable; MariaDB and MySQL have no named arguments in
 CALL, so user variables named as the parameters are SET first and passed by name.
+Money is a decimal literal (p_amount => 10.00), a time the dialect's date-and-time literal.
 """
 
 from __future__ import annotations
 
 import re
+from decimal import Decimal
 from typing import Any
 
 from dbstor.dialects import registry
-from dbstor.workloads.sample_values import SAMPLE_TIME, literal
+from dbstor.workloads.sample_values import SAMPLE_MOMENT, literal
 
 # transaction -> its inputs in the procedures' order (orders/procedures.py: Procedures._call)
 SAMPLE_INPUTS: dict[str, tuple[Any, ...]] = {
-    "New-Order": (1, 1, 1, SAMPLE_TIME, (1, 2, 3), (1, 1, 1), (5, 5, 5)),
-    "Payment": (1, 1, 1, 1, 1, None, 1000, SAMPLE_TIME),  # by id; c_last names by name
+    "New-Order": (1, 1, 1, SAMPLE_MOMENT, (1, 2, 3), (1, 1, 1), (5, 5, 5)),
+    # by id (c_last names by name), $10.00
+    "Payment": (1, 1, 1, 1, 1, None, Decimal("10.00"), SAMPLE_MOMENT),
     "Order-Status": (1, 1, 1, None),
-    "Delivery": (1, 1, SAMPLE_TIME),
+    "Delivery": (1, 1, SAMPLE_MOMENT),
     "Stock-Level": (1, 1, 15),
 }
 _SIGNATURE_END = re.compile(r"\)\s*(?:(?:RETURNS|LANGUAGE|AS|BEGIN)\b|body:)|\n\s*AS\b", re.I)
@@ -63,7 +66,8 @@ def named_calls(dialect: str) -> dict[str, list[str]]:
             raise ValueError(f"no procedure named in {call!r}")
         ins, outs = parameters(_routine(list(part.DDL), found.group(1)), found.group(1))
         values = [
-            literal(part.item_lines(v) if isinstance(v, tuple) else v) for v in SAMPLE_INPUTS[name]
+            literal(part.item_lines(v) if isinstance(v, tuple) else v, dialect)
+            for v in SAMPLE_INPUTS[name]
         ]
         out[name] = part.named_call(call, list(zip(ins, values, strict=True)), outs)
     return out

@@ -100,7 +100,7 @@ class OrdersWorkload(Workload):
             return [*out, Section("transactions", named=calls, note=note)]
         own = sql.STATEMENTS
         types = column_types(TABLES)
-        render = lambda name, n: with_samples(sql.statement(dialect, name, n), types)  # noqa: E731
+        render = lambda name, n: with_samples(sql.statement(dialect, name, n), types, dialect)  # noqa: E731
         note = "sample values where the driver binds parameters"
         return [*out, statement_section("transactions' statements", own, render, note)]
 

@@ -1,0 +1,108 @@
+"""Row width and table size of the orders workload as built, on managed PostgreSQL and
+MariaDB: what the column types cost in bytes (docs/orders.md, "Column types").
+
+Builds the orders database at --scale warehouses on each engine, then prints per table
+the rows, the mean bytes a row takes and the table's size, each as the engine itself
+reports it:
+
+- PostgreSQL: avg(pg_column_size(t.*)) over every row (the tuple's data and its 24-byte
+  header, no line pointer or page overhead), pg_relation_size (the heap) and
+  pg_total_relation_size (heap, keys, indexes, TOAST).
+- MariaDB: information_schema.TABLES after ANALYZE TABLE: AVG_ROW_LENGTH, DATA_LENGTH
+  (the clustered primary key's pages) and INDEX_LENGTH (secondary indexes); InnoDB's
+  estimates, in whole pages.
+
+    .venv/bin/python bench/bench_orders_row_width.py --scale 1 [--engines postgres,mariadb]
+
+Run it at two commits to compare types (e.g. git stash / git worktree): the figures are the
+engines' own, the table's columns the commit's.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from dbstor.engines.base import Engine, EngineSettings
+from dbstor.engines.registry import engine_class
+from dbstor.workloads.orders import OrdersWorkload
+from dbstor.workloads.orders.schema import TABLES
+
+BUFFER = {"postgres": 256 << 20, "mariadb": 512 << 20}
+
+
+def fetch(conn: Any, sql: str) -> list[tuple]:
+    cur = conn.cursor()
+    cur.execute(sql)
+    out = list(cur.fetchall())
+    conn.commit()
+    return out
+
+
+def postgres_sizes(conn: Any) -> dict[str, tuple[int, float, int, int]]:
+    out = {}
+    for t in TABLES:
+        rows, width = fetch(conn, f"SELECT count(*), avg(pg_column_size(x.*)) FROM {t.name} x")[0]
+        heap, total = fetch(
+            conn, f"SELECT pg_relation_size('{t.name}'), pg_total_relation_size('{t.name}')"
+        )[0]
+        out[t.name] = (int(rows), float(width), int(heap), int(total))
+    return out
+
+
+def mariadb_sizes(conn: Any) -> dict[str, tuple[int, float, int, int]]:
+    fetch(conn, "ANALYZE TABLE " + ", ".join(t.name for t in TABLES))
+    out = {}
+    for t in TABLES:
+        rows = fetch(conn, f"SELECT count(*) FROM {t.name}")[0][0]
+        width, data, index = fetch(
+            conn,
+            "SELECT AVG_ROW_LENGTH, DATA_LENGTH, INDEX_LENGTH FROM information_schema.TABLES"
+            f" WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = '{t.name}'",
+        )[0]
+        out[t.name] = (int(rows), float(width), int(data), int(data) + int(index))
+    return out
+
+
+def measure(name: str, scale: int) -> None:
+    cls = engine_class(name)
+    base = Path(tempfile.mkdtemp(prefix=f"dbstor-rowwidth-{name}-"))
+    base.chmod(0o711)
+    (base / "data").mkdir()
+    engine: Engine = cls(EngineSettings(paths={"data": [base / "data"]}, buffer_bytes=BUFFER[name]))
+    engine.start()
+    try:
+        OrdersWorkload(scale, seed=1).create(engine, lambda m: None)
+        conn = engine.connect()
+        try:
+            sizes = postgres_sizes(conn) if name == "postgres" else mariadb_sizes(conn)
+        finally:
+            conn.close()
+    finally:
+        engine.stop()
+        shutil.rmtree(base, ignore_errors=True)
+    heading = "heap" if name == "postgres" else "data"
+    print(f"\n{name}, {scale} warehouse(s)")
+    print(f"{'table':<11} {'rows':>9} {'bytes/row':>10} {heading + ' MB':>9} {'total MB':>9}")
+    total_data = total_all = 0
+    for table, (rows, width, data, everything) in sizes.items():
+        total_data += data
+        total_all += everything
+        print(f"{table:<11} {rows:>9,} {width:>10.1f} {data / 1e6:>9.2f} {everything / 1e6:>9.2f}")
+    print(f"{'all':<11} {'':>9} {'':>10} {total_data / 1e6:>9.2f} {total_all / 1e6:>9.2f}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--scale", type=int, default=1)
+    parser.add_argument("--engines", default="postgres,mariadb")
+    args = parser.parse_args()
+    for name in args.engines.split(","):
+        measure(name, args.scale)
+
+
+if __name__ == "__main__":
+    main()
