@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 from needs import engine_settings, engine_targets, usable
+from tpcc_types import server_mismatches
 
 from dbstor.drivers.users import Instance, VirtualUsers
 from dbstor.engines.base import Engine
@@ -125,6 +126,16 @@ def test_build(pair):
         counts = rows(conn, CHANGED["counts"])[0]
         assert dict(zip([t.name for t in TABLES], counts, strict=True)) == pair.report.tables
         assert broken(conn) == {}
+        # TPC-C's types in the server's own catalog, and the values the driver hands back
+        assert server_mismatches(conn, pair.a.dialect) == []
+        w_ytd, w_tax, since = rows(
+            conn,
+            "SELECT w_ytd, w_tax, c_since FROM warehouse JOIN customer ON c_w_id = w_id"
+            " WHERE w_id = 1 AND c_d_id = 1 AND c_id = 1",
+        )[0]
+        assert w_ytd == Decimal("300000.00") and w_ytd.as_tuple().exponent == -2
+        assert isinstance(w_tax, Decimal) and w_tax.as_tuple().exponent == -4
+        assert since == LOAD_TIME
         if pair.a.dialect == "postgres":
             indexes = {r[0] for r in rows(conn, "SELECT indexname FROM pg_indexes")}
             # New-Order a procedure (its ROLLBACK), the others functions
@@ -165,7 +176,9 @@ def test_procedures_and_statements_have_the_same_effects(pair):
         t, second = on_a.terminal, timedelta(seconds=1)
         crafted = [  # a rollback, a remote line with a repeated item, a bad-credit payer
             NewOrder(2, 3, 17, ((5, 2, 3), (UNUSED_ITEM, 2, 1)), LOAD_TIME + second * 5),
-            NewOrder(2, 3, 17, ((5, 1, 9), (5, 2, 3), (5, 2, 4), (99, 2, 1)), LOAD_TIME + second * 6),
+            NewOrder(
+                2, 3, 17, ((5, 1, 9), (5, 2, 3), (5, 2, 4), (99, 2, 1)), LOAD_TIME + second * 6
+            ),
         ]
         bad_credit = rows(
             conn_a, "SELECT c_w_id, c_d_id, c_id FROM customer WHERE c_credit = 'BC' LIMIT 1"

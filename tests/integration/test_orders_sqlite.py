@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
+from tpcc_types import sqlite_mismatches
 
 from dbstor.drivers.users import Instance, VirtualUsers
 from dbstor.engines.base import EngineSettings
@@ -60,6 +61,7 @@ def test_build(built):
         assert counted == report.tables
         assert conn.execute("SELECT COUNT(*) FROM sqlite_stat1").fetchone()[0] > 0  # analyzed
         assert broken(conn, deep=True) == {}
+        assert sqlite_mismatches(conn) == []  # DECIMAL and DATETIME declared, NUMERIC affinity
     finally:
         conn.close()
 
@@ -83,6 +85,7 @@ def test_every_transaction_from_three_users_keeps_the_data_consistent(built):
         assert pending - before[1] == new_orders - (delivered - before[2])
         assert paid - before[3] == done["Payment"]
         assert broken(conn, deep=True) == {}
+        assert sqlite_mismatches(conn) == []  # the run wrote REALs and ISO text, as the load
         metrics = workload.point_metrics(done, result.rollbacks, result.measured_s)
         assert metrics["nopm"] == pytest.approx(new_orders * 60 / result.measured_s)
         assert metrics["tpm"] > metrics["nopm"] > 0

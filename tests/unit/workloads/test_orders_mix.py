@@ -123,7 +123,9 @@ def test_payment_by_name_and_remote_customers():
     assert all(p.customer.d_id == p.d_id for p in payments if p.customer.w_id == p.w_id)
     # TPC-C's H_AMOUNT: 1.00-5,000.00, exact to the cent
     assert all(Decimal("1.00") <= p.amount <= Decimal("5000.00") for p in payments)
-    assert all(isinstance(p.amount, Decimal) and p.amount.as_tuple().exponent == -2 for p in payments)
+    assert all(
+        isinstance(p.amount, Decimal) and p.amount.as_tuple().exponent == -2 for p in payments
+    )
     assert all(isinstance(p.date, datetime) and p.date > LOAD_TIME for p in payments)
     assert all(p.customer.w_id == 1 for p in (terminal(1).payment() for _ in range(300)))
 

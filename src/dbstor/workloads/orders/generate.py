@@ -107,7 +107,13 @@ def _items(part: int, rng: random.Random) -> list[tuple]:
         if d % 10 == 0:  # 10% of items are "original"
             data = _original(data, d >> 8)
         rows.append(
-            (first + k, 1 + a % 10_000, text.take(14 + b % 11), money_text(100 + (c >> 8) % 9901), data)
+            (
+                first + k,
+                1 + a % 10_000,
+                text.take(14 + b % 11),
+                money_text(100 + (c >> 8) % 9901),
+                data,
+            )
         )
     return rows
 
@@ -202,7 +208,9 @@ def _district(w: int, d: int, rng: random.Random, constants: Constants) -> Rows:
             item, amount = noise[j], noise[j + 1]
             j += 2
             if delivered:
-                lines.append((o, d, w, n, 1 + item % ITEMS, w, LOAD_STAMP, 5, "0.00", text.take(24)))
+                lines.append(
+                    (o, d, w, n, 1 + item % ITEMS, w, LOAD_STAMP, 5, "0.00", text.take(24))
+                )
             else:
                 lines.append((o, d, w, n, 1 + item % ITEMS, w, None, 5, money_text(1 + amount % 999_999), text.take(24)))  # fmt: skip
     new_orders = [(o, d, w) for o in range(FIRST_NEW_ORDER, ORDERS + 1)]
