@@ -1,5 +1,5 @@
 """Row width and table size of the orders workload as built, on managed PostgreSQL and
-MariaDB: what the column types cost in bytes (docs/orders.md, "Column types").
+MariaDB and on SQLite: what the column types cost in bytes (docs/orders.md, "Column types").
 
 Builds the orders database at --scale warehouses on each engine, then prints per table
 the rows, the mean bytes a row takes and the table's size, each as the engine itself
@@ -7,12 +7,14 @@ reports it:
 
 - PostgreSQL: avg(pg_column_size(t.*)) over every row (the tuple's data and its 24-byte
   header, no line pointer or page overhead), pg_relation_size (the heap) and
-  pg_total_relation_size (heap, keys, indexes, TOAST).
+  pg_total_relation_size (heap, keys, indexes, TOAST); and pg_database_size.
 - MariaDB: information_schema.TABLES after ANALYZE TABLE: AVG_ROW_LENGTH, DATA_LENGTH
   (the clustered primary key's pages) and INDEX_LENGTH (secondary indexes); InnoDB's
   estimates, in whole pages.
+- SQLite: the dbstat virtual table: the records' bytes in the table's leaf pages per row
+  (payload), the table's pages, and its pages with its indexes'.
 
-    .venv/bin/python bench/bench_orders_row_width.py --scale 1 [--engines postgres,mariadb]
+    .venv/bin/python bench/bench_orders_row_width.py --scale 1 [--engines postgres,mariadb,sqlite]
 
 Run it at two commits to compare types (e.g. git stash / git worktree): the figures are the
 engines' own, the table's columns the commit's.
@@ -31,7 +33,7 @@ from dbstor.engines.registry import engine_class
 from dbstor.workloads.orders import OrdersWorkload
 from dbstor.workloads.orders.schema import TABLES
 
-BUFFER = {"postgres": 256 << 20, "mariadb": 512 << 20}
+BUFFER = {"postgres": 256 << 20, "mariadb": 512 << 20, "sqlite": None}
 
 
 def fetch(conn: Any, sql: str) -> list[tuple]:
@@ -50,6 +52,8 @@ def postgres_sizes(conn: Any) -> dict[str, tuple[int, float, int, int]]:
             conn, f"SELECT pg_relation_size('{t.name}'), pg_total_relation_size('{t.name}')"
         )[0]
         out[t.name] = (int(rows), float(width), int(heap), int(total))
+    database = fetch(conn, "SELECT pg_database_size(current_database())")[0][0]
+    print(f"postgres: pg_database_size {database / 1e6:.2f} MB (the catalogs included)")
     return out
 
 
@@ -67,6 +71,27 @@ def mariadb_sizes(conn: Any) -> dict[str, tuple[int, float, int, int]]:
     return out
 
 
+def sqlite_sizes(conn: Any) -> dict[str, tuple[int, float, int, int]]:
+    out = {}
+    for t in TABLES:
+        rows = fetch(conn, f"SELECT count(*) FROM {t.name}")[0][0]
+        payload, pages = fetch(
+            conn,
+            "SELECT SUM(CASE WHEN pagetype = 'leaf' THEN payload ELSE 0 END), SUM(pgsize)"
+            f" FROM dbstat WHERE name = '{t.name}'",
+        )[0]
+        total = fetch(
+            conn,
+            "SELECT SUM(pgsize) FROM dbstat WHERE name IN"
+            f" (SELECT name FROM sqlite_master WHERE tbl_name = '{t.name}')",
+        )[0][0]
+        out[t.name] = (int(rows), payload / rows, int(pages), int(total))
+    return out
+
+
+SIZES = {"postgres": postgres_sizes, "mariadb": mariadb_sizes, "sqlite": sqlite_sizes}
+
+
 def measure(name: str, scale: int) -> None:
     cls = engine_class(name)
     base = Path(tempfile.mkdtemp(prefix=f"dbstor-rowwidth-{name}-"))
@@ -78,13 +103,13 @@ def measure(name: str, scale: int) -> None:
         OrdersWorkload(scale, seed=1).create(engine, lambda m: None)
         conn = engine.connect()
         try:
-            sizes = postgres_sizes(conn) if name == "postgres" else mariadb_sizes(conn)
+            sizes = SIZES[name](conn)
         finally:
             conn.close()
     finally:
         engine.stop()
         shutil.rmtree(base, ignore_errors=True)
-    heading = "heap" if name == "postgres" else "data"
+    heading = {"postgres": "heap", "mariadb": "data", "sqlite": "table"}[name]
     print(f"\n{name}, {scale} warehouse(s)")
     print(f"{'table':<11} {'rows':>9} {'bytes/row':>10} {heading + ' MB':>9} {'total MB':>9}")
     total_data = total_all = 0
