@@ -14,6 +14,12 @@ reports it:
 - SQLite: the dbstat virtual table: the records' bytes in the table's leaf pages per row
   (payload), the table's pages, and its pages with its indexes'.
 
+With --transactions N, on PostgreSQL also the WAL one session writes for N transactions of
+the mix (stored procedures, seeded inputs: the same requests at every commit), after as many
+unmeasured ones, with full_page_writes and autovacuum off so that the figure is the
+transactions' own log records, the part the rows' width sets (pg_current_wal_lsn before and
+after).
+
     .venv/bin/python bench/bench_orders_row_width.py --scale 1 [--engines postgres,mariadb,sqlite]
 
 Run it at two commits to compare types (e.g. git stash / git worktree): the figures are the
@@ -23,14 +29,16 @@ engines' own, the table's columns the commit's.
 from __future__ import annotations
 
 import argparse
+import random
 import shutil
 import tempfile
+import time
 from pathlib import Path
 from typing import Any
 
 from dbstor.engines.base import Engine, EngineSettings
 from dbstor.engines.registry import engine_class
-from dbstor.workloads.orders import OrdersWorkload
+from dbstor.workloads.orders import MIX, OrdersWorkload
 from dbstor.workloads.orders.schema import TABLES
 
 BUFFER = {"postgres": 256 << 20, "mariadb": 512 << 20, "sqlite": None}
@@ -92,7 +100,39 @@ def sqlite_sizes(conn: Any) -> dict[str, tuple[int, float, int, int]]:
 SIZES = {"postgres": postgres_sizes, "mariadb": mariadb_sizes, "sqlite": sqlite_sizes}
 
 
-def measure(name: str, scale: int) -> None:
+def postgres_wal(engine: Engine, workload: OrdersWorkload, count: int) -> None:
+    """WAL bytes and records per transaction of the mix, full_page_writes off."""
+    admin = engine.connect()
+    conn = engine.connect()
+    try:
+        admin.autocommit = True
+        admin.execute("ALTER SYSTEM SET full_page_writes = off")
+        admin.execute("ALTER SYSTEM SET autovacuum = off")
+        admin.execute("SELECT pg_reload_conf()")
+        time.sleep(1)
+        session = workload.session(engine, conn, 0)
+        names = random.Random(1).choices(list(MIX), list(MIX.values()), k=2 * count)
+        for name in names[:count]:  # unmeasured: the same pages warm at every commit
+            session.run(name)
+        start = admin.execute("SELECT pg_current_wal_lsn()").fetchone()[0]
+        for name in names[count:]:
+            session.run(name)
+        written = admin.execute(f"SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), '{start}')")
+        wal = int(written.fetchone()[0])
+        settings = admin.execute(
+            "SELECT string_agg(name || ' ' || setting, ', ') FROM pg_settings"
+            " WHERE name IN ('full_page_writes', 'autovacuum')"
+        ).fetchone()[0]
+    finally:
+        conn.close()
+        admin.close()
+    print(
+        f"postgres: {count:,} transactions of the mix: {wal / count:,.0f} WAL bytes a transaction"
+    )
+    print(f"postgres: ({settings})")
+
+
+def measure(name: str, scale: int, transactions: int = 0) -> None:
     cls = engine_class(name)
     base = Path(tempfile.mkdtemp(prefix=f"dbstor-rowwidth-{name}-"))
     base.chmod(0o711)
@@ -100,12 +140,15 @@ def measure(name: str, scale: int) -> None:
     engine: Engine = cls(EngineSettings(paths={"data": [base / "data"]}, buffer_bytes=BUFFER[name]))
     engine.start()
     try:
-        OrdersWorkload(scale, seed=1).create(engine, lambda m: None)
+        workload = OrdersWorkload(scale, seed=1)
+        workload.create(engine, lambda m: None)
         conn = engine.connect()
         try:
             sizes = SIZES[name](conn)
         finally:
             conn.close()
+        if transactions and name == "postgres":
+            postgres_wal(engine, workload, transactions)
     finally:
         engine.stop()
         shutil.rmtree(base, ignore_errors=True)
@@ -124,9 +167,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--scale", type=int, default=1)
     parser.add_argument("--engines", default="postgres,mariadb")
+    parser.add_argument("--transactions", type=int, default=0, help="PostgreSQL's WAL per txn")
     args = parser.parse_args()
     for name in args.engines.split(","):
-        measure(name, args.scale)
+        measure(name, args.scale, args.transactions)
 
 
 if __name__ == "__main__":
