@@ -20,10 +20,12 @@ unmeasured ones, with full_page_writes and autovacuum off so that the figure is 
 transactions' own log records, the part the rows' width sets (pg_current_wal_lsn before and
 after).
 
-    .venv/bin/python bench/bench_orders_row_width.py --scale 1 [--engines postgres,mariadb,sqlite]
+    .venv/bin/python bench/bench_orders_row_width.py --scale 1 \
+        [--engines postgres,mariadb,sqlite] [--transactions 3000]
 
-Run it at two commits to compare types (e.g. git stash / git worktree): the figures are the
-engines' own, the table's columns the commit's.
+Run it against two commits' code to compare types, e.g. the older one's src unpacked apart:
+`git archive COMMIT src | tar -x -C /tmp/old` and `PYTHONPATH=/tmp/old/src` in front of the
+same command. The figures are the engines' own, the tables' columns the commit's.
 """
 
 from __future__ import annotations
