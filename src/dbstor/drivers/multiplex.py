@@ -156,6 +156,8 @@ def _receive(driver: LoopDriver, flight: _InFlight) -> Any:
     if done is None:
         return None
     finished = driver.clock()
+    if done:
+        user.tally.acknowledged[flight.txn] += 1
     measure_start = driver.window.measure_start
     if flight.started >= measure_start:
         ns = (finished - flight.started) * 1e9

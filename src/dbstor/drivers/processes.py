@@ -113,6 +113,8 @@ class UserLoad:
     warmup_s: float
     duration_s: float
     slots: tuple[tuple[int, int], ...]
+    survive_restarts: bool = False  # a crash event: users reconnect (VirtualUsers)
+    second_bins: bool = False  # latency bins per measured second (points with events)
 
 
 def run_in_processes(
@@ -129,6 +131,8 @@ def run_in_processes(
     group: ClientGroup | None = None,
     on_running: Callable[[dict[str, Any]], None] | None = None,
     first_user: int = 0,
+    survive_restarts: bool = False,
+    second_bins: bool = False,
 ) -> DriveResult:
     """Like VirtualUsers(...).run(), with the users dealt round-robin over `processes`.
     Users are numbered from `first_user` (several client hosts driving one server each run
@@ -145,7 +149,7 @@ def run_in_processes(
     processes = max(1, min(processes, len(slots)))
     load = UserLoad(
         tuple(instances), users_per_instance, think_time_ms, seed, rate, warmup_s, duration_s,
-        tuple(slots),
+        tuple(slots), survive_restarts, second_bins,
     )  # fmt: skip
     children: list[tuple[Any, Any]] = []
     watch = ClientWatch(lambda: [child.pid for child, _ in children if child.pid])
@@ -153,7 +157,10 @@ def run_in_processes(
     windows: list[Window] = []
     try:
         if processes == 1 and group is None:
-            driver = VirtualUsers(instances, users_per_instance, think_time_ms, seed, rate, slots)
+            driver = VirtualUsers(
+                instances, users_per_instance, think_time_ms, seed, rate, slots,
+                survive_restarts=survive_restarts, second_bins=second_bins,
+            )  # fmt: skip
             driver.on_running = on_running
             result = driver.run(warmup_s, duration_s, tick, on_mark)
             windows.append(driver.window)
@@ -332,6 +339,7 @@ def _child(
     driver = VirtualUsers(
         list(load.instances), load.users_per_instance, load.think_time_ms, load.seed,
         load.rate, slots, len(load.slots),
+        survive_restarts=load.survive_restarts, second_bins=load.second_bins,
     )  # fmt: skip
     if live:
         driver.on_running = lambda figures: pipe.send(("running", figures))

@@ -17,6 +17,13 @@ from typing import Any
 
 from dbstor.analysis.histogram import LatencyHistogram, merge_all
 from dbstor.drivers.client_watch import merge_memory
+from dbstor.drivers.second_bins import (
+    add_latency,
+    from_plain,
+    merge_seconds,
+    p99_per_second_ms,
+    to_plain,
+)
 from dbstor.engines.base import mask_dsn
 
 BIN_GROWTH = 1.02  # each latency bin is 2% wider than the one below
@@ -60,6 +67,12 @@ class Tally:
     errors: int = 0
     retries: int = 0
     messages: list[str] = field(default_factory=list)
+    # lost connections the user got back (a crash event), and every commit it was told
+    # of by type, warm-up included, rollbacks by design not (none of these may be lost)
+    reconnects: int = 0
+    acknowledged: Counter[str] = field(default_factory=Counter)
+    # latency bins per measured second, kept only when asked (points with events)
+    second_bins: list[Counter[int]] | None = None
 
     def record(
         self,
@@ -84,6 +97,8 @@ class Tally:
             self.per_second_ns.extend(array("d", [0.0]) * grow)
         self.per_second[second] += 1
         self.per_second_ns[second] += ns
+        if self.second_bins is not None:
+            add_latency(self.second_bins, second, bin_ns(ns))
         if rolled_back:
             self.rollbacks[txn] += 1
         if service_ns is not None:
@@ -119,6 +134,9 @@ class DriveResult:
     per_second_ns: list[float] = field(default_factory=list)  # latency summed per second
     # the client tree's memory over the point and the host's run queue (client_watch.py)
     client_memory: dict[str, Any] | None = None
+    reconnects: int = 0  # lost connections the users got back (a crash event)
+    acknowledged: dict[str, int] = field(default_factory=dict)  # commits told, by type
+    second_bins: list[Counter[int]] | None = None  # per measured second (points with events)
 
     @property
     def tps(self) -> float:
@@ -139,8 +157,11 @@ class DriveResult:
                 "client_cpu_s",
                 "client_rss_per_user_bytes",
                 "processes",
+                "reconnects",
             )
         }
+        data["acknowledged"] = dict(self.acknowledged)
+        data["second_bins"] = to_plain(self.second_bins)
         data["per_type"] = {name: h.to_dict() for name, h in self.per_type.items()}
         data["overall"] = self.overall.to_dict()
         data["per_second"] = list(self.per_second)
@@ -178,6 +199,9 @@ class DriveResult:
             processes=int(data["processes"]),
             per_second_ns=[float(v) for v in data.get("per_second_ns", [])],
             client_memory=data.get("client_memory"),
+            reconnects=int(data.get("reconnects") or 0),
+            acknowledged={k: int(v) for k, v in (data.get("acknowledged") or {}).items()},
+            second_bins=from_plain(data.get("second_bins")),
         )
 
     def per_second_mean_ms(self) -> list[float | None]:
@@ -187,6 +211,11 @@ class DriveResult:
             ns / n / 1e6 if n else None
             for n, ns in zip(self.per_second, self.per_second_ns, strict=False)
         ]
+
+    def per_second_p99_ms(self) -> list[float | None] | None:
+        """Each measured second's p99 latency in ms (None for a second with none); None
+        when the per-second bins were not kept (a point without events)."""
+        return p99_per_second_ms(self.second_bins)
 
     @property
     def latency(self) -> LatencyHistogram:
@@ -245,8 +274,10 @@ def merge(
     for t in tallies:
         messages += [m for m in t.messages if m not in messages]
     rollbacks: Counter[str] = Counter()
+    acknowledged: Counter[str] = Counter()
     for t in tallies:
         rollbacks.update(t.rollbacks)
+        acknowledged.update(t.acknowledged)
     return DriveResult(
         per_type=per_type,
         overall=overall,
@@ -260,6 +291,9 @@ def merge(
         fatal=None,
         rollbacks=dict(rollbacks),
         service=service,
+        reconnects=sum(t.reconnects for t in tallies),
+        acknowledged=dict(acknowledged),
+        second_bins=merge_seconds(t.second_bins for t in tallies),
     )
 
 
@@ -276,8 +310,10 @@ def merge_results(results: list[DriveResult]) -> DriveResult:
     for r in results:
         messages += [m for m in r.messages if m not in messages]
     rollbacks: Counter[str] = Counter()
+    acknowledged: Counter[str] = Counter()
     for r in results:
         rollbacks.update(r.rollbacks)
+        acknowledged.update(r.acknowledged)
     cpus = [r.client_cpu_s for r in results]
     per_user = [
         r.client_rss_per_user_bytes for r in results if r.client_rss_per_user_bytes is not None
@@ -310,4 +346,7 @@ def merge_results(results: list[DriveResult]) -> DriveResult:
         client_rss_per_user_bytes=sum(per_user) / len(per_user) if per_user else None,
         processes=sum(r.processes for r in results),
         client_memory=merge_memory([r.client_memory for r in results]),
+        reconnects=sum(r.reconnects for r in results),
+        acknowledged=dict(acknowledged),
+        second_bins=merge_seconds(r.second_bins for r in results),
     )

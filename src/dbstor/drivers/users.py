@@ -8,19 +8,18 @@ runs them all (multiplex.py), each with one transaction in flight. Open loop (a 
 transactions arrive at the asked rate (Poisson) and free users pick them up; latency runs
 from each arrival (pacing.py). Users pick transaction types by the workload's mix, retry
 what the engine calls retryable, count other errors, and stop everything when the engine
-calls an error fatal. Client processes (processes.py) each run a share with this class.
+calls an error fatal; in a point whose server is crashed on purpose (`survive_restarts`),
+a user that loses its connection counts the error, connects again until the server is
+back, and goes on. Client processes (processes.py) each run a share with this class.
 """
 
 from __future__ import annotations
 
 import contextlib
 import itertools
-import random
 import threading
 import time
-from bisect import bisect_right
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from dbstor.analysis.histogram import LatencyHistogram
@@ -37,152 +36,11 @@ from dbstor.drivers.tally import (
     error_line,
     merge,
 )
+from dbstor.drivers.user import Instance, VirtualUser
 from dbstor.drivers.window import Window
-from dbstor.engines.base import Engine, ErrorKind
-from dbstor.workloads.base import Workload
+from dbstor.engines.base import Engine
 
 __all__ = ["BIN_GROWTH", "DriveResult", "Instance", "VirtualUsers", "bin_ns"]
-
-MAX_ATTEMPTS = 10
-READY_TIMEOUT_S = 600
-
-
-@dataclass(frozen=True)
-class Instance:
-    engine: Engine
-    workload: Workload
-
-
-class _User(threading.Thread):
-    def __init__(self, driver: VirtualUsers, instance: int, user: int, seed: int):
-        super().__init__(name=f"dbstor-user-{instance}-{user}", daemon=True)
-        self.driver, self.instance, self.user = driver, driver.instances[instance], user
-        self.engine = self.instance.engine
-        self.index = instance
-        self.rng = random.Random(seed)
-        self.tally = Tally()
-        self.max_attempts = MAX_ATTEMPTS
-        self.session: Any = None
-        self.connection: Any = None
-        self.multiplexed = False  # driven by the driver's one loop thread (multiplex.py)
-        self.finished = threading.Event()  # set by that loop when it is done with this user
-        self.rolled_back = False  # the last finished transaction rolled back by design
-
-    def run(self) -> None:
-        with self.driver.cpu.counting():
-            self._run()
-
-    def _run(self) -> None:
-        d = self.driver
-        try:
-            connection = self.instance.engine.connect()
-            session = self.instance.workload.session(self.instance.engine, connection, self.user)
-        except Exception as exc:  # cannot even connect: the point cannot run
-            d.fail(exc, self.engine)
-            return
-        self.session, self.connection = session, connection
-        self.multiplexed = session.can_submit and not d.rate and not d.think_s
-        if self.multiplexed:  # the driver's loop thread runs it and closes it: no thread
-            self.tally = d.shared
-            d.ready()
-            return
-        try:
-            d.ready()
-            if not d.go.wait(timeout=READY_TIMEOUT_S) or d.stop.is_set():
-                return
-            if d.rate:
-                self._open_loop(session, d.arrivals[self.index])
-            else:
-                self._closed_loop(session)
-        finally:
-            self.close()
-
-    def close(self) -> None:
-        """Close the user's session and connection (once)."""
-        session, self.session = self.session, None
-        if session is not None:
-            session.close()
-            with contextlib.suppress(Exception):  # a broken connection may not close cleanly
-                self.connection.close()
-
-    def _closed_loop(self, session: Any) -> None:
-        d, window = self.driver, self.driver.window
-        while not d.stop.is_set() and d.clock() < window.end:
-            txn = self.pick()
-            started = d.clock()
-            finished = self._attempt(session, txn)
-            if finished is False:
-                return
-            done = d.clock()
-            if finished and started >= window.measure_start:
-                self.tally.record(
-                    txn,
-                    (done - started) * 1e9,
-                    int(done - window.measure_start),
-                    rolled_back=self.rolled_back,
-                )
-            if d.think_s:
-                d.stop.wait(self.rng.expovariate(1.0 / d.think_s))
-
-    def _open_loop(self, session: Any, arrivals: Arrivals) -> None:
-        d, window = self.driver, self.driver.window
-        while not d.stop.is_set():
-            intended = arrivals.take(timeout=0.1)
-            if intended is None:
-                if d.clock() >= window.end or not arrivals.is_alive():
-                    return
-                continue
-            if d.clock() >= window.end:
-                arrivals.due.put(intended)  # not started: it is backlog
-                return
-            early = intended - d.clock()
-            if early > 0:  # released a moment ahead of its time: keep to the schedule
-                time.sleep(early)
-            txn = self.pick()
-            started = d.clock()
-            finished = self._attempt(session, txn)
-            if finished is False:
-                return
-            done = d.clock()
-            if finished and intended >= window.measure_start:
-                self.tally.record(
-                    txn,
-                    (done - intended) * 1e9,
-                    int(done - window.measure_start),
-                    service_ns=(done - started) * 1e9,
-                    rolled_back=self.rolled_back,
-                )
-
-    def pick(self) -> str:
-        d = self.driver
-        # random.choices(names, cum_weights=...)[0] without its per-call set-up: the same
-        # draw from the same stream
-        return d.names[bisect_right(d.cum_weights, self.rng.random() * d.total_weight, 0, d.last)]
-
-    def _attempt(self, session: Any, txn: str) -> bool | None:
-        """Run one transaction with retries: True when it finished, None when it failed
-        (counted as an error, its latency not recorded), False when the point must stop.
-        `rolled_back` says whether the finished one rolled back by design (TPC-C's 1% of
-        New-Orders); it is counted with the transaction, in the measured window only."""
-        engine = self.instance.engine
-        self.rolled_back = False
-        for attempt in range(MAX_ATTEMPTS):
-            try:
-                self.rolled_back = session.run(txn) is False
-                return True
-            except Exception as exc:
-                kind = engine.classify(exc)
-                if kind == ErrorKind.FATAL:
-                    self.driver.fail(exc, engine)
-                    return False
-                if kind == ErrorKind.RETRY and attempt + 1 < MAX_ATTEMPTS:
-                    self.tally.retries += 1
-                    time.sleep(self.rng.uniform(0.001, 0.005 * (attempt + 1)))
-                    continue
-                self.tally.errors += 1
-                self.tally.note(exc)
-                return None
-        return None
 
 
 class VirtualUsers:
@@ -203,7 +61,11 @@ class VirtualUsers:
         total_users: int | None = None,
         *,
         clock: Callable[[], float] = time.monotonic,
+        survive_restarts: bool = False,
+        second_bins: bool = False,
     ):
+        self.survive_restarts = survive_restarts  # a crash event: reconnect, count, go on
+        self.second_bins = second_bins  # keep latency bins per measured second
         self.clock = clock  # every time read of the users, pacing and window (monotonic s)
         self.instances = list(instances)
         self.users_per_instance = users_per_instance
@@ -223,8 +85,9 @@ class VirtualUsers:
         self._lock = threading.Lock()
         self._ready = 0
         self._all_ready = threading.Event()
-        self._users: list[_User] = []
-        self.shared = Tally()  # the multiplexed users' one tally: merged per thread, not user
+        self._users: list[VirtualUser] = []
+        # the multiplexed users' one tally: merged per thread, not user
+        self.shared = Tally(second_bins=[] if second_bins else None)
         self.cpu = LoadCpu()  # the user, loop and arrival threads' CPU: client.cpu_s
         self._loop: threading.Thread | None = None  # drives the multiplexed users
         self.fatal: str | None = None
@@ -257,7 +120,7 @@ class VirtualUsers:
         allow_open_files(len(self.slots))
         before = rss_bytes()
         self._users = [
-            _User(self, i, u, self.seed * 100_003 + i * 10_007 + u) for i, u in self.slots
+            VirtualUser(self, i, u, self.seed * 100_003 + i * 10_007 + u) for i, u in self.slots
         ]
         for user in self._users:
             user.start()

@@ -13,7 +13,6 @@ classification (which errors to retry, which mean the server is gone).
 from __future__ import annotations
 
 import contextlib
-import re
 from abc import ABC, abstractmethod
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -21,6 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from dbstor.engines import window
+from dbstor.engines.dsn_mask import mask_dsn
 from dbstor.engines.page_cache import CacheDrop, drop_page_cache
 from dbstor.engines.probes import CounterQuery
 from dbstor.results.finite import checked_figure
@@ -213,6 +213,46 @@ class Engine(ABC):
         when this engine cannot be restarted by dbstor (an external server)."""
         raise NotImplementedError(f"dbstor cannot restart {self.title}")
 
+    # --- events inside a point (events/server_actions.py) ---------------------------------
+
+    @classmethod
+    def crash_refusal(cls, external: bool) -> str | None:
+        """Why a `crash` event cannot kill this engine's server (None: it can); read by the
+        study's checks before anything runs."""
+        return f"{cls.title} runs inside dbstor's own processes: there is no server to kill"
+
+    def crash(self) -> dict[str, Any]:
+        """Kill the server (SIGKILL of its whole process tree, no shutdown) and start it
+        again on its files, waiting until it takes connections; returns what happened
+        (engines/crash.py's figures). Only called when crash_refusal() gave None."""
+        raise NotImplementedError(f"dbstor cannot crash {self.title}")
+
+    checkpoint_statement: ClassVar[str | None] = None  # the engine's own, e.g. CHECKPOINT
+
+    @classmethod
+    def checkpoint_refusal(cls, external: bool) -> str | None:
+        """Why a `checkpoint` event cannot run on this engine (None: it can)."""
+        if cls.checkpoint_statement is None:
+            return f"{cls.title} has no checkpoint statement dbstor knows"
+        return None
+
+    def checkpoint(self) -> dict[str, Any]:
+        """Run the engine's checkpoint statement on a connection of its own, to its end;
+        returns the statement and any row it answered."""
+        if self.checkpoint_statement is None:
+            raise NotImplementedError(f"{self.title} has no checkpoint statement")
+        connection = self.connect()
+        try:
+            cursor = connection.cursor()
+            cursor.execute(self.checkpoint_statement)
+            rows = cursor.fetchall() if cursor.description else []
+            connection.commit()
+        finally:
+            with contextlib.suppress(Exception):
+                connection.close()
+        answer = [list(row) for row in rows[:1]]
+        return {"statement": self.checkpoint_statement, "answer": answer[0] if answer else None}
+
     def cache_paths(self) -> list[Path]:
         """The database's files and directories, whose pages a cold point drops from the
         host's page cache (none for an external server: its cache is on its host)."""
@@ -353,37 +393,3 @@ class Engine(ABC):
             "buffer_bytes": self.settings.buffer_bytes,
             "memory_limit_bytes": self.settings.memory_limit_bytes,
         } | ({"placement": self.placed} if self.placed else {})
-
-
-_DSN_PASSWORD = re.compile(r"(://[^:/@\s]+:)[^@\s]*(@)")
-_KV_PASSWORD = re.compile(r"(password\s*=\s*)('[^']*'|\S+)", re.IGNORECASE)
-
-
-# Every query parameter's value of a URL DSN (a misspelt ?pasword= is a password too), and
-# in a key=value DSN every value but where the server is and who connects.
-_URL_QUERY = re.compile(r"(\w+://[^\s?#]*\?)([^\s#]*)")
-_KV_DSN = re.compile(r"\b(?:host|hostaddr|dbname)\s*=")
-_KV_VALUE = re.compile(
-    r"\b(?!(?:host|hostaddr|port|dbname|user)\s*=)(\w+\s*=\s*)('[^']*'|[^\s'][^\s]*)"
-)
-
-
-def mask_dsn(text: str) -> str:
-    """Hide every secret a DSN may hold in it or in any message that may quote one: the
-    password, and the value of every parameter, known or not."""
-    text = _URL_QUERY.sub(_masked_query, _DSN_PASSWORD.sub(r"\1***\2", text))
-    if _KV_DSN.search(text):
-        text = _KV_VALUE.sub(r"\1***", text)
-    return _KV_PASSWORD.sub(r"\1***", text)
-
-
-def _masked_query(match: re.Match[str]) -> str:
-    """?a=1&b=2 as ?a=***&b=***; a ':' ending the query is the message's, not the value's."""
-    query, colon = match.group(2), ""
-    if query.endswith(":"):
-        query, colon = query[:-1], ":"
-    parts = [
-        f"{name}={'***' if value else ''}" if sep else name
-        for name, sep, value in (part.partition("=") for part in query.split("&"))
-    ]
-    return match.group(1) + "&".join(parts) + colon

@@ -95,6 +95,7 @@ class DuckDBEngine(Engine):
     name = "duckdb"
     title = "DuckDB"
     dialect = "duckdb"
+    checkpoint_statement = "CHECKPOINT"
     paramstyle = "qmark"
     driver = "duckdb"
     file_stats_query = TABLE_BLOCKS_SQL

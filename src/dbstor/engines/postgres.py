@@ -67,6 +67,8 @@ class PostgresEngine(ServerEngine):
     workspace_place: ClassVar[str] = "in"
     grant_hint: ClassVar[str] = "grant the user CREATE on the database"
     shm_prefix: ClassVar[str | None] = "PostgreSQL."  # dynamic shared memory (posix)
+    checkpoint_statement: ClassVar[str | None] = "CHECKPOINT"
+    commit_probe: ClassVar[str | None] = "SELECT txid_current()"  # an xid: a WAL commit record
     placer = staticmethod(place)
 
     def __init__(self, settings: EngineSettings):

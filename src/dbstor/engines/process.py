@@ -180,3 +180,23 @@ class ServerProcess:
             self.proc.wait(10)
         lifeline.forget_tree(self.proc.pid)
         self.proc = None
+
+    def kill(self, timeout: float = 30) -> list[int]:
+        """Kill the server's whole tree at once with SIGKILL, with no shutdown of its own (a
+        crash: PostgreSQL's postmaster and every backend together, so that no backend
+        lives on after its postmaster); returns the pids killed."""
+        if self.proc is None:
+            return []
+        self.pids()
+        killed = [pid for pid in self._known if self._ours(pid)]
+        for pid in {*killed, *self.cap.members()}:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self.proc.wait(timeout)
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline and any(self._ours(p) for p in killed):
+            time.sleep(0.01)
+        lifeline.forget_tree(self.proc.pid)
+        self.proc = None
+        return killed

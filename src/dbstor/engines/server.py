@@ -23,12 +23,13 @@ from typing import Any, ClassVar
 from dbstor import lifeline
 from dbstor.engines import window
 from dbstor.engines.account import Account, chown_tree, service_account
-from dbstor.engines.base import MARKER_TABLE, Engine, EngineCounters, EngineSettings, mask_dsn
+from dbstor.engines.base import MARKER_TABLE, EngineCounters, EngineSettings, mask_dsn
 from dbstor.engines.cgroup import MemoryCap
 from dbstor.engines.memory_flags import SERVER_HEADROOM, check_memory_flags, memory_flags
 from dbstor.engines.network import lost_line
 from dbstor.engines.owned_dirs import OwnedDirs, check_claimable
 from dbstor.engines.process import ServerProcess, free_port, tree_io
+from dbstor.engines.server_events import ServerLifecycle
 from dbstor.errors import UserError
 from dbstor.safefs import remove_tree
 
@@ -45,7 +46,7 @@ ADMIN_CONNECT_S = 10  # connect timeout of dbstor's own connections (statistics,
 PROBE_CONNECT_S = 2  # of a liveness probe, and of dbstor's own once a probe went unanswered
 
 
-class ServerEngine(Engine):
+class ServerEngine(ServerLifecycle):
     """A client/server engine: a managed server process on the target, or an external one
     behind a DSN; a monitoring connection for counters; liveness; cleanup."""
 
@@ -220,20 +221,6 @@ class ServerEngine(Engine):
                 f"{exc}; it was started with {given}: try smaller values, e.g. --buffer 128MiB "
                 "--memory-limit 2GiB"
             ) from None
-
-    def restart(self) -> None:
-        """Managed: stop the server process with its clean shutdown (which writes its
-        cache back), keep the data directory, start it again on the same port, socket and
-        memory cap, and wait until it takes connections. External: not possible."""
-        if not self.managed:
-            raise NotImplementedError(
-                f"dbstor does not restart an external {self.title} server; its caches stay warm"
-            )
-        if self._launched is None:
-            raise NotImplementedError(f"the {self.title} server was never started")
-        self._close_monitor()
-        self.server.stop(self.stop_signal)
-        self.launch(*self._launched)
 
     def _start_external(self) -> None:
         """Create and mark dbstor's workspace; refuse one of that name dbstor did not make."""

@@ -74,6 +74,7 @@ class SQLiteEngine(Engine):
     name = "sqlite"
     title = "SQLite"
     dialect = "sqlite"
+    checkpoint_statement = "PRAGMA wal_checkpoint(TRUNCATE)"  # answers (busy, log, checkpointed)
     paramstyle = "qmark"
     driver = None
     file_stats_query = "SELECT name, SUM(pgsize) FROM dbstat GROUP BY name"

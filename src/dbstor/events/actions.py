@@ -16,6 +16,7 @@ a throttle is lifted and a snapshot removed even when dbstor is killed during th
   its time limit; its exit status and output kept.
 - drop-caches: sync, then 3 into /proc/sys/vm/drop_caches. fstrim: `fstrim -v` on the
   target's file system.
+- crash, checkpoint: the point's database engines (events/server_actions.py).
 """
 
 from __future__ import annotations
@@ -34,15 +35,13 @@ from typing import Any
 
 from dbstor import lifeline
 from dbstor.engines.cgroup import cgroup_mounts, own_cgroup_dir
+from dbstor.events.failure import EventFailed
+from dbstor.events.server_actions import checkpoint_engines, crash_engines
 from dbstor.study.events import existing_ancestor, snapshot_method
 
 FICLONE = 0x40049409  # linux/fs.h: _IOW(0x94, 9, int)
 SNAPSHOT_PREFIX = ".dbstor-snapshot-"
 MAX_OUTPUT = 1 << 20  # a command's output kept, bytes
-
-
-class EventFailed(Exception):
-    """An occurrence could not be started or undone; the message says why."""
 
 
 @dataclass(frozen=True)
@@ -51,6 +50,7 @@ class Place:
 
     paths: tuple[str, ...]
     device: str | None
+    engines: tuple[Any, ...] = ()  # the point's database engines (crash, checkpoint)
 
 
 class Happening:
@@ -74,6 +74,8 @@ def begin(kind: str, settings: dict[str, Any], place: Place, name: str) -> Happe
         "command": _command,
         "drop-caches": _drop_caches,
         "fstrim": _fstrim,
+        "crash": lambda _s, place, _n: Happening(crash_engines(place.engines)),
+        "checkpoint": lambda _s, place, _n: Happening(checkpoint_engines(place.engines)),
     }
     return starters[kind](settings, place, name)
 

@@ -17,8 +17,12 @@ Second s of the measured window is [s, s+1). For each event record (events/sched
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Sequence
 from typing import Any
+
+from dbstor.analysis.histogram import LatencyHistogram
+from dbstor.drivers.second_bins import p99_per_second_ms
 
 BASELINE_S = 10
 MIN_BASELINE_S = 2
@@ -42,10 +46,12 @@ def event_impact(
     device_rows: Sequence[dict[str, Any] | None],
     unit: str,
     busy: Sequence[tuple[float, float]] = (),
+    second_bins: Sequence[Counter[int]] | None = None,
 ) -> dict[str, Any]:
     """The record with its impact added (a new dict): baseline, dip, recovery, device.
     `busy`: other events' (start, end); the baseline leaves out their seconds and the
-    second after each."""
+    second after each. `second_bins`: the transactions' latency bins per second (a
+    database point's), for the p99s; None where there are none (fio's)."""
     out = dict(record)
     started, ended = record.get("started_s"), record.get("ended_s")
     if started is None:
@@ -94,13 +100,45 @@ def event_impact(
         "recovered_at_s": recovered,
         "back_after_s": None if recovered is None else _round(max(0.0, recovered - started)),
         "back_after_end_s": None if recovered is None else _round(max(0.0, recovered - ended)),
-        "latency_p99": None,
-        "latency_p99_reason": "per-second p99 is not recorded; the per-second mean is shown",
         "device": _device(device_rows, base, started, ended),
     }
+    seen = during if dip_start is not None else list(range(first, math.ceil(ended) + 1))
+    impact.update(_p99(second_bins, base, seen, len(throughput)))
+    if impact["dip"] is not None:
+        impact["dip"]["highest_p99_ms"] = impact["latency_p99"]
+        impact["dip"]["highest_p99_at_s"] = impact["latency_p99_at_s"]
     if dip_start is not None and recovered is None:
         impact["recovery_reason"] = "throughput was not back within 5% before the point ended"
     return out | {"impact": impact}
+
+
+def _p99(
+    bins: Sequence[Counter[int]] | None, base: list[int], seen: list[int], n: int
+) -> dict[str, Any]:
+    """The highest per-second p99 over `seen` (the dip until recovery, else the event's
+    seconds and the one after) and the baseline's p99 from its seconds' bins merged."""
+    if bins is None:
+        return {
+            "latency_p99": None,
+            "latency_p99_at_s": None,
+            "baseline_p99_ms": None,
+            "latency_p99_reason": "per-second latency bins are kept for database points "
+            "only; fio's per-second figures are IOPS",
+        }
+    per_second = p99_per_second_ms(bins) or []
+    found = [(per_second[s], s) for s in seen if s < min(n, len(per_second)) and per_second[s]]
+    high, high_at = max(found) if found else (None, None)
+    merged: Counter[int] = Counter()
+    for s in base:
+        if s < len(bins):
+            merged.update(bins[s])
+    base_ns = LatencyHistogram(bins=merged).percentile_ns(99.0)
+    return {
+        "latency_p99": _round(high),
+        "latency_p99_at_s": high_at,
+        "baseline_p99_ms": None if base_ns is None else _round(base_ns / 1e6),
+        "latency_p99_reason": None if found else "no transaction finished in those seconds",
+    }
 
 
 def _device(rows: Sequence[dict[str, Any] | None], base: list[int], start: float, end: float):
@@ -131,6 +169,7 @@ def impact_line(event: dict[str, Any]) -> str:
         head += f" for {event['for_s']:g}s"
     if event.get("ok") is False:
         head += f": FAILED: {event.get('error')}"
+    head += server_text(event.get("details") or {})
     impact = event.get("impact")
     if impact is None:
         return head + f"; impact: {event.get('impact_reason', 'not measured')}"
@@ -140,8 +179,34 @@ def impact_line(event: dict[str, Any]) -> str:
     if dip is None:
         return text + "; no dip below 95% of it"
     text += f"; dip {dip['depth_pct']:.0f}% (lowest {dip['lowest']:,.0f} {unit} at {dip['lowest_at_s']}s)"
+    if impact.get("latency_p99") is not None:
+        text += f", p99 up to {impact['latency_p99']:,.1f} ms"
     if impact["back_after_s"] is None:
         return text + "; not back within 5% before the point ended"
     writes = impact["device"]["during"].get("dev_write_mbps")
     extra = f"; device writes {writes:.1f} MB/s during it" if writes is not None else ""
     return text + f"; back within 5% {impact['back_after_s']:g}s after it began{extra}"
+
+
+def server_text(details: dict[str, Any]) -> str:
+    """What a crash or checkpoint did, in words ('' for the other kinds)."""
+    text = ""
+    if details.get("ready_s") is not None:
+        text += f": server back after {details['ready_s']:g}s"
+        if details.get("first_commit_s") is not None:
+            text += f", first commit after {details['first_commit_s']:g}s"
+    elif "statement" in details and details.get("duration_s") is not None:
+        text += f": {details['statement']} took {details['duration_s']:g}s"
+    checked = details.get("durability")
+    if checked:
+        if checked.get("lost") is None:
+            text += f"; lost: not known ({checked.get('reason')})"
+        else:
+            text += (
+                f"; {checked['lost']} of {checked['acknowledged']:,} acknowledged "
+                f"{checked['transaction']}s lost"
+            )
+        broken = checked.get("consistency_broken")
+        if broken is not None:
+            text += "; consistency holds" if not broken else f"; BROKEN: {', '.join(broken)}"
+    return text

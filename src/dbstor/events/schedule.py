@@ -133,8 +133,9 @@ def point_events(
     devices: tuple[str, ...],
     duration_s: float,
     name: str,
+    engines: tuple[Any, ...] = (),
 ) -> EventRun:
     """The EventRun of one point from its plain description (spec dicts, target paths,
-    devices top first)."""
-    place = Place(paths=paths, device=devices[0] if devices else None)
+    devices top first) and the point's database engines (crash, checkpoint)."""
+    place = Place(paths=paths, device=devices[0] if devices else None, engines=engines)
     return EventRun([EventSpec.from_dict(s) for s in specs], place, duration_s, name)

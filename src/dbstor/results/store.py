@@ -44,6 +44,7 @@ SAMPLE_COLUMNS = (
     "io_write_iops",
     "tps",  # a database run's commits per second
     "txn_lat_mean_ms",  # and the mean latency of the transactions that finished that second
+    "txn_lat_p99_ms",  # and their p99 (points with events only: drivers/second_bins.py)
 )
 
 

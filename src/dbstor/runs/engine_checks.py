@@ -33,11 +33,26 @@ def check_engine(
     host; allow_overwrite None: the target check is left to the run."""
     check_dsn(spec)
     check_spec_place(study, spec)
+    check_engine_events(study, spec)
     if local:
         check_managed(spec)
     check_instances(study, spec, local)
     if local and allow_overwrite is not None:
         check_engine_targets(study, spec, allow_overwrite)
+
+
+def check_engine_events(study: Study, spec: DatabaseSpec) -> None:
+    """A crash or checkpoint event the engine cannot take (an embedded engine has no server
+    to kill, an external server is not dbstor's to kill): its own reason, one line."""
+    engine = engine_class(spec.engine)
+    external = spec.dsn is not None
+    for event in study.events:
+        refusal = {
+            "crash": engine.crash_refusal,
+            "checkpoint": engine.checkpoint_refusal,
+        }.get(event.kind, lambda external: None)(external)
+        if refusal:
+            raise UserError(f"{event.where}: {refusal}; leave out the {event.kind} event")
 
 
 def instance_count(spec: DatabaseSpec) -> int:

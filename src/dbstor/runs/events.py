@@ -68,7 +68,8 @@ def point_events(
                 and r.get("started_s") is not None
                 and r["name"] != record["name"]
             ]
-            event = event_impact(record, throughput, latency, rows, unit, busy)
+            bins = outcome.drive.second_bins if database else None
+            event = event_impact(record, throughput, latency, rows, unit, busy, bins)
             event["repeat"] = repeat + 1
             if event.get("impact"):
                 event["impact"]["latency_of"] = whose

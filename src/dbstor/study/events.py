@@ -24,8 +24,8 @@ from typing import Any
 from dbstor.errors import UserError
 from dbstor.units import parse_duration, parse_timeout
 
-KINDS = ("throttle", "snapshot", "command", "drop-caches", "fstrim")
-LATER_KINDS = ("crash", "checkpoint")  # they touch database servers: not built yet
+KINDS = ("throttle", "snapshot", "command", "drop-caches", "fstrim", "crash", "checkpoint")
+SERVER_KINDS = ("crash", "checkpoint")  # they act on the database engine, not the target
 DIRECTIONS = ("both", "read", "write")
 SNAPSHOT_FILE_SYSTEMS = ("btrfs", "xfs")  # btrfs subvolume snapshot; reflink copy on XFS
 DEFAULT_COMMAND_TIMEOUT_S = 60.0
@@ -36,6 +36,8 @@ _SETTINGS = {
     "command": {"argv", "timeout"},
     "drop-caches": set(),
     "fstrim": set(),
+    "crash": set(),
+    "checkpoint": set(),
 }
 FLAG_HELP = (
     "KIND@AT[,KEY=VALUE...]: an event at AT into the measured window, e.g. "
@@ -119,8 +121,7 @@ def event_from_table(table: Any, where: str) -> EventSpec:
     kind = table.get("kind")
     if not isinstance(kind, str) or kind not in KINDS:
         hint = difflib.get_close_matches(str(kind), KINDS, n=1)
-        later = " (crash and checkpoint are not built yet)" if kind in LATER_KINDS else ""
-        extra = f" (did you mean {hint[0]!r}?)" if hint and not later else later
+        extra = f" (did you mean {hint[0]!r}?)" if hint else ""
         raise _fail(where, f"unknown event kind {kind!r}{extra}; kinds: {', '.join(KINDS)}")
     allowed = _COMMON | _SETTINGS[kind]
     for key in table:
@@ -142,6 +143,8 @@ def event_from_table(table: Any, where: str) -> EventSpec:
         raise _fail(where, 'a throttle needs for = "5s" (how long the device is held)')
     if kind == "command" and for_s is not None:
         raise _fail(where, "a command runs until it ends or its timeout: give timeout, not for")
+    if kind in SERVER_KINDS and for_s is not None:
+        raise _fail(where, f"a {kind} lasts until the engine is done with it: leave out for")
     if every_s is not None and for_s is not None and every_s <= for_s:
         raise _fail(where, f"every ({every_s:g}s) must be longer than for ({for_s:g}s)")
     return EventSpec(kind, at_s, every_s, for_s, settings, where)
@@ -205,6 +208,13 @@ def check_events(study: Any) -> None:
     if study.cluster:
         raise UserError("events run on this host only: leave out [cluster] or the events")
     _check_throttles_apart(study.events, study.duration_s)
+    server = next((e for e in study.events if e.kind in SERVER_KINDS), None)
+    if server is not None and study.profiles:
+        raise _fail(
+            server.where,
+            f"a {server.kind} acts on a database engine, and fio points have none: "
+            "give it to `dbstor run` (or [databases]), not to io profiles",
+        )
     for event in study.events:
         _check_times(event, study.duration_s)
         if event.kind == "command":

@@ -125,6 +125,25 @@ class Workload(ABC):
     def session(self, engine: Engine, connection: Any, user: int) -> Session:
         """A session for virtual user `user` (0-based) on its own connection."""
 
+    # (transaction, table): every acknowledged commit of the transaction adds one row to
+    # the table, which nothing deletes; a crash event checks that none went missing
+    durable: ClassVar[tuple[str, str] | None] = None
+
+    def durable_rows(self, connection: Any) -> int | None:
+        """How many rows the durable table holds now (None: the workload names none)."""
+        if self.durable is None:
+            return None
+        cursor = connection.cursor()
+        cursor.execute(f"SELECT COUNT(*) FROM {self.durable[1]}")
+        rows = int(cursor.fetchone()[0])
+        connection.commit()
+        return rows
+
+    def consistency(self, connection: Any) -> dict[str, int] | None:
+        """The workload's own consistency conditions that do not hold, with how many rows
+        break each ({}: all hold); None when it has none."""
+        return None
+
     def describe(self) -> dict[str, Any]:
         """For results.json "workload"."""
         return {

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from html import escape
 from typing import Any
 
+from dbstor.events.impact import server_text
 from dbstor.report.kit.charts import Series, line_chart
 from dbstor.report.kit.refs import Ref
 from dbstor.results.model import Point, Run
@@ -32,12 +33,13 @@ def _timeline(run: Run, point: Point, index: int, rows: Sequence[dict[str, Any]]
         and r.get("phase") == "measure"
     ]
     database = any(isinstance(r.get("tps"), int | float) for r in mine)
+    p99 = any(isinstance(r.get("txn_lat_p99_ms"), int | float) for r in mine)
     xs, through, latency = [], [], []
     for row in mine:
         xs.append(round(float(row["t_s"]) - point.warmup_s) - 0.5)  # the second's middle
         if database:
             through.append(_number(row, "tps"))
-            latency.append(_number(row, "txn_lat_mean_ms"))
+            latency.append(_number(row, "txn_lat_p99_ms" if p99 else "txn_lat_mean_ms"))
         else:
             through.append(_number(row, "io_read_iops", "io_write_iops"))
             latency.append(_number(row, "dev_read_await_ms"))
@@ -50,7 +52,11 @@ def _timeline(run: Run, point: Point, index: int, rows: Sequence[dict[str, Any]]
         ended = event.get("ended_s")
         if ended is not None and ended - event["started_s"] >= 0.5:
             refs.append(Ref(float(ended), "◂ ends", "x", "#999"))
-    lat_name = "mean transaction latency (ms)" if database else "mean device read await (ms)"
+    lat_name = (
+        ("p99 transaction latency (ms)" if p99 else "mean transaction latency (ms)")
+        if database
+        else "mean device read await (ms)"
+    )
     return line_chart(
         [
             Series(f"{unit} per second", xs, through, color="#0072B2", marker=None),
@@ -73,10 +79,11 @@ def _row(event: dict[str, Any]) -> str:
     when = f"{event['at_s']:g} s" + (f" for {event['for_s']:g} s" if event.get("for_s") else "")
     happened = "–" if event.get("started_s") is None else f"{event['started_s']:.1f} s"
     result = "ok" if event.get("ok") else f"failed: {event.get('error') or 'unknown'}"
+    result += server_text(event.get("details") or {})
     impact = event.get("impact")
     if impact is None:
         why = escape(event.get("impact_reason") or "not measured")
-        cells = f'<td colspan="4">{why}</td>'
+        cells = f'<td colspan="5">{why}</td>'
     else:
         unit, dip = impact["unit"], impact.get("dip")
         base = f"{_num(impact['baseline']['throughput'])} {unit}"
@@ -91,9 +98,10 @@ def _row(event: dict[str, Any]) -> str:
         )
         dev = impact["device"]
         before, during = dev["baseline"].get("dev_write_mbps"), dev["during"].get("dev_write_mbps")
+        p99 = f"{_num(impact.get('baseline_p99_ms'), 1)} → {_num(impact.get('latency_p99'), 1)}"
         cells = (
-            f"<td>{escape(base)}</td><td>{escape(depth)}</td><td>{escape(back_text)}</td>"
-            f"<td>{_num(before, 1)} → {_num(during, 1)}</td>"
+            f"<td>{escape(base)}</td><td>{escape(depth)}</td><td>{escape(p99)}</td>"
+            f"<td>{escape(back_text)}</td><td>{_num(before, 1)} → {_num(during, 1)}</td>"
         )
     return (
         f"<tr><td>{escape(event['kind'])}</td><td>{escape(when)}</td><td>{escape(happened)}</td>"
@@ -123,7 +131,8 @@ def events_html(run: Run, rows: Sequence[dict[str, Any]]) -> str:
         parts.append(f"<figure>{chart}<figcaption>{escape(caption)}</figcaption></figure>")
         parts.append(
             "<table><thead><tr><th>event</th><th>asked</th><th>began</th><th>baseline</th>"
-            "<th>dip</th><th>back within 5%</th><th>device writes MB/s before → during</th>"
+            "<th>dip</th><th>p99 ms before → highest second</th><th>back within 5%</th>"
+            "<th>device writes MB/s before → during</th>"
             "<th>result</th></tr></thead><tbody>"
             + "".join(_row(e) for e in point.events)
             + "</tbody></table>"
@@ -133,7 +142,9 @@ def events_html(run: Run, rows: Sequence[dict[str, Any]]) -> str:
     intro = (
         "<p>Each event happened at its time into the measured window. Baseline: the mean over "
         "up to 10 s before it (other events' seconds left out); dip: the lowest second from "
-        "the event until throughput was back within 5% of the baseline. Per-second p99 is "
-        "not recorded: the per-second latency is a mean.</p>"
+        "the event until throughput was back within 5% of the baseline; p99: the baseline's, "
+        "and the highest of one second from the event until then (a second with fewer "
+        "than 100 transactions gives its slowest). A database point's timeline shows "
+        "each second's p99 (older runs: its mean).</p>"
     )
     return '<h3 id="events">Events</h3>' + intro + "".join(parts)

@@ -29,6 +29,7 @@ from dbstor.engines.cgroup import MemoryCap
 from dbstor.events.schedule import point_events
 from dbstor.lifeline import boot_id
 from dbstor.results.model import CpuStats, DeviceStats
+from dbstor.runs.database import durability
 from dbstor.runs.measuring import sample_rows, wait_until
 from dbstor.telemetry.own import OwnAccounting, own_window
 from dbstor.telemetry.sampler import Sampler, device_window
@@ -162,7 +163,10 @@ def measure_database_point(
     )
     own_marks: dict[str, dict[str, Any]] = {}
     name = f"point-{point.index + 1:02d}"
-    events = point_events(point.events, point.event_paths, point.devices, point.duration_s, name)
+    engines = tuple(i.engine for i in active)
+    events = point_events(
+        point.events, point.event_paths, point.devices, point.duration_s, name, engines
+    )
 
     def read_counters(mark: str) -> None:  # at the measured window's start and end
         if mark == "measure_start":
@@ -172,6 +176,8 @@ def measure_database_point(
         if point.read_counters:
             marks[mark] = [i.engine.counters() for i in active]
 
+    crashes = any(e["kind"] == "crash" for e in point.events)
+    rows_before = durability.count_rows(active) if crashes else None
     for cap in caps:
         cap.reset_peak()
     caps_before = [cap.counters() for cap in caps]
@@ -193,6 +199,8 @@ def measure_database_point(
             group=group,
             on_running=on_running,
             first_user=point.first_user,
+            survive_restarts=crashes,
+            second_bins=bool(point.events),
         )
     finally:
         happened = events.stop()
@@ -200,6 +208,12 @@ def measure_database_point(
         if own is not None:
             own.stop()
     wall = time.monotonic() - started
+    if crashes:
+        checked = durability.check(active, rows_before, result.acknowledged)
+        for record in happened:
+            if record["kind"] == "crash":
+                record["details"] = {**record["details"], "durability": checked}
+                record["details"]["client_reconnects"] = result.reconnects
     alive = all(i.engine.alive() for i in active) if result.fatal else True
     before, after = marks.get("measure_start"), marks.get("end")
     cpu, device = sampler.summarise(samples, start_s=point.warmup_s)

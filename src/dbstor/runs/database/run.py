@@ -364,6 +364,7 @@ class DatabaseRun(DatabaseRunner):
     def _rows(self, outcome: TxnOutcome, load: Load, index: int, repeat: int) -> list[dict]:
         warmup, per_second = window_warmup(outcome, self.plan), outcome.drive.per_second
         latency = outcome.drive.per_second_mean_ms()
+        p99 = outcome.drive.per_second_p99_ms() or []
         rows = []
         for sample in outcome.samples:
             t = sample["t_s"]
@@ -379,6 +380,7 @@ class DatabaseRun(DatabaseRunner):
                     "phase": "measure" if t - 0.5 > warmup else "warmup",
                     "tps": per_second[second] if 0 <= second < len(per_second) else None,
                     "txn_lat_mean_ms": latency[second] if 0 <= second < len(latency) else None,
+                    "txn_lat_p99_ms": p99[second] if 0 <= second < len(p99) else None,
                 }
             )
         return rows

@@ -13,7 +13,7 @@ from dbstor.errors import UserError
 from dbstor.workloads import bulk
 from dbstor.workloads.base import LoadReport, Workload
 from dbstor.workloads.options import option_flag, option_whole
-from dbstor.workloads.orders import procedures, sample, sql
+from dbstor.workloads.orders import consistency, procedures, sample, sql
 from dbstor.workloads.orders.generate import chunks, expected_rows, generate
 from dbstor.workloads.orders.schema import TABLES
 from dbstor.workloads.orders.session import OrdersSession
@@ -59,6 +59,11 @@ class OrdersWorkload(Workload):
     default_scale: ClassVar[int] = 1
     scale_unit: ClassVar[str] = "warehouses"
     options_help: ClassVar[dict[str, str]] = OPTIONS
+    durable: ClassVar[tuple[str, str] | None] = ("New-Order", "orders")  # one order each
+
+    def consistency(self, connection: Any) -> dict[str, int] | None:
+        """TPC-C's consistency conditions (clause 3.3.2) that do not hold."""
+        return consistency.broken(connection)
 
     def __init__(self, scale: int, seed: int = 1, options: dict[str, Any] | None = None):
         super().__init__(scale, seed, options)
