@@ -6,7 +6,8 @@ Second s of the measured window is [s, s+1). For each event record (events/sched
   seconds before the event started; null with a reason with fewer than MIN_BASELINE_S;
 - dip: the first second at or after the event's start (the second it started in
   included) whose throughput is below (1 - TOLERANCE) x baseline; the lowest throughput
-  and highest per-second latency from the event's start until recovery;
+  and highest per-second latency from the event's start until recovery; the search ends
+  where the next event that begins after this one ended begins (that dip is its own);
 - recovery: the first second after the dip whose throughput is back within TOLERANCE of
   the baseline; `back_after_s` counts from the event's start, `back_after_end_s` from its
   end; null with a reason when it never came back inside the window;
@@ -67,14 +68,15 @@ def event_impact(
     if not baseline:
         return out | {"impact": None, "impact_reason": "no throughput before the event"}
     floor = (1 - TOLERANCE) * baseline
-    seconds = range(first, len(throughput))
+    # up to the next event that begins after this one ended: its dip is its own
+    later = [math.floor(a) for a, _ in busy if a >= ended and math.floor(a) > first]
+    limit = min([*later, len(throughput)])
+    seconds = range(first, limit)
     dip_start = next((s for s in seconds if throughput[s] < floor), None)
     recovered = None
     if dip_start is not None:
-        recovered = next(
-            (s for s in range(dip_start, len(throughput)) if throughput[s] >= floor), None
-        )
-    stop = recovered if recovered is not None else len(throughput)
+        recovered = next((s for s in range(dip_start, limit) if throughput[s] >= floor), None)
+    stop = recovered if recovered is not None else limit
     during = list(range(first, max(stop, first + 1)))
     lows = [(throughput[s], s) for s in during if s < len(throughput)]
     low, low_at = min(lows) if lows else (None, None)
@@ -102,13 +104,17 @@ def event_impact(
         "back_after_end_s": None if recovered is None else _round(max(0.0, recovered - ended)),
         "device": _device(device_rows, base, started, ended),
     }
-    seen = during if dip_start is not None else list(range(first, math.ceil(ended) + 1))
+    seen = during if dip_start is not None else list(range(first, min(math.ceil(ended) + 1, limit)))
     impact.update(_p99(second_bins, base, seen, len(throughput)))
     if impact["dip"] is not None:
         impact["dip"]["highest_p99_ms"] = impact["latency_p99"]
         impact["dip"]["highest_p99_at_s"] = impact["latency_p99_at_s"]
     if dip_start is not None and recovered is None:
-        impact["recovery_reason"] = "throughput was not back within 5% before the point ended"
+        impact["recovery_reason"] = (
+            "throughput was not back within 5% before the point ended"
+            if limit == len(throughput)
+            else f"throughput was not back within 5% before the next event (at {limit}s)"
+        )
     return out | {"impact": impact}
 
 

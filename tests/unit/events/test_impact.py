@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections import Counter
+
+from dbstor.drivers.tally import bin_ns
 from dbstor.events.impact import device_per_second, event_impact, impact_line
 
 
@@ -65,3 +68,63 @@ def test_samples_map_to_measured_seconds_after_the_warm_up():
     samples = [{"t_s": t + 0.001, "dev_write_mbps": t} for t in range(1, 6)]
     rows = device_per_second(samples, 2.0, 3)
     assert [r["dev_write_mbps"] for r in rows] == [3, 4, 5]
+
+
+def seconds_of(*latencies_ms: list[float]) -> list[Counter]:
+    """Per-second latency bins (as the users keep them) from each second's latencies."""
+    return [Counter(bin_ns(ms * 1e6) for ms in second) for second in latencies_ms]
+
+
+def test_the_highest_per_second_p99_comes_from_each_seconds_own_bins():
+    """Second 5 has 99 fast transactions and one of 400 ms: its mean stays near 5 ms, its
+    p99 is the slow one's bin; the baseline's p99 comes from its seconds' bins merged."""
+    tps = [100, 100, 100, 100, 40, 100, 100, 100]
+    fast = [1.0] * 100
+    bins = seconds_of(fast, fast, fast, fast, [2.0] * 39 + [50.0], [1.0] * 98 + [400.0] * 2,
+                      fast, fast)  # fmt: skip
+    impact = event_impact(record(4.0, 5.0), tps, [], [], "TPS", (), bins)["impact"]
+    assert impact["dip"]["started_at_s"] == 4 and impact["recovered_at_s"] == 5
+    assert impact["latency_p99"] == impact["dip"]["highest_p99_ms"]
+    assert 49 < impact["latency_p99"] < 51 and impact["latency_p99_at_s"] == 4
+    assert 0.9 < impact["baseline_p99_ms"] < 1.1
+    slow = event_impact(record(5.0, 5.2), tps, [], [], "TPS", (), bins)["impact"]
+    assert slow["dip"] is None, "no throughput dip, yet the slow second is found"
+    assert 390 < slow["latency_p99"] < 410 and slow["latency_p99_at_s"] == 5
+
+
+def test_fio_points_have_no_per_second_p99_and_say_why():
+    impact = event_impact(record(3.0, 4.0), [100] * 6, [], [], "IOPS")["impact"]
+    assert impact["latency_p99"] is None and "database points only" in impact["latency_p99_reason"]
+
+
+def test_the_dip_search_ends_where_the_next_event_begins():
+    """A checkpoint at 3 s with no dip of its own, a crash at 6 s: the crash's dip is not
+    the checkpoint's."""
+    tps = [100, 100, 100, 99, 98, 100, 0, 0, 50, 100]
+    checkpoint = event_impact(record(3.0, 4.5), tps, [], [], "TPS", [(6.0, 8.0)])["impact"]
+    assert checkpoint["dip"] is None
+    crash = event_impact(record(6.0, 8.0), tps, [], [], "TPS", [(3.0, 4.5)])["impact"]
+    assert crash["dip"]["started_at_s"] == 6 and crash["recovered_at_s"] == 9
+    cut = event_impact(record(3.0, 4.5), [100, 100, 100, 50, 50, 50, 0], [], [], "TPS",
+                       [(6.0, 6.5)])["impact"]  # fmt: skip
+    assert (
+        cut["recovered_at_s"] is None and "before the next event (at 6s)" in cut["recovery_reason"]
+    )
+
+
+def test_a_crash_line_says_recovery_and_what_was_lost():
+    details = {
+        "ready_s": 3.18, "first_commit_s": 3.22, "duration_s": 3.2,
+        "durability": {"transaction": "New-Order", "acknowledged": 1342, "lost": 0,
+                       "consistency_broken": {}},
+    }  # fmt: skip
+    line = impact_line(record(6.0, 9.2, "crash") | {"details": details, "impact": None})
+    assert "server back after 3.18s, first commit after 3.22s" in line
+    assert "0 of 1,342 acknowledged New-Orders lost; consistency holds" in line
+    broken = details | {"durability": {**details["durability"], "lost": None, "reason": "x",
+                                        "consistency_broken": {"2: d_next_o_id": 1}}}  # fmt: skip
+    line = impact_line(record(6.0, 9.2, "crash") | {"details": broken, "impact": None})
+    assert "lost: not known (x)" in line and "BROKEN: 2: d_next_o_id" in line
+    checkpoint = {"statement": "CHECKPOINT", "duration_s": 2.26, "answer": None}
+    line = impact_line(record(3.0, 5.3, "checkpoint") | {"details": checkpoint, "impact": None})
+    assert "CHECKPOINT took 2.26s" in line
