@@ -34,6 +34,7 @@ from dbstor.analysis.compare_words import (
 )
 from dbstor.analysis.curve import curve_points, find_knee, find_peak, slo_value, value_at_knee
 from dbstor.analysis.dss_compare import compare_query_runs, is_query_run
+from dbstor.analysis.event_compare import compare_events
 from dbstor.analysis.labels import baseline_index, run_label
 from dbstor.analysis.layers import compare_layers
 from dbstor.analysis.per_disk import per_disk as per_disk_rows
@@ -255,6 +256,7 @@ def compare_runs(runs: Sequence[Run], baseline: str | None = None) -> dict[str, 
         "cpu_from": cpu_from(runs),
         "verdict": verdict(comparable, warnings, same_load, refused, factors, labels[base_index]),
     }
+    comparison["events"] = compare_events(runs, labels)  # events side by side, or None
     # Each layer (client, devices, storage) at the same load, baseline's layer = 100.
     layers = compare_layers(runs, labels, labels[base_index], (same_load or {}).get("load"))
     if layers is not None:

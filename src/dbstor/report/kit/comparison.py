@@ -169,6 +169,15 @@ def comparison_block(comparison: dict[str, Any], anchor: str = "comparison", wha
         f'<div class="scroll"><table><thead><tr><th>run</th><th>workload</th><th>at</th>{head}'
         f"</tr></thead><tbody>{body}</tbody></table></div>"
     )
+    events = comparison.get("events") or []
+    if events:
+        items = "".join(f"<li>{escape(str(row.get('text', '')))}</li>" for row in events)
+        parts.append(
+            "<h3>Events side by side</h3><p>Each event's dip on each run (first repeat), from "
+            "its first second below 95% of the baseline until back within 5%; the run "
+            "sections' Events parts have the timelines.</p>"
+            f'<ul class="factors">{items}</ul>'
+        )
     parts.append(layer_comparison_block(comparison))
     parts.append(_matched_table(comparison, keys))
     parts.append(_per_disk_table(comparison.get("per_disk") or []))
