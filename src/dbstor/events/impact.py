@@ -188,7 +188,7 @@ def impact_line(event: dict[str, Any]) -> str:
     if impact.get("latency_p99") is not None:
         text += f", p99 up to {impact['latency_p99']:,.1f} ms"
     if impact["back_after_s"] is None:
-        return text + "; not back within 5% before the point ended"
+        return text + "; " + impact.get("recovery_reason", "not back within 5%")
     writes = impact["device"]["during"].get("dev_write_mbps")
     extra = f"; device writes {writes:.1f} MB/s during it" if writes is not None else ""
     return text + f"; back within 5% {impact['back_after_s']:g}s after it began{extra}"

@@ -94,7 +94,9 @@ def _row(event: dict[str, Any]) -> str:
         )
         back = impact.get("back_after_s")
         back_text = (
-            "–" if dip is None else (f"{back:g} s" if back is not None else "not within the point")
+            "–"
+            if dip is None
+            else (f"{back:g} s" if back is not None else impact.get("recovery_reason", "no"))
         )
         dev = impact["device"]
         before, during = dev["baseline"].get("dev_write_mbps"), dev["during"].get("dev_write_mbps")
