@@ -52,7 +52,8 @@ def test_a_checkpoint_and_a_crash_of_managed_postgres_during_an_orders_point(dbs
         timeout=300,
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr
-    point = dbstor.results(dbstor.only_run_folder(server_dir / "out"))["points"][0]
+    folder = dbstor.only_run_folder(server_dir / "out")
+    point = dbstor.results(folder)["points"][0]
     checkpoint, crash = point["events"]
     assert checkpoint["ok"], checkpoint
     assert checkpoint["details"]["statement"] == "CHECKPOINT"
@@ -72,6 +73,8 @@ def test_a_checkpoint_and_a_crash_of_managed_postgres_during_an_orders_point(dbs
     assert point["errors"] >= 1  # the connections the crash broke, counted
     assert "server back after" in proc.stderr and "acknowledged New-Orders lost" in proc.stderr
     assert postgres_running(target) == [], "the restarted server is stopped at the end"
+    again = dbstor("report", folder)  # the folder loads again: counters reset by the crash
+    assert again.returncode == 0, again.stderr
 
 
 def test_dbstor_killed_during_a_crash_leaves_no_server(dbstor, server_dir):

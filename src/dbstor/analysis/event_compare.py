@@ -26,6 +26,7 @@ def _figures(event: dict[str, Any]) -> dict[str, Any]:
         "depth_pct": dip.get("depth_pct") if dip else (0.0 if impact else None),
         "dip_s": (recovered - dip["started_at_s"]) if dip and recovered is not None else None,
         "back_after_s": impact.get("back_after_s"),
+        "next_event_at_s": impact.get("next_event_at_s"),
         "latency_p99_ms": impact.get("latency_p99"),
         "baseline_p99_ms": impact.get("baseline_p99_ms"),
     }
@@ -37,6 +38,8 @@ def _words(label: str, side: dict[str, Any]) -> str:
     if not side["depth_pct"]:
         return f"no dip on {label}"
     depth = f"{side['depth_pct']:.0f}%"
+    if side["dip_s"] is None and side["next_event_at_s"] is not None:
+        return f"{depth} and not back before the next event on {label}"
     if side["dip_s"] is None:
         return f"{depth} and not back within the point on {label}"
     return f"{depth} for {side['dip_s']:g} s on {label}"

@@ -103,6 +103,7 @@ def event_impact(
         "back_after_s": None if recovered is None else _round(max(0.0, recovered - started)),
         "back_after_end_s": None if recovered is None else _round(max(0.0, recovered - ended)),
         "device": _device(device_rows, base, started, ended),
+        "next_event_at_s": limit if limit < len(throughput) else None,  # where the search ended
     }
     seen = during if dip_start is not None else list(range(first, min(math.ceil(ended) + 1, limit)))
     impact.update(_p99(second_bins, base, seen, len(throughput)))

@@ -202,6 +202,18 @@ def check_numbers(table: Any, where: str) -> None:
             check_value(value, _NUMBER_OR_NULL, f"{where}.{key}")
 
 
+def check_engine_io(table: Any, where: str) -> None:
+    """engine_io: numbers or null, and `nulled` (a counter -> why it is null: the server
+    restarted or its statistics were reset during the point, a crash event) as text."""
+    if not isinstance(table, dict):
+        return
+    nulled = table.get("nulled")
+    texts = isinstance(nulled, dict) and all(isinstance(v, str) for v in nulled.values())
+    if nulled is not None and not texts:
+        raise FieldError(f"{where}.nulled: expected an object of texts, got {json_repr(nulled)}")
+    check_numbers({k: v for k, v in table.items() if k != "nulled"}, where)
+
+
 def check_window(table: Any, where: str) -> None:
     """engine_window: waits per event ({waits, wait_ms, mean_ms}), rates and ratios, each
     a number or null (engines/window.py)."""
@@ -219,7 +231,7 @@ def check_window(table: Any, where: str) -> None:
 
 
 CHECKS: dict[str, Callable[[Any, str], None]] = {
-    "engine_io": check_numbers,
+    "engine_io": check_engine_io,
     "engine_window": check_window,
     "workload_metrics": check_numbers,
 }

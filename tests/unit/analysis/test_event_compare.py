@@ -80,3 +80,13 @@ def test_no_dip_a_missing_recovery_a_failed_event_and_a_missing_one_are_said():
 
 def test_runs_without_events_have_none():
     assert compare_runs([HDD, FLASH])["events"] is None
+
+
+def test_a_dip_cut_short_by_the_next_event_says_so():
+    cut = dip(60.0, 3, None) | {"next_event_at_s": 6}
+    legacy = with_events(HDD, [event("checkpoint", 3, cut)])
+    flash = with_events(FLASH, [event("checkpoint", 3, dip(8.0, 3, 4))])
+    (row,) = compare_runs([legacy, flash])["events"]
+    assert row["text"] == (
+        "checkpoint at 3s: dip 60% and not back before the next event on HDD, 8% for 1 s on FLASH"
+    )

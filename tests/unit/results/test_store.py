@@ -56,3 +56,19 @@ def test_samples_append_and_read(tmp_path):
     assert [r["point"] for r in rows] == [1, 2]
     assert rows[0]["dev_read_iops"] == 10.5 and rows[1]["dev_read_iops"] is None
     assert (tmp_path / "samples.csv").read_text().count("run_id") == 1
+
+
+def test_a_point_whose_engine_counters_went_back_loads_with_the_reasons(tmp_path):
+    """A crash event restarts the server mid-point: its counters go back, the figures are
+    null with `nulled` saying why, and the folder loads again (a reader that wanted only
+    numbers in engine_io refused it)."""
+    run = make_run()
+    why = {"physical_reads": "the engine's physical_reads (its counter went back)"}
+    run.points[0].engine_io = {"engine_physical_reads_per_txn": None, "nulled": why}
+    save_run(tmp_path, run)
+    assert load_run(tmp_path).points[0].engine_io["nulled"] == why
+    data = json.loads((tmp_path / "results.json").read_text())
+    data["points"][0]["engine_io"]["nulled"] = {"physical_reads": 3}
+    (tmp_path / "results.json").write_text(json.dumps(data))
+    with pytest.raises(ValueError, match="engine_io.nulled: expected an object of texts"):
+        load_run(tmp_path)
