@@ -35,6 +35,9 @@ class _Session(Session):
                 raise sqlite3.OperationalError("database is locked")
             if self.fail == "fatal":
                 raise sqlite3.DatabaseError("disk I/O error")
+            if self.fail == "lost-once":  # this session's first write
+                self.fail = None
+                raise sqlite3.DatabaseError("disk I/O error")
             if self.fail == "error":
                 raise sqlite3.IntegrityError("UNIQUE constraint failed: t.k")
             self.conn.execute("UPDATE c SET n = n + 1")
@@ -60,7 +63,12 @@ class Tiny(Workload):
         return LoadReport(rows=1, seconds=0.0)
 
     def session(self, engine, connection, user):
-        return _Session(connection, self.options.get("fail"))
+        fail = self.options.get("fail")
+        if fail == "lost-once":  # each user loses its first connection only
+            lost = self.options.setdefault("lost", set())
+            fail = None if user in lost else fail
+            lost.add(user)
+        return _Session(connection, fail)
 
 
 def instance(directory, fail=None):
@@ -247,3 +255,20 @@ def test_client_cpu_is_the_users_threads_not_another_thread_of_this_process(tmp_
         assert result.client_cpu_s < 0.25 * spun[0]
     else:  # the transactions' own CPU, less at most the one in flight at the window's end
         assert result.client_cpu_s >= (result.commits - 1) * 0.005
+
+
+def test_users_that_lose_their_connection_come_back_when_told_to(tmp_path):
+    """In a point with a crash event (survive_restarts) a fatal error is counted, the user
+    connects again with a new session and goes on; every commit it was told of is counted
+    (warm-up included), and each measured second keeps its latency bins."""
+    lost = instance(tmp_path, "lost-once")
+    driver = VirtualUsers([lost], 2, survive_restarts=True, second_bins=True)
+    result = driver.run(0.2, 1.0)
+    assert result.fatal is None and result.errors == result.reconnects == 2
+    assert result.commits > 0 and sum(result.acknowledged.values()) >= result.commits
+    assert result.second_bins is not None
+    assert sum(sum(b.values()) for b in result.second_bins) == result.commits
+    p99 = result.per_second_p99_ms()
+    assert p99 and all(v is None or v > 0 for v in p99)
+    told = VirtualUsers([instance(tmp_path / "b", "lost-once")], 2).run(0, 1.0)
+    assert told.fatal == "DatabaseError: disk I/O error", "without it the point stops"
