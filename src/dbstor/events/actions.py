@@ -51,6 +51,7 @@ class Place:
     paths: tuple[str, ...]
     device: str | None
     engines: tuple[Any, ...] = ()  # the point's database engines (crash, checkpoint)
+    restarted: Any = None  # called after a crash restarted the servers (own accounting)
 
 
 class Happening:
@@ -74,7 +75,7 @@ def begin(kind: str, settings: dict[str, Any], place: Place, name: str) -> Happe
         "command": _command,
         "drop-caches": _drop_caches,
         "fstrim": _fstrim,
-        "crash": lambda _s, place, _n: Happening(crash_engines(place.engines)),
+        "crash": lambda _s, place, _n: Happening(crash_engines(place.engines, place.restarted)),
         "checkpoint": lambda _s, place, _n: Happening(checkpoint_engines(place.engines)),
     }
     return starters[kind](settings, place, name)

@@ -134,8 +134,11 @@ def point_events(
     duration_s: float,
     name: str,
     engines: tuple[Any, ...] = (),
+    restarted: Any = None,
 ) -> EventRun:
     """The EventRun of one point from its plain description (spec dicts, target paths,
-    devices top first) and the point's database engines (crash, checkpoint)."""
-    place = Place(paths=paths, device=devices[0] if devices else None, engines=engines)
+    devices top first) and the point's database engines (crash, checkpoint); `restarted()`
+    after a crash brought them back."""
+    device = devices[0] if devices else None
+    place = Place(paths=paths, device=device, engines=engines, restarted=restarted)
     return EventRun([EventSpec.from_dict(s) for s in specs], place, duration_s, name)

@@ -42,10 +42,16 @@ def _each(
     return {**slowest, "instances": figures}
 
 
-def crash_engines(engines: Sequence[Any]) -> dict[str, Any]:
+def crash_engines(engines: Sequence[Any], restarted: Any = None) -> dict[str, Any]:
     """Kill and restart each engine's server; the figures of the one back last (each
-    instance's under `instances` when there are several)."""
-    return _each(engines, lambda engine: engine.crash(), "crash")
+    instance's under `instances` when there are several). `restarted()` is called once
+    they are back, also when one failed (the point's own accounting takes the new
+    servers' processes in)."""
+    try:
+        return _each(engines, lambda engine: engine.crash(), "crash")
+    finally:
+        if restarted is not None:
+            restarted()
 
 
 def checkpoint_engines(engines: Sequence[Any]) -> dict[str, Any]:

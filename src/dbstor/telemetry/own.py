@@ -143,6 +143,15 @@ class OwnAccounting:
                     with contextlib.suppress(ProcessLookupError, FileNotFoundError):
                         (group / "cgroup.procs").write_text(str(pid))
 
+    def add_server(self, pids: Sequence[int]) -> None:
+        """A server started again during the point (a crash event): its processes join
+        the server's group from now on."""
+        self.pids["server"] = [*self.pids.get("server", []), *pids]
+        for group in self.groups.get("server", {}).values():
+            for pid in pids:
+                with contextlib.suppress(ProcessLookupError, FileNotFoundError):
+                    (group / "cgroup.procs").write_text(str(pid))
+
     def _make(self) -> None:
         v1: dict[str, Path] = {}
         v2: Path | None = None

@@ -164,8 +164,13 @@ def measure_database_point(
     own_marks: dict[str, dict[str, Any]] = {}
     name = f"point-{point.index + 1:02d}"
     engines = tuple(i.engine for i in active)
+
+    def restarted() -> None:  # a crash event's new servers join the server's group
+        if own is not None:
+            own.add_server(server_pids(active))
+
     events = point_events(
-        point.events, point.event_paths, point.devices, point.duration_s, name, engines
+        point.events, point.event_paths, point.devices, point.duration_s, name, engines, restarted
     )
 
     def read_counters(mark: str) -> None:  # at the measured window's start and end
