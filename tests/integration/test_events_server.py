@@ -119,4 +119,13 @@ def test_a_crash_or_checkpoint_an_engine_cannot_take_is_refused(dbstor, tmp_path
     io = dbstor("io", "--target", target, "--duration", "5s", "--out", "out",
                 "--event", "checkpoint@1s")  # fmt: skip
     dbstor.assert_user_error(io, "fio points have none")
+    study = tmp_path / "s.toml"  # `dbstor study` refuses what `run` would
+    study.write_text(
+        f'[study]\nduration = "10s"\n[[databases]]\nengine = "sqlite"\n[[targets]]\n'
+        f'path = "{target}"\n[[events]]\nkind = "crash"\nat = "2s"\n'
+    )
+    dbstor.assert_user_error(dbstor("study", study), "there is no server to kill")
+    dss = study.read_text().replace('"sqlite"', '"duckdb"\nworkload = "dss"')
+    study.write_text(dss.replace('"crash"', '"checkpoint"'))
+    dbstor.assert_user_error(dbstor("study", study), "not query streams")
     assert list(target.iterdir()) == [] and not (tmp_path / "out").exists()

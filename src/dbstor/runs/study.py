@@ -185,11 +185,6 @@ def _run_study(
     on_files: FilesHook | None,
 ) -> StudyOutcome:
     preflight(study, local_targets=io_worker is None, safety=safety)
-    if study.events and any(_queries(d) for d in study.databases):
-        raise UserError(
-            "events run inside fio and transaction points, not query streams (dss) "
-            "yet: leave out the events or the query workload"
-        )
     telemetry = None
     if study.telemetry is not None:
         telemetry = RunTelemetry(study.telemetry, run=study.name, kind=_kind(study))
