@@ -184,7 +184,9 @@ class ConsolidationTable(_Table):
 class EventTable(_Table):
     """An event inside each point (docs/events.md): kind, at, every, for and its settings."""
 
-    kind: str = Field(description="throttle, snapshot, command, drop-caches or fstrim")
+    kind: str = Field(
+        description="throttle, snapshot, command, drop-caches, fstrim, crash or checkpoint"
+    )
     at: Text = Field(description="when, into the measured window, e.g. 10s")
     every: Text | None = Field(None, description="again every this long")
     for_: Text | None = Field(None, alias="for", description="how long it lasts (throttle)")
