@@ -5,8 +5,10 @@ optional `every` (again at at + every, at + 2 every, ...) and `for` (how long it
 Each kind has its own settings (a throttle's `iops` or `mbps`, a command's `argv` and
 `timeout`). `check_events(study)` refuses, one line each, what cannot run: an event
 outside the point, an unknown kind or setting, a snapshot on a file system that cannot
-take one, a command that does not exist; the Study model calls it, so `dbstor study`,
-`run` and `io` refuse the same things before anything runs.
+take one, a command that does not exist, a crash or checkpoint in fio points; the Study
+model calls it, so `dbstor study`, `run` and `io` refuse the same things before anything
+runs. Whether an engine can take a crash or a checkpoint is the engine's to say
+(Engine.crash_refusal, checkpoint_refusal), asked in runs/engine_checks.py.
 """
 
 from __future__ import annotations
