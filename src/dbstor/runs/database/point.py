@@ -219,7 +219,10 @@ def measure_database_point(
             if record["kind"] == "crash":
                 record["details"] = {**record["details"], "durability": checked}
                 record["details"]["client_reconnects"] = result.reconnects
-    alive = all(i.engine.alive() for i in active) if result.fatal else True
+    alive = all(i.engine.alive() for i in active) if result.fatal or crashes else True
+    if crashes and not alive and not result.fatal:  # the users survived, the server did not
+        failed = next((r["error"] for r in happened if r["kind"] == "crash" and r["error"]), "")
+        result.fatal = f"the server was not running after the crash event: {failed}".rstrip(": ")
     before, after = marks.get("measure_start"), marks.get("end")
     cpu, device = sampler.summarise(samples, start_s=point.warmup_s)
     return TxnOutcome(
