@@ -5,11 +5,11 @@ reader would catch by setting the document's sentences against its own runs.
 - a sentence with a dash or an empty value where a figure should be;
 - a figure stated from a point the same document refuses ('could not be stated (QD8
   flagged not steady)' and, elsewhere, 'sustains 54,770 IOPS' or a ringed knee);
+- a device named for a role that is not the device its files are on (document_roles.py);
 - a re-render that differs from the study's own document (rerender_problems).
 
 A check is a callable (html, prose, runs) -> problems; more can be passed to
-document_problems (a device named for a role that is not the device its files are on
-belongs to the roles checks).
+document_problems (document_roles.host_role_problems: the host itself as a witness).
 """
 
 from __future__ import annotations
@@ -17,6 +17,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from html import unescape
+
+from document_roles import role_device_problems
 
 from dbstor.analysis.curve import curve_points, slo_value
 from dbstor.analysis.layers import device_points
@@ -148,7 +150,12 @@ def refused_problems(html: str, prose: list[tuple[str, str]], runs: Sequence[Run
     return problems
 
 
-CLAIM_CHECKS: tuple[Check, ...] = (dash_problems, headline_problems, refused_problems)
+CLAIM_CHECKS: tuple[Check, ...] = (
+    dash_problems,
+    headline_problems,
+    refused_problems,
+    role_device_problems,
+)
 
 
 def rerender_problems(study_html: str, rerendered_html: str) -> list[str]:

@@ -19,7 +19,7 @@ from dbstor.report.database.overlay import database_on_storage, overlays
 from dbstor.report.database.section import sizing_sentence
 from dbstor.report.document.analyses import missing, number, per_target
 from dbstor.report.document.frame import engine_io_anchor, points_anchor, run_anchor
-from dbstor.report.kit.comparison import verdict_lines
+from dbstor.report.kit.comparison import not_compared_sentence, verdict_lines
 from dbstor.report.kit.doubts import doubts as doubts_of
 from dbstor.report.kit.doubts import knee_doubts, peak_doubts
 from dbstor.report.kit.fmt import (
@@ -264,13 +264,6 @@ def _analysis_findings(analyses: dict[str, Any]) -> list[Finding]:
     return out
 
 
-def _not_compared(comparison: dict[str, Any], count: int) -> str:
-    """'The 2 runs were not compared: different workloads (io-oltp, brokerage).'"""
-    why = next(iter(comparison.get("warnings") or []), "")
-    why = str(why).split(":", 1)[0] or "they are not comparable as they ran"
-    return f"The {count} runs were not compared with each other: {why}."
-
-
 def findings(
     runs: list[Run], names: list[str], comparison: dict[str, Any] | None, analyses: dict[str, Any]
 ) -> list[Finding]:
@@ -293,7 +286,7 @@ def findings(
     ]
     unmatched = []  # why a run was compared with none: after what was measured
     if comparison and comparison.get("comparable") is False:
-        unmatched.append(Finding(_not_compared(comparison, len(runs)), "comparison"))
+        unmatched.append(Finding(not_compared_sentence(comparison), "comparison"))
     for line in (comparison or {}).get("not_compared") or []:
         unmatched.append(Finding(str(line), "comparison"))
     found = _comparison_findings(comparison) + firsts + on_storage + analysed + unmatched

@@ -1,8 +1,13 @@
 """Terminal pieces the fio and database tables share: status colours, a latency figure of
-a point, and the line of trust flags printed below a table."""
+a point, the line of trust flags printed below a table, and a table whose headings are
+never cut at 80 columns."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
+from rich import box
+from rich.table import Table
 from rich.text import Text
 
 from dbstor.report.kit.fmt import fmt_iops
@@ -35,3 +40,36 @@ def flag_line(point: Point, label: str) -> Text | None:
         if point.error_messages:
             flags.append(f"first: {point.error_messages[0]}")
     return Text(f"* {label}: {', '.join(flags)}", style="yellow") if flags else None
+
+
+def fitted_table(
+    title: Text | None,
+    left: list[str],
+    right: list[str] | None = None,
+    rows: Sequence[Sequence[str | Text]] = (),
+) -> Table:
+    """A table with left-aligned columns then right-aligned ones, each at least as wide as
+    its heading's longest word (and a left column as its cells' longest word, up to
+    WORD_LIMIT), so that a narrow terminal (80 columns) wraps between words and never cuts
+    a heading ('CPU %: the engine…') or a name ('dbstor-da ta'); a longer word folds onto
+    the next line instead of being cut. The points tables' box (no side rules) leaves the
+    width to the figures. `rows` are added; more can be."""
+    table = Table(title=title, title_justify="left", header_style="bold", box=box.SIMPLE_HEAD)
+    for i, header in enumerate(left):
+        words = [_longest_word(str(row[i])) for row in rows if i < len(row)]
+        wide = max([_longest_word(header), *(min(w, WORD_LIMIT) for w in words)])
+        table.add_column(header, min_width=wide, overflow="fold")
+    for header in right or []:
+        table.add_column(
+            header, justify="right", min_width=_longest_word(header), overflow="fold"
+        )
+    for row in rows:
+        table.add_row(*row)
+    return table
+
+
+WORD_LIMIT = 24
+
+
+def _longest_word(text: str) -> int:
+    return max((len(word) for word in text.split()), default=1)

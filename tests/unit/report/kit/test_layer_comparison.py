@@ -77,8 +77,15 @@ def test_terminal_table_by_layer() -> None:
     print_comparison(comparison(LAYERS), console)
     text = console.export_text()
     assert "By layer, at users 20 (FC's layer = 100)" in text
-    assert "this host's device" in text and "15.7 ms (98.1)" in text
+    assert "this host's device" in text and "15.7 (98.1)" in text and "mean read ms" in text
     assert "missing: Prometheus at http://prom:9090 did not answer" in text
+    narrow = Console(record=True, width=80, color_system=None)
+    print_comparison(comparison(LAYERS), narrow)
+    lines = narrow.export_text().splitlines()
+    assert all(len(line) <= 80 and "…" not in line for line in lines), "\n".join(lines)
+    assert any("mean txn ms" in line for line in lines) or any(
+        "txn" in line for line in lines
+    )  # a heading wrapped between words, never cut
     console = Console(record=True, width=200, color_system=None)
     print_comparison(comparison(None), console)
     assert "By layer" not in console.export_text()
