@@ -317,7 +317,7 @@ def _assumptions(tiers: Tiers, objective: str, include_logs: bool) -> list[str]:
     elif objective == "stall_ms":
         out.append("slow tier: each object's observed stall per I/O (io_stall / (reads + writes))")
     out.append(
-        "stall saved = I/Os x (slow-tier latency - fast-tier latency), at the counted load;"
+        "stall saved = I/Os × (slow-tier latency − fast-tier latency), at the counted load;"
         " the load itself may rise once the storage is faster (h6080: +48% TPM)"
     )
     out.append(
