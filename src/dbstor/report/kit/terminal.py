@@ -60,9 +60,7 @@ def fitted_table(
         wide = max([_longest_word(header), *(min(w, WORD_LIMIT) for w in words)])
         table.add_column(header, min_width=wide, overflow="fold")
     for header in right or []:
-        table.add_column(
-            header, justify="right", min_width=_longest_word(header), overflow="fold"
-        )
+        table.add_column(header, justify="right", min_width=_longest_word(header), overflow="fold")
     for row in rows:
         table.add_row(*row)
     return table
