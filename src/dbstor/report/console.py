@@ -104,13 +104,21 @@ def _short(header: str) -> str:
 
 
 def print_comparison(comparison: dict, console: Console | None = None) -> None:
-    """Print a comparison: values with baseline = 100 in brackets, factors and warnings;
-    for a study whose runs share no workload, only that they were not compared (as the
-    document says)."""
+    """Print a comparison (values with baseline = 100 in brackets, factors and warnings),
+    then a study's other workloads' comparisons and the runs compared with none, as the
+    document shows them; for a study whose runs share no workload, only that they were not
+    compared (as the document says)."""
+    console = console or Console()
+    for block in (comparison, *(comparison.get("others") or [])):
+        _print_one(block, console)
+    for line in comparison.get("not_compared") or []:
+        console.print(Text(str(line), style="yellow"))
+
+
+def _print_one(comparison: dict, console: Console) -> None:
     if comparison.get("kind") == "dss":
         print_dss_comparison(comparison, console)
         return
-    console = console or Console()
     if comparison.get("shares_no_workload"):
         console.print(Text(not_compared_sentence(comparison), style="yellow"))
         return
