@@ -3,6 +3,8 @@ passes everything proves nothing): each rule broken once in an otherwise clean d
 
 from __future__ import annotations
 
+import re
+
 from document_claims import rerender_problems
 from document_walk import document_problems
 
@@ -121,3 +123,28 @@ def test_a_role_recorded_on_another_device_than_its_path_facts(postgres_run: Run
     problems = document_problems(render_report([run]), [run])
     assert any("log is named on dm-2, while the path facts put its files on loop7" in p
                for p in problems), problems  # fmt: skip
+
+
+def test_the_conclusion_names_the_highest_load_and_the_most_within_the_limit(postgres_run: Run):
+    """Every load within the SLO: the conclusion said 'up to the highest load (216 TPS at 1
+    instances)' while the highest load was 2 instances; it names both, in words."""
+    from dbstor.report.document.conclusion import conclusion_body
+
+    postgres_run.slo["limit_ms"] = 1000.0
+    said = " ".join(
+        re.sub(r"<[^>]+>", " ", conclusion_body([postgres_run], ["L"], None, {})).split()
+    )
+    assert "up to the highest load (5,607 TPS at 8 instances)" in said
+    postgres_run.points[-1].tps = 5000.0  # the most within the limit now at 4 instances
+    said = " ".join(
+        re.sub(r"<[^>]+>", " ", conclusion_body([postgres_run], ["L"], None, {})).split()
+    )
+    assert (
+        "at every load up to the highest (8 instances × 4 users each), carrying at most 5,282 TPS "
+        "(at 4 instances)" in said
+    )
+    postgres_run.points = postgres_run.points[:1]
+    said = " ".join(
+        re.sub(r"<[^>]+>", " ", conclusion_body([postgres_run], ["L"], None, {})).split()
+    )
+    assert "(1,853 TPS at 1 instance)" in said
