@@ -132,9 +132,17 @@ def verdict_lines(comparison: dict[str, Any]) -> list[tuple[str, str]]:
     ]
 
 
-def comparison_block(comparison: dict[str, Any], anchor: str = "comparison", what: str = "") -> str:
+def comparison_block(
+    comparison: dict[str, Any],
+    anchor: str = "comparison",
+    what: str = "",
+    basis_doubts: dict[str, str] | None = None,
+) -> str:
     """The comparison section: factors, warnings, the normalised bars and the tables.
-    what: the workload compared, named in the heading when a study compares several."""
+    what: the workload compared, named in the heading when a study compares several;
+    basis_doubts: run_id -> the flags that keep the knee or peak a row stands on off the
+    run's own headline, said beside its basis (the factors carry the same flags)."""
+    doubted = basis_doubts or {}
     if comparison.get("shares_no_workload"):
         return (
             f'<section class="comparison" id="{escape(anchor)}"><h2>Comparison</h2>'
@@ -179,7 +187,13 @@ def comparison_block(comparison: dict[str, Any], anchor: str = "comparison", wha
     head = "".join(f"<th>{escape(n)}</th>" for _, n in keys)
     body = "".join(
         f"<tr><th>{escape(str(r.get('label')))}</th><td>{escape(str(r.get('workload', DASH)))}</td>"
-        f"<td>{escape(str(r.get('basis', DASH)))}</td>"
+        f"<td>{escape(str(r.get('basis', DASH)))}"
+        + (
+            f" (not stated alone: {escape(doubted[str(r.get('run_id'))])})"
+            if str(r.get("run_id")) in doubted
+            else ""
+        )
+        + "</td>"
         + "".join(
             f'<td class="num">{escape(_pair(r.get("values") or {}, r.get("normalised") or {}, k))}</td>'
             for k, _ in keys

@@ -148,3 +148,16 @@ def test_the_conclusion_names_the_highest_load_and_the_most_within_the_limit(pos
         re.sub(r"<[^>]+>", " ", conclusion_body([postgres_run], ["L"], None, {})).split()
     )
     assert "(1,853 TPS at 1 instance)" in said
+
+
+def test_a_comparison_row_on_a_knee_the_document_refuses(fc: Run, iscsi: Run, comparison):
+    """FC's knee is refused (QD32 flagged not steady); the comparison still stands on it,
+    as its factors do with the flag: its row says so, and a row without a word is caught."""
+    html = render_report([fc, iscsi], comparison=comparison)
+    assert "FC: the knee could not be stated (QD32 flagged not steady)" in html
+    row = "<td>knee (not stated alone: QD32 flagged not steady)</td>"
+    assert row in html
+    assert document_problems(html, [fc, iscsi]) == []
+    bare = html.replace(row, "<td>knee</td>")
+    (problem,) = document_problems(bare, [fc, iscsi])
+    assert "FC: its knee is refused and a comparison stands on it without a word" in problem
