@@ -92,10 +92,13 @@ def _database_findings(run: Run, name: str, index: int) -> list[Finding]:
 
 
 def _memory_share(run: Run) -> str:
-    """'3 of 4' (or 'all 4') load points that read from memory."""
+    """'3 of 4 load points' (or 'all 4 load points', 'both load points', 'its one load
+    point') that read from memory."""
     points = ok_points(run)
     memory = sum(1 for p in points if reads_from_memory(p))
-    return f"all {memory}" if memory == len(points) else f"{memory} of {len(points)}"
+    if memory < len(points):
+        return f"{memory} of {len(points)} load points"
+    return {1: "its one load point", 2: "both load points"}.get(memory, f"all {memory} load points")
 
 
 def _run_findings(run: Run, name: str, index: int) -> list[Finding]:
@@ -104,7 +107,7 @@ def _run_findings(run: Run, name: str, index: int) -> list[Finding]:
         return [
             Finding(
                 f"{name}: the storage's speed could not be measured, because the reads came "
-                f"from memory at {_memory_share(run)} load points; the transaction rates show "
+                f"from memory at {_memory_share(run)}; the transaction rates show "
                 "the host.",
                 run_anchor(index),
             ),
