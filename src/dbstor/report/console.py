@@ -146,7 +146,8 @@ def _print_one(comparison: dict, console: Console) -> None:
     ]
     left = ["run", *([] if one else ["workload"]), "at"]
     table = fitted_table(title, left, [_short(header) for _, header in keys], rows)
-    console.print(table)
+    if keys:  # else no figure to set side by side: the lines below say why
+        console.print(table)
     for _, header in keys:
         if ":" in header:  # whose CPU, where the runs' CPU figures are of different kinds
             console.print(Text(f"{_short(header)}: {header.split(':', 1)[1].strip()}", "dim"))
@@ -203,11 +204,7 @@ def print_layer_comparison(comparison: dict, console: Console) -> None:
     at = f"{load.get('kind') or 'load'} {fmt_num(value)}" if value is not None else DASH
     words = (comparison.get("same_load") or {}).get("load_words")
     at = words or at
-    table = fitted_table(
-        Text(f"By layer, at {at} ({comparison.get('baseline')}'s layer = 100)"),
-        ["run", "layer"],
-        [header for _, header in LAYER_COLUMNS],
-    )
+    rows, gaps = [], []
     for run in block.get("runs") or []:
         missing = run.get("missing") or {}
         for layer in block.get("layers") or []:
@@ -219,12 +216,19 @@ def print_layer_comparison(comparison: dict, console: Console) -> None:
                 shown = fmt_iops(values.get(key)) if count else fmt_ms(values.get(key), unit=False)
                 norm = normalised.get(key)
                 cells.append(shown if norm is None else f"{shown} ({fmt_num(norm, 3)})")
+            words = LAYER_WORDS.get(layer, layer)
             if all(values.get(key) is None for key, _ in LAYER_COLUMNS) and layer in missing:
-                cells = [f"missing: {missing[layer]}"] + [""] * (len(LAYER_COLUMNS) - 1)
-            table.add_row(
-                Text(str(run.get("label"))), Text(LAYER_WORDS.get(layer, layer)), *map(Text, cells)
-            )
+                gaps.append(f"{run.get('label')}, {words}: missing: {missing[layer]}")
+            rows.append([Text(str(run.get("label"))), Text(words), *map(Text, cells)])
+    table = fitted_table(
+        Text(f"By layer, at {at} ({comparison.get('baseline')}'s layer = 100)"),
+        ["run", "layer"],
+        [header for _, header in LAYER_COLUMNS],
+        rows,
+    )
     console.print(table)
+    for gap in gaps:  # below the table: a reason folded into a figure's column is unreadable
+        console.print(Text(gap, style="yellow"))
     for run in block.get("runs") or []:
         if run.get("withheld"):
             line = (
