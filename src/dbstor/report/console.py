@@ -133,9 +133,8 @@ def _print_one(comparison: dict, console: Console) -> None:
     one = f": {workloads[0]}" if len(workloads) == 1 else ""  # in the title, not a column
     title = Text(f"Compared with {baseline} (= 100){one}")
     rows = [
-        [
-            Text(str(run.get("label"))),
-            *([] if one else [Text(str(run.get("workload", DASH)))]),
+        [  # several workloads: each under its run's name (a column of its own is 80 wide)
+            Text(str(run.get("label")) + ("" if one else f"\n{run.get('workload', DASH)}")),
             Text(str(run.get("basis", DASH)).replace("highest load", "highest")),  # 80 columns
             *(
                 _pair(run.get("values") or {}, run.get("normalised") or {}, k, header)
@@ -144,7 +143,7 @@ def _print_one(comparison: dict, console: Console) -> None:
         ]
         for run in runs
     ]
-    left = ["run", *([] if one else ["workload"]), "at"]
+    left = ["run" if one else "run, workload", "at"]
     table = fitted_table(title, left, [_short(header) for _, header in keys], rows)
     if keys:  # else no figure to set side by side: the lines below say why
         console.print(table)

@@ -130,7 +130,7 @@ def test_memory_sentence_is_yellow(sqlite_run: Run):
 def test_instances_run_summary(postgres_run: Run):
     text = narrow(print_run_summary, postgres_run)
     assert max(len(line.rstrip()) for line in text.splitlines()) <= 80
-    assert "inst×users" in text and "8 × 4" in text and "19,700" in text
+    assert "inst×" in text and "users" in text and "8 × 4" in text and "19,700" in text
     assert "Reads came from memory" not in text
     assert "knee: 5,332 TPS, 18,738 device IOPS at 4.62 instances" in text
 
@@ -200,8 +200,10 @@ def test_every_comparison_table_fits_80_columns_with_whole_headings(comparison):
     }
     for run, workload in zip(comparison["runs"], ("io-oltp", "brokerage"), strict=True):
         run["workload"] = workload
-        run["label"] = f"dbstor-data {workload}"
-        run["values"]["response_ms"] = 7.54
+        run["label"] = "production-array-lun-0042-flash-tier"  # a long name folds
+        run["values"].update(response_ms=7.54, tps=12345.6)
+        run["normalised"].update(response_ms=100.0, tps=123.4)
+    comparison["metric_names"]["tps"] = "TPS"
     comparison["per_disk"] = [
         {"label": "ISCSI", "drives": 6, "baseline_drives": 75, "drive_reduction": 12.5,
          "performance_factor": 1.15, "per_disk_efficiency": 14.4}
@@ -209,12 +211,33 @@ def test_every_comparison_table_fits_80_columns_with_whole_headings(comparison):
     text = narrow(print_comparison, comparison)
     lines = text.splitlines()
     assert all(len(line) <= 80 for line in lines) and "…" not in text, text
-    headings = " ".join(lines[1:4])
-    for word in ("run", "workload", "dev", "IOPS", "p99", "read", "CPU", "mean", "resp", "ms"):
+    start = next(i for i, line in enumerate(lines) if "─" in line)
+    headings = " ".join(lines[1:start])
+    for word in ("run,", "workload", "dev", "IOPS", "TPS", "p99", "read", "CPU", "%", "mean",
+                 "resp", "ms"):  # fmt: skip
         assert re.search(rf"(?<!\S){re.escape(word)}(?!\S)", headings), (word, text)
-    rows = [line for line in lines if re.match(r"\s+dbstor-data\s", line)]
-    assert len(rows) == 2 and all(line.rstrip().endswith("7.54") for line in rows), text
+    rows = [line for line in lines if re.search(r"\sknee\s", line)]
+    # every column is there, the last one too (rich crops a table too wide for the terminal)
+    assert len(rows) == 2 and all(line.rstrip().endswith("7.54 (100)") for line in rows), text
+    assert "io-oltp" in text and "brokerage" in text  # each workload under its run's name
     assert "CPU %: the engine's own (client) processes and the whole host" in text
     disks = text[text.index("Per-disk efficiency") :]
     for heading in ("baseline", "drives", "reduction", "performance", "per disk"):
         assert heading in disks, text
+
+
+def test_an_instances_run_with_its_own_cpu_fits_80_columns(postgres_run: Run):
+    """An instances run's load column ('inst×users') beside the host/own CPU column cut the
+    hit ratio to 'rat…' and the flag column off (the shrunk TR-4403 example)."""
+    from dataclasses import replace
+
+    for point in postgres_run.points:
+        if point.cpu:
+            point.cpu = replace(point.cpu, util_pct=100.0, own_pct=11.2)
+        point.trust.steady = False  # every row flagged: the flag column must show
+    text = narrow(print_run_summary, postgres_run)
+    table = text.split("\n* ")[0]
+    assert "…" not in table and all(len(line) <= 80 for line in table.splitlines()), table
+    assert "ratio" in table and "host/own" in table
+    rows = [line for line in table.splitlines() if re.match(r"\s*\d+ × \d+\s", line)]
+    assert rows and all(line.rstrip().endswith("*") for line in rows), table

@@ -48,26 +48,20 @@ def fitted_table(
     right: list[str] | None = None,
     rows: Sequence[Sequence[str | Text]] = (),
 ) -> Table:
-    """A table with left-aligned columns then right-aligned ones, each at least as wide as
-    its heading's longest word (and a left column as its cells' longest word, up to
-    WORD_LIMIT), so that a narrow terminal (80 columns) wraps between words and never cuts
-    a heading ('CPU %: the engine…') or a name ('dbstor-da ta'); a longer word folds onto
-    the next line instead of being cut. The points tables' box (no side rules) leaves the
-    width to the figures. `rows` are added; more can be."""
-    table = Table(title=title, title_justify="left", header_style="bold", box=box.SIMPLE_HEAD)
-    for i, header in enumerate(left):
-        words = [_longest_word(str(row[i])) for row in rows if i < len(row)]
-        wide = max([_longest_word(header), *(min(w, WORD_LIMIT) for w in words)])
-        table.add_column(header, min_width=wide, overflow="fold")
+    """A table with left-aligned columns then right-aligned ones in the points tables' box
+    (no side rules, no edge padding: the width goes to the figures), whose cells fold a
+    word too long for its column onto the next line instead of cutting it ('dbstor-…').
+    No column is given a minimum width: rich drops or crops the last columns of a table
+    whose minimums add up to more than the terminal, so headings stay whole by being
+    short (the callers put units in headings, a study's one workload in the title).
+    `rows` are added; more can be."""
+    table = Table(
+        title=title, title_justify="left", header_style="bold", box=box.SIMPLE_HEAD, pad_edge=False
+    )
+    for header in left:
+        table.add_column(header, overflow="fold")
     for header in right or []:
-        table.add_column(header, justify="right", min_width=_longest_word(header), overflow="fold")
+        table.add_column(header, justify="right", overflow="fold")
     for row in rows:
         table.add_row(*row)
     return table
-
-
-WORD_LIMIT = 24
-
-
-def _longest_word(text: str) -> int:
-    return max((len(word) for word in text.split()), default=1)
