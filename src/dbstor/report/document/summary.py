@@ -92,13 +92,16 @@ def _database_findings(run: Run, name: str, index: int) -> list[Finding]:
 
 
 def _memory_share(run: Run) -> str:
-    """'3 of 4 load points' (or 'all 4 load points', 'both load points', 'its one load
-    point') that read from memory."""
+    """'3 of 4 load points' (or 'all 4 load points', 'both of its 2 load points', 'its 1
+    load point') that read from memory."""
     points = ok_points(run)
     memory = sum(1 for p in points if reads_from_memory(p))
     if memory < len(points):
         return f"{memory} of {len(points)} load points"
-    return {1: "its one load point", 2: "both load points"}.get(memory, f"all {memory} load points")
+    # a number in every finding (the document's rule): 'both of its 2', not 'both'
+    return {1: "its 1 load point", 2: "both of its 2 load points"}.get(
+        memory, f"all {memory} load points"
+    )
 
 
 def _run_findings(run: Run, name: str, index: int) -> list[Finding]:
