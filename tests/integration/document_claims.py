@@ -4,12 +4,13 @@ reader would catch by setting the document's sentences against its own runs.
 - a headline figure (a knee) beaten by a measured point within the same limit;
 - a sentence with a dash or an empty value where a figure should be;
 - a figure stated from a point the same document refuses ('could not be stated (QD8
-  flagged not steady)' and, elsewhere, 'sustains 54,770 IOPS' or a ringed knee);
+  flagged not steady)' and, elsewhere, 'sustains 54,770 IOPS', a ringed knee, or a
+  comparison's row at that knee with no word of its flags);
+- a device named for a role that is not the device its files are on (document_roles.py);
 - a re-render that differs from the study's own document (rerender_problems).
 
 A check is a callable (html, prose, runs) -> problems; more can be passed to
-document_problems (a device named for a role that is not the device its files are on
-belongs to the roles checks).
+document_problems (document_roles.host_role_problems: the host itself as a witness).
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from html import unescape
+
+from document_roles import role_device_problems
 
 from dbstor.analysis.curve import curve_points, slo_value
 from dbstor.analysis.layers import device_points
@@ -148,7 +151,58 @@ def refused_problems(html: str, prose: list[tuple[str, str]], runs: Sequence[Run
     return problems
 
 
-CLAIM_CHECKS: tuple[Check, ...] = (dash_problems, headline_problems, refused_problems)
+def _refused_runs(prose: list[tuple[str, str]], runs: Sequence[Run]) -> dict[str, str]:
+    """Run name -> 'knee' or 'peak' for each figure the document's prose refuses."""
+    names = sorted(run_names(runs), key=len, reverse=True)
+    out = {}
+    for _, text in prose:
+        for match in _REFUSED.finditer(re.sub(r"\s+", " ", text)):
+            said = (match.group("name") or "").strip()
+            name = next((n for n in names if said.endswith(n)), None)
+            if name is not None:
+                out[name] = "peak" if "peak" in match.group(0) else "knee"
+    return out
+
+
+def compared_refused_problems(
+    html: str, prose: list[tuple[str, str]], runs: Sequence[Run]
+) -> list[str]:
+    """A comparison row standing, without a word, on a knee or peak the document refuses
+    ('A io-oltp: the knee could not be stated (QD1 flagged not steady)' and, in the
+    comparison's table, 'A | io-oltp | knee | 25,540')."""
+    refused = _refused_runs(prose, runs)
+    by_name = dict(zip(run_names(runs), runs, strict=True))
+    problems = []
+    for table in re.findall(r"<table>(.*?)</table>", html, re.S):
+        head = [
+            unescape(h) for h in re.findall(r"<th[^>]*>([^<]*)</th>", table.split("</thead>")[0])
+        ]
+        if head[:3] != ["run", "workload", "at"]:
+            continue
+        for label, workload, basis in re.findall(
+            r"<tr><th>([^<]*)</th><td>([^<]*)</td><td>([^<]*)</td>", table
+        ):
+            label, workload, basis = unescape(label), unescape(workload), unescape(basis)
+            for name, what in refused.items():
+                run = by_name[name]
+                same = (run.target or {}).get("label") == label or name == label
+                if not same or str((run.workload or {}).get("name")) != workload:
+                    continue
+                if basis.split(" (")[0] in (what, "highest load") and "(" not in basis:
+                    problems.append(
+                        f"{name}: its {what} is refused and a comparison stands on it "
+                        f"without a word: {label} | {workload} | {basis}"
+                    )
+    return problems
+
+
+CLAIM_CHECKS: tuple[Check, ...] = (
+    dash_problems,
+    headline_problems,
+    refused_problems,
+    compared_refused_problems,
+    role_device_problems,
+)
 
 
 def rerender_problems(study_html: str, rerendered_html: str) -> list[str]:

@@ -198,3 +198,40 @@ def test_pdf_without_chromium_names_the_package(study: Path, dbstor, tmp_path):
     assert done.stderr.strip().splitlines()[-1].endswith("install the chromium package")
     assert (study / "report.html").is_file() and not (study / "report.pdf").exists()
     assert os.environ.get("PATH")  # the test's own PATH is untouched
+
+
+_WIDE = """<script>var out = [], page = document.documentElement.clientWidth;
+document.querySelectorAll("body *").forEach(function (e) {
+  var box = e.getBoundingClientRect();
+  if (box.right > page + 1 && !e.closest(".scroll")) {
+    out.push(e.tagName + " " + (e.textContent || "").slice(0, 60).replace(/\\s+/g, " "));
+  }
+});
+document.body.setAttribute("data-wide", out.slice(0, 5).join(" | "));</script>"""
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed")
+def test_nothing_in_the_document_is_wider_than_the_page(study: Path, dbstor, tmp_path):
+    """At 1000 px no element outside a table's own scrolling box runs past the page's
+    right edge (the placement's figures table, with a long unbreakable source, made the
+    whole h6080 document scroll sideways)."""
+    analyses = json.loads((study / ANALYSES_FILE).read_text())
+    placement = analyses["placement"]["dbstor-data"]
+    placement["fast_tier"]["latency_source"] = (
+        "mean read latency at the highest load, every point within the SLO (users 16) of "
+        "run 20261129-072627-FLASH-brokerage"
+    )
+    (study / ANALYSES_FILE).write_text(json.dumps(analyses))
+    done = dbstor("report", study)
+    assert done.returncode == 0, done.stderr
+    probe = tmp_path / "probe.html"
+    probe.write_text((study / "report.html").read_text().replace("</body>", _WIDE + "</body>"))
+    dom = subprocess.run(
+        [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+         "--disable-background-networking", f"--user-data-dir={tmp_path / 'profile'}",
+         "--window-size=1000,1400", "--dump-dom", probe.as_uri()],
+        capture_output=True, text=True, timeout=120, check=False,
+    ).stdout  # fmt: skip
+    wide = re.search(r'data-wide="([^"]*)"', dom)
+    assert wide is not None, dom[-2000:]
+    assert unescape(wide.group(1)) == ""

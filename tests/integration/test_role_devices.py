@@ -1,7 +1,8 @@
 """Every role on its own device, measured (issue 33 part 3) against real PostgreSQL: a log
 path and a placement fast path on a second device (an ext4 loop file system) are each
 sampled over the point's window, results.json names each role's device, and the document's
-Layout and "Each role's device" say so. Advise's before/after study measuring the fast
+Layout and "Each role's device" say so, and the document walker finds every device named
+for a role to be the one its files are on (and catches a planted wrong one). Advise's before/after study measuring the fast
 device of its after-run is in test_place.py."""
 
 from __future__ import annotations
@@ -13,8 +14,12 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from document_roles import host_role_problems
+from document_walk import document_problems
 from loopfs import LoopFs, mounted_loop_fs
 from needs import usable
+
+from dbstor.runs.study import load_folder
 
 pytestmark = pytest.mark.integration
 
@@ -77,3 +82,13 @@ def test_log_and_fast_paths_on_a_second_device_are_measured_there(dbstor, two_de
     data_row = re.search(r"<td>data</td><td>([^<]*)</td>", layout)
     assert data_row and data_row.group(1) == roles["data"]["devices"][0]
     assert "Each role&#x27;s device" in html or "Each role's device" in html
+    # the walker: every device named for a role is the one its files are on, by the run's
+    # own path facts and by this host now; a planted wrong device is caught by both
+    runs, _ = load_folder(folder)
+    assert document_problems(html, runs, (host_role_problems,)) == []
+    data = roles["data"]["devices"][0]
+    planted = html.replace(f"<td>log</td><td>{loop}</td>", f"<td>log</td><td>{data}</td>", 1)
+    problems = document_problems(planted, runs, (host_role_problems,))
+    said = f"log is named on {data}, while"
+    assert any(said in p and "the path facts" in p for p in problems), problems
+    assert any(said in p and "this host now" in p for p in problems), problems

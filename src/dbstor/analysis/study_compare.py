@@ -25,7 +25,8 @@ def workload_of(run: Run) -> str:
 
 def study_comparison(runs: Sequence[Run], baseline: str | None) -> dict[str, Any] | None:
     """The study's comparisons, or None for a single run. Several runs of which no two
-    share a workload are compared as one set that says why they are not comparable."""
+    share a workload are compared as one set that says why they are not comparable, marked
+    `shares_no_workload`: the document and the terminal then say they were not compared."""
     if len(runs) < 2:
         return None
     groups: dict[str, list[Run]] = {}
@@ -33,7 +34,7 @@ def study_comparison(runs: Sequence[Run], baseline: str | None) -> dict[str, Any
         groups.setdefault(workload_of(run), []).append(run)
     compared = [group for group in groups.values() if len(group) > 1]
     if not compared:
-        return compare_runs(runs, baseline)
+        return {**compare_runs(runs, baseline), "shares_no_workload": True}
     first, *rest = compared
     comparison = compare_runs(first, baseline)
     comparison["others"] = [compare_runs(group, baseline) for group in rest]

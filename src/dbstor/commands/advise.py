@@ -17,6 +17,7 @@ from dbstor.analysis.placement.analysis import (
     Tiers,
     analyse,
     parse_fast_capacity,
+    stall_text,
 )
 from dbstor.analysis.placement.model import DbObject
 from dbstor.commands.flagtypes import whole
@@ -294,7 +295,7 @@ def format_text(result: dict[str, Any], top: int = 40) -> str:
         + (
             ""
             if saved is None
-            else f" and save {saved / 1000:,.0f} s of stall ({(res['stall_saved_share'] or 0):.1%})"
+            else f" and save {stall_text(saved)} of stall ({(res['stall_saved_share'] or 0):.1%})"
         ),
         f"Skew point: {skew['io_share']:.1%} of the I/O in {skew['capacity_share']:.1%} "
         "of the capacity",

@@ -8,10 +8,10 @@ import os
 import sys
 
 from rich.console import Console
-from rich.table import Table
 
 from dbstor.engines.registry import all_engines
 from dbstor.errors import UserError
+from dbstor.report.kit.terminal import fitted_table
 
 DSN_ENV = "DBSTOR_DSN"
 
@@ -90,9 +90,7 @@ def run(args: argparse.Namespace) -> int:
         )
         sys.stdout.write("\n")
         return 0
-    table = Table(header_style="bold")
-    for header in ("engine", "what", "usable here", "why"):
-        table.add_column(header)
+    table = fitted_table(None, ["engine", "what", "usable here", "why"])
     for name, title, _, availability in rows:
         usable = "planned" if availability.planned else ("yes" if availability.usable else "no")
         style = "green" if availability.usable else ("dim" if availability.planned else "yellow")

@@ -10,7 +10,8 @@ import json
 import sys
 
 from rich.console import Console
-from rich.table import Table
+
+from dbstor.report.kit.terminal import fitted_table
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -65,19 +66,9 @@ def run(args: argparse.Namespace) -> int:
         json.dump(rows, sys.stdout, indent=2)
         sys.stdout.write("\n")
         return 0
-    table = Table(header_style="bold")
-    for header in [
-        "host",
-        "address",
-        "CPUs",
-        "memory",
-        "dbstor",
-        "fio",
-        "engines",
-        "nice",
-        "clock",
-    ]:
-        table.add_column(header)
+    table = fitted_table(
+        None, ["host", "address", "CPUs", "memory", "dbstor", "fio", "engines", "nice", "clock"]
+    )
     for row in rows:
         memory = f"{row['memory_bytes'] / 2**30:.1f} GiB" if row["memory_bytes"] else "?"
         table.add_row(

@@ -6,7 +6,6 @@ from __future__ import annotations
 from typing import Any
 
 from rich.console import Console
-from rich.table import Table
 from rich.text import Text
 
 from dbstor.analysis.dss_compare import is_query_run
@@ -17,6 +16,7 @@ from dbstor.report.io import console as io_console
 from dbstor.report.kit.comparison import (
     compared,
     figure_text,
+    not_compared_sentence,
     verdict_lines,
     with_interval,
     withheld_lines,
@@ -35,7 +35,7 @@ from dbstor.report.kit.summary import (
     cache_sentence,
     is_database,
 )
-from dbstor.report.kit.terminal import STATUS_STYLE
+from dbstor.report.kit.terminal import STATUS_STYLE, fitted_table
 from dbstor.report.queries.console import print_dss_comparison, print_dss_summary
 from dbstor.results.model import Run
 
@@ -75,17 +75,22 @@ def print_run_summary(run: Run, console: Console | None = None) -> None:
         console.print(Text(cache, style="dim"))
 
 
-def _pair(values: dict[str, Any], normalised: dict[str, Any], key: str) -> str:
+def _pair(values: dict[str, Any], normalised: dict[str, Any], key: str, header: str) -> str:
+    """A compared figure and its share of the baseline; a latency's unit is in its heading
+    where the heading has one (an older comparison's names have none)."""
     value = values.get(key)
     if value is None:
         return DASH
-    shown = figure_text(key, value)
+    in_heading = key in ("read_lat_ms", "response_ms") and _short(header).endswith(" ms")
+    shown = fmt_ms(value, unit=False) if in_heading else None
+    shown = shown or figure_text(key, value)
     norm = normalised.get(key)
     return shown if norm is None else f"{shown} ({fmt_num(norm, 3)})"
 
 
 def _short(header: str) -> str:
-    """A compared figure's name for the terminal: 'p99 read ms', 'mean dev read ms'."""
+    """A compared figure's name for the terminal: 'p99 read ms', 'mean dev read ms'; a CPU
+    of mixed kinds is 'CPU %', its kinds said under the table."""
     for long, short in (
         (" latency (ms)", " ms"),
         (" time (ms)", " ms"),
@@ -95,15 +100,28 @@ def _short(header: str) -> str:
         ("'s own CPU", " CPU"),  # server's own CPU (%) -> server CPU %
     ):
         header = header.replace(long, short)
-    return header
+    return header.split(":", 1)[0]
 
 
 def print_comparison(comparison: dict, console: Console | None = None) -> None:
-    """Print a comparison: values with baseline = 100 in brackets, factors and warnings."""
+    """Print a comparison (values with baseline = 100 in brackets, factors and warnings),
+    then a study's other workloads' comparisons and the runs compared with none, as the
+    document shows them; for a study whose runs share no workload, only that they were not
+    compared (as the document says)."""
+    console = console or Console()
+    for block in (comparison, *(comparison.get("others") or [])):
+        _print_one(block, console)
+    for line in comparison.get("not_compared") or []:
+        console.print(Text(str(line), style="yellow"))
+
+
+def _print_one(comparison: dict, console: Console) -> None:
     if comparison.get("kind") == "dss":
         print_dss_comparison(comparison, console)
         return
-    console = console or Console()
+    if comparison.get("shares_no_workload"):
+        console.print(Text(not_compared_sentence(comparison), style="yellow"))
+        return
     baseline = str(comparison.get("baseline", ""))
     runs = comparison.get("runs") or []
     keys = [
@@ -111,21 +129,27 @@ def print_comparison(comparison: dict, console: Console | None = None) -> None:
         for k, n in compared(comparison)
         if any((r.get("values") or {}).get(k) is not None for r in runs)
     ]
-    title = Text(f"Compared with {baseline} (= 100)")
-    table = Table(title=title, title_justify="left", header_style="bold")
-    for header in ("run", "workload", "at"):
-        table.add_column(header)
-    for _, header in keys:
-        table.add_column(_short(header), justify="right")
-    for run in runs:
-        values, normalised = run.get("values") or {}, run.get("normalised") or {}
-        table.add_row(
-            Text(str(run.get("label"))),
-            Text(str(run.get("workload", DASH))),
+    workloads = list(dict.fromkeys(str(r.get("workload", DASH)) for r in runs))
+    one = f": {workloads[0]}" if len(workloads) == 1 else ""  # in the title, not a column
+    title = Text(f"Compared with {baseline} (= 100){one}")
+    rows = [
+        [  # several workloads: each under its run's name (a column of its own is 80 wide)
+            Text(str(run.get("label")) + ("" if one else f"\n{run.get('workload', DASH)}")),
             Text(str(run.get("basis", DASH)).replace("highest load", "highest")),  # 80 columns
-            *(_pair(values, normalised, k) for k, _ in keys),
-        )
-    console.print(table)
+            *(
+                _pair(run.get("values") or {}, run.get("normalised") or {}, k, header)
+                for k, header in keys
+            ),
+        ]
+        for run in runs
+    ]
+    left = ["run" if one else "run, workload", "at"]
+    table = fitted_table(title, left, [_short(header) for _, header in keys], rows)
+    if keys:  # else no figure to set side by side: the lines below say why
+        console.print(table)
+    for _, header in keys:
+        if ":" in header:  # whose CPU, where the runs' CPU figures are of different kinds
+            console.print(Text(f"{_short(header)}: {header.split(':', 1)[1].strip()}", "dim"))
     if comparison.get("comparable") is False:
         console.print(
             Text(
@@ -142,16 +166,11 @@ def print_comparison(comparison: dict, console: Console | None = None) -> None:
         console.print(Text(line, style="yellow"))
     per_disk = comparison.get("per_disk") or []
     if per_disk:
-        disks = Table(title=Text("Per-disk efficiency"), title_justify="left", header_style="bold")
-        for header in (
-            "run",
-            "drives",
-            "baseline drives",
-            "drive reduction",
-            "performance",
-            "per disk",
-        ):
-            disks.add_column(header, justify="left" if header == "run" else "right")
+        disks = fitted_table(
+            Text("Per-disk efficiency"),
+            ["run"],
+            ["drives", "baseline drives", "drive reduction", "performance", "per disk"],
+        )
         for row in per_disk:
             disks.add_row(
                 Text(str(row.get("label"))),
@@ -164,12 +183,12 @@ def print_comparison(comparison: dict, console: Console | None = None) -> None:
         console.print(disks)
 
 
-LAYER_COLUMNS = (
-    ("read_latency_ms", "mean read latency"),
-    ("write_latency_ms", "mean write latency"),
+LAYER_COLUMNS = (  # the unit in the heading, so that 80 columns hold the table
+    ("read_latency_ms", "mean read ms"),
+    ("write_latency_ms", "mean write ms"),
     ("iops", "IOPS"),
     ("tps", "TPS"),
-    ("txn_latency_ms", "mean transaction latency"),
+    ("txn_latency_ms", "mean txn ms"),
 )
 
 
@@ -184,15 +203,7 @@ def print_layer_comparison(comparison: dict, console: Console) -> None:
     at = f"{load.get('kind') or 'load'} {fmt_num(value)}" if value is not None else DASH
     words = (comparison.get("same_load") or {}).get("load_words")
     at = words or at
-    table = Table(
-        title=Text(f"By layer, at {at} ({comparison.get('baseline')}'s layer = 100)"),
-        title_justify="left",
-        header_style="bold",
-    )
-    table.add_column("run")
-    table.add_column("layer")
-    for _, header in LAYER_COLUMNS:
-        table.add_column(header, justify="right")
+    rows, gaps = [], []
     for run in block.get("runs") or []:
         missing = run.get("missing") or {}
         for layer in block.get("layers") or []:
@@ -201,15 +212,22 @@ def print_layer_comparison(comparison: dict, console: Console) -> None:
             cells = []
             for key, _ in LAYER_COLUMNS:
                 count = key in ("iops", "tps")
-                shown = fmt_iops(values.get(key)) if count else fmt_ms(values.get(key))
+                shown = fmt_iops(values.get(key)) if count else fmt_ms(values.get(key), unit=False)
                 norm = normalised.get(key)
                 cells.append(shown if norm is None else f"{shown} ({fmt_num(norm, 3)})")
+            words = LAYER_WORDS.get(layer, layer)
             if all(values.get(key) is None for key, _ in LAYER_COLUMNS) and layer in missing:
-                cells = [f"missing: {missing[layer]}"] + [""] * (len(LAYER_COLUMNS) - 1)
-            table.add_row(
-                Text(str(run.get("label"))), Text(LAYER_WORDS.get(layer, layer)), *map(Text, cells)
-            )
+                gaps.append(f"{run.get('label')}, {words}: missing: {missing[layer]}")
+            rows.append([Text(str(run.get("label"))), Text(words), *map(Text, cells)])
+    table = fitted_table(
+        Text(f"By layer, at {at} ({comparison.get('baseline')}'s layer = 100)"),
+        ["run", "layer"],
+        [header for _, header in LAYER_COLUMNS],
+        rows,
+    )
     console.print(table)
+    for gap in gaps:  # below the table: a reason folded into a figure's column is unreadable
+        console.print(Text(gap, style="yellow"))
     for run in block.get("runs") or []:
         if run.get("withheld"):
             line = (

@@ -24,6 +24,7 @@ from dbstor.report.document.placement import placement_body
 from dbstor.report.document.results import results_body
 from dbstor.report.document.summary import summary_body
 from dbstor.report.kit.comparison import comparison_block
+from dbstor.report.kit.doubts import knee_doubts, peak_doubts
 from dbstor.report.kit.figures import run_names
 from dbstor.report.kit.style import CSS
 from dbstor.report.kit.tables import STATUS_TEXT
@@ -106,7 +107,7 @@ def render_report(
     title = title or _default_title(runs, names)
     analyses = analyses or {}
     results, overlaid = results_body(runs, names, samples)
-    compared = _comparisons(comparison) if comparison else ""
+    compared = _comparisons(comparison, runs) if comparison else ""
     if analyses.get("unreadable"):
         extra_sections = [*(extra_sections or []), f"<p>{escape(analyses['unreadable'])}</p>"]
     body = [
@@ -146,9 +147,12 @@ def render_report(
     )
 
 
-def _comparisons(comparison: dict) -> str:
+def _comparisons(comparison: dict, runs: list[Run]) -> str:
     """The study's comparisons (analysis/study_compare.py): the first workload compared
-    across targets, each other workload's after it, and why a run was compared with none."""
+    across targets, each other workload's after it, and why a run was compared with none.
+    A run compared at a knee or peak the document does not state alone has the flags that
+    keep it off the headline beside its basis."""
+    by_id = {run.run_id: run for run in runs}
     many = bool(comparison.get("others"))
     blocks = [comparison, *(comparison.get("others") or [])]
     out = []
@@ -158,12 +162,26 @@ def _comparisons(comparison: dict) -> str:
             continue
         workload = str((block.get("runs") or [{}])[0].get("workload") or "") if many else ""
         anchor = "comparison" if number == 0 else f"comparison-{number + 1}"
-        out.append(comparison_block(block, anchor, workload))
+        out.append(comparison_block(block, anchor, workload, _basis_doubts(block, by_id)))
     alone = "".join(
         f'<div class="callout warn">{escape(str(line))}</div>'
         for line in comparison.get("not_compared") or []
     )
     return "".join(out) + (f'<section class="comparison">{alone}</section>' if alone else "")
+
+
+def _basis_doubts(block: dict, by_id: dict[str, Run]) -> dict[str, str]:
+    """run_id -> why the figure a comparison row stands on is not stated alone (a knee
+    or peak the run's own headline refuses), for the rows that have one."""
+    out = {}
+    for row in block.get("runs") or []:
+        run = by_id.get(str(row.get("run_id")))
+        if run is None:
+            continue
+        why = peak_doubts(run) if row.get("basis") == "peak" else knee_doubts(run)
+        if why:
+            out[str(row.get("run_id"))] = why
+    return out
 
 
 def _drawn(body: Callable[..., str], *args: Any) -> str:

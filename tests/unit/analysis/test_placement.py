@@ -236,3 +236,13 @@ def test_a_fast_tier_given_as_a_share_follows_the_database():
     for wrong in ("0%", "150%", "lots"):
         with pytest.raises(ValueError):
             parse_fast_capacity(wrong)
+
+
+def test_stall_is_written_to_the_digits_it_has():
+    """A saving under half a second is not '0 s' (the h6080 table said 'saves 0 s of
+    stall' for 25 objects)."""
+    from dbstor.analysis.placement.analysis import stall_text
+
+    assert [stall_text(ms) for ms in (16_200, 2_430, 180.4, 0.62, 9_960)] == [
+        "16 s", "2.4 s", "180 ms", "0.62 ms", "10 s",
+    ]  # fmt: skip

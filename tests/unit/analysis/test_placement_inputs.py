@@ -184,7 +184,11 @@ def test_run_folder_objects_contract(tmp_path):
 
 
 def _run(
-    folder: Path, means: dict[int, float], knee: float | None, drifting: tuple[int, ...] = ()
+    folder: Path,
+    means: dict[int, float],
+    knee: float | None,
+    drifting: tuple[int, ...] = (),
+    beyond_last: bool = False,
 ) -> None:
     points = [
         Point(load=Load("users", users), duration_s=10, read_lat_ms=LatencyStats(mean=mean))
@@ -204,7 +208,7 @@ def _run(
         slo={},
         created_at="now",
         points=points,
-        knee=None if knee is None else {"load": knee},
+        knee=None if knee is None else {"load": knee, "beyond_last": beyond_last},
     )
     save_run(folder, run)
 
@@ -235,6 +239,15 @@ def test_tier_latency_only_from_a_point_the_document_stands_on_rounded_once(tmp_
         r"\(users 1: it was not steady.*users 8: it was not steady",
     ):
         tier_latency_ms(tmp_path / "drift", "--fast-run")
+
+
+def test_tier_latency_at_the_highest_load_is_not_called_a_knee(tmp_path):
+    """Every point within the SLO: the document says the knee lies beyond the highest
+    load, so the price's source does not call that load the knee."""
+    _run(tmp_path / "flash", {8: 0.3, 16: 0.287}, knee=16, beyond_last=True)
+    mean, where = tier_latency_ms(tmp_path / "flash", "--fast-run")
+    assert mean == 0.287 and "knee" not in where
+    assert "at the highest load, every point within the SLO (users 16)" in where
 
 
 def test_dsn_passwords_are_masked_and_scrubbed():

@@ -133,6 +133,13 @@ def test_headroom_is_the_new_storages_peak_over_the_baselines_knee():
     )
     peak_point.engine_io = {"device_reads_per_txn": 0.001}  # from memory: it cannot carry it
     assert "from memory" in headroom(base, new, "OLD", "NEW")["missing"]
+    # every load within the limit: no knee was reached, and the sentence does not say one was
+    beyond = _run("OLD", "users", {"load": 4, "tps": 1000.0, "beyond_last": True}, {}, [])
+    peak_point.trust, peak_point.engine_io = Trust(), None
+    assert (
+        "x4 OLD's most within its limit (1,000 TPS)"
+        in headroom(beyond, new, "OLD", "NEW")["sentence"]
+    )
     no_knee = _run("OLD", "users", None, {}, [])
     assert headroom(no_knee, new, "OLD", "NEW") == {
         "missing": "OLD has no knee within its latency limit to measure from"

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from rich.console import Console
 
 from dbstor.report.console import print_comparison, print_run_summary
@@ -128,7 +130,7 @@ def test_memory_sentence_is_yellow(sqlite_run: Run):
 def test_instances_run_summary(postgres_run: Run):
     text = narrow(print_run_summary, postgres_run)
     assert max(len(line.rstrip()) for line in text.splitlines()) <= 80
-    assert "inst×users" in text and "8 × 4" in text and "19,700" in text
+    assert "inst×" in text and "users" in text and "8 × 4" in text and "19,700" in text
     assert "Reads came from memory" not in text
     assert "knee: 5,332 TPS, 18,738 device IOPS at 4.62 instances" in text
 
@@ -164,3 +166,78 @@ def test_a_comparison_at_highest_loads_with_the_servers_own_cpu(comparison):
     text = narrow(print_comparison, comparison)
     assert "highest" in text and "knee" not in text.split("Compared with")[1].split("└")[0]
     assert "server" in text and "CPU %" in text and "host CPU" not in text
+
+
+def test_a_study_whose_runs_share_no_workload_says_they_were_not_compared(default_pair):
+    """The terminal says what the document says (no table of figures that are not like
+    for like, no 'no verdict'), in the document's words."""
+    from dbstor.analysis.study_compare import study_comparison
+    from dbstor.report.html import render_report
+
+    runs, _ = default_pair
+    comparison = study_comparison(runs, None)
+    assert comparison is not None and comparison["shares_no_workload"] is True
+    text = " ".join(narrow(print_comparison, comparison).split())
+    said = (
+        "The 2 runs were not compared with each other: each ran its own workload (io-oltp, "
+        "brokerage), and runs of different workloads are not compared."
+    )
+    assert text == said
+    html = render_report(runs, comparison=comparison)
+    comparison_section = html[html.index('id="comparison"') :].split("</section>")[0]
+    assert said in comparison_section and "<table" not in comparison_section
+    assert "not comparable as they stand" not in html
+
+
+def test_every_comparison_table_fits_80_columns_with_whole_headings(comparison):
+    """At 80 columns no line is longer and no heading is cut ('CPU %: the engine…'): a CPU
+    of mixed kinds is 'CPU %' with its kinds said under the table."""
+    comparison["metric_names"] = {
+        "iops": "device IOPS",
+        "read_lat_ms": "p99 device read latency (ms)",
+        "cpu_pct": "CPU (%): the engine's own (client) processes and the whole host",
+        "response_ms": "mean response time (ms)",
+    }
+    for run, workload in zip(comparison["runs"], ("io-oltp", "brokerage"), strict=True):
+        run["workload"] = workload
+        run["label"] = "production-array-lun-0042-flash-tier"  # a long name folds
+        run["values"].update(response_ms=7.54, tps=12345.6)
+        run["normalised"].update(response_ms=100.0, tps=123.4)
+    comparison["metric_names"]["tps"] = "TPS"
+    comparison["per_disk"] = [
+        {"label": "ISCSI", "drives": 6, "baseline_drives": 75, "drive_reduction": 12.5,
+         "performance_factor": 1.15, "per_disk_efficiency": 14.4}
+    ]  # fmt: skip
+    text = narrow(print_comparison, comparison)
+    lines = text.splitlines()
+    assert all(len(line) <= 80 for line in lines) and "…" not in text, text
+    start = next(i for i, line in enumerate(lines) if "─" in line)
+    headings = " ".join(lines[1:start])
+    for word in ("run,", "workload", "dev", "IOPS", "TPS", "p99", "read", "CPU", "%", "mean",
+                 "resp", "ms"):  # fmt: skip
+        assert re.search(rf"(?<!\S){re.escape(word)}(?!\S)", headings), (word, text)
+    rows = [line for line in lines if re.search(r"\sknee\s", line)]
+    # every column is there, the last one too (rich crops a table too wide for the terminal)
+    assert len(rows) == 2 and all(line.rstrip().endswith("7.54 (100)") for line in rows), text
+    assert "io-oltp" in text and "brokerage" in text  # each workload under its run's name
+    assert "CPU %: the engine's own (client) processes and the whole host" in text
+    disks = text[text.index("Per-disk efficiency") :]
+    for heading in ("baseline", "drives", "reduction", "performance", "per disk"):
+        assert heading in disks, text
+
+
+def test_an_instances_run_with_its_own_cpu_fits_80_columns(postgres_run: Run):
+    """An instances run's load column ('inst×users') beside the host/own CPU column cut the
+    hit ratio to 'rat…' and the flag column off (the shrunk TR-4403 example)."""
+    from dataclasses import replace
+
+    for point in postgres_run.points:
+        if point.cpu:
+            point.cpu = replace(point.cpu, util_pct=100.0, own_pct=11.2)
+        point.trust.steady = False  # every row flagged: the flag column must show
+    text = narrow(print_run_summary, postgres_run)
+    table = text.split("\n* ")[0]
+    assert "…" not in table and all(len(line) <= 80 for line in table.splitlines()), table
+    assert "ratio" in table and "host/own" in table
+    rows = [line for line in table.splitlines() if re.match(r"\s*\d+ × \d+\s", line)]
+    assert rows and all(line.rstrip().endswith("*") for line in rows), table

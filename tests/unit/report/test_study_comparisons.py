@@ -44,3 +44,24 @@ def test_runs_of_different_workloads_only_say_why_they_are_not_compared(default_
     comparison = study_comparison(runs, None)
     assert comparison["comparable"] is False and "others" not in comparison
     assert study_comparison(runs[:1], None) is None
+
+
+def test_the_terminal_shows_every_comparison_the_document_shows(
+    fc: Run, iscsi: Run, sqlite_run: Run, postgres_run: Run
+):
+    """A study of fio and databases: the terminal printed the fio comparison alone; it
+    shows each workload's comparison and each lone run's line, as the document does."""
+    from rich.console import Console
+
+    from dbstor.report.console import print_comparison
+
+    postgres_run.workload["name"] = sqlite_run.workload["name"]  # both brokerage
+    comparison = study_comparison([fc, iscsi, sqlite_run, postgres_run], None)
+    comparison["not_compared"] = ["X was compared with no other run: no other run ran dss."]
+    console = Console(record=True, width=80, color_system=None)
+    print_comparison(comparison, console)
+    text = console.export_text()
+    titles = re.findall(r"Compared with \S+ \(= 100\): (\S+)", text)
+    assert titles == ["io-oltp", sqlite_run.workload["name"]], text
+    assert "X was compared with no other run" in text
+    assert all(len(line) <= 80 for line in text.splitlines()) and "…" not in text

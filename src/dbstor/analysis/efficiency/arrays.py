@@ -77,7 +77,7 @@ PRESETS: dict[str, ArrayModel] = {
         description=(
             "NetApp ONTAP inline (adaptive) compression: 8 KiB compression groups stored in "
             "4 KiB WAFL blocks (at most 2:1 per group), inline zero-block detection, 4 KiB "
-            "deduplication. The inline compression the TR-4403 and TR-4415 figures come from."
+            "deduplication: the inline compression behind the TR-4403 and TR-4415 figures."
         ),
         source=(
             "NetApp ONTAP docs, 'Compression' concept page (compression groups stored as "

@@ -255,12 +255,22 @@ def analyse(
     }
 
 
+def stall_text(ms: float) -> str:
+    """Stall time to the digits it has: '16 s', '2.4 s', '180 ms', '0.6 ms' (a saving under
+    half a second is not '0 s')."""
+    if ms >= 9_950:
+        return f"{ms / 1000:,.0f} s"
+    if ms >= 995:
+        return f"{ms / 1000:.1f} s"
+    return f"{ms:.2g} ms" if ms < 10 else f"{ms:.0f} ms"
+
+
 def _reason(row: dict[str, Any], tiers: Tiers, objective: str, free: int) -> str:
     share = f"{row['io_share']:.1%} of the I/O in {row['capacity_share']:.1%} of the capacity"
     saves = ""
     if objective == "stall_ms" and row["saved_ms"] is not None:
         saves = (
-            f"saves {row['saved_ms'] / 1000:,.0f} s of stall "
+            f"saves {stall_text(row['saved_ms'])} of stall "
             f"({row['latency_now_ms']:.3g} -> {tiers.fast_latency_ms:.3g} ms per I/O)"
         )
     if row["chosen"]:
@@ -317,7 +327,7 @@ def _assumptions(tiers: Tiers, objective: str, include_logs: bool) -> list[str]:
     elif objective == "stall_ms":
         out.append("slow tier: each object's observed stall per I/O (io_stall / (reads + writes))")
     out.append(
-        "stall saved = I/Os x (slow-tier latency - fast-tier latency), at the counted load;"
+        "stall saved = I/Os × (slow-tier latency − fast-tier latency), at the counted load;"
         " the load itself may rise once the storage is faster (h6080: +48% TPM)"
     )
     out.append(

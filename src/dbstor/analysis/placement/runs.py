@@ -73,6 +73,8 @@ def _knee_or_lowest(run: Run, points: list[Point], refused: bool) -> tuple[Point
         below = [p for p in points if p.load.value <= knee]
         if below:
             best = max(below, key=lambda p: p.load.value)
+            if best.load.value == knee and (run.knee or {}).get("beyond_last"):
+                return best, "highest load, every point within the SLO"  # not a knee
             if best.load.value == knee:
                 return best, "knee"
             return best, (

@@ -58,6 +58,8 @@ def headroom(base: Run, new: Run, base_label: str, new_label: str) -> dict[str, 
         tail = f"{ratio - 1:.0%} more than the baseline carries within its limit: headroom left"
     else:
         tail = "no more than the baseline carries within its limit: no headroom left"
+    # every load within the limit: the most it carried there, not a knee (none was reached)
+    what = "most within its limit" if knee.get("beyond_last") else "knee"
     return {
         "metric": metric,
         "ratio": round(ratio, 3),
@@ -65,7 +67,7 @@ def headroom(base: Run, new: Run, base_label: str, new_label: str) -> dict[str, 
         "new_peak": peak[metric],
         "sentence": (
             f"{new_label}'s peak of {peak[metric]:,.0f} {unit} is x{ratio:.2g} "
-            f"{base_label}'s knee ({knee[metric]:,.0f} {unit}): {tail}"
+            f"{base_label}'s {what} ({knee[metric]:,.0f} {unit}): {tail}"
             + (f" (flagged: {'; '.join(flagged)})." if flagged else ".")
         ),
     }

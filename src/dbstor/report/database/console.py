@@ -25,11 +25,16 @@ def points_table(run: Run, name: str) -> tuple[Table, list[Text]]:
     engine = (run.engine or {}).get("title") or (run.engine or {}).get("name", "")
     workload = (run.workload or {}).get("name", "")
     title = Text.assemble(name, " · ", f"{workload} on {engine}", " · ", status)
-    table = Table(
-        title=title, title_justify="left", header_style="bold", box=box.SIMPLE_HEAD, padding=(0, 1)
+    table = Table(  # no edge padding: an instances run's load column needs the two columns
+        title=title,
+        title_justify="left",
+        header_style="bold",
+        box=box.SIMPLE_HEAD,
+        padding=(0, 1),
+        pad_edge=False,
     )
     instances = all(p.load.kind == "instances" for p in run.points)
-    table.add_column("load\ninst×users" if instances else "load", no_wrap=True)
+    table.add_column("load\ninst×\nusers" if instances else "load", no_wrap=True)
     # an external server's own device (--db-host) when this host saw none of its I/O
     seen, layer = device_points(run.points)
     views = {id(p): v for p, v in zip(run.points, seen, strict=True)}

@@ -12,6 +12,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from dbstor.report.document.private import scrub
+
 ANALYSES_FILE = "analyses.json"
 PER_TARGET = ("efficiency", "capacity", "placement")
 
@@ -45,11 +47,13 @@ def per_target(analyses: dict[str, Any], table: str) -> dict[str, dict[str, Any]
 
 
 def missing(entry: Any) -> str | None:
-    """Why an entry holds no result, or None when it holds one."""
+    """Why an entry holds no result, or None when it holds one; a path in the reason
+    (a refused run's error names its folder) cut to its last part, as the body of the
+    document writes paths (analyses.json keeps the whole reason)."""
     if not isinstance(entry, dict):
         return "not a JSON object"
     why = entry.get("missing")
-    return None if why is None else str(why)
+    return None if why is None else scrub(str(why))
 
 
 def table(value: Any) -> dict[str, Any]:

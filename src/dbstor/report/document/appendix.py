@@ -62,6 +62,9 @@ def _runs_table(runs: list[Run], names: list[str]) -> str:
     return scroll_table(["run", "run id", "created", "status", "dbstor", "SLO"], rows)
 
 
+LONG_FACTS = 12  # rows: a longer block may run on to the next printed page
+
+
 def appendix_body(runs: list[Run], names: list[str]) -> str:
     """Run ids, machine details, the flags legend and the raw facts of every run."""
     parts = ["<h3>Runs</h3>", _runs_table(runs, names)]
@@ -75,7 +78,8 @@ def appendix_body(runs: list[Run], names: list[str]) -> str:
             ("Study", flat_rows("", run.study)),
         ]
         blocks = "".join(
-            f'<div class="facts"><h4>{escape(title)}</h4>{_table(rows)}</div>'
+            f'<div class="facts{" long" if len(rows) > LONG_FACTS else ""}"><h4>{escape(title)}'
+            f"</h4>{_table(rows)}</div>"
             for title, rows in groups
             if rows
         )

@@ -24,6 +24,7 @@ from dbstor.report.kit.summary import (
     array_cache_bytes,
     is_database,
     knee_of,
+    ok_points,
     peak_of,
     point_flags,
     slo_of,
@@ -141,10 +142,19 @@ def _database_decision(run: Run, name: str) -> list[str]:
         return []
     where = load_text(knee.load_kind, knee.load_value, compact=False)
     if knee.state == "beyond":
+        top = max(ok_points(run), key=lambda p: p.load.value, default=None)
+        highest = top is not None and abs(top.load.value - knee.load_value) < 1e-9
+        most = (  # the highest throughput within the limit need not be at the highest load
+            f"up to the highest load ({fmt_iops(knee.tps)} TPS at {where})"
+            if highest or top is None
+            else f"at every load up to the highest "
+            f"({load_text(top.load.kind, top.load.value, top.load.jobs, compact=False)}), "
+            f"carrying at most {fmt_iops(knee.tps)} TPS (at {where})"
+        )
         return [
             f"{name}: the storage kept the {slo.name} await within {fmt_limit_ms(slo.limit_ms)} "
-            f"up to the highest load ({fmt_iops(knee.tps)} TPS at {where}): at these loads the "
-            "limit lay in the database and the host, not the storage."
+            f"{most}: at these loads the limit lay in the database and the host, not the "
+            "storage."
         ]
     if knee.state == "found":
         return [

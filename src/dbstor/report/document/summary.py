@@ -19,7 +19,7 @@ from dbstor.report.database.overlay import database_on_storage, overlays
 from dbstor.report.database.section import sizing_sentence
 from dbstor.report.document.analyses import missing, number, per_target
 from dbstor.report.document.frame import engine_io_anchor, points_anchor, run_anchor
-from dbstor.report.kit.comparison import verdict_lines
+from dbstor.report.kit.comparison import not_compared_sentence, verdict_lines
 from dbstor.report.kit.doubts import doubts as doubts_of
 from dbstor.report.kit.doubts import knee_doubts, peak_doubts
 from dbstor.report.kit.fmt import (
@@ -92,10 +92,16 @@ def _database_findings(run: Run, name: str, index: int) -> list[Finding]:
 
 
 def _memory_share(run: Run) -> str:
-    """'3 of 4' (or 'all 4') load points that read from memory."""
+    """'3 of 4 load points' (or 'all 4 load points', 'both of its 2 load points', 'its 1
+    load point') that read from memory."""
     points = ok_points(run)
     memory = sum(1 for p in points if reads_from_memory(p))
-    return f"all {memory}" if memory == len(points) else f"{memory} of {len(points)}"
+    if memory < len(points):
+        return f"{memory} of {len(points)} load points"
+    # a number in every finding (the document's rule): 'both of its 2', not 'both'
+    return {1: "its 1 load point", 2: "both of its 2 load points"}.get(
+        memory, f"all {memory} load points"
+    )
 
 
 def _run_findings(run: Run, name: str, index: int) -> list[Finding]:
@@ -104,7 +110,7 @@ def _run_findings(run: Run, name: str, index: int) -> list[Finding]:
         return [
             Finding(
                 f"{name}: the storage's speed could not be measured, because the reads came "
-                f"from memory at {_memory_share(run)} load points; the transaction rates show "
+                f"from memory at {_memory_share(run)}; the transaction rates show "
                 "the host.",
                 run_anchor(index),
             ),
@@ -264,13 +270,6 @@ def _analysis_findings(analyses: dict[str, Any]) -> list[Finding]:
     return out
 
 
-def _not_compared(comparison: dict[str, Any], count: int) -> str:
-    """'The 2 runs were not compared: different workloads (io-oltp, brokerage).'"""
-    why = next(iter(comparison.get("warnings") or []), "")
-    why = str(why).split(":", 1)[0] or "they are not comparable as they ran"
-    return f"The {count} runs were not compared with each other: {why}."
-
-
 def findings(
     runs: list[Run], names: list[str], comparison: dict[str, Any] | None, analyses: dict[str, Any]
 ) -> list[Finding]:
@@ -293,7 +292,7 @@ def findings(
     ]
     unmatched = []  # why a run was compared with none: after what was measured
     if comparison and comparison.get("comparable") is False:
-        unmatched.append(Finding(_not_compared(comparison, len(runs)), "comparison"))
+        unmatched.append(Finding(not_compared_sentence(comparison), "comparison"))
     for line in (comparison or {}).get("not_compared") or []:
         unmatched.append(Finding(str(line), "comparison"))
     found = _comparison_findings(comparison) + firsts + on_storage + analysed + unmatched

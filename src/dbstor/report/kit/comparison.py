@@ -49,6 +49,23 @@ def figure_text(key: str, value: float | None) -> str:
     return fmt_pct(value) if key == "cpu_pct" else fmt_iops(value)
 
 
+def not_compared_sentence(comparison: dict[str, Any]) -> str:
+    """Why a comparison's runs were not compared: 'The 2 runs were not compared with each
+    other: each ran its own workload (io-oltp, brokerage), and runs of different workloads
+    are not compared.' for a study whose runs share no workload, else the first warning."""
+    runs = comparison.get("runs") or []
+    if comparison.get("shares_no_workload"):
+        workloads = ", ".join(dict.fromkeys(str(r.get("workload")) for r in runs))
+        why = (
+            f"each ran its own workload ({workloads}), and runs of different workloads are "
+            "not compared"
+        )
+    else:
+        why = str(next(iter(comparison.get("warnings") or []), "")).split(":", 1)[0]
+    why = why or "they are not comparable as they ran"
+    return f"The {len(runs)} runs were not compared with each other: {why}."
+
+
 def withheld_lines(comparison: dict[str, Any]) -> list[str]:
     """What could not be computed and why: the load kinds that share no load, and the
     runs whose per-disk efficiency rests on a withheld factor."""
@@ -115,9 +132,22 @@ def verdict_lines(comparison: dict[str, Any]) -> list[tuple[str, str]]:
     ]
 
 
-def comparison_block(comparison: dict[str, Any], anchor: str = "comparison", what: str = "") -> str:
+def comparison_block(
+    comparison: dict[str, Any],
+    anchor: str = "comparison",
+    what: str = "",
+    basis_doubts: dict[str, str] | None = None,
+) -> str:
     """The comparison section: factors, warnings, the normalised bars and the tables.
-    what: the workload compared, named in the heading when a study compares several."""
+    what: the workload compared, named in the heading when a study compares several;
+    basis_doubts: run_id -> the flags that keep the knee or peak a row stands on off the
+    run's own headline, said beside its basis (the factors carry the same flags)."""
+    doubted = basis_doubts or {}
+    if comparison.get("shares_no_workload"):
+        return (
+            f'<section class="comparison" id="{escape(anchor)}"><h2>Comparison</h2>'
+            f'<div class="callout warn">{escape(not_compared_sentence(comparison))}</div></section>'
+        )
     baseline = str(comparison.get("baseline", ""))
     runs = comparison.get("runs") or []
     named = f"{what}: " if what else ""
@@ -157,7 +187,13 @@ def comparison_block(comparison: dict[str, Any], anchor: str = "comparison", wha
     head = "".join(f"<th>{escape(n)}</th>" for _, n in keys)
     body = "".join(
         f"<tr><th>{escape(str(r.get('label')))}</th><td>{escape(str(r.get('workload', DASH)))}</td>"
-        f"<td>{escape(str(r.get('basis', DASH)))}</td>"
+        f"<td>{escape(str(r.get('basis', DASH)))}"
+        + (
+            f" (not stated alone: {escape(doubted[str(r.get('run_id'))])})"
+            if str(r.get("run_id")) in doubted
+            else ""
+        )
+        + "</td>"
         + "".join(
             f'<td class="num">{escape(_pair(r.get("values") or {}, r.get("normalised") or {}, k))}</td>'
             for k, _ in keys

@@ -176,6 +176,8 @@ def load_text(kind: str | None, value: float | None, jobs: int = 1, compact: boo
         if compact:
             return f"{number} inst × {each} {users}"
         return f"{number} {'instance' if value == 1 else 'instances'} × {each} {users} each"
+    if kind in ("instances", "streams") and value == 1 and not compact:
+        return f"1 {long.rstrip('s')}"  # '1 instance', not '1 instances'
     return f"{number} {short if compact else long}"
 
 

@@ -101,6 +101,10 @@ section.doc > section.run > h2, section.doc .run-part > section > h2 { font-size
   main > section#results, main > section#appendix { break-before: page; }
   .run-part > section > h2, section.doc > h2, section.comparison > h2 { break-after: avoid; }
   figure, svg, .card, .callout, tr, .facts, .howto { break-inside: avoid; }
+  /* the appendix's facts flow in two columns, a long block running on (a grid row kept
+     whole across a page break left most of a page empty) */
+  .fact-grid { display: block; column-count: 2; column-gap: 18px; }
+  .facts.long { break-inside: auto; }
   .scroll { overflow: visible; }
   table { font-size: 8pt; }
   th, td { padding: 2px 4px; }

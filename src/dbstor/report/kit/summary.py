@@ -263,16 +263,27 @@ def _peak_words(run: Run) -> str:
     slo = slo_of(run)
     where = load_text(point.load.kind, point.load.value, point.load.jobs, compact=False)
     if slo.device and point.tps is not None:
-        txn = point.txn_lat_ms.p99 if point.txn_lat_ms else None
         device = "no device statistics"
         if point.read_iops is not None or point.write_iops is not None:
             device = f"device {fmt_iops(point.iops)} IOPS, {slo.name} {fmt_ms(slo.value(point))}"
         return (
-            f"peak: {fmt_iops(point.tps)} TPS at {where} (transaction p99 {fmt_ms(txn)}; {device})"
+            f"peak: {fmt_iops(point.tps)} TPS at {where} (transaction p99 {txn_p99_text(point)}; "
+            f"{device})"
         )
     tps = f", {fmt_iops(point.tps)} TPS" if point.tps is not None else ""
     iops = f"{fmt_iops(point.iops)} IOPS" if point.iops is not None else "IOPS not measured"
     return f"peak: {iops}{tps} at {where} ({slo.name} {fmt_ms(slo.value(point))})"
+
+
+def txn_p99_text(point: Point) -> str:
+    """A point's transaction p99 for a sentence: '13.8 ms', or why there is none ('not
+    stated: 611 transactions, too few for a p99'), never a dash."""
+    stats = point.txn_lat_ms
+    if stats is not None and stats.p99 is not None:
+        return fmt_ms(stats.p99)
+    if stats is not None and stats.count:
+        return f"not stated: {stats.count:,} transactions, too few for a p99"
+    return "not measured"
 
 
 def point_flags(point: Point) -> list[str]:

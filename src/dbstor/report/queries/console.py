@@ -16,6 +16,7 @@ from rich.text import Text
 
 from dbstor.report.kit.figures import run_names
 from dbstor.report.kit.fmt import DASH, fmt_int, fmt_mbps, fmt_num, fmt_pct
+from dbstor.report.kit.terminal import fitted_table
 from dbstor.report.queries.tables import fmt_s, point_title
 from dbstor.results.model import Run
 
@@ -68,15 +69,13 @@ def print_dss_comparison(comparison: dict[str, Any], console: Console | None = N
     """Totals with the baseline at 100 (lower is better), then the factors and warnings."""
     console = console or Console()
     baseline = str(comparison.get("baseline", ""))
-    table = Table(
-        title=Text(f"Compared with {baseline} (= 100, lower elapsed is better)"),
-        title_justify="left",
-        header_style="bold",
-    )
     whose = comparison.get("cpu_from")  # the runs' own CPU where counted (dss_compare.py)
     cpu = "host CPU" if whose in (None, "the whole host") else "own CPU"
-    for header in ("run", "at", "total elapsed s", "queries/h", "read MB/s", cpu):
-        table.add_column(header, justify="left" if header in ("run", "at") else "right")
+    table = fitted_table(
+        Text(f"Compared with {baseline} (= 100, lower elapsed is better)"),
+        ["run", "at"],
+        ["total elapsed s", "queries/h", "read MB/s", cpu],
+    )
     for run in comparison.get("runs") or []:
         v, n = run.get("values") or {}, run.get("normalised") or {}
 

@@ -173,15 +173,16 @@ def render_advise_section(result: dict[str, Any]) -> str:
     return (
         '<section class="dbstor-advise"><h2>Placement: what belongs on the fast tier</h2>'
         "<table>"
-        + "".join(f'<tr><th class="l">{k}</th><td class="l">{v}</td></tr>' for k, v in summary)
+        + "".join(f'<tr><th class="l">{k}</th><td class="l r">{v}</td></tr>' for k, v in summary)
         + "</table>"
         + skew_svg(result)
-        + '<table><tr><th>#</th><th class="l">object</th><th class="l">kind</th><th>size</th>'
+        + '<div class="scroll"><table><tr><th>#</th><th class="l">object</th>'
+        '<th class="l">kind</th><th>size</th>'
         "<th>reads</th><th>writes</th><th>I/O per GiB</th><th>I/O share</th>"
         + ("<th>ms per I/O</th>" if stall else "")
         + '<th>fast</th><th class="l">reason</th></tr>'
         + "".join(rows)
-        + "</table>"
+        + "</table></div>"  # a wide ranking scrolls in its box, not the page
         + (f'<p class="note">{more} more objects in the JSON output.</p>' if more > 0 else "")
         + (f'<h3>Notes</h3><ul class="note">{lists}</ul>' if lists else "")
         + f'<h3>Assumptions</h3><ul class="note">{assumptions}</ul></section>'

@@ -50,6 +50,11 @@ def test_a_from_memory_finding_counts_its_points(sqlite_run: Run):
     assert f"reads came from memory at all {ok} load points" in re.sub(
         r"\s+", " ", texts["summary"]
     )
+    sqlite_run.points = [p for p in sqlite_run.points if p.ok][:2]  # not 'at all 2'
+    _, texts = section_texts(render_report([sqlite_run]))
+    assert "reads came from memory at both of its 2 load points;" in " ".join(
+        texts["summary"].split()
+    )
 
 
 def test_method_says_the_slo_once(fc: Run):

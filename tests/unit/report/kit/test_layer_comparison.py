@@ -4,6 +4,7 @@ one bar group per layer, the baseline's same layer = 100, and a missing layer's 
 from __future__ import annotations
 
 import copy
+import re
 
 from rich.console import Console
 
@@ -77,8 +78,18 @@ def test_terminal_table_by_layer() -> None:
     print_comparison(comparison(LAYERS), console)
     text = console.export_text()
     assert "By layer, at users 20 (FC's layer = 100)" in text
-    assert "this host's device" in text and "15.7 ms (98.1)" in text
-    assert "missing: Prometheus at http://prom:9090 did not answer" in text
+    assert "this host's device" in text and "15.7 (98.1)" in text and "mean read ms" in text
+    assert "NFS, the storage system: missing: Prometheus at http://prom:9090 did not answer" in text
+    narrow = Console(record=True, width=80, color_system=None)
+    print_comparison(comparison(LAYERS), narrow)
+    lines = narrow.export_text().splitlines()
+    assert all(len(line) <= 80 and "…" not in line for line in lines), "\n".join(lines)
+    start = next(i for i, line in enumerate(lines) if line.startswith("By layer"))
+    headings = " ".join(lines[start + 1 : start + 5])
+    for word in ("layer", "mean", "read", "write", "IOPS", "TPS", "txn", "ms"):
+        assert re.search(rf"(?<!\S){word}(?!\S)", headings), (word, lines)  # never cut
+    assert any(line.rstrip().endswith("–") for line in lines if "the client" in line)
+    assert not any(line.startswith("Compared with") for line in lines)  # no empty table
     console = Console(record=True, width=200, color_system=None)
     print_comparison(comparison(None), console)
     assert "By layer" not in console.export_text()

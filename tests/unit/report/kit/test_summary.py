@@ -158,3 +158,17 @@ def test_database_flags(sqlite_run: Run, postgres_run: Run, default_pair):
     assert reads_from_memory(point)  # no engine counts: the hit ratio decides
     point.cache_hit_ratio = 0.96
     assert not reads_from_memory(point)
+
+
+def test_a_peak_without_a_transaction_p99_says_why(postgres_run: Run):
+    """Too few transactions for a p99 (the shrunk TR-4403 example: 611 at 2 instances):
+    the card says so, not 'transaction p99 –'."""
+    said = peak_sentence(postgres_run)
+    assert "transaction p99 " in said and "–" not in said
+    point = peak_of(postgres_run)
+    assert point is not None and point.txn_lat_ms is not None
+    point.txn_lat_ms = LatencyStats(mean=32.6, p50=15.8, p95=121.4, p99=None, count=611)
+    said = peak_sentence(postgres_run)
+    assert "(transaction p99 not stated: 611 transactions, too few for a p99; device" in said
+    point.txn_lat_ms = None
+    assert "(transaction p99 not measured; device" in peak_sentence(postgres_run)
