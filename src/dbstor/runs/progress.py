@@ -33,6 +33,10 @@ class Progress:
         if not self.quiet:
             self.console.print(message, highlight=False)
 
+    def tell(self, message: str) -> None:
+        """A line the user needs even with --quiet (where the live figures are served)."""
+        self.console.print(message, highlight=False, soft_wrap=True)
+
     def point(
         self, title: str, total_s: float, live_iops: Callable[[], float | None]
     ) -> _PointDisplay:

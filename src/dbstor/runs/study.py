@@ -194,7 +194,7 @@ def _run_study(
         if note:
             progress.say(note)
     if study.profiles and study.data.kind == "from" and study.data.source is not None:
-        paths = readable_source(study.data.source)  # a refusal comes before the line below
+        paths = readable_source(study.data.source, study.data.given_as)  # a refusal comes before the line below
         progress.say(f"measuring the compressibility of {study.data.source} for the test data")
         study = replace(study, data=resolve_data_pattern(study.data, paths))
     made_out = not out.exists()
@@ -203,6 +203,8 @@ def _run_study(
         make_out_dir(out)
         if telemetry is not None:
             telemetry.open()
+            if telemetry.live is not None:  # --metrics-port 0 picks a port: say which
+                progress.tell(f"live figures for Prometheus at {telemetry.live.url}")
         return _run_plans(
             study, out, safety, progress, telemetry, io_worker, db_worker, made, on_files
         )

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from dbstor.errors import UserError
@@ -36,6 +37,8 @@ class DataPattern:
     # from: the source's figures per block class (zero_block_pct, compression of the
     # non-zero blocks, dedup), so that the test files can be checked class by class
     source_figures: dict[str, float] | None = field(default=None, compare=False)
+    # how the user gave it, for messages: the flag, or the study file and its key
+    given_as: str = field(default="--data", compare=False)
 
     @property
     def incompressible(self) -> bool:
@@ -66,10 +69,13 @@ class DataPattern:
         return out
 
 
-def parse_data_pattern(text: str, name: str = "--data") -> DataPattern:
+def parse_data_pattern(
+    text: str, name: str = "--data", base_dir: Path | None = None
+) -> DataPattern:
     """--data: incompressible | RATIO[,dedupe=PCT] | from:PATH_OR_RUN (the ratios of a
     from: source are measured later, by resolve_data_pattern). `name` is how the user gave
-    it (a flag, or a study file's key) for messages."""
+    it (a flag, or a study file's key) for messages; a relative from: path is read from
+    `base_dir` (a study file's folder, as its targets' paths are), else from here."""
     if not isinstance(text, str):
         raise UserError(f'{name}: give a string such as "1.8:1" or "incompressible"')
     value = text.strip()
@@ -79,7 +85,9 @@ def parse_data_pattern(text: str, name: str = "--data") -> DataPattern:
         source = value[5:].strip()
         if not source:
             raise UserError(f"{name} from: give a path or a run folder, e.g. from:/u02/oradata")
-        return DataPattern(kind="from", source=source)
+        if base_dir is not None:
+            source = str(base_dir / Path(source).expanduser())
+        return DataPattern(kind="from", source=source, given_as=name)
     ratio_text, _, rest = value.partition(",")
     match = _RATIO.match(ratio_text)
     if not match:
@@ -107,7 +115,11 @@ def parse_data_pattern(text: str, name: str = "--data") -> DataPattern:
 
 
 def from_ratios(
-    source: str, compression: float, dedup_ratio: float, zero_block_pct: float | None = None
+    source: str,
+    compression: float,
+    dedup_ratio: float,
+    zero_block_pct: float | None = None,
+    given_as: str = "--data",
 ) -> DataPattern:
     """The data of a from: source once its files were measured: the same compression ratio
     and the dedup share that gives the same dedup ratio (1 - 1/ratio of blocks duplicate);
@@ -125,4 +137,5 @@ def from_ratios(
         dedupe_pct=round(dedupe, 1),
         source=source,
         source_figures=figures,
+        given_as=given_as,
     )

@@ -129,7 +129,8 @@ class LiveFigures:
 
     @property
     def url(self) -> str:
-        return f"http://{self.host}:{self.port}/metrics"
+        host = f"[{self.host}]" if ":" in self.host else self.host  # an IPv6 address
+        return f"http://{host}:{self.port}/metrics"
 
     def start_point(self, number: int, load: Mapping[str, float]) -> None:
         """A new load point begins: its number and load; its figures start from zero."""

@@ -28,20 +28,21 @@ MEASURE_AS = "custom:block=512,group=32K,dedup=4K"
 MEASURED_AS = "lz4 over 32 KiB groups to the byte, dedup over 4 KiB blocks"
 
 
-def source_paths(source: str) -> list[str]:
-    """The files behind a from: source: a dbstor run folder's data paths, or the path."""
+def source_paths(source: str, given_as: str = "--data") -> list[str]:
+    """The files behind a from: source: a dbstor run folder's data paths, or the path.
+    `given_as`: the flag or the study file's key that named it, for messages."""
     results = Path(source) / "results.json"
     if results.is_file():
         files = [path for _, path in recorded_paths(results, roles=("data",))]
         present = [p for p in files if os.path.lexists(p)]
         if not present:
             raise UserError(
-                f"--data from:{source}: the run's database files are gone; rerun it with "
+                f"{given_as} from:{source}: the run's database files are gone; rerun it with "
                 "--keep, or give the files' path"
             )
         return present
     if not os.path.lexists(source):
-        raise UserError(f"--data from:{source}: no such file or directory")
+        raise UserError(f"{given_as} from:{source}: no such file or directory")
     return [source]
 
 
@@ -85,17 +86,19 @@ def unsure(figures: dict[str, Any]) -> bool:
     return False
 
 
-def readable_source(source: str) -> list[str]:
+def readable_source(source: str, given_as: str = "--data") -> list[str]:
     """The files behind a from: source, each checked readable, and the scanner's packages
     there: what would refuse the measurement, refused before it is announced."""
     from dbstor.analysis.efficiency.compressors import check_available
 
-    paths = source_paths(source)
+    paths = source_paths(source, given_as)
     for path in paths:
         try:
             os.close(os.open(path, os.O_RDONLY))
         except OSError as exc:
-            raise UserError(f"--data from:{source}: cannot read {path} ({exc.strerror})") from None
+            raise UserError(
+                f"{given_as} from:{source}: cannot read {path} ({exc.strerror})"
+            ) from None
     check_available()
     return paths
 
@@ -107,14 +110,21 @@ def resolve_data_pattern(data: DataPattern, paths: list[str] | None = None) -> D
         return data
     from dbstor.analysis.efficiency.arrays import DEFAULT_ARRAY
 
-    files = paths or source_paths(data.source)
+    files = paths or source_paths(data.source, data.given_as)
     figures = scan(files, read_all=True)
+    if not figures.get("bytes_scanned"):  # 1:1 from nothing would be recorded as measured
+        raise UserError(
+            f"{data.given_as} from:{data.source}: its files hold no data (0 bytes in "
+            f"{len(files)} path(s)): give the database's files, or a run folder whose "
+            "files were kept (--keep)"
+        )
     stored = scan(files, read_all=False, array=DEFAULT_ARRAY)  # to set the files beside
     pattern = from_ratios(
         data.source,
         figures["compression_ratio"],
         figures["dedup_ratio"],
         figures.get("zero_block_pct"),
+        data.given_as,
     )
     assert pattern.source_figures is not None
     pattern.source_figures["array_compression"] = stored["compression_ratio"]
