@@ -8,7 +8,38 @@ from typing import Any
 
 from dbstor.analysis.curve import curve_points
 from dbstor.analysis.system_diff import system_differences
+from dbstor.errors import UserError
 from dbstor.results.model import Run
+
+
+def refuse_a_run_twice(runs: Sequence[Run]) -> None:
+    """The same run given twice would be compared with itself (every factor x1.00)."""
+    seen: dict[str, int] = {}
+    for number, run in enumerate(runs, start=1):
+        if run.run_id in seen:
+            raise UserError(
+                f"run {run.run_id} is given twice (runs {seen[run.run_id]} and {number}): "
+                "a run compared with itself says nothing; give each run once"
+            )
+        seen[run.run_id] = number
+
+
+def unfinished_notes(runs: Sequence[Run]) -> list[str]:
+    """A run still running (or stopped early) is compared on the points it has so far."""
+    notes = []
+    for run in runs:
+        done = sum(1 for p in run.points if p.ok)
+        if run.status == "running":
+            notes.append(
+                f"{run.run_id} is still running ({done} point(s) so far): its figures can "
+                "change; compare again when it has ended"
+            )
+        elif run.status == "interrupted":
+            notes.append(
+                f"{run.run_id} was interrupted ({done} point(s) finished): it is compared on "
+                "those"
+            )
+    return notes
 
 
 def comparability_warnings(runs: Sequence[Run]) -> tuple[bool, list[str]]:
@@ -46,7 +77,7 @@ def comparability_warnings(runs: Sequence[Run]) -> tuple[bool, list[str]]:
         if len(values) > 1:
             warnings.append(f"the runs differ in {what}: compare with care")
     warnings += system_differences(runs)
-    return comparable, warnings
+    return comparable, warnings + unfinished_notes(runs)
 
 
 def _data_written(run: Run) -> tuple[Any, ...]:

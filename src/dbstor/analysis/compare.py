@@ -22,7 +22,7 @@ from dbstor.analysis import compare_guard as guard
 from dbstor.analysis import compare_words
 from dbstor.analysis import factor_interval as spreads
 from dbstor.analysis.attribution import cpu_from, server_cpu
-from dbstor.analysis.comparable import comparability_warnings
+from dbstor.analysis.comparable import comparability_warnings, refuse_a_run_twice
 from dbstor.analysis.compare_words import (
     basis_load,
     basis_of,
@@ -174,6 +174,7 @@ def _matched(runs: Sequence[Run], labels: list[str], baseline: int) -> list[dict
 
 def compare_runs(runs: Sequence[Run], baseline: str | None = None) -> dict[str, Any]:
     """Normalise every run to the baseline run (= 100); see the module docstring."""
+    refuse_a_run_twice(runs)
     if runs and all(is_query_run(r) for r in runs):  # query runs: total elapsed time
         return compare_query_runs(runs, baseline)
     labels = [run_label(r, runs) for r in runs]

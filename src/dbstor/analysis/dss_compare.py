@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from dbstor.analysis.comparable import unfinished_notes
 from dbstor.analysis.attribution import server_cpu
 from dbstor.analysis.labels import baseline_index, run_label
 from dbstor.results.model import Point, Run
@@ -164,7 +165,7 @@ def _warnings(runs: Sequence[Run], basis: float | None) -> tuple[bool, list[str]
     for what, getter in checks:
         if len(distinct(getter)) > 1:
             warnings.append(f"the runs differ in {what}: compare with care")
-    return comparable, warnings
+    return comparable, warnings + unfinished_notes(runs)
 
 
 def compare_query_runs(runs: Sequence[Run], baseline: str | None = None) -> dict[str, Any]:

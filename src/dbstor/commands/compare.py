@@ -56,11 +56,16 @@ def run(args: argparse.Namespace) -> int:
     # imported when the command runs, not by `dbstor --help`
     from dbstor.analysis.compare import compare_runs
     from dbstor.results.model import Run
-    from dbstor.runs.study import load_folder
+    from dbstor.runs.study import load_folder, missing_runs_note
 
     runs: list[Run] = []
     folders: list[Path] = []
+    gone = []
     for folder in args.folders:
+        note = missing_runs_note(folder)
+        if note:
+            print(f"dbstor: warning: {note}", file=sys.stderr)
+            gone.append(note)
         more_runs, more_folders = load_folder(folder)
         runs += more_runs
         folders += more_folders
@@ -91,6 +96,7 @@ def run(args: argparse.Namespace) -> int:
                 f"--baseline {baseline!r} is neither one of the folders nor a run label"
             )
     comparison = compare_runs(runs, baseline)
+    comparison["warnings"] = [*comparison["warnings"], *gone]
     if args.report:
         from dbstor.runs.study import render
 

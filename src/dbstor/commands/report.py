@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -37,13 +38,18 @@ def run(args: argparse.Namespace) -> int:
     # imported when the command runs, not by `dbstor --help`
     from dbstor.analysis.study_compare import study_comparison
     from dbstor.report.pdf import PDF_FILE, write_pdf
-    from dbstor.runs.study import STUDY_FILE, load_folder, render
+    from dbstor.runs.study import STUDY_FILE, load_folder, missing_runs_note, render
 
     refuse_link(args.folder, "report")  # report.html goes in it: never through a link
     runs, _ = load_folder(args.folder)
     # the study's own comparison (runs/study.py writes it with the same function)
     baseline = args.baseline or (runs[0].study or {}).get("baseline")
     comparison = study_comparison(runs, baseline)
+    gone = missing_runs_note(args.folder)
+    if gone:
+        print(f"dbstor: warning: {gone}", file=sys.stderr)
+        if comparison is not None:  # and the report says it too
+            comparison["warnings"] = [*comparison.get("warnings", []), gone]
     if args.baseline is not None:
         check_baseline(args.baseline, runs, comparison)
     title = (

@@ -320,6 +320,25 @@ def _slug(text: str) -> str:
     return "-".join(filter(None, keep.split("-")))[:40] or "study"
 
 
+def missing_runs(folder: Path) -> list[str]:
+    """The runs a study folder's study.json lists whose folders hold no results.json
+    (deleted or moved): a reader says so rather than leaving them out without a word."""
+    if (folder / RESULTS_FILE).exists() or not (folder / STUDY_FILE).exists():
+        return []
+    return [i for i in read_study_index(folder, STUDY_FILE) if not (folder / i / RESULTS_FILE).exists()]
+
+
+def missing_runs_note(folder: Path) -> str | None:
+    """One line naming the study's runs that are gone, or None."""
+    gone = missing_runs(folder)
+    if not gone:
+        return None
+    return (
+        f"{folder / STUDY_FILE} lists {len(gone)} run(s) whose folder holds no {RESULTS_FILE} "
+        f"(deleted or moved), left out: {', '.join(gone)}"
+    )
+
+
 def load_folder(folder: Path) -> tuple[list[Run], list[Path]]:
     """Runs from a run folder or a study folder (its run subfolders, in study order)."""
     if (folder / RESULTS_FILE).exists():

@@ -42,14 +42,22 @@ class ArrayModel:
         model's buckets apply to its own group size, other sizes round up to whole blocks.
         """
         own = group is None or group == self.group
+        whole = self.uncompressed_size(length, group)
         if own and self.buckets:
             for bucket in self.buckets:
                 if compressed <= bucket and bucket < length:
                     return bucket
-            return _round_up(length, self.block) if self.block <= length else length
-        stored = _round_up(compressed, self.block)
-        whole = _round_up(length, self.block)
-        return min(stored, whole)
+            return whole
+        return min(_round_up(compressed, self.block), whole)
+
+    def uncompressed_size(self, length: int, group: int | None = None) -> int:
+        """Bytes a group of `length` bytes takes stored as it is: what compression is set
+        against, so that a short group (a small file's tail) that takes a whole block either
+        way never reads as compression below 1:1."""
+        own = group is None or group == self.group
+        if own and self.buckets and self.block > length:
+            return length
+        return _round_up(length, self.block)
 
     def to_dict(self) -> dict[str, object]:
         return {

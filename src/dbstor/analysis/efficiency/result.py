@@ -3,8 +3,10 @@
 Definitions (ratios are numbers: 1.8 means 1.8:1):
 - zero_block_pct: bytes in all-zero dedup blocks, % of bytes scanned.
 - dedup_ratio: non-zero blocks / distinct non-zero blocks.
-- compression_ratio: bytes of compression groups that are not all zero / the bytes the
-  array model stores them in (each group rounded up to a block or bucket).
+- compression_ratio: the bytes the array model stores the compression groups that are not
+  all zero in uncompressed / compressed (each group rounded up to a block or bucket); a
+  group is never stored larger than uncompressed, so the ratio is at least 1:1 (a small
+  file's tail takes a whole block either way).
 - total_ratio: bytes scanned / (stored bytes of non-zero groups / dedup_ratio); it takes
   dedup and compression savings as independent, as a sizing estimate does.
 """

@@ -66,7 +66,7 @@ class SegResult:
     bytes_compressed: int = 0
     zero_sums: RatioSums = field(default_factory=RatioSums)  # x unit bytes, y zero bytes
     nzg_sums: dict[int, RatioSums] = field(default_factory=dict)  # x unit bytes, y nzg bytes
-    comp: dict[tuple[int, str], RatioSums] = field(default_factory=dict)  # x nzg, y stored
+    comp: dict[tuple[int, str], RatioSums] = field(default_factory=dict)  # x uncompressed, y stored
     hist: list[int] = field(default_factory=lambda: [0] * HIST_BINS)
     stored_hist: dict[int, int] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
@@ -302,13 +302,14 @@ def _compress_unit(
         res.zero_sums.add(length, zb)
     for g in settings.group_sizes:
         zero_g = bytes(g)
-        nz = 0
+        nz = whole = 0
         stored = dict.fromkeys(settings.compressors, 0)
         for off in range(0, length, g):
             grp = data[off : off + g]
             if grp == zero_g[: len(grp)]:
                 continue  # an all-zero group is removed before compression
             nz += len(grp)
+            whole += model.uncompressed_size(len(grp), g)
             for name, comp in comps.items():
                 c = comp(grp)
                 res.bytes_compressed += len(grp)
@@ -321,4 +322,4 @@ def _compress_unit(
         if not settings.read_all:
             res.nzg_sums.setdefault(g, RatioSums()).add(length, nz)
         for name in settings.compressors:
-            res.comp.setdefault((g, name), RatioSums()).add(nz, stored[name])
+            res.comp.setdefault((g, name), RatioSums()).add(whole, stored[name])

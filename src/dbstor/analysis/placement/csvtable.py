@@ -53,7 +53,16 @@ def read_table(path: Path) -> Table:
         dialect = csv.excel
     reader = csv.reader(lines, dialect)
     header = next(reader)
-    columns = {_norm(h): h.strip() for h in header if _norm(h)}
+    columns: dict[str, str] = {}
+    for number, name in enumerate(header, start=1):
+        key = _norm(name)
+        if key in columns:  # one copy would be used and the other dropped without a word
+            raise UserError(
+                f"{path}: the header has {columns[key]!r} and {name.strip()!r} (column "
+                f"{number}), read as the same column: keep one, or rename the other"
+            )
+        if key:
+            columns[key] = name.strip()
     keys = [_norm(h) for h in header]
     rows = []
     for number, cells in enumerate(reader, start=2):
