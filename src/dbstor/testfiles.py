@@ -54,12 +54,19 @@ class TestFiles:
     direct: bool
     reused: bool = False  # the files were left by an earlier run (--keep) and are reused
 
-    def remove(self) -> None:
-        """Remove the files dbstor created (never a device) and their manifest entries."""
+    def remove(self) -> list[tuple[Path, str]]:
+        """Remove the files dbstor created (never a device) and their manifest entries;
+        the files that could not be removed (a file system turned read-only), and why."""
+        left: list[tuple[Path, str]] = []
         if self.is_device:
-            return
+            return left
         for path in self.files:
-            remove_owned(path)
+            try:
+                remove_owned(path)
+            except OSError as exc:
+                if os.path.lexists(path):
+                    left.append((path, exc.strerror or str(exc)))
+        return left
 
 
 def _foreign_manifest(path: Path, why: str) -> UserError:

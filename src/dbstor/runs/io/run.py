@@ -99,7 +99,8 @@ class IoRun:
                 self.run.timings = self.phases.timings
                 self.folder.save()
             finally:
-                self.worker.cleanup()
+                for note in self.worker.cleanup().get("notes") or []:
+                    self.progress.tell(note)  # test files left behind: said even with --quiet
         return self.run
 
     def _take_version(self) -> None:

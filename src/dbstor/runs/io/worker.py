@@ -7,10 +7,13 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
+from dbstor.errors import PointFailed, UserError
 from dbstor.runs.io.point import FALLBACK_ENGINE, IoPoint, measure_io_point, profile_from_dict
 from dbstor.runs.io.prepare import Prepared, lay_out, plan_target, precondition
+from dbstor.runs.io.target_state import check_usable, left_behind
 from dbstor.study.data import DataPattern
 from dbstor.telemetry.sampler import Sampler
 from dbstor.testfiles import Safety
@@ -69,7 +72,13 @@ class IoWorker:
             described = replace(described, ioengine=self.engine_override)
         self.sampler = Sampler(described.devices)
         self.figures = None
-        outcome = measure_io_point(described, self.sampler, on_running=self._keep_figures)
+        files, writes = self._files(), described.profile.read_pct < 100
+        check_usable(files, writes)  # before fio, which would make a removed folder anew
+        try:
+            outcome = measure_io_point(described, self.sampler, on_running=self._keep_figures)
+        except (PointFailed, UserError):
+            check_usable(files, writes)  # fio's words about it, said plainly
+            raise
         if outcome.notes and outcome.ioengine == FALLBACK_ENGINE:
             self.engine_override = FALLBACK_ENGINE
         return outcome.to_dict()
@@ -95,8 +104,15 @@ class IoWorker:
         """The test files this run laid out (none before plan)."""
         return [("data", str(f)) for f in self.prepared.files.files] if self.prepared else []
 
+    def _files(self) -> list[Path]:
+        prepared = self.prepared
+        if prepared is None or prepared.files.is_device:
+            return []
+        return list(prepared.files.files)
+
     def cleanup(self) -> dict[str, Any]:
-        """Remove the test files dbstor created, unless kept."""
+        """Remove the test files dbstor created, unless kept; notes name any left."""
         if self.prepared and not self.safety.keep:
-            self.prepared.files.remove()
+            line = left_behind(self.prepared.files.remove())
+            return {"notes": [line] if line else []}
         return {"notes": []}
