@@ -25,7 +25,7 @@ from dbstor.study.data import DATA_HELP, parse_data_pattern
 from dbstor.study.load import parse_slo_metric, resolve_profile
 from dbstor.study.model import LoadSeries, Study, Target
 from dbstor.study.profiles import BUILTIN_PROFILES
-from dbstor.study.values import label_from_name, target_label
+from dbstor.study.values import label_from_name, repeated_path, target_label
 from dbstor.units import (
     parse_int_list,
     parse_latency_ms,
@@ -153,6 +153,9 @@ def _target(text: str, index: int, facts: dict[str, object]) -> Target:
             f"--target {text!r} reads as LABEL=PATH (label {label!r}); for the path {whole} "
             f"give a label first: --target T={text}"
         )
+    twice = repeated_path(paths)
+    if twice is not None:
+        raise UserError(f"--target {text!r}: {twice} is given twice: give each folder once")
     if sep:
         label = parse_flag("--target", target_label, label)
     else:

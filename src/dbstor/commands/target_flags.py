@@ -15,6 +15,7 @@ from dbstor.study.values import (
     label_from_name,
     place_pattern,
     place_role,
+    repeated_path,
     target_label,
 )
 
@@ -36,6 +37,10 @@ def parse_target(items: list[str], label: str | None) -> Target:
         if not given:
             raise UserError(f"--target {item!r}: give a path, e.g. --target {role}=/mnt/lun1")
         roles.setdefault(role, []).extend(given)
+    for role, paths in roles.items():
+        twice = repeated_path(paths)
+        if twice is not None:
+            raise UserError(f"--target {role}: {twice} is given twice: give each folder once")
     if "data" not in roles:
         raise UserError(
             "--target: give the data directory, e.g. --target /mnt/lun1 or --target data=/mnt/lun1"

@@ -112,6 +112,21 @@ def host_port(value: Any) -> str:
     return text
 
 
+def repeated_path(paths: Any) -> Any:
+    """The first folder given twice in `paths` (two spellings of one folder count: the
+    paths are compared resolved), or None: each folder is given once."""
+    seen = set()
+    for path in paths:
+        try:
+            key = path.resolve()
+        except (OSError, RuntimeError):
+            key = path
+        if key in seen:
+            return path
+        seen.add(key)
+    return None
+
+
 def label_from_name(name: str, fallback: str) -> str:
     """A label made from a directory's name, held to the label rule: other characters
     become '-', a leading '.', '_' or '-' goes, at most 40 characters; fallback if nothing
