@@ -44,3 +44,30 @@ def test_infinite_and_negative_figures_become_null_with_the_reason(dbstor, tmp_p
         assert storage["read_latency_ms"] is None and storage["write_latency_ms"] is None
         assert "not a finite number" in storage["nulled"]["read_latency_ms"]
         assert "negative" in storage["nulled"]["write_latency_ms"]
+
+
+def test_a_source_that_gives_only_such_figures_says_so_not_no_samples(dbstor, tmp_path: Path):
+    """With no finite figure beside them, the reason is still theirs (not a finite number,
+    negative), never "no samples in the window"."""
+    (tmp_path / "target").mkdir()
+    with node_exporter(tmp_path) as target, prometheus(tmp_path, {"node": [target]}) as server:
+        server.wait_for(f'up{{instance="{target}"}}')
+        result = dbstor(
+            "io",
+            "--target", f"T={tmp_path / 'target'}",
+            "--iodepth", "1",
+            "--duration", "3s",
+            "--warmup", "1s",
+            "--size", "16MiB",
+            "--prometheus", server.url,
+            "--storage-query", "read_latency_ms=sum(up) / (sum(up) - sum(up))",
+            "--storage-query", "write_latency_ms=-3 * sum(up)",
+            "--out", str(tmp_path / "results"),
+            timeout=300,
+        )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    results = json.loads(next((tmp_path / "results").glob("*/results.json")).read_text())
+    storage = results["points"][0]["layers"]["storage"]
+    assert "missing" not in storage, storage
+    assert "not a finite number" in storage["nulled"]["read_latency_ms"]
+    assert "negative" in storage["nulled"]["write_latency_ms"]

@@ -182,6 +182,7 @@ class PrometheusSource:
             steps[quantity] = _combine_gauges(spec, rows, weights, ops_spec)
         out: list[Series] = []
         labels = {"selection": ",".join(str(m) for m in self.selection)}
+        came = False  # some value came, a figure or not (+Inf, a negative): say which
         for quantity in why:
             points = steps.get(quantity) or {}
             if quantity in summaries:
@@ -189,6 +190,7 @@ class PrometheusSource:
             else:
                 weights = steps.get(LATENCY_OPS.get(quantity, ""))
                 summary = _weighted_mean(points, weights) if points else None
+            came = came or summary is not None or bool(points)
             out.append(
                 Series(
                     quantity,
@@ -200,7 +202,7 @@ class PrometheusSource:
                     why_null=None if summary is not None else why[quantity],
                 )
             )
-        if all(s.summary is None and not s.points for s in out):
+        if not came:
             return []  # nothing at all: the window's reason stands for every quantity
         return out
 
