@@ -109,6 +109,24 @@ def _fixtures_issue25(cwd: Path, target: str) -> None:
     (cwd / "theirs-file").mkdir()
     (cwd / "theirs-file" / "dbstor-pg-0").write_text(NOTES, encoding="utf-8")
     (cwd / "journal.xml").symlink_to(cwd / "nowhere" / "j.xml")
+    _fixtures_issue38(cwd, target)
+
+
+def _fixtures_issue38(cwd: Path, target: str) -> None:
+    """Issue 38's leftovers: a role an io-only study never uses, a folder given twice, a
+    from: path read from the study file's folder, a from: source without data, a CSV
+    header with one column twice."""
+    (cwd / "io-log.toml").write_text(f'{target}log = "target"\n')
+    (cwd / "paths-twice.toml").write_text('[[targets]]\nlabel = "A"\npaths = ["target", "target"]\n')
+    (cwd / "studies").mkdir()
+    (cwd / "studies" / "from.toml").write_text(
+        '[study]\ndata = "from:nosuch"\n[[targets]]\nlabel = "A"\npath = "../target"\n'
+    )
+    (cwd / "empty-source").mkdir()
+    (cwd / "empty-source" / "table.dat").write_bytes(b"")
+    lines = (ROOT / "tests" / "fixtures" / "h6080_filestats.csv").read_text().splitlines()
+    twice = [lines[0] + ",Number Reads", *(line + ",1" for line in lines[1:])]
+    (cwd / "twice.csv").write_text("\n".join(twice) + "\n", encoding="utf-8")
 
 
 @pytest.mark.parametrize(("what", "command", "fragment"), ROWS, ids=[r[0] for r in ROWS])

@@ -3,6 +3,7 @@ really wrote after layout (intended vs achieved), with dbstor's efficiency scann
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Sequence
 from pathlib import Path
@@ -99,8 +100,30 @@ def readable_source(source: str, given_as: str = "--data") -> list[str]:
             raise UserError(
                 f"{given_as} from:{source}: cannot read {path} ({exc.strerror})"
             ) from None
+    if not any(_holds_bytes(path) for path in paths):
+        raise _no_data(given_as, source, len(paths))
     check_available()
     return paths
+
+
+def _holds_bytes(path: str) -> bool:
+    """Whether a file, or any file under a folder, holds at least one byte."""
+    if not os.path.isdir(path):
+        return os.path.getsize(path) > 0
+    for folder, _, names in os.walk(path):
+        for name in names:
+            with contextlib.suppress(OSError):
+                if os.path.getsize(os.path.join(folder, name)) > 0:
+                    return True
+    return False
+
+
+def _no_data(given_as: str, source: str, count: int) -> UserError:
+    """A from: source with nothing to measure: 1:1 from nothing would read as measured."""
+    return UserError(
+        f"{given_as} from:{source}: its files hold no data (0 bytes in {count} path(s)): "
+        "give the database's files, or a run folder whose files were kept (--keep)"
+    )
 
 
 def resolve_data_pattern(data: DataPattern, paths: list[str] | None = None) -> DataPattern:
@@ -112,12 +135,8 @@ def resolve_data_pattern(data: DataPattern, paths: list[str] | None = None) -> D
 
     files = paths or source_paths(data.source, data.given_as)
     figures = scan(files, read_all=True)
-    if not figures.get("bytes_scanned"):  # 1:1 from nothing would be recorded as measured
-        raise UserError(
-            f"{data.given_as} from:{data.source}: its files hold no data (0 bytes in "
-            f"{len(files)} path(s)): give the database's files, or a run folder whose "
-            "files were kept (--keep)"
-        )
+    if not figures.get("bytes_scanned"):  # emptied since readable_source looked
+        raise _no_data(data.given_as, data.source, len(files))
     stored = scan(files, read_all=False, array=DEFAULT_ARRAY)  # to set the files beside
     pattern = from_ratios(
         data.source,
