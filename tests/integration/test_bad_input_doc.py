@@ -117,7 +117,9 @@ def _fixtures_issue38(cwd: Path, target: str) -> None:
     from: path read from the study file's folder, a from: source without data, a CSV
     header with one column twice."""
     (cwd / "io-log.toml").write_text(f'{target}log = "target"\n')
-    (cwd / "paths-twice.toml").write_text('[[targets]]\nlabel = "A"\npaths = ["target", "target"]\n')
+    (cwd / "paths-twice.toml").write_text(
+        '[[targets]]\nlabel = "A"\npaths = ["target", "target"]\n'
+    )
     (cwd / "studies").mkdir()
     (cwd / "studies" / "from.toml").write_text(
         '[study]\ndata = "from:nosuch"\n[[targets]]\nlabel = "A"\npath = "../target"\n'

@@ -111,9 +111,7 @@ def test_a_target_folder_removed_during_a_run_is_said_and_not_made_again(dbstor,
     assert results["points"][0]["status"] == "ok"
 
 
-def test_a_target_turned_read_only_says_so_and_names_the_test_file_left(
-    dbstor, tmp_path, tmpfs
-):
+def test_a_target_turned_read_only_says_so_and_names_the_test_file_left(dbstor, tmp_path, tmpfs):
     target = tmpfs("ro", "64m")
     proc = dbstor.start(
         "io", "--target", target, "--iodepth", "1,2,4,8", *SHORT, "--out", tmp_path / "out"

@@ -36,8 +36,7 @@ def unfinished_notes(runs: Sequence[Run]) -> list[str]:
             )
         elif run.status == "interrupted":
             notes.append(
-                f"{run.run_id} was interrupted ({done} point(s) finished): it is compared on "
-                "those"
+                f"{run.run_id} was interrupted ({done} point(s) finished): it is compared on those"
             )
     return notes
 

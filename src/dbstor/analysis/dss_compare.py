@@ -13,8 +13,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from dbstor.analysis.comparable import unfinished_notes
 from dbstor.analysis.attribution import server_cpu
+from dbstor.analysis.comparable import unfinished_notes
 from dbstor.analysis.labels import baseline_index, run_label
 from dbstor.results.model import Point, Run
 

@@ -194,7 +194,9 @@ def _run_study(
         if note:
             progress.say(note)
     if study.profiles and study.data.kind == "from" and study.data.source is not None:
-        paths = readable_source(study.data.source, study.data.given_as)  # a refusal comes before the line below
+        paths = readable_source(
+            study.data.source, study.data.given_as
+        )  # a refusal comes before the line below
         progress.say(f"measuring the compressibility of {study.data.source} for the test data")
         study = replace(study, data=resolve_data_pattern(study.data, paths))
     made_out = not out.exists()
@@ -325,7 +327,9 @@ def missing_runs(folder: Path) -> list[str]:
     (deleted or moved): a reader says so rather than leaving them out without a word."""
     if (folder / RESULTS_FILE).exists() or not (folder / STUDY_FILE).exists():
         return []
-    return [i for i in read_study_index(folder, STUDY_FILE) if not (folder / i / RESULTS_FILE).exists()]
+    return [
+        i for i in read_study_index(folder, STUDY_FILE) if not (folder / i / RESULTS_FILE).exists()
+    ]
 
 
 def missing_runs_note(folder: Path) -> str | None:
