@@ -70,12 +70,15 @@ class DataPattern:
 
 
 def parse_data_pattern(
-    text: str, name: str = "--data", base_dir: Path | None = None
+    text: str | None, name: str = "--data", base_dir: Path | None = None
 ) -> DataPattern:
     """--data: incompressible | RATIO[,dedupe=PCT] | from:PATH_OR_RUN (the ratios of a
     from: source are measured later, by resolve_data_pattern). `name` is how the user gave
     it (a flag, or a study file's key) for messages; a relative from: path is read from
-    `base_dir` (a study file's folder, as its targets' paths are), else from here."""
+    `base_dir` (a study file's folder, as its targets' paths are), else from here; None
+    (not given) is incompressible."""
+    if text is None:
+        return DataPattern()
     if not isinstance(text, str):
         raise UserError(f'{name}: give a string such as "1.8:1" or "incompressible"')
     value = text.strip()

@@ -357,9 +357,7 @@ def study_from_dict(data: dict[str, Any], source: str, base_dir: Path) -> Study:
         baseline=baseline,
         source=source,
         databases=specs,
-        data=parse_data_pattern(
-            study.table.get("data", "incompressible"), f"{source}: study.data", base_dir
-        ),
+        data=parse_data_pattern(study.table.get("data"), f"{source}: study.data", base_dir),
         telemetry=config_from_table(data["telemetry"], source) if "telemetry" in data else None,
         cluster=cluster,
         tags=study.get("tags", tag_table, {}),
