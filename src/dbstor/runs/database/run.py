@@ -91,6 +91,8 @@ class DatabaseRun(DatabaseRunner):
                 started = time.monotonic()
                 notes = self.worker.cleanup()["notes"]  # e.g. a schema it could not drop
                 self.run.notes.extend(notes)
+                for note in notes:  # what was left behind is said, even with --quiet
+                    self.progress.tell(f"warning: {note}")
                 self.cleaned_up(time.monotonic() - started, series_s)
                 self.folder.save()
         return self.run

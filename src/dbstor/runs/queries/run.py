@@ -88,7 +88,10 @@ class QueryRun(DatabaseRunner):
                 self.folder.save()
             finally:
                 started = time.monotonic()
-                self.run.notes.extend(self.worker.cleanup()["notes"])
+                notes = self.worker.cleanup()["notes"]
+                self.run.notes.extend(notes)
+                for note in notes:  # what was left behind is said, even with --quiet
+                    self.progress.tell(f"warning: {note}")
                 self.cleaned_up(time.monotonic() - started, series_s)
                 self.folder.save()
         return self.run
