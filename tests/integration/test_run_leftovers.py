@@ -92,6 +92,15 @@ def test_a_study_whose_run_folder_was_deleted_says_so(dbstor, tmp_path):
     assert gone in proc.stderr
     compared = dbstor("compare", study, GOLDEN / "fc-io-oltp")
     assert gone in compared.stderr and compared.returncode == 0, compared.stderr
+    indexed = dbstor("index", tmp_path)
+    assert indexed.returncode == 0, indexed.stderr
+    assert f"1 gone: {gone}" in (tmp_path / "index.html").read_text()
+    entry = next(
+        e
+        for e in json.loads((tmp_path / "index.json").read_text())["entries"]
+        if e["kind"] == "study"
+    )
+    assert entry["missing"] == [gone]
 
 
 def test_a_target_folder_removed_during_a_run_is_said_and_not_made_again(dbstor, tmp_path):

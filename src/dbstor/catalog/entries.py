@@ -170,5 +170,7 @@ def study_entry(folder: Path, root: Path) -> dict[str, Any]:
         "folder": rel,
         "stamp": stamp(folder / STUDY_FILE),
         "runs": [f"{rel}/{name}" if rel != "." else name for name in ids],
+        # listed runs whose folder holds no results.json (deleted or moved): said, not hidden
+        "missing": [name for name in ids if not (folder / name / RESULTS_FILE).is_file()],
         "report": f"{rel}/{REPORT_FILE}" if (folder / REPORT_FILE).is_file() else None,
     }

@@ -165,15 +165,22 @@ def _comparisons(index: dict[str, Any]) -> str:
     )
 
 
+def _study_runs(study: dict[str, Any]) -> str:
+    """'3 runs', or '3 runs, 1 gone: ID' when run folders were deleted or moved."""
+    gone = study.get("missing") or []
+    said = f"{len(study['runs'])} runs"
+    return f"{said}, {len(gone)} gone: {escape(', '.join(gone))}" if gone else said
+
+
 def _others(index: dict[str, Any]) -> str:
     studies = [e for e in index["entries"] if e.get("kind") == "study"]
     bad = [e for e in index["entries"] if e.get("kind") == "unreadable"]
     parts = []
     if studies:
         items = "".join(
-            f'<li><a href="{escape(s["report"])}">{escape(s["folder"])}</a> ({len(s["runs"])} runs)</li>'
+            f'<li><a href="{escape(s["report"])}">{escape(s["folder"])}</a> ({_study_runs(s)})</li>'
             if s.get("report")
-            else f"<li>{escape(s['folder'])} ({len(s['runs'])} runs, no report)</li>"
+            else f"<li>{escape(s['folder'])} ({_study_runs(s)}, no report)</li>"
             for s in studies
         )
         parts.append(f'<section id="studies"><h2>Studies</h2><ul>{items}</ul></section>')
