@@ -79,6 +79,10 @@ def _disk_errors(path: Path, fix: str = "choose another --out") -> Iterator[None
                 f"{path} is a symbolic link: dbstor does not write through links; remove it "
                 f"or {fix}"
             ) from None
+        if exc.errno == errno.ENOENT and path.parent.is_dir():  # /proc, /sys: no new file
+            raise UserError(
+                f"cannot write {path}: {path.parent} takes no new files; {fix}"
+            ) from None
         if exc.errno in (errno.EROFS, errno.EACCES, errno.EPERM, errno.ENOENT, errno.ENOTDIR):
             raise UserError(f"cannot write {path}: {exc.strerror}; {fix}") from None
         raise
