@@ -14,7 +14,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from dbstor.analysis.compare import compare_runs
+from dbstor.analysis.dss_compare import is_query_run
 from dbstor.analysis.labels import run_label
+from dbstor.analysis.mix import mix_comparison
 from dbstor.results.model import Run
 
 
@@ -27,6 +29,10 @@ def study_comparison(runs: Sequence[Run], baseline: str | None) -> dict[str, Any
     """The study's comparisons, or None for a single run. Several runs of which no two
     share a workload are compared as one set that says why they are not comparable, marked
     `shares_no_workload`: the document and the terminal then say they were not compared."""
+    mix = mix_comparison(runs)  # [mix]: its runs set beside each workload alone, apart
+    if mix is not None:
+        alone = [run for run in runs if run.together is None]
+        return (study_comparison(alone, baseline) or {}) | {"mix": mix}
     if len(runs) < 2:
         return None
     groups: dict[str, list[Run]] = {}
@@ -34,6 +40,8 @@ def study_comparison(runs: Sequence[Run], baseline: str | None) -> dict[str, Any
         groups.setdefault(workload_of(run), []).append(run)
     compared = [group for group in groups.values() if len(group) > 1]
     if not compared:
+        if len({is_query_run(run) for run in runs}) > 1:
+            return None  # query streams and transactions of different workloads: nothing
         return {**compare_runs(runs, baseline), "shares_no_workload": True}
     first, *rest = compared
     comparison = compare_runs(first, baseline)

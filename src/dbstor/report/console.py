@@ -36,6 +36,7 @@ from dbstor.report.kit.summary import (
     is_database,
 )
 from dbstor.report.kit.terminal import STATUS_STYLE, fitted_table
+from dbstor.report.mix_console import print_mix
 from dbstor.report.queries.console import print_dss_comparison, print_dss_summary
 from dbstor.results.model import Run
 
@@ -107,8 +108,13 @@ def print_comparison(comparison: dict, console: Console | None = None) -> None:
     """Print a comparison (values with baseline = 100 in brackets, factors and warnings),
     then a study's other workloads' comparisons and the runs compared with none, as the
     document shows them; for a study whose runs share no workload, only that they were not
-    compared (as the document says)."""
+    compared (as the document says). A [mix]'s tables come first (report/mix_console.py)."""
     console = console or Console()
+    if comparison.get("mix"):
+        print_mix(comparison["mix"], console)
+        comparison = {k: v for k, v in comparison.items() if k != "mix"}
+        if not comparison:
+            return
     for block in (comparison, *(comparison.get("others") or [])):
         _print_one(block, console)
     for line in comparison.get("not_compared") or []:

@@ -20,6 +20,7 @@ from dbstor.report.document.efficiency import efficiency_body
 from dbstor.report.document.frame import section
 from dbstor.report.document.layout_paths import layout_with_paths
 from dbstor.report.document.method import method_body
+from dbstor.report.document.mix import mix_body
 from dbstor.report.document.placement import placement_body
 from dbstor.report.document.results import results_body
 from dbstor.report.document.summary import summary_body
@@ -107,6 +108,8 @@ def render_report(
     title = title or _default_title(runs, names)
     analyses = analyses or {}
     results, overlaid = results_body(runs, names, samples)
+    mix = (comparison or {}).get("mix")  # [mix]: its own section, apart from the comparisons
+    comparison = {k: v for k, v in (comparison or {}).items() if k != "mix"} or None
     compared = _comparisons(comparison, runs) if comparison else ""
     if analyses.get("unreadable"):
         extra_sections = [*(extra_sections or []), f"<p>{escape(analyses['unreadable'])}</p>"]
@@ -122,6 +125,7 @@ def render_report(
         section("method", "Method", _drawn(method_body, runs, names, overlaid)),
         section("results", "Results", results),
         compared,
+        section("mix", "Workloads together", mix_body(mix)),
         section("efficiency", "Space efficiency", guarded(efficiency_body, analyses)),
         section("capacity", "Capacity", guarded(capacity_body, analyses)),
         section(

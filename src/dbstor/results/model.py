@@ -222,6 +222,9 @@ class Run:
     owner: dict[str, Any] | None = None  # the dbstor process writing it: pid, host, boot_id
     tags: dict[str, str] = field(default_factory=dict)  # the user's KEY=VALUE words
     timings: dict[str, float] | None = None  # seconds per phase (runs/phases.py), io runs
+    # a [mix] member run started together with others (runs/mix.py): the mix's workloads,
+    # their run ids and this workload's run alone; absent from every other run
+    together: dict[str, Any] | None = None
     schema: int = SCHEMA_VERSION
 
     def to_dict(self) -> dict[str, Any]:
@@ -234,6 +237,8 @@ class Run:
             for key in keys:
                 if point.get(key) is None:
                     point.pop(key, None)
+        if data.get("together") is None:
+            data.pop("together", None)
         data = {"schema": data.pop("schema"), **data}
         return data
 

@@ -32,6 +32,7 @@ from dbstor.runs.io.fio_check import check_fio_jobs
 from dbstor.runs.io.plan import IoRunPlan
 from dbstor.runs.io.run import IoRun
 from dbstor.runs.lock import run_locks
+from dbstor.runs.mix import check_one_storage, mix_groups, run_together
 from dbstor.runs.own_files import Pairs, ScanBeforeCleanup
 from dbstor.runs.progress import Progress
 from dbstor.runs.telemetry import RunTelemetry
@@ -125,6 +126,7 @@ def preflight(study: Study, local_targets: bool = True, safety: Safety | None = 
     engine in the last run of a long study stops it at once, not hours later. Targets
     measured on other hosts (local_targets False) are checked there. With safety, each
     fio run's test files too (links, ownership, free space), before any folder exists."""
+    check_one_storage(study)
     for profile in study.profiles:  # host-independent: `dbstor study` checks it too
         check_queue_depths(study.series_for(profile))
     if study.profiles:
@@ -244,16 +246,24 @@ def _run_plans(
     """Every plan in turn; each folder it makes goes into `made` as it is made."""
     made = [] if made is None else made
     stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
-    many = len(study.targets) * (len(study.profiles) + len(study.databases)) > 1
+    runs_alone = len(study.targets) * (len(study.profiles) + len(study.databases))
+    many = runs_alone > 1 or study.mix is not None
     study_folder = out / f"{stamp}-{_slug(study.name)}" if many else None
     parent = study_folder or out
-    plans = plans_for(study, parent)
+    plans: list[IoRunPlan | DbRunPlan] = plans_for(study, parent)
+    groups = mix_groups(study, plans, parent)  # [mix]: after the runs alone, together
     outcome = StudyOutcome(folder=study_folder or parent / plans[0].run_id)
     if study_folder:
         made.append(new_dir(study_folder))  # new: a link or a file at its name is refused
         write_text_atomic(
             study_folder / STUDY_FILE,
-            json.dumps({"study": study.describe(), "runs": [p.run_id for p in plans]}, indent=2)
+            json.dumps(
+                {
+                    "study": study.describe(),
+                    "runs": [p.run_id for p in plans] + [p.run_id for g in groups for p in g.plans],
+                },
+                indent=2,
+            )
             + "\n",
         )
 
@@ -262,38 +272,17 @@ def _run_plans(
         if study_folder:
             _render_study(study_folder, [*outcome.runs, run], study)
 
-    for number, plan in enumerate(plans, 1):
-        folder = parent / plan.run_id
-
+    def build(plan: IoRunPlan | DbRunPlan, folder: Path) -> Any:
         def callback(run: Run, f: Path = folder) -> None:
             after_point(run, f)
 
-        made.append(new_dir(folder))
-        if not isinstance(plan, IoRunPlan):
-            from dbstor.runs.database.run import DatabaseRun
-            from dbstor.runs.queries.run import QueryRun
+        return _build_run(plan, folder, safety, progress, callback, telemetry, io_worker, db_worker)
 
-            what = f"{plan.database.workload} on {plan.database.engine}"
-            runner = QueryRun if _queries(plan.database) else DatabaseRun
-            run: IoRun | DatabaseRun | QueryRun = runner(
-                plan, folder, safety, progress, on_point=callback, telemetry=telemetry
-            )
-            if db_worker and isinstance(run, DatabaseRun):
-                run.worker = db_worker(safety, progress.say, plan.target)
-                run.run.target["hosts"] = list(run.worker.hosts)
-        else:
-            what = f"fio {plan.profile.name}"
-            worker = io_worker(safety, progress.say, plan.target) if io_worker else None
-            run = IoRun(
-                plan,
-                folder,
-                safety,
-                progress,
-                on_point=callback,
-                worker=worker,
-                telemetry=telemetry,
-                while_loading=lambda: import_module("dbstor.report.html"),  # render's imports
-            )
+    for number, plan in enumerate(plans, 1):
+        folder = parent / plan.run_id
+        made.append(new_dir(folder))
+        run = build(plan, folder)
+        what = _what(plan)
         if on_files is not None:  # a study's efficiency: the run's files before they go
             run.worker = ScanBeforeCleanup(run.worker, lambda f, r=run.run: on_files(r, f))
         progress.say(f"run {number}/{len(plans)}: {plan.target.label} x {what} -> {folder}")
@@ -302,9 +291,63 @@ def _run_plans(
             run.execute()
         finally:
             outcome.runs.append(run.run)
+    for group in groups:
+        for plan in group.plans:
+            made.append(new_dir(parent / plan.run_id))
+            outcome.run_folders.append(parent / plan.run_id)
+        try:
+            run_together(group, parent, build, progress.say)
+        finally:  # each member wrote its own folder; what finished is read back
+            outcome.runs += [
+                read_run_folder(parent / p.run_id)
+                for p in group.plans
+                if (parent / p.run_id / RESULTS_FILE).exists()
+            ]
     if study_folder:
         outcome.comparison = _render_study(study_folder, outcome.runs, study)
     return outcome
+
+
+def _what(plan: IoRunPlan | DbRunPlan) -> str:
+    if isinstance(plan, IoRunPlan):
+        return f"fio {plan.profile.name}"
+    return f"{plan.database.workload} on {plan.database.engine}"
+
+
+def _build_run(
+    plan: IoRunPlan | DbRunPlan,
+    folder: Path,
+    safety: Safety,
+    progress: Progress,
+    callback: Callable[[Run], None],
+    telemetry: RunTelemetry | None,
+    io_worker: WorkerFactory | None,
+    db_worker: WorkerFactory | None,
+) -> IoRun | DatabaseRun | QueryRun:
+    """The run loop of one plan (its worker on this host unless a factory is given)."""
+    if isinstance(plan, IoRunPlan):
+        worker = io_worker(safety, progress.say, plan.target) if io_worker else None
+        return IoRun(
+            plan,
+            folder,
+            safety,
+            progress,
+            on_point=callback,
+            worker=worker,
+            telemetry=telemetry,
+            while_loading=lambda: import_module("dbstor.report.html"),  # render's imports
+        )
+    from dbstor.runs.database.run import DatabaseRun
+    from dbstor.runs.queries.run import QueryRun
+
+    runner = QueryRun if _queries(plan.database) else DatabaseRun
+    run: DatabaseRun | QueryRun = runner(
+        plan, folder, safety, progress, on_point=callback, telemetry=telemetry
+    )
+    if db_worker and isinstance(run, DatabaseRun):
+        run.worker = db_worker(safety, progress.say, plan.target)
+        run.run.target["hosts"] = list(run.worker.hosts)
+    return run
 
 
 def _render_study(folder: Path, runs: list[Run], study: Study) -> dict[str, Any] | None:

@@ -16,6 +16,7 @@ from dbstor.study.coherence import coherent
 from dbstor.study.consolidation import parse_consolidation
 from dbstor.study.data import parse_data_pattern
 from dbstor.study.events import events_from_tables
+from dbstor.study.mix import parse_mix
 from dbstor.study.model import (
     DEFAULT_RATE_USERS,
     DEFAULT_SLO_LIMIT_MS,
@@ -65,7 +66,7 @@ from dbstor.userfiles import read_toml
 T = TypeVar("T")
 _SECTIONS = {
     "study", "slo", "load", "targets", "profiles", "databases", "telemetry", "cluster",
-    "consolidation", "events", *TABLES,
+    "consolidation", "events", "mix", *TABLES,
 }  # fmt: skip
 _STUDY_KEYS = {
     "name", "profiles", "duration", "warmup", "repeats", "steady", "max_duration", "size",
@@ -364,6 +365,7 @@ def study_from_dict(data: dict[str, Any], source: str, base_dir: Path) -> Study:
         analyses={n: analysis_table(source, n, n, data[n]) for n in TABLES if n in data},
         pdf=study.get("pdf", boolean, False),
         events=events_from_tables(data.get("events", []), source),
+        mix=parse_mix(source, data["mix"]) if "mix" in data else None,
         consolidation=None
         if verify is None
         else parse_consolidation(source, verify, labels, specs, "tco" in data),

@@ -8,6 +8,7 @@ from typing import Any
 
 from dbstor.study.data import DataPattern
 from dbstor.study.events import EventSpec, check_events
+from dbstor.study.mix import MixSpec, check_mix
 from dbstor.study.profiles import Profile
 from dbstor.study.telemetry import TelemetryConfig
 
@@ -174,9 +175,11 @@ class Study:
     consolidation: Consolidation | None = None  # [consolidation]: verify the cost case
     pdf: bool = False  # [study] pdf = true: report.pdf beside report.html (headless Chromium)
     events: tuple[EventSpec, ...] = ()  # [[events]] / --event: what happens inside each point
+    mix: MixSpec | None = None  # [mix]: workloads started together, beside each alone
 
     def __post_init__(self) -> None:
         check_events(self)  # every way a study is made refuses the same events
+        check_mix(self)
 
     def analysis_table(self, name: str, target: Target | None = None) -> dict[str, Any] | None:
         """A [capacity]/[efficiency]/[placement]/[tco] table, a target's own keys over the
@@ -260,4 +263,5 @@ class Study:
             | ({"cluster": self.cluster} if self.cluster else {})
             | ({"consolidation": self.consolidation.describe()} if self.consolidation else {})
             | ({"events": [e.to_dict() for e in self.events]} if self.events else {})
+            | ({"mix": self.mix.describe()} if self.mix else {})
         )

@@ -197,6 +197,14 @@ class EventTable(_Table):
     timeout: Text | None = Field(None, description="command: its time limit (default 60s)")
 
 
+class MixTable(_Table):
+    """Workloads of the study started together on one storage, beside each alone (docs/mix.md)."""
+
+    workloads: list[str] = Field(
+        min_length=2, description="[[databases]] workloads and fio profiles run together"
+    )
+
+
 class StudyFile(_Table):
     """A dbstor study file (TOML): targets x profiles or databases over a load series."""
 
@@ -214,6 +222,7 @@ class StudyFile(_Table):
     tco: TcoTable | None = None  # type: ignore[valid-type]
     consolidation: ConsolidationTable | None = None
     events: list[EventTable] | None = None
+    mix: MixTable | None = None
 
 
 def study_schema() -> dict[str, Any]:

@@ -13,6 +13,7 @@ SECTION_IDS = (
     "method",
     "results",
     "comparison",
+    "mix",
     "efficiency",
     "capacity",
     "placement",

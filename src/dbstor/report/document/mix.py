@@ -1,0 +1,110 @@
+"""The document's "Workloads together" section: a [mix]'s workloads on one storage at once,
+each beside itself alone (comparison.json's "mix", analysis/mix.py), and each one's share
+of what the device moved."""
+
+from __future__ import annotations
+
+from html import escape
+from typing import Any
+
+from dbstor.analysis.mix import headline
+from dbstor.report.kit.fmt import DASH, fmt_bytes, fmt_factor, fmt_ms, fmt_num, fmt_pct, load_text
+from dbstor.report.kit.tables import cell, scroll_table
+
+HEAD = [
+    "workload",
+    "load",
+    "throughput alone",
+    "together",
+    "throughput together / alone|95% interval",
+    "latency|what the users felt",
+    "alone",
+    "together",
+    "latency together / alone",
+    "own I/O|in its window",
+    "device moved|same window",
+    "share of the device",
+    "flags",
+]
+
+
+def mix_body(groups: list[dict[str, Any]] | None) -> str:
+    """Every target's mix: the headline per workload, then the table; '' without a mix."""
+    return "".join(_group(group) for group in groups or [])
+
+
+def _group(group: dict[str, Any]) -> str:
+    names = [str(n) for n in group.get("workloads") or []]
+    members = group.get("members") or []
+    lines = []
+    for member in members:
+        others = [n for n in names if n != member.get("workload")]
+        words = headline(member, others)
+        lines.append(
+            f"<li>{escape(words)}.</li>"
+            if words
+            else f"<li>{escape(str(member.get('workload')))}: no factor "
+            f"({escape(_why(member))}).</li>"
+        )
+    rows = [_row(member, point) for member in members for point in member.get("points") or []]
+    counted = next(
+        (
+            p["device"].get("writes_counted")
+            for m in members
+            for p in m.get("points") or []
+            if p["device"].get("writes_counted")
+        ),
+        None,
+    )
+    note = (
+        '<p class="note">Each workload ran in its own process, every point started at one '
+        "instant with the same warm-up. Its own I/O is what its processes did to the device "
+        "(its cgroups; fio's own output for an fio stream), set against all the device moved "
+        "in the same window: the rest is the other workloads' and anything else on the host. "
+        + (f"Writes counted: {escape(counted)}." if counted else "")
+        + "</p>"
+    )
+    if group.get("overlap"):
+        note += f'<div class="callout warn">{escape(str(group["overlap"]))}</div>'
+    title = f"{' + '.join(names)} together on {group.get('target')}"
+    return (
+        f"<h3>{escape(title)}</h3><ul>{''.join(lines)}</ul>"
+        + scroll_table(HEAD, rows, "mix")
+        + note
+    )
+
+
+def _why(member: dict[str, Any]) -> str:
+    if member.get("why_null"):
+        return str(member["why_null"])
+    reasons = [p.get("why_null") for p in member.get("points") or [] if p.get("why_null")]
+    return str(reasons[0]) if reasons else "no point of it finished both alone and together"
+
+
+def _row(member: dict[str, Any], point: dict[str, Any]) -> str:
+    alone, together, device = point["alone"], point["together"], point["device"]
+    unit = str(point.get("unit") or "")
+    factor = fmt_factor(point.get("throughput_factor"))
+    bounds = point.get("throughput_interval")
+    if bounds:
+        factor += f" ({fmt_num(bounds[0], 2)}–{fmt_num(bounds[1], 2)})"
+    load = point.get("load") or {}
+    share = device.get("share")
+    cells = [
+        cell(f"{member.get('workload')} ({member.get('engine') or 'fio'})"),
+        cell(load_text(load.get("kind"), load.get("value"))),
+        cell(f"{fmt_num(alone.get('throughput'))} {unit}", "num"),
+        cell(f"{fmt_num(together.get('throughput'))} {unit}", "num"),
+        cell(factor if point.get("why_null") is None else DASH, "num", point.get("why_null") or ""),
+        cell(str(point.get("latency_of") or DASH)),
+        cell(fmt_ms(alone.get("latency_ms")), "num"),
+        cell(fmt_ms(together.get("latency_ms")), "num"),
+        cell(fmt_factor(point.get("latency_factor")), "num", point.get("why_null") or ""),
+        cell(fmt_bytes(device.get("own_bytes")), "num"),
+        cell(fmt_bytes(device.get("device_bytes")), "num"),
+        cell(
+            fmt_pct(share * 100) if share is not None else DASH, "num", device.get("why_null") or ""
+        ),
+        cell(", ".join(point.get("flags") or []) or DASH),
+    ]
+    return f"<tr>{''.join(cells)}</tr>"
