@@ -59,30 +59,58 @@ def latency_ms(alone: Point, together: Point) -> tuple[float | None, float | Non
     return None, None, ""
 
 
-def device_share(point: Point) -> dict[str, Any]:
-    """The member's own bytes on the device over its window, the device's, and the share."""
+def own_bytes(point: Point) -> dict[str, Any]:
+    """The member's own bytes on the device over its window and the device's in it."""
     own = point.own_io or {}
     mine = own.get("read_bytes"), own.get("write_bytes")
     device = point.device
     rates = (device.read_mbps, device.write_mbps) if device else (None, None)
-    whole = (
-        None if None in rates else (rates[0] + rates[1]) * 1e6 * point.duration_s  # type: ignore[operator]
-    )
-    out: dict[str, Any] = {
+    seconds = point.duration_s
+    return {
         "own_bytes": None if None in mine else mine[0] + mine[1],  # type: ignore[operator]
-        "device_bytes": whole,
+        "window_s": seconds,
+        "window_device_bytes": None if None in rates else (rates[0] + rates[1]) * 1e6 * seconds,  # type: ignore[operator]
         "share": None,
         "why_null": None,
         "writes_counted": own.get("writes_counted"),
     }
-    if out["own_bytes"] is None:
-        out["why_null"] = "the workload's own I/O could not be counted"
-    elif whole is None:
-        out["why_null"] = "no block device under the target"
-    elif whole < LEAST_DEVICE_BYTES:
-        out["why_null"] = "the device moved under 1 MiB in the window"
-    else:
-        out["share"] = min(1.0, out["own_bytes"] / whole)
+
+
+def device_totals(members: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Per load point, what the device moved over the longest member window (every
+    member's window begins at one instant, so it holds the others') and each member's
+    share of it; sets each member point's `device.share`."""
+    out = []
+    count = min((len(m["points"]) for m in members), default=0)
+    for index in range(count):
+        points = [(m["workload"], m["points"][index]["device"]) for m in members]
+        name, longest = max(points, key=lambda item: item[1]["window_s"] or 0.0)
+        whole = longest["window_device_bytes"]
+        why = None
+        if whole is None:
+            why = "no block device under the target"
+        elif whole < LEAST_DEVICE_BYTES:
+            why = "the device moved under 1 MiB in the window"
+        shares: dict[str, float | None] = {}
+        for member, device in points:
+            if why is None and device["own_bytes"] is None:
+                device["why_null"] = "the workload's own I/O could not be counted"
+            elif why is None:
+                device["share"] = min(1.0, device["own_bytes"] / whole)
+            else:
+                device["why_null"] = why
+            shares[member] = device["share"]
+        known = [v for v in shares.values() if v is not None]
+        out.append(
+            {
+                "window_s": longest["window_s"],
+                "window_of": name,
+                "device_bytes": whole,
+                "shares": shares,
+                "rest": None if why or len(known) < len(shares) else max(0.0, 1.0 - sum(known)),
+                "why_null": why,
+            }
+        )
     return out
 
 
@@ -121,7 +149,7 @@ def compare_point(alone: Point, together: Point) -> dict[str, Any]:
         "latency_factor": None if withheld else _ratio(latency, base_latency),
         "why_null": withheld,
         "flags": [f for f in point_flags(together) if not f.startswith("shared device")],
-        "device": device_share(together),
+        "device": own_bytes(together),
     }
 
 
@@ -152,6 +180,7 @@ def mix_comparison(runs: Sequence[Run]) -> list[dict[str, Any]] | None:
             ]
         group["members"].append(member)
     for group in groups.values():
+        group["device"] = device_totals(group["members"])
         group["overlap"] = overlap(group["members"])
     return list(groups.values()) or None
 

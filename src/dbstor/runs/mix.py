@@ -88,19 +88,32 @@ def mix_groups(study: Any, plans: Sequence[Any], parent: Path) -> list[MixGroup]
     return groups
 
 
+def query_offset_s(plan: Any) -> float:
+    """How long after the others a member's point starts: a query run's streams (which
+    have no warm-up) start when the other members' warm-up ends, so that every member's
+    measured window begins at one instant; 0 for the others."""
+    if isinstance(plan, IoRunPlan):
+        return 0.0
+    from dbstor.runs.queries.checks import runs_queries
+
+    return plan.warmup_s if runs_queries(plan.database) else 0.0
+
+
 class TogetherWorker:
     """A run's worker whose every measure() waits for the other members, then starts at
     the time the barrier set."""
 
-    def __init__(self, worker: Any, barrier: Any, start: Any):
+    def __init__(self, worker: Any, barrier: Any, start: Any, offset_s: float = 0.0):
         self.worker, self.barrier, self.start = worker, barrier, start
+        self.offset_s = offset_s  # a query point has no warm-up: it starts after the others'
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.worker, name)
 
     def measure(self, point: dict[str, Any], *more: Any) -> dict[str, Any]:
         self.barrier.wait()
-        return self.worker.measure({**point, "start_at": self.start.value}, *more)
+        start_at = self.start.value + self.offset_s
+        return self.worker.measure({**point, "start_at": start_at}, *more)
 
 
 def run_together(
@@ -186,7 +199,7 @@ def _member(
     try:
         run = build(plan, folder)
         run.run.together = together
-        run.worker = TogetherWorker(run.worker, barrier, start)
+        run.worker = TogetherWorker(run.worker, barrier, start, query_offset_s(plan))
         run.execute()
     except UserError as exc:
         status, message = EXIT_REFUSED, f"{together['workload']} (in the mix): {exc}"

@@ -22,7 +22,7 @@ HEAD = [
     "together",
     "latency together / alone",
     "own I/O|in its window",
-    "device moved|same window",
+    "device moved|longest window",
     "share of the device",
     "flags",
 ]
@@ -46,7 +46,12 @@ def _group(group: dict[str, Any]) -> str:
             else f"<li>{escape(str(member.get('workload')))}: no factor "
             f"({escape(_why(member))}).</li>"
         )
-    rows = [_row(member, point) for member in members for point in member.get("points") or []]
+    totals = group.get("device") or []
+    rows = [
+        _row(member, point, totals[i] if i < len(totals) else {})
+        for member in members
+        for i, point in enumerate(member.get("points") or [])
+    ]
     counted = next(
         (
             p["device"].get("writes_counted")
@@ -57,13 +62,15 @@ def _group(group: dict[str, Any]) -> str:
         None,
     )
     note = (
-        '<p class="note">Each workload ran in its own process, every point started at one '
-        "instant with the same warm-up. Its own I/O is what its processes did to the device "
+        '<p class="note">Each workload ran in its own process; every point\'s measured window '
+        "began at one instant (after the same warm-up; query streams, which have none, started "
+        "as the others' warm-up ended). Its own I/O is what its processes did to the device "
         "(its cgroups; fio's own output for an fio stream), set against all the device moved "
-        "in the same window: the rest is the other workloads' and anything else on the host. "
+        "over the longest window, which holds the others'. "
         + (f"Writes counted: {escape(counted)}." if counted else "")
         + "</p>"
     )
+    note += "".join(_totals_line(t, names) for t in totals)
     if group.get("overlap"):
         note += f'<div class="callout warn">{escape(str(group["overlap"]))}</div>'
     title = f"{' + '.join(names)} together on {group.get('target')}"
@@ -81,7 +88,7 @@ def _why(member: dict[str, Any]) -> str:
     return str(reasons[0]) if reasons else "no point of it finished both alone and together"
 
 
-def _row(member: dict[str, Any], point: dict[str, Any]) -> str:
+def _row(member: dict[str, Any], point: dict[str, Any], total: dict[str, Any]) -> str:
     alone, together, device = point["alone"], point["together"], point["device"]
     unit = str(point.get("unit") or "")
     factor = fmt_factor(point.get("throughput_factor"))
@@ -101,10 +108,32 @@ def _row(member: dict[str, Any], point: dict[str, Any]) -> str:
         cell(fmt_ms(together.get("latency_ms")), "num"),
         cell(fmt_factor(point.get("latency_factor")), "num", point.get("why_null") or ""),
         cell(fmt_bytes(device.get("own_bytes")), "num"),
-        cell(fmt_bytes(device.get("device_bytes")), "num"),
+        cell(fmt_bytes(total.get("device_bytes")), "num"),
         cell(
             fmt_pct(share * 100) if share is not None else DASH, "num", device.get("why_null") or ""
         ),
         cell(", ".join(point.get("flags") or []) or DASH),
     ]
     return f"<tr>{''.join(cells)}</tr>"
+
+
+def _totals_line(total: dict[str, Any], names: list[str]) -> str:
+    """'The device moved 52 MiB over the 3 s window (brokerage's): brokerage 40%, ...'"""
+    if total.get("why_null"):
+        return f"<p>Shares of the device: not told ({escape(str(total['why_null']))}).</p>"
+    shares = total.get("shares") or {}
+    parts = [
+        f"{name} {fmt_pct(shares[name] * 100) if shares.get(name) is not None else DASH}"
+        for name in names
+        if name in shares
+    ]
+    rest = total.get("rest")
+    if rest is not None:
+        parts.append(
+            f"the rest {fmt_pct(rest * 100)} (other processes, writes the kernel flushed later)"
+        )
+    return (
+        f"<p>The device moved {escape(fmt_bytes(total.get('device_bytes')))} over the "
+        f"{escape(fmt_num(total.get('window_s'), 2))} s window ({escape(str(total.get('window_of')))}'s, "
+        f"the longest): {escape(', '.join(parts))}.</p>"
+    )
