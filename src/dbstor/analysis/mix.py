@@ -108,6 +108,9 @@ def device_totals(members: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
                 "device_bytes": whole,
                 "shares": shares,
                 "rest": None if why or len(known) < len(shares) else max(0.0, 1.0 - sum(known)),
+                # over 1: the members' windows and the device's seconds differ by a little
+                # (fio's own window, the sampler's whole seconds); told, never trimmed
+                "sum": sum(known) if known else None,
                 "why_null": why,
             }
         )

@@ -10,7 +10,7 @@ fio jobs, every point started at one instant. Checked here, before anything runs
 names (each a workload of the study's [[databases]] or one of its profiles), at least two,
 each once; that every member has the same number of load points (the points are started
 together one by one) and no auto series (its points are found while it runs); no
-[cluster]. That each target is one storage (every path on one device) is checked in the
+[cluster] and no [[events]] (not run inside a mix yet). That each target is one storage (every path on one device) is checked in the
 preflight (runs/mix.py), where the paths exist.
 """
 
@@ -90,6 +90,11 @@ def check_mix(study: Any) -> None:
                 f"{where}: {name!r} is not a workload of this study{extra}; its workloads: "
                 f"{choices} (add a [[databases]] table or a profile to run it)"
             )
+    if study.events:
+        raise UserError(
+            f"{where}: events inside a mix's points are not run yet (each workload's process "
+            "would fire them): leave out the [[events]] or the [mix]"
+        )
     if study.cluster:
         raise UserError(f"{where}: a mix runs on one host; leave out [cluster] or the [mix]")
     counts = {}

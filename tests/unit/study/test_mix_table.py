@@ -73,3 +73,12 @@ def test_a_mix_across_hosts_is_refused():
             cluster={"address": "127.0.0.1:6379"},
             targets=[{"label": "A", "path": "/tmp/a", "hosts": ["h1"]}],
         )
+
+
+def test_events_inside_a_mix_are_refused_until_one_process_fires_them():
+    with pytest.raises(UserError, match=r"mix\.workloads: events inside a mix"):
+        _study(
+            {"workloads": ["brokerage", "dss"]},
+            events=[{"kind": "drop-caches", "at": "1s"}],
+            study={"duration": "10s"},
+        )

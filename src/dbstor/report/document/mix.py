@@ -11,6 +11,8 @@ from dbstor.analysis.mix import headline
 from dbstor.report.kit.fmt import DASH, fmt_bytes, fmt_factor, fmt_ms, fmt_num, fmt_pct, load_text
 from dbstor.report.kit.tables import cell, scroll_table
 
+OVER_ONE = 1.02  # shares adding up to more than this are said to
+
 HEAD = [
     "workload",
     "load",
@@ -127,8 +129,13 @@ def _totals_line(total: dict[str, Any], names: list[str]) -> str:
         for name in names
         if name in shares
     ]
-    rest = total.get("rest")
-    if rest is not None:
+    rest, over = total.get("rest"), total.get("sum")
+    if over is not None and over > OVER_ONE:
+        parts.append(
+            f"together {fmt_pct(over * 100)}: the windows differ by a fraction of a second "
+            "(fio's own window, the sampler's whole seconds), so each share is that close"
+        )
+    elif rest is not None:
         parts.append(
             f"the rest {fmt_pct(rest * 100)} (other processes, writes the kernel flushed later)"
         )
