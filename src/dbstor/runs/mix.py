@@ -14,8 +14,10 @@ The figures stay each run's own; analysis/mix.py sets each beside the same workl
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
 import os
+import signal
 import sys
 import time
 import traceback
@@ -26,6 +28,7 @@ from pathlib import Path
 from threading import BrokenBarrierError
 from typing import Any
 
+from dbstor import lifeline
 from dbstor.errors import UserError
 from dbstor.runs.folder import new_run_id
 from dbstor.runs.io.plan import IoRunPlan
@@ -124,7 +127,7 @@ def run_together(
 ) -> list[Path]:
     """Run the group's plans together, each in its own process; their folders. A member
     refused or failed stops the others at their next point (finished points stay) and
-    is raised here as one line."""
+    is raised here as one line. Ctrl-C (or SIGTERM) here reaches each member once."""
     context = multiprocessing.get_context("fork")
     start = context.Value("d", 0.0)
 
@@ -150,6 +153,7 @@ def run_together(
             name=f"dbstor-mix-{member_name(plan)}",
         )
         process.start()
+        lifeline.watch_tree(process.pid)  # dbstor killed: its members (and theirs) go too
         send.close()
         children.append((member_name(plan), process, receive))
     say(f"mix on {group.target}: {', '.join(record['workloads'])} started together")
@@ -169,6 +173,7 @@ def _wait_all(children: list[tuple[str, Any, Any]], barrier: Any) -> list[str]:
             for sentinel in wait(list(running)):
                 name, process, pipe = running.pop(sentinel)
                 process.join()
+                lifeline.forget_tree(process.pid)
                 if pipe.poll():
                     messages[name] = pipe.recv()
                 if process.exitcode:
@@ -177,12 +182,23 @@ def _wait_all(children: list[tuple[str, Any, Any]], barrier: Any) -> list[str]:
                         problems.append(
                             messages[name] or f"mix: {name} ended with status {process.exitcode}"
                         )
-    except KeyboardInterrupt:  # the members had the signal too: they unwind and keep theirs
+    except KeyboardInterrupt:  # passed on once: each member unwinds and keeps its points
         barrier.abort()
+        for _, process, _ in children:
+            if process.is_alive():
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(process.pid, signal.SIGTERM)
         for _, process, _ in children:
             process.join()
         raise
     return problems
+
+
+def _unwind_once(signum: int, frame: object) -> None:
+    """The first stop signal unwinds the member as Ctrl-C; later ones (a kill of the whole
+    process group beside the study's own) cannot break its cleanup."""
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    raise KeyboardInterrupt
 
 
 def _member(
@@ -196,6 +212,9 @@ def _member(
 ) -> None:
     """One member's run in its own process; its exit status and one line say how it ended."""
     status, message = 0, ""
+    for signum in (signal.SIGINT, signal.SIGHUP):  # the terminal's reach the study, which
+        signal.signal(signum, signal.SIG_IGN)  # passes one SIGTERM on (unwinds as Ctrl-C)
+    signal.signal(signal.SIGTERM, _unwind_once)
     try:
         run = build(plan, folder)
         run.run.together = together

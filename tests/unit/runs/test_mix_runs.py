@@ -1,0 +1,91 @@
+"""runs/mix.py: the members' workers meet at one barrier and every point starts at the
+time set there (a query member's as the others' warm-up ends); a target on two devices is
+not one storage."""
+
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from dbstor.errors import UserError
+from dbstor.runs.mix import TogetherWorker, check_one_storage, mix_groups
+from dbstor.runs.study import plans_for
+from dbstor.study.load import study_from_dict
+
+
+class Recording:
+    """A worker that records the point descriptions it is given."""
+
+    def __init__(self) -> None:
+        self.points: list[dict] = []
+
+    def measure(self, point, *more):
+        self.points.append(point | {"more": more})
+        return {}
+
+
+class Start:
+    value = 0.0
+
+
+def test_members_start_every_point_at_the_time_the_barrier_set():
+    start = Start()
+
+    def set_start() -> None:
+        start.value = time.time() + 0.5
+
+    barrier = threading.Barrier(2, action=set_start)
+    plain, query = Recording(), Recording()
+    members = [TogetherWorker(plain, barrier, start), TogetherWorker(query, barrier, start, 5.0)]
+
+    def two_points(worker: TogetherWorker, more: tuple) -> None:
+        for index in range(2):
+            worker.measure({"index": index, "start_at": None}, *more)
+
+    threads = [
+        threading.Thread(target=two_points, args=(members[0], ())),
+        threading.Thread(target=two_points, args=(members[1], ("on_record",))),
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=10)
+    assert [p["index"] for p in plain.points] == [0, 1] == [p["index"] for p in query.points]
+    for mine, theirs in zip(plain.points, query.points, strict=True):
+        assert mine["start_at"] > 0 and theirs["start_at"] == mine["start_at"] + 5.0
+    assert plain.points[0]["start_at"] != plain.points[1]["start_at"]  # set anew per point
+    assert query.points[0]["more"] == ("on_record",)  # a query worker's callback passes
+
+
+def _study(tmp_path: Path, **target):
+    data = {
+        "targets": [{"label": "A", "path": str(tmp_path), **target}],
+        "databases": [
+            {"engine": "postgres", "workload": "brokerage", "users": [2]},
+            {"engine": "duckdb", "workload": "dss", "streams": [1]},
+        ],
+        "study": {"profiles": ["io-log"]},
+        "load": {"kind": "iodepth", "values": [4]},
+        "mix": {"workloads": ["dss", "io-log"]},
+    }
+    return study_from_dict(data, source="s.toml", base_dir=tmp_path)
+
+
+def test_a_mix_group_holds_the_named_workloads_beside_their_runs_alone(tmp_path):
+    study = _study(tmp_path)
+    plans = plans_for(study, tmp_path)
+    (group,) = mix_groups(study, plans, tmp_path)
+    names = [p.run_id for p in group.plans]
+    assert [n.rsplit("-", 2)[-2:] for n in names] == [["dss", "mix"], ["log", "mix"]]
+    alone = {p.run_id for p in plans}
+    assert set(group.alone.values()) <= alone and not set(names) & alone
+    assert set(group.alone) == {"dss", "io-log"}  # brokerage is not in the mix
+
+
+def test_a_target_on_two_devices_is_not_one_storage(tmp_path):
+    other = Path("/proc")  # always another file system than the test's folder
+    check_one_storage(_study(tmp_path, log=str(tmp_path)))  # one device: fine
+    with pytest.raises(UserError, match="target 'A' is not one storage") as caught:
+        check_one_storage(_study(tmp_path, log=str(other)))
+    assert f"log {other}" in str(caught.value) and "\n" not in str(caught.value)
