@@ -217,3 +217,12 @@ def headline(member: dict[str, Any], others: Sequence[str]) -> str | None:
     if point["throughput_factor"] is not None:
         words += f" (throughput x{point['throughput_factor']:.2g})"
     return words
+
+
+def why_no_factor(member: dict[str, Any]) -> str:
+    """Why a member carries no factor at all: its own reason, its first point's, or that
+    no point finished both alone and together."""
+    if member.get("why_null"):
+        return str(member["why_null"])
+    reasons = [p.get("why_null") for p in member.get("points") or [] if p.get("why_null")]
+    return str(reasons[0]) if reasons else "no point of it finished both alone and together"

@@ -7,7 +7,8 @@ from __future__ import annotations
 from html import escape
 from typing import Any
 
-from dbstor.analysis.mix import headline
+from dbstor.analysis.mix import headline, why_no_factor
+from dbstor.report.kit.charts import Series, bar_chart
 from dbstor.report.kit.fmt import DASH, fmt_bytes, fmt_factor, fmt_ms, fmt_num, fmt_pct, load_text
 from dbstor.report.kit.tables import cell, scroll_table
 
@@ -46,7 +47,7 @@ def _group(group: dict[str, Any]) -> str:
             f"<li>{escape(words)}.</li>"
             if words
             else f"<li>{escape(str(member.get('workload')))}: no factor "
-            f"({escape(_why(member))}).</li>"
+            f"({escape(why_no_factor(member))}).</li>"
         )
     totals = group.get("device") or []
     rows = [
@@ -78,16 +79,54 @@ def _group(group: dict[str, Any]) -> str:
     title = f"{' + '.join(names)} together on {group.get('target')}"
     return (
         f"<h3>{escape(title)}</h3><ul>{''.join(lines)}</ul>"
+        + latency_chart(members)
         + scroll_table(HEAD, rows, "mix")
         + note
     )
 
 
-def _why(member: dict[str, Any]) -> str:
-    if member.get("why_null"):
-        return str(member["why_null"])
-    reasons = [p.get("why_null") for p in member.get("points") or [] if p.get("why_null")]
-    return str(reasons[0]) if reasons else "no point of it finished both alone and together"
+def latency_chart(members: list[dict[str, Any]]) -> str:
+    """Each workload's latency alone and together (bars), its share of what the device
+    moved together under its name."""
+    pairs = [(m, p) for m in members for p in m.get("points") or []]
+    if not pairs:
+        return ""
+    categories = [
+        f"{m.get('workload')} {load_text(p['load'].get('kind'), p['load'].get('value'))}"
+        + (
+            f" ({fmt_pct(p['device']['share'] * 100)} of the device)"
+            if p["device"].get("share") is not None
+            else ""
+        )
+        for m, p in pairs
+    ]
+    what = [str(p.get("latency_of") or "") for _, p in pairs]
+    bars = [
+        Series("alone", [], [p["alone"].get("latency_ms") for _, p in pairs], color="#0072B2"),
+        Series(
+            "together", [], [p["together"].get("latency_ms") for _, p in pairs], color="#D55E00"
+        ),
+    ]
+    chart = bar_chart(
+        categories,
+        bars,
+        title="Each workload's latency alone and together",
+        y_label="latency (ms)",
+        height=320,
+        description="Bars: each workload's latency alone and together; under its name, "
+        "its share of what the device moved while they ran together.",
+    )
+    named = [
+        f"{m.get('workload')} {load_text(p['load'].get('kind'), p['load'].get('value'))}"
+        for m, p in pairs
+    ]
+    said = "; ".join(f"{c}: {w}" for c, w in zip(named, what, strict=True) if w)
+    caption = (
+        "Bars: each workload's latency alone and together, the one its users felt "
+        f"({said}); under its name, its share of what the device moved while they ran "
+        "together."
+    )
+    return f"<figure>{chart}<figcaption>{escape(caption)}</figcaption></figure>"
 
 
 def _row(member: dict[str, Any], point: dict[str, Any], total: dict[str, Any]) -> str:
