@@ -53,7 +53,9 @@ def run(args: argparse.Namespace) -> int:
     tables += ["consolidation"] if study.consolidation else []
     print(
         f"{args.file}: ok: {len(study.targets)} targets, {len(study.profiles)} fio profiles, "
-        f"{len(study.databases)} databases" + (f"; analyses: {', '.join(tables)}" if tables else "")
+        f"{len(study.databases)} databases"
+        + (f"; analyses: {', '.join(tables)}" if tables else "")
+        + (f"; together: {', '.join(study.mix.workloads)}" if study.mix else "")
     )
     return 0
 

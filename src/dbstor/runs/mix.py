@@ -82,7 +82,13 @@ def mix_groups(study: Any, plans: Sequence[Any], parent: Path) -> list[MixGroup]
             if p.target.label == target.label and member_name(p) in study.mix.workloads
         }
         members = tuple(
-            replace(alone[name], run_id=new_run_id(target.label, f"{name}-mix", parent))
+            # held for the study's duration: a steady round would move one member's
+            # measured window away from the others'
+            replace(
+                alone[name],
+                run_id=new_run_id(target.label, f"{name}-mix", parent),
+                max_duration_s=None,
+            )
             for name in study.mix.workloads
             if name in alone
         )

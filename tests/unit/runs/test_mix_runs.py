@@ -81,6 +81,8 @@ def test_a_mix_group_holds_the_named_workloads_beside_their_runs_alone(tmp_path)
     alone = {p.run_id for p in plans}
     assert set(group.alone.values()) <= alone and not set(names) & alone
     assert set(group.alone) == {"dss", "io-log"}  # brokerage is not in the mix
+    # together, points are held for the duration: no steady rounds moving one window
+    assert all(p.max_duration_s for p in plans) and not any(p.max_duration_s for p in group.plans)
 
 
 def test_a_target_on_two_devices_is_not_one_storage(tmp_path):
