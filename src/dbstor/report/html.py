@@ -20,7 +20,7 @@ from dbstor.report.document.efficiency import efficiency_body
 from dbstor.report.document.frame import section
 from dbstor.report.document.layout_paths import layout_with_paths
 from dbstor.report.document.method import method_body
-from dbstor.report.document.mix import mix_body
+from dbstor.report.document.mix import mix_body, mix_summary
 from dbstor.report.document.placement import placement_body
 from dbstor.report.document.results import results_body
 from dbstor.report.document.summary import summary_body
@@ -118,7 +118,8 @@ def render_report(
         section(
             "summary",
             "Summary",
-            _drawn(summary_body, runs, names, comparison, analyses, _callouts(runs, names)),
+            _drawn(summary_body, runs, names, comparison, analyses, _callouts(runs, names))
+            + mix_summary(mix),
         ),
         section("configuration", "Configuration", _drawn(configuration_body, runs, names)),
         section("layout", "Layout", _drawn(layout_with_paths, runs, names)),

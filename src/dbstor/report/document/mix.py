@@ -36,6 +36,19 @@ def mix_body(groups: list[dict[str, Any]] | None) -> str:
     return "".join(_group(group) for group in groups or [])
 
 
+def mix_summary(groups: list[dict[str, Any]] | None) -> str:
+    """The summary's lines for a mix: each workload's headline, linked to its section."""
+    lines = []
+    for group in groups or []:
+        names = [str(n) for n in group.get("workloads") or []]
+        for member in group.get("members") or []:
+            words = headline(member, [n for n in names if n != member.get("workload")])
+            if words:
+                where = f" on {group.get('target')}"
+                lines.append(f'<li>{escape(words + where)}. <a href="#mix">table</a></li>')
+    return f"<ul>{''.join(lines)}</ul>" if lines else ""
+
+
 def _group(group: dict[str, Any]) -> str:
     names = [str(n) for n in group.get("workloads") or []]
     members = group.get("members") or []

@@ -68,6 +68,8 @@ def test_a_study_with_only_a_mix_to_compare_renders_it_in_its_own_section():
     page = render_report(RUNS, {r.run_id: [] for r in RUNS}, comparison, "s")
     assert 'id="mix"' in page and 'id="comparison"' not in page
     assert page.index('id="results"') < page.index('id="mix"') < page.index('id="appendix"')
+    summary = page[page.index('id="summary"') : page.index('id="configuration"')]
+    assert "brokerage transaction p99 x2.3 while orders ran (throughput x0.5) on ARRAY" in summary
 
 
 def test_the_terminal_prints_the_same_figures():
