@@ -74,14 +74,16 @@ def load_series(run: Run) -> tuple[str, str]:
 
 def comparison_key(run: Run) -> str:
     """Runs with the same key are the same measurement made again: the same target,
-    profile or workload (and scale), load series and engine."""
+    profile or workload (and scale), load series and engine, alone or in the same mix."""
     kind, series = load_series(run)
     workload = run.workload.get("name")
     scale = run.workload.get("scale")
     what = f"{workload}@{scale:g}" if isinstance(scale, int | float) else str(workload)
-    return " | ".join(
-        [str(run.target.get("label")), what, f"{kind} {series}", str(run.engine.get("name"))]
-    )
+    parts = [str(run.target.get("label")), what, f"{kind} {series}", str(run.engine.get("name"))]
+    if run.together:  # a [mix] member is another measurement than the workload alone
+        others = sorted(str(n) for n in run.together.get("workloads") or [] if n != workload)
+        parts.append(f"together with {'+'.join(others)}")
+    return " | ".join(parts)
 
 
 def run_knee(run: Run) -> dict[str, Any]:

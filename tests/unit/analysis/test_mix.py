@@ -117,3 +117,13 @@ def test_no_share_is_told_when_the_device_barely_moved_or_own_io_is_unknown():
 
 def test_runs_without_a_mix_give_none():
     assert mix_comparison([_run("b", "brokerage", [_point(1000, 4.0, 300, 30.0)])]) is None
+
+
+def test_a_mix_member_is_not_the_same_measurement_as_the_workload_alone():
+    from dbstor.catalog.entries import comparison_key
+
+    alone = _run("b", "brokerage", [_point(1000, 4.0, 300, 30.0)])
+    again = _run("b2", "brokerage", [_point(900, 4.0, 300, 30.0)])
+    mixed = _run("b-mix", "brokerage", [_point(500, 9.2, 200, 100.0)], _together("brokerage", "b"))
+    assert comparison_key(alone) == comparison_key(again) != comparison_key(mixed)
+    assert comparison_key(mixed).endswith("| together with dss")
