@@ -65,6 +65,21 @@ def _fixtures(cwd: Path) -> None:
     (cwd / "tco.toml").write_text(f"[tco]\ncores_per_servr = 12\n{target}")
     (cwd / "snap-role.toml").write_text(f'[efficiency]\nsnapshots = {{ dat = "2h" }}\n{target}')
     _fixtures_issue25(cwd, target)
+    _fixtures_issue35(cwd, target)
+
+
+def _fixtures_issue35(cwd: Path, target: str) -> None:
+    """Studies whose [mix] cannot run (docs/mix.md)."""
+    two = (
+        '[[databases]]\nengine = "sqlite"\nworkload = "brokerage"\nusers = [1]\n'
+        '[[databases]]\nengine = "duckdb"\nworkload = "dss"\nstreams = [1]\n'
+    )
+    (cwd / "mix-unknown.toml").write_text(
+        f'{two}[mix]\nworkloads = ["brokerage", "orders"]\n{target}'
+    )
+    (cwd / "mix-two-devices.toml").write_text(  # /dev/shm: a tmpfs, not the folder's device
+        f'{two}[mix]\nworkloads = ["brokerage", "dss"]\n{target}log = "/dev/shm"\n'
+    )
 
 
 def _fixtures_issue25(cwd: Path, target: str) -> None:
