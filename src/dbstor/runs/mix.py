@@ -82,12 +82,14 @@ def mix_groups(study: Any, plans: Sequence[Any], parent: Path) -> list[MixGroup]
             if p.target.label == target.label and member_name(p) in study.mix.workloads
         }
         members = tuple(
-            # held for the study's duration: a steady round would move one member's
-            # measured window away from the others'
+            # held for the study's duration (a steady round would move one member's
+            # measured window away from the others') and measured once (a point's figures
+            # are its median repeat's, which need not be the same repeat for every member)
             replace(
                 alone[name],
                 run_id=new_run_id(target.label, f"{name}-mix", parent),
                 max_duration_s=None,
+                repeats=1,
             )
             for name in study.mix.workloads
             if name in alone

@@ -65,7 +65,7 @@ def _study(tmp_path: Path, **target):
             {"engine": "postgres", "workload": "brokerage", "users": [2]},
             {"engine": "duckdb", "workload": "dss", "streams": [1]},
         ],
-        "study": {"profiles": ["io-log"]},
+        "study": {"profiles": ["io-log"], "repeats": 3},
         "load": {"kind": "iodepth", "values": [4]},
         "mix": {"workloads": ["dss", "io-log"]},
     }
@@ -83,6 +83,7 @@ def test_a_mix_group_holds_the_named_workloads_beside_their_runs_alone(tmp_path)
     assert set(group.alone) == {"dss", "io-log"}  # brokerage is not in the mix
     # together, points are held for the duration: no steady rounds moving one window
     assert all(p.max_duration_s for p in plans) and not any(p.max_duration_s for p in group.plans)
+    assert {p.repeats for p in plans} == {3} and {p.repeats for p in group.plans} == {1}
 
 
 def test_a_target_on_two_devices_is_not_one_storage(tmp_path):
