@@ -77,15 +77,19 @@ def own_bytes(point: Point) -> dict[str, Any]:
 
 
 def device_totals(members: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Per load point, what the device moved over the longest member window (every
-    member's window begins at one instant, so it holds the others') and each member's
-    share of it; sets each member point's `device.share`."""
+    """Per load point, what the device moved over the widest member window (the windows
+    begin at one instant; the one in which the device moved the most holds the others:
+    an fio window's edges are fio's own, a database's whole sampled seconds) and each
+    member's share of it; sets each member point's `device.share`."""
     out = []
     count = min((len(m["points"]) for m in members), default=0)
     for index in range(count):
         points = [(m["workload"], m["points"][index]["device"]) for m in members]
-        name, longest = max(points, key=lambda item: item[1]["window_s"] or 0.0)
-        whole = longest["window_device_bytes"]
+        name, widest = max(
+            points,
+            key=lambda item: (item[1]["window_device_bytes"] or 0.0, item[1]["window_s"] or 0.0),
+        )
+        whole = widest["window_device_bytes"]
         why = None
         if whole is None:
             why = "no block device under the target"
@@ -103,7 +107,7 @@ def device_totals(members: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
         known = [v for v in shares.values() if v is not None]
         out.append(
             {
-                "window_s": longest["window_s"],
+                "window_s": widest["window_s"],
                 "window_of": name,
                 "device_bytes": whole,
                 "shares": shares,

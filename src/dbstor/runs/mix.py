@@ -114,14 +114,24 @@ class TogetherWorker:
     """A run's worker whose every measure() waits for the other members, then starts at
     the time the barrier set."""
 
-    def __init__(self, worker: Any, barrier: Any, start: Any, offset_s: float = 0.0):
+    def __init__(
+        self,
+        worker: Any,
+        barrier: Any,
+        start: Any,
+        offset_s: float = 0.0,
+        ready: Callable[[dict[str, Any]], None] | None = None,
+    ):
         self.worker, self.barrier, self.start = worker, barrier, start
         self.offset_s = offset_s  # a query point has no warm-up: it starts after the others'
+        self.ready = ready  # what a point does before it can start (a cold query point's step)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.worker, name)
 
     def measure(self, point: dict[str, Any], *more: Any) -> dict[str, Any]:
+        if self.ready is not None:
+            self.ready(point)  # before the others wait for it, not inside their window
         self.barrier.wait()
         start_at = self.start.value + self.offset_s
         return self.worker.measure({**point, "start_at": start_at}, *more)
@@ -226,7 +236,10 @@ def _member(
     try:
         run = build(plan, folder)
         run.run.together = together
-        run.worker = TogetherWorker(run.worker, barrier, start, query_offset_s(plan))
+        from dbstor.runs.queries.worker import QueryWorker  # a fio study imports none of it
+
+        ready = run.worker.ready_point if isinstance(run.worker, QueryWorker) else None
+        run.worker = TogetherWorker(run.worker, barrier, start, query_offset_s(plan), ready)
         run.execute()
     except UserError as exc:
         status, message = EXIT_REFUSED, f"{together['workload']} (in the mix): {exc}"

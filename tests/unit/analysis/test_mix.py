@@ -1,5 +1,5 @@
 """analysis/mix.py: a [mix]'s workloads together set beside each alone, point by point,
-and each one's share of what the device moved over the longest window."""
+and each one's share of what the device moved over the widest window."""
 
 import pytest
 

@@ -25,7 +25,7 @@ HEAD = [
     "together",
     "latency together / alone",
     "own I/O|in its window",
-    "device moved|longest window",
+    "device moved|widest window",
     "share of the device",
     "flags",
 ]
@@ -82,7 +82,8 @@ def _group(group: dict[str, Any]) -> str:
         "began at one instant (after the same warm-up; query streams, which have none, started "
         "as the others' warm-up ended). Its own I/O is what its processes did to the device "
         "(its cgroups; fio's own output for an fio stream), set against all the device moved "
-        "over the longest window, which holds the others'. "
+        "over the widest window (the windows begin at one instant; the one in which the device "
+        "moved the most holds the others'). "
         + (f"Writes counted: {escape(counted)}." if counted else "")
         + "</p>"
     )
@@ -184,8 +185,9 @@ def _totals_line(total: dict[str, Any], names: list[str]) -> str:
     rest, over = total.get("rest"), total.get("sum")
     if over is not None and over > OVER_ONE:
         parts.append(
-            f"together {fmt_pct(over * 100)}: the windows differ by a fraction of a second "
-            "(fio's own window, the sampler's whole seconds), so each share is that close"
+            f"together {fmt_pct(over * 100)}: the members' windows and counters differ a little "
+            "(fio's own window and output, the sampler's whole seconds, cgroup counts), so "
+            "each share is that close"
         )
     elif rest is not None:
         parts.append(
@@ -194,5 +196,5 @@ def _totals_line(total: dict[str, Any], names: list[str]) -> str:
     return (
         f"<p>The device moved {escape(fmt_bytes(total.get('device_bytes')))} over the "
         f"{escape(fmt_num(total.get('window_s'), 2))} s window ({escape(str(total.get('window_of')))}'s, "
-        f"the longest): {escape(', '.join(parts))}.</p>"
+        f"the widest): {escape(', '.join(parts))}.</p>"
     )

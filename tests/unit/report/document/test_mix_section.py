@@ -57,7 +57,7 @@ def test_the_section_says_each_workload_together_beside_alone_and_its_share():
     assert "brokerage + orders together on ARRAY &lt;1&gt;" in html  # user text escaped
     assert "brokerage transaction p99 x2.3 while orders ran (throughput x0.5)" in html
     assert "orders transaction p99 x1.2 while brokerage ran" in html
-    assert "The device moved 953.7 MiB over the 10 s window (brokerage's, the longest)" in html
+    assert "The device moved 953.7 MiB over the 10 s window (brokerage's, the widest)" in html
     assert "brokerage 40%, orders 50%, the rest 10%" in html
     assert "orders&#x27;s point lasted 4 s of brokerage&#x27;s 10 s" in html
     assert "<svg" in html and "(40% of the device)" in html
