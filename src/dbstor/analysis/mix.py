@@ -209,18 +209,38 @@ def overlap(members: Sequence[dict[str, Any]]) -> str | None:
 
 
 def headline(member: dict[str, Any], others: Sequence[str]) -> str | None:
-    """'brokerage transaction p99 x2.3 while dss ran (throughput x0.61)' for the member's
-    first point with a factor; None when none has one."""
-    point = next((p for p in member["points"] if p["latency_factor"] is not None), None)
-    if point is None:
+    """'brokerage transaction p99 x2.3 while dss ran (throughput x0.61)' at the member's
+    point whose latency rose the most (its load named when it has several); None when no
+    point has a factor."""
+    points = [p for p in member["points"] if p["latency_factor"] is not None]
+    if not points:
         return None
+    point = max(points, key=lambda p: p["latency_factor"])
+    load = point.get("load") or {}
+    at = (
+        f" at {load_words(load.get('kind'), load.get('value'))}"
+        if len(member["points"]) > 1
+        else ""
+    )
     words = (
-        f"{member['workload']} {point['latency_of']} x{point['latency_factor']:.2g} while "
+        f"{member['workload']} {point['latency_of']} x{point['latency_factor']:.2g}{at} while "
         f"{' and '.join(others)} ran"
     )
     if point["throughput_factor"] is not None:
         words += f" (throughput x{point['throughput_factor']:.2g})"
     return words
+
+
+def load_words(kind: Any, value: Any) -> str:
+    """'4 users', 'QD8', '2 streams' for a headline."""
+    if not isinstance(value, int | float):
+        return str(value)
+    if kind == "iodepth":
+        return f"QD{value:g}"
+    unit = {"users": "user", "streams": "stream", "instances": "instance", "jobs": "job"}.get(
+        str(kind), str(kind)
+    )
+    return f"{value:g} {unit}" + ("" if value == 1 else "s")
 
 
 def why_no_factor(member: dict[str, Any]) -> str:

@@ -127,3 +127,28 @@ def test_a_mix_member_is_not_the_same_measurement_as_the_workload_alone():
     mixed = _run("b-mix", "brokerage", [_point(500, 9.2, 200, 100.0)], _together("brokerage", "b"))
     assert comparison_key(alone) == comparison_key(again) != comparison_key(mixed)
     assert comparison_key(mixed).endswith("| together with dss")
+
+
+def test_the_headline_is_the_point_whose_latency_rose_the_most_with_its_load():
+    from dbstor.analysis.mix import headline
+
+    member = {
+        "workload": "dss",
+        "points": [
+            {"load": {"kind": "streams", "value": 1}, "latency_of": "query p50",
+             "latency_factor": 1.1, "throughput_factor": 0.9},
+            {"load": {"kind": "streams", "value": 2}, "latency_of": "query p50",
+             "latency_factor": 2.71, "throughput_factor": 0.485},
+            {"load": {"kind": "streams", "value": 4}, "latency_of": "query p50",
+             "latency_factor": None, "throughput_factor": None},
+        ],
+    }  # fmt: skip
+    words = headline(member, ["brokerage", "io-log"])
+    assert (
+        words == "dss query p50 x2.7 at 2 streams while brokerage and io-log ran (throughput x0.48)"
+    )
+    member["points"] = member["points"][:1]
+    assert (
+        headline(member, ["brokerage"])
+        == "dss query p50 x1.1 while brokerage ran (throughput x0.9)"
+    )

@@ -7,7 +7,7 @@ from __future__ import annotations
 from html import escape
 from typing import Any
 
-from dbstor.analysis.mix import headline, why_no_factor
+from dbstor.analysis.mix import headline, load_words, why_no_factor
 from dbstor.report.kit.charts import Series, bar_chart
 from dbstor.report.kit.fmt import DASH, fmt_bytes, fmt_factor, fmt_ms, fmt_num, fmt_pct, load_text
 from dbstor.report.kit.tables import cell, scroll_table
@@ -100,18 +100,12 @@ def _group(group: dict[str, Any]) -> str:
 
 
 def latency_chart(members: list[dict[str, Any]]) -> str:
-    """Each workload's latency alone and together (bars), its share of what the device
-    moved together under its name."""
+    """Each workload's latency alone and together (bars), at each of its loads."""
     pairs = [(m, p) for m in members for p in m.get("points") or []]
     if not pairs:
         return ""
     categories = [
-        f"{m.get('workload')} {load_text(p['load'].get('kind'), p['load'].get('value'))}"
-        + (
-            f" ({fmt_pct(p['device']['share'] * 100)} of the device)"
-            if p["device"].get("share") is not None
-            else ""
-        )
+        f"{m.get('workload')} {load_words(p['load'].get('kind'), p['load'].get('value'))}"
         for m, p in pairs
     ]
     what = [str(p.get("latency_of") or "") for _, p in pairs]
@@ -127,18 +121,12 @@ def latency_chart(members: list[dict[str, Any]]) -> str:
         title="Each workload's latency alone and together",
         y_label="latency (ms)",
         height=320,
-        description="Bars: each workload's latency alone and together; under its name, "
-        "its share of what the device moved while they ran together.",
+        description="Bars: each workload's latency alone and together.",
     )
-    named = [
-        f"{m.get('workload')} {load_text(p['load'].get('kind'), p['load'].get('value'))}"
-        for m, p in pairs
-    ]
-    said = "; ".join(f"{c}: {w}" for c, w in zip(named, what, strict=True) if w)
+    said = "; ".join(f"{c}: {w}" for c, w in zip(categories, what, strict=True) if w)
     caption = (
         "Bars: each workload's latency alone and together, the one its users felt "
-        f"({said}); under its name, its share of what the device moved while they ran "
-        "together."
+        f"({said}). Each one's share of the device is in the table below."
     )
     return f"<figure>{chart}<figcaption>{escape(caption)}</figcaption></figure>"
 

@@ -60,7 +60,7 @@ def test_the_section_says_each_workload_together_beside_alone_and_its_share():
     assert "The device moved 953.7 MiB over the 10 s window (brokerage's, the widest)" in html
     assert "brokerage 40%, orders 50%, the rest 10%" in html
     assert "orders&#x27;s point lasted 4 s of brokerage&#x27;s 10 s" in html
-    assert "<svg" in html and "(40% of the device)" in html
+    assert "<svg" in html and "brokerage 4 users: transaction p99" in html
 
 
 def test_a_study_with_only_a_mix_to_compare_renders_it_in_its_own_section():
