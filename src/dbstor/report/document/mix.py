@@ -8,7 +8,7 @@ from html import escape
 from typing import Any
 
 from dbstor.analysis.mix import headline, load_words, why_no_factor
-from dbstor.report.kit.charts import Series, bar_chart
+from dbstor.report.kit.charts import Series, hbar_chart
 from dbstor.report.kit.fmt import DASH, fmt_bytes, fmt_factor, fmt_ms, fmt_num, fmt_pct, load_text
 from dbstor.report.kit.tables import cell, scroll_table
 
@@ -115,12 +115,12 @@ def latency_chart(members: list[dict[str, Any]]) -> str:
             "together", [], [p["together"].get("latency_ms") for _, p in pairs], color="#D55E00"
         ),
     ]
-    chart = bar_chart(
+    chart = hbar_chart(
         categories,
         bars,
         title="Each workload's latency alone and together",
-        y_label="latency (ms)",
-        height=320,
+        x_label="latency (ms)",
+        value_text=lambda v: fmt_num(v, 3),
         description="Bars: each workload's latency alone and together.",
     )
     said = "; ".join(f"{c}: {w}" for c, w in zip(categories, what, strict=True) if w)
