@@ -5,13 +5,15 @@ not one storage."""
 import threading
 import time
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
 from dbstor.errors import UserError
-from dbstor.runs.mix import TogetherWorker, check_one_storage, mix_groups
+from dbstor.runs.mix import MixGroup, TogetherWorker, check_one_storage, mix_groups, run_together
 from dbstor.runs.study import plans_for
 from dbstor.study.load import study_from_dict
+from dbstor.study.model import DatabaseSpec
 
 
 class Recording:
@@ -92,3 +94,56 @@ def test_a_target_on_two_devices_is_not_one_storage(tmp_path):
     with pytest.raises(UserError, match="target 'A' is not one storage") as caught:
         check_one_storage(_study(tmp_path, log=str(other)))
     assert f"log {other}" in str(caught.value) and "\n" not in str(caught.value)
+
+
+class FakeRun:
+    """A run loop that measures two points through its worker; `fail_after` points, it is
+    refused as a run would be."""
+
+    def __init__(self, folder: Path, fail_after: int | None):
+        self.folder, self.fail_after = folder, fail_after
+        self.run = SimpleNamespace(together=None)
+        self.worker = Recording()
+
+    def execute(self) -> None:
+        for index in range(2):
+            if index == self.fail_after:
+                raise UserError("the disk under the target is full: give it more room")
+            self.worker.measure({"index": index, "start_at": None})
+            (self.folder / f"point-{index}").write_text(str(self.run.together["workload"]))
+
+
+def _group(tmp_path: Path) -> MixGroup:
+    plans = tuple(
+        SimpleNamespace(database=DatabaseSpec(workload=name), run_id=f"A-{name}-mix", warmup_s=1.0)
+        for name in ("brokerage", "orders")
+    )
+    for plan in plans:
+        (tmp_path / plan.run_id).mkdir()
+    return MixGroup("A", plans, {"brokerage": "A-brokerage", "orders": "A-orders"})
+
+
+def test_members_run_in_processes_of_their_own_and_each_knows_its_mix(tmp_path):
+    group = _group(tmp_path)
+    said: list[str] = []
+    folders = run_together(group, tmp_path, lambda plan, folder: FakeRun(folder, None), said.append)
+    assert [f.name for f in folders] == ["A-brokerage-mix", "A-orders-mix"]
+    for folder, name in zip(folders, ("brokerage", "orders"), strict=True):
+        assert [p.read_text() for p in sorted(folder.iterdir())] == [name, name]
+    assert said == ["mix on A: brokerage, orders started together"]
+
+
+def test_a_member_refused_stops_the_others_at_their_next_point_in_one_line(tmp_path):
+    group = _group(tmp_path)
+
+    def build(plan, folder):
+        return FakeRun(folder, 1 if "orders" in plan.run_id else None)
+
+    with pytest.raises(UserError) as caught:
+        run_together(group, tmp_path, build, lambda line: None)
+    assert str(caught.value) == (
+        "orders (in the mix): the disk under the target is full: give it more room"
+    )
+    # both measured point 0 together; brokerage waited for orders at point 1 and stopped
+    assert (tmp_path / "A-brokerage-mix" / "point-0").exists()
+    assert not (tmp_path / "A-brokerage-mix" / "point-1").exists()
