@@ -236,6 +236,12 @@ def _member(
     try:
         run = build(plan, folder)
         run.run.together = together
+        others = [n for n in together["workloads"] if n != together["workload"]]
+        run.run.notes.append(  # the run's own report says what ran beside it
+            f"measured together with {' and '.join(others)} on the same target, every point "
+            f"started at one instant ([mix], docs/mix.md); this workload alone: "
+            f"{together['alone']}"
+        )
         from dbstor.runs.queries.worker import QueryWorker  # a fio study imports none of it
 
         ready = run.worker.ready_point if isinstance(run.worker, QueryWorker) else None

@@ -102,7 +102,7 @@ class FakeRun:
 
     def __init__(self, folder: Path, fail_after: int | None):
         self.folder, self.fail_after = folder, fail_after
-        self.run = SimpleNamespace(together=None)
+        self.run = SimpleNamespace(together=None, notes=[])
         self.worker = Recording()
 
     def execute(self) -> None:
@@ -111,6 +111,7 @@ class FakeRun:
                 raise UserError("the disk under the target is full: give it more room")
             self.worker.measure({"index": index, "start_at": None})
             (self.folder / f"point-{index}").write_text(str(self.run.together["workload"]))
+        (self.folder / "notes").write_text("\n".join(self.run.notes))
 
 
 def _group(tmp_path: Path) -> MixGroup:
@@ -129,7 +130,11 @@ def test_members_run_in_processes_of_their_own_and_each_knows_its_mix(tmp_path):
     folders = run_together(group, tmp_path, lambda plan, folder: FakeRun(folder, None), said.append)
     assert [f.name for f in folders] == ["A-brokerage-mix", "A-orders-mix"]
     for folder, name in zip(folders, ("brokerage", "orders"), strict=True):
-        assert [p.read_text() for p in sorted(folder.iterdir())] == [name, name]
+        assert [(folder / f"point-{i}").read_text() for i in (0, 1)] == [name, name]
+    assert (folders[0] / "notes").read_text() == (
+        "measured together with orders on the same target, every point started at one "
+        "instant ([mix], docs/mix.md); this workload alone: A-brokerage"
+    )
     assert said == ["mix on A: brokerage, orders started together"]
 
 
