@@ -10,7 +10,8 @@ fio jobs, every point started at one instant. Checked here, before anything runs
 names (each a workload of the study's [[databases]] or one of its profiles), at least two,
 each once; that every member has the same number of load points (the points are started
 together one by one) and no auto series (its points are found while it runs); no
-[cluster] and no [[events]] (not run inside a mix yet). That each target is one storage (every path on one device) is checked in the
+[cluster] and no [[events]] (not run inside a mix yet); no two members on one managed
+engine (their files on the target would take the same names). That each target is one storage (every path on one device) is checked in the
 preflight (runs/mix.py), where the paths exist.
 """
 
@@ -90,6 +91,17 @@ def check_mix(study: Any) -> None:
                 f"{where}: {name!r} is not a workload of this study{extra}; its workloads: "
                 f"{choices} (add a [[databases]] table or a profile to run it)"
             )
+    managed: dict[str, str] = {}
+    for spec in study.databases:
+        if spec.workload in mix.workloads and spec.dsn is None:
+            if spec.engine in managed:
+                raise UserError(
+                    f"{where}: {managed[spec.engine]!r} and {spec.workload!r} both run on a "
+                    f"managed {spec.engine}: together their databases' files would take the "
+                    "same names on the target; give one of them another engine or a dsn (or "
+                    "several servers of one workload: an instances series)"
+                )
+            managed[spec.engine] = spec.workload
     if study.events:
         raise UserError(
             f"{where}: events inside a mix's points are not run yet (each workload's process "

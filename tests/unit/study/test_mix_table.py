@@ -57,6 +57,11 @@ def test_a_mix_of_a_database_and_a_query_workload_and_a_profile_is_read():
             (BROKERAGE, BROKERAGE | {"engine": "sqlite"}, DSS),
             "'brokerage' is the workload of two [[databases]]",
         ),
+        (
+            {"workloads": ["brokerage", "orders"]},
+            (BROKERAGE, BROKERAGE | {"workload": "orders"}),
+            "'brokerage' and 'orders' both run on a managed postgres",
+        ),
     ],
 )
 def test_a_mix_that_cannot_run_is_refused_in_one_line(mix, databases, words):
@@ -64,6 +69,13 @@ def test_a_mix_that_cannot_run_is_refused_in_one_line(mix, databases, words):
         _study(mix, databases)
     message = str(caught.value)
     assert words in message and "\n" not in message and message.startswith("s.toml: mix")
+
+
+def test_one_engine_twice_is_taken_when_one_of_them_is_an_external_server(monkeypatch):
+    monkeypatch.setenv("ORDERS_DSN", "postgresql://dbstor@db2:5432/orders")
+    external = BROKERAGE | {"workload": "orders", "dsn_env": "ORDERS_DSN"}
+    study = _study({"workloads": ["brokerage", "orders"]}, (BROKERAGE, external))
+    assert study.mix is not None and study.mix.workloads == ("brokerage", "orders")
 
 
 def test_a_mix_across_hosts_is_refused():
