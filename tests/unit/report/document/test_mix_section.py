@@ -78,3 +78,12 @@ def test_the_terminal_prints_the_same_figures():
     text = out.getvalue()
     assert "brokerage transaction p99 x2.3 while orders ran" in text
     assert "40%" in text and "50%" in text and "orders's point lasted 4 s" in text
+
+
+def test_shares_adding_up_past_the_whole_are_said_to_not_trimmed():
+    groups = mix_comparison(RUNS)
+    total = groups[0]["device"][0]
+    total["shares"], total["sum"], total["rest"] = {"brokerage": 0.6, "orders": 0.46}, 1.06, 0.0
+    html = mix_body(groups)
+    assert "brokerage 60%, orders 46%, together 106%: the members&#x27; windows" in html
+    assert "the rest" not in html.split("The device moved")[1]
