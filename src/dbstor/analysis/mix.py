@@ -154,6 +154,9 @@ def compare_point(alone: Point, together: Point) -> dict[str, Any]:
         "throughput_factor": factor,
         "throughput_interval": list(bounds) if bounds and factor is not None else None,
         "latency_factor": None if withheld else _ratio(latency, base_latency),
+        "latency_why_null": None
+        if withheld or (latency is not None and base_latency)
+        else "no latency both points could state (too few transactions or queries finished)",
         "why_null": withheld,
         "flags": [f for f in point_flags(together) if not f.startswith("shared device")],
         "device": own_bytes(together),

@@ -97,6 +97,17 @@ def test_latency_is_compared_at_the_highest_percentile_both_points_state():
     together = _point(100, 8.0, 1, 1.0)
     together.txn_lat_ms = LatencyStats(mean=2.0, p50=1.5, p95=6.0, p99=None)
     assert latency_ms(alone, together) == (2.0, 6.0, "transaction p95")
+    together.txn_lat_ms = LatencyStats(count=0)
+    assert latency_ms(alone, together) == (None, None, "")
+    (member,) = mix_comparison(
+        [
+            _run("b", "brokerage", [alone]),
+            _run("b-mix", "brokerage", [together], _together("brokerage", "b")),
+        ]
+    )[0]["members"]
+    (point,) = member["points"]
+    assert point["latency_factor"] is None and point["why_null"] is None
+    assert point["latency_why_null"].startswith("no latency both points could state")
 
 
 def test_no_share_is_told_when_the_device_barely_moved_or_own_io_is_unknown():

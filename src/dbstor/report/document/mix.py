@@ -149,7 +149,11 @@ def _row(member: dict[str, Any], point: dict[str, Any], total: dict[str, Any]) -
         cell(str(point.get("latency_of") or DASH)),
         cell(fmt_ms(alone.get("latency_ms")), "num"),
         cell(fmt_ms(together.get("latency_ms")), "num"),
-        cell(fmt_factor(point.get("latency_factor")), "num", point.get("why_null") or ""),
+        cell(
+            fmt_factor(point.get("latency_factor")),
+            "num",
+            point.get("why_null") or point.get("latency_why_null") or "",
+        ),
         cell(fmt_bytes(device.get("own_bytes")), "num"),
         cell(fmt_bytes(total.get("device_bytes")), "num"),
         cell(
