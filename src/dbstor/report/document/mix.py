@@ -45,8 +45,10 @@ def mix_summary(groups: list[dict[str, Any]] | None) -> str:
             words = headline(member, [n for n in names if n != member.get("workload")])
             if words:
                 where = f" on {group.get('target')}"
-                lines.append(f'<li>{escape(words + where)}. <a href="#mix">table</a></li>')
-    return f"<ul>{''.join(lines)}</ul>" if lines else ""
+                lines.append(
+                    f'<li>{escape(words + where)}. <a class="src" href="#mix">table</a></li>'
+                )
+    return f'<ul class="findings">{"".join(lines)}</ul>' if lines else ""
 
 
 def _group(group: dict[str, Any]) -> str:
