@@ -13,7 +13,6 @@ import stat
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import datetime
-from importlib import import_module
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -30,23 +29,20 @@ from dbstor.runs.folder import new_run_id, remove_unmeasured
 from dbstor.runs.io.data_check import readable_source, resolve_data_pattern
 from dbstor.runs.io.fio_check import check_fio_jobs
 from dbstor.runs.io.plan import IoRunPlan
-from dbstor.runs.io.run import IoRun
 from dbstor.runs.lock import run_locks
 from dbstor.runs.mix import check_one_storage, mix_groups, run_together
+from dbstor.runs.one_run import WorkerFactory, build_run, plan_words
 from dbstor.runs.own_files import Pairs, ScanBeforeCleanup
 from dbstor.runs.progress import Progress
 from dbstor.runs.telemetry import RunTelemetry
 from dbstor.safefs import new_dir, user_dir
-from dbstor.study.model import DatabaseSpec, LoadSeries, Study, Target
+from dbstor.study.model import DatabaseSpec, LoadSeries, Study
 from dbstor.testfiles import Safety, check_directory, check_free_space, plan_files
 
 if TYPE_CHECKING:  # a fio study imports no database machinery (engines, users, workloads)
     from dbstor.runs.database.plan import DbRunPlan
-    from dbstor.runs.database.run import DatabaseRun
-    from dbstor.runs.queries.run import QueryRun
 
 STUDY_FILE = "study.json"
-WorkerFactory = Callable[[Safety, Callable[[str], None], Target], Any]
 COMPARISON_FILE = "comparison.json"
 FilesHook = Callable[[Run, Pairs], None]  # a run and its own files, before they are removed
 
@@ -276,13 +272,13 @@ def _run_plans(
         def callback(run: Run, f: Path = folder) -> None:
             after_point(run, f)
 
-        return _build_run(plan, folder, safety, progress, callback, telemetry, io_worker, db_worker)
+        return build_run(plan, folder, safety, progress, callback, telemetry, io_worker, db_worker)
 
     for number, plan in enumerate(plans, 1):
         folder = parent / plan.run_id
         made.append(new_dir(folder))
         run = build(plan, folder)
-        what = _what(plan)
+        what = plan_words(plan)
         if on_files is not None:  # a study's efficiency: the run's files before they go
             run.worker = ScanBeforeCleanup(run.worker, lambda f, r=run.run: on_files(r, f))
         progress.say(f"run {number}/{len(plans)}: {plan.target.label} x {what} -> {folder}")
@@ -306,48 +302,6 @@ def _run_plans(
     if study_folder:
         outcome.comparison = _render_study(study_folder, outcome.runs, study)
     return outcome
-
-
-def _what(plan: IoRunPlan | DbRunPlan) -> str:
-    if isinstance(plan, IoRunPlan):
-        return f"fio {plan.profile.name}"
-    return f"{plan.database.workload} on {plan.database.engine}"
-
-
-def _build_run(
-    plan: IoRunPlan | DbRunPlan,
-    folder: Path,
-    safety: Safety,
-    progress: Progress,
-    callback: Callable[[Run], None],
-    telemetry: RunTelemetry | None,
-    io_worker: WorkerFactory | None,
-    db_worker: WorkerFactory | None,
-) -> IoRun | DatabaseRun | QueryRun:
-    """The run loop of one plan (its worker on this host unless a factory is given)."""
-    if isinstance(plan, IoRunPlan):
-        worker = io_worker(safety, progress.say, plan.target) if io_worker else None
-        return IoRun(
-            plan,
-            folder,
-            safety,
-            progress,
-            on_point=callback,
-            worker=worker,
-            telemetry=telemetry,
-            while_loading=lambda: import_module("dbstor.report.html"),  # render's imports
-        )
-    from dbstor.runs.database.run import DatabaseRun
-    from dbstor.runs.queries.run import QueryRun
-
-    runner = QueryRun if _queries(plan.database) else DatabaseRun
-    run: DatabaseRun | QueryRun = runner(
-        plan, folder, safety, progress, on_point=callback, telemetry=telemetry
-    )
-    if db_worker and isinstance(run, DatabaseRun):
-        run.worker = db_worker(safety, progress.say, plan.target)
-        run.run.target["hosts"] = list(run.worker.hosts)
-    return run
 
 
 def _render_study(folder: Path, runs: list[Run], study: Study) -> dict[str, Any] | None:
