@@ -120,6 +120,23 @@ def test_parts_are_found_by_name_and_absent_where_a_dialect_has_none():
     assert set(registry.having("blocks")) >= {"mysql", "oracle", "tsql", "postgres", "sqlite"}
 
 
+def test_a_kin_dialect_uses_its_parents_parts_where_it_has_none():
+    """A dialect that extends another (as sqlglot's Redshift extends Postgres) needs no
+    package of parts: it runs its parent's orders, blocks and brokerage SQL, and a part of
+    its own, where it has one, comes first."""
+    postgres = registry.get("postgres")
+
+    class Kin(type(postgres)):
+        name = "kin_of_postgres"
+
+    kin = Kin()
+    assert kin.lineage == ("kin_of_postgres", "postgres")
+    for workload in ("orders", "blocks", "brokerage"):
+        assert kin.part(workload) is postgres.part(workload), workload
+    assert kin.part("dss") is None  # the parent has no dss part either
+    assert registry.get("mysql").lineage == ("mysql",)
+
+
 def test_only_dialects_with_a_server_side_limit_say_how_to_set_it():
     limits = {name: registry.get(name).statement_timeout(2.5) for name in registry.names()}
     assert limits.pop("postgres") == "SET statement_timeout = 2500"

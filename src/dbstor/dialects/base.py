@@ -50,15 +50,25 @@ class Dialect:
 
     # --- parts ------------------------------------------------------------------------
 
+    @property
+    def lineage(self) -> tuple[str, ...]:
+        """This dialect's name and its kin's, nearest first: a kin dialect (a subclass of
+        another dialect, as sqlglot's Redshift of Postgres) uses its parent's parts and
+        loaders wherever it has none of its own."""
+        found = [c.__dict__["name"] for c in type(self).__mro__ if "name" in c.__dict__]
+        return tuple(dict.fromkeys(found))
+
     def part(self, workload: str) -> ModuleType | None:
-        """This dialect's SQL for one workload (dbstor.dialects.<name>.<workload>), or
-        None where the dialect has none."""
-        try:
-            return importlib.import_module(f"dbstor.dialects.{self.name}.{workload}")
-        except ModuleNotFoundError as e:
-            if e.name != f"dbstor.dialects.{self.name}.{workload}":
-                raise
-            return None
+        """This dialect's SQL for one workload (dbstor.dialects.<name>.<workload>, or the
+        nearest kin's), or None where neither has one."""
+        for name in self.lineage:
+            module = f"dbstor.dialects.{name}.{workload}"
+            try:
+                return importlib.import_module(module)
+            except ModuleNotFoundError as e:
+                if e.name not in (module, f"dbstor.dialects.{name}"):
+                    raise
+        return None
 
     # --- tables -----------------------------------------------------------------------
 

@@ -340,7 +340,7 @@ class ServerEngine(ServerLifecycle):
         with contextlib.suppress(self._driver_error(), UserError):
             out.logical_reads, out.physical_reads, out.physical_writes = self._buffer_counters()
         out.storage_read_bytes, out.storage_write_bytes = self.storage_io()
-        own = window.reader(self.name)
+        own = window.kin_reader(type(self))
         if own is not None:  # the edge of the engine's own window figures
             try:
                 out.edge = own.edge(self)
@@ -352,7 +352,7 @@ class ServerEngine(ServerLifecycle):
     def window_figures(
         self, before: EngineCounters, after: EngineCounters
     ) -> dict[str, Any] | None:
-        own = window.reader(self.name)
+        own = window.kin_reader(type(self))
         return None if own is None else own.window_figures(before.edge, after.edge)
 
     def storage_io(self) -> tuple[float, float] | tuple[None, None]:

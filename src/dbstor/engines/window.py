@@ -39,6 +39,13 @@ def reader(engine: str) -> ModuleType | None:
         return None
 
 
+def kin_reader(engine_class: type) -> ModuleType | None:
+    """The window reader of an engine class or of the nearest engine it extends (a kin
+    engine, as a PostgreSQL-wire engine of PostgreSQL, reads its parent's views)."""
+    names = [c.__dict__["name"] for c in engine_class.__mro__ if "name" in c.__dict__]
+    return next((own for n in names if (own := reader(n)) is not None), None)
+
+
 @dataclass(frozen=True)
 class Edge:
     """An engine's own raw reading at one edge of the window."""

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from dbstor.engines import oracle_stats, postgres_window, sqlserver_stats
+from dbstor.engines import oracle_stats, postgres_window, sqlserver_stats, window
 from dbstor.engines.base import EngineCounters, EngineSettings, sum_counters
 from dbstor.engines.oracle import OracleEngine
 from dbstor.engines.oracle_dsn import PASSWORD_ENV as ORACLE_PASSWORD
@@ -202,3 +202,16 @@ def test_postgres_times_it_did_not_count_and_counters_that_went_back_are_null():
     assert "PostgreSQL 14" in found["why_null"]["WAL bytes/s"]
     names = [q.name for q in postgres_window.counter_queries(130000)]
     assert len(names) == 2 and len(postgres_window.counter_queries(150000)) == 3
+
+
+def test_a_kin_engine_reads_its_parents_window_figures():
+    """An engine that extends another (a PostgreSQL-wire engine of PostgreSQL) reads its
+    own figures through the parent's engines/<name>_window.py; an engine without one has
+    none."""
+    from dbstor.engines.postgres import PostgresEngine
+
+    class KinEngine(PostgresEngine):
+        name = "kin_of_postgres"
+
+    assert window.kin_reader(KinEngine) is postgres_window
+    assert window.kin_reader(SqlServerEngine) is None  # its window_figures() are its own

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
 
+from dbstor.dialects import registry
 from dbstor.engines.base import Engine
 from dbstor.engines.duckdb import cpu_threads
 from dbstor.safefs import remove_tree
@@ -26,8 +27,17 @@ from dbstor.workloads.dss.phases import Phases
 
 def loader(dialect: str) -> ModuleType:
     """The dialect's dss loader, load_<dialect>.py beside this module (it builds with the
-    workload's own schema and generated files, so it lives in the workload)."""
-    return importlib.import_module(f"dbstor.workloads.dss.load_{dialect}")
+    workload's own schema and generated files, so it lives in the workload), or its
+    nearest kin's."""
+    lineage = registry.get(dialect).lineage
+    for name in lineage:
+        module = f"dbstor.workloads.dss.load_{name}"
+        try:
+            return importlib.import_module(module)
+        except ModuleNotFoundError as e:
+            if e.name != module:
+                raise
+    raise ModuleNotFoundError(f"no dss loader for dialect {dialect!r}", name=f"load_{dialect}")
 
 
 def default_indexes(dialect: str) -> str:
