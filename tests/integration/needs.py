@@ -17,9 +17,11 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from typing import TypeVar
 
 import pytest
 
+from dbstor.dialects import registry
 from dbstor.engines.base import Engine, EngineSettings
 from dbstor.engines.registry import ENGINES, engine_class
 
@@ -45,6 +47,7 @@ def missing(reason: str, name: str) -> None:
     optional(f"{name}: {reason} (CI does not install it)")
 
 
+T = TypeVar("T")
 DSN_VARIABLE = "DBSTOR_TEST_DSN_{}"
 NO_SERVER: set[str] = set()  # engines whose items were not generated, for the summary line
 
@@ -97,6 +100,17 @@ def engine_targets(dialects: tuple[str, ...], *, servers: bool = False) -> list[
         if dsn is None and not manageable(name):
             NO_SERVER.add(name)
     return params
+
+
+def speaks(engine: Engine | type[Engine], dialect: str) -> bool:
+    """Whether the engine speaks `dialect` or a kin of it (a dialect that extends it), so a
+    test's dialect-specific check runs on every engine of that family."""
+    return dialect in registry.get(engine.dialect).lineage
+
+
+def by_dialect(values: dict[str, T], engine: Engine | type[Engine]) -> T:
+    """The value kept for the engine's dialect, or for its nearest kin."""
+    return next(values[d] for d in registry.get(engine.dialect).lineage if d in values)
 
 
 def engines_for(dialects: tuple[str, ...], *, servers: bool = False) -> list[str]:

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from needs import engine_settings, engine_targets, not_applicable, usable
+from needs import engine_settings, engine_targets, not_applicable, speaks, usable
 
 from dbstor.drivers.users import Instance, VirtualUsers
 from dbstor.engines.base import Engine, EngineSettings, ErrorKind
@@ -100,9 +100,9 @@ def built(request: pytest.FixtureRequest) -> Iterator[Built]:
 
 def _blocks_per_row(engine: Engine, conn: Any, table: str, index: int) -> float:
     """8K blocks of table per row, from the engine's own accounting of the table."""
-    if engine.dialect == "postgres":
+    if speaks(engine, "postgres"):
         size = query(conn, "SELECT pg_relation_size(%s)", (table,))[0][0]
-    elif engine.dialect == "mysql":  # leaf pages in use of the clustered index
+    elif speaks(engine, "mysql"):  # leaf pages in use of the clustered index
         leaves = query(
             conn,
             "SELECT stat_value FROM mysql.innodb_index_stats WHERE database_name = DATABASE()"
@@ -156,7 +156,7 @@ def test_keys_and_placement_over_two_paths(built):
         not_applicable("an external server keeps its files where it does: dbstor places none")
     conn = engine.connect()
     try:
-        if engine.dialect == "postgres":
+        if speaks(engine, "postgres"):
             spaces = dict(
                 query(
                     conn,
@@ -172,7 +172,7 @@ def test_keys_and_placement_over_two_paths(built):
                 conn, "SELECT tablespace FROM pg_indexes WHERE indexname = 'user_2_pkey'"
             )
             assert index_space == [("dbstor_d1",)]
-        elif engine.dialect == "mysql":
+        elif speaks(engine, "mysql"):
             keys = query(
                 conn,
                 "SELECT TABLE_NAME, INDEX_NAME, COLUMN_NAME FROM information_schema.STATISTICS"
@@ -257,13 +257,13 @@ def test_rebuild_from_the_same_seed_gives_the_same_data(built):
 
 def test_a_lost_connection_is_fatal(built):
     engine = built.engine
-    if engine.dialect == "sqlite":
+    if speaks(engine, "sqlite"):
         not_applicable("SQLite is embedded: no connection to lose")
     conn, admin = engine.connect(), engine.connect()
     try:
         session = built.workload.session(engine, conn, 0)
         session.run("read")
-        if engine.dialect == "postgres":
+        if speaks(engine, "postgres"):
             query(admin, "SELECT pg_terminate_backend(%s)", (conn.pgconn.backend_pid,))
         else:
             admin.cursor().execute(f"KILL CONNECTION {conn.thread_id()}")
@@ -329,7 +329,7 @@ def test_server_loop_visits_the_blocks_it_says(built):
     """PostgreSQL's own counters: a read call of batch b makes b index lookups, each
     fetching one row; an update call of batch b updates b rows in one commit."""
     engine = built.engine
-    if engine.dialect != "postgres":
+    if not speaks(engine, "postgres"):
         not_applicable("PostgreSQL's per-table counters")
     batch, reads, updates, table = 5, 40, 12, "user_3"
     workload = BlocksWorkload(ROWS, seed=SEED, options={"batch": batch, "server_loop": True})
@@ -364,7 +364,7 @@ def test_server_loop_visits_the_blocks_it_says(built):
 @pytest.mark.parametrize("update_pct", [0, 100])
 def test_server_loop_honours_update_pct(built, update_pct):
     engine = built.engine
-    if engine.dialect == "sqlite":
+    if speaks(engine, "sqlite"):
         not_applicable("SQLite runs client statements")
     workload = BlocksWorkload(
         ROWS, seed=SEED, options={"batch": 3, "update_pct": update_pct, "server_loop": True}
@@ -412,7 +412,7 @@ def test_server_loop_keys_repeat_from_the_same_seed(built):
     """The server draws the keys from a generator seeded from the session's seed: the same
     workload seed updates the same rows, in any engine that runs the loop."""
     engine = built.engine
-    if engine.dialect == "sqlite":
+    if speaks(engine, "sqlite"):
         not_applicable("SQLite runs client statements")
     changes = []
     for _ in range(2):

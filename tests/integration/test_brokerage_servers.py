@@ -11,7 +11,7 @@ from typing import Any
 
 import brokerage_checks as checks
 import pytest
-from needs import engine_settings, engine_targets, usable
+from needs import engine_settings, engine_targets, speaks, usable
 
 from dbstor.engines.base import Engine
 from dbstor.workloads.brokerage import MIX, BrokerageWorkload
@@ -51,7 +51,7 @@ def test_build(built):
         for table in TABLES:
             rows = checks.query(conn, engine.dialect, f"SELECT COUNT(*) FROM {table.name}")
             assert rows[0][0] == report.tables[table.name], table.name
-        if engine.managed and engine.dialect == "postgres":  # placed on the second path
+        if engine.managed and speaks(engine, "postgres"):  # placed on the second path
             spaces = dict(
                 checks.query(
                     conn,
@@ -62,7 +62,7 @@ def test_build(built):
             assert spaces == {"trade": None, "trade_history": "dbstor_d1"}
     finally:
         conn.close()
-    if engine.managed and engine.dialect == "mysql":
+    if engine.managed and speaks(engine, "mysql"):
         assert list((base / "d2").rglob("trade_history.ibd")), (
             "trade_history not on the second path"
         )

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from needs import Target, engine_settings, engine_targets, usable
+from needs import Target, engine_settings, engine_targets, speaks, usable
 
 from dbstor.analysis.dss_answers import difference
 from dbstor.dialects import registry
@@ -142,13 +142,13 @@ def test_tables_are_spread_over_both_data_paths(built: Built) -> None:
     far = {
         t.name
         for k, t in enumerate(TABLES)
-        if engine.placement(k)[0 if engine.dialect != "postgres" else 1]
+        if engine.placement(k)[0 if not speaks(engine, "postgres") else 1]
     }
     assert far == {"nation", "customer", "partsupp", "lineitem"}
-    if engine.dialect == "duckdb":
+    if speaks(engine, "duckdb"):
         rows = _rows(engine, "SELECT database_name, table_name FROM duckdb_tables()")
         placed = {t for db, t in rows if db == "d1"}
-    elif engine.dialect == "sqlite":
+    elif speaks(engine, "sqlite"):
         placed = {
             t
             for (t,) in _rows(
