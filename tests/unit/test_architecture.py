@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
+from dbstor.engines.registry import ENGINES, engine_class
+
 SRC = Path(__file__).resolve().parents[2] / "src"
 PACKAGE = SRC / "dbstor"
 MAX_LINES = 400
@@ -35,7 +37,10 @@ ABOVE_CLUSTER = ("dbstor.commands", "dbstor.cli", "dbstor.report")
 BELOW_WORKLOADS = ("dbstor.dialects",)
 # Database drivers: only the engines and the dialects import them (an engine connects, a
 # dialect speaks the driver's ways); an export format that happens to be one is named here.
-DRIVERS = ("psycopg", "pymysql", "pymssql", "oracledb", "duckdb", "greenlet", "sqlite3")
+# Each registered engine declares its driver (Engine.driver), so a new engine's is read from
+# the registry; beside them SQLite's (the standard library's, declared None) and greenlet
+# (the loop of PostgreSQL's threadless brokerage sessions).
+DRIVERS = tuple(sorted({engine_class(n).driver or "sqlite3" for n in ENGINES} | {"greenlet"}))
 DRIVER_ROOMS = ("dbstor.engines", "dbstor.dialects")
 EXPORT_FORMATS = {"dbstor.catalog.export": {"duckdb", "sqlite3"}}  # the catalog as a database file
 # Under everything: they import only each other (and the standard library).

@@ -16,10 +16,11 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+from .test_architecture import DRIVERS  # the drivers the engines declare
+
 PACKAGE = Path(__file__).resolve().parents[2] / "src" / "dbstor"
 ASKING = ("runs", "drivers", "cluster", "workloads")  # the layers that hold engines and workers
 OWNED = ("dbstor.engines", "dbstor.dialects")  # classes whose type is not checked outside
-DRIVERS = ("psycopg", "pymysql", "pymssql", "oracledb", "duckdb", "sqlite3", "greenlet")
 
 
 def _imported_classes(tree: ast.Module) -> set[str]:
