@@ -8,21 +8,24 @@ import os
 
 import pytest
 
+from dbstor.engines.registry import ENGINES, engine_class
+
 pytestmark = pytest.mark.integration
 
 SECRET = "S3CR3Tvalue"
+# every server engine from its declaration (ServerEngine.dsn_form, password_env), at a
+# port where nothing listens
+SERVERS = {n: c for n in ENGINES if (c := engine_class(n)).is_server and c.dsn_form}
 BASES = {
-    "postgres": "postgresql://u:pw@127.0.0.1:1/db",
-    "mariadb": "mysql://u:pw@127.0.0.1:1/",
-    "oracle": "oracle://u@127.0.0.1:1/svc",
-    "sqlserver": "mssql://u@127.0.0.1:1/",
+    n: c.dsn_form.format(user="u", password="pw", host="127.0.0.1", port=1)
+    for n, c in SERVERS.items()
 }
 QUERIES = {
     "misspelt password": f"pasword={SECRET}",
     "unknown parameter": f"x=1&zz={SECRET}",
     "known parameter, bad value": f"connect_timeout={SECRET}",
 }
-ENV = {"DBSTOR_ORACLE_PASSWORD": "pw", "DBSTOR_MSSQL_PASSWORD": "pw"}
+ENV = {c.password_env: "pw" for c in SERVERS.values() if c.password_env}
 
 
 @pytest.mark.parametrize("command", ["run", "check"])

@@ -12,16 +12,22 @@ from collections.abc import Iterator
 
 import pytest
 
+from dbstor.engines.registry import ENGINES, engine_class
+
 pytestmark = pytest.mark.integration
 
 SECRET = "S3cr3tPw"
-DSNS = {  # each with its connect bound at 2 s (the parameter the message names)
-    "postgres": ("postgresql://u:{pw}@127.0.0.1:{port}/db?connect_timeout=2", "connect_timeout"),
-    "mariadb": ("mysql://u:{pw}@127.0.0.1:{port}/?connect_timeout=2", "connect_timeout"),
-    "oracle": ("oracle://u@127.0.0.1:{port}/svc?connect_timeout=2", "connect_timeout"),
-    "sqlserver": ("mssql://u@127.0.0.1:{port}/?login_timeout=2", "login_timeout"),
-}
-ENV = {"DBSTOR_ORACLE_PASSWORD": SECRET, "DBSTOR_MSSQL_PASSWORD": SECRET}
+# every server engine from its declaration (ServerEngine.dsn_form, connect_bound,
+# password_env), its connect bound at 2 s (the parameter the message names)
+SERVERS = {n: c for n in ENGINES if (c := engine_class(n)).is_server and c.dsn_form}
+ENV = {c.password_env: SECRET for c in SERVERS.values() if c.password_env}
+
+
+def dsn_of(engine: str, port: int) -> tuple[str, str]:
+    """A DSN of the engine to 127.0.0.1:port bounded at 2 s, and its bound's parameter."""
+    cls = SERVERS[engine]
+    base = cls.dsn_form.format(user="u", password=SECRET, host="127.0.0.1", port=port)
+    return f"{base}?{cls.connect_bound}=2", cls.connect_bound
 
 
 @pytest.fixture
@@ -47,12 +53,11 @@ def silent_port() -> Iterator[int]:
 
 
 @pytest.mark.parametrize("command", ["check", "run"])
-@pytest.mark.parametrize("engine", list(DSNS))
+@pytest.mark.parametrize("engine", list(SERVERS))
 def test_every_engine_gives_up_on_a_silent_listener_naming_the_bound(
     dbstor, tmp_path, silent_port, engine, command
 ):
-    template, parameter = DSNS[engine]
-    dsn = template.format(pw=SECRET, port=silent_port)
+    dsn, parameter = dsn_of(engine, silent_port)
     if command == "check":
         args = ["engines", "--check", "--engine", engine, "--dsn", dsn]
     else:

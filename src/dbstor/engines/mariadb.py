@@ -66,6 +66,7 @@ class MariaDBEngine(ServerEngine):
     """MariaDB through PyMySQL: managed on the target paths, or external via a DSN."""
 
     name = "mariadb"
+    dsn_form: ClassVar[str] = "mysql://{user}:{password}@{host}:{port}/"
     title = "MariaDB"
     dialect = "mysql"
     paramstyle = "pyformat"  # PyMySQL: %s (and %(name)s) placeholders

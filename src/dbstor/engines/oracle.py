@@ -20,7 +20,7 @@ from __future__ import annotations
 import contextlib
 import importlib.util
 import time
-from typing import Any
+from typing import Any, ClassVar
 
 from dbstor.engines import oracle_space as space
 from dbstor.engines import oracle_stats as stats
@@ -36,7 +36,7 @@ from dbstor.engines.base import (
 )
 from dbstor.engines.messages import hide
 from dbstor.engines.network import NoAnswer, address, answer_within, timed_out_note
-from dbstor.engines.oracle_dsn import awr_asked, dsn_secrets, parse_dsn
+from dbstor.engines.oracle_dsn import PASSWORD_ENV, awr_asked, dsn_secrets, parse_dsn
 from dbstor.engines.probes import CounterQuery
 from dbstor.engines.server import ServerEngine, import_driver
 from dbstor.engines.window import Edge
@@ -98,6 +98,8 @@ class OracleEngine(ServerEngine):
     dialect = "oracle"
     paramstyle = "named"  # :b1, :b2, ... (bound by position from a sequence)
     driver = "oracledb"
+    dsn_form: ClassVar[str] = "oracle://{user}@{host}:{port}/service_name"
+    password_env: ClassVar[str | None] = PASSWORD_ENV
     file_stats_query = stats.FILESTAT_SQL  # per file; READTIM/WRITETIM in centiseconds
     workspace_kind = "schema"
     grant_hint = (

@@ -70,6 +70,7 @@ class PostgresEngine(ServerEngine):
     checkpoint_statement: ClassVar[str | None] = "CHECKPOINT"
     commit_probe: ClassVar[str | None] = "SELECT txid_current()"  # an xid: a WAL commit record
     placer = staticmethod(place)
+    dsn_form: ClassVar[str] = "postgresql://{user}:{password}@{host}:{port}/postgres"
 
     def __init__(self, settings: EngineSettings):
         super().__init__(settings)

@@ -124,6 +124,9 @@ class SqlServerEngine(ServerEngine):
     dialect = "tsql"
     paramstyle = "pyformat"  # pymssql: %s placeholders
     driver = "pymssql"
+    dsn_form: ClassVar[str] = "mssql://{user}@{host}:{port}/"
+    password_env: ClassVar[str | None] = PASSWORD_ENV
+    connect_bound: ClassVar[str] = "login_timeout"
     file_stats_query = file_stats_sql("dbstor")
     verified: ClassVar[str] = VERIFIED  # what was verified where (dbstor engines, results)
     grant_hint: ClassVar[str] = (
