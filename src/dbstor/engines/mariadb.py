@@ -72,8 +72,7 @@ class MariaDBEngine(ServerEngine):
     paramstyle = "pyformat"  # PyMySQL: %s (and %(name)s) placeholders
     driver = "pymysql"
     file_stats_query = stats.FILE_STATS_SQL  # per file; timers in picoseconds
-    placeable = ("table",)
-    place_limit = "InnoDB keeps a table's indexes in the table's own file"
+    placeable, place_limit = ("table",), "InnoDB keeps a table's indexes in the table's own file"
     placer = staticmethod(place)
     accounts: ClassVar[tuple[str, ...]] = ("mysql",)
     memory_headroom: ClassVar[int] = 352 << 20  # 10.11, 32 MiB pool: 312 MiB after a load

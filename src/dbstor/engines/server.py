@@ -57,9 +57,8 @@ class ServerEngine(ServerLifecycle):
     grant_hint: ClassVar[str] = ""  # what the external user needs; {name}: the workspace
     shm_prefix: ClassVar[str | None] = None  # the managed server's /dev/shm segment names
     memory_headroom: ClassVar[int] = SERVER_HEADROOM  # a cap's least room beside the buffer
-    # an external server's DSN ({user}, {password}, {host}, {port}; where the password is not
-    # in the DSN, password_env names where it is read), and the DSN parameter that bounds a
-    # connect in seconds: the shape docs and the every-engine DSN tests build from
+    # an external server's DSN ({user} {password} {host} {port}; password_env: where it is read
+    # when not in the DSN) and the parameter bounding a connect: docs and DSN tests use them
     dsn_form: ClassVar[str] = ""
     password_env: ClassVar[str | None] = None
     connect_bound: ClassVar[str] = "connect_timeout"
