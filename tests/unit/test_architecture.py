@@ -21,6 +21,7 @@ from dbstor.engines.registry import ENGINES, engine_class
 SRC = Path(__file__).resolve().parents[2] / "src"
 PACKAGE = SRC / "dbstor"
 MAX_LINES = 400
+MAX_FUNCTION_LINES = 100  # a longer function is split into named steps
 
 # Layers below the runs: they never reach up into what runs them or shows their results.
 LOWER_LAYERS = ("drivers", "engines", "workloads", "telemetry", "analysis", "events")
@@ -410,6 +411,36 @@ def test_every_module_is_under_the_line_limit() -> None:
         lines = len(m.path.read_text().splitlines())
         if lines >= MAX_LINES:
             failures.append(f"{_rel(m)}: {lines} lines (modules stay under {MAX_LINES} lines)")
+    assert not failures, "\n".join(failures)
+
+
+def long_functions(tree: ast.Module) -> list[tuple[str, int, int]]:
+    """(name, first line, lines) of every function or method over MAX_FUNCTION_LINES,
+    nested ones included, counted from its def (decorators aside) to its last line."""
+    return [
+        (node.name, node.lineno, length)
+        for node in ast.walk(tree)
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+        and (length := node.end_lineno - node.lineno + 1) > MAX_FUNCTION_LINES
+    ]
+
+
+def test_the_function_rule_catches_a_planted_long_function() -> None:
+    body = "".join(f"    step_{k} = {k}\n" for k in range(MAX_FUNCTION_LINES))
+    planted = f"class A:\n    def long(self):\n    {body.replace(chr(10), chr(10) + '    ')}\n"
+    planted += f"def short():\n{body[: body.index(chr(10)) + 1]}"
+    assert [(name, lines) for name, _, lines in long_functions(ast.parse(planted))] == [
+        ("long", MAX_FUNCTION_LINES + 1)
+    ]
+
+
+def test_every_function_is_at_most_a_hundred_lines() -> None:
+    failures = [
+        f"{_rel(m)}:{line}: {name} is {lines} lines (split it into named steps; at most "
+        f"{MAX_FUNCTION_LINES})"
+        for m in modules().values()
+        for name, line, lines in long_functions(m.tree)
+    ]
     assert not failures, "\n".join(failures)
 
 

@@ -54,6 +54,32 @@ def register(subparsers: Any) -> None:
         epilog=EXAMPLES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
+    _add_source_flags(p)
+    _add_tier_flags(p)
+    p.add_argument("--json", action="store_true", help="print the result as JSON")
+    p.add_argument(
+        "--html",
+        metavar="FILE",
+        type=Path,
+        help="also write a self-contained HTML page with the advice",
+    )
+    p.add_argument(
+        "--write-study",
+        metavar="FILE",
+        type=Path,
+        help="with RUN_DIR: write the choice as a study of two targets, before (all on the "
+        "run's path) and after (the choice on --fast-path), for 'dbstor run FILE'",
+    )
+    p.add_argument(
+        "--fast-path",
+        metavar="DIR",
+        help="with --write-study: the fast tier's directory (default: --fast-run's data path)",
+    )
+    p.set_defaults(handler=run)
+
+
+def _add_source_flags(p: Any) -> None:
+    """Where the per-object statistics come from: a file of an engine's view, or a live server."""
     p.add_argument(
         "run_dir",
         nargs="?",
@@ -85,6 +111,10 @@ def register(subparsers: Any) -> None:
         help="with --postgres: seconds between the two readings; 0 reads once "
         "(counted since the statistics reset) (default: 300)",
     )
+
+
+def _add_tier_flags(p: Any) -> None:
+    """The fast tier's size and latency, the slow tier's, and how objects are chosen."""
     p.add_argument(
         "--fast-capacity",
         metavar="SIZE",
@@ -132,26 +162,6 @@ def register(subparsers: Any) -> None:
         metavar="N",
         help="rows of the ranked table on the terminal (default: 40)",
     )
-    p.add_argument("--json", action="store_true", help="print the result as JSON")
-    p.add_argument(
-        "--html",
-        metavar="FILE",
-        type=Path,
-        help="also write a self-contained HTML page with the advice",
-    )
-    p.add_argument(
-        "--write-study",
-        metavar="FILE",
-        type=Path,
-        help="with RUN_DIR: write the choice as a study of two targets, before (all on the "
-        "run's path) and after (the choice on --fast-path), for 'dbstor run FILE'",
-    )
-    p.add_argument(
-        "--fast-path",
-        metavar="DIR",
-        help="with --write-study: the fast tier's directory (default: --fast-run's data path)",
-    )
-    p.set_defaults(handler=run)
 
 
 def _latency(text: str | None, folder: Path | None, flag: str) -> tuple[float | None, str | None]:

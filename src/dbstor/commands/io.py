@@ -60,6 +60,25 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         metavar="NAME",
         help="fio profile (default io-oltp); repeat or comma-separate for several",
     )
+    _add_series_flags(parser)
+    _add_point_flags(parser)
+    add_telemetry_flags(parser)
+    add_run_flags(parser)
+    hosts = parser.add_argument_group("several hosts, through Ray (pip install 'dbstor[cluster]')")
+    hosts.add_argument(
+        "--cluster",
+        metavar="ADDR",
+        help="the Ray head, HOST:PORT: run the profile on every host of --hosts at once, "
+        "one merged curve (see docs/cluster.md)",
+    )
+    hosts.add_argument(
+        "--hosts", metavar="H1,H2", help="with --cluster: the hosts to run on (default: all)"
+    )
+    parser.set_defaults(handler=run)
+
+
+def _add_series_flags(parser: argparse.ArgumentParser) -> None:
+    """The load series: queue depths, job counts, rates or auto, and the jobs per point."""
     series = parser.add_mutually_exclusive_group()
     series.add_argument(
         "--iodepth",
@@ -86,6 +105,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         metavar="N",
         help="fio jobs at every point of a queue-depth or rate series (default 1)",
     )
+
+
+def _add_point_flags(parser: argparse.ArgumentParser) -> None:
+    """Each point's timing, file size, SLO, steadiness, preconditioning, data and facts."""
     parser.add_argument("--duration", default="30s", help="measured time per point (default 30s)")
     parser.add_argument(
         "--warmup", default="5s", help="warm-up before each point is measured (default 5s)"
@@ -123,19 +146,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         metavar="LABEL",
         help="target label the comparison normalises to (default: the first)",
     )
-    add_telemetry_flags(parser)
-    add_run_flags(parser)
-    hosts = parser.add_argument_group("several hosts, through Ray (pip install 'dbstor[cluster]')")
-    hosts.add_argument(
-        "--cluster",
-        metavar="ADDR",
-        help="the Ray head, HOST:PORT: run the profile on every host of --hosts at once, "
-        "one merged curve (see docs/cluster.md)",
-    )
-    hosts.add_argument(
-        "--hosts", metavar="H1,H2", help="with --cluster: the hosts to run on (default: all)"
-    )
-    parser.set_defaults(handler=run)
 
 
 def _target(text: str, index: int, facts: dict[str, object]) -> Target:

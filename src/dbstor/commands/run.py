@@ -61,6 +61,24 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="study file (TOML); omit for --engine flags or the default study",
     )
     db = parser.add_argument_group("a database from flags")
+    _add_database_flags(db)
+    load = parser.add_argument_group("load points (one of --users, --instances, --rate, --streams)")
+    _add_load_flags(load)
+    _add_workload_and_point_flags(db)
+    add_place_flag(parser)
+    add_telemetry_flags(parser)
+    add_run_flags(parser)
+    cluster_flags.add_cluster_flags(parser)
+    flag_only = tuple(
+        (action.dest, action.option_strings[0], action.default)
+        for action in (*db._group_actions, *load._group_actions)
+        if action.option_strings and action.dest != "engine"
+    )
+    parser.set_defaults(handler=run, flag_only=flag_only)
+
+
+def _add_database_flags(db: argparse._ArgumentGroup) -> None:
+    """Which engine, workload, target and server (the database from flags)."""
     db.add_argument(
         "--engine", help="sqlite (embedded), postgres, mariadb or mysql; see 'dbstor engines'"
     )
@@ -92,7 +110,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             "warehouses (1), blocks rows per user (10000), dss TPC-H scale factor (1, fractions allowed)"
         ),
     )
-    load = parser.add_argument_group("load points (one of --users, --instances, --rate, --streams)")
+
+
+def _add_load_flags(load: argparse._ArgumentGroup) -> None:
+    """The load series: users, instances, rate or streams, and the client processes."""
     load.add_argument(
         "--users",
         default=None,
@@ -127,6 +148,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             "for each further 128 users, at least one per core for an external server)"
         ),
     )
+
+
+def _add_workload_and_point_flags(db: argparse._ArgumentGroup) -> None:
+    """The workload's options, the engine's memory, and each point's timing and SLO."""
     db.add_argument(
         "--option",
         action="append",
@@ -182,16 +207,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         default=None,
         help="which latency the SLO limits (default read_lat_mean_ms: device read await)",
     )
-    add_place_flag(parser)
-    add_telemetry_flags(parser)
-    add_run_flags(parser)
-    cluster_flags.add_cluster_flags(parser)
-    flag_only = tuple(
-        (action.dest, action.option_strings[0], action.default)
-        for action in (*db._group_actions, *load._group_actions)
-        if action.option_strings and action.dest != "engine"
-    )
-    parser.set_defaults(handler=run, flag_only=flag_only)
 
 
 def _one_user_count(args: argparse.Namespace, flag: str, default: int) -> int:

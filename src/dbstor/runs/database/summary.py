@@ -5,6 +5,7 @@ transaction, the client's cost and open-loop figures; and its line on the termin
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import asdict, replace
 from datetime import UTC, datetime
 from typing import Any
@@ -61,23 +62,7 @@ def database_point(
     cpu = outcome.cpu
     if outcome.own:
         cpu = replace(cpu, **own_cpu(outcome.own, cpu, seconds, os.cpu_count() or 1))
-    steady, drift = steadiness(result.per_second)
-    trust = Trust(
-        steady=steady,
-        slope_pct=drift,
-        read_ops=round((dev_reads or 0) * duration_s),
-        write_ops=round((dev_writes or 0) * duration_s),
-        rounds=outcome.rounds if outcome.max_s else None,
-        ran_s=outcome.ran_s if outcome.max_s else None,
-        max_s=outcome.max_s,
-    )
-    trust.p99_trusted = result.commits >= 1000
-    trust.p999_trusted = result.commits >= 10_000
-    trust.notes += withheld_percentiles(result.commits, "transactions")
-    if trust.steady is False:
-        trust.notes.append(drift_note(drift, "transactions per second"))
-    if trust.steady is False and trust.max_s:
-        trust.notes.append(held_note(trust))
+    trust = point_trust(outcome, duration_s, dev_reads, dev_writes)
     # the cache-honesty check: the database's own reads when a cgroup counted them
     host_reads_per_txn = per_txn(dev_reads)
     own_reads = mine["reads_per_txn"] if mine and device else None
@@ -104,16 +89,9 @@ def database_point(
         device=device,
         cpu=cpu,
         cache_hit_ratio=engine.hit_ratio,
-        engine_io={
-            "device_reads_per_txn": reads_per_txn,
-            "host_device_reads_per_txn": host_reads_per_txn,
-            "device_writes_per_txn": per_txn(dev_writes),
-            "engine_physical_reads_per_txn": per_txn(rate(engine.physical_reads, duration_s)),
-            "engine_physical_writes_per_txn": per_txn(rate(engine.physical_writes, duration_s)),
-            "storage_read_bytes": engine.storage_read_bytes,
-            "storage_write_bytes": engine.storage_write_bytes,
-            **({"nulled": engine.why_null} if engine.why_null else {}),
-        },
+        engine_io=engine_io(
+            engine, duration_s, per_txn, reads_per_txn, host_reads_per_txn, per_txn(dev_writes)
+        ),
         engine_window=engine.window,
         workload_metrics=workload_metrics or None,
         client=client_cost(result, load.jobs, dev_reads, dev_writes),
@@ -126,16 +104,7 @@ def database_point(
         started_at=datetime.fromtimestamp(outcome.started_at, UTC).isoformat(timespec="seconds"),
         wall_s=outcome.wall_s,
         own_io=mine,
-        uncertainty=point_uncertainty(
-            {
-                "tps": result.per_second,
-                "iops": window_iops(outcome, outcome.window_warmup_s or warmup_s, seconds),
-                "read_lat_mean_ms": window_iops(
-                    outcome, outcome.window_warmup_s or warmup_s, seconds, "dev_read_await_ms"
-                ),
-                "response_ms": [v for v in result.per_second_mean_ms() if v is not None],
-            }
-        ),
+        uncertainty=uncertainty(outcome, warmup_s, seconds),
         foreign_io_share=share,
         foreign_io_reason=share_reason,
         shared_device=share is not None and share > SHARED_DEVICE_SHARE,
@@ -149,6 +118,68 @@ def database_point(
             f"arrived at {load.value:,.0f}/s ({tps:,.0f}/s): the database fell behind"
         )
     return point
+
+
+def point_trust(
+    outcome: TxnOutcome, duration_s: float, dev_reads: float | None, dev_writes: float | None
+) -> Trust:
+    """How far the point can be trusted: steadiness, the device's operations, how long it
+    was held, and which percentiles its transactions can carry."""
+    result = outcome.drive
+    steady, drift = steadiness(result.per_second)
+    trust = Trust(
+        steady=steady,
+        slope_pct=drift,
+        read_ops=round((dev_reads or 0) * duration_s),
+        write_ops=round((dev_writes or 0) * duration_s),
+        rounds=outcome.rounds if outcome.max_s else None,
+        ran_s=outcome.ran_s if outcome.max_s else None,
+        max_s=outcome.max_s,
+    )
+    trust.p99_trusted = result.commits >= 1000
+    trust.p999_trusted = result.commits >= 10_000
+    trust.notes += withheld_percentiles(result.commits, "transactions")
+    if trust.steady is False:
+        trust.notes.append(drift_note(drift, "transactions per second"))
+    if trust.steady is False and trust.max_s:
+        trust.notes.append(held_note(trust))
+    return trust
+
+
+def engine_io(
+    engine: Any,
+    duration_s: float,
+    per_txn: Callable[[float | None], float | None],
+    reads_per_txn: float | None,
+    host_reads_per_txn: float | None,
+    writes_per_txn: float | None,
+) -> dict[str, Any]:
+    """The engine's and the device's I/O per transaction, and the engine's storage bytes."""
+    return {
+        "device_reads_per_txn": reads_per_txn,
+        "host_device_reads_per_txn": host_reads_per_txn,
+        "device_writes_per_txn": writes_per_txn,
+        "engine_physical_reads_per_txn": per_txn(rate(engine.physical_reads, duration_s)),
+        "engine_physical_writes_per_txn": per_txn(rate(engine.physical_writes, duration_s)),
+        "storage_read_bytes": engine.storage_read_bytes,
+        "storage_write_bytes": engine.storage_write_bytes,
+        **({"nulled": engine.why_null} if engine.why_null else {}),
+    }
+
+
+def uncertainty(outcome: TxnOutcome, warmup_s: float, seconds: float) -> dict[str, Any]:
+    """Each figure's interval from the point's own per-second spread."""
+    result = outcome.drive
+    return point_uncertainty(
+        {
+            "tps": result.per_second,
+            "iops": window_iops(outcome, outcome.window_warmup_s or warmup_s, seconds),
+            "read_lat_mean_ms": window_iops(
+                outcome, outcome.window_warmup_s or warmup_s, seconds, "dev_read_await_ms"
+            ),
+            "response_ms": [v for v in result.per_second_mean_ms() if v is not None],
+        }
+    )
 
 
 def client_cost(
