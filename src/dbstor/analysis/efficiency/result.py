@@ -111,28 +111,9 @@ def build(
         stored = nonzero_logical
     physical = stored / dedup_ratio
     total = logical / physical if physical > 0 else None
-    total_ci = [None, None]
-    if total is not None and model.compresses and head_fig["stored_fraction"]:
-        q = head_fig["stored_fraction"]
-        rel = (head_fig["se"] / q) ** 2 + (dedup_se / dedup_ratio) ** 2
-        spread = Z95 * rel**0.5
-        total_ci = [_r(total / (1 + spread)), _r(total / max(1 - spread, 1e-9))]
-    elif total is not None:
-        total_ci = [
-            _r(total * (1 - Z95 * dedup_se / dedup_ratio)),
-            _r(total * (1 + Z95 * dedup_se / dedup_ratio)),
-        ]
-    for m in matrix:
-        q = m.pop("stored_fraction")
-        se = m.pop("se", 0.0)
-        del se
-        nzg_g = sum(_nzg_total(a, m["group"], read_all) for a in out.files)
-        phys = nzg_g * q / dedup_ratio if q is not None else 0.0
-        m["total_ratio"] = _r(logical / phys) if phys > 0 else None
-
+    total_ci = _total_interval(total, head_fig, dedup_ratio, dedup_se, model.compresses)
+    _add_total_ratios(out, matrix, logical, dedup_ratio)
     per_file = _per_file(out, head_comp)
-    head_hist, stored_hist = _histograms(out)
-    width = s.head_group // HIST_BINS
     bytes_read = sum(a.seg.bytes_read for a in out.files)
     notes = _notes(out, mode, dedup_ratio, logical)
     return {
@@ -175,21 +156,65 @@ def build(
             {**m, "compressor": short_name(m["compressor"]), "compressor_spec": m["compressor"]}
             for m in matrix
         ],
-        "histogram": {
-            "group": s.head_group,
-            "compressor": head_comp,
-            "bin_bytes": width,
-            "bins": [
-                {"from": i * width, "to": (i + 1) * width, "groups": c}
-                for i, c in enumerate(head_hist)
-            ],
-            "stored": [{"bytes": k, "groups": stored_hist[k]} for k in sorted(stored_hist)],
-        },
+        "histogram": _histogram(out, head_comp),
         "per_file": per_file,
         "elapsed_s": round(out.seconds, 3),
         "mb_per_s": round(bytes_read / out.seconds / 1e6, 1) if out.seconds > 0 else None,
         "workers": out.workers,
         "notes": notes,
+    }
+
+
+def _total_interval(
+    total: float | None,
+    head_fig: dict[str, Any],
+    dedup_ratio: float,
+    dedup_se: float,
+    compresses: bool,
+) -> list[float | None]:
+    """The total ratio's 95% interval: compression's and dedup's relative errors together
+    where the array compresses, dedup's alone where it does not."""
+    total_ci: list[float | None] = [None, None]
+    if total is not None and compresses and head_fig["stored_fraction"]:
+        q = head_fig["stored_fraction"]
+        rel = (head_fig["se"] / q) ** 2 + (dedup_se / dedup_ratio) ** 2
+        spread = Z95 * rel**0.5
+        total_ci = [_r(total / (1 + spread)), _r(total / max(1 - spread, 1e-9))]
+    elif total is not None:
+        total_ci = [
+            _r(total * (1 - Z95 * dedup_se / dedup_ratio)),
+            _r(total * (1 + Z95 * dedup_se / dedup_ratio)),
+        ]
+    return total_ci
+
+
+def _add_total_ratios(
+    out: ScanOutput, matrix: list[dict[str, Any]], logical: int, dedup_ratio: float
+) -> None:
+    """Each compression figure's total ratio (with dedup), its working fields removed."""
+    read_all = out.settings.read_all
+    for m in matrix:
+        q = m.pop("stored_fraction")
+        se = m.pop("se", 0.0)
+        del se
+        nzg_g = sum(_nzg_total(a, m["group"], read_all) for a in out.files)
+        phys = nzg_g * q / dedup_ratio if q is not None else 0.0
+        m["total_ratio"] = _r(logical / phys) if phys > 0 else None
+
+
+def _histogram(out: ScanOutput, head_comp: str) -> dict[str, Any]:
+    """The head group's compressed sizes in bins, and the stored sizes counted."""
+    head_hist, stored_hist = _histograms(out)
+    group = out.settings.head_group
+    width = group // HIST_BINS
+    return {
+        "group": group,
+        "compressor": head_comp,
+        "bin_bytes": width,
+        "bins": [
+            {"from": i * width, "to": (i + 1) * width, "groups": c} for i, c in enumerate(head_hist)
+        ],
+        "stored": [{"bytes": k, "groups": stored_hist[k]} for k in sorted(stored_hist)],
     }
 
 
