@@ -75,97 +75,14 @@ def compute(inp: TcoInputs, cpu_note: str | None = None) -> dict[str, Any]:
     each = licences_per_server(inp.licence, inp.sockets, inp.cores, inp.core_factor)
     lic_retired = retired * each
     support_each = inp.licence_price * inp.support_rate / 100.0
-    per_server_year = inp.server_support + inp.power + inp.space + inp.admin
-    benefits = [
-        _line(
-            f"licence support for {lic_retired} retired {model.unit}s",
-            0.0,
-            lic_retired * support_each,
-        ),
-        _line(
-            f"{retired} servers retired: maintenance, power, space, administration",
-            0.0,
-            retired * per_server_year,
-        ),
-        _line(
-            "old storage support, power and space no longer paid",
-            0.0,
-            inp.legacy_support,
-            _not_given(inp, "legacy_support"),
-        ),
-    ]
-    if inp.licence_purchase:
-        benefits.append(
-            _line(
-                f"purchase of {lic_retired} {model.unit}s avoided",
-                lic_retired * inp.licence_price,
-                0.0,
-            )
-        )
-    if inp.server_refresh:
-        benefits.append(
-            _line(f"{retired} server replacements avoided", retired * inp.server_price, 0.0)
-        )
-    costs = [
-        _line("new storage purchase", inp.storage_price, 0.0, _not_given(inp, "storage_price")),
-        _line(
-            "migration and consolidation services",
-            inp.migration,
-            0.0,
-            _not_given(inp, "migration"),
-        ),
-        _line(
-            "new storage support, power and space",
-            0.0,
-            inp.storage_support,
-            _not_given(inp, "storage_support"),
-        ),
-    ]
-    flows = []
-    cumulative = 0.0
-    for t in range(years + 1):
-        b = sum(x["year0"] if t == 0 else x["yearly"] for x in benefits)
-        c = sum(x["year0"] if t == 0 else x["yearly"] for x in costs)
-        cumulative += b - c
-        flows.append(
-            {
-                "year": t,
-                "benefits": b,
-                "costs": c,
-                "net": b - c,
-                "discounted": (b - c) / (1.0 + rate) ** t,
-                "cumulative": cumulative,
-            }
-        )
+    benefits = _benefits(inp, retired, lic_retired, model.unit, support_each)
+    costs = _costs(inp)
+    flows = _cash_flows(benefits, costs, years, rate)
     nets = [f["net"] for f in flows]
     total_b, total_c = sum(f["benefits"] for f in flows), sum(f["costs"] for f in flows)
     ratio = roi(total_b, total_c)
-    notes = []
-    if needed > n:
-        notes.append(
-            f"at {inp.cpu_after:g}% CPU and a {inp.ceiling:g}% ceiling the workload "
-            f"needs {needed} servers, more than the {n} of today: no consolidation"
-        )
-    if inp.cpu_before is not None and inp.cpu_after <= inp.cpu_before:
-        notes.append(
-            "CPU after the change is not above CPU before: the storage change freed "
-            "no CPU headroom to consolidate"
-        )
     needs = missing_inputs(inp)
-    if needs:
-        notes.append(needs)
-    elif ratio is None:
-        notes.append(
-            "nothing is spent (no storage price, migration or support given): ROI is not defined"
-        )
-    examples = sorted(k for k, v in inp.sources.items() if str(v).startswith("example"))
-    if examples:
-        notes.insert(
-            0,
-            "example prices, not quotes, for: "
-            + ", ".join(examples)
-            + " (--example-prices; replace them with your own)",
-        )
+    notes, examples = _case_notes(inp, needed, ratio, needs)
     return {
         "kind": "tco",
         "currency": inp.currency,
@@ -209,6 +126,122 @@ def compute(inp: TcoInputs, cpu_note: str | None = None) -> dict[str, Any]:
         "notes": notes,
         "assumptions": assumptions(inp, cpu_note),
     }
+
+
+def _benefits(
+    inp: TcoInputs, retired: int, lic_retired: int, unit: str, support_each: float
+) -> list[dict[str, Any]]:
+    """What consolidating gains: licence support, retired servers, the old storage, and
+    purchases or replacements avoided where the case counts them."""
+    per_server_year = inp.server_support + inp.power + inp.space + inp.admin
+    benefits = [
+        _line(
+            f"licence support for {lic_retired} retired {unit}s",
+            0.0,
+            lic_retired * support_each,
+        ),
+        _line(
+            f"{retired} servers retired: maintenance, power, space, administration",
+            0.0,
+            retired * per_server_year,
+        ),
+        _line(
+            "old storage support, power and space no longer paid",
+            0.0,
+            inp.legacy_support,
+            _not_given(inp, "legacy_support"),
+        ),
+    ]
+    if inp.licence_purchase:
+        benefits.append(
+            _line(
+                f"purchase of {lic_retired} {unit}s avoided",
+                lic_retired * inp.licence_price,
+                0.0,
+            )
+        )
+    if inp.server_refresh:
+        benefits.append(
+            _line(f"{retired} server replacements avoided", retired * inp.server_price, 0.0)
+        )
+    return benefits
+
+
+def _costs(inp: TcoInputs) -> list[dict[str, Any]]:
+    """What it costs: the new storage, the migration, the new storage's support."""
+    costs = [
+        _line("new storage purchase", inp.storage_price, 0.0, _not_given(inp, "storage_price")),
+        _line(
+            "migration and consolidation services",
+            inp.migration,
+            0.0,
+            _not_given(inp, "migration"),
+        ),
+        _line(
+            "new storage support, power and space",
+            0.0,
+            inp.storage_support,
+            _not_given(inp, "storage_support"),
+        ),
+    ]
+    return costs
+
+
+def _cash_flows(
+    benefits: list[dict[str, Any]], costs: list[dict[str, Any]], years: int, rate: float
+) -> list[dict[str, Any]]:
+    """Year 0 (purchases) and each year after (yearly lines), discounted and cumulated."""
+    flows = []
+    cumulative = 0.0
+    for t in range(years + 1):
+        b = sum(x["year0"] if t == 0 else x["yearly"] for x in benefits)
+        c = sum(x["year0"] if t == 0 else x["yearly"] for x in costs)
+        cumulative += b - c
+        flows.append(
+            {
+                "year": t,
+                "benefits": b,
+                "costs": c,
+                "net": b - c,
+                "discounted": (b - c) / (1.0 + rate) ** t,
+                "cumulative": cumulative,
+            }
+        )
+    return flows
+
+
+def _case_notes(
+    inp: TcoInputs, needed: int, ratio: float | None, needs: str | None
+) -> tuple[list[str], list[str]]:
+    """The case's notes (no consolidation, no headroom freed, what is missing, example
+    prices first) and the inputs filled with example prices."""
+    n = inp.servers
+    notes = []
+    if needed > n:
+        notes.append(
+            f"at {inp.cpu_after:g}% CPU and a {inp.ceiling:g}% ceiling the workload "
+            f"needs {needed} servers, more than the {n} of today: no consolidation"
+        )
+    if inp.cpu_before is not None and inp.cpu_after <= inp.cpu_before:
+        notes.append(
+            "CPU after the change is not above CPU before: the storage change freed "
+            "no CPU headroom to consolidate"
+        )
+    if needs:
+        notes.append(needs)
+    elif ratio is None:
+        notes.append(
+            "nothing is spent (no storage price, migration or support given): ROI is not defined"
+        )
+    examples = sorted(k for k, v in inp.sources.items() if str(v).startswith("example"))
+    if examples:
+        notes.insert(
+            0,
+            "example prices, not quotes, for: "
+            + ", ".join(examples)
+            + " (--example-prices; replace them with your own)",
+        )
+    return notes, examples
 
 
 def licence_savings(retired: int, price: float, support: float, years: int) -> dict[str, Any]:
