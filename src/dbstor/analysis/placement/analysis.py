@@ -113,62 +113,13 @@ def analyse(
     method: str = "auto",
 ) -> dict[str, Any]:
     """Rank the objects, choose those for the fast tier; a JSON-ready result."""
-    if not objects:
-        raise UserError("no database objects in the input; check the export or the database")
-    total_io = sum(o.ios for o in objects)
-    if total_io <= 0:
-        raise UserError(
-            "no I/O counted in the input (all reads and writes are 0); take the "
-            "snapshots over an interval with load on the database"
-        )
-    total_size = sum(o.size_bytes for o in objects)
-    if tiers.capacity_share is not None:
-        tiers.capacity_bytes = int(tiers.capacity_share * total_size)
-    if tiers.capacity_bytes <= 0:
-        raise UserError("--fast-capacity must be above 0, e.g. 500GB or 50%")
+    total_io, total_size = _totals(objects, tiers)
     stalls = [o.total_stall_ms() for o in objects]
     objective = "stall_ms"
     if tiers.slow_latency_ms is None and any(s is None for s in stalls):
         objective = "io"
     ranked = sorted(objects, key=_density_key)
-    values, rows = [], []
-    for obj in ranked:
-        stall = obj.total_stall_ms()
-        current = tiers.slow_latency_ms
-        if current is None and stall is not None and obj.ios:
-            current = stall / obj.ios
-        saved = None if current is None else max(0.0, obj.ios * (current - tiers.fast_latency_ms))
-        poor = poor_candidate(obj)
-        candidate = poor is None or include_logs
-        value = (saved or 0.0) if objective == "stall_ms" else float(obj.ios)
-        values.append(value if candidate else 0.0)
-        rows.append(
-            {
-                "name": obj.name,
-                "kind": obj.kind,
-                "size_bytes": obj.size_bytes,
-                "reads": obj.reads,
-                "writes": None if obj.writes_reason else obj.writes,
-                "writes_reason": obj.writes_reason,
-                "ios": obj.ios,
-                "read_pct": round(100.0 * obj.reads / obj.ios, 2)
-                if obj.ios and not obj.writes_reason
-                else None,
-                "density": round(obj.ios / (obj.size_bytes / GIB), 3) if obj.size_bytes else None,
-                "io_share": obj.ios / total_io,
-                "capacity_share": obj.size_bytes / total_size if total_size else 0.0,
-                "bytes_read": obj.bytes_read,
-                "bytes_written": obj.bytes_written,
-                "stall_ms": stall,
-                "avg_stall_ms": round(stall / obj.ios, 3)
-                if stall is not None and obj.ios
-                else None,
-                "latency_now_ms": current,
-                "saved_ms": saved,
-                "candidate": candidate,
-                "poor_reason": poor,
-            }
-        )
+    values, rows = _ranked_rows(ranked, tiers, objective, include_logs, total_io, total_size)
     weights = [r["size_bytes"] for r in rows]
     picked, used_method, method_note = knapsack.choose(
         weights, values, tiers.capacity_bytes, method
@@ -190,22 +141,7 @@ def analyse(
     )
     curve = skew_curve(objects)
     sx, sy = skew_point(curve)
-    notes = []
-    if method_note:
-        notes.append(method_note)
-    if objective == "io":
-        notes.append(
-            "no stall times in the input and no --slow-latency or --slow-run: objects "
-            "chosen for the most I/O served by the fast tier; stall saved not estimated"
-        )
-    excluded = [r["name"] for r in rows if r["poor_reason"] and not include_logs]
-    if excluded:
-        notes.append(
-            f"left out as poor flash candidates: {', '.join(excluded[:6])}"
-            + (" ..." if len(excluded) > 6 else "")
-            + " (--include-logs to let them compete)"
-        )
-    notes.extend(_cache_notes(objects))
+    notes = _advice_notes(objects, rows, method_note, objective, include_logs)
     return {
         "kind": "advise",
         "objective": objective,
@@ -263,6 +199,104 @@ def stall_text(ms: float) -> str:
     if ms >= 995:
         return f"{ms / 1000:.1f} s"
     return f"{ms:.2g} ms" if ms < 10 else f"{ms:.0f} ms"
+
+
+def _totals(objects: list[DbObject], tiers: Tiers) -> tuple[float, int]:
+    """The objects' I/O and bytes, the fast tier's capacity resolved from a share; one
+    clear line for an input with no objects, no I/O or no capacity."""
+    if not objects:
+        raise UserError("no database objects in the input; check the export or the database")
+    total_io = sum(o.ios for o in objects)
+    if total_io <= 0:
+        raise UserError(
+            "no I/O counted in the input (all reads and writes are 0); take the "
+            "snapshots over an interval with load on the database"
+        )
+    total_size = sum(o.size_bytes for o in objects)
+    if tiers.capacity_share is not None:
+        tiers.capacity_bytes = int(tiers.capacity_share * total_size)
+    if tiers.capacity_bytes <= 0:
+        raise UserError("--fast-capacity must be above 0, e.g. 500GB or 50%")
+    return total_io, total_size
+
+
+def _ranked_rows(
+    ranked: list[DbObject],
+    tiers: Tiers,
+    objective: str,
+    include_logs: bool,
+    total_io: float,
+    total_size: int,
+) -> tuple[list[float], list[dict[str, Any]]]:
+    """Each object's row (its I/O, shares, stall and what the fast tier would save) and
+    its value to the knapsack (0 for a poor candidate left out)."""
+    values, rows = [], []
+    for obj in ranked:
+        stall = obj.total_stall_ms()
+        current = tiers.slow_latency_ms
+        if current is None and stall is not None and obj.ios:
+            current = stall / obj.ios
+        saved = None if current is None else max(0.0, obj.ios * (current - tiers.fast_latency_ms))
+        poor = poor_candidate(obj)
+        candidate = poor is None or include_logs
+        value = (saved or 0.0) if objective == "stall_ms" else float(obj.ios)
+        values.append(value if candidate else 0.0)
+        rows.append(
+            {
+                "name": obj.name,
+                "kind": obj.kind,
+                "size_bytes": obj.size_bytes,
+                "reads": obj.reads,
+                "writes": None if obj.writes_reason else obj.writes,
+                "writes_reason": obj.writes_reason,
+                "ios": obj.ios,
+                "read_pct": round(100.0 * obj.reads / obj.ios, 2)
+                if obj.ios and not obj.writes_reason
+                else None,
+                "density": round(obj.ios / (obj.size_bytes / GIB), 3) if obj.size_bytes else None,
+                "io_share": obj.ios / total_io,
+                "capacity_share": obj.size_bytes / total_size if total_size else 0.0,
+                "bytes_read": obj.bytes_read,
+                "bytes_written": obj.bytes_written,
+                "stall_ms": stall,
+                "avg_stall_ms": round(stall / obj.ios, 3)
+                if stall is not None and obj.ios
+                else None,
+                "latency_now_ms": current,
+                "saved_ms": saved,
+                "candidate": candidate,
+                "poor_reason": poor,
+            }
+        )
+    return values, rows
+
+
+def _advice_notes(
+    objects: list[DbObject],
+    rows: list[dict[str, Any]],
+    method_note: str | None,
+    objective: str,
+    include_logs: bool,
+) -> list[str]:
+    """The method's note, the objective's when stalls were unknown, the poor candidates
+    left out, and what the caches say."""
+    notes = []
+    if method_note:
+        notes.append(method_note)
+    if objective == "io":
+        notes.append(
+            "no stall times in the input and no --slow-latency or --slow-run: objects "
+            "chosen for the most I/O served by the fast tier; stall saved not estimated"
+        )
+    excluded = [r["name"] for r in rows if r["poor_reason"] and not include_logs]
+    if excluded:
+        notes.append(
+            f"left out as poor flash candidates: {', '.join(excluded[:6])}"
+            + (" ..." if len(excluded) > 6 else "")
+            + " (--include-logs to let them compete)"
+        )
+    notes.extend(_cache_notes(objects))
+    return notes
 
 
 def _reason(row: dict[str, Any], tiers: Tiers, objective: str, free: int) -> str:
