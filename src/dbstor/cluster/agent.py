@@ -63,6 +63,7 @@ class HostAgent:
         exit_process: Callable[[int], None] = os._exit,
         nice: int | None = None,
         coordinator: str = "",
+        now: Callable[[], float] = time.monotonic,
     ) -> None:
         self.name = name
         self.coordinator = coordinator  # the run's pid, host and start, for its locks here
@@ -72,7 +73,8 @@ class HostAgent:
         self._locks: list[int] = []  # this host's target locks, held from plan to cleanup
         self._guard = GuardClient()
         self._lease_s = lease_s
-        self._last_beat = time.monotonic()
+        self._now = now  # the lease's clock, injected so tests step it
+        self._last_beat = now()
         self._stopped: str | None = None
         self._exit_process = exit_process
         self._closed = threading.Event()
@@ -80,7 +82,7 @@ class HostAgent:
 
     # -- control, answered even while a point is being measured --------------------------
     def beat(self) -> float:
-        self._last_beat = time.monotonic()
+        self._last_beat = self._now()
         return time.time()
 
     def clock(self) -> float:
@@ -206,10 +208,18 @@ class HostAgent:
         self._guard.close()
         return notes
 
+    def guard_watching(self, ack: Path) -> None:
+        """Ask the guard to create `ack` once it has noted every process started so far."""
+        self._guard.acknowledge(ack)
+
     # -- the lease -----------------------------------------------------------------------
+    def lease_over(self) -> bool:
+        """Whether no beat came within the lease (on the agent's injected clock)."""
+        return self._now() - self._last_beat > self._lease_s
+
     def _watch_lease(self) -> None:
         while not self._closed.wait(1.0):
-            if time.monotonic() - self._last_beat <= self._lease_s:
+            if not self.lease_over():
                 continue
             self.stop("the coordinator is gone (no heartbeat)")
             done = threading.Thread(target=self._cleanup_quietly, daemon=True)

@@ -107,6 +107,7 @@ def run_guard(agent_pid: int) -> int:
     protect = {own_group, os.getpgid(agent_pid)} if _alive(agent_pid) else {own_group}
     seen: dict[int, int] = {}
     paths: list[Path] = []
+    acks: list[Path] = []  # touched once the next snapshot is taken
     buffer = b""
     stdin = sys.stdin.fileno()  # read unbuffered: select() sees what the pipe holds
     while True:
@@ -125,12 +126,18 @@ def run_guard(agent_pid: int) -> int:
                     paths.append(Path(arg))
                 elif command == "forget":
                     paths = [p for p in paths if str(p) != arg]
+                elif command == "ack":
+                    acks.append(Path(arg))
         now = {
             pid: group
             for pid, group in descendants(agent_pid).items()
             if pid != os.getpid() and not is_lifeline_watcher(pid)
         }
         seen = {pid: pgid for pid, pgid in seen.items() if _alive(pid)} | now
+        for ack in acks:
+            with contextlib.suppress(OSError):
+                ack.touch()
+        acks.clear()
     stop_processes(seen, protect)
     for path in reversed(paths):
         remove_path(path)
@@ -164,6 +171,11 @@ class GuardClient:
 
     def forget(self, path: Path) -> None:
         self._send(f"forget {path}")
+
+    def acknowledge(self, ack: Path) -> None:
+        """Ask the guard to create `ack` once it has noted every process started so far:
+        for a caller that must know the guard watches its load before going on."""
+        self._send(f"ack {ack}")
 
     def close(self) -> None:
         """A clean end: the guard leaves everything alone and exits."""

@@ -24,9 +24,12 @@ made = Path(sys.argv[1]) / "made"
 made.mkdir()
 guard.register(made)
 load = subprocess.Popen(["sleep", "300"], start_new_session=True)
-print(load.pid, flush=True)
+seen = Path(sys.argv[1]) / "seen"
+guard.acknowledge(seen)  # created once the guard has noted the load
+print(load.pid, guard.pid, flush=True)
 if sys.argv[2] == "clean":
-    time.sleep(1.0)
+    while not seen.exists():
+        time.sleep(0.05)
     guard.close()
     load.kill()
     sys.exit(0)
@@ -55,8 +58,8 @@ def test_a_killed_agent_leaves_no_process_and_no_file(tmp_path):
     agent = subprocess.Popen(
         [sys.executable, "-c", AGENT, str(tmp_path), "die"], stdout=subprocess.PIPE, text=True
     )
-    load = int(agent.stdout.readline())
-    time.sleep(1.0)  # the guard has seen the load
+    load = int(agent.stdout.readline().split()[0])
+    assert _wait(lambda: (tmp_path / "seen").exists())  # the guard has noted the load
     agent.send_signal(signal.SIGKILL)
     agent.wait()
     assert _wait(lambda: _gone(load))
@@ -67,9 +70,9 @@ def test_a_clean_end_leaves_the_files_to_the_worker(tmp_path):
     agent = subprocess.Popen(
         [sys.executable, "-c", AGENT, str(tmp_path), "clean"], stdout=subprocess.PIPE, text=True
     )
-    agent.stdout.readline()
+    guard = int(agent.stdout.readline().split()[1])
     assert agent.wait(timeout=30) == 0
-    time.sleep(1.0)
+    assert _wait(lambda: _gone(guard))  # the guard has ended, on the clean end's quit
     assert (tmp_path / "made").exists()  # the guard did not remove it: the worker's cleanup does
 
 
@@ -88,6 +91,7 @@ def test_without_heartbeats_the_agent_stops_its_load_and_exits():
 
 LEASED = """
 import sys, threading, time
+from pathlib import Path
 from dbstor.cluster.agent import HostAgent
 from dbstor.lifeline import scratch_dir
 def hold():
@@ -95,16 +99,19 @@ def hold():
         print(path, flush=True)
         time.sleep(300)
 threading.Thread(target=hold, daemon=True).start()
-HostAgent("h1", lease_s=float(sys.argv[1]))
+agent = HostAgent("h1", lease_s=float(sys.argv[1]))
+agent.guard_watching(Path(sys.argv[2]))  # created once the guard has noted the watcher
 time.sleep(300)
 """
 
 
-def test_an_agent_whose_lease_ends_mid_point_leaves_no_scratch_folder():
+def test_an_agent_whose_lease_ends_mid_point_leaves_no_scratch_folder(tmp_path):
     """The agent stops its load and exits with the point's scratch folder still open: the
     lifeline watcher (spared by the agent and by the guard) removes it."""
     agent = subprocess.Popen(
-        [sys.executable, "-c", LEASED, "1.0"], stdout=subprocess.PIPE, text=True
+        [sys.executable, "-c", LEASED, "1.0", str(tmp_path / "seen")],
+        stdout=subprocess.PIPE,
+        text=True,
     )
     scratch = Path(agent.stdout.readline().strip())
     assert scratch.is_dir()
@@ -112,25 +119,34 @@ def test_an_agent_whose_lease_ends_mid_point_leaves_no_scratch_folder():
     assert _wait(lambda: not scratch.exists())
 
 
-def test_a_killed_agent_leaves_no_scratch_folder():
+def test_a_killed_agent_leaves_no_scratch_folder(tmp_path):
     agent = subprocess.Popen(
-        [sys.executable, "-c", LEASED, "300"], stdout=subprocess.PIPE, text=True
+        [sys.executable, "-c", LEASED, "300", str(tmp_path / "seen")],
+        stdout=subprocess.PIPE,
+        text=True,
     )
     scratch = Path(agent.stdout.readline().strip())
-    time.sleep(1.0)  # the guard has seen the watcher
+    assert _wait(lambda: (tmp_path / "seen").exists())  # the guard has noted the watcher
     agent.send_signal(signal.SIGKILL)
     agent.wait()
     assert _wait(lambda: not scratch.exists())
 
 
 def test_heartbeats_keep_the_agent():
+    """On the agent's clock, stepped by the test: beats 1.4 s apart keep a 1.5 s lease
+    however long they go on; 1.6 s without one ends it."""
     exits: list[int] = []
-    agent = HostAgent("h1", lease_s=1.5, exit_process=exits.append)
+    now = [1000.0]
+    agent = HostAgent("h1", lease_s=1.5, exit_process=exits.append, now=lambda: now[0])
     try:
         for _ in range(8):
             agent.beat()
-            time.sleep(0.4)
+            now[0] += 1.4
+            assert not agent.lease_over()
         assert exits == []
+        now[0] += 0.2
+        assert agent.lease_over()
+        agent.beat()  # before the lease's own thread acts on it
     finally:
         agent.close()
 

@@ -77,6 +77,7 @@ class TinyQueries(Workload):
     default_scale = 1
     fractional_scale = True
     peeks: ClassVar[list[Any]] = []  # what PEEK saw in results.json
+    slow_running: ClassVar[threading.Event] = threading.Event()  # SLOW is executing in SQLite
     folder: ClassVar[Path | None] = None
 
     def query_set(self) -> list[Spec]:
@@ -96,6 +97,8 @@ class TinyQueries(Workload):
             data = json.loads((self.folder / "results.json").read_text())
             self.peeks.append([(p["status"], len(p["queries"])) for p in data["points"]])
             return 0
+        if sql == SLOW_SQL:  # SQLite calls this handler once the statement really runs
+            connection.set_progress_handler(lambda: TinyQueries.slow_running.set() or 0, 1000)
         return len(connection.execute(sql).fetchall())
 
     def create(self, engine: Any, say: Any) -> LoadReport:
@@ -119,6 +122,7 @@ def tiny_registered(monkeypatch):
             module, "workload_class", lambda name: TinyQueries if name == "tinyq" else real(name)
         )
     TinyQueries.peeks = []
+    TinyQueries.slow_running = threading.Event()
 
 
 def sweep(tmp_path: Path, streams=(1,), **spec: Any) -> QueryRun:
@@ -408,7 +412,7 @@ def test_streams_stop_waiting_on_ctrl_c(tmp_path):
     main = threading.get_ident()
 
     def ctrl_c_soon() -> None:
-        time.sleep(1.0)
+        assert TinyQueries.slow_running.wait(60)  # Ctrl-C while SLOW runs, not before
         import _thread
 
         _thread.interrupt_main()
