@@ -91,10 +91,10 @@ def test_a_real_sigstop_of_the_watching_process_is_seen():
     """The real thread and clocks: a child watching for 3 s, stopped for 3 s of it."""
     code = (
         "import time; from dbstor.runs.pauses import PauseWatch\n"
-        "w = PauseWatch().start(); time.sleep(4); print(w.stop())"
+        "w = PauseWatch().start(); print('watching', flush=True); time.sleep(4); print(w.stop())"
     )
     child = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
-    time.sleep(0.5)
+    assert child.stdout.readline() == "watching\n"  # stopped while watching, not before
     os.kill(child.pid, signal.SIGSTOP)
     time.sleep(3.5)
     os.kill(child.pid, signal.SIGCONT)
