@@ -117,12 +117,14 @@ def run_job(
     timeout_s: float,
     on_status: Callable[[dict[str, Any]], None] | None = None,
     status_every_s: int = 1,
+    clock: Callable[[], float] = time.monotonic,
 ) -> FioResult:
     """Run fio on a job file (kept beside the results) and parse its json+ output.
 
     With `on_status`, fio prints its json+ status every `status_every_s` seconds
     (--status-interval) and on_status(object) gets each as it lands (fio_status.py); the
-    result is still fio's final object. On Ctrl-C (or any other interruption) fio's process group is
+    result is still fio's final object. `timeout_s` runs on `clock` (as pacing.py's, injected
+    so a test can step it). On Ctrl-C (or any other interruption) fio's process group is
     stopped, then the interruption goes on up.
     """
     job_file = job_file.absolute()
@@ -150,7 +152,7 @@ def run_job(
         )
         lifeline.watch_tree(proc.pid)  # fio and its job processes die with dbstor, even on kill -9
         try:
-            _wait(proc, timeout_s, output, on_status)
+            _wait(proc, timeout_s, output, on_status, clock)
         except subprocess.TimeoutExpired:
             _stop_group(proc, signal.SIGKILL)
             raise PointFailed(

@@ -117,6 +117,20 @@ class UserLoad:
     second_bins: bool = False  # latency bins per measured second (points with events)
 
 
+@dataclass(frozen=True)
+class Hooks:
+    """What the parent does while the children drive one point: `tick` while it waits,
+    `on_mark` at the measured window's start and end, an embedded engine's memory `group`,
+    `on_running` with the users' running figures, and the `clock` it reads (time.monotonic,
+    the one clock every process on the host shares; injected as pacing.py's is)."""
+
+    tick: Callable[[], None] | None = None
+    on_mark: Callable[[str], None] | None = None
+    group: ClientGroup | None = None
+    on_running: Callable[[dict[str, Any]], None] | None = None
+    clock: Callable[[], float] = time.monotonic
+
+
 def run_in_processes(
     instances: Sequence[Instance],
     users_per_instance: int,
@@ -133,6 +147,7 @@ def run_in_processes(
     first_user: int = 0,
     survive_restarts: bool = False,
     second_bins: bool = False,
+    clock: Callable[[], float] = time.monotonic,
 ) -> DriveResult:
     """Like VirtualUsers(...).run(), with the users dealt round-robin over `processes`.
     Users are numbered from `first_user` (several client hosts driving one server each run
@@ -143,7 +158,8 @@ def run_in_processes(
     `on_mark("measure_start")` and `on_mark("end")` are called, in this process, when the
     measured window starts and ends. With a `group` (an embedded engine's memory cap) the
     users always run in forked processes that join the group before they connect, and the
-    group is tightened once every user has connected, before the point starts."""
+    group is tightened once every user has connected, before the point starts. The point's
+    description travels as one UserLoad, the parent's part as one Hooks."""
     users = range(first_user, first_user + users_per_instance)
     slots = [(i, u) for i in range(len(instances)) for u in users]
     processes = max(1, min(processes, len(slots)))
@@ -151,6 +167,7 @@ def run_in_processes(
         tuple(instances), users_per_instance, think_time_ms, seed, rate, warmup_s, duration_s,
         tuple(slots), survive_restarts, second_bins,
     )  # fmt: skip
+    hooks = Hooks(tick, on_mark, group, on_running, clock)
     children: list[tuple[Any, Any]] = []
     watch = ClientWatch(lambda: [child.pid for child, _ in children if child.pid])
     watch.start()
@@ -165,7 +182,7 @@ def run_in_processes(
             result = driver.run(warmup_s, duration_s, tick, on_mark)
             windows.append(driver.window)
         else:
-            result = _forked(children, windows, load, processes, tick, on_mark, group, on_running)
+            result = _forked(children, windows, load, processes, hooks)
     finally:
         watch.finish()
     if windows:
@@ -178,10 +195,7 @@ def _forked(
     windows: list[Window],
     load: UserLoad,
     processes: int,
-    tick: Callable[[], None] | None,
-    on_mark: Callable[[str], None] | None,
-    group: ClientGroup | None,
-    on_running: Callable[[dict[str, Any]], None] | None,
+    hooks: Hooks,
 ) -> DriveResult:
     """The users in `processes` forked client processes (their pids in `children`)."""
     context = multiprocessing.get_context("fork")
@@ -194,14 +208,14 @@ def _forked(
             # the parent's ends, this child's and every earlier child's: the child closes its
             # copies, so that the parent's death is an end of file it sees, not a silence
             parents_ends = [here, *(link for _, link in children)]
-            args = (there, load, share, group, on_running is not None, parents_ends)
+            args = (there, load, share, hooks.group, hooks.on_running is not None, parents_ends)
             child = context.Process(target=_child, args=args, daemon=True, name="dbstor-client")
             with _signals_held():  # a Ctrl-C that lands mid-fork must not be lost
                 child.start()
                 children.append((child, here))  # before Ctrl-C can land: always cleaned up
                 lifeline.watch_tree(child.pid)  # killed by the watcher if dbstor is killed
             there.close()
-        return _conduct(children, load, tick, on_mark, group, on_running, windows)
+        return _conduct(children, load, hooks, windows)
     finally:
         gc.unfreeze()
         for child, pipe in children:
@@ -218,27 +232,27 @@ def _forked(
 def _conduct(
     children: list[tuple[Any, Any]],
     load: UserLoad,
-    tick: Callable[[], None] | None,
-    on_mark: Callable[[str], None] | None = None,
-    group: ClientGroup | None = None,
-    on_running: Callable[[dict[str, Any]], None] | None = None,
+    hooks: Hooks,
     windows: list[Window] | None = None,
 ) -> DriveResult:
+    """The parent's side of a point: wait for every child's users, give them one window on
+    the hooks' clock, gather their reports and merge them."""
+    tick, on_mark, on_running, clock = hooks.tick, hooks.on_mark, hooks.on_running, hooks.clock
     fatal: str | None = None
     latest: dict[int, dict[str, Any]] = {}  # each child's running figures
     for _, pipe in children:
-        kind, value = _receive(pipe, tick)
+        kind, value = _receive(pipe, tick, clock)
         if kind == "fatal":
             fatal = fatal or value
-    if group is not None and not fatal:
-        group.tighten()
-    now = time.monotonic() + START_MARGIN_S
+    if hooks.group is not None and not fatal:
+        hooks.group.tighten()
+    now = clock() + START_MARGIN_S
     window = Window(now, now + load.warmup_s, now + load.warmup_s + load.duration_s)
     if windows is not None:
         windows.append(window)
     for _, pipe in children:
         pipe.send(("go", None if fatal else window))
-    marks = _Marks(window, on_mark) if on_mark and not fatal else None
+    marks = _Marks(window, on_mark, clock) if on_mark and not fatal else None
     reports = []
     pending = list(children)
     while pending:
@@ -270,7 +284,7 @@ def _conduct(
             tick()
     if marks:
         marks.finish()
-    measured = max(0.0, min(time.monotonic(), window.end) - window.measure_start)
+    measured = max(0.0, min(clock(), window.end) - window.measure_start)
     if not reports:
         mix = list(load.instances[0].workload.mix)
         result = merge([], mix, measured, open_loop=bool(load.rate))
@@ -285,9 +299,9 @@ def _conduct(
 class _Marks(threading.Thread):
     """Calls on_mark at the measured window's start and end, while the children drive."""
 
-    def __init__(self, window: Window, on_mark: Callable[[str], None]):
+    def __init__(self, window: Window, on_mark: Callable[[str], None], clock: Callable[[], float]):
         super().__init__(name="dbstor-window-marks", daemon=True)
-        self.window, self.on_mark = window, on_mark
+        self.window, self.on_mark, self.clock = window, on_mark, clock
         self.stopped = threading.Event()
         self.start()
 
@@ -296,20 +310,22 @@ class _Marks(threading.Thread):
             ("measure_start", self.window.measure_start),
             ("end", self.window.end),
         ):
-            if self.stopped.wait(max(0.0, moment - time.monotonic())):
+            if self.stopped.wait(max(0.0, moment - self.clock())):
                 return
             self.on_mark(name)
 
     def finish(self) -> None:
         """Wait for the end mark when the window ran its course; skip it when cut short."""
-        if time.monotonic() < self.window.end:
+        if self.clock() < self.window.end:
             self.stopped.set()
         self.join(timeout=30)
 
 
-def _receive(pipe: Any, tick: Callable[[], None] | None) -> tuple[str, Any]:
-    deadline = time.monotonic() + CHILD_TIMEOUT_S
-    while time.monotonic() < deadline:
+def _receive(
+    pipe: Any, tick: Callable[[], None] | None, clock: Callable[[], float]
+) -> tuple[str, Any]:
+    deadline = clock() + CHILD_TIMEOUT_S
+    while clock() < deadline:
         if pipe.poll(0.2):
             try:
                 return pipe.recv()

@@ -37,13 +37,18 @@ class QueryInfo(Protocol):
 SERVER_GONE_GRACE_S = 1.0  # a killed server's processes take a moment to be reaped
 
 
-def server_gone(engine: Engine) -> bool:
-    """Whether the engine's server has stopped, allowing it a moment to be seen gone."""
-    deadline = time.monotonic() + SERVER_GONE_GRACE_S
+def server_gone(
+    engine: Engine,
+    clock: Callable[[], float] = time.monotonic,
+    sleep: Callable[[float], None] = time.sleep,
+) -> bool:
+    """Whether the engine's server has stopped, allowing it a moment (on `clock`) to be seen
+    gone."""
+    deadline = clock() + SERVER_GONE_GRACE_S
     while engine.alive():
-        if time.monotonic() >= deadline:
+        if clock() >= deadline:
             return False
-        time.sleep(0.1)
+        sleep(0.1)
     return True
 
 
@@ -206,7 +211,7 @@ class StreamsRun:
                     )
                     break
         except Exception as exc:  # no connection: the stream cannot run at all
-            gone = server_gone(self.engine)
+            gone = server_gone(self.engine, self.clock)
             why = f"{self._gone()} during the point; " if gone else ""
             self._fatal(f"{why}stream {number} could not connect: {one_line(exc)}")
         finally:

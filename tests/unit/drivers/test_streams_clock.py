@@ -40,3 +40,27 @@ def test_a_query_and_its_stream_are_timed_on_the_given_clock(tmp_path):
     assert record["elapsed_s"] == 1.0  # started, then ended: two readings
     assert record["started_s"] == 1.0  # the counters' reading, one after the streams' start
     assert outcome.wall_s == outcome.stream_s[0] + 1.0  # the stream ended one reading earlier
+
+
+def test_a_server_still_up_is_given_its_grace_on_the_given_clock(tmp_path):
+    """server_gone waits SERVER_GONE_GRACE_S on the clock it is given, sleeping through the
+    sleep it is given: a database still there is not gone, one removed is at once, and no
+    real second passes."""
+    from dbstor.drivers.streams import SERVER_GONE_GRACE_S, server_gone
+
+    engine = SQLiteEngine(EngineSettings(paths={"data": [tmp_path]}))
+    engine.start()
+    now = [50.0]
+    slept: list[float] = []
+
+    def sleep(seconds: float) -> None:
+        slept.append(seconds)
+        now[0] += seconds
+
+    try:
+        assert not server_gone(engine, lambda: now[0], sleep)  # an embedded engine is up
+        assert SERVER_GONE_GRACE_S - 1e-9 <= now[0] - 50.0 < SERVER_GONE_GRACE_S + 0.2
+    finally:
+        engine.stop()
+    slept.clear()
+    assert server_gone(engine, lambda: now[0], sleep) and slept == []  # its files are gone
