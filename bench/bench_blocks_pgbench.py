@@ -37,7 +37,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from dbstor.drivers.processes import run_in_processes
+from dbstor.drivers.processes import UserLoad, run_in_processes
 from dbstor.drivers.users import Instance
 from dbstor.engines.base import EngineSettings
 from dbstor.engines.postgres import SUPERUSER, PostgresEngine, find_bindir
@@ -92,7 +92,9 @@ def blocks(engine: PostgresEngine, workload: BlocksWorkload, args: Any) -> dict:
     time.sleep(1.0)
     before = engine.counters()
     storage = _storage_blocks(engine)
-    result = run_in_processes([Instance(engine, workload)], args.clients, 1, 0.0, args.duration)
+    result = run_in_processes(
+        UserLoad.of([Instance(engine, workload)], args.clients, 0.0, args.duration), 1
+    )
     time.sleep(1.0)
     after = engine.counters()
     if result.fatal:

@@ -50,7 +50,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).parent))
-from dbstor.drivers.processes import run_in_processes
+from dbstor.drivers.processes import UserLoad, run_in_processes
 from dbstor.drivers.users import Instance
 from dbstor.engines.postgres import SUPERUSER, PostgresEngine, find_bindir
 from dbstor.workloads.orders.inputs import Terminal
@@ -111,7 +111,9 @@ def one_point(engine: PostgresEngine, workload: object, users: int, seconds: int
 
     watcher = threading.Thread(target=watch, daemon=True)
     watcher.start()
-    result = run_in_processes([Instance(engine, workload)], users, 1, WARMUP_S, seconds - WARMUP_S)
+    result = run_in_processes(
+        UserLoad.of([Instance(engine, workload)], users, WARMUP_S, seconds - WARMUP_S), 1
+    )
     watcher.join()
     if result.fatal or result.client_cpu_s is None:
         raise SystemExit(f"the point failed: {result.fatal or 'no client CPU measured'}")

@@ -45,7 +45,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from dbstor.drivers.processes import run_in_processes
+from dbstor.drivers.processes import UserLoad, run_in_processes
 from dbstor.drivers.users import Instance
 from dbstor.engines.base import EngineSettings
 from dbstor.engines.postgres import SUPERUSER, PostgresEngine, find_bindir
@@ -118,7 +118,7 @@ def dbstor_build(engine: PostgresEngine, warehouses: int) -> tuple[OrdersWorkloa
 def dbstor_run(
     engine: PostgresEngine, workload: OrdersWorkload, users: int, ramp: int, measured: int
 ) -> dict:
-    result = run_in_processes([Instance(engine, workload)], users, 1, ramp, measured)
+    result = run_in_processes(UserLoad.of([Instance(engine, workload)], users, ramp, measured), 1)
     if result.fatal:
         raise SystemExit(f"dbstor run failed: {result.fatal}")
     counts = {name: h.count for name, h in result.per_type.items()}

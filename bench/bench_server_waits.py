@@ -20,7 +20,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from dbstor.drivers.processes import run_in_processes
+from dbstor.drivers.processes import UserLoad, run_in_processes
 from dbstor.drivers.users import Instance
 from dbstor.engines.postgres import PostgresEngine
 from dbstor.workloads.orders.workload import OrdersWorkload
@@ -48,7 +48,9 @@ def waits_at(engine: PostgresEngine, workload: OrdersWorkload, users: int) -> tu
 
     sampler = threading.Thread(target=sample)
     sampler.start()
-    result = run_in_processes([Instance(engine, workload)], users, 1, WARMUP_S, MEASURED_S)
+    result = run_in_processes(
+        UserLoad.of([Instance(engine, workload)], users, WARMUP_S, MEASURED_S), 1
+    )
     sampler.join()
     if result.fatal:
         raise SystemExit(f"the point failed: {result.fatal}")

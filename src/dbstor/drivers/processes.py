@@ -116,6 +116,30 @@ class UserLoad:
     survive_restarts: bool = False  # a crash event: users reconnect (VirtualUsers)
     second_bins: bool = False  # latency bins per measured second (points with events)
 
+    @classmethod
+    def of(
+        cls,
+        instances: Sequence[Instance],
+        users_per_instance: int,
+        warmup_s: float,
+        duration_s: float,
+        *,
+        think_time_ms: float = 0.0,
+        seed: int = 1,
+        rate: float | None = None,
+        first_user: int = 0,
+        survive_restarts: bool = False,
+        second_bins: bool = False,
+    ) -> UserLoad:
+        """The load of `users_per_instance` users on each instance, numbered from
+        `first_user`."""
+        users = range(first_user, first_user + users_per_instance)
+        slots = tuple((i, u) for i in range(len(instances)) for u in users)
+        return cls(
+            tuple(instances), users_per_instance, think_time_ms, seed, rate, warmup_s,
+            duration_s, slots, survive_restarts, second_bins,
+        )  # fmt: skip
+
 
 @dataclass(frozen=True)
 class Hooks:
@@ -131,62 +155,40 @@ class Hooks:
     clock: Callable[[], float] = time.monotonic
 
 
-def run_in_processes(
-    instances: Sequence[Instance],
-    users_per_instance: int,
-    processes: int,
-    warmup_s: float,
-    duration_s: float,
-    think_time_ms: float = 0.0,
-    seed: int = 1,
-    rate: float | None = None,
-    tick: Callable[[], None] | None = None,
-    on_mark: Callable[[str], None] | None = None,
-    group: ClientGroup | None = None,
-    on_running: Callable[[dict[str, Any]], None] | None = None,
-    first_user: int = 0,
-    survive_restarts: bool = False,
-    second_bins: bool = False,
-    clock: Callable[[], float] = time.monotonic,
-) -> DriveResult:
-    """Like VirtualUsers(...).run(), with the users dealt round-robin over `processes`.
-    Users are numbered from `first_user` (several client hosts driving one server each run
-    their own numbers, so that no two users share a random stream or a terminal).
-    `on_running(figures)` gets the users' running figures once a second while the measured
-    window runs (drivers.running): with several processes each sends its own once a second
-    and the latest of each are added up.
-    `on_mark("measure_start")` and `on_mark("end")` are called, in this process, when the
-    measured window starts and ends. With a `group` (an embedded engine's memory cap) the
-    users always run in forked processes that join the group before they connect, and the
-    group is tightened once every user has connected, before the point starts. The point's
-    description travels as one UserLoad, the parent's part as one Hooks."""
-    users = range(first_user, first_user + users_per_instance)
-    slots = [(i, u) for i in range(len(instances)) for u in users]
-    processes = max(1, min(processes, len(slots)))
-    load = UserLoad(
-        tuple(instances), users_per_instance, think_time_ms, seed, rate, warmup_s, duration_s,
-        tuple(slots), survive_restarts, second_bins,
-    )  # fmt: skip
-    hooks = Hooks(tick, on_mark, group, on_running, clock)
+def run_in_processes(load: UserLoad, processes: int, hooks: Hooks = Hooks()) -> DriveResult:
+    """Like VirtualUsers(...).run(), with the load's users dealt round-robin over `processes`.
+    Users are numbered from the load's first user (UserLoad.of: several client hosts driving
+    one server each run their own numbers, so that no two users share a random stream or a
+    terminal). `hooks.on_running(figures)` gets the users' running figures once a second
+    while the measured window runs (drivers.running): with several processes each sends its
+    own once a second and the latest of each are added up. `hooks.on_mark("measure_start")`
+    and `hooks.on_mark("end")` are called, in this process, when the measured window starts
+    and ends. With `hooks.group` (an embedded engine's memory cap) the users always run in
+    forked processes that join the group before they connect, and the group is tightened
+    once every user has connected, before the point starts."""
+    processes = max(1, min(processes, len(load.slots)))
     children: list[tuple[Any, Any]] = []
     watch = ClientWatch(lambda: [child.pid for child, _ in children if child.pid])
     watch.start()
     windows: list[Window] = []
     try:
-        if processes == 1 and group is None:
+        if processes == 1 and hooks.group is None:
             driver = VirtualUsers(
-                instances, users_per_instance, think_time_ms, seed, rate, slots,
-                survive_restarts=survive_restarts, second_bins=second_bins,
+                list(load.instances), load.users_per_instance, load.think_time_ms, load.seed,
+                load.rate, list(load.slots), survive_restarts=load.survive_restarts,
+                second_bins=load.second_bins,
             )  # fmt: skip
-            driver.on_running = on_running
-            result = driver.run(warmup_s, duration_s, tick, on_mark)
+            driver.on_running = hooks.on_running
+            result = driver.run(load.warmup_s, load.duration_s, hooks.tick, hooks.on_mark)
             windows.append(driver.window)
         else:
             result = _forked(children, windows, load, processes, hooks)
     finally:
         watch.finish()
     if windows:
-        result.client_memory = watch.figures(len(slots), windows[0].measure_start, windows[0].end)
+        result.client_memory = watch.figures(
+            len(load.slots), windows[0].measure_start, windows[0].end
+        )
     return result
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 PARENT = """
 import os, signal, sys
 from pathlib import Path
-from dbstor.drivers.processes import run_in_processes
+from dbstor.drivers.processes import Hooks, UserLoad, run_in_processes
 from dbstor.drivers.users import Instance
 from dbstor.engines.base import EngineSettings
 from dbstor.engines.sqlite import SQLiteEngine
@@ -30,7 +30,7 @@ engine = SQLiteEngine(EngineSettings(paths={"data": [Path(sys.argv[2])]}))
 engine.start()
 workload = BlocksWorkload(50)
 workload.create(engine, lambda line: None)
-run_in_processes([Instance(engine, workload)], 1, 2, 0.0, 1.0, group=DieOnJoin())
+run_in_processes(UserLoad.of([Instance(engine, workload)], 1, 0.0, 1.0), 2, Hooks(group=DieOnJoin()))
 """
 
 

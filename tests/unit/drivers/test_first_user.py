@@ -5,7 +5,7 @@ from typing import ClassVar
 
 import pytest
 
-from dbstor.drivers.processes import run_in_processes
+from dbstor.drivers.processes import UserLoad, run_in_processes
 from dbstor.drivers.users import Instance
 from dbstor.engines.base import EngineSettings
 from dbstor.engines.sqlite import SQLiteEngine
@@ -50,7 +50,7 @@ def test_users_are_numbered_from_first_user(tmp_path, processes):
         workload = Numbered(1)
         workload.create(engine, print)
         result = run_in_processes(
-            [Instance(engine, workload)], 3, processes, 0.0, 0.3, first_user=5
+            UserLoad.of([Instance(engine, workload)], 3, 0.0, 0.3, first_user=5), processes
         )
         assert result.fatal is None
         seen = engine.connect().execute("SELECT user FROM seen").fetchall()

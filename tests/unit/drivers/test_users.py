@@ -7,7 +7,7 @@ from typing import ClassVar
 
 import pytest
 
-from dbstor.drivers.processes import run_in_processes
+from dbstor.drivers.processes import Hooks, UserLoad, run_in_processes
 from dbstor.drivers.users import BIN_GROWTH, Instance, VirtualUsers, bin_ns
 from dbstor.engines.base import EngineSettings
 from dbstor.engines.sqlite import SQLiteEngine
@@ -149,7 +149,7 @@ def test_open_loop_shows_queueing_when_the_database_falls_behind(tmp_path):
 
 def test_users_in_two_processes_add_up(tmp_path):
     inst = instance(tmp_path)
-    result = run_in_processes([inst], 4, processes=2, warmup_s=0.3, duration_s=1.0)
+    result = run_in_processes(UserLoad.of([inst], 4, 0.3, 1.0), processes=2)
     assert result.processes == 2 and result.fatal is None
     assert result.commits > 50
     assert result.client_cpu_s is not None and result.client_cpu_s > 0
@@ -159,7 +159,7 @@ def test_users_in_two_processes_add_up(tmp_path):
 
 def test_a_fatal_error_in_one_process_stops_all(tmp_path):
     started = time.monotonic()
-    result = run_in_processes([instance(tmp_path, "fatal")], 4, 2, warmup_s=0, duration_s=30)
+    result = run_in_processes(UserLoad.of([instance(tmp_path, "fatal")], 4, 0, 30), 2)
     assert time.monotonic() - started < 10
     assert result.fatal == "DatabaseError: disk I/O error"
 
@@ -169,7 +169,7 @@ def test_rollbacks_are_counted_over_the_measured_window_only(tmp_path, processes
     """NOPM subtracts New-Order rollbacks: they must come from the same window as the
     New-Orders, not from the warm-up as well (warm-up four times the measured window)."""
     inst = instance(tmp_path, "rollback")
-    result = run_in_processes([inst], 2, processes, warmup_s=0.8, duration_s=0.2)
+    result = run_in_processes(UserLoad.of([inst], 2, 0.8, 0.2), processes)
     assert result.rollbacks["write"] == result.per_type["write"].count > 0
 
 
@@ -178,12 +178,9 @@ def test_window_marks_come_at_the_measured_windows_start_and_end(tmp_path, proce
     marks: list[tuple[str, float]] = []
     started = time.monotonic()
     run_in_processes(
-        [instance(tmp_path)],
-        2,
+        UserLoad.of([instance(tmp_path)], 2, 0.6, 0.4),
         processes,
-        warmup_s=0.6,
-        duration_s=0.4,
-        on_mark=lambda name: marks.append((name, time.monotonic() - started)),
+        Hooks(on_mark=lambda name: marks.append((name, time.monotonic() - started))),
     )
     assert [name for name, _ in marks] == ["measure_start", "end"]
     (_, start), (_, end) = marks
@@ -195,7 +192,7 @@ def test_window_marks_come_at_the_measured_windows_start_and_end(tmp_path, proce
 def test_running_figures_come_once_a_second_and_only_grow(tmp_path, processes):
     seen = []
     result = run_in_processes(
-        [instance(tmp_path)], 4, processes, warmup_s=0.2, duration_s=2.6, on_running=seen.append
+        UserLoad.of([instance(tmp_path)], 4, 0.2, 2.6), processes, Hooks(on_running=seen.append)
     )
     assert result.fatal is None and len(seen) >= 2
     ops = [figures["ops"] for figures in seen]

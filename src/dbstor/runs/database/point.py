@@ -21,7 +21,7 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from dbstor.drivers.processes import run_in_processes
+from dbstor.drivers.processes import Hooks, UserLoad, run_in_processes
 from dbstor.drivers.tally import DriveResult
 from dbstor.drivers.users import Instance
 from dbstor.engines.base import EngineCounters, sum_counters
@@ -191,22 +191,20 @@ def measure_database_point(
     sampler.start()
     started_at, started = time.time(), time.monotonic()
     try:
-        result = run_in_processes(
+        load = UserLoad.of(
             active,
             point.users,
-            point.client_processes,
             point.warmup_s,
             point.duration_s,
             think_time_ms=0.0 if point.rate else point.think_time_ms,
             seed=point.seed + point.index,
             rate=point.rate,
-            on_mark=read_counters,
-            group=group,
-            on_running=on_running,
             first_user=point.first_user,
             survive_restarts=crashes,
             second_bins=bool(point.events),
         )
+        hooks = Hooks(on_mark=read_counters, group=group, on_running=on_running)
+        result = run_in_processes(load, point.client_processes, hooks)
     finally:
         happened = events.stop()
         samples = sampler.stop()
