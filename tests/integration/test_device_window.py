@@ -65,13 +65,27 @@ def test_fio_alone_on_a_quiet_loop_device_has_no_foreign_share(dbstor, quiet_loo
         assert p["shared_device"] is False
 
 
+def reading(device: str, in_flight: int = 0, timeout_s: float = 30.0) -> bool:
+    """Wait until something reads the device: its read count grows between two readings
+    of /proc/diskstats (with at least `in_flight` requests in flight at the second)."""
+    deadline = time.monotonic() + timeout_s
+    before = parse_diskstats()[device].reads
+    while time.monotonic() < deadline:
+        time.sleep(0.05)
+        now = parse_diskstats()[device]
+        if now.reads > before and now.in_progress >= in_flight:
+            return True
+        before = now.reads
+    return False
+
+
 @pytest.mark.skip_without_fio
 def test_a_second_reader_on_the_same_loop_device_is_foreign(dbstor, quiet_loop, tmp_path):
     dev = f"/dev/{quiet_loop.device}"
     loop = f"while true; do dd if={dev} of=/dev/null bs=16k iflag=direct status=none; done"
     reader = subprocess.Popen(["bash", "-c", loop], start_new_session=True)
     try:
-        time.sleep(0.5)
+        assert reading(quiet_loop.device), "the second reader never read"
         points = io_points(dbstor, quiet_loop, tmp_path / "out", "--iodepth", "1")
     finally:
         os.killpg(reader.pid, signal.SIGKILL)
@@ -139,7 +153,8 @@ def test_the_devices_shape_and_queue_match_iostats_on_the_same_window(quiet_loop
         start_new_session=True,
     )  # fmt: skip
     try:
-        time.sleep(2.0)  # laid out and running at its depth
+        # laid out (fio only writes then) and reading at its depth
+        assert reading(quiet_loop.device, in_flight=8), "fio never read the loop device"
         before, t0 = parse_diskstats(), time.monotonic()
         iostat = subprocess.run(
             ["iostat", "-dxy", "-o", "JSON", dev, "3", "1"],
