@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from device_io import reading
 from loopfs import mounted_loop_fs
 
 from dbstor.telemetry.disk import await_figure, device_stats, parse_diskstats
@@ -63,20 +64,6 @@ def test_fio_alone_on_a_quiet_loop_device_has_no_foreign_share(dbstor, quiet_loo
         assert p["own_io"]["repeats"] == 2
         assert p["foreign_io_share"] is not None and p["foreign_io_share"] < 0.05, p["own_io"]
         assert p["shared_device"] is False
-
-
-def reading(device: str, in_flight: int = 0, timeout_s: float = 30.0) -> bool:
-    """Wait until something reads the device: its read count grows between two readings
-    of /proc/diskstats (with at least `in_flight` requests in flight at the second)."""
-    deadline = time.monotonic() + timeout_s
-    before = parse_diskstats()[device].reads
-    while time.monotonic() < deadline:
-        time.sleep(0.05)
-        now = parse_diskstats()[device]
-        if now.reads > before and now.in_progress >= in_flight:
-            return True
-        before = now.reads
-    return False
 
 
 @pytest.mark.skip_without_fio

@@ -23,9 +23,12 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
+from device_io import reading
 from loopfs import mounted_loop_fs
 from needs import usable
 from prom_servers import free_port
+
+from dbstor.telemetry.disk import devices_for_path
 
 pytestmark = pytest.mark.integration
 
@@ -91,7 +94,8 @@ def beside_a_reader(dbstor_class, device: Path, tmp_path_factory) -> dict[str, P
     dbstor = dbstor_class(base)
     folders = {}
     with beside(fio_reader(device)):
-        time.sleep(2)  # the reader has laid out its file and is reading
+        # the reader has laid out its file and is reading
+        assert reading(devices_for_path(device)[0]), "the neighbour never read"
         for name, extra in (
             ("busy", ("--duration", "3", "--repeats", "2")),
             ("thinking", ("--think-time", "10ms")),

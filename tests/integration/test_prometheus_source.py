@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from device_io import reading
 from prom_servers import PrometheusServer, node_exporter, prometheus, wait_sample_after
 
 from dbstor.errors import UserError
@@ -63,7 +64,8 @@ def _window_with_io(workdir: Path, device: str) -> tuple[float, float, float]:
         stderr=subprocess.PIPE,
     )
     try:
-        time.sleep(4)  # lay-out of the file and ramp-up stay outside the window
+        # lay-out of the file (writes only) stays outside the window: reads have begun
+        assert reading(device), "fio never read the device"
         start, before = time.time(), parse_diskstats()[device]
         time.sleep(WINDOW_S)
         end, after = time.time(), parse_diskstats()[device]
