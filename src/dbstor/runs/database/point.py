@@ -142,6 +142,23 @@ class TxnOutcome:
         )
 
 
+def user_load(point: DbPoint, active: list[Instance], crashes: bool) -> UserLoad:
+    """What the point's users do, as the client processes drive it: its users on every
+    instance taking part, their think time (none in an open loop), the point's seed."""
+    return UserLoad.of(
+        active,
+        point.users,
+        point.warmup_s,
+        point.duration_s,
+        think_time_ms=0.0 if point.rate else point.think_time_ms,
+        seed=point.seed + point.index,
+        rate=point.rate,
+        first_user=point.first_user,
+        survive_restarts=crashes,
+        second_bins=bool(point.events),
+    )
+
+
 def measure_database_point(
     instances: list[Instance],
     point: DbPoint,
@@ -191,20 +208,8 @@ def measure_database_point(
     sampler.start()
     started_at, started = time.time(), time.monotonic()
     try:
-        load = UserLoad.of(
-            active,
-            point.users,
-            point.warmup_s,
-            point.duration_s,
-            think_time_ms=0.0 if point.rate else point.think_time_ms,
-            seed=point.seed + point.index,
-            rate=point.rate,
-            first_user=point.first_user,
-            survive_restarts=crashes,
-            second_bins=bool(point.events),
-        )
         hooks = Hooks(on_mark=read_counters, group=group, on_running=on_running)
-        result = run_in_processes(load, point.client_processes, hooks)
+        result = run_in_processes(user_load(point, active, crashes), point.client_processes, hooks)
     finally:
         happened = events.stop()
         samples = sampler.stop()
