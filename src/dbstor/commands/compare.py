@@ -9,7 +9,7 @@ from pathlib import Path
 
 from dbstor.errors import UserError
 from dbstor.safefs import user_dir
-from dbstor.study.tags import matches, parse_tag
+from dbstor.study.tags import flag_tags, matches
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -71,7 +71,7 @@ def run(args: argparse.Namespace) -> int:
         folders += more_folders
     if args.tag:
         try:
-            wanted = dict(parse_tag(t) for t in args.tag)
+            wanted = flag_tags(args.tag)
         except ValueError as exc:
             raise UserError(f"--tag: {exc}") from None
         kept = [(r, f) for r, f in zip(runs, folders, strict=True) if matches(r.tags, wanted)]
