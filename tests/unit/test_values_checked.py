@@ -124,8 +124,13 @@ STUDY_CASES = [  # (base, field, value, what the one line holds)
     (BASE, ("databases", 0, "users"), list(range(1, 1002)), "at most 1,000 points"),
     (BASE, ("databases", 0, "rate"), [10, 10], "rate: 10 is listed twice"),
     (BASE, ("study", "profiles"), ["io-oltp", "io-oltp"], "io-oltp is named twice"),
-    (IO_BASE, ("load", "iodepth"), 40000, "40,000 is more than fio's I/O engines take"),
-    (IO_BASE, ("load", "values"), [1, 5000], "5,000 is more than fio runs at once"),
+    (
+        IO_BASE,
+        ("load", "iodepth"),
+        40000,
+        "queue depth 40,000 (--iodepth, [load] values or iodepth) is more than",
+    ),
+    (IO_BASE, ("load", "values"), [1, 5000], "5,000 fio jobs"),
     (IO_BASE, ("load", "values"), [2, 2], "load.values: 2 is listed twice"),
     (IO_BASE, ("profiles", "mine", "block_size"), "1", "'1' is not a block size"),
     (IO_BASE, ("profiles", "mine", "block_size"), "1PiB", "too large for one I/O"),
@@ -157,7 +162,7 @@ def test_libaio_contexts_beyond_the_host_are_refused(here):
 
 FLAG_CASES = [  # command lines refused before any work, with what the one line holds
     (["io", "--target", "a", "--iodepth", "4,4"], "--iodepth: 4 is listed twice"),
-    (["io", "--target", "a", "--numjobs", "1,9000"], "9,000 is more than fio runs at once"),
+    (["io", "--target", "a", "--numjobs", "1,9000"], "9,000 fio jobs (--numjobs, --jobs, [load] values or jobs) is more than fio runs at once"),
     (["io", "--target", "a", "--iodepth", ",".join(map(str, range(1, 1002)))], "at most 1,000"),
     (["io", "--target", "a", "--profile", "io-oltp,io-oltp"], "io-oltp is named twice"),
     (["io", "--target", "a,a"], "is listed twice"),

@@ -36,8 +36,8 @@ def _check_profile(study: Study, profile: Profile) -> None:
     depth, jobs = _most(series)
     if jobs > MAX_FIO_JOBS:
         raise UserError(
-            f"fio jobs: {jobs:,} is more than fio runs at once ({MAX_FIO_JOBS:,}): give "
-            "at most that many jobs (--numjobs, --jobs, [load] values or jobs)"
+            f"{jobs:,} fio jobs (--numjobs, --jobs, [load] values or jobs) is more than fio "
+            f"runs at once ({MAX_FIO_JOBS:,}): give at most that many jobs"
         )
     if profile.ioengine == "libaio" and depth * jobs > _aio_max_nr():
         raise UserError(
@@ -58,8 +58,9 @@ def check_queue_depths(series: LoadSeries | None) -> None:
     depth, _ = _most(series)
     if depth > MAX_IODEPTH:
         raise UserError(
-            f"--iodepth (iodepth): {depth:,} is more than fio's I/O engines take per job: "
-            f"give queue depths up to {MAX_IODEPTH:,}, e.g. --iodepth 1,4,16,64,256"
+            f"queue depth {depth:,} (--iodepth, [load] values or iodepth) is more than fio's "
+            f"I/O engines take per job: give queue depths up to {MAX_IODEPTH:,}, e.g. "
+            "--iodepth 1,4,16,64,256"
         )
 
 
