@@ -124,6 +124,8 @@ STUDY_CASES = [  # (base, field, value, what the one line holds)
     (BASE, ("databases", 0, "users"), list(range(1, 1002)), "at most 1,000 points"),
     (BASE, ("databases", 0, "rate"), [10, 10], "rate: 10 is listed twice"),
     (BASE, ("study", "profiles"), ["io-oltp", "io-oltp"], "io-oltp is named twice"),
+    (BASE, ("databases", 0, "buffer"), "1PiB", "is more than this host's memory"),
+    (BASE, ("databases", 0, "memory_limit"), "1PiB", "so it caps nothing"),
     (
         IO_BASE,
         ("load", "iodepth"),
@@ -151,6 +153,12 @@ def test_a_bad_study_value_is_refused_in_one_line(here, base, field, value, need
     code, err = _study(data)
     assert code == 2 and err.count("\n") == 1 and err.startswith("dbstor: error: "), err
     assert needle in err, err
+
+
+def test_a_throttle_beyond_any_device_is_refused(here):
+    data = _set(BASE, ("events",), [{"kind": "throttle", "at": "1s", "for": "2s", "iops": 1e308}])
+    code, err = _study(data)
+    assert code == 2 and "iops: 1e+308 is too large: at most 1,000,000,000" in err, err
 
 
 def test_libaio_contexts_beyond_the_host_are_refused(here):
