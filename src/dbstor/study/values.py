@@ -210,7 +210,7 @@ def role_paths_problem(roles: dict[str, list[Path]]) -> tuple[str, str] | None:
                 first = seen[path]
                 field = "paths" if role == "data" else role  # the study file's key
                 if first == role:
-                    return field, f"{path} is listed twice as {role}: list each folder once"
+                    return field, f"{path} is given twice: give each folder once"
                 return field, (
                     f"{path} is both the {first} folder and the {role} folder: give {role} a "
                     f"folder of its own (on the storage it measures), or drop {role} to keep "
