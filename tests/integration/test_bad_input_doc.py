@@ -132,7 +132,7 @@ def _fixtures_issue38(cwd: Path, target: str) -> None:
     """Issue 38's leftovers: a role an io-only study never uses, a folder given twice, a
     from: path read from the study file's folder, a from: source without data, a CSV
     header with one column twice."""
-    (cwd / "io-log.toml").write_text(f'{target}log = "target"\n')
+    (cwd / "io-log.toml").write_text(f'{target}log = "journal"\n')
     (cwd / "paths-twice.toml").write_text(
         '[[targets]]\nlabel = "A"\npaths = ["target", "target"]\n'
     )
