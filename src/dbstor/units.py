@@ -8,6 +8,7 @@ the flag or the study field.
 
 import math
 import re
+from collections.abc import Iterable
 
 _SIZE_UNITS = {
     "": 1,
@@ -36,6 +37,11 @@ MAX_POINT_S = 86400.0  # a load point (or its warm-up) of at most a day
 MAX_LATENCY_MS = 3600 * 1000.0  # an hour
 MAX_COUNT = 1_000_000  # users, queue depths, instances, streams, repeats...
 MAX_SCALE = 100_000  # TPC-H's largest scale factor (100 TB)
+MAX_SERIES = 1000  # load points in one series: each is held at least 1 s, after a warm-up
+MAX_IODEPTH = 32768  # io_uring's most entries per ring (IORING_MAX_ENTRIES); fio fails above
+MAX_FIO_JOBS = 4096  # fio's most jobs in one run (REAL_MAX_JOBS); above it fio stops at start
+MIN_BLOCK = 512  # direct I/O moves whole sectors: a block size is a multiple of 512 bytes
+MAX_BLOCK = 1024**3  # one I/O of at most 1 GiB (Linux moves at most ~2 GiB in one call)
 
 
 def _shown(text: object) -> str:
@@ -186,9 +192,13 @@ def parse_percent(text: str | float | int) -> float:
 
 
 def parse_int_list(text: str, limit: int = MAX_COUNT) -> list[int]:
-    """'1,2,4,8' -> [1, 2, 4, 8]; every value a positive whole number up to limit."""
+    """'1,2,4,8' -> [1, 2, 4, 8]; every value a positive whole number up to limit, each
+    once, at most MAX_SERIES of them."""
     values = []
-    for part in str(text).split(","):
+    parts = str(text).split(",")
+    if len(parts) > MAX_SERIES:
+        raise ValueError(f"{len(parts):,} values: a series has at most {MAX_SERIES:,} points")
+    for part in parts:
         part = part.strip()
         if not (part.isascii() and part.isdigit()) or int(part) <= 0:
             raise ValueError(
@@ -197,7 +207,48 @@ def parse_int_list(text: str, limit: int = MAX_COUNT) -> list[int]:
         if len(part) > 18 or int(part) > limit:
             raise ValueError(f"{_shown(text)}: {part} is too large: at most {limit}")
         values.append(int(part))
-    return values
+    return list(distinct_series(values))
+
+
+def distinct_series(values: Iterable[int]) -> tuple[int, ...]:
+    """A load series whose values each appear once and that has at most MAX_SERIES points:
+    a value twice would measure one load twice under two names (repeats measures a point
+    again), and a series without bound would run for ever."""
+    series = tuple(values)
+    if len(series) > MAX_SERIES:
+        raise ValueError(f"{len(series):,} values: a series has at most {MAX_SERIES:,} points")
+    seen: set[int] = set()
+    for value in series:
+        if value in seen:
+            raise ValueError(
+                f"{value} is listed twice: give each load once (repeats measures a point again)"
+            )
+        seen.add(value)
+    return series
+
+
+def first_repeat(items: Iterable[object]) -> object | None:
+    """The first item given a second time (a name, a key, a role), or None: a list of names
+    or KEY=VALUE pairs whose keys are meant to differ is refused on it."""
+    seen: set[object] = set()
+    for item in items:
+        if item in seen:
+            return item
+        seen.add(item)
+    return None
+
+
+def parse_block_size(text: str | int) -> int:
+    """An I/O's size, as fio moves it with direct I/O: a multiple of 512 bytes, at most 1GiB."""
+    n_bytes = parse_size(text)
+    if n_bytes < MIN_BLOCK or n_bytes % MIN_BLOCK:
+        raise ValueError(
+            f"{_shown(text)} is not a block size direct I/O can move: give a multiple of "
+            "512 bytes, e.g. 4KiB, 8KiB or 64KiB"
+        )
+    if n_bytes > MAX_BLOCK:
+        raise ValueError(f"{_shown(text)} is too large for one I/O: at most 1GiB")
+    return n_bytes
 
 
 def parse_scale(text: str | float | int) -> int | float:

@@ -66,6 +66,7 @@ def _fixtures(cwd: Path) -> None:
     (cwd / "snap-role.toml").write_text(f'[efficiency]\nsnapshots = {{ dat = "2h" }}\n{target}')
     _fixtures_issue25(cwd, target)
     _fixtures_issue35(cwd, target)
+    _fixtures_values(cwd, target)
 
 
 def _fixtures_issue35(cwd: Path, target: str) -> None:
@@ -131,7 +132,7 @@ def _fixtures_issue38(cwd: Path, target: str) -> None:
     """Issue 38's leftovers: a role an io-only study never uses, a folder given twice, a
     from: path read from the study file's folder, a from: source without data, a CSV
     header with one column twice."""
-    (cwd / "io-log.toml").write_text(f'{target}log = "target"\n')
+    (cwd / "io-log.toml").write_text(f'{target}log = "journal"\n')
     (cwd / "paths-twice.toml").write_text(
         '[[targets]]\nlabel = "A"\npaths = ["target", "target"]\n'
     )
@@ -144,6 +145,26 @@ def _fixtures_issue38(cwd: Path, target: str) -> None:
     lines = (ROOT / "tests" / "fixtures" / "h6080_filestats.csv").read_text().splitlines()
     twice = [lines[0] + ",Number Reads", *(line + ",1" for line in lines[1:])]
     (cwd / "twice.csv").write_text("\n".join(twice) + "\n", encoding="utf-8")
+
+
+def _fixtures_values(cwd: Path, target: str) -> None:
+    """Study files whose values each pass their type but not their range, their units or
+    a check against another value (issue 38, class 8)."""
+    (cwd / "fast").mkdir()  # a fast role's own folder: the data folder itself is refused
+    for name, text in (
+        ("placement-latency", '[placement]\nfast_capacity = "10GB"\nfast_latency = "-1ms"\n'),
+        ("placement-zero", '[placement]\nfast_capacity = "0GB"\n'),
+        ("tco-after", '[tco]\nservers = 10\ncores_per_server = 12\nafter = "A"\n'),
+        ("jobs-iodepth", '[load]\nkind = "jobs"\nvalues = [1, 2]\niodepth = 40000\n'),
+        ("block-one", '[study]\nprofiles = ["b"]\n[profiles.b]\nblock_size = "1"\n'),
+        ("block-huge", '[study]\nprofiles = ["b"]\n[profiles.b]\nblock_size = "1PiB"\n'),
+        ("fast-twice", f'{target}fast = ["journal", "journal"]\n'),
+        ("long-series", f"[[databases]]\nusers = {list(range(1, 1002))}\n"),
+    ):
+        (cwd / f"{name}.toml").write_text(text + ("" if "fast-twice" in name else target))
+    (cwd / "tco-after.toml").write_text(
+        (cwd / "tco-after.toml").read_text() + '[[targets]]\nlabel = "B"\npath = "journal"\n'
+    )
 
 
 @pytest.mark.parametrize(("what", "command", "fragment"), ROWS, ids=[r[0] for r in ROWS])

@@ -69,7 +69,7 @@ def test_server_killed_during_a_rate_point_with_client_processes(dbstor, tmp_pat
     target = server_dir / "lun"
     target.mkdir()
     proc = dbstor.start(
-        "run", "--engine", "postgres", "--target", target, "--rate", "50,50,50",
+        "run", "--engine", "postgres", "--target", target, "--rate", "50,51,52",
         "--users", "4", "--client-processes", "2", "--duration", "3", "--warmup", "0",
         "--scale", "50", "--out", "out",
     )  # fmt: skip
@@ -88,7 +88,7 @@ def test_ctrl_c_during_a_rate_point_stops_every_client_process(dbstor, tmp_path)
     target = tmp_path / "lun"
     target.mkdir()
     proc = dbstor.start(
-        "run", "--engine", "sqlite", "--target", target, "--rate", "30,30,30",
+        "run", "--engine", "sqlite", "--target", target, "--rate", "30,31,32",
         "--users", "2", "--client-processes", "2", "--duration", "3", "--warmup", "0",
         "--scale", "50", "--out", "out",
     )  # fmt: skip

@@ -43,17 +43,21 @@ based_on = "io-oltp"
 {profile}
 """
 REFUSED = {
-    "place: a pattern that names nothing": DB.format(extra='fast = "a"', db='place = { "nosuch_*" = "fast" }'),
+    "place: a pattern that names nothing": DB.format(extra='fast = "f"', db='place = { "nosuch_*" = "fast" }'),
     "place: a role the target lacks": DB.format(extra="", db='place = { trade = "fast" }'),
-    "place: an index apart from its table": DB.format(extra='fast = "a"', db='place = { trade_ca_dts = "fast" }'),
+    "place: an index apart from its table": DB.format(extra='fast = "f"', db='place = { trade_ca_dts = "fast" }'),
     "fio: a setting fio refuses": IO.format(values="[1]", profile='distribution = "zipf:1"'),
     "fio: a queue depth no engine takes": IO.format(values="[1, 100000]", profile=""),
+    "values: the fast role on the data folder": DB.format(extra='fast = "a"', db='place = { trade = "fast" }'),
+    "values: a users value twice": DB.format(extra="", db="").replace("users = [1]", "users = [2, 2]"),
+    "values: a block size direct I/O cannot move": IO.format(values="[1]", profile='block_size = "1"'),
 }  # fmt: skip
 
 
 @pytest.mark.parametrize("case", list(REFUSED))
 def test_study_refuses_what_run_refuses_with_the_same_line(dbstor, tmp_path, case):
     (tmp_path / "a").mkdir()
+    (tmp_path / "f").mkdir()
     (tmp_path / "s.toml").write_text(REFUSED[case])
     ran = dbstor.assert_user_error(dbstor("run", "s.toml", "--out", "o", cwd=tmp_path))
     checked = dbstor.assert_user_error(dbstor("study", "s.toml", cwd=tmp_path))

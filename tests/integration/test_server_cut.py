@@ -30,7 +30,7 @@ from dbstor.engines.network import SILENCE_S
 from dbstor.engines.server import PROBE_CONNECT_S
 
 SECRET = "cut-s3cret-pw"
-POINT = ("--users", "2,2,2", "--warmup", "1", "--duration", "8")
+POINT = ("--users", "2,3,4", "--warmup", "1", "--duration", "8")
 INTO_SECOND_POINT_S = 4.0  # after the first point is on disk: inside the second's window
 # Connections give up after SILENCE_S; then one liveness probe, and dbstor's own last
 # statements (object statistics, dropping its schema) wait PROBE_CONNECT_S each to

@@ -74,7 +74,7 @@ def test_a_signal_mid_point_ends_a_postgres_run_like_ctrl_c(
     out = tmp_path / "out"
     proc = dbstor.start(
         "run", "--engine", "postgres", "--target", target, "--client-processes", "2",
-        "--users", "2,2", "--duration", "4", "--warmup", "0", "--scale", "50", "--out", out,
+        "--users", "2,3", "--duration", "4", "--warmup", "0", "--scale", "50", "--out", out,
     )  # fmt: skip
     dbstor.wait_for_points(out, 1, proc, timeout=300)
     pidfile = next(target.glob("dbstor-pg-*/data/postmaster.pid"))

@@ -14,6 +14,7 @@ from typing import Any
 from dbstor.analysis.placement import inputs
 from dbstor.analysis.placement.analysis import (
     DEFAULT_FAST_LATENCY_MS,
+    FastCapacity,
     Tiers,
     analyse,
     parse_fast_capacity,
@@ -177,9 +178,35 @@ def _latency(text: str | None, folder: Path | None, flag: str) -> tuple[float | 
         value = parse_latency_ms(text)
     except ValueError as exc:
         raise UserError(f"--{flag}-latency: {exc}") from None
-    if value < 0:
-        raise UserError(f"--{flag}-latency must not be negative")
+    if value <= 0:
+        raise UserError(f"--{flag}-latency: {text!r}: a tier's latency is above 0, e.g. 0.5ms")
     return value, "given"
+
+
+def check_values(args: argparse.Namespace) -> FastCapacity:
+    """Every value flag of advise checked before any input is read (a study's [placement]
+    table too, before its runs): the capacity, the latencies given as numbers, the slow
+    tier slower than the fast one, the interval."""
+    if not args.fast_capacity:
+        raise UserError(
+            "--fast-capacity is required: the usable size of the fast tier, e.g. 500GB or 50%"
+        )
+    try:
+        capacity = parse_fast_capacity(args.fast_capacity)
+    except ValueError as exc:
+        raise UserError(f"--fast-capacity: {exc}") from None
+    fast, _ = _latency(args.fast_latency, None, "fast")
+    slow, _ = _latency(args.slow_latency, None, "slow")
+    if slow is not None and fast is not None and slow <= fast:
+        raise UserError(
+            f"--slow-latency: {slow:g} ms is not slower than the fast tier ({fast:g} ms): "
+            "check --slow-latency/--fast-latency"
+        )
+    try:
+        parse_duration(args.interval)
+    except ValueError as exc:
+        raise UserError(f"--interval: {exc}") from None
+    return capacity
 
 
 def load_objects(args: argparse.Namespace) -> tuple[list[DbObject], list[str], dict[str, Any]]:
@@ -249,14 +276,7 @@ def run(args: argparse.Namespace) -> int:
 
 def advice(args: argparse.Namespace) -> dict[str, Any]:
     """The placement advice of these flags (what --json prints); a study's [placement] too."""
-    if not args.fast_capacity:
-        raise UserError(
-            "--fast-capacity is required: the usable size of the fast tier, e.g. 500GB or 50%"
-        )
-    try:
-        capacity = parse_fast_capacity(args.fast_capacity)
-    except ValueError as exc:
-        raise UserError(f"--fast-capacity: {exc}") from None
+    capacity = check_values(args)
     fast, fast_source = _latency(args.fast_latency, args.fast_run, "fast")
     slow, slow_source = _latency(args.slow_latency, args.slow_run, "slow")
     if fast is None:

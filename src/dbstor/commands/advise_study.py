@@ -2,7 +2,8 @@
 `dbstor run FILE` measures at the same load (EMC h6080's before/after loop).
 
 `before` keeps every object on the run's own (slow) path, the chosen ones in their own
-files or tablespaces there, so both targets make the same moves; `after` puts the chosen
+files or tablespaces in a folder of it (BEFORE_FAST, made by write_study: a fast role on the
+data folder itself is refused), so both targets make the same moves; `after` puts the chosen
 ones on the fast path. The comparison (before = 100) is the seed's "+48% after moving".
 """
 
@@ -15,7 +16,7 @@ from typing import Any
 from dbstor.engines.registry import engine_class
 from dbstor.errors import UserError
 from dbstor.results.store import read_run_folder
-from dbstor.safefs import write_file
+from dbstor.safefs import make_dir, write_file
 
 
 def indexes_apart(engine: str) -> bool:
@@ -132,13 +133,21 @@ def study_text(run: Any, place: dict[str, str], notes: list[str], fast: str) -> 
         *([f"metric = {toml_value(slo['metric'])}"] if slo.get("metric") else []),
     ]
     others = {role: paths for role, paths in roles.items() if role in ("log", "temp")}
-    for label, fast_dir in (("before", slow[0]), ("after", fast)):
+    for label, fast_dir in (("before", before_fast(slow[0])), ("after", fast)):
         lines += ["", "[[targets]]", f'label = "{label}"', f"paths = {toml_value(slow)}"]
         lines += [f"{role} = {toml_value(paths)}" for role, paths in others.items()]
         lines.append(f"fast = {toml_value(fast_dir)}")
     lines += ["", "[[databases]]"]
     lines += [f"{key} = {toml_value(value)}" for key, value in database.items()]
     return "\n".join(lines) + "\n"
+
+
+BEFORE_FAST = "dbstor-fast-before"  # the before target's fast folder, on the slow path
+
+
+def before_fast(slow: str) -> str:
+    """The before target's fast role: a folder of its own on the slow path."""
+    return str(Path(slow) / BEFORE_FAST)
 
 
 def _is_advise_study(path: Path) -> bool:
@@ -160,6 +169,9 @@ def write_study(
             + "; give a larger --fast-capacity"
         )
     text = study_text(run, place, notes, fast_path_of(fast_path, fast_run))
+    slow = Path(_target_roles(run)["data"][0])
+    if slow.is_dir():  # the before target's fast folder, on this host's slow path
+        make_dir(Path(before_fast(str(slow))), fix="remove it, or move the run's data path")
     try:  # never through a link, never over a file dbstor did not write
         write_file(out, text, _is_advise_study, fix="give another --write-study file")
     except OSError as exc:

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from dbstor.commands.flagtypes import COUNT
 from dbstor.errors import UserError
 from dbstor.study.events import FLAG_HELP, event_from_flag
-from dbstor.study.tags import parse_tag, tags_from
+from dbstor.study.tags import flag_tags, tags_from
 from dbstor.testfiles import Safety
 from dbstor.units import parse_point_duration
 
@@ -119,7 +119,7 @@ def with_tags(study: Study, args: argparse.Namespace) -> Study:
     if not args.tag:
         return study
     try:
-        tags = tags_from([*study.tags.items(), *(parse_tag(t) for t in args.tag)])
+        tags = tags_from([*study.tags.items(), *flag_tags(args.tag).items()])
     except ValueError as exc:
         raise UserError(f"--tag: {exc}") from None
     return replace(study, tags=tags)

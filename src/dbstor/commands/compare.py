@@ -9,7 +9,7 @@ from pathlib import Path
 
 from dbstor.errors import UserError
 from dbstor.safefs import user_dir
-from dbstor.study.tags import matches, parse_tag
+from dbstor.study.tags import flag_tags, matches
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -58,6 +58,10 @@ def run(args: argparse.Namespace) -> int:
     from dbstor.results.model import Run
     from dbstor.runs.study import load_folder, missing_runs_note
 
+    try:  # checked before any folder is read
+        wanted = flag_tags(args.tag) if args.tag else {}
+    except ValueError as exc:
+        raise UserError(f"--tag: {exc}") from None
     runs: list[Run] = []
     folders: list[Path] = []
     gone = []
@@ -70,10 +74,6 @@ def run(args: argparse.Namespace) -> int:
         runs += more_runs
         folders += more_folders
     if args.tag:
-        try:
-            wanted = dict(parse_tag(t) for t in args.tag)
-        except ValueError as exc:
-            raise UserError(f"--tag: {exc}") from None
         kept = [(r, f) for r, f in zip(runs, folders, strict=True) if matches(r.tags, wanted)]
         runs, folders = [r for r, _ in kept], [f for _, f in kept]
     if len(runs) < 2:

@@ -27,6 +27,7 @@ from dbstor.study.model import LoadSeries, Study, Target
 from dbstor.study.profiles import BUILTIN_PROFILES
 from dbstor.study.values import label_from_name, repeated_path, target_label
 from dbstor.units import (
+    first_repeat,
     parse_int_list,
     parse_latency_ms,
     parse_point_duration,
@@ -179,6 +180,8 @@ def _facts(items: list[str]) -> dict[str, object]:
         key, sep, value = item.partition("=")
         if not sep or not key:
             raise UserError(f"--fact {item!r}: write KEY=VALUE, e.g. --fact protocol=FC")
+        if key in facts:
+            raise UserError(f"--fact {item!r}: {key} is given twice: give each fact once")
         facts[key] = int(value) if value.isdigit() else value
     return facts
 
@@ -187,6 +190,9 @@ def study_from_args(args: argparse.Namespace) -> Study:
     names = [
         n.strip() for item in (args.profile or ["io-oltp"]) for n in item.split(",") if n.strip()
     ]
+    twice = first_repeat(names)
+    if twice is not None:
+        raise UserError(f"--profile: {twice} is named twice: name each profile once")
     profiles = tuple(resolve_profile(n) for n in names)
     facts = _facts(args.fact)
     targets = tuple(_target(t, i, facts) for i, t in enumerate(args.target))

@@ -96,9 +96,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def manifest_options(args: argparse.Namespace) -> dict:
     from dbstor.kube.manifests import DEFAULT_IMAGE
-    from dbstor.units import parse_duration
+    from dbstor.units import first_repeat, parse_duration
 
     nodes = tuple(n.strip() for n in (args.nodes or "").split(",") if n.strip())
+    if (twice := first_repeat(nodes)) is not None:
+        raise UserError(f"--nodes: {twice} is named twice: name each node once")
     for node in nodes:
         if not re.fullmatch(r"[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?", node):
             raise UserError(f"--nodes {node[:80]!r}: not a node name (kubernetes.io/hostname)")

@@ -28,6 +28,7 @@ from dbstor.study.load import load_study, parse_slo_metric
 from dbstor.study.model import DEFAULT_RATE_USERS, DatabaseSpec, LoadSeries, Study, Target
 from dbstor.study.values import target_label
 from dbstor.units import (
+    first_repeat,
     parse_int_list,
     parse_latency_ms,
     parse_memory,
@@ -263,7 +264,11 @@ def _series(args: argparse.Namespace) -> LoadSeries:
 
 
 def _options(args: argparse.Namespace) -> dict[str, object]:
-    options = dict(parse_flag("--option", parse_option, item) for item in args.option)
+    pairs = [parse_flag("--option", parse_option, item) for item in args.option]
+    twice = first_repeat(key for key, _ in pairs)
+    if twice is not None:
+        raise UserError(f"--option: {twice} is given twice: give each option once")
+    options = dict(pairs)
     if args.update_pct is not None:
         options["update_pct"] = parse_flag("--update-pct", parse_percent, args.update_pct)
     if args.queries is not None:

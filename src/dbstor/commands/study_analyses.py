@@ -19,7 +19,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NoReturn
 
-from dbstor.analysis.placement.analysis import FastCapacity, parse_fast_capacity
 from dbstor.commands import advise, capacity, efficiency, tco
 from dbstor.commands.consolidation import (
     cost_comparison,
@@ -162,8 +161,13 @@ class StudyAnalyses:
                     'size, e.g. fast_capacity = "10GB"'
                 )
             args = self._args(name, target)
-            self._call(name, target, lambda: _fast_capacity(args.fast_capacity))
+            self._call(name, target, lambda: advise.check_values(args))
         else:
+            if table.get("after") is not None and table["after"] == self.baseline:
+                raise UserError(
+                    f"{self.study.source}: {where}.after: {table['after']!r} is the baseline, "
+                    "the storage before: name the new storage's target"
+                )
             args = self._args(name, None)
             self._call(name, None, lambda: tco.resolve(None, args))
 
@@ -365,13 +369,6 @@ def print_pdf(study: Study, outcome: StudyOutcome, progress: Progress) -> None:
         from dbstor.report.pdf import write_pdf
 
         progress.say(f"pdf: {write_pdf(report)}")
-
-
-def _fast_capacity(text: str) -> FastCapacity:
-    try:
-        return parse_fast_capacity(text)
-    except ValueError as exc:
-        raise UserError(f"--fast-capacity: {exc}") from None
 
 
 def _has_objects(folder: Path) -> bool:

@@ -16,6 +16,7 @@ from dbstor.study.values import (
     place_pattern,
     place_role,
     repeated_path,
+    role_paths_problem,
     target_label,
 )
 
@@ -45,6 +46,8 @@ def parse_target(items: list[str], label: str | None) -> Target:
         raise UserError(
             "--target: give the data directory, e.g. --target /mnt/lun1 or --target data=/mnt/lun1"
         )
+    if (problem := role_paths_problem(roles)) is not None:
+        raise UserError(f"--target: {problem[1]}")
     if label is not None:
         name = parse_flag("--label", target_label, label)
     else:
@@ -79,7 +82,14 @@ def parse_place_flags(items: list[str]) -> dict[str, str]:
         name, sep, role = item.partition("=")
         if not sep:
             raise UserError(f"--place {item!r}: give NAME=ROLE, e.g. --place trade_history=fast")
-        place[parse_flag("--place", place_pattern, name)] = parse_flag("--place", place_role, role)
+        pattern = parse_flag("--place", place_pattern, name)
+        where = parse_flag("--place", place_role, role)
+        if place.get(pattern, where) != where:
+            raise UserError(
+                f"--place: {pattern} is put on both {place[pattern]} and {where}: give each "
+                "table or index one role"
+            )
+        place[pattern] = where
     return place
 
 

@@ -40,6 +40,24 @@ def _example(n_bytes: int) -> str:
     return f"{1 << (mib.bit_length() - 1)}MiB"
 
 
+def check_buffer_fits_host(buffer: int | None, cap: int | None = None) -> None:
+    """A buffer (a server's, or an embedded engine's cache) of at least the host's memory
+    is refused: it would never be filled, and the report would state it as the cache; so is
+    a memory cap above the host's memory, which would cap nothing."""
+    memory = host_memory_bytes()
+    if cap is not None and memory is not None and cap > memory:
+        raise UserError(
+            f"--memory-limit {format_size(cap)} is more than this host's memory "
+            f"({format_size(memory)}), so it caps nothing: give less, e.g. --memory-limit "
+            f"{_example(memory // 2)}, or drop it"
+        )
+    if buffer is not None and memory is not None and buffer >= memory:
+        raise UserError(
+            f"--buffer {format_size(buffer)} is more than this host's memory "
+            f"({format_size(memory)}): give less than that, e.g. --buffer {_example(memory // 8)}"
+        )
+
+
 def check_memory_flags(
     title: str, settings: EngineSettings, headroom: int = SERVER_HEADROOM
 ) -> None:
@@ -48,12 +66,7 @@ def check_memory_flags(
     processes and page cache (PostgreSQL 64 MiB: under that it is killed by the cap at one
     user), a buffer larger than the host's memory or than the cap."""
     buffer, cap = settings.buffer_bytes, settings.memory_limit_bytes
-    memory = host_memory_bytes()
-    if buffer is not None and memory is not None and buffer >= memory:
-        raise UserError(
-            f"--buffer {format_size(buffer)} is more than this host's memory "
-            f"({format_size(memory)}): give less than that, e.g. --buffer {_example(memory // 8)}"
-        )
+    check_buffer_fits_host(buffer, cap)
     if buffer is not None and cap is not None and buffer >= cap:
         raise UserError(
             f"--buffer {format_size(buffer)} does not fit in --memory-limit {format_size(cap)}: "

@@ -28,6 +28,7 @@ from dbstor.results.store import (
 from dbstor.runs.folder import new_run_id, remove_unmeasured
 from dbstor.runs.io.data_check import readable_source, resolve_data_pattern
 from dbstor.runs.io.fio_check import check_fio_jobs
+from dbstor.runs.io.fio_limits import check_fio_settings
 from dbstor.runs.io.plan import IoRunPlan
 from dbstor.runs.lock import run_locks
 from dbstor.runs.mix import check_one_storage, mix_groups, run_together
@@ -36,7 +37,7 @@ from dbstor.runs.own_files import Pairs, ScanBeforeCleanup
 from dbstor.runs.progress import Progress
 from dbstor.runs.telemetry import RunTelemetry
 from dbstor.safefs import new_dir, user_dir
-from dbstor.study.model import DatabaseSpec, LoadSeries, Study
+from dbstor.study.model import DatabaseSpec, Study
 from dbstor.testfiles import Safety, check_directory, check_free_space, plan_files
 
 if TYPE_CHECKING:  # a fio study imports no database machinery (engines, users, workloads)
@@ -123,8 +124,7 @@ def preflight(study: Study, local_targets: bool = True, safety: Safety | None = 
     measured on other hosts (local_targets False) are checked there. With safety, each
     fio run's test files too (links, ownership, free space), before any folder exists."""
     check_one_storage(study)
-    for profile in study.profiles:  # host-independent: `dbstor study` checks it too
-        check_queue_depths(study.series_for(profile))
+    check_fio_settings(study)  # host-independent: `dbstor study` checks it too
     if study.profiles:
         check_fio_jobs(
             study, local_targets
@@ -141,18 +141,6 @@ def preflight(study: Study, local_targets: bool = True, safety: Safety | None = 
 
         for spec in study.databases:
             preflight_database(study, spec, local_targets, safety)
-
-
-MAX_IODEPTH = 32768  # io_uring's most entries per ring (IORING_MAX_ENTRIES); fio fails above
-
-
-def check_queue_depths(series: LoadSeries | None) -> None:
-    """A queue depth fio's I/O engines cannot set up, refused before anything starts."""
-    if series is not None and series.kind == "iodepth" and max(series.values) > MAX_IODEPTH:
-        raise UserError(
-            f"--iodepth (iodepth): {max(series.values):,} is more than fio's I/O engines take "
-            f"per job: give queue depths up to {MAX_IODEPTH:,}, e.g. --iodepth 1,4,16,64,256"
-        )
 
 
 def run_study(

@@ -104,6 +104,9 @@ def _seconds(value: Any, where: str, key: str, positive: bool = False) -> float:
     return seconds
 
 
+MAX_THROTTLE = 1_000_000_000  # IOPS or MB/s: far beyond any device
+
+
 def _positive_number(value: Any, where: str, key: str) -> float:
     if isinstance(value, bool) or not isinstance(value, int | float | str):
         raise _fail(where, f"{key}: give a number above 0, e.g. {key} = 200")
@@ -113,6 +116,8 @@ def _positive_number(value: Any, where: str, key: str) -> float:
         raise _fail(where, f"{key}: {value!r} is not a number; e.g. {key} = 200") from None
     if not number > 0 or number == float("inf"):
         raise _fail(where, f"{key}: must be above 0, e.g. {key} = 200")
+    if number > MAX_THROTTLE:  # beyond any device: a throttle that holds nothing
+        raise _fail(where, f"{key}: {value!r} is too large: at most {MAX_THROTTLE:,}")
     return number
 
 

@@ -38,6 +38,7 @@ from dbstor.study.values import (
     host_port,
     int_list,
     load_values,
+    named_profiles,
     nonempty,
     one_of,
     parse_block_split,
@@ -47,17 +48,18 @@ from dbstor.study.values import (
     plain_value,
     positive_int,
     positive_size,
+    role_paths_problem,
     short,
     target_label,
 )
 from dbstor.study.values import count as whole_count
 from dbstor.units import (
+    parse_block_size,
     parse_latency_ms,
     parse_memory,
     parse_percent,
     parse_point_duration,
     parse_scale,
-    parse_size,
     parse_timeout,
     parse_warmup,
 )
@@ -128,7 +130,7 @@ def _profile(source: str, name: str, table: Any) -> Profile:
             "based_on", f"{base_name!r} is not a built-in profile: {', '.join(BUILTIN_PROFILES)}"
         )
     base = BUILTIN_PROFILES[base_name]
-    block_size = fields.get("block_size", parse_size, base.block_size)
+    block_size = fields.get("block_size", parse_block_size, base.block_size)
     split = fields.get(
         "block_split", parse_block_split, () if "block_size" in table else base.block_split
     )
@@ -194,6 +196,9 @@ def _target(source: str, index: int, table: Any, base_dir: Path, cluster: bool) 
         if not isinstance(listed, list) or not all(isinstance(p, str) and p for p in listed or [0]):
             fields.fail(role, f'must be a directory or a list of them, e.g. {role} = "/mnt/{role}"')
         extra[role] = tuple(_directory(fields, role, base_dir, p) for p in listed)
+    roles = {"data": list(paths), **{role: list(given) for role, given in extra.items()}}
+    if (problem := role_paths_problem(roles)) is not None:
+        fields.fail(*problem)
     own = {
         name: analysis_table(source, f"targets[{index}].{name}", name, table[name])
         for name in PER_TARGET
@@ -309,11 +314,7 @@ def study_from_dict(data: dict[str, Any], source: str, base_dir: Path) -> Study:
     if not isinstance(databases, list):
         raise UserError(f"{source}: databases: write [[databases]] tables")
     default_profiles = [] if databases else ["io-oltp"]
-    profile_names = study.get(
-        "profiles",
-        lambda v: [nonempty(x) for x in v] if isinstance(v, list) else [nonempty(v)],
-        default_profiles,
-    )
+    profile_names = study.get("profiles", named_profiles, default_profiles)
     profiles = []
     for name in profile_names:
         try:

@@ -36,6 +36,17 @@ def parse_tag(text: str) -> tuple[str, str]:
     return check_tag(key.strip(), value.strip())
 
 
+def flag_tags(texts: Iterable[str]) -> dict[str, str]:
+    """--tag KEY=VALUE flags, each key once (a key given twice would keep one value of
+    the two without a word)."""
+    given = [parse_tag(t) for t in texts]
+    keys = [key for key, _ in given]
+    twice = next((k for k in keys if keys.count(k) > 1), None)
+    if twice is not None:
+        raise ValueError(f"tag {twice} is given twice: give each tag once")
+    return tags_from(given)
+
+
 def tags_from(pairs: Iterable[tuple[str, str]]) -> dict[str, str]:
     tags = dict(pairs)
     if len(tags) > MAX_TAGS:

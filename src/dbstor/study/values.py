@@ -9,11 +9,19 @@ import datetime
 import math
 import re
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from dbstor.errors import UserError
 from dbstor.study.model import SLO_METRICS
-from dbstor.units import MAX_COUNT, parse_percent, parse_size
+from dbstor.units import (
+    MAX_COUNT,
+    MAX_SERIES,
+    distinct_series,
+    parse_block_size,
+    parse_percent,
+    parse_size,
+)
 
 
 def positive_int(value: Any) -> int:
@@ -39,9 +47,12 @@ def short(value: Any) -> str:
 
 
 def int_list(value: Any) -> tuple[int, ...]:
+    """A load series: positive whole numbers, each once, at most MAX_SERIES of them."""
     if not isinstance(value, list) or not value:
         raise ValueError("must be a non-empty list of positive whole numbers, e.g. [1, 2, 4, 8]")
-    return tuple(positive_int(v) for v in value)
+    if len(value) > MAX_SERIES:
+        raise ValueError(f"{len(value):,} values: a series has at most {MAX_SERIES:,} points")
+    return distinct_series(positive_int(v) for v in value)
 
 
 def load_values(value: Any) -> tuple[int, ...]:
@@ -57,6 +68,15 @@ def nonempty(value: Any) -> str:
     if not isinstance(value, str) or not value.strip():
         raise ValueError("must be a non-empty string")
     return value
+
+
+def named_profiles(value: Any) -> list[str]:
+    """[study] profiles: a name or a list of names, each once."""
+    names = [nonempty(x) for x in value] if isinstance(value, list) else [nonempty(value)]
+    twice = next((n for n in names if names.count(n) > 1), None)
+    if twice is not None:
+        raise ValueError(f"{twice} is named twice: name each profile once")
+    return names
 
 
 def boolean(value: Any) -> bool:
@@ -139,7 +159,11 @@ def label_from_name(name: str, fallback: str) -> str:
 def parse_block_split(value: Any) -> tuple[tuple[int, float], ...]:
     if not isinstance(value, dict) or not value:
         raise ValueError('must be a table of size = percent, e.g. { "8K" = 70, "64K" = 30 }')
-    split = tuple((parse_size(size), parse_percent(pct)) for size, pct in value.items())
+    split = tuple((parse_block_size(size), parse_percent(pct)) for size, pct in value.items())
+    sizes = [size for size, _ in split]
+    if len(set(sizes)) != len(sizes):  # "8K" and "8KiB" are one size
+        twice = next(s for s in sizes if sizes.count(s) > 1)
+        raise ValueError(f"the block size of {twice} bytes is given twice: give each size once")
     if abs(sum(pct for _, pct in split) - 100) > 0.01:
         raise ValueError("the percentages must add up to 100")
     return split
@@ -172,6 +196,28 @@ def parse_place(value: Any) -> dict[str, str]:
     if not isinstance(value, dict) or not value:
         raise ValueError('must be a table of names and roles, e.g. { trade_history = "fast" }')
     return {place_pattern(name): place_role(role) for name, role in value.items()}
+
+
+def role_paths_problem(roles: dict[str, list[Path]]) -> tuple[str, str] | None:
+    """The study file's key and what is wrong with a target's folders by role (data, log, temp, fast),
+    or None: a
+    folder listed twice (in one role or two), which would put two roles' files in one place
+    while the report says they are apart (the fast role on the data folder moves nothing)."""
+    seen: dict[Path, str] = {}
+    for role in PLACE_ROLES:
+        for path in roles.get(role, ()):
+            if path in seen:
+                first = seen[path]
+                field = "paths" if role == "data" else role  # the study file's key
+                if first == role:
+                    return field, f"{path} is given twice: give each folder once"
+                return field, (
+                    f"{path} is both the {first} folder and the {role} folder: give {role} a "
+                    f"folder of its own (on the storage it measures), or drop {role} to keep "
+                    f"its files with {first}"
+                )
+            seen[path] = role
+    return None
 
 
 def plain_table(value: Any) -> dict[str, Any]:

@@ -66,7 +66,8 @@ def test_the_written_study_loads_as_before_and_after_at_the_same_load(tmp_path):
     study = load_study(path)
     before, after = study.targets
     assert (before.label, after.label, study.baseline) == ("before", "after", "before")
-    assert before.fast == before.paths == after.paths == (tmp_path / "/mnt/hdd",)
+    assert before.paths == after.paths == (tmp_path / "/mnt/hdd",)
+    assert before.fast == (tmp_path / "/mnt/hdd/dbstor-fast-before",)  # not the data folder
     assert after.fast == (tmp_path / "/mnt/flash",) and before.log == after.log
     (spec,) = study.databases
     assert spec.place == place and spec.series.values == (1, 4, 8) and spec.scale == 500

@@ -90,7 +90,8 @@ def test_a_mix_group_holds_the_named_workloads_beside_their_runs_alone(tmp_path)
 
 def test_a_target_on_two_devices_is_not_one_storage(tmp_path):
     other = Path("/proc")  # always another file system than the test's folder
-    check_one_storage(_study(tmp_path, log=str(tmp_path)))  # one device: fine
+    (tmp_path / "log").mkdir()  # a folder of its own (the data folder itself is refused)
+    check_one_storage(_study(tmp_path, log=str(tmp_path / "log")))  # one device: fine
     with pytest.raises(UserError, match="target 'A' is not one storage") as caught:
         check_one_storage(_study(tmp_path, log=str(other)))
     assert f"log {other}" in str(caught.value) and "\n" not in str(caught.value)

@@ -162,6 +162,8 @@ def resolve_array(spec: str) -> ArrayModel:
                 f"bad array field {part!r} in {spec!r}; use block=, group=, dedup=, buckets= "
                 "(e.g. custom:block=4K,group=32K)"
             )
+        if key in fields:
+            raise ValueError(f"{spec!r}: {key}= is given twice; give each field once")
         fields[key] = value.strip()
     if "block" not in fields:
         raise ValueError(f"{spec!r}: a custom array needs block= (e.g. custom:block=4K,group=32K)")

@@ -55,6 +55,8 @@ def _mapping(text: str, what: str, example: str) -> dict[str, str]:
         role = role.strip().lower()
         if not re.fullmatch(r"[a-z][a-z0-9_-]*", role) or not value.strip():
             raise ValueError(f"{text!r}: bad entry {part!r}; e.g. {example}")
+        if role in out:
+            raise ValueError(f"{text!r}: {role} is given twice; give each role once")
         out[role] = value.strip()
     return out
 

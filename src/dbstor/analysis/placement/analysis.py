@@ -61,7 +61,10 @@ def parse_fast_capacity(text: str) -> FastCapacity:
         if share <= 0:
             raise ValueError(f"{value} leaves no fast tier: give a share above 0%")
         return FastCapacity(share=share)
-    return FastCapacity(size_bytes=parse_size(value))
+    size = parse_size(value)
+    if size <= 0:
+        raise ValueError(f"{value!r} leaves no fast tier: give a size above 0, e.g. 300GB or 50%")
+    return FastCapacity(size_bytes=size)
 
 
 def skew_curve(objects: list[DbObject]) -> list[tuple[float, float]]:

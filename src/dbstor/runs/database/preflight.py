@@ -6,7 +6,11 @@ from __future__ import annotations
 import stat
 
 from dbstor.engines.base import EngineSettings
-from dbstor.engines.memory_flags import check_embedded_cap, check_memory_flags
+from dbstor.engines.memory_flags import (
+    check_buffer_fits_host,
+    check_embedded_cap,
+    check_memory_flags,
+)
 from dbstor.engines.registry import engine_class
 from dbstor.errors import UserError
 from dbstor.runs.engine_checks import check_engine, check_open_files
@@ -51,6 +55,7 @@ def preflight_database(
         )
         check_memory_flags(engine.title, settings, engine.memory_headroom)
     else:
+        check_buffer_fits_host(spec.buffer_bytes, spec.memory_limit_bytes)
         check_embedded_cap(engine.name, engine.title, spec.memory_limit_bytes)
     if engine.is_server and spec.dsn is not None and local_targets:
         engine(EngineSettings(dsn=spec.dsn)).check_reachable()
