@@ -21,15 +21,15 @@ from dbstor.commands.common import (
 )
 from dbstor.commands.default_study import default_study
 from dbstor.commands.flagtypes import COUNT, SEED
+from dbstor.commands.run_series import series_from_flags
 from dbstor.commands.target_flags import add_place_flag, parse_target, with_place
 from dbstor.commands.telemetry_flags import add_telemetry_flags, with_telemetry
 from dbstor.errors import UserError
 from dbstor.study.load import load_study, parse_slo_metric
-from dbstor.study.model import DEFAULT_RATE_USERS, DatabaseSpec, LoadSeries, Study, Target
+from dbstor.study.model import DEFAULT_RATE_USERS, DatabaseSpec, Study, Target
 from dbstor.study.values import target_label
 from dbstor.units import (
     first_repeat,
-    parse_int_list,
     parse_latency_ms,
     parse_memory,
     parse_option,
@@ -210,59 +210,6 @@ def _add_workload_and_point_flags(db: argparse._ArgumentGroup) -> None:
     )
 
 
-def _one_user_count(args: argparse.Namespace, flag: str, default: int) -> int:
-    users = parse_flag("--users", parse_int_list, args.users) if args.users else [default]
-    if len(users) != 1:
-        raise UserError(
-            f"--users: with {flag} give one number, the users per instance, e.g. --users 8"
-        )
-    return users[0]
-
-
-def _series(args: argparse.Namespace) -> LoadSeries:
-    given = [f for f in ("instances", "rate", "streams") if getattr(args, f)]
-    if len(given) > 1:
-        raise UserError(
-            f"--{given[0]} and --{given[1]}: give one load series per run (--users, --instances, --rate or --streams)"
-        )
-    if args.instances == "auto":
-        return LoadSeries(
-            kind="instances", users=_one_user_count(args, "--instances", 4), auto=True
-        )
-    if args.instances:
-        return LoadSeries(
-            kind="instances",
-            values=tuple(parse_flag("--instances", parse_int_list, args.instances)),
-            users=_one_user_count(args, "--instances", 4),
-        )
-    if args.rate:
-        return LoadSeries(
-            kind="rate",
-            values=tuple(parse_flag("--rate", parse_int_list, args.rate)),
-            users=_one_user_count(args, "--rate", DEFAULT_RATE_USERS),
-            rate_unit="TPS",
-        )
-    if args.streams:
-        if args.users:
-            raise UserError("--users does not apply to --streams: each stream is one client")
-        return LoadSeries(
-            kind="streams", values=tuple(parse_flag("--streams", parse_int_list, args.streams))
-        )
-    if args.workload == "dss":
-        if args.users:
-            raise UserError(
-                "--users does not apply to dss: give query streams, e.g. --streams 1,2,4"
-            )
-        return LoadSeries(kind="streams", values=(1,))
-    if args.users == "auto":  # searched upward, then fractions of what it found
-        return LoadSeries(kind="users", auto=True)
-    try:
-        values = parse_int_list(args.users) if args.users else [1, 2, 4, 8, 16]
-    except ValueError as exc:
-        raise UserError(f"--users: {exc}, or auto") from None
-    return LoadSeries(kind="users", values=tuple(values))
-
-
 def _options(args: argparse.Namespace) -> dict[str, object]:
     pairs = [parse_flag("--option", parse_option, item) for item in args.option]
     twice = first_repeat(key for key, _ in pairs)
@@ -305,7 +252,7 @@ def study_from_flags(args: argparse.Namespace) -> Study:
         engine=args.engine,
         workload=args.workload,
         scale=parse_flag("--scale", parse_scale, args.scale) if args.scale else None,
-        series=_series(args),
+        series=series_from_flags(args),
         think_time_ms=parse_flag("--think-time", parse_latency_ms, args.think_time),
         client_processes=_client_processes(args.client_processes, dsn is not None),
         options=_options(args),
