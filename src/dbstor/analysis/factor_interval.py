@@ -19,8 +19,10 @@ from dbstor.analysis.trust import point_flags, untrustworthy
 from dbstor.results.model import Point
 
 # the figures a point's own spread covers (read latency: a database run's mean device read
-# latency, its per-second await; response time: its per-second mean)
-WITH_INTERVAL = ("throughput", "tps", "iops", "read_lat_ms", "response_ms")
+# latency, its per-second await; an io run's read percentile, batch quantiles of fio's
+# per-second histograms; response time: its per-second mean; CPU: the host's per-second
+# CPU, or the repeats' own figures)
+WITH_INTERVAL = ("throughput", "tps", "iops", "read_lat_ms", "cpu_pct", "response_ms")
 LATENCIES = ("read_lat_ms",)  # written as a change in %, the others as factors
 NARROW = " (no difference beyond the points' own spread; longer points or repeats narrow it)"
 Interval = tuple[float, float]
@@ -39,6 +41,7 @@ def estimates(
     }
     out["throughput"] = out["tps"] if values.get("tps") is not None else out["iops"]
     out["response_ms"] = wider([estimate_of(p, "response_ms") for p in points])
+    out["cpu_pct"] = wider([estimate_of(p, "cpu_pct") for p in points])
     at = points if latency_points is None else latency_points
     out["read_lat_ms"] = wider([estimate_of(p, metric) for p in at]) if metric else None
     return out

@@ -184,3 +184,21 @@ def cpu_at_same_load(
                 f"({at}): {before} {b:.1f}%, {after} {a:.1f}%",
             )
     return f"the runs of {before} and {after} recorded no CPU at {basis}"
+
+
+def cpu_interval(
+    comparison: dict[str, Any] | None, before: str, after: str
+) -> tuple[float, float] | None:
+    """The interval of the CPU factor after/before at the baseline's knee load, as
+    multipliers of the factor (analysis/tco/uncertainty.py); None when the comparison has
+    none (old comparisons, CPU without a recorded spread)."""
+    same = (comparison or {}).get("same_load") or {}
+    entries = {e["label"]: e for e in same.get("runs", [])}
+    entry = entries.get(after) or {}
+    bounds = (entry.get("intervals") or {}).get("cpu_pct")
+    b = ((entries.get(before) or {}).get("values") or {}).get("cpu_pct")
+    a = (entry.get("values") or {}).get("cpu_pct")
+    if not isinstance(bounds, list) or len(bounds) != 2 or not b or not a:
+        return None
+    factor = a / b
+    return (bounds[0] / factor, bounds[1] / factor)

@@ -24,6 +24,7 @@ from dbstor.commands.consolidation import (
     cost_comparison,
     cost_headroom,
     cpu_at_same_load,
+    cpu_interval,
     is_fio,
     verify_consolidation,
 )
@@ -304,7 +305,9 @@ class StudyAnalyses:
             )
             return {"missing": cpu + price}
         try:
-            result = tco.cost_case(self._args("tco", None), cpu)
+            result = tco.cost_case(
+                self._args("tco", None), cpu, cpu_interval(comparison, self.baseline, after)
+            )
         except UserError as exc:
             return {"missing": str(exc)}
         if note:

@@ -13,6 +13,7 @@ from typing import Any
 
 from dbstor.analysis.tco.cashflow import compute
 from dbstor.analysis.tco.model import FIELDS, TcoInputs, resolve
+from dbstor.analysis.tco.uncertainty import interval_words, with_cpu_interval
 from dbstor.commands.output import emit_result
 from dbstor.errors import UserError
 from dbstor.report.tools.tco import render_page, render_tco_section
@@ -80,7 +81,11 @@ def register(subparsers: Any) -> None:
     p.set_defaults(handler=run)
 
 
-def _cpu_from_runs(inputs: TcoInputs) -> str | None:
+def _cpu_from_runs(
+    inputs: TcoInputs,
+) -> tuple[str | None, tuple[float, float] | None]:
+    """CPU before/after from run folders: (where from, the CPU factor's interval as
+    multipliers); (None, None) when no run was given."""
     v = inputs.values
     before_run, after_run = v["before_run"], v["after_run"]
     for flag, run_key, value_key in (
@@ -90,23 +95,25 @@ def _cpu_from_runs(inputs: TcoInputs) -> str | None:
         if v[run_key] is not None and inputs.sources.get(value_key) is not None:
             raise UserError(f"give --{value_key.replace('_', '-')} or {flag}, not both")
     if before_run is None and after_run is None:
-        return None
+        return None, None
     from dbstor.analysis.tco.runs import cpu_from_run, cpu_from_runs
+    from dbstor.analysis.tco.uncertainty import cpu_multipliers
 
     if before_run is not None and after_run is not None:
-        v["cpu_before"], v["cpu_after"], how = cpu_from_runs(before_run, after_run)
+        v["cpu_before"], v["cpu_after"], how, (pb, pa) = cpu_from_runs(before_run, after_run)
         inputs.sources["cpu_before"] = inputs.sources["cpu_after"] = "from the runs"
-        return how
+        return how, cpu_multipliers(pb, pa)
+    points = {}
     notes = []
     if before_run is not None:
-        v["cpu_before"], how = cpu_from_run(before_run, "--before-run")
+        v["cpu_before"], how, points["before"] = cpu_from_run(before_run, "--before-run")
         inputs.sources["cpu_before"] = "from the run"
         notes.append(f"before: {how}")
     if after_run is not None:
-        v["cpu_after"], how = cpu_from_run(after_run, "--after-run")
+        v["cpu_after"], how, points["after"] = cpu_from_run(after_run, "--after-run")
         inputs.sources["cpu_after"] = "from the run"
         notes.append(f"after: {how}")
-    return "; ".join(notes)
+    return "; ".join(notes), cpu_multipliers(points.get("before"), points.get("after"))
 
 
 def run(args: argparse.Namespace) -> int:
@@ -121,15 +128,19 @@ def run(args: argparse.Namespace) -> int:
 
 
 def cost_case(
-    args: argparse.Namespace, cpu: tuple[float, float, str] | None = None
+    args: argparse.Namespace,
+    cpu: tuple[float, float, str] | None = None,
+    multipliers: tuple[float, float] | None = None,
 ) -> dict[str, Any]:
     """The cost case of these flags (what --json prints). `cpu`: (before %, after %, where
-    they come from) measured by a study's runs, instead of flags or run folders."""
+    they come from) measured by a study's runs, instead of flags or run folders, with the
+    interval of their factor (`multipliers`, analysis/tco/uncertainty.py)."""
     inputs = resolve(args.file, args)
-    cpu_note = _cpu_from_runs(inputs)
+    cpu_note, measured = _cpu_from_runs(inputs)
     if cpu is not None:
         inputs.values["cpu_before"], inputs.values["cpu_after"], cpu_note = cpu
         inputs.sources["cpu_before"] = inputs.sources["cpu_after"] = cpu_note
+        measured = multipliers
     if inputs.cpu_after is None:
         raise UserError(
             "--cpu-after is required (the CPU utilisation after the storage "
@@ -137,7 +148,12 @@ def cost_case(
         )
     if inputs.cpu_after <= 0:
         raise UserError("--cpu-after must be above 0%: the measured utilisation after the change")
-    return compute(inputs, cpu_note)
+    how = (
+        "the CPU figures' own spread (analysis/tco/uncertainty.py)"
+        if measured
+        else "no interval: the CPU figures were given by hand, or their points recorded no spread"
+    )
+    return with_cpu_interval(compute(inputs, cpu_note), measured, how)
 
 
 def _m(x: float | None, currency: str = "") -> str:
@@ -152,7 +168,7 @@ def format_text(result: dict[str, Any]) -> str:
     lines = [f"EXAMPLE PRICES, not quotes: {', '.join(examples)}", ""] if examples else []
     lines += [
         f"Servers: {s['before']} -> {s['after']} ({s['retired']} retired; {s['needed_exact']:g} "
-        f"needed at {s['ceiling_pct']:g}% CPU at most)",
+        f"needed at {s['ceiling_pct']:g}% CPU at most)" + interval_words(s),
         head
         + f"{s['cpu_after_pct']:g}% after the storage change"
         + (f" ({s['headroom_factor']:g}x)" if s["headroom_factor"] else "")

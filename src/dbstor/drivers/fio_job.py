@@ -108,6 +108,8 @@ def build_point_job(spec: PointSpec) -> str:
         ]
     if spec.iops_log is not None:
         tail += [("write_iops_log", spec.iops_log), ("log_avg_msec", 1000)]
+        # each second's latency histogram: the interval of a tail percentile (fio_hist.py)
+        tail += [("write_hist_log", spec.iops_log), ("log_hist_msec", 1000)]
     tail += [*spec.data_options, *profile.extra.items()]
     lines = [
         "[global]",

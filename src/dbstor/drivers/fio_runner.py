@@ -11,11 +11,12 @@ import subprocess
 import tempfile
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from dbstor import lifeline
+from dbstor.drivers.fio_hist import collect_hist_logs
 from dbstor.drivers.fio_output import FioRun, final_json_text, parse_fio_json, parse_iops_log
 from dbstor.drivers.fio_status import StatusTail
 from dbstor.errors import PointFailed, UserError
@@ -41,6 +42,8 @@ class FioResult:
     read_iops_per_second: list[float]  # summed over jobs, one value per measured second
     write_iops_per_second: list[float]
     job_file: Path
+    # the reads' latency histogram of every logged second (drivers/fio_hist.py)
+    read_hist_per_second: list[dict[int, int]] = field(default_factory=list)
 
 
 def fio_binary() -> str:
@@ -187,7 +190,11 @@ def run_job(
         raise _classify_failure(stderr + "\n" + "; ".join(run.errors), where)
     reads, writes = _collect_iops_logs(job_file)
     return FioResult(
-        run=run, read_iops_per_second=reads, write_iops_per_second=writes, job_file=job_file
+        run=run,
+        read_iops_per_second=reads,
+        write_iops_per_second=writes,
+        job_file=job_file,
+        read_hist_per_second=collect_hist_logs(job_file),
     )
 
 
@@ -230,10 +237,11 @@ def _stop_group(proc: subprocess.Popen, sig: signal.Signals, grace_s: float = 5.
 
 
 def _remove_outputs(job_file: Path) -> None:
-    """Remove what fio wrote for a job (its JSON output, its iops logs); keep the job file."""
+    """Remove what fio wrote for a job (its JSON output, its iops and histogram logs); keep the job file."""
     for path in (
         job_file.with_suffix(".json"),
         *job_file.parent.glob(f"{job_file.stem}_iops.*.log"),
+        *job_file.parent.glob(f"{job_file.stem}_clat_hist.*.log"),
     ):
         remove_file(path)
 

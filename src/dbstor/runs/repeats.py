@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from dbstor.analysis.attribution import server_cpu
 from dbstor.analysis.histogram import MIN_OPS_P99, MIN_OPS_P999, LatencyHistogram, merge_all
 from dbstor.analysis.interval import repeat_uncertainty
 from dbstor.analysis.trust import NOISY_SPREAD_PCT, is_noisy, spread
@@ -52,5 +53,21 @@ def combine_repeats(
             )
     if all(p.read_iops is not None for p in points):
         point.iops_spread = spread([p.iops for p in points])
-    point.uncertainty = repeat_uncertainty({"tps": tps, "iops": [p.iops for p in points]})
+    point.uncertainty = repeat_uncertainty(repeat_figures(points))
     return point
+
+
+def repeat_figures(points: Sequence[Point]) -> dict[str, list[float | None]]:
+    """Each repeat's compared figures (analysis/compare.py): throughput, IOPS, the CPU it
+    compares (the database's own where counted), response time, each read latency."""
+    figures: dict[str, list[float | None]] = {
+        "tps": [p.tps for p in points],
+        "iops": [p.iops for p in points],
+        "cpu_pct": [server_cpu(p.cpu)[0] for p in points],
+        "response_ms": [p.txn_lat_ms.mean if p.txn_lat_ms else None for p in points],
+    }
+    for stat in ("mean", "p50", "p95", "p99", "p999"):
+        figures[f"read_lat_{stat}_ms"] = [
+            getattr(p.read_lat_ms, stat) if p.read_lat_ms else None for p in points
+        ]
+    return figures

@@ -116,7 +116,7 @@ def test_the_cost_case_from_runs_uses_the_servers_own_cpu(tmp_path):
     """A CPU-bound shared host reads 97-99% in both runs; the servers' own CPU does not."""
     _run(tmp_path / "legacy", {8: (98.0, 10.0), 16: (99.0, 12.0)})
     _run(tmp_path / "flash", {8: (97.0, 30.0), 16: (99.0, 48.0)})
-    before, after, how = cpu_from_runs(tmp_path / "legacy", tmp_path / "flash")
+    before, after, how, _points = cpu_from_runs(tmp_path / "legacy", tmp_path / "flash")
     assert (before, after) == (12.0, 48.0)
     assert how.endswith("CPU of the database server's own processes")
 

@@ -190,10 +190,10 @@ def _run(folder: Path, cpu: dict[int, float]) -> None:
 def test_cpu_from_two_runs_at_the_matched_load(tmp_path):
     _run(tmp_path / "hdd", {8: 6.0, 16: 10.0, 32: 11.0})
     _run(tmp_path / "flash", {16: 38.0, 32: 41.0, 64: 70.0})
-    before, after, how = cpu_from_runs(tmp_path / "hdd", tmp_path / "flash")
+    before, after, how, _points = cpu_from_runs(tmp_path / "hdd", tmp_path / "flash")
     assert (before, after) == (11.0, 41.0) and "matched load point users 32" in how
     _run(tmp_path / "other", {5: 20.0, 7: 30.0})
-    before, after, how = cpu_from_runs(tmp_path / "hdd", tmp_path / "other")
+    before, after, how, _points = cpu_from_runs(tmp_path / "hdd", tmp_path / "other")
     assert (before, after) == (11.0, 30.0) and "peak points" in how
 
 

@@ -36,8 +36,8 @@ def _peak(run: Run, points: list[Point]) -> Point:
     return max(points, key=lambda p: (p.tps or 0.0, p.iops or 0.0))
 
 
-def cpu_from_runs(before: Path, after: Path) -> tuple[float, float, str]:
-    """-> (CPU % before, CPU % after, how the points were matched)."""
+def cpu_from_runs(before: Path, after: Path) -> tuple[float, float, str, tuple[Point, Point]]:
+    """-> (CPU % before, CPU % after, how the points were matched, the two points)."""
     run_b, run_a = read_run_folder(before, "--before-run"), read_run_folder(after, "--after-run")
     pts_b = _cpu_points(run_b, "--before-run", before)
     pts_a = _cpu_points(run_a, "--after-run", after)
@@ -58,7 +58,7 @@ def cpu_from_runs(before: Path, after: Path) -> tuple[float, float, str]:
     _refuse(pa, "--after-run", after)
     (cpu_b, whose_b), (cpu_a, whose_a) = server_cpu(pb.cpu), server_cpu(pa.cpu)
     whose = whose_b if whose_b == whose_a else f"{whose_b} before, {whose_a} after"
-    return float(cpu_b or 0.0), float(cpu_a or 0.0), f"{how}; CPU of {whose}"
+    return float(cpu_b or 0.0), float(cpu_a or 0.0), f"{how}; CPU of {whose}", (pb, pa)
 
 
 def _refuse(point: Point, flag: str, folder: Path) -> None:
@@ -73,12 +73,14 @@ def _refuse(point: Point, flag: str, folder: Path) -> None:
         )
 
 
-def cpu_from_run(folder: Path, flag: str) -> tuple[float, str]:
-    """CPU % of one run at its peak point (when only one side is a run)."""
+def cpu_from_run(folder: Path, flag: str) -> tuple[float, str, Point]:
+    """CPU % of one run at its peak point (when only one side is a run), and the point."""
     run = read_run_folder(folder, flag)
     point = _peak(run, _cpu_points(run, flag, folder))
     _refuse(point, flag, folder)
     cpu, whose = server_cpu(point.cpu)
-    return float(cpu or 0.0), (
-        f"peak point of run {run.run_id} ({point.load.kind} {point.load.value:g}); CPU of {whose}"
+    return (
+        float(cpu or 0.0),
+        f"peak point of run {run.run_id} ({point.load.kind} {point.load.value:g}); CPU of {whose}",
+        point,
     )

@@ -178,6 +178,9 @@ def uncertainty(outcome: TxnOutcome, warmup_s: float, seconds: float) -> dict[st
                 outcome, outcome.window_warmup_s or warmup_s, seconds, "dev_read_await_ms"
             ),
             "response_ms": [v for v in result.per_second_mean_ms() if v is not None],
+            "cpu_pct": window_iops(
+                outcome, outcome.window_warmup_s or warmup_s, seconds, "cpu_util_pct"
+            ),
         }
     )
 

@@ -125,6 +125,8 @@ class IoOutcome:
     boot_id: str = field(default_factory=boot_id)  # one machine's hosts share one device
     notes: list[str] = field(default_factory=list)
     events: list[dict[str, Any]] = field(default_factory=list)  # events/schedule.py records
+    # the reads' latency histogram of each measured second, fio's own (drivers/fio_hist.py)
+    read_hist_per_second: list[dict[int, int]] = field(default_factory=list)
 
     @property
     def iops(self) -> float:
@@ -136,6 +138,9 @@ class IoOutcome:
             "fio": self.fio.to_dict(),
             "read_iops_per_second": list(self.read_iops_per_second),
             "write_iops_per_second": list(self.write_iops_per_second),
+            "read_hist_per_second": [
+                {str(k): v for k, v in bins.items()} for bins in self.read_hist_per_second
+            ],
             "samples": [dict(s) for s in self.samples],
             "cpu": asdict(self.cpu),
             "device": asdict(self.device) if self.device else None,
@@ -156,6 +161,10 @@ class IoOutcome:
             fio=FioRun.from_dict(data["fio"]),
             read_iops_per_second=list(data["read_iops_per_second"]),
             write_iops_per_second=list(data["write_iops_per_second"]),
+            read_hist_per_second=[
+                {int(k): int(v) for k, v in bins.items()}
+                for bins in data.get("read_hist_per_second") or []
+            ],
             samples=list(data["samples"]),
             cpu=CpuStats(**data["cpu"]),
             device=DeviceStats(**data["device"]) if data.get("device") else None,
@@ -252,6 +261,7 @@ def measure_io_point(
         fio=result.run,
         read_iops_per_second=result.read_iops_per_second,
         write_iops_per_second=result.write_iops_per_second,
+        read_hist_per_second=result.read_hist_per_second,
         samples=sample_rows(samples),
         cpu=cpu,
         device=device,

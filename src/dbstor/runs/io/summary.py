@@ -9,6 +9,7 @@ from dataclasses import fields
 from typing import Any
 
 from dbstor.analysis.attribution import SHARED_DEVICE_SHARE, attribution_notes, fio_attribution
+from dbstor.analysis.batch_quantiles import latency_uncertainty
 from dbstor.analysis.curve import slo_value
 from dbstor.analysis.histogram import MIN_OPS_P99, MIN_OPS_P999, merge_all
 from dbstor.analysis.interval import point_uncertainty, repeat_uncertainty
@@ -116,9 +117,7 @@ def summarise_point(
         repeats=len(repeats),
         trust=trust,
         wall_s=sum(r.wall_s for r in repeats),
-        uncertainty=repeat_uncertainty({"iops": [r.iops for r in repeats]})
-        if len(repeats) > 1
-        else point_uncertainty({"iops": per_second}),
+        uncertainty=io_uncertainty(repeats, median, per_second),
     )
     # fio's own against the device's: both the mean over the repeats the device measured
     # (the point's figures are the median repeat's)
@@ -214,3 +213,39 @@ def point_line(title: str, point: Point, slo_metric: str) -> str:
         held_words(point.trust) or "",
     ]
     return "  ".join(p for p in parts if p)
+
+
+def io_uncertainty(
+    repeats: Sequence[IoOutcome], median: IoOutcome, per_second: list[float]
+) -> dict[str, Any] | None:
+    """The point's `uncertainty`: from its repeats where it has several (IOPS, CPU, each
+    read-latency statistic), else from its measured window: IOPS and CPU per second
+    (correlated), read latency by batch quantiles of fio's per-second histograms."""
+    if len(repeats) > 1:
+        figures: dict[str, list[float | None]] = {
+            "iops": [r.iops for r in repeats],
+            "cpu_pct": [r.cpu.util_pct for r in repeats],
+        }
+        for stat in ("mean", "p50", "p95", "p99", "p999"):
+            figures[f"read_lat_{stat}_ms"] = [
+                getattr(r.fio.read.histogram.stats(), stat) if r.fio.read.histogram.count else None
+                for r in repeats
+            ]
+        return repeat_uncertainty(figures)
+    seconds = len(per_second)
+    hist = median.read_hist_per_second
+    out = point_uncertainty({"iops": per_second, "cpu_pct": window_cpu(median)}) or {}
+    out.update(latency_uncertainty(hist[-seconds:] if seconds else hist))
+    return out or None
+
+
+def window_cpu(outcome: IoOutcome) -> list[float]:
+    """The host's CPU in each second of fio's measured window (the last runtime_s seconds
+    before fio ended)."""
+    end = outcome.wall_s
+    start = end - outcome.fio.runtime_s
+    return [
+        float(s["cpu_util_pct"])
+        for s in outcome.samples
+        if s.get("cpu_util_pct") is not None and start + 0.5 < float(s.get("t_s") or 0) <= end
+    ]
