@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from dbstor.analysis.interval import estimate_of, factor_interval, wider
 from dbstor.analysis.trust import point_flags, untrustworthy
 from dbstor.results.model import Point, Run
 
@@ -30,7 +31,9 @@ def _bracket(run: Run, load: float) -> list[Point]:
 
 
 def headroom(base: Run, new: Run, base_label: str, new_label: str) -> dict[str, Any]:
-    """{'ratio', 'metric', 'base_knee', 'new_peak', 'sentence'}, or {'missing': why}."""
+    """{'ratio', 'interval', 'metric', 'base_knee', 'new_peak', 'sentence'}, or {'missing':
+    why}. `interval`: the ratio's 95% interval from the points' own spread (the knee's the
+    less sure of the points it lies between), null when a point recorded none."""
     metric = _metric(base)
     knee, peak = base.knee or {}, new.peak or {}
     if knee.get(metric) is None or not knee.get("within_slo", True):
@@ -54,7 +57,18 @@ def headroom(base: Run, new: Run, base_label: str, new_label: str) -> dict[str, 
             flagged.append(f"{base_label}'s point at {at}: {', '.join(point_flags(point))}")
     ratio = float(peak[metric]) / float(knee[metric])
     unit = metric.upper()
-    if ratio > 1.0:
+    bounds = factor_interval(
+        estimate_of(point, metric),
+        wider([estimate_of(p, metric) for p in _bracket(base, float(knee.get("load") or 0.0))]),
+    )
+    interval = [round(ratio * bounds[0], 3), round(ratio * bounds[1], 3)] if bounds else None
+    said = f"x{ratio:.2g}" + (f" ({interval[0]:.2g}-{interval[1]:.2g})" if interval else "")
+    if interval and interval[0] <= 1.0 <= interval[1]:
+        tail = (
+            "its interval includes 1: no difference beyond the points' own spread, so neither "
+            "headroom nor its absence is stated"
+        )
+    elif ratio > 1.0:
         tail = f"{ratio - 1:.0%} more than the baseline carries within its limit: headroom left"
     else:
         tail = "no more than the baseline carries within its limit: no headroom left"
@@ -63,10 +77,11 @@ def headroom(base: Run, new: Run, base_label: str, new_label: str) -> dict[str, 
     return {
         "metric": metric,
         "ratio": round(ratio, 3),
+        "interval": interval,
         "base_knee": knee[metric],
         "new_peak": peak[metric],
         "sentence": (
-            f"{new_label}'s peak of {peak[metric]:,.0f} {unit} is x{ratio:.2g} "
+            f"{new_label}'s peak of {peak[metric]:,.0f} {unit} is {said} "
             f"{base_label}'s {what} ({knee[metric]:,.0f} {unit}): {tail}"
             + (f" (flagged: {'; '.join(flagged)})." if flagged else ".")
         ),

@@ -8,6 +8,7 @@ from __future__ import annotations
 from html import escape
 from typing import Any
 
+from dbstor.analysis.tco.uncertainty import interval_words
 from dbstor.report.document.analyses import missing
 from dbstor.report.document.frame import pairs_table
 from dbstor.report.kit.fmt import fmt_num, fmt_pct
@@ -63,7 +64,7 @@ def _rows(result: dict[str, Any], example: bool) -> list[tuple[str, str]]:
             "servers",
             f"{servers.get('before')} → {servers.get('after')} ({servers.get('retired')} retired; "
             f"{fmt_num(servers.get('needed_exact'))} needed at a "
-            f"{fmt_pct(servers.get('ceiling_pct'))} CPU ceiling)",
+            f"{fmt_pct(servers.get('ceiling_pct'))} CPU ceiling)" + interval_words(servers),
         ),
         (
             "CPU",

@@ -13,6 +13,7 @@ from html import escape
 from typing import Any
 
 from dbstor.analysis.dss_compare import finished, is_query_run
+from dbstor.analysis.tco.uncertainty import interval_words
 from dbstor.analysis.trust import reads_from_memory
 from dbstor.report.database.memory import memory_sentence, reads_per_txn
 from dbstor.report.database.overlay import database_on_storage, overlays
@@ -260,7 +261,8 @@ def _analysis_findings(analyses: dict[str, Any]) -> list[Finding]:
                 f"With CPU at {fmt_pct(servers.get('cpu_before_pct'))} before and "
                 f"{fmt_pct(servers.get('cpu_after_pct'))} after the storage change, "
                 f"{servers['before']} database servers would consolidate onto "
-                f"{servers.get('after')} at a {fmt_pct(servers.get('ceiling_pct'))} CPU ceiling.",
+                f"{servers.get('after')} at a {fmt_pct(servers.get('ceiling_pct'))} CPU ceiling"
+                f"{interval_words(servers)}.",
                 "cost",
             )
         )

@@ -6,6 +6,7 @@ from __future__ import annotations
 from html import escape
 from typing import Any
 
+from dbstor.analysis.tco.uncertainty import interval_words
 from dbstor.report.kit.page import standalone_page
 
 PAGE_CSS = """
@@ -81,7 +82,7 @@ def render_tco_section(result: dict[str, Any]) -> str:
         (
             "servers",
             f"{s['before']} -> {s['after']} ({s['retired']} retired; "
-            f"{s['needed_exact']:g} needed at {s['ceiling_pct']:g}% CPU)",
+            f"{s['needed_exact']:g} needed at {s['ceiling_pct']:g}% CPU)" + interval_words(s),
         ),
         (
             "CPU",
