@@ -7,6 +7,7 @@ device of its after-run is in test_place.py."""
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 import tempfile
@@ -46,7 +47,7 @@ def _name(fs: LoopFs) -> str:
     return fs.device.name  # /dev/loop7 -> loop7, as /proc/diskstats names it
 
 
-def test_log_and_fast_paths_on_a_second_device_are_measured_there(dbstor, two_devices):
+def test_log_and_fast_paths_on_a_second_device_are_measured_there_and_compared(dbstor, two_devices):
     usable("postgres")
     slow, fs = two_devices
     log, fast = fs.path / "log", fs.path / "fast"
@@ -92,3 +93,34 @@ def test_log_and_fast_paths_on_a_second_device_are_measured_there(dbstor, two_de
     said = f"log is named on {data}, while"
     assert any(said in p and "the path facts" in p for p in problems), problems
     assert any(said in p and "this host now" in p for p in problems), problems
+    _compared_with_a_run_on_one_device(dbstor, slow, folder, loop)
+
+
+def _compared_with_a_run_on_one_device(dbstor, slow: Path, after: Path, loop: str) -> None:
+    """A before-run on one device beside the after-run with its log and a placement's fast
+    path on a second: `dbstor compare` (JSON, terminal) and its document show the
+    after-run's I/O on the second device beside the before-run's single one."""
+    before = slow / "before"
+    before.mkdir()
+    proc = dbstor(
+        "run", "--engine", "postgres", "--target", before, "--label", "BEFORE", "--users",
+        "2", *SHORT, "--out", "b", timeout=300,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    folders = [dbstor.only_run_folder(dbstor.cwd / "b"), after]
+    proc = dbstor("compare", "--json", *folders, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    roles = json.loads(proc.stdout)["roles"]
+    by_label = {r["label"]: r for r in roles["runs"]}
+    assert set(by_label["BEFORE"]["roles"]) == {"data"}
+    moved = by_label["slow"]["roles"]
+    assert moved["log"]["devices"] == [loop] and moved["log"]["write_iops"] > 0
+    assert "fast" not in moved  # on the log's device: counted once, there
+    assert moved["log"]["shared_with"] == ["fast"]
+    assert sum(e["share"] for e in moved.values()) == pytest.approx(1.0)
+    assert roles["at"]  # the load it was read at, in words
+    shown = dbstor("compare", *folders, "--report", "rep", timeout=120)
+    assert shown.returncode == 0, shown.stderr
+    assert "Each role's device" in shown.stdout and loop in shown.stdout
+    html = next((dbstor.cwd / "rep").rglob("*.html")).read_text()
+    assert "Each role&#x27;s device" in html and f"<td>{loop}</td>" in html

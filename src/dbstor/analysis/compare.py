@@ -23,6 +23,7 @@ from dbstor.analysis import compare_words
 from dbstor.analysis import factor_interval as spreads
 from dbstor.analysis.attribution import cpu_from, server_cpu
 from dbstor.analysis.comparable import comparability_warnings, refuse_a_run_twice
+from dbstor.analysis.compare_roles import compare_roles
 from dbstor.analysis.compare_words import (
     basis_load,
     basis_of,
@@ -258,11 +259,28 @@ def compare_runs(runs: Sequence[Run], baseline: str | None = None) -> dict[str, 
         "verdict": verdict(comparable, warnings, same_load, refused, factors, labels[base_index]),
     }
     comparison["events"] = compare_events(runs, labels)  # events side by side, or None
+    comparison["roles"] = _roles(runs, labels, entries, same_load)
     # Each layer (client, devices, storage) at the same load, baseline's layer = 100.
     layers = compare_layers(runs, labels, labels[base_index], (same_load or {}).get("load"))
     if layers is not None:
         comparison["layers"] = _guard_layers(layers, same_load, labels[base_index])
     return comparison
+
+
+def _roles(
+    runs: Sequence[Run],
+    labels: list[str],
+    entries: list[dict[str, Any]],
+    same_load: dict[str, Any] | None,
+) -> dict[str, Any] | None:
+    """Every run's roles on their own devices at the same load, or at each run's own basis
+    when the runs share no load (analysis/compare_roles.py)."""
+    if same_load is not None:
+        value = same_load["load"]["value"]
+        at = f"{same_load['load_words']}, {same_load['basis']}"
+        return compare_roles(runs, labels, [value] * len(runs), at, same_load["load"])
+    loads = [(_at_basis(run)[1] or {}).get("load") for run in runs]
+    return compare_roles(runs, labels, loads, "each run's own knee (its peak without one)")
 
 
 def _guard_layers(

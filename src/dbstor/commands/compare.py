@@ -130,6 +130,8 @@ def run(args: argparse.Namespace) -> int:
         }
         if "layers" in comparison:  # runs with layers: each one normalised to the baseline's
             out["layers"] = comparison["layers"]
+        if comparison.get("roles"):  # runs with roles: each role's own device side by side
+            out["roles"] = comparison["roles"]
         json.dump(out, sys.stdout, indent=2)
         sys.stdout.write("\n")
     else:

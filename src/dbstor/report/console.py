@@ -13,6 +13,7 @@ from dbstor.analysis.layers import LAYER_WORDS
 from dbstor.report.database import console as database_console
 from dbstor.report.database.memory import memory_sentence
 from dbstor.report.io import console as io_console
+from dbstor.report.kit import role_comparison
 from dbstor.report.kit.comparison import (
     compared,
     figure_text,
@@ -166,6 +167,7 @@ def _print_one(comparison: dict, console: Console) -> None:
     for warning in comparison.get("warnings") or []:
         console.print(Text(f"warning: {warning}", style="yellow"))
     print_layer_comparison(comparison, console)
+    print_role_comparison(comparison, console)
     for lead, text in verdict_lines(comparison):
         console.print(Text(f"{lead}: {text}"))
     for line in withheld_lines(comparison):
@@ -196,6 +198,21 @@ LAYER_COLUMNS = (  # the unit in the heading, so that 80 columns hold the table
     ("tps", "TPS"),
     ("txn_latency_ms", "mean txn ms"),
 )
+
+
+def print_role_comparison(comparison: dict, console: Console) -> None:
+    """Each run's roles on their own devices side by side; nothing when no run has them."""
+    rows = role_comparison.role_rows(comparison)
+    if not rows:
+        return
+    table = Table(
+        title=Text(role_comparison.title(comparison)), title_justify="left", header_style="bold"
+    )
+    for i, header in enumerate(role_comparison.HEAD):
+        table.add_column(header, justify="left" if i < 3 else "right")
+    for row in rows:
+        table.add_row(*map(Text, row + [""] * (len(role_comparison.HEAD) - len(row))))
+    console.print(table)
 
 
 def print_layer_comparison(comparison: dict, console: Console) -> None:

@@ -22,6 +22,7 @@ from dbstor.report.kit.fmt import (
     load_text,
 )
 from dbstor.report.kit.layer_comparison import layer_comparison_block
+from dbstor.report.kit.role_comparison import role_comparison_block
 from dbstor.report.kit.svg import PALETTE
 
 COMPARED = (
@@ -215,6 +216,7 @@ def comparison_block(
             f'<ul class="factors">{items}</ul>'
         )
     parts.append(layer_comparison_block(comparison))
+    parts.append(role_comparison_block(comparison))
     parts.append(_matched_table(comparison, keys))
     parts.append(_per_disk_table(comparison.get("per_disk") or []))
     for line in withheld_lines(comparison):
