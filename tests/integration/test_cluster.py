@@ -187,6 +187,12 @@ def test_instances_spread_over_hosts_in_order(loopback_cluster, target, tmp_path
     assert [h["host"] for h in two["hosts"]] == ["h1", "h2"]
     # each host's own device under the target, named host:device (not the coordinator's)
     assert {d.split(":")[0] for d in run["target"]["device"].split(",")} == {"h1", "h2"}
+    # every role measured on every host (here data alone), named host:device, and its
+    # device counted once per machine, as the point's device is
+    roles = run["target"]["roles"]
+    assert {d.split(":")[0] for d in roles["data"]["devices"]} == {"h1", "h2"}
+    assert two["roles"]["data"]["write_iops"] is not None
+    assert two["roles"]["data"]["write_iops"] == pytest.approx(two["device"]["write_iops"])
     for point in (one, two):
         assert point["tps"] == pytest.approx(sum(h["tps"] for h in point["hosts"]))
         for q in ("p50", "p99"):  # p99 is None below 100 transactions: a loaded machine

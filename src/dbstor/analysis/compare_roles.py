@@ -17,9 +17,15 @@ from typing import Any
 
 from dbstor.analysis.curve import curve_points, value_at_knee
 from dbstor.results.model import Point, Run
-from dbstor.telemetry.roles import role_iops
 
 FIGURES = ("read_iops", "write_iops", "read_mbps", "write_mbps", "read_await_ms", "write_await_ms")
+
+
+def role_iops(entry: dict[str, Any]) -> float | None:
+    """A role's reads plus writes per second (None: not measured)."""
+    if entry.get("read_iops") is None and entry.get("write_iops") is None:
+        return None
+    return (entry.get("read_iops") or 0.0) + (entry.get("write_iops") or 0.0)
 
 
 def _role_names(points: Sequence[Point]) -> list[str]:

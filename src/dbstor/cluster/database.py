@@ -26,6 +26,7 @@ from dbstor.results.model import Load
 from dbstor.runs.database.point import TxnOutcome
 from dbstor.runs.database.summary import database_point
 from dbstor.runs.merge import whole_txn_outcome
+from dbstor.telemetry.roles import sampled_devices
 
 
 def instances_on(hosts: list[str], count: int) -> dict[str, int]:
@@ -43,6 +44,7 @@ class ClusterDatabaseWorker(ClusterWorker):
     def own_state(self) -> None:
         self.instances: list[str] = []  # the host of each prepared instance, in order
         self.devices: dict[str, list[str]] = {}  # each host's own devices under the target
+        self.role_devices: dict[str, list[str]] = {}  # role -> host:device on every host
         self.last_outcomes: dict[str, TxnOutcome] = {}
         self.measuring: list[str] = []  # the hosts of the point being measured
 
@@ -63,9 +65,18 @@ class ClusterDatabaseWorker(ClusterWorker):
         facts = self.session.result(
             agent.prepare.remote("database", self.safety, setup), host, "prepare"
         )
-        self.devices.setdefault(host, list(facts.get("devices") or []))
+        own = {str(r): list(ds) for r, ds in (facts.get("role_devices") or {}).items()}
+        # each host samples its data device and every role's device (telemetry/roles.py)
+        self.devices.setdefault(host, sampled_devices(list(facts.get("devices") or []), own))
+        for role, devices in own.items():
+            named = self.role_devices.setdefault(role, [])
+            named += [f"{host}:{d}" for d in devices if f"{host}:{d}" not in named]
         # the run's header names each host's device as host:device, as an io run does
-        return {**facts, "devices": [f"{host}:{d}" for d in facts.get("devices") or []]}
+        return {
+            **facts,
+            "devices": [f"{host}:{d}" for d in facts.get("devices") or []],
+            "role_devices": {r: list(ds) for r, ds in self.role_devices.items()},
+        }
 
     def split(self, point: dict[str, Any]) -> dict[str, dict[str, Any]]:
         """Each taking-part host's own point: its instances and its share of the rate."""

@@ -136,12 +136,28 @@ def whole_txn_outcome(
             [(h, o.device) for h, o in outcomes.items() if o.device],
             [o.boot_id for o in parts if o.device],
         ),
+        devices=host_devices(outcomes),
         own=merge_own_windows([o.own for o in parts], [o.boot_id for o in parts]),
         alive=merged["alive"],
         started_at=started_at,
         wall_s=max(o.wall_s for o in parts),
         host=",".join(outcomes),
     )
+
+
+def host_devices(outcomes: dict[str, TxnOutcome]) -> dict[str, DeviceStats] | None:
+    """Every host's sampled devices as host:device (the names a cluster run's roles use),
+    a device of one machine seen by several of its hosts kept once, under its first host."""
+    out: dict[str, DeviceStats] = {}
+    seen: set[tuple[str, str]] = set()
+    for host, outcome in outcomes.items():
+        machine = outcome.boot_id or host
+        for name, stats in (outcome.devices or {}).items():
+            if (machine, name) in seen:
+                continue
+            seen.add((machine, name))
+            out[f"{host}:{name}"] = stats
+    return out or None
 
 
 def merge_own_windows(

@@ -32,7 +32,7 @@ from dbstor.runs.pauses import PauseWatch, mark_paused
 from dbstor.runs.progress import live_device_iops
 from dbstor.runs.repeats import combine_repeats
 from dbstor.runs.telemetry import measured_window, storage_text
-from dbstor.telemetry.roles import role_figures, roles_line, sampled_devices
+from dbstor.telemetry.roles import role_figures, roles_line, sampled_devices, target_roles
 
 
 def cores() -> int:
@@ -165,7 +165,7 @@ class DatabaseRun(DatabaseRunner):
                     ),
                     **({"client_processes_auto": True} if spec.client_processes == AUTO else {}),
                 }
-            self._record_devices(facts.get("devices") or [])
+            self._record_devices(facts.get("devices") or [], facts.get("role_devices"))
             load = facts["load"]
             self.run.workload.setdefault("load", []).append(
                 {
@@ -181,14 +181,20 @@ class DatabaseRun(DatabaseRunner):
             )
             self.folder.save()
 
-    def _record_devices(self, devices: list[str]) -> None:
-        """On a cluster each host's worker names the devices under its own data path as
-        host:device; those, not the coordinator's own (named by begin()), are the run's."""
+    def _record_devices(
+        self, devices: list[str], by_role: dict[str, list[str]] | None = None
+    ) -> None:
+        """On a cluster each host's worker names the devices under its own data path, and
+        every role's, as host:device; those, not the coordinator's own (named by begin()),
+        are the run's, and its roles' (measured on every host, telemetry/roles.py)."""
         if not any(":" in d for d in devices):
             return
-        # the roles' devices named by begin() are this host's, not the measuring hosts'
-        self.role_devices = {}
-        self.run.target.pop("roles", None)
+        self.role_devices = {r: list(ds) for r, ds in (by_role or {}).items()}
+        if self.role_devices:  # the mounts are the hosts', not read here
+            roles = self.plan.target.roles
+            self.run.target["roles"] = target_roles(roles, self.role_devices, lambda _: None)
+        else:
+            self.run.target.pop("roles", None)
         named = str(self.run.target.get("device") or "").split(",")
         hosts_own = [d for d in named if ":" in d]
         self.run.target["device"] = ",".join(hosts_own + [d for d in devices if d not in hosts_own])

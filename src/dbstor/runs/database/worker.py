@@ -18,6 +18,7 @@ from dbstor.runs.database.steady import measure_until_steady
 from dbstor.runs.own_files import engine_files
 from dbstor.runs.path_layout import path_layout
 from dbstor.telemetry.disk import devices_for_path
+from dbstor.telemetry.roles import role_devices
 from dbstor.telemetry.sampler import Sampler
 from dbstor.testfiles import Safety
 from dbstor.units import format_size
@@ -132,6 +133,8 @@ class DatabaseWorker:
             # the devices under the data path on the host this runs on (none for a server
             # elsewhere): a cluster host measures its own device, not the coordinator's
             "devices": devices_for_path(data[0]) if data and settings.dsn is None else [],
+            # each role's devices on this host (data, log, temp, fast): sampled here too
+            "role_devices": role_devices(setup["paths"]) if settings.dsn is None else {},
             "workload": workload.describe(),
             "load": {
                 "rows": report.rows,
