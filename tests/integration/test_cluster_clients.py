@@ -198,11 +198,19 @@ workload = "orders"
 scale = 1
 users = [4]
 dsn_env = "CLIENTS_TEST_DSN"
+
+[capacity]
+drives = "12x1.92TB"
+raid = "raid-dp"
+raid_group = 12
+
+[efficiency]
+array = "ontap-adaptive"
 """
     )
     out = tmp_path / "results"
     proc = loopback_cluster.run(
-        [sys.executable, "-m", "dbstor", "run", str(study), "--out", str(out), "--quiet"],
+        [sys.executable, "-m", "dbstor", "run", str(study), "--out", str(out)],
         timeout=900,
         env={"CLIENTS_TEST_DSN": server.dsn("postgres", SECRET)},
     )
@@ -222,3 +230,11 @@ dsn_env = "CLIENTS_TEST_DSN"
     assert point["tps"] == pytest.approx(sum(h["tps"] for h in point["hosts"]))
     assert list(data.iterdir()) == []  # each host's test files removed
     assert SECRET not in (folder / runs[1] / "results.json").read_text()
+    # the analysis tables run on the merged results where they can, and say why not where
+    # they cannot: capacity is computed, the efficiency of files on the hosts is not
+    analyses = json.loads((folder / "analyses.json").read_text())
+    assert analyses["capacity"]["lun1"]["usable_tb"] > 0
+    why = analyses["efficiency"]["lun1"]["missing"]
+    assert why.startswith("the study ran on a cluster")
+    assert f"analyses: efficiency not computed: {why}" in proc.stdout + proc.stderr
+    assert "the study ran on a cluster" in (folder / "report.html").read_text()

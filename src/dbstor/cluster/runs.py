@@ -73,9 +73,11 @@ def run_database_study_on_hosts(
     safety: Safety,
     progress: Progress,
     clients_text: str | None = None,
+    runner: Callable[..., StudyOutcome] = run_study,
 ) -> StudyOutcome:
     """A database study with its instances spread over the named hosts, in order; with
-    clients_text, client hosts driving one external server instead."""
+    clients_text, client hosts driving one external server instead. `runner`: as for
+    run_cluster_study."""
     check_database_study(study, hosts_text, clients_text)
     if clients_text:
         names = parse_host_list(clients_text, "--clients")
@@ -91,7 +93,7 @@ def run_database_study_on_hosts(
                     )
         _say_hosts(session, progress)
         worker = ClusterClientsWorker if clients_text else ClusterDatabaseWorker
-        return run_study(
+        return runner(
             study,
             out,
             safety,
@@ -130,10 +132,17 @@ def check_database_study(study: Study, hosts_text: str | None, clients_text: str
             )
 
 
-def run_cluster_study(study: Study, out: Path, safety: Safety, progress: Progress) -> StudyOutcome:
+def run_cluster_study(
+    study: Study,
+    out: Path,
+    safety: Safety,
+    progress: Progress,
+    runner: Callable[..., StudyOutcome] = run_study,
+) -> StudyOutcome:
     """A study file with [cluster]: each target measured on its own `hosts` (every io
     profile and managed database there), or driven from its `clients` (the databases with
-    a DSN: one external server). One session over every host any target names."""
+    a DSN: one external server). One session over every host any target names. `runner`:
+    run_study, or the one that adds the study's analysis tables (commands/study_analyses)."""
     assert study.cluster is not None
     for spec in study.databases:
         if runs_queries(spec):
@@ -175,4 +184,4 @@ def run_cluster_study(study: Study, out: Path, safety: Safety, progress: Progres
                 return ClusterClientsWorker(session, rules, say, target.clients)
             return ClusterDatabaseWorker(session, rules, say, target.hosts)
 
-        return run_study(study, out, safety, progress, io_worker=io_worker, db_worker=db_worker)
+        return runner(study, out, safety, progress, io_worker=io_worker, db_worker=db_worker)

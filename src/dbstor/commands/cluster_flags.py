@@ -56,10 +56,3 @@ def check_cluster_flags_beside(study: Study, args: argparse.Namespace) -> None:
             f"{study.source} names its cluster and each target's hosts ([cluster], hosts, "
             "clients): drop --cluster, --hosts and --clients"
         )
-    tables = sorted({*study.analyses, *(n for t in study.targets for n in t.analyses)})
-    if tables and (study.cluster or args.cluster):
-        raise UserError(
-            f"{study.source}: {tables[0]}: a study across hosts does not compute "
-            f"[{'], ['.join(tables)}] yet: run it without a cluster, or drop the tables and "
-            "run dbstor capacity|efficiency|advise|tco on the results"
-        )

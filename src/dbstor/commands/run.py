@@ -326,7 +326,9 @@ def run(args: argparse.Namespace) -> int:
     if study.cluster:  # a study file's [cluster]: only here is Ray imported
         from dbstor.cluster.runs import run_cluster_study
 
-        outcome = run_cluster_study(study, args.out, safety_from(args), progress)
+        outcome = run_cluster_study(
+            study, args.out, safety_from(args), progress, runner=run_with_analyses
+        )
     elif args.cluster:  # only here is Ray imported
         from dbstor.cluster.runs import run_database_study_on_hosts
 
@@ -338,6 +340,7 @@ def run(args: argparse.Namespace) -> int:
             safety_from(args),
             progress,
             clients_text=args.clients,
+            runner=run_with_analyses,
         )
     else:
         outcome = run_with_analyses(

@@ -34,7 +34,7 @@ from dbstor.results.model import Run
 from dbstor.results.store import write_text_atomic
 from dbstor.runs.progress import Progress
 from dbstor.runs.study import StudyOutcome, render, run_study
-from dbstor.study.analyses import COMMANDS, STUDY_ONLY_KEYS, TABLES
+from dbstor.study.analyses import CLUSTER_WHY, COMMANDS, STUDY_ONLY_KEYS, TABLES, cluster_skips
 from dbstor.study.model import Study, Target
 from dbstor.study.values import drives_fact
 from dbstor.testfiles import Safety
@@ -315,15 +315,28 @@ class StudyAnalyses:
         return result
 
 
-def run_with_analyses(study: Study, out: Path, safety: Safety, progress: Progress) -> StudyOutcome:
+def run_with_analyses(
+    study: Study, out: Path, safety: Safety, progress: Progress, **workers: Any
+) -> StudyOutcome:
     """run_study, with the study's tables checked first, its efficiency scanned as each run
-    ends, and analyses.json written (and the report redrawn) after the last run."""
+    ends, and analyses.json written (and the report redrawn) after the last run. `workers`
+    (io_worker, db_worker): a [cluster] study's, whose tables come from the merged results
+    and say why where they cannot (CLUSTER_WHY)."""
     if not study.analyses and not any(t.analyses for t in study.targets):
-        return run_study(study, out, safety, progress)
+        return run_study(study, out, safety, progress, **workers)
     analyses = StudyAnalyses(study)
-    outcome = run_study(study, out, safety, progress, on_files=analyses.scan)
+    scan = None if workers else analyses.scan  # a cluster's files are on its hosts
+    outcome = run_study(study, out, safety, progress, on_files=scan, **workers)
+    if workers:
+        analyses.efficiency = {
+            t.label: {"missing": CLUSTER_WHY["efficiency"]} for t in study.targets
+        }
+        for line in cluster_skips(study):
+            progress.say(line)
 
     def verify(cost_case: dict[str, Any], comparison: dict[str, Any] | None) -> dict[str, Any]:
+        if workers:
+            return {"missing": CLUSTER_WHY["consolidation"]}
         if any(r.status != "complete" for r in outcome.runs):
             return {"missing": "a run of the study did not complete: nothing re-run"}
         servers = int(analyses.servers_before or 0)

@@ -148,3 +148,22 @@ def _example(name: str) -> str:
         "placement": '{ fast_capacity = "10GB", fast = "flash" }',
         "tco": '{ servers = 10, cores_per_server = 12, license = "sqlserver-enterprise" }',
     }[name]
+
+
+# what a [cluster] study's tables cannot have, and why (commands/study_analyses.py)
+CLUSTER_WHY = {
+    "efficiency": "the study ran on a cluster: its files were built on the cluster's hosts, "
+    "not on this one, and removed there; run dbstor efficiency on a host's copy",
+    "consolidation": "the study ran on a cluster: the verify run is not re-run there (the "
+    "cluster's session ended with the study's runs); run [consolidation] in a study "
+    "without [cluster], or dbstor run at the consolidated load with --cluster",
+}
+
+
+def cluster_skips(study: Any) -> list[str]:
+    """The terminal's line for each table a [cluster] study asked for and cannot have."""
+    asked = {
+        "efficiency": any(study.analysis_table("efficiency", t) is not None for t in study.targets),
+        "consolidation": study.consolidation is not None,
+    }
+    return [f"analyses: {name} not computed: {CLUSTER_WHY[name]}" for name in asked if asked[name]]

@@ -110,14 +110,22 @@ def test_tables_become_the_commands_flags():
     ) == ["--drives=48x800GB", "--spares=2", "--full", "--snapshots=data=2h,log=15m"]  # fmt: skip
 
 
-def test_a_study_across_hosts_with_analysis_tables_is_refused_not_ignored():
+def test_a_study_across_hosts_keeps_its_tables_and_names_those_it_cannot_have():
+    """A cluster's study is no longer refused for its tables: they run on the merged
+    results, and the ones that need this host's files or a re-run here say why."""
     from dbstor.commands.cluster_flags import check_cluster_flags_beside
+    from dbstor.study.analyses import cluster_skips
 
     study = _study(capacity={"drives": "4x1TB"})
     args = argparse.Namespace(cluster="127.0.0.1:6379", hosts=None, clients=None)
-    with pytest.raises(UserError, match=r"^s.toml: capacity: a study across hosts does not"):
-        check_cluster_flags_beside(study, args)
-    check_cluster_flags_beside(study, argparse.Namespace(cluster=None, hosts=None, clients=None))
+    check_cluster_flags_beside(study, args)
+    assert cluster_skips(study) == []  # capacity needs no files: computed
+    lines = cluster_skips(_study(efficiency={"array": "ontap-adaptive"}))
+    assert lines == [
+        "analyses: efficiency not computed: the study ran on a cluster: its files were built "
+        "on the cluster's hosts, not on this one, and removed there; run dbstor efficiency "
+        "on a host's copy"
+    ]
 
 
 def test_the_cost_cases_cpu_is_the_comparisons_at_the_baselines_knee_load():
