@@ -202,6 +202,11 @@ def test_instances_spread_over_hosts_in_order(loopback_cluster, target, tmp_path
         assert point["txn_lat_ms"]["p50"] is not None
     for point in (one, two):
         skew_measured_and_flagged_when_late(point)
+        # held until the hosts' merged throughput is steady, as a one-host point is: it
+        # stopped steady, or when another round of 1 s settle + 2 s would pass its maximum
+        trust = point["trust"]
+        assert trust["max_s"] and trust["rounds"] >= 1 and trust["ran_s"] is not None
+        assert trust["steady"] is not False or trust["ran_s"] + 1 + 2 > trust["max_s"]
     # both hosts are this machine (one boot id): its disk is counted once, not twice, and
     # the hosts' own processes' I/O is set against it
     assert len(two["device"]["name"].split(",")) == 1

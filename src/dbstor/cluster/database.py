@@ -17,13 +17,16 @@ host alone (they are the one server's, and would be counted twice if summed).
 
 from __future__ import annotations
 
+import time
 from dataclasses import asdict
 from typing import Any
 
+from dbstor.analysis.trust import steadiness
 from dbstor.cluster.session import ClusterWorker
 from dbstor.errors import UserError
 from dbstor.results.model import Load
 from dbstor.runs.database.point import TxnOutcome
+from dbstor.runs.database.steady import ROUND_SEED_STEP, SETTLE_S
 from dbstor.runs.database.summary import database_point
 from dbstor.runs.merge import whole_txn_outcome
 from dbstor.telemetry.roles import sampled_devices
@@ -95,7 +98,27 @@ class ClusterDatabaseWorker(ClusterWorker):
         return None
 
     def measure(self, point: dict[str, Any]) -> dict[str, Any]:
-        # every host measures the same window: no host holds its point on its own until steady
+        """The point on every taking-part host, held until the merged throughput is steady
+        (rounds decided here, on the hosts' transactions together, as runs/database/steady.py
+        decides them on one host: every host measures the same windows)."""
+        began = time.monotonic()
+        whole, rounds, warmup = self._measure_round(point), 1, float(point.get("warmup_s", 0))
+        max_s = point.get("max_s")
+        while max_s and not whole.drive.fatal:
+            if steadiness(whole.drive.per_second)[0] is not False:
+                break
+            if time.monotonic() - began + SETTLE_S + float(point["duration_s"]) > float(max_s):
+                break
+            seed = int(point.get("seed", 1)) + rounds * ROUND_SEED_STEP
+            whole = self._measure_round({**point, "warmup_s": SETTLE_S, "seed": seed})
+            rounds, warmup = rounds + 1, SETTLE_S
+        if max_s:
+            whole.rounds, whole.ran_s = rounds, time.monotonic() - began
+            whole.window_warmup_s, whole.max_s = warmup, float(max_s)
+        return whole.to_dict()
+
+    def _measure_round(self, point: dict[str, Any]) -> TxnOutcome:
+        """One window on every taking-part host, merged."""
         points = self.split({**point, "max_s": None})
         duration = float(point["duration_s"]) + float(point.get("warmup_s", 0))
         self.measuring = list(points)
@@ -110,8 +133,7 @@ class ClusterDatabaseWorker(ClusterWorker):
             outcomes[host] = outcome
         self.last, self.last_outcomes = result, outcomes
         started = min(result.starts.values())
-        whole = whole_txn_outcome(outcomes, self.counters_host(), started)
-        return whole.to_dict()
+        return whole_txn_outcome(outcomes, self.counters_host(), started)
 
     def latest(self) -> dict[str, Any] | None:
         """The live line: device IOPS of the hosts in the point being measured, summed."""
