@@ -15,6 +15,7 @@ from typing import Any
 
 from dbstor.analysis.attribution import server_cpu
 from dbstor.analysis.comparable import unfinished_notes
+from dbstor.analysis.interval import estimate_of, factor_interval
 from dbstor.analysis.labels import baseline_index, run_label
 from dbstor.results.model import Point, Run
 
@@ -104,9 +105,16 @@ def normalise(values: dict[str, Any], base: dict[str, Any]) -> dict[str, float |
     return out
 
 
-def factor_text(normalised: dict[str, float | None], cpu_word: str = "CPU") -> str:
-    """'total elapsed 112 (12% longer), read MB/s x0.81, CPU x1.1'; cpu_word says whose
-    CPU it is ('host CPU' where the runs did not count their own)."""
+def factor_text(
+    normalised: dict[str, float | None],
+    cpu_word: str = "CPU",
+    intervals: dict[str, list[float]] | None = None,
+) -> str:
+    """'total elapsed 112 (12% longer; 105-119), read MB/s x0.81 (0.74-0.89), CPU x1.1';
+    cpu_word says whose CPU it is ('host CPU' where the runs did not count their own).
+    `intervals` (normalised, baseline = 100) from the points' repeats: a figure whose
+    interval includes 100 says so instead of a direction."""
+    bounds = intervals or {}
     parts = []
     total = normalised.get("total_elapsed_s")
     if total is not None:
@@ -116,14 +124,47 @@ def factor_text(normalised: dict[str, float | None], cpu_word: str = "CPU") -> s
             if abs(change) < 0.5
             else f"{abs(change):.0f}% {'longer' if change > 0 else 'shorter'}"
         )
-        parts.append(f"total elapsed {total:.0f} ({how})")
-    if normalised.get("queries_per_hour") is not None:
-        parts.append(f"queries/h x{normalised['queries_per_hour'] / 100:.2g}")
-    if normalised.get("read_mbps") is not None:
-        parts.append(f"read MB/s x{normalised['read_mbps'] / 100:.2g}")
+        span = bounds.get("total_elapsed_s")
+        if span and span[0] <= 100.0 <= span[1]:
+            how = "no difference beyond the repeats' own spread"
+        parts.append(f"total elapsed {total:.0f} ({how}{_span(span, 100)})")
+    for key, word in (("queries_per_hour", "queries/h"), ("read_mbps", "read MB/s")):
+        if normalised.get(key) is not None:
+            parts.append(_factor(word, normalised[key], bounds.get(key)))
     if normalised.get("cpu_pct") is not None:
-        parts.append(f"{cpu_word} x{normalised['cpu_pct'] / 100:.2g}")
-    return ", ".join(parts) or "no comparable figures"
+        parts.append(_factor(cpu_word, normalised["cpu_pct"], bounds.get("cpu_pct")))
+    text = ", ".join(parts) or "no comparable figures"
+    if parts and not bounds:
+        text += " (no interval: each run measured its queries once; repeats give one)"
+    return text
+
+
+def _span(span: list[float] | None, scale: float) -> str:
+    return f"; {span[0] / scale * 100:.0f}-{span[1] / scale * 100:.0f}" if span else ""
+
+
+def _factor(word: str, value: float, span: list[float] | None) -> str:
+    said = f"{word} x{value / 100:.2g}"
+    if not span:
+        return said
+    said += f" ({span[0] / 100:.2g}-{span[1] / 100:.2g})"
+    return said + (", which includes 1" if span[0] <= 100.0 <= span[1] else "")
+
+
+def query_intervals(
+    point: Point | None, base: Point | None, normalised: dict[str, float | None]
+) -> dict[str, list[float]]:
+    """Figure -> its normalised 95% interval (baseline = 100) from both points' repeats
+    (analysis/interval.py); figures without repeats on both sides have none."""
+    out = {}
+    for key in VALUES:
+        value = normalised.get(key)
+        if value is None or point is None or base is None:
+            continue
+        bounds = factor_interval(estimate_of(point, key), estimate_of(base, key))
+        if bounds is not None:
+            out[key] = [value * bounds[0], value * bounds[1]]
+    return out
 
 
 def basis_streams(runs: Sequence[Run]) -> tuple[float | None, list[float]]:
@@ -188,10 +229,11 @@ def compare_query_runs(runs: Sequence[Run], baseline: str | None = None) -> dict
     ]
     base_values = entries[base_index]["values"]
     kinds = {server_cpu(p.cpu)[1] for p in points if p is not None and p.cpu is not None}
-    for entry in entries:
+    for entry, point in zip(entries, points, strict=True):
         entry["normalised"] = normalise(entry["values"], base_values)
         if len(kinds) > 1:  # the server's own CPU beside a whole host's: not one figure
             entry["normalised"]["cpu_pct"] = None
+        entry["intervals"] = query_intervals(point, points[base_index], entry["normalised"])
     cpu_word = "host CPU" if kinds == {"the whole host"} else "CPU"
     queries = []
     for query in query_order(runs):
@@ -240,7 +282,11 @@ def compare_query_runs(runs: Sequence[Run], baseline: str | None = None) -> dict
         "queries": queries,
         "matched": matched,
         "factors": [
-            {"label": e["label"], "text": factor_text(e["normalised"], cpu_word)}
+            {
+                "label": e["label"],
+                "text": factor_text(e["normalised"], cpu_word, e["intervals"]),
+                "intervals": e["intervals"],
+            }
             for i, e in enumerate(entries)
             if i != base_index
         ],

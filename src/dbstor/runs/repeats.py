@@ -66,6 +66,11 @@ def repeat_figures(points: Sequence[Point]) -> dict[str, list[float | None]]:
         "cpu_pct": [server_cpu(p.cpu)[0] for p in points],
         "response_ms": [p.txn_lat_ms.mean if p.txn_lat_ms else None for p in points],
     }
+    for key in ("total_elapsed_s", "queries_per_hour", "geomean_s"):  # query points
+        if any(key in (p.workload_metrics or {}) for p in points):
+            figures[key] = [(p.workload_metrics or {}).get(key) for p in points]
+    if any(p.load.kind == "streams" for p in points):
+        figures["read_mbps"] = [p.read_mbps for p in points]
     for stat in ("mean", "p50", "p95", "p99", "p999"):
         figures[f"read_lat_{stat}_ms"] = [
             getattr(p.read_lat_ms, stat) if p.read_lat_ms else None for p in points

@@ -15,6 +15,7 @@ import pytest
 
 from dbstor.analysis.compare import compare_runs
 from dbstor.analysis.dss_compare import compare_query_runs, is_query_run
+from dbstor.analysis.interval import repeat_uncertainty
 from dbstor.report.html import render_report
 from dbstor.results.model import CpuStats, Load, Point, Run, run_from_dict
 
@@ -340,3 +341,31 @@ def test_a_query_run_s_method_says_it_is_timed_and_how_it_warmed_up():
     assert "<td>none: the engine restarted and its files dropped from the page cache</td>" in (
         render_report([cold])
     )
+
+
+def _with_repeats(run: Run, totals: list[float]) -> Run:
+    """The run's power run as if measured len(totals) times (combine_repeats' figures)."""
+    from dbstor.runs.repeats import repeat_figures
+
+    repeats = []
+    for total in totals:
+        one = point(1, run.points[0].queries, total)
+        repeats.append(one)
+    run.points[0].uncertainty = repeat_uncertainty(repeat_figures(repeats))
+    return run
+
+
+def test_query_factors_carry_the_repeats_interval_and_say_when_it_includes_no_change():
+    fc = _with_repeats(query_run("FC", 2131.1), [2100.0, 2131.1, 2160.0])
+    iscsi = _with_repeats(query_run("ISCSI", 2389.9), [2350.0, 2389.9, 2430.0])
+    comparison = compare_query_runs([fc, iscsi], "FC")
+    low, high = comparison["runs"][1]["intervals"]["total_elapsed_s"]
+    assert 100 < low < 112 < high
+    text = comparison["factors"][0]["text"]
+    assert text.startswith("total elapsed 112 (12% longer; ")
+    assert "queries/h x0.89 (" in text
+    noisy = _with_repeats(query_run("ISCSI", 2389.9), [1900.0, 2389.9, 2900.0])
+    text = compare_query_runs([fc, noisy], "FC")["factors"][0]["text"]
+    assert text.startswith("total elapsed 112 (no difference beyond the repeats' own spread; ")
+    plain = compare_query_runs([query_run("FC", 2131.1), query_run("ISCSI", 2389.9)], "FC")
+    assert plain["factors"][0]["text"].endswith("repeats give one)")
