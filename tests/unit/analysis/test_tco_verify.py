@@ -195,3 +195,32 @@ def test_the_terminal_and_the_json_carry_the_licences_saved_over_the_years():
         "Licences saved over 3 years: 793,958 USD (purchase avoided 453,690 USD + support "
         "340,268 USD)" in text
     )
+
+
+def _sure(point: Point, wobble: float) -> Point:
+    """The point with its throughput's spread from 20 per-second figures."""
+    from dbstor.analysis.interval import from_seconds
+
+    tps = point.tps or 0.0
+    seconds = [tps + wobble * (1 if i % 3 else -2) for i in range(20)]
+    point.uncertainty = {"tps": from_seconds(seconds).to_dict()}
+    return point
+
+
+def test_the_verify_and_the_headroom_carry_their_interval_and_say_when_it_includes_no_change():
+    before = _sure(_point("instances", 2, tps=1000.0, server=38.0), 5.0)
+    tight = _sure(_point("instances", 4, tps=1940.0, server=74.0), 10.0)
+    result = verify_result((10, 5), (before, "L", "r1"), (None, "F", ""), (tight, "F", "r3"))
+    low, high = result["tps_vs_expected_interval_pct"]
+    assert low < -3.0 < high < 0
+    assert "(3.0% below, " in result["sentence"] and "own spread" not in result["sentence"]
+    loose = _sure(_point("instances", 4, tps=1940.0, server=74.0), 300.0)
+    result = verify_result((10, 5), (before, "L", "r1"), (None, "F", ""), (loose, "F", "r3"))
+    assert result["sentence"].endswith("in line within the points' own spread).")
+    knee = [_sure(_point("users", 4, 1000.0, 20.0), 5.0)]
+    base = _run("OLD", "users", {"load": 4, "tps": 1000.0, "within_slo": True}, {}, knee)
+    peak = _sure(_point("users", 16, 1050.0, 50.0), 200.0)
+    new = _run("NEW", "users", None, {"load": 16, "tps": 1050.0}, [peak])
+    room = headroom(base, new, "OLD", "NEW")
+    assert room["interval"][0] < 1 < room["interval"][1]
+    assert "its interval includes 1" in room["sentence"]

@@ -48,6 +48,7 @@ def headroom(base: Run, new: Run, base_label: str, new_label: str) -> dict[str, 
     if why:
         return {"missing": f"{new_label}'s peak cannot carry a headroom line: {why}"}
     flagged = [f"{new_label}'s peak: {', '.join(point_flags(point))}"] if point_flags(point) else []
+    new_sure = estimate_of(point, metric)
     for point in _bracket(base, float(knee.get("load") or 0.0)):
         why = untrustworthy(point)
         at = f"{point.load.kind} {point.load.value:g}"
@@ -58,11 +59,11 @@ def headroom(base: Run, new: Run, base_label: str, new_label: str) -> dict[str, 
     ratio = float(peak[metric]) / float(knee[metric])
     unit = metric.upper()
     bounds = factor_interval(
-        estimate_of(point, metric),
+        new_sure,
         wider([estimate_of(p, metric) for p in _bracket(base, float(knee.get("load") or 0.0))]),
     )
     interval = [round(ratio * bounds[0], 3), round(ratio * bounds[1], 3)] if bounds else None
-    said = f"x{ratio:.2g}" + (f" ({interval[0]:.2g}-{interval[1]:.2g})" if interval else "")
+    said = f"x{ratio:.3g}" + (f" ({interval[0]:.3g}-{interval[1]:.3g})" if interval else "")
     if interval and interval[0] <= 1.0 <= interval[1]:
         tail = (
             "its interval includes 1: no difference beyond the points' own spread, so neither "

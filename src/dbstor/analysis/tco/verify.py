@@ -15,6 +15,7 @@ import math
 from typing import Any
 
 from dbstor.analysis.attribution import server_cpu
+from dbstor.analysis.interval import estimate_of, factor_interval
 from dbstor.analysis.trust import cpu_untrustworthy, point_flags
 from dbstor.results.model import Point
 
@@ -67,9 +68,14 @@ def verify_result(
     base, verify = rows[0], rows[2]
     expected = base["tps"] * factor if isinstance(base.get("tps"), int | float) else None
     got = verify.get("tps")
-    tps_change = None
+    tps_change, tps_interval = None, None
     if expected and isinstance(got, int | float) and verify.get("ok"):
         tps_change = round((got - expected) / expected * 100.0, 2)
+        # the change's 95% interval from both points' own spread (analysis/interval.py)
+        bounds = factor_interval(estimate_of(consolidated[0], "tps"), estimate_of(before[0], "tps"))
+        if bounds is not None:
+            ratio = got / expected
+            tps_interval = [round((ratio * b - 1) * 100.0, 2) for b in bounds]
     notes = [
         f"{r['role']} ({r['label']}): {r['cpu_trust']}: its CPU is not compared"
         + ("; its TPS stands with this flag" if r.get("flag") else "")
@@ -86,6 +92,7 @@ def verify_result(
         "points": rows,
         "tps_expected": expected,
         "tps_vs_expected_pct": tps_change,
+        "tps_vs_expected_interval_pct": tps_interval,
         "notes": notes,
     }
     result["sentence"] = verify_sentence(result)
@@ -115,6 +122,11 @@ def verify_sentence(result: dict[str, Any]) -> str:
     else:
         size = f"{abs(change):.1f}" if abs(change) < 10 else f"{abs(change):.0f}"
         how = "in line" if size == "0.0" else f"{size}% {'above' if change > 0 else 'below'}"
+        span = result.get("tps_vs_expected_interval_pct")
+        if isinstance(span, list) and len(span) == 2:
+            how += f", {span[0]:+.0f}% to {span[1]:+.0f}%"
+            if span[0] <= 0 <= span[1]:
+                how += ": in line within the points' own spread"
         flagged = base.get("flag") or verify.get("flag")
         parts.append(
             f"TPS {verify['tps']:,.0f} against the {result['tps_expected']:,.0f} the "
