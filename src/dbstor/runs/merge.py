@@ -80,6 +80,21 @@ def merge_io_outcomes(outcomes: Sequence[IoOutcome]) -> dict[str, Any]:
     }
 
 
+def add_histograms(series: Sequence[list[dict[int, int]]]) -> list[dict[int, int]]:
+    """The hosts' per-second latency histograms summed second by second, bin by bin (the
+    hosts ran the same window); [] when a host has none (an older worker)."""
+    if not series or any(not s for s in series):
+        return []
+    out: list[dict[int, int]] = []
+    for second in range(max(len(s) for s in series)):
+        bins: dict[int, int] = {}
+        for host in series:
+            for value, count in (host[second] if second < len(host) else {}).items():
+                bins[value] = bins.get(value, 0) + count
+        out.append(bins)
+    return out
+
+
 def merge_txn_outcomes(outcomes: Sequence[TxnOutcome]) -> dict[str, Any]:
     """Database outcomes of several hosts at one point: users' results merged exactly,
     engine counters summed, each host's samples and own figures."""
@@ -103,6 +118,7 @@ def whole_io_outcome(outcomes: Sequence[IoOutcome], started_at: float) -> IoOutc
         fio=merged["fio"],
         read_iops_per_second=merged["read_iops_per_second"],
         write_iops_per_second=merged["write_iops_per_second"],
+        read_hist_per_second=add_histograms([o.read_hist_per_second for o in outcomes]),
         samples=merged["samples"],
         cpu=mean_cpu([o.cpu for o in outcomes]),
         device=summed_device(

@@ -231,3 +231,12 @@ def test_query_outcome_survives_plain_json():
         host="h1",
     )
     assert QueryOutcome.from_dict(through_json(original.to_dict())) == original
+
+
+def test_hosts_per_second_histograms_are_summed_bin_by_bin():
+    from dbstor.runs.merge import add_histograms
+
+    one = [{100: 3, 200: 1}, {100: 2}]
+    two = [{100: 1}, {300: 4}, {100: 5}]
+    assert add_histograms([one, two]) == [{100: 4, 200: 1}, {100: 2, 300: 4}, {100: 5}]
+    assert add_histograms([one, []]) == []  # a host without them: none rather than a part
