@@ -201,18 +201,18 @@ LAYER_COLUMNS = (  # the unit in the heading, so that 80 columns hold the table
 
 
 def print_role_comparison(comparison: dict, console: Console) -> None:
-    """Each run's roles on their own devices side by side; nothing when no run has them."""
+    """Each run's roles on their own devices side by side; nothing when no run has them.
+    A role not measured is said below the table, not folded into a figure's column."""
     rows = role_comparison.role_rows(comparison)
     if not rows:
         return
-    table = Table(
-        title=Text(role_comparison.title(comparison)), title_justify="left", header_style="bold"
-    )
-    for i, header in enumerate(role_comparison.HEAD):
-        table.add_column(header, justify="left" if i < 3 else "right")
+    measured = [list(map(Text, r)) for r in rows if len(r) > 3]
+    right = ["r IOPS", "w IOPS", "MB/s r/w", "r await ms", "w await ms", "share"]
+    title = Text(role_comparison.title(comparison))
+    console.print(fitted_table(title, ["run", "role", "device"], right, measured))
     for row in rows:
-        table.add_row(*map(Text, row + [""] * (len(role_comparison.HEAD) - len(row))))
-    console.print(table)
+        if len(row) == 3:
+            console.print(Text(f"{row[0]}, {row[1]}: {row[2]}", style="yellow"))
 
 
 def print_layer_comparison(comparison: dict, console: Console) -> None:
