@@ -181,12 +181,9 @@ class DatabaseRun(DatabaseRunner):
             )
             self.folder.save()
 
-    def _record_devices(
-        self, devices: list[str], by_role: dict[str, list[str]] | None = None
-    ) -> None:
-        """On a cluster each host's worker names the devices under its own data path, and
-        every role's, as host:device; those, not the coordinator's own (named by begin()),
-        are the run's, and its roles' (measured on every host, telemetry/roles.py)."""
+    def _record_devices(self, devices: list[str], by_role: dict[str, list[str]] | None) -> None:
+        """On a cluster each host's worker names the devices under its data path and every
+        role's as host:device; those, not the coordinator's own (begin()), are the run's."""
         if not any(":" in d for d in devices):
             return
         self.role_devices = {r: list(ds) for r, ds in (by_role or {}).items()}
