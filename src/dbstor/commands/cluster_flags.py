@@ -1,13 +1,20 @@
 """`dbstor run`'s flags for several hosts through Ray (--cluster, --hosts, --clients) and
-their checks, made before anything is built or started (Ray is imported only later)."""
+their checks, made before anything is built or started (Ray is imported only later), and
+the run of a study on a cluster."""
 
 from __future__ import annotations
 
 import argparse
 import os
+from typing import TYPE_CHECKING
 
 from dbstor.errors import UserError
 from dbstor.study.model import Study
+from dbstor.testfiles import Safety
+
+if TYPE_CHECKING:
+    from dbstor.runs.progress import Progress
+    from dbstor.runs.study import StudyOutcome
 
 
 def add_cluster_flags(parser: argparse.ArgumentParser) -> None:
@@ -56,3 +63,31 @@ def check_cluster_flags_beside(study: Study, args: argparse.Namespace) -> None:
             f"{study.source} names its cluster and each target's hosts ([cluster], hosts, "
             "clients): drop --cluster, --hosts and --clients"
         )
+
+
+def run_on_cluster(
+    study: Study, args: argparse.Namespace, safety: Safety, progress: Progress
+) -> StudyOutcome | None:
+    """The study on a cluster (a study file's [cluster], or --cluster with --hosts or
+    --clients), its analysis tables computed on the merged results; None: no cluster.
+    Only here is Ray imported."""
+    from dbstor.commands.study_analyses import run_with_analyses
+
+    if study.cluster:
+        from dbstor.cluster.runs import run_cluster_study
+
+        return run_cluster_study(study, args.out, safety, progress, runner=run_with_analyses)
+    if not args.cluster:
+        return None
+    from dbstor.cluster.runs import run_database_study_on_hosts
+
+    return run_database_study_on_hosts(
+        args.cluster,
+        args.hosts,
+        study,
+        args.out,
+        safety,
+        progress,
+        clients_text=args.clients,
+        runner=run_with_analyses,
+    )

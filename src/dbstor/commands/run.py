@@ -323,26 +323,8 @@ def run(args: argparse.Namespace) -> int:
     study = with_place(with_telemetry(study, args), args.place)
     check_as_run_would(study)  # the one validation `dbstor study FILE` makes too
     progress = Progress(quiet=args.quiet)
-    if study.cluster:  # a study file's [cluster]: only here is Ray imported
-        from dbstor.cluster.runs import run_cluster_study
-
-        outcome = run_cluster_study(
-            study, args.out, safety_from(args), progress, runner=run_with_analyses
-        )
-    elif args.cluster:  # only here is Ray imported
-        from dbstor.cluster.runs import run_database_study_on_hosts
-
-        outcome = run_database_study_on_hosts(
-            args.cluster,
-            args.hosts,
-            study,
-            args.out,
-            safety_from(args),
-            progress,
-            clients_text=args.clients,
-            runner=run_with_analyses,
-        )
-    else:
+    outcome = cluster_flags.run_on_cluster(study, args, safety_from(args), progress)
+    if outcome is None:  # this host
         outcome = run_with_analyses(
             with_events(with_tags(study, args), args), args.out, safety_from(args), progress
         )
