@@ -131,7 +131,7 @@ def test_server_killed_mid_run_fails_that_point_and_keeps_the_rest(dbstor, tmp_p
     target = server_dir / "lun"
     target.mkdir()
     proc = dbstor.start(
-        "run", "--engine", "postgres", *SF, "--target", target, "--streams", ",".join(["1"] * 40),
+        "run", "--engine", "postgres", *SF, "--target", target, "--streams", ",".join(str(n) for n in range(1, 41)),
         "--out", "out",
     )  # fmt: skip
     dbstor.wait_for_points(tmp_path / "out", 1, proc, timeout=180)
@@ -151,7 +151,7 @@ def test_ctrl_c_keeps_finished_points(dbstor, tmp_path):
     target = tmp_path / "lun"
     target.mkdir()
     proc = dbstor.start(
-        "run", "--engine", "duckdb", *SF, "--target", target, "--streams", ",".join(["2"] * 200),
+        "run", "--engine", "duckdb", *SF, "--target", target, "--streams", ",".join(str(n) for n in range(2, 202)),
         "--out", "out",
     )  # fmt: skip
     dbstor.wait_for_points(tmp_path / "out", 1, proc, timeout=120)

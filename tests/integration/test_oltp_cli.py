@@ -77,7 +77,7 @@ def _orders_on_postgres_after_one_point(dbstor, tmp_path, server_dir, users):
     target.mkdir()
     proc = dbstor.start(
         "run", "--engine", "postgres", "--workload", "orders", "--scale", "1",
-        "--target", target, "--users", ",".join([str(users)] * 3), "--duration", "3",
+        "--target", target, "--users", f"{users},{users + 1},{users + 2}", "--duration", "3",
         "--warmup", "0", "--out", "out",
     )  # fmt: skip
     dbstor.wait_for_points(tmp_path / "out", 1, proc, timeout=180)
