@@ -4,6 +4,7 @@ the foreign file is left as it was."""
 
 from __future__ import annotations
 
+import json
 import shutil
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -101,9 +102,14 @@ def test_study_folder(dbstor, tmp_path, victim, plant):
 
 
 def _run_folder(tmp_path: Path, name: str) -> Path:
+    """A copy of a golden run under its own run id (compare refuses one run given twice)."""
     folder = tmp_path / name
     shutil.copytree(GOLDEN / "sqlite-brokerage", folder)
     (folder / "report.html").unlink(missing_ok=True)
+    results = folder / "results.json"
+    data = json.loads(results.read_text())
+    data["run_id"] = f"{data['run_id']}-{name}"
+    results.write_text(json.dumps(data))
     return folder
 
 

@@ -32,6 +32,11 @@ def _results(root: Path) -> Path:
     run = root / "res" / "r1"
     shutil.copytree(GOLDEN / "sqlite-brokerage", run)
     shutil.copytree(GOLDEN / "sqlite-brokerage", root / "base")  # check's baseline
+    shutil.copytree(GOLDEN / "sqlite-brokerage", root / "other")  # compare's second run
+    results = root / "other" / "results.json"
+    data = json.loads(results.read_text())
+    data["run_id"] += "-other"  # its own run: compare refuses one run given twice
+    results.write_text(json.dumps(data))
     (run / "histograms").mkdir()
     (run / "histograms" / "point-01.json").write_text(json.dumps({"bins": {"1500000": 3}}))
     return root / "res"
@@ -45,7 +50,7 @@ CASES: dict[str, tuple[str, bool, Args]] = {
     "run --out": ("o", True, lambda r: ["run", "--engine", "sqlite", "--target", str(r / "t"),
                                        "--users", "1", *FAST, "--out", str(r / "o")]),
     "compare --report": ("rep", True, lambda r: ["compare", str(r / "res" / "r1"),
-                                                str(r / "res" / "r1"), "--report", str(r / "rep")]),
+                                                str(r / "other"), "--report", str(r / "rep")]),
     "report RUN_DIR": ("linkrun", True, lambda r: ["report", str(r / "linkrun")]),
     "export --parquet": ("pq", True, lambda r: ["export", str(r / "res"), "--parquet", str(r / "pq")]),
     "export --parquet, a file in it": ("pq/runs.parquet", False,
