@@ -69,7 +69,7 @@ def test_a_checkpoint_and_a_crash_of_managed_postgres_during_an_orders_point(dbs
     assert checked["rows_after"] >= checked["rows_before"] + checked["acknowledged"], checked
     assert checked["consistency_broken"] == {}, checked
     dip = crash["impact"]["dip"]
-    assert dip is not None and dip["started_at_s"] in (4, 5) and dip["depth_pct"] > 50, dip
+    assert dip is not None and dip["started_at_s"] in (4, 5) and dip["depth_pct"] > 20, dip
     assert point["errors"] >= 1  # the connections the crash broke, counted
     assert "server back after" in proc.stderr and "acknowledged New-Orders lost" in proc.stderr
     assert postgres_running(target) == [], "the restarted server is stopped at the end"

@@ -87,7 +87,11 @@ def test_brokerage_and_dss_together_on_one_loop_device_each_with_its_share(dbsto
     # 1 s warm-up, the query stream (no warm-up) started as that warm-up ended
     db, dss = members["brokerage"]["points"][0], members["dss"]["points"][0]
     devices = (db["own_io"]["device"], dss["own_io"]["device"], db["device"], dss["device"])
-    assert devices[:2] == (loop.device.name, loop.device.name), devices
+    assert db["own_io"]["device"] == loop.device.name, devices
+    # the query stream at this scale lasts well under a second, shorter than a device
+    # sample at times (its device is then null); its own I/O is counted on the loop device
+    assert dss["own_io"]["device"] in (loop.device.name, None), devices
+    assert set(dss["own_io"]["devices"]) == {loop.device.name}, dss["own_io"]
     starts = [datetime.fromisoformat(p["started_at"]).timestamp() for p in (db, dss)]
     assert 0 <= starts[1] - starts[0] <= 2.5, starts  # seconds in the stamps; 1 s apart
     comparison = json.loads((folder / "comparison.json").read_text())

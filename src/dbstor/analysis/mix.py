@@ -63,6 +63,12 @@ def own_bytes(point: Point) -> dict[str, Any]:
     """The member's own bytes on the device over its window and the device's in it."""
     own = point.own_io or {}
     mine = own.get("read_bytes"), own.get("write_bytes")
+    counted = own.get("devices") or {}
+    if None in mine and len(counted) == 1:
+        # a window shorter than one device sample names no device, but the member's own
+        # I/O was counted on the one device it used: a mix's members share one device
+        (only,) = counted.values()
+        mine = only.get("read_bytes"), only.get("write_bytes")
     device = point.device
     rates = (device.read_mbps, device.write_mbps) if device else (None, None)
     seconds = point.duration_s

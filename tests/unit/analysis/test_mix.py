@@ -163,3 +163,17 @@ def test_the_headline_is_the_point_whose_latency_rose_the_most_with_its_load():
         headline(member, ["brokerage"])
         == "dss query p50 x1.1 while brokerage ran (throughput x0.9)"
     )
+
+
+def test_a_window_shorter_than_a_device_sample_still_counts_its_own_io_on_its_device():
+    from dbstor.analysis.mix import own_bytes
+
+    short = _point(5.0, 20.0, 0, 0.0, seconds=0.08)
+    short.device = None  # no device sample fell in its window
+    short.own_io = {
+        "device": None, "read_bytes": None, "write_bytes": None,
+        "devices": {"loop9": {"reads": 12, "writes": 1, "read_bytes": 3 * MB, "write_bytes": MB}},
+    }  # fmt: skip
+    assert own_bytes(short)["own_bytes"] == 4 * MB
+    short.own_io["devices"]["loop8"] = {"read_bytes": MB, "write_bytes": 0}
+    assert own_bytes(short)["own_bytes"] is None  # which of two is the target's: not guessed
