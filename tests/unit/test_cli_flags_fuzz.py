@@ -9,9 +9,7 @@ where it would begin; what is checked is everything before it.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import importlib
-import io
 import json
 import shutil
 from collections.abc import Iterator
@@ -21,6 +19,7 @@ from typing import Any
 
 import pytest
 import tomli_w
+from cli_calls import Reached, call_cli
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -70,10 +69,6 @@ BASE = {
 
 # A command with actions of its own: the action whose flags the walk tries (BASE names it).
 NESTED = {"kube": "render"}
-
-
-class Reached(Exception):
-    """The command got as far as starting its real work: its flags were accepted."""
 
 
 def _subparsers() -> dict[str, argparse.ArgumentParser]:
@@ -155,18 +150,6 @@ def stopped(monkeypatch: pytest.MonkeyPatch, folder: Path) -> Iterator[list[Any]
     yield reached
 
 
-def _call(argv: list[str]) -> tuple[object, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        try:
-            code: object = cli.main(argv)
-        except SystemExit as exc:
-            code = exc.code
-        except Reached:
-            code = "reached"
-    return code, out.getvalue(), err.getvalue()
-
-
 def _argv(command: str, flag: str, value: str) -> list[str]:
     base = list(BASE[command])
     if flag in base:
@@ -177,7 +160,7 @@ def _argv(command: str, flag: str, value: str) -> list[str]:
 
 def _problems(command: str, flag: str, value: str) -> tuple[bool, list[str]]:
     """(whether the value was refused, what is wrong with the outcome)."""
-    code, out, err = _call(_argv(command, flag, value))
+    code, out, err = call_cli(_argv(command, flag, value))
     if code in (0, "reached"):
         return False, []
     lines = [ln for ln in err.splitlines() if ln.strip()]
@@ -226,7 +209,7 @@ def test_the_walk_sees_the_flags():
     "value", ["-5s", "-inf", "-1e400", "-.5", "-x1", "-5%"], ids=lambda v: f"value{v}"
 )
 def test_a_negative_value_after_a_space_is_about_the_value(stopped, value):
-    code, out, err = _call(["io", "--target", "T", "--duration", value])
+    code, out, err = call_cli(["io", "--target", "T", "--duration", value])
     assert code == 2 and out == ""
     assert err.startswith(f"dbstor: error: --duration: {value!r}"), err
 
@@ -243,10 +226,10 @@ def test_an_abbreviated_flag_takes_a_negative_value_as_the_flag_does(stopped, co
         if len(short) < 3 or short in every or [f for f in every if f.startswith(short)] != [flag]:
             continue
         for value in ("-5", "-5s", "-inf", "-.5", "-1e400"):
-            whole = _call(_argv(command, flag, value))
+            whole = call_cli(_argv(command, flag, value))
             argv = _argv(command, flag, value)
             argv[argv.index(flag, 1)] = short
-            cut = _call(argv)
+            cut = call_cli(argv)
             if "expected one argument" in cut[2] or cut[:2] != whole[:2]:
                 failures.append(f"{command} {short} {value}: {cut} vs {flag}: {whole}")
     assert failures == [], "\n".join(failures)
@@ -258,21 +241,21 @@ def test_an_empty_value_is_refused_not_taken_as_not_given(stopped):
         ["run", "--engine", "sqlite", "--target", "T", "--users="],
         ["report", ""],
     ):
-        code, out, err = _call(argv)
+        code, out, err = call_cli(argv)
         assert code == 2 and out == "" and err.count("\n") == 1, (argv, err)
         assert "empty" in err
 
 
 def test_argparse_refusals_are_one_line_naming_the_help(stopped):
-    code, _, err = _call(["io", "--target", "T", "--jobs", "many"])
+    code, _, err = call_cli(["io", "--target", "T", "--jobs", "many"])
     assert code == 2
     assert err == (
         "dbstor: error: argument --jobs: 'many' is not a whole number from 1 to 1,000,000 "
         "(see 'dbstor io --help')\n"
     )
-    code, _, err = _call(["io"])
+    code, _, err = call_cli(["io"])
     assert code == 2 and err.count("\n") == 1 and "--target" in err
-    code, _, err = _call(["io", "--target", "T", "--bogus", "1"])
+    code, _, err = call_cli(["io", "--target", "T", "--bogus", "1"])
     assert code == 2 and err.count("\n") == 1 and "(see 'dbstor io --help')" in err, err
 
 
@@ -295,7 +278,7 @@ def test_labels_hold_to_one_rule_from_flags_and_study_files(stopped, folder, lab
         ["io", "--target", f"{label}=T"],
     ):
         stopped.clear()
-        code, _, err = _call(argv)
+        code, _, err = call_cli(argv)
         assert (code == "reached") == in_file, (argv, err)
         if in_file:
             assert stopped[0][0].targets[0].label == label
@@ -312,9 +295,9 @@ def test_database_flags_that_would_be_ignored_are_refused(stopped, folder):
         (["run", "s.toml", "--duration", "5s"], "--duration does not apply to a study file"),
         (["run", "--scale", "3"], "--scale needs --engine"),
     ):
-        code, out, err = _call(argv)
+        code, out, err = call_cli(argv)
         assert code == 2 and out == "" and needle in err, (argv, err)
-    assert _call(["run", "s.toml", "--quiet", "--out", "out"])[0] == "reached"
+    assert call_cli(["run", "s.toml", "--quiet", "--out", "out"])[0] == "reached"
 
 
 def test_a_baseline_that_names_no_run_is_refused(stopped, folder):
@@ -326,9 +309,9 @@ def test_a_baseline_that_names_no_run_is_refused(stopped, folder):
         (["report", "A", "--baseline", "x"], "this folder holds one run"),
         (["report", "S", "--baseline", "nosuch"], "is not a run of this folder"),
     ):
-        code, out, err = _call(argv)
+        code, out, err = call_cli(argv)
         assert code == 2 and out == "" and needle in err, (argv, err)
-    assert _call(["report", "S", "--baseline", "dbstor-data brokerage"])[0] == "reached"
+    assert call_cli(["report", "S", "--baseline", "dbstor-data brokerage"])[0] == "reached"
 
 
 @pytest.mark.parametrize("workload", ["brokerage", "orders", "blocks", "dss"])
@@ -341,7 +324,7 @@ def test_workload_options_take_any_value_or_refuse_it_in_one_line(stopped, workl
     for key in workload_class(workload).options_help:
         for value in (*HOSTILE[:-1], "true", "1", LONG[:60]):
             argv = ["run", "--engine", "sqlite", "--target", "T", "--workload", workload]
-            code, out, err = _call([*argv, *series, "--option", f"{key}={value}"])
+            code, out, err = call_cli([*argv, *series, "--option", f"{key}={value}"])
             lines = [ln for ln in err.splitlines() if ln.strip()]
             if code not in (0, "reached") and (code != 2 or len(lines) != 1 or out):
                 failures.append(f"{workload} {key}={value[:20]!r}: {code} {err[:200]!r}")
@@ -398,7 +381,7 @@ PROPERTY = settings(
 def _outcome_problems(argv: list[str]) -> list[str]:
     """What is wrong with the outcome of argv: only 0, a refusal in one line with exit 2,
     or the work reached are right; a traceback fails the test by itself."""
-    code, _, err = _call(argv)
+    code, _, err = call_cli(argv)
     if code in (0, "reached"):
         return []
     lines = [ln for ln in err.splitlines() if ln.strip()]

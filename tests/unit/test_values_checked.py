@@ -13,10 +13,8 @@ would begin are called.
 
 from __future__ import annotations
 
-import contextlib
 import copy
 import importlib
-import io
 from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
@@ -24,10 +22,9 @@ from typing import Any
 
 import pytest
 import tomli_w
+from cli_calls import Reached, call_cli
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-from dbstor import cli
 
 BASE: dict[str, Any] = {
     "study": {"name": "s", "duration": "5s", "warmup": "1s", "baseline": "A",
@@ -50,10 +47,6 @@ IO_BASE: dict[str, Any] = {
 }  # fmt: skip
 
 
-class Reached(Exception):
-    """The command got as far as starting its real work."""
-
-
 @pytest.fixture
 def here(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     for name in ("a", "b", "f", "g", "l"):
@@ -70,21 +63,9 @@ def here(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     yield tmp_path
 
 
-def _call(argv: list[str]) -> tuple[object, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        try:
-            code: object = cli.main(argv)
-        except SystemExit as exc:
-            code = exc.code
-        except Reached:
-            code = "reached"
-    return code, out.getvalue(), err.getvalue()
-
-
 def _study(data: dict[str, Any]) -> tuple[object, str]:
     Path("m.toml").write_text(tomli_w.dumps(data), encoding="utf-8")
-    code, _, err = _call(["study", "m.toml"])
+    code, _, err = call_cli(["study", "m.toml"])
     return code, err
 
 
@@ -200,7 +181,7 @@ FLAG_CASES = [  # command lines refused before any work, with what the one line 
     ("argv", "needle"), FLAG_CASES, ids=[" ".join(a)[:50] for a, _ in FLAG_CASES]
 )
 def test_a_bad_flag_value_is_refused_in_one_line(here, argv, needle):
-    code, out, err = _call(argv)
+    code, out, err = call_cli(argv)
     assert code == 2 and out == "" and err.count("\n") == 1, (code, err)
     assert err.startswith("dbstor: error: ") and needle in err, err
 
@@ -260,7 +241,7 @@ def test_a_valid_study_with_values_mutated_is_checked_or_refused(here, changes):
         if other is base:
             data = _set(data, field, value)
     Path("m.toml").write_text(tomli_w.dumps(data), encoding="utf-8")
-    assert _one_line_or_zero(*_call(["study", "m.toml"])) == [], data
+    assert _one_line_or_zero(*call_cli(["study", "m.toml"])) == [], data
 
 
 FLAG_BASES = {
@@ -290,4 +271,4 @@ def test_valid_flags_repeated_or_mutated_are_checked_or_refused(here, data):
     argv = list(FLAG_BASES[command])
     for flag in data.draw(st.lists(st.sampled_from(sorted(choices)), min_size=1, max_size=4)):
         argv += [flag, data.draw(st.sampled_from(choices[flag]) | st.text(max_size=6))]
-    assert _one_line_or_zero(*_call(argv)) == [], argv
+    assert _one_line_or_zero(*call_cli(argv)) == [], argv
