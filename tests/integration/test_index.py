@@ -196,6 +196,10 @@ def test_serve_refuses_an_address_it_cannot_bind_in_one_line_and_warns_beyond_lo
     proc = dbstor("serve", results / "runs", "--address", "192.0.2.1", "--port", str(free_port()))
     assert proc.returncode == 2 and len(proc.stderr.strip().splitlines()) == 1, proc.stderr
     assert "cannot listen on 192.0.2.1" in proc.stderr and "--address" in proc.stderr
+    # a byte that is no host name's (hypothesis found it): one line too, no traceback
+    proc = dbstor("serve", results / "runs", "--address", "\udc80", "--port", str(free_port()))
+    assert proc.returncode == 2 and len(proc.stderr.strip().splitlines()) == 1, proc.stderr
+    assert "is not an address or host name" in proc.stderr
     for loopback in ("127.0.0.1", "::1", "localhost", "127.0.0.2"):
         assert warning_for(loopback) is None
     for wide in ("0.0.0.0", "::", "10.0.0.5"):

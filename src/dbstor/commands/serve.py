@@ -60,6 +60,10 @@ def run(args: argparse.Namespace) -> int:
             f"cannot listen on {args.address}:{args.port} ({exc.strerror}): choose another "
             "--port or --address"
         ) from None
+    except (TypeError, ValueError):  # not a host name at all: b'\x80', an embedded NUL
+        raise UserError(
+            f"--address {args.address!r} is not an address or host name: give one such as 127.0.0.1"
+        ) from None
     try:
         write_index(root)
         host, port = server.server_address[:2]
