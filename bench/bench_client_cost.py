@@ -196,6 +196,34 @@ def print_table(args: argparse.Namespace, tool: str, rows: dict[int, list[dict]]
         )
 
 
+def print_growth(counts: list[int], rows: dict[str, dict[int, list[dict]]]) -> None:
+    """Each count's growth over the first count (client CPU per transaction), dbstor's over
+    pgbench's, paired by round; beside it the A/A arm: each tool's growth in one round over
+    its growth in the next (what the same client differs from itself)."""
+    base, tools = counts[0], list(rows)
+    print(
+        f"\n| users | growth x {base} users: dbstor / pgbench -S (median of rounds) | "
+        "per round | A/A dbstor round r / r+1 | A/A pgbench -S round r / r+1 |"
+    )
+    print("|---:|---:|---|---|---|")
+    for users in counts[1:]:
+        growth = {
+            t: [
+                b["cpu_us"] / a["cpu_us"]
+                for a, b in zip(rows[t][base], rows[t][users], strict=True)
+            ]
+            for t in tools
+        }
+        paired = [d / p for d, p in zip(growth[tools[0]], growth[tools[1]], strict=True)]
+        aa = {t: [g[i] / g[i + 1] for i in range(len(g) - 1)] for t, g in growth.items()}
+        print(
+            f"| {users:,} | {statistics.median(paired):.2f} | "
+            f"{', '.join(f'{x:.2f}' for x in paired)} | "
+            f"{', '.join(f'{x:.2f}' for x in aa[tools[0]]) or '-'} | "
+            f"{', '.join(f'{x:.2f}' for x in aa[tools[1]]) or '-'} |"
+        )
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--workload", choices=sorted(SCALES), default="orders")
@@ -251,6 +279,7 @@ def main() -> int:
                     else:
                         row = peer_point(engine, bindir, users, args.seconds)
                     rows[tool][users].append(row)
+                    row["load"] = load
                     print(
                         f"round {round_ + 1}, {tool}, {users} users (load {load:.1f}): "
                         f"TPS {row['tps']:,.0f}, client {row['cpu_us']:.1f} us CPU/txn "
@@ -263,8 +292,11 @@ def main() -> int:
         engine.stop()
         if group is not None:
             group.rmdir()
+    print(f"load average at the end: {os.getloadavg()[0]:.1f}")
     for tool in tools:
         print_table(args, tool, rows[tool])
+    if args.peer:
+        print_growth(counts, rows)
     return 0
 
 

@@ -52,7 +52,10 @@ class OneLineParser(argparse.ArgumentParser):
         self.exit(2, f"dbstor: error: {shortened(message)} (see '{prog} --help')\n")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The command line's parser, every command registered; with `only` (a name in
+    COMMANDS) just that command, so that running one command imports no other command's
+    modules (what `dbstor io` imports before its first point: docs/benchmarks.md)."""
     parser = OneLineParser(
         prog="dbstor",
         description=(
@@ -64,7 +67,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"dbstor {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name in COMMANDS:
+    for name in (only,) if only in COMMANDS else COMMANDS:
         importlib.import_module(f"dbstor.commands.{name}").register(subparsers)
     return parser
 
@@ -201,7 +204,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _command(given: list[str], command: str | None) -> int:
-    parser = build_parser()
+    parser = build_parser(command) if command in COMMANDS else build_parser()
     value_flags = _value_flags(parser, given)
     empty = empty_value(given, value_flags)
     if empty is not None:

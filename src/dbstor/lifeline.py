@@ -42,7 +42,7 @@ from typing import Any
 from dbstor.lifeline_undo import delete_subvolumes, lift_throttles
 
 _lock = threading.Lock()
-_state: dict[str, Any] = {"owner": None, "fd": None, "watcher": None}
+_state: dict[str, Any] = {"owner": None, "fd": None, "watcher": None, "launcher": None}
 
 
 # --- facts about processes (/proc) ----------------------------------------------------------
@@ -105,7 +105,7 @@ def _forget_in_child() -> None:
     """A forked child (a client process) must not hold the pipe open: dbstor's death would
     then not reach the watcher while the child lives."""
     fd = _state["fd"]
-    _state.update(owner=None, fd=None, watcher=None)
+    _state.update(owner=None, fd=None, watcher=None, launcher=None)
     if fd is not None:
         with contextlib.suppress(OSError):
             os.close(fd)
@@ -134,10 +134,22 @@ def _start_watcher() -> None:
         raise
     finally:
         os.close(read_end)
-    with launcher:  # it prints the watcher's pid, then exits
+    # Not waited for: what dbstor writes meanwhile waits in the pipe, and the launcher (in
+    # its own session) starts the watcher even if dbstor dies first; so the watcher's
+    # interpreter starting is no part of the time before fio's first load.
+    _state.update(owner=os.getpid(), fd=write_end, watcher=None, launcher=launcher)
+
+
+def _launched() -> None:
+    """Read the watcher's pid from its launcher (which prints it, then exits) and reap the
+    launcher: at once with `wait`, else only once it has exited."""
+    launcher = _state.get("launcher")
+    if launcher is None or (launcher.poll() is None and not _state.get("waiting")):
+        return
+    with launcher:
         assert launcher.stdout is not None
         line = launcher.stdout.readline()
-    _state.update(owner=os.getpid(), fd=write_end, watcher=int(line) if line.strip() else None)
+    _state.update(launcher=None, watcher=int(line) if line.strip() else None)
 
 
 def _send(message: dict[str, Any]) -> None:
@@ -150,6 +162,7 @@ def _send(message: dict[str, Any]) -> None:
                 return  # no watcher: normal cleanup still works, kill -9 leaves things behind
         with contextlib.suppress(OSError):  # the watcher was killed: nothing more to do
             os.write(_state["fd"], line)
+        _launched()
 
 
 def watch_tree(pid: int, shm_prefix: str | None = None) -> None:
@@ -212,7 +225,15 @@ def scratch_dir(prefix: str = "dbstor-") -> Iterator[Path]:
 
 def watcher_pid() -> int | None:
     """The watcher's pid in this process (None before first use); for tests."""
-    return _state["watcher"] if _state["owner"] == os.getpid() else None
+    if _state["owner"] != os.getpid():
+        return None
+    with _lock:
+        _state["waiting"] = True
+        try:
+            _launched()
+        finally:
+            _state["waiting"] = False
+    return _state["watcher"]
 
 
 # --- the watcher's side -----------------------------------------------------------------

@@ -145,7 +145,7 @@ def stopped(monkeypatch: pytest.MonkeyPatch, folder: Path) -> Iterator[list[Any]
     ):
         monkeypatch.setattr(module(where), name, replacement)
     parser = cli.build_parser()
-    monkeypatch.setattr(cli, "build_parser", lambda: parser)
+    monkeypatch.setattr(cli, "build_parser", lambda *_: parser)
     monkeypatch.chdir(folder)
     yield reached
 
