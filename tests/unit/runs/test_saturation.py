@@ -97,3 +97,20 @@ def test_a_managed_postgresql_has_room_for_every_user():
 
     assert PostgresEngine(EngineSettings(users=1000)).server_settings()["max_connections"] == 1064
     assert PostgresEngine(EngineSettings(users=8)).server_settings()["max_connections"] == 600
+
+
+def test_recorded_1000_user_point_of_a_real_run_is_the_servers():
+    """The figures a real `dbstor run --engine postgres --workload orders --scale 4 --users
+    8,64,256,1000` recorded (2026-11-29, a shared host at load 30+): 256 users was the
+    host's (other work 51% against the server's 47%), 1,000 users the server's (49% against
+    other work's 49%, the client 2%); both said so with their figures."""
+    at_64 = _point(64, 1152, 253.0, 99.95, 44.1, 3.1, queue=34.1, other=52.7)
+    at_256 = _point(256, 616, 2885.3, 100.0, 47.3, 2.1, queue=55.3, other=50.6)
+    at_1000 = _point(1000, 361, 6628.2, 100.0, 49.17, 1.97, queue=64.0, other=48.86)
+    assert saturation(at_256, at_64, cores=2)["by"] == "host"
+    apply(at_1000, at_256, cores=2)
+    assert at_1000.saturated and at_1000.saturation["by"] == "server"
+    reason = at_1000.saturation_reason
+    assert reason.startswith("the database server, not the client, saturated")
+    assert "server processes 49% of the host's CPU, the client's 2% and other work 49%" in reason
+    assert "users x3.9 over the point before: TPS x0.59" in reason

@@ -26,8 +26,15 @@ FLAG_LEGEND = {
     "failed": "the point did not finish; its error is shown instead of numbers",
     "interrupted": "dbstor stood still during the point (stopped, a VM pause): no figures shown",
     "search": "a point of auto mode's search for the peak: listed, but not on the curve",
-    "saturated": "throughput stopped rising with load (or the device was 100% busy)",
-    "not steady": "IOPS were still drifting at the end of the point: numbers are approximate",
+    "saturated": (
+        "throughput stopped rising with load: under fio the device was 100% busy or its queue "
+        "full; under a database the CPU was, the server's, the client's or other work's (the "
+        "note below the table says whose, with the figures)"
+    ),
+    "not steady": (
+        "throughput (IOPS, or transactions per second) was still drifting at the end of the "
+        "point: numbers are approximate"
+    ),
     "noisy": "repeats of this point differ by more than 10%",
     "few ops for p99": "too few operations for a trustworthy p99",
     "few ops for p99.9": "too few operations for a trustworthy p99.9",
