@@ -19,7 +19,12 @@ from pathlib import Path
 
 PROBES = {
     "help": "import dbstor.cli as c; c.build_parser()",
-    "io": "import dbstor.cli as c; c.build_parser(); import dbstor.runs.study, dbstor.runs.io.run",
+    # what `dbstor io` builds: its own parser only where the tree has build_parser(only)
+    "io": (
+        "import dbstor.cli as c; "
+        "c.build_parser(*['io'][: c.build_parser.__code__.co_argcount]); "
+        "import dbstor.runs.study, dbstor.runs.io.run"
+    ),
 }
 TEMPLATE = (
     "import time, sys, json; t = time.process_time(); {probe}; "

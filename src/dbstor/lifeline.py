@@ -1,7 +1,7 @@
 """Nothing dbstor starts outlives it, even after kill -9: one small watcher per dbstor process.
 
 On first use dbstor starts a watcher (`python -m dbstor.lifeline`, which forks away from
-its launcher so that it is no process's child) in its own session; the watcher's stdin is
+its launcher so that it is no process's child) in its own session, not waited for; its stdin is
 the read end of a pipe whose only writer is dbstor. dbstor tells it, one JSON line at a
 time, which process trees it started (a root pid and its start time) and which directories
 it made (path, device and inode), and forgets them again when it has cleaned them up
@@ -134,17 +134,13 @@ def _start_watcher() -> None:
         raise
     finally:
         os.close(read_end)
-    # Not waited for: what dbstor writes meanwhile waits in the pipe, and the launcher (in
-    # its own session) starts the watcher even if dbstor dies first; so the watcher's
-    # interpreter starting is no part of the time before fio's first load.
-    _state.update(owner=os.getpid(), fd=write_end, watcher=None, launcher=launcher)
+    _state.update(owner=os.getpid(), fd=write_end, watcher=None, launcher=launcher)  # no wait
 
 
-def _launched() -> None:
-    """Read the watcher's pid from its launcher (which prints it, then exits) and reap the
-    launcher: at once with `wait`, else only once it has exited."""
+def _launched(wait: bool = False) -> None:
+    """The watcher's pid from its launcher, which is reaped: with `wait` or once it exited."""
     launcher = _state.get("launcher")
-    if launcher is None or (launcher.poll() is None and not _state.get("waiting")):
+    if launcher is None or (launcher.poll() is None and not wait):
         return
     with launcher:
         assert launcher.stdout is not None
@@ -228,12 +224,8 @@ def watcher_pid() -> int | None:
     if _state["owner"] != os.getpid():
         return None
     with _lock:
-        _state["waiting"] = True
-        try:
-            _launched()
-        finally:
-            _state["waiting"] = False
-    return _state["watcher"]
+        _launched(wait=True)
+        return _state["watcher"]
 
 
 # --- the watcher's side -----------------------------------------------------------------
