@@ -209,8 +209,8 @@ class IoRun:
     def _measure(
         self, load: Load, series: str = "main", depth: int | None = None, last: bool = False
     ) -> Point:
-        """Measure one point and save it; the report is rendered after it unless it is the
-        series' last (the run's final save, right after, renders it with the run's status)."""
+        """Measure one point and save it with its report, unless it is the series' last (the
+        run's final save, right after, writes both once, with the run's status)."""
         plan, index = self.plan, len(self.run.points)
         label = plan.series.label(load.value) if load.kind != "jobs" else f"{load.value:g} jobs"
         title = f"[{index + 1}] {label}" + (" (search)" if series == "discovery" else "")
@@ -257,7 +257,8 @@ class IoRun:
             ]
             self.telemetry.finish_point(index + 1, point, windows, "fio")
         self.run.points.append(point)
-        self.folder.save(notify=not last)
+        if not last:  # the series' last: the run's final save, right after, writes it
+            self.folder.save()
         self.progress.say(point_line(title, point, plan.slo.metric) + storage_text(point))
         return point
 
