@@ -23,7 +23,9 @@ runs beside each dbstor point at the same clients on its own tables (scale 10) o
 server, the two taking turns, and its process is read from /proc over the same span: a C
 client with almost no state per connection, to tell growth any client sees on this machine
 from growth of dbstor's own. (pgbench polls all its sockets at each wait, so part of its
-own growth with clients is that.)
+own growth with clients is that.) At the end, each count's growth over the first count,
+dbstor's over pgbench's per round, beside the A/A arm: each tool's growth in one round
+over its growth in the next (`--rounds 2` or more).
 
     .venv/bin/python bench/bench_client_cost.py --users 1,8,64,256,1000 --seconds 30
     .venv/bin/python bench/bench_client_cost.py --users 1,8,256,1000 --seconds 30 --pin
