@@ -317,7 +317,9 @@ def _text(
     """The factor line, each latency with its statistic and each throughput with its
     interval, or why no factor was computed."""
     whole = guard.summary_reason(held)
-    return f"not computed: {whole}" if whole else factor_text(normalised, held, names, bounds)
+    if whole:
+        return f"not computed: {whole}"
+    return spreads.remark_once(factor_text(normalised, held, names, bounds))
 
 
 def _bounded(

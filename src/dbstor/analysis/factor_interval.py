@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from dbstor.analysis.attribution import server_cpu
 from dbstor.analysis.compare_words import load_words
 from dbstor.analysis.interval import Estimate, estimate_of, factor_interval, wider
 from dbstor.analysis.trust import point_flags, untrustworthy
@@ -21,10 +22,15 @@ from dbstor.results.model import Point
 # the figures a point's own spread covers (read latency: a database run's mean device read
 # latency, its per-second await; an io run's read percentile, batch quantiles of fio's
 # per-second histograms; response time: its per-second mean; CPU: the host's per-second
-# CPU, or the repeats' own figures)
+# CPU, or for a server's own CPU (counted over the whole window) the throughput's spread
+# where that is wider, or the repeats' own figures)
 WITH_INTERVAL = ("throughput", "tps", "iops", "read_lat_ms", "cpu_pct", "response_ms")
 LATENCIES = ("read_lat_ms",)  # written as a change in %, the others as factors
 NARROW = " (no difference beyond the points' own spread; longer points or repeats narrow it)"
+ONCE = (
+    " (each interval that includes 1 or no change: no difference beyond the points' own"
+    " spread; longer points or repeats narrow it)"
+)
 Interval = tuple[float, float]
 
 
@@ -41,10 +47,23 @@ def estimates(
     }
     out["throughput"] = out["tps"] if values.get("tps") is not None else out["iops"]
     out["response_ms"] = wider([estimate_of(p, "response_ms") for p in points])
-    out["cpu_pct"] = wider([estimate_of(p, "cpu_pct") for p in points])
+    out["cpu_pct"] = wider([cpu_estimate(p) for p in points])
     at = points if latency_points is None else latency_points
     out["read_lat_ms"] = wider([estimate_of(p, metric) for p in at]) if metric else None
     return out
+
+
+def cpu_estimate(point: Point) -> Estimate | None:
+    """The Estimate of the CPU figure a factor compares (attribution.server_cpu). A point
+    measured once records the host's per-second CPU; where the figure is the server's (or
+    the engine's) own CPU, counted over the whole window only, the host's seconds say
+    little of it (a host pinned at 100% has almost none), so the wider of that and the
+    point's throughput spread (the own CPU follows the work done) stands for it."""
+    recorded = estimate_of(point, "cpu_pct")
+    if recorded is None or point.repeats > 1 or server_cpu(point.cpu)[1] == "the whole host":
+        return recorded
+    work = estimate_of(point, "tps") or estimate_of(point, "iops")
+    return wider([recorded, work]) if work is not None else recorded
 
 
 def intervals(
@@ -83,6 +102,14 @@ def held_by_interval(
             said = f"x{_digits(value / 100)} with an interval of {interval_words(low, high)}"
             out[key] = f"{said}, which includes 1{NARROW}"
     return out
+
+
+def remark_once(text: str) -> str:
+    """A factor line that withholds several figures for their intervals says why once, at
+    its end, not after each figure (the summary's headline stays readable)."""
+    if text.count(NARROW) < 2:
+        return text
+    return text.replace(NARROW, "") + ONCE
 
 
 def as_factors(bounds: dict[str, Interval]) -> dict[str, list[float]]:
