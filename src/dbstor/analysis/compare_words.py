@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from dbstor.analysis.curve import find_knee
+from dbstor.analysis.curve import curve_points, find_knee
 
 _LATENCY_STATS = {"mean": "mean", "p50": "p50", "p95": "p95", "p99": "p99", "p999": "p99.9"}
 
@@ -32,11 +32,18 @@ def basis_of(run: Any) -> str:
     """The word for what a run's own figures were taken at: 'knee' where the curve crossed
     its SLO, 'highest load' where every finished point was within it (the knee lies
     beyond: it was not reached, so it is not named a knee), else 'peak' (its highest
-    throughput, no point within the SLO)."""
+    throughput: no point within the SLO, or every point within it and the most throughput
+    at a lower load than the highest)."""
     knee = find_knee(run.points, run.slo["metric"], run.slo["limit_ms"])
     if not knee or knee.get("load") is None:
         return "peak"
-    return "highest load" if knee.get("beyond_last") else "knee"
+    if not knee.get("beyond_last"):
+        return "knee"
+    curve = curve_points(run.points)
+    top = curve[-1].load.value if curve else None
+    # every point within the SLO, but the most throughput at a lower load than the highest
+    # (a saturated host carried less at the top): that point is the run's peak
+    return "highest load" if top is None or knee["load"] >= top else "peak"
 
 
 FACTORS_AT = "knee (its peak when it has none, its highest load when all were within the SLO)"

@@ -53,9 +53,8 @@ def find_knee(points: Sequence[Point], metric: str, limit_ms: float) -> dict[str
     while its throughput still rises (never on a segment that runs backwards).
 
     None when no point has the metric. within_slo is False when no point is within the
-    limit; beyond_last is True when every point is within it and throughput was highest at
-    the highest load (the knee lies beyond the highest load measured); when throughput
-    fell at the higher loads (a saturated host) the best point is the knee, not "beyond".
+    limit; beyond_last is True when every point is within it (the knee lies beyond the
+    highest load measured).
     """
     measured = [(p, slo_value(p, metric)) for p in curve_points(points)]
     measured = [(p, v) for p, v in measured if v is not None]
@@ -72,10 +71,9 @@ def find_knee(points: Sequence[Point], metric: str, limit_ms: float) -> dict[str
             "interpolated": False,
             "beyond_last": False,
         }
-    highest = measured[-1][0]
-    every = all(value <= limit_ms for _, value in measured)
+    beyond_last = all(value <= limit_ms for _, value in measured)
     candidates = [
-        _knee(p, p, 0.0, value, interpolated=False, beyond_last=every and p is highest)
+        _knee(p, p, 0.0, value, interpolated=False, beyond_last=beyond_last)
         for p, value in measured
         if value <= limit_ms
     ]

@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass, replace
 from typing import Any
 
-from dbstor.analysis.curve import find_knee
+from dbstor.analysis.curve import curve_points, find_knee
 from dbstor.analysis.layers import device_points
 from dbstor.analysis.trust import reads_from_memory
 from dbstor.report.kit.fmt import fmt_bytes, fmt_iops, fmt_limit_ms, fmt_ms, fmt_share, load_text
@@ -234,6 +234,12 @@ def _knee_words(run: Run) -> str:
             f"knee: every finished point within the SLO; the point at "
             f"{load_text(stop.load.kind, stop.load.value, compact=False)} failed ({why}), so "
             f"the knee was not reached ({tps}{iops} at {where}, {detail})"
+        )
+    top = max((p.load.value for p in curve_points(run.points)), default=None)
+    if knee.state == "beyond" and top is not None and (knee.load_value or 0.0) < top:
+        return (  # the most within the SLO is not at the highest load: say both
+            f"knee: every point within the SLO, the most at {where} ({tps}{iops}, {detail}); "
+            "the higher loads carried less"
         )
     if knee.state == "beyond":
         return (
