@@ -3,7 +3,8 @@ either end of it.
 
 The servers after consolidation are ceil(N x CPU after / ceiling): the CPU after the storage
 change is a measured figure with a spread of its own (its point's repeats, or the host's
-per-second CPU over the measured window, analysis/interval.py). The cost case states the
+per-second CPU over the measured window, and for a server's own CPU counted over the whole
+window the throughput's spread where wider: analysis/factor_interval.py's cpu_estimate). The cost case states the
 CPU factor after/before with its 95% interval, as a comparison does, and the server count
 at the interval's two ends: "10 -> 5 servers (5-6 within the CPU factor's interval)". A
 CPU factor whose interval includes 1 is withheld before a cost case is built
@@ -14,7 +15,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from dbstor.analysis.interval import Estimate, estimate_of, factor_interval
+from dbstor.analysis.factor_interval import cpu_estimate
+from dbstor.analysis.interval import Estimate, factor_interval
 from dbstor.analysis.tco.cashflow import servers_needed
 from dbstor.results.model import Point
 
@@ -25,8 +27,8 @@ def cpu_multipliers(before: Point | None, after: Point | None) -> tuple[float, f
     """The 95% interval of CPU after/before as multipliers of the factor (low, high), from
     the points' own CPU estimates; a side given by hand (None) counts as exact. None when a
     measured side has no estimate."""
-    est_after = estimate_of(after, "cpu_pct") if after is not None else EXACT
-    est_before = estimate_of(before, "cpu_pct") if before is not None else EXACT
+    est_after = cpu_estimate(after) if after is not None else EXACT
+    est_before = cpu_estimate(before) if before is not None else EXACT
     if before is None and after is None:
         return None
     return factor_interval(est_after, est_before)
