@@ -188,7 +188,7 @@ def compared_refused_problems(
                 same = (run.target or {}).get("label") == label or name == label
                 if not same or str((run.workload or {}).get("name")) != workload:
                     continue
-                if basis.split(" (")[0] in (what, "highest load") and "(" not in basis:
+                if basis.split(" (")[0] in (what, "highest load", "peak") and "(" not in basis:
                     problems.append(
                         f"{name}: its {what} is refused and a comparison stands on it "
                         f"without a word: {label} | {workload} | {basis}"

@@ -163,8 +163,13 @@ def test_tco_takes_the_cpu_the_runs_measured_at_the_baselines_knee_load(study):
     assert servers["cpu_before_pct"] == pytest.approx(cpu["slow"], abs=0.01)
     assert servers["cpu_after_pct"] == pytest.approx(cpu["fast"], abs=0.01)
     # the baseline's knee load, or its highest load when every point was within the SLO
-    # (a knee not reached is not called one)
-    assert same["basis"] in ("the baseline's knee load", "the baseline's highest load")
+    # (a knee not reached is not called one), or its peak load when every point was within
+    # it but a lower load carried the most (a busy host saturated at the top)
+    assert same["basis"] in (
+        "the baseline's knee load",
+        "the baseline's highest load",
+        "the baseline's peak load",
+    )
     assert any(f"measured by the runs at {same['basis']}" in a
                for a in analyses["tco"]["assumptions"])  # fmt: skip
 
