@@ -130,6 +130,7 @@ class DatabaseSpec:
 
 STEADY_MODES = ("auto", "off")
 STEADY_DEFAULT_ROUNDS = 4  # the default maximum: the warm-up and four measured windows
+STEADY_SETTLE_S = 1.0  # before each further window (runs/database/steady.py), in the maximum
 
 
 @dataclass(frozen=True)
@@ -196,7 +197,8 @@ class Study:
             return None
         if self.max_duration_s is not None:
             return self.max_duration_s
-        return self.warmup_s + STEADY_DEFAULT_ROUNDS * self.duration_s
+        rounds = STEADY_DEFAULT_ROUNDS
+        return self.warmup_s + rounds * self.duration_s + (rounds - 1) * STEADY_SETTLE_S
 
     def steady_problem(self, least_words: str) -> str | None:
         """Why max_duration cannot hold a point (shorter than the warm-up and one window)."""

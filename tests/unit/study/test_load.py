@@ -169,7 +169,8 @@ def test_steady_is_auto_by_default_with_a_maximum_the_user_can_set(tmp_path):
     study = load_study(
         write(tmp_path, '[study]\nduration = "10s"\nwarmup = "2s"\n[[targets]]\npath = "x"\n')
     )
-    assert study.steady == "auto" and study.steady_limit_s() == 2 + 4 * 10
+    # the warm-up, four windows and the three settles between them
+    assert study.steady == "auto" and study.steady_limit_s() == 2 + 4 * 10 + 3 * 1
     held = load_study(write(tmp_path, '[study]\nmax_duration = "2m"\n[[targets]]\npath = "x"\n'))
     assert held.steady_limit_s() == 120 and held.describe()["max_duration_s"] == 120
     off = load_study(write(tmp_path, '[study]\nsteady = "off"\n[[targets]]\npath = "x"\n'))
