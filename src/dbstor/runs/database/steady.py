@@ -4,8 +4,7 @@ measure rounds until the steady-state test holds over the measured window).
 The point's first round is its warm-up and measured window as planned. When the window's
 transactions per second fail the steadiness test (analysis/trust.py: `steadiness`, the
 same call that sets the point's flag in summary.py) and another round fits within the
-point's maximum (counted in the point's own time: warm-up, windows and settles, not the
-users' connecting), the users run another measured window after a short settle; the last
+point's maximum, the users run another measured window after a short settle; the last
 round is the point's measured window. So a point that reached steady is never flagged,
 and one that did not keeps its flag and how far it was. The outcome records how many
 rounds ran, how long the point ran and the maximum.
@@ -28,15 +27,6 @@ SETTLE_S = STEADY_SETTLE_S  # a further round's own warm-up: users reconnect, ca
 ROUND_SEED_STEP = 7919  # each round draws a fresh stream of transactions
 
 
-def round_fits(planned_s: float, duration_s: float, max_s: float) -> bool:
-    """Whether one more round (its settle and its window) fits within the point's maximum,
-    counted in the point's own time: its warm-up, its windows and the settles between them.
-    The users' connecting and the sampler's start around each round are not counted: they
-    took 1-3 s a round on a busy 2-core host, which left the default study's 14 s (a warm-up
-    and two 5 s windows) room for one window only."""
-    return planned_s + SETTLE_S + duration_s <= max_s + 1e-9
-
-
 def measure_until_steady(
     instances: list[Instance],
     point: DbPoint,
@@ -48,14 +38,12 @@ def measure_until_steady(
     began = time.monotonic()
     outcome = measure_database_point(instances, point, new_sampler(), on_running)
     warmup, rounds = point.warmup_s, 1
-    planned = point.warmup_s + point.duration_s
     while point.max_s and not outcome.drive.fatal:
         steady, _ = steadiness(outcome.drive.per_second)
         if steady is not False:
             break
-        if not round_fits(planned, point.duration_s, point.max_s):
+        if time.monotonic() - began + SETTLE_S + point.duration_s > point.max_s:
             break
-        planned += SETTLE_S + point.duration_s
         again = replace(
             point,
             warmup_s=SETTLE_S,
