@@ -19,9 +19,17 @@ Param = int | str | Decimal | datetime | None | list[int]
 
 def encode(value: Param) -> bytes | None:
     """One parameter in PostgreSQL's text format (int arrays as {1,2,3}, a Decimal in
-    positional notation, a datetime as ISO text: what numeric and timestamp read)."""
+    positional notation, a datetime as ISO text: what numeric and timestamp read). The
+    common types are looked up by exact type first: most of a call's parameters are ints."""
+    kind = type(value)
+    if kind is int:
+        return b"%d" % value  # type: ignore[str-format]
+    if kind is str:
+        return value.encode()  # type: ignore[union-attr]
     if value is None:
         return None
+    if kind is datetime:
+        return _moment(value)  # type: ignore[arg-type]
     if isinstance(value, int):
         return b"%d" % value
     if isinstance(value, list):
@@ -29,8 +37,21 @@ def encode(value: Param) -> bytes | None:
     if isinstance(value, Decimal):
         return format(value, "f").encode()
     if isinstance(value, datetime):
-        return value.isoformat(sep=" ").encode()
+        return _moment(value)
     return value.encode()
+
+
+_last_moment: tuple[Any, bytes] = (None, b"")
+
+
+def _moment(value: datetime) -> bytes:
+    """A datetime as ISO text; the last one's text kept (the orders draws share one
+    datetime a second, inputs.now)."""
+    global _last_moment
+    last = _last_moment
+    if last[0] is not value:
+        last = _last_moment = (value, value.isoformat(sep=" ").encode())
+    return last[1]
 
 
 class Libpq:
@@ -84,9 +105,16 @@ class PreparedStatements(Libpq):
 
     def send(self, name: str, params: Iterable[Param]) -> int:
         """Send a prepared statement without waiting for it; the socket its reply comes on."""
-        self.pg.send_query_prepared(self.names[name], [encode(p) for p in params])
+        # ints, most parameters, without a call each
+        return self.send_encoded(name, [b"%d" % p if type(p) is int else encode(p) for p in params])
+
+    def send_encoded(self, name: str, values: list[bytes | None]) -> int:
+        """send() with its parameters encoded already (encode): a caller sending the same
+        parameters every time encodes them once."""
+        pg = self.pg
+        pg.send_query_prepared(self.names[name], values)
         self._result = None
-        return self.pg.socket
+        return pg.socket
 
     def receive(self) -> Any:
         """After the socket turned readable: None while the reply is incomplete, else the

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from dbstor.dialects.shapes import Geometry
 
-from dbstor.engines.pg_prepared import PreparedStatements
+from dbstor.engines.pg_prepared import PreparedStatements, encode
 
 FILLFACTOR = 10
 CHUNK_ROWS = 20_000
@@ -172,6 +172,7 @@ class ServerLoop:
 
     def __init__(self, connection: Any, calls: dict[str, str], batch: int, rows: int, seed: float):
         self.params = (batch, rows)
+        self.encoded = [encode(batch), encode(rows)]  # the same every call: encoded once
         text, params = seed_statement(seed)
         self.statements = PreparedStatements(
             connection, {"seed": text.replace("%s", "%s::float8"), **calls}
@@ -182,7 +183,7 @@ class ServerLoop:
         return int(self.statements.run(transaction, self.params).get_value(0, 0))
 
     def send(self, transaction: str, keys: Sequence[int]) -> int:
-        return self.statements.send(transaction, self.params)
+        return self.statements.send_encoded(transaction, self.encoded)
 
     def receive(self, transaction: str) -> int | None:
         result = self.statements.receive()  # the routine's count of rows visited

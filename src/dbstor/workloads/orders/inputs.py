@@ -26,7 +26,6 @@ from dbstor.workloads.orders.tpcc import (
     Constants,
     cents,
     last_name,
-    nurand,
     rand_int,
 )
 
@@ -34,6 +33,7 @@ REMOTE_LINE_PCT = 1  # New-Order: a line's supplying warehouse is another one (W
 ROLLBACK_PCT = 1  # New-Order: the last line asks for an unused item
 BY_NAME_PCT = 60  # Payment and Order-Status: customer by last name
 REMOTE_PAYMENT_PCT = 15  # Payment: the customer belongs to another warehouse (W > 1)
+PAYMENT_CENTS = (100, 500_000)  # Payment: 1.00 to 5,000.00
 
 
 class Customer(NamedTuple):
@@ -88,10 +88,25 @@ Inputs = NewOrder | Payment | OrderStatus | Delivery | StockLevel
 _LATEST_AT_LOAD = LOAD_TIME.replace(tzinfo=UTC).timestamp()
 
 
+class _Second(NamedTuple):
+    second: int
+    moment: datetime
+
+
+_last = _Second(-1, LOAD_TIME)  # the last second now() made a datetime for
+
+
 def now() -> datetime:
-    """The time to the second, UTC without a zone, never at or before the load's."""
-    seconds = max(_LATEST_AT_LOAD + 1, int(time.time()))
-    return datetime.fromtimestamp(seconds, UTC).replace(tzinfo=None)
+    """The time to the second, UTC without a zone, never at or before the load's. One
+    datetime a second, shared by every draw in it (a third of a Payment's draw was
+    making it anew; read and replaced whole, so any thread sees a matching pair)."""
+    global _last
+    seconds = int(time.time())
+    last = _last
+    if last.second != seconds:
+        moment = datetime.fromtimestamp(max(_LATEST_AT_LOAD + 1, seconds), UTC)
+        last = _last = _Second(seconds, moment.replace(tzinfo=None))
+    return last.moment
 
 
 class Terminal:
@@ -129,12 +144,18 @@ class Terminal:
         return rand_int(self.rng, 1, 100) <= pct
 
     def customer_id(self) -> int:
-        return nurand(self.rng, 1023, 1, CUSTOMERS, self.c.c_id)
+        """NURand(1023, 1, 3000), nurand written out (a draw of most transactions)."""
+        random = self.rng.random
+        return ((int(random() * 1024) | 1 + int(random() * CUSTOMERS)) + self.c.c_id) % (
+            CUSTOMERS
+        ) + 1
 
     def customer(self, w_id: int, d_id: int) -> Customer:
-        if self.percent(BY_NAME_PCT):
-            name = last_name(nurand(self.rng, 255, 0, 999, self.c.c_last_run))
-            return Customer(w_id, d_id, 0, name)
+        # percent() and nurand(255, 0, 999) written out: the same draws in the same order
+        random = self.rng.random
+        if 1 + int(random() * 100) <= BY_NAME_PCT:
+            number = ((int(random() * 256) | int(random() * 1000)) + self.c.c_last_run) % 1000
+            return Customer(w_id, d_id, 0, last_name(number))
         return Customer(w_id, d_id, self.customer_id(), None)
 
     def new_order(self) -> NewOrder:
@@ -145,14 +166,23 @@ class Terminal:
         d_id, c_id = 1 + int(random() * DISTRICTS), self.customer_id()
         count = LINES[0] + int(random() * (LINES[1] - LINES[0] + 1))
         rollback = 1 + int(random() * 100) <= ROLLBACK_PCT
-        remote = self.warehouses > 1
-        lines = []
-        for _ in range(count):
-            item = ((int(random() * 8192) | 1 + int(random() * ITEMS)) + c_item) % ITEMS + 1
-            supply = w_id
-            if remote and 1 + int(random() * 100) <= REMOTE_LINE_PCT:
-                supply = self.other_warehouse(w_id)
-            lines.append((item, supply, 1 + int(random() * 10)))
+        if self.warehouses > 1:
+            lines = []
+            for _ in range(count):
+                item = ((int(random() * 8192) | 1 + int(random() * ITEMS)) + c_item) % ITEMS + 1
+                supply = w_id
+                if 1 + int(random() * 100) <= REMOTE_LINE_PCT:
+                    supply = self.other_warehouse(w_id)
+                lines.append((item, supply, 1 + int(random() * 10)))
+        else:  # one warehouse: no remote lines, nothing drawn for them
+            lines = [
+                (
+                    ((int(random() * 8192) | 1 + int(random() * ITEMS)) + c_item) % ITEMS + 1,
+                    w_id,
+                    1 + int(random() * 10),
+                )
+                for _ in range(count)
+            ]
         if rollback:
             lines[-1] = (UNUSED_ITEM, *lines[-1][1:])
         # stock rows are locked in (warehouse, item) order, so New-Orders never deadlock
@@ -160,13 +190,15 @@ class Terminal:
         return NewOrder(w_id, d_id, c_id, tuple(lines), now())
 
     def payment(self) -> Payment:
-        rng, w_id = self.rng, self.warehouse()
-        d_id = rand_int(rng, 1, DISTRICTS)
+        # rand_int and percent() written out, as in new_order: the same draws, same order
+        random, w_id = self.rng.random, self.warehouse()
+        d_id = 1 + int(random() * DISTRICTS)
         c_w_id, c_d_id = w_id, d_id
-        if self.warehouses > 1 and self.percent(REMOTE_PAYMENT_PCT):
-            c_w_id, c_d_id = self.other_warehouse(w_id), rand_int(rng, 1, DISTRICTS)
+        if self.warehouses > 1 and 1 + int(random() * 100) <= REMOTE_PAYMENT_PCT:
+            c_w_id, c_d_id = self.other_warehouse(w_id), 1 + int(random() * DISTRICTS)
         customer = self.customer(c_w_id, c_d_id)
-        return Payment(w_id, d_id, customer, cents(rand_int(rng, 100, 500_000)), now())
+        amount = cents(PAYMENT_CENTS[0] + int(random() * (PAYMENT_CENTS[1] - PAYMENT_CENTS[0] + 1)))
+        return Payment(w_id, d_id, customer, amount, now())
 
     def order_status(self) -> OrderStatus:
         w_id = self.warehouse()
