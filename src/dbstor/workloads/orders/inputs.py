@@ -126,9 +126,10 @@ class Terminal:
         self.all_warehouses = all_warehouses
 
     def draw(self, transaction: str) -> Inputs:
-        if transaction not in _DRAW:
+        drawer = _DRAW.get(transaction)
+        if drawer is None:
             raise ValueError(f"unknown orders transaction {transaction!r}")
-        return _DRAW[transaction](self)
+        return drawer(self)
 
     def warehouse(self) -> int:
         if self.all_warehouses:

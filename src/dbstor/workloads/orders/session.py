@@ -86,7 +86,7 @@ class OrdersSession(Session):
         return self._count(inputs, done)
 
     def submit(self, transaction: str) -> int:
-        self.submitted = self.draw(transaction)
+        self.submitted = self.terminal.draw(transaction)
         return self.server.send(self.submitted)
 
     def collect(self) -> bool | None:
