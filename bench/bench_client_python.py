@@ -1,0 +1,160 @@
+"""dbstor's own Python per orders transaction on PostgreSQL's path, one checkout against
+another, with libpq taken out: what a change to the drawing, encoding and counting saves,
+without the server's and the kernel's noise.
+
+Each run is a child process (`PYTHONPATH=DIR/src`, this venv's Python) that opens 8 orders
+sessions (4 warehouses) on stand-in connections whose libpq handle answers every call at
+once with a one-row result, and runs `--transactions` transactions through them in TPC-C's
+mix as the driver's loop does: pick, submit (draw, encode, send), collect (read, count),
+and the tally's record. The figure is the child's CPU time (time.process_time) per
+transaction. It is not a load generator's cost (no socket, no server, no epoll: see
+bench_client_path.py for that); it is the part of it that is dbstor's own Python. The arms
+take turns in alternating pairs (A B B A, B A A B, ...), the second run of each arm its
+A/A control; medians, ratios per pair and the load average are printed.
+
+    .venv/bin/python bench/bench_client_python.py --arm before=/tmp/dbstor-before \
+        --arm after=. --pairs 5
+"""
+
+from __future__ import annotations
+
+import argparse
+import bisect
+import os
+import random
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+NAMES = ["New-Order", "Payment", "Order-Status", "Delivery", "Stock-Level"]
+CUMULATIVE = [45, 88, 92, 96, 100]  # TPC-C's mix, as orders' default
+
+
+class _Result:
+    """A one-row result, as libpq's PGresult answers the calls dbstor makes."""
+
+    ntuples = 1
+    command_tuples = 1
+
+    def __init__(self, status: int):
+        self.status = status
+
+    def get_value(self, row: int, column: int) -> bytes:
+        return b"0"
+
+
+class _Handle:
+    """A libpq handle that answers every statement at once (no socket)."""
+
+    socket = 3
+
+    def __init__(self) -> None:
+        from psycopg import pq
+
+        self.status = pq.ConnStatus.OK
+        self.ok = _Result(pq.ExecStatus.TUPLES_OK)
+        self.left = 0
+
+    def prepare(self, *args: Any) -> _Result:
+        return self.ok
+
+    def exec_prepared(self, *args: Any) -> _Result:
+        return self.ok
+
+    def send_query_prepared(self, name: bytes, values: list) -> None:
+        self.left = 2  # a result, then the end of the reply
+
+    def consume_input(self) -> None:
+        pass
+
+    def is_busy(self) -> bool:
+        return False
+
+    def get_result(self) -> _Result | None:
+        self.left -= 1
+        return self.ok if self.left == 1 else None
+
+
+class _Connection:
+    autocommit = True
+
+    def __init__(self) -> None:
+        self.pgconn = _Handle()
+        self.info = type("Info", (), {"encoding": "utf-8"})()
+
+
+def child(transactions: int) -> float:
+    """CPU microseconds of dbstor's Python per transaction, this process's code."""
+    from dbstor.drivers.tally import Tally
+    from dbstor.workloads.orders.workload import OrdersWorkload
+
+    engine = type("Engine", (), {"dialect": "postgres"})()
+    workload = OrdersWorkload(4, seed=1)
+    sessions = [workload.session(engine, _Connection(), user) for user in range(8)]
+    rng, tally, clock = random.Random(3), Tally(), time.monotonic
+    start = time.process_time()
+    for n in range(transactions):
+        session = sessions[n & 7]
+        txn = NAMES[bisect.bisect_right(CUMULATIVE, rng.random() * 100, 0, 4)]
+        began = clock()
+        session.submit(txn)
+        done = session.collect()
+        finished = clock()
+        if done:
+            tally.acknowledged[txn] += 1
+        ns = (finished - began) * 1e9 + 500_000  # a server's half millisecond
+        tally.record(txn, ns, n // 20_000, rolled_back=done is False)
+    return (time.process_time() - start) * 1e6 / transactions
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--arm", action="append", default=[], help="NAME=checkout directory")
+    parser.add_argument("--pairs", type=int, default=5)
+    parser.add_argument("--transactions", type=int, default=100_000)
+    parser.add_argument("--as-child", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.as_child:
+        print(child(args.transactions))
+        return 0
+    arms = dict(a.split("=", 1) for a in args.arm) or {"this": "."}
+    names = list(arms)
+    found: dict[str, list[float]] = {}
+    loads = []
+    for pair in range(args.pairs):
+        loads.append(os.getloadavg()[0])
+        order = names + names[::-1] if pair % 2 == 0 else names[::-1] + names
+        seen: set[str] = set()
+        for name in order:
+            key = name if name not in seen else f"{name} (A/A)"
+            seen.add(name)
+            env = dict(os.environ, PYTHONPATH=str(Path(arms[name]).resolve() / "src"))
+            cmd = [sys.executable, __file__, "--as-child"]
+            cmd += ["--transactions", str(args.transactions)]
+            out = subprocess.run(cmd, env=env, capture_output=True, text=True, check=True)
+            found.setdefault(key, []).append(float(out.stdout.strip()))
+            print(f"pair {pair + 1}, {key}: {found[key][-1]:.2f} us", file=sys.stderr)
+    print(
+        f"{args.transactions:,} orders transactions a run, {args.pairs} pair(s); load average "
+        f"at each pair's start: {', '.join(f'{v:.1f}' for v in loads)}\n"
+    )
+    print("| arm | dbstor's Python, us CPU / txn (median) |\n|---|---:|")
+    for key, values in found.items():
+        print(f"| {key} | {statistics.median(values):.2f} |")
+    first, last = names[0], names[-1]
+    print()
+    for top, bottom in ((last, first), (f"{first} (A/A)", first), (f"{last} (A/A)", last)):
+        if top != bottom and top in found and bottom in found:
+            each = [a / b for a, b in zip(found[top], found[bottom], strict=True)]
+            ratio = statistics.median(found[top]) / statistics.median(found[bottom])
+            print(
+                f"- {top} / {bottom}: x{ratio:.2f} (pairs: {', '.join(f'{v:.2f}' for v in each)})"
+            )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
