@@ -20,7 +20,7 @@ from dbstor.engines.mariadb import MariaDBEngine, MySQLEngine
 from dbstor.errors import UserError
 
 pytestmark = pytest.mark.integration
-pymysql = pytest.importorskip("pymysql", reason="PyMySQL is not installed (pip install PyMySQL)")
+mysqldb = pytest.importorskip("MySQLdb", reason="mysqlclient is not installed (pip install mysqlclient)")
 if MariaDBEngine.find_server() is None:
     pytest.skip(
         "MariaDB server not found (apt-get install mariadb-server)", allow_module_level=True
@@ -93,8 +93,8 @@ def test_managed_layout_redo_tmpdir_data_directory(db: MariaDBEngine) -> None:
     status = Path(f"/proc/{db.server.pid}/status").read_text()
     uid = next(line.split()[1] for line in status.splitlines() if line.startswith("Uid:"))
     assert os.geteuid() != 0 or uid != "0", "the server must not run as root"
-    with pytest.raises(pymysql.MySQLError):  # no passwordless root over TCP
-        pymysql.connect(host="127.0.0.1", port=db.port, user="root", password="", connect_timeout=5)
+    with pytest.raises(mysqldb.MySQLError):  # no passwordless root over TCP
+        mysqldb.connect(host="127.0.0.1", port=db.port, user="root", password="", connect_timeout=5)
 
 
 def test_eight_threads_connect_at_once(db: MariaDBEngine) -> None:
@@ -160,7 +160,7 @@ def test_classify_deadlock_lock_wait_and_plain_errors(db: MariaDBEngine) -> None
             def cross(conn: object, cur: object, row: int) -> None:
                 try:
                     cur.execute("UPDATE pair SET v = 2 WHERE id = %s", (row,))  # type: ignore[attr-defined]
-                except pymysql.MySQLError as exc:
+                except mysqldb.MySQLError as exc:
                     caught.append(exc)
                 conn.rollback()  # type: ignore[attr-defined]
 
@@ -173,11 +173,11 @@ def test_classify_deadlock_lock_wait_and_plain_errors(db: MariaDBEngine) -> None
             assert db.classify(caught[0]) == ErrorKind.RETRY
             ca.execute("SET SESSION innodb_lock_wait_timeout = 1")
             cb.execute("UPDATE pair SET v = 3 WHERE id = 1")
-            with pytest.raises(pymysql.MySQLError) as waited:
+            with pytest.raises(mysqldb.MySQLError) as waited:
                 ca.execute("UPDATE pair SET v = 4 WHERE id = 1")
             assert waited.value.args[0] == 1205 and db.classify(waited.value) == ErrorKind.RETRY
             b.rollback()
-            with pytest.raises(pymysql.MySQLError) as wrong:
+            with pytest.raises(mysqldb.MySQLError) as wrong:
                 cb.execute("SELEC 1")
             assert db.classify(wrong.value) == ErrorKind.ERROR
     finally:
@@ -311,11 +311,11 @@ def test_killed_server_is_not_alive_and_fatal(base: Path) -> None:
         while engine.alive() and time.monotonic() < deadline:
             time.sleep(0.05)
         assert not engine.alive() and not ext.alive()
-        with pytest.raises(pymysql.MySQLError) as lost, conn.cursor() as cur:
+        with pytest.raises(mysqldb.MySQLError) as lost, conn.cursor() as cur:
             cur.execute("SELECT 1")
         assert engine.classify(lost.value) == ErrorKind.FATAL
         conn.close()
-        with pytest.raises(pymysql.MySQLError) as refused:  # a virtual user's connect()
+        with pytest.raises(mysqldb.MySQLError) as refused:  # a virtual user's connect()
             ext.connect()
         assert ext.classify(refused.value) == ErrorKind.FATAL and PASSWORD not in str(refused.value)
         with pytest.raises(UserError, match="drop it yourself") as undropped:
