@@ -14,9 +14,13 @@ alternates from round to round, `--rounds` times, and the first arm runs twice a
   libmariadb), a thread per user; `mysqlclient-loop`: every user on one thread,
   send_query() and read_query_result() apart on an epoll loop; `asyncmy`: one asyncio
   loop. `dbstor`: the orders sessions dbstor runs (drawing, encoding, counting), a thread
-  per user or, where the session can submit, on the multiplexing loop as dbstor drives it.
+  per user or, where the session can submit, on the multiplexing loop as dbstor drives it,
+  in a process of their own (mariadb_dbstor_arm.py); `dbstor-before`: the same from
+  another source tree (`--before-src`, e.g. `git archive` of an older commit).
 - points: `SELECT c FROM sbtest1 WHERE id = ?` with a random id, per driver as above;
-  `sysbench`: oltp_point_select with as many threads (its CPU from getrusage of children).
+  `sysbench`: oltp_point_select with as many threads (its CPU from getrusage of children);
+  `dbstor`/`dbstor-before`: blocks sessions at batch 1 without the server loop (one point
+  select a transaction, `SELECT COUNT(version) FROM user_k WHERE id = %s`).
 
 Printed per arm: transactions a second, client user+system microseconds per transaction
 (os.times over the window) and the ratio of medians to the first arm, with the load
@@ -24,6 +28,7 @@ average at each round's start.
 
     .venv/bin/python bench/bench_mariadb_floor.py --mode orders --users 4,8 --seconds 15
     .venv/bin/python bench/bench_mariadb_floor.py --mode points --users 8 --seconds 15
+    git archive COMMIT src | tar -x -C /tmp/before   # then --before-src /tmp/before/src
 """
 
 from __future__ import annotations
@@ -42,6 +47,7 @@ from pathlib import Path
 
 from dbstor.engines.base import EngineSettings
 from dbstor.engines.mariadb import MariaDBEngine
+from dbstor.workloads.blocks import BlocksWorkload
 from dbstor.workloads.orders.workload import OrdersWorkload
 from mariadb_arms import ARMS, orders_calls, point_calls, run_arm, run_dbstor
 
@@ -94,6 +100,7 @@ def main() -> int:
     parser.add_argument("--rows", type=int, default=100_000)
     parser.add_argument("--arms", default="")
     parser.add_argument("--dir", type=Path, default=Path("/var/tmp"))
+    parser.add_argument("--before-src", type=Path, default=None)
     args = parser.parse_args()
     counts = [int(u) for u in args.users.split(",")]
     engine = start(args.dir)
@@ -112,8 +119,16 @@ def main() -> int:
             prep = [*sysbench_args(engine, args.rows, 1), "prepare"]
             subprocess.run(prep, capture_output=True, check=True)
             calls = point_calls(args.rows)
-            arms = ["pymysql", *ARMS[1:], "sysbench"]
+            blocks = {"batch": 1, "server_loop": False, "update_pct": 0}
+            points = BlocksWorkload(args.rows, seed=1, options=blocks)
+            points.expect_users(max(counts))
+            points.create(engine, say)
+            arms = ["pymysql", *ARMS[1:], "sysbench", "dbstor"]
         arms = args.arms.split(",") if args.arms else arms
+        if args.before_src and not args.arms:
+            arms.append("dbstor-before")
+        trees = {"dbstor": Path(__file__).parents[1] / "src", "dbstor-before": args.before_src}
+        scale = args.warehouses if args.mode == "orders" else args.rows
         arms = [arms[0], *arms[1:], arms[0] + "-again"]
         for users in counts:
             for round_ in range(args.rounds):
@@ -123,8 +138,9 @@ def main() -> int:
                     way = arm.removesuffix("-again")
                     if way == "sysbench":
                         row = run_sysbench(engine, args.rows, users, args.seconds)
-                    elif way == "dbstor":
-                        row = run_dbstor(engine, workload, users, args.seconds)
+                    elif way in trees:
+                        tree = trees[way]
+                        row = run_dbstor(tree, engine, args.mode, users, args.seconds, scale)
                     else:
                         row = run_arm(way, engine, calls, users, args.seconds)
                     rows.setdefault((users, arm), []).append(row)

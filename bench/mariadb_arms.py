@@ -5,15 +5,17 @@ from __future__ import annotations
 
 import asyncio
 import bisect
+import json
 import os
 import random
 import select
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
-
-from dbstor.drivers import multiplex
 
 NAMES = ["New-Order", "Payment", "Order-Status", "Delivery", "Stock-Level"]
 CUMULATIVE = [45, 88, 92, 96, 100]  # TPC-C's mix, as orders' default
@@ -183,55 +185,24 @@ def _asyncmy(engine: Any, calls: list, users: int, seconds: float) -> dict:
     return _timed(body, seconds)
 
 
+def run_dbstor(src: Path, engine: Any, mode: str, users: int, seconds: float, scale: int) -> dict:
+    """dbstor's own sessions from the tree `src` (its src folder first on the path), in
+    their own process (mariadb_dbstor_arm.py)."""
+    socket = str(engine.sockdir / "mysqld.sock")
+    size = ["--warehouses", str(scale)] if mode == "orders" else ["--rows", str(scale)]
+    cmd = [sys.executable, str(Path(__file__).with_name("mariadb_dbstor_arm.py"))]
+    cmd += ["--socket", socket, "--mode", mode, "--users", str(users)]
+    cmd += ["--seconds", str(seconds), *size]
+    env = {**os.environ, "PYTHONPATH": str(src)}
+    out = subprocess.run(cmd, capture_output=True, text=True, env=env, check=False)
+    if out.returncode != 0:
+        raise RuntimeError(f"{' '.join(cmd)} failed: {out.stderr[-2000:]}")
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
 def run_arm(way: str, engine: Any, calls: list, users: int, seconds: float) -> dict:
     if way == "mysqlclient-loop":
         return _mysqlclient_loop(engine, calls, users, seconds)
     if way == "asyncmy":
         return _asyncmy(engine, calls, users, seconds)
     return _threads(way, engine, calls, users, seconds)
-
-
-def run_dbstor(engine: Any, workload: Any, users: int, seconds: float) -> dict:
-    """orders' sessions as the driver runs them: on the loop thread where they submit,
-    else a thread per user calling run()."""
-    sessions = [workload.session(engine, engine.connect(), u) for u in range(users)]
-    rng = random.Random(7)
-
-    def body(deadline: float, done: list) -> None:
-        if sessions[0].can_submit:
-            epoll, by_fd, n = select.epoll(), {}, 0
-            for s in sessions:
-                fd = s.submit(_pick(rng))
-                epoll.register(fd, select.EPOLLIN)
-                by_fd[fd] = s
-            while time.monotonic() < deadline:
-                for fd, _ in epoll.poll(multiplex.POLL_S):
-                    s = by_fd[fd]
-                    if s.collect() is not None:
-                        n += 1
-                        s.submit(_pick(rng))
-            for s in sessions:
-                while s.collect() is None:
-                    time.sleep(0.001)
-            epoll.close()
-            done.append(n)
-            return
-
-        def one(s: Any) -> None:
-            r, n = random.Random(), 0
-            while time.monotonic() < deadline:
-                s.run(_pick(r))
-                n += 1
-            done.append(n)
-
-        threads = [threading.Thread(target=one, args=(s,)) for s in sessions]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
-
-    try:
-        return _timed(body, seconds)
-    finally:
-        for s in sessions:
-            s.conn.close()
