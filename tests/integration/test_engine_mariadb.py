@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import datetime
 import json
 import os
+import select
 import shutil
 import signal
 import socket
@@ -11,16 +13,20 @@ import tempfile
 import threading
 import time
 from collections.abc import Iterator
+from decimal import Decimal
 from pathlib import Path
 
 import pytest
 
+from dbstor.dialects.mysql.calls import Sender
 from dbstor.engines.base import MARKER_TABLE, EngineSettings, ErrorKind
 from dbstor.engines.mariadb import MariaDBEngine, MySQLEngine
 from dbstor.errors import UserError
 
 pytestmark = pytest.mark.integration
-mysqldb = pytest.importorskip("MySQLdb", reason="mysqlclient is not installed (pip install mysqlclient)")
+mysqldb = pytest.importorskip(
+    "MySQLdb", reason="mysqlclient is not installed (pip install mysqlclient)"
+)
 if MariaDBEngine.find_server() is None:
     pytest.skip(
         "MariaDB server not found (apt-get install mariadb-server)", allow_module_level=True
@@ -335,3 +341,51 @@ def test_mysql_flavour_is_not_mariadb() -> None:
         reason = MySQLEngine.availability().reason
         assert "MySQL" in reason and "mariadb" in reason
     assert MySQLEngine.name == "mysql" and MySQLEngine.dialect == "mysql"
+
+
+# --- the hot path (dialects/mysql/calls.py): sent and read apart, libmariadb's literals ---
+
+AWKWARD = "it's a \\ back'slash; -- \" and é, 100% %s"
+
+
+def test_values_come_back_exactly_under_either_escaping_mode(db: MariaDBEngine) -> None:
+    conn = db.connect()
+    try:
+        values = (AWKWARD, Decimal("12345.67"), datetime.datetime(2026, 11, 29, 10, 1, 2), None, 7)
+        for mode in ("", "NO_BACKSLASH_ESCAPES"):
+            with conn.cursor() as cur:
+                cur.execute(f"SET SESSION sql_mode = '{mode}'")
+            sender = Sender(conn, {"echo": "SELECT %s, %s, CAST(%s AS DATETIME), %s, %s"})
+            fd = sender.send("echo", values)
+            assert fd == conn.fileno()
+            assert select.select([fd], [], [], 10)[0] == [fd]  # the reply comes on that socket
+            assert sender.receive() == values, mode
+    finally:
+        conn.close()
+
+
+def test_an_error_read_apart_is_classified_and_the_connection_goes_on(db: MariaDBEngine) -> None:
+    holder, waiter = db.connect(), db.connect()
+    try:
+        with holder.cursor() as cur:
+            cur.execute("CREATE TABLE held (id INT PRIMARY KEY, v INT)")
+            cur.execute("INSERT INTO held VALUES (1, 0), (2, 0)")
+            holder.commit()
+            cur.execute("UPDATE held SET v = 1 WHERE id = 1")  # holds row 1
+        sender = Sender(waiter, {"bump": "UPDATE held SET v = v + 1 WHERE id IN (%s, %s)"})
+        with waiter.cursor() as cur:
+            cur.execute("SET SESSION innodb_lock_wait_timeout = 1")
+        sender.send("bump", (1, 2))
+        with pytest.raises(mysqldb.MySQLError) as waited:
+            sender.receive()
+        assert waited.value.args[0] == 1205 and db.classify(waited.value) == ErrorKind.RETRY
+        holder.rollback()
+        sender.send("bump", (1, 2))  # the same connection, the next transaction
+        assert sender.receive() is None and sender.affected == 2
+        with pytest.raises(mysqldb.MySQLError) as wrong:
+            Sender(waiter, {"bad": "SELEC %s"}).run("bad", (1,))
+        assert db.classify(wrong.value) == ErrorKind.ERROR
+        assert Sender(waiter, {"one": "SELECT %s"}).run("one", (1,)) == (1,)
+    finally:
+        holder.close()
+        waiter.close()
