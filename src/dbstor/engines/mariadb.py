@@ -43,11 +43,11 @@ from dbstor.engines.mariadb_server import (
     my_cnf,
 )
 from dbstor.engines.messages import hide, last_line
-from dbstor.engines.network import NoAnswer, address
+from dbstor.engines.network import NoAnswer, address, timed_out
 from dbstor.engines.owned_dirs import refuse_running
 from dbstor.engines.place import place_dirs
 from dbstor.engines.probes import CounterQuery
-from dbstor.engines.server import ServerEngine
+from dbstor.engines.server import PROBE_CONNECT_S, ServerEngine
 from dbstor.errors import UserError
 from dbstor.safefs import write_file
 
@@ -265,6 +265,21 @@ class MariaDBEngine(ServerEngine):
 
     def _connection_lost(self, exc: BaseException) -> bool:
         return link.lost(exc)
+
+    def lost_server(self, exc: BaseException) -> str | None:
+        """As every server engine words it; but libmariadb reports a connection the
+        kernel's bounds ended (TCP_USER_TIMEOUT, engines/network.py) as a plain "Lost
+        connection" (2013) without the errno, so one connect, bounded as a probe, tells
+        a network gone silent (it times out: "stopped answering") from a closed one."""
+        line = super().lost_server(exc)
+        if line is None or timed_out(exc):
+            return line
+        try:
+            self._server_admin(timeout=PROBE_CONNECT_S).close()
+        except Exception as probe:
+            if timed_out(probe) or link.timed_out_text(probe):
+                return f"{self.title} at {self.server_address()} stopped answering"
+        return line
 
     def _admin(self, timeout: int = 10) -> Any:
         return self._open(None, autocommit=True, timeout=timeout)

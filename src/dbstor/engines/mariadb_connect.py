@@ -13,6 +13,7 @@ put on it once it is connected, and the connect itself runs under answer_within(
 
 from __future__ import annotations
 
+import errno
 import math
 from typing import Any
 
@@ -61,6 +62,13 @@ def connect(args: dict[str, Any], database: str | None, autocommit: bool) -> Any
 def error_code(exc: BaseException) -> int | None:
     """The server's or libmariadb's error number the driver raised with, if any."""
     return exc.args[0] if exc.args and isinstance(exc.args[0], int) else None
+
+
+def timed_out_text(exc: BaseException) -> bool:
+    """Whether libmariadb's message carries ETIMEDOUT's number ("system error: 110",
+    "(110)"): its way of saying a connect or read timed out."""
+    text = str(exc)
+    return f"system error: {errno.ETIMEDOUT}" in text or f"({errno.ETIMEDOUT})" in text
 
 
 def lost(exc: BaseException) -> bool:

@@ -150,3 +150,18 @@ def test_users_put_the_server_before_the_error_that_stopped_them():
     assert users.fatal is not None
     assert users.fatal.startswith("MariaDB at db.example:3307 stopped answering: ")
     assert "secret" not in users.fatal
+
+
+def test_mariadb_tells_a_silent_server_from_a_closed_one_after_a_plain_lost_connection():
+    # libmariadb words both as 2013 "Lost connection" without the errno: a bounded connect
+    # tells them apart (a listener that never answers times out; a closed port refuses)
+    mysqldb = pytest.importorskip("MySQLdb")
+    plain = mysqldb.OperationalError(2013, "Lost connection to server during query")
+    with socket.create_server(("127.0.0.1", 0)) as silent:  # accepts, never says hello
+        port = silent.getsockname()[1]
+        engine = MariaDBEngine(EngineSettings(paths={}, dsn=f"mysql://u:secret@127.0.0.1:{port}/"))
+        assert engine.lost_server(plain) == f"MariaDB at 127.0.0.1:{port} stopped answering"
+    with socket.create_server(("127.0.0.1", 0)) as gone:
+        port = gone.getsockname()[1]
+    engine = MariaDBEngine(EngineSettings(paths={}, dsn=f"mysql://u:secret@127.0.0.1:{port}/"))
+    assert engine.lost_server(plain) == f"the connection to MariaDB at 127.0.0.1:{port} broke"
