@@ -22,7 +22,9 @@ alternates from round to round, `--rounds` times, and the first arm runs twice a
   `dbstor`/`dbstor-before`: blocks sessions at batch 1 without the server loop (one point
   select a transaction, `SELECT COUNT(version) FROM user_k WHERE id = %s`).
 
-Printed per arm: transactions a second, client user+system microseconds per transaction
+The comparison arms need their drivers, which dbstor itself does not: `pip install PyMySQL
+mariadb asyncmy` (mariadb 1.1 builds against libmariadb-dev, as mysqlclient does). Printed
+per arm: transactions a second, client user+system microseconds per transaction
 (os.times over the window) and the ratio of medians to the first arm, with the load
 average at each round's start.
 
