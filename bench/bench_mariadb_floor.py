@@ -57,6 +57,7 @@ BUFFER = 256 << 20
 
 
 def start(where: Path) -> MariaDBEngine:
+    """A managed server in a fresh folder under `where` (removed again by main())."""
     base = Path(tempfile.mkdtemp(prefix="dbstor-bench-mariadb-", dir=where))
     base.chmod(0o711)
     (base / "data").mkdir()
@@ -152,6 +153,7 @@ def main() -> int:
                     )
     finally:
         engine.stop()
+        shutil.rmtree(Path(engine.settings.paths["data"][0]).parent, ignore_errors=True)
     print(f"load average now {os.getloadavg()[0]:.1f}")
     print("| users | arm | TPS | client us / txn | x first arm |")
     print("|---:|---|---:|---:|---:|")
