@@ -254,9 +254,10 @@ class MariaDBEngine(ServerEngine):
         except (mysqldb.MySQLError, NoAnswer) as exc:
             if self.managed or not user_error:
                 raise
+            said = link.connect_note(self._hide(exc), exc, float(args["connect_timeout"]))
             raise UserError(
                 f"cannot connect to {self.title} at {mask_dsn(self.settings.dsn or '')}: "
-                f"{self._hide(exc)}; check the DSN, the password, and that the server runs"
+                f"{said}; check the DSN, the password, and that the server runs"
             ) from None
 
     def server_address(self) -> str:

@@ -17,7 +17,7 @@ import errno
 import math
 from typing import Any
 
-from dbstor.engines.network import answer_within, bound_descriptor
+from dbstor.engines.network import answer_within, bound_descriptor, timed_out_note
 from dbstor.engines.server import import_driver
 
 MODULE = "MySQLdb"
@@ -69,6 +69,15 @@ def timed_out_text(exc: BaseException) -> bool:
     "(110)"): its way of saying a connect or read timed out."""
     text = str(exc)
     return f"system error: {errno.ETIMEDOUT}" in text or f"({errno.ETIMEDOUT})" in text
+
+
+def connect_note(text: str, exc: BaseException, bound_s: float) -> str:
+    """The driver's message of a failed connect, with the bound it waited and the DSN
+    parameter that changes it when it timed out (libmariadb says only "system error: 110")."""
+    bound_s = max(1, math.ceil(bound_s))  # as connect() handed it to libmariadb
+    if timed_out_text(exc):
+        return f"{text} (timed out: no answer within {bound_s:g} s, connect_timeout)"
+    return timed_out_note(text, bound_s, "connect_timeout")
 
 
 def lost(exc: BaseException) -> bool:
