@@ -3,12 +3,15 @@
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
+# what pip needs to build mysqlclient (MariaDB's driver: C over libmariadb, no wheel on PyPI)
+SYSTEM_DEPS_BUILD := libmariadb-dev pkg-config gcc python3-dev
 SYSTEM_DEPS_DEMO := fio
-SYSTEM_DEPS_TEST := fio chromium poppler-utils postgresql mariadb-server prometheus prometheus-node-exporter nftables iproute2 util-linux sysstat btrfs-progs xfsprogs etcd-server openssl
+SYSTEM_DEPS_TEST := $(SYSTEM_DEPS_BUILD) fio chromium poppler-utils postgresql mariadb-server prometheus prometheus-node-exporter nftables iproute2 util-linux sysstat btrfs-progs xfsprogs etcd-server openssl
 
 .PHONY: demo test setup lint bench clean image
 
 $(BIN)/dbstor: pyproject.toml
+	scripts/install-system-deps $(SYSTEM_DEPS_BUILD)
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
 	$(BIN)/pip install -q -e '.[dev]'

@@ -54,9 +54,9 @@ def _binaries() -> tuple[str, str]:
 
 
 def _root(server: MariaServer) -> object:
-    import pymysql
+    import MySQLdb
 
-    return pymysql.connect(unix_socket=str(server.socket), user="root", password="")
+    return MySQLdb.connect(unix_socket=str(server.socket), user="root", password="")
 
 
 @contextlib.contextmanager
@@ -68,7 +68,7 @@ def running_server(link: netns.Link, user: str, password: str) -> Iterator[Maria
         account = pwd.getpwnam("mysql")
     except KeyError:
         pytest.skip("there is no 'mysql' account to run MariaDB as")
-    pytest.importorskip("pymysql")
+    pytest.importorskip("MySQLdb")
     base = Path(tempfile.mkdtemp(prefix="dbstor-maria-"))
     os.chmod(base, 0o755)
     os.chown(base, account.pw_uid, account.pw_gid)

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import datetime
 import json
 import os
+import select
 import shutil
 import signal
 import socket
@@ -11,16 +13,20 @@ import tempfile
 import threading
 import time
 from collections.abc import Iterator
+from decimal import Decimal
 from pathlib import Path
 
 import pytest
 
+from dbstor.dialects.mysql.calls import Sender
 from dbstor.engines.base import MARKER_TABLE, EngineSettings, ErrorKind
 from dbstor.engines.mariadb import MariaDBEngine, MySQLEngine
 from dbstor.errors import UserError
 
 pytestmark = pytest.mark.integration
-pymysql = pytest.importorskip("pymysql", reason="PyMySQL is not installed (pip install PyMySQL)")
+mysqldb = pytest.importorskip(
+    "MySQLdb", reason="mysqlclient is not installed (pip install mysqlclient)"
+)
 if MariaDBEngine.find_server() is None:
     pytest.skip(
         "MariaDB server not found (apt-get install mariadb-server)", allow_module_level=True
@@ -93,8 +99,8 @@ def test_managed_layout_redo_tmpdir_data_directory(db: MariaDBEngine) -> None:
     status = Path(f"/proc/{db.server.pid}/status").read_text()
     uid = next(line.split()[1] for line in status.splitlines() if line.startswith("Uid:"))
     assert os.geteuid() != 0 or uid != "0", "the server must not run as root"
-    with pytest.raises(pymysql.MySQLError):  # no passwordless root over TCP
-        pymysql.connect(host="127.0.0.1", port=db.port, user="root", password="", connect_timeout=5)
+    with pytest.raises(mysqldb.MySQLError):  # no passwordless root over TCP
+        mysqldb.connect(host="127.0.0.1", port=db.port, user="root", password="", connect_timeout=5)
 
 
 def test_eight_threads_connect_at_once(db: MariaDBEngine) -> None:
@@ -160,7 +166,7 @@ def test_classify_deadlock_lock_wait_and_plain_errors(db: MariaDBEngine) -> None
             def cross(conn: object, cur: object, row: int) -> None:
                 try:
                     cur.execute("UPDATE pair SET v = 2 WHERE id = %s", (row,))  # type: ignore[attr-defined]
-                except pymysql.MySQLError as exc:
+                except mysqldb.MySQLError as exc:
                     caught.append(exc)
                 conn.rollback()  # type: ignore[attr-defined]
 
@@ -173,11 +179,11 @@ def test_classify_deadlock_lock_wait_and_plain_errors(db: MariaDBEngine) -> None
             assert db.classify(caught[0]) == ErrorKind.RETRY
             ca.execute("SET SESSION innodb_lock_wait_timeout = 1")
             cb.execute("UPDATE pair SET v = 3 WHERE id = 1")
-            with pytest.raises(pymysql.MySQLError) as waited:
+            with pytest.raises(mysqldb.MySQLError) as waited:
                 ca.execute("UPDATE pair SET v = 4 WHERE id = 1")
             assert waited.value.args[0] == 1205 and db.classify(waited.value) == ErrorKind.RETRY
             b.rollback()
-            with pytest.raises(pymysql.MySQLError) as wrong:
+            with pytest.raises(mysqldb.MySQLError) as wrong:
                 cb.execute("SELEC 1")
             assert db.classify(wrong.value) == ErrorKind.ERROR
     finally:
@@ -311,11 +317,11 @@ def test_killed_server_is_not_alive_and_fatal(base: Path) -> None:
         while engine.alive() and time.monotonic() < deadline:
             time.sleep(0.05)
         assert not engine.alive() and not ext.alive()
-        with pytest.raises(pymysql.MySQLError) as lost, conn.cursor() as cur:
+        with pytest.raises(mysqldb.MySQLError) as lost, conn.cursor() as cur:
             cur.execute("SELECT 1")
         assert engine.classify(lost.value) == ErrorKind.FATAL
         conn.close()
-        with pytest.raises(pymysql.MySQLError) as refused:  # a virtual user's connect()
+        with pytest.raises(mysqldb.MySQLError) as refused:  # a virtual user's connect()
             ext.connect()
         assert ext.classify(refused.value) == ErrorKind.FATAL and PASSWORD not in str(refused.value)
         with pytest.raises(UserError, match="drop it yourself") as undropped:
@@ -335,3 +341,51 @@ def test_mysql_flavour_is_not_mariadb() -> None:
         reason = MySQLEngine.availability().reason
         assert "MySQL" in reason and "mariadb" in reason
     assert MySQLEngine.name == "mysql" and MySQLEngine.dialect == "mysql"
+
+
+# --- the hot path (dialects/mysql/calls.py): sent and read apart, libmariadb's literals ---
+
+AWKWARD = "it's a \\ back'slash; -- \" and é, 100% %s"
+
+
+def test_values_come_back_exactly_under_either_escaping_mode(db: MariaDBEngine) -> None:
+    conn = db.connect()
+    try:
+        values = (AWKWARD, Decimal("12345.67"), datetime.datetime(2026, 11, 29, 10, 1, 2), None, 7)
+        for mode in ("", "NO_BACKSLASH_ESCAPES"):
+            with conn.cursor() as cur:
+                cur.execute(f"SET SESSION sql_mode = '{mode}'")
+            sender = Sender(conn, {"echo": "SELECT %s, %s, CAST(%s AS DATETIME), %s, %s"})
+            fd = sender.send("echo", values)
+            assert fd == conn.fileno()
+            assert select.select([fd], [], [], 10)[0] == [fd]  # the reply comes on that socket
+            assert sender.receive() == values, mode
+    finally:
+        conn.close()
+
+
+def test_an_error_read_apart_is_classified_and_the_connection_goes_on(db: MariaDBEngine) -> None:
+    holder, waiter = db.connect(), db.connect()
+    try:
+        with holder.cursor() as cur:
+            cur.execute("CREATE TABLE held (id INT PRIMARY KEY, v INT)")
+            cur.execute("INSERT INTO held VALUES (1, 0), (2, 0)")
+            holder.commit()
+            cur.execute("UPDATE held SET v = 1 WHERE id = 1")  # holds row 1
+        sender = Sender(waiter, {"bump": "UPDATE held SET v = v + 1 WHERE id IN (%s, %s)"})
+        with waiter.cursor() as cur:
+            cur.execute("SET SESSION innodb_lock_wait_timeout = 1")
+        sender.send("bump", (1, 2))
+        with pytest.raises(mysqldb.MySQLError) as waited:
+            sender.receive()
+        assert waited.value.args[0] == 1205 and db.classify(waited.value) == ErrorKind.RETRY
+        holder.rollback()
+        sender.send("bump", (1, 2))  # the same connection, the next transaction
+        assert sender.receive() is None and sender.affected == 2
+        with pytest.raises(mysqldb.MySQLError) as wrong:
+            Sender(waiter, {"bad": "SELEC %s"}).run("bad", (1,))
+        assert db.classify(wrong.value) == ErrorKind.ERROR
+        assert Sender(waiter, {"one": "SELECT %s"}).run("one", (1,)) == (1,)
+    finally:
+        holder.close()
+        waiter.close()

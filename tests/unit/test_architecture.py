@@ -274,7 +274,7 @@ PLANTED_DRIVERS = """
 import psycopg
 from typing import TYPE_CHECKING
 if TYPE_CHECKING:
-    from pymysql.connections import Connection
+    from MySQLdb.connections import Connection
 def later():
     import greenlet.greenlet, json
 """
@@ -282,7 +282,7 @@ def later():
 
 def test_the_driver_rule_catches_a_planted_import() -> None:
     tree = ast.parse(PLANTED_DRIVERS)
-    assert [d for d, _ in driver_imports(tree)] == ["psycopg", "pymysql", "greenlet"]
+    assert [d for d, _ in driver_imports(tree)] == ["psycopg", "MySQLdb", "greenlet"]
     assert len(driver_offences("dbstor.workloads.x", tree)) == 3
     assert driver_offences("dbstor.dialects.postgres.brokerage", tree) == []
     assert len(driver_offences("dbstor.catalog.export", tree)) == 3  # duckdb, sqlite3 only

@@ -158,7 +158,7 @@ class Dialect:
 
     def bind(self, value: Decimal | datetime) -> Any:
         """A Decimal or a datetime as this dialect's driver binds it: itself (psycopg,
-        PyMySQL, pymssql and python-oracledb bind both exactly)."""
+        mysqlclient, pymssql and python-oracledb bind both exactly)."""
         return value
 
     def time_literal(self, iso: str) -> str:
@@ -213,7 +213,7 @@ class Dialect:
         return text if self.param == "?" else text.replace("?", self.param)
 
     def autocommit(self, connection: Any) -> None:
-        """Make every statement its own transaction (PyMySQL's way by default)."""
+        """Make every statement its own transaction (mysqlclient's and pymssql's way: a method)."""
         connection.autocommit(True)
 
     def begin(self, connection: Any, writer: bool) -> None:

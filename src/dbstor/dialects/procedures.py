@@ -1,5 +1,6 @@
 """What the kin dialects that call stored procedures through a plain DB-API cursor share
-(MySQL, T-SQL and Oracle; PostgreSQL's are prepared through libpq instead): one caller
+(T-SQL and Oracle; PostgreSQL's are prepared through libpq and MySQL's sent through
+libmariadb instead, dialects/mysql/calls.py): one caller
 parametrised by its call text (orders' Caller, blocks' ServerLoop), the NULL that their
 VALUES lists written by repr() need, and New-Order's item lines as text. A dialect's part
 subclasses these and overrides only what differs, as sqlglot's dialects extend their
@@ -50,7 +51,7 @@ class ProcedureCursor:
         """After the cursor is made: what a kind of call needs on it (an OUT bind)."""
 
     def autocommit(self, connection: Any) -> None:
-        connection.autocommit(True)  # PyMySQL's and pymssql's: a method
+        connection.autocommit(True)  # pymssql's: a method
 
     def binds(self, params: Sequence[Any]) -> Any:
         return tuple(params)

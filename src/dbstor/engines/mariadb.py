@@ -7,12 +7,12 @@ data files with O_DIRECT; performance_schema is on for per-file I/O. The server 
 127.0.0.1 at a free port and on a socket in a private directory, as the `mysql` account when
 dbstor runs as root. External: mysql://user:PASSWORD@host:port/ - dbstor creates database
 `dbstor` (`dbstor_<n>`) holding a marker table, works only there and drops only it.
-Connections are PyMySQL (autocommit off); workloads write %s placeholders.
+Connections are mysqlclient's (C over libmariadb, autocommit off; engines/mariadb_connect.py);
+workloads write %s placeholders.
 """
 
 from __future__ import annotations
 
-import contextlib
 import importlib.util
 import os
 import re
@@ -20,6 +20,7 @@ import urllib.parse
 from pathlib import Path
 from typing import Any, ClassVar
 
+from dbstor.engines import mariadb_connect as link
 from dbstor.engines import mariadb_stats as stats
 from dbstor.engines.account import run_as
 from dbstor.engines.base import (
@@ -42,35 +43,24 @@ from dbstor.engines.mariadb_server import (
     my_cnf,
 )
 from dbstor.engines.messages import hide, last_line
-from dbstor.engines.network import NoAnswer, address, answer_within, bounded_socket
+from dbstor.engines.network import NoAnswer, address, timed_out
 from dbstor.engines.owned_dirs import refuse_running
 from dbstor.engines.place import place_dirs
 from dbstor.engines.probes import CounterQuery
-from dbstor.engines.server import ServerEngine, import_driver
+from dbstor.engines.server import PROBE_CONNECT_S, ServerEngine
 from dbstor.errors import UserError
 from dbstor.safefs import write_file
 
-RETRY_CODES = {1213, 1205}  # deadlock, lock wait timeout
-LOST_CODES = {2003, 2006, 2013, 2055}  # cannot connect, gone away, lost during a query
-FATAL_CODES = {2003, 2006, 2013, 2055, 1927, 1053, 1021, 1114, 4031}  # gone, shutdown, disk full
-
-
-def _pymysql() -> Any:
-    return import_driver(
-        "pymysql",
-        "MariaDB and MySQL need the PyMySQL driver, which is not installed: pip install PyMySQL",
-    )
-
 
 class MariaDBEngine(ServerEngine):
-    """MariaDB through PyMySQL: managed on the target paths, or external via a DSN."""
+    """MariaDB through mysqlclient: managed on the target paths, or external via a DSN."""
 
     name = "mariadb"
     dsn_form: ClassVar[str] = "mysql://{user}:{password}@{host}:{port}/"
     title = "MariaDB"
     dialect = "mysql"
-    paramstyle = "pyformat"  # PyMySQL: %s (and %(name)s) placeholders
-    driver = "pymysql"
+    paramstyle = "pyformat"  # mysqlclient: %s (and %(name)s) placeholders
+    driver = "MySQLdb"  # mysqlclient's module
     file_stats_query = stats.FILE_STATS_SQL  # per file; timers in picoseconds
     placeable, place_limit = ("table",), "InnoDB keeps a table's indexes in the table's own file"
     placer = staticmethod(place)
@@ -103,13 +93,13 @@ class MariaDBEngine(ServerEngine):
 
     @classmethod
     def availability(cls) -> Availability:
-        if importlib.util.find_spec("pymysql") is None:
-            return Availability(False, "the PyMySQL driver is missing: pip install PyMySQL")
+        if importlib.util.find_spec(link.MODULE) is None:
+            return Availability(False, link.MISSING)
         found = cls.find_server()
         if found is None:
             return Availability(
                 True,
-                f"PyMySQL found but no {cls.title} server binary: external servers "
+                f"mysqlclient found but no {cls.title} server binary: external servers "
                 f"only ({cls.install_hint} for managed ones)",
                 managed=False,
             )
@@ -148,7 +138,7 @@ class MariaDBEngine(ServerEngine):
             refuse_running(pidfile, dirs[0], [b"mysqld", b"mariadbd"], "a server", "kill")
 
     def _start_managed(self) -> None:
-        _pymysql()
+        link.driver()
         found = self.find_server()
         if found is None:
             raise UserError(
@@ -247,7 +237,7 @@ class MariaDBEngine(ServerEngine):
     ) -> Any:
         """A connection; external failures are UserError (password scrubbed) unless
         `user_error` is False (connect(): the driver's exception, for classify())."""
-        pymysql = _pymysql()
+        mysqldb = link.driver()
         if self.managed:
             if self.sockdir is None:
                 raise UserError(f"the {self.title} engine is not started")
@@ -260,60 +250,50 @@ class MariaDBEngine(ServerEngine):
             args = parse_dsn(self.settings.dsn or "")
         args.setdefault("connect_timeout", timeout)
         try:
-            if "unix_socket" in args:
-                return pymysql.connect(
-                    **args, database=database, autocommit=autocommit, charset="utf8mb4"
-                )
-            return self._bounded(args, database, autocommit)
-        except (pymysql.MySQLError, NoAnswer) as exc:
+            return link.connect(args, database, autocommit)
+        except (mysqldb.MySQLError, NoAnswer) as exc:
             if self.managed or not user_error:
                 raise
+            said = link.connect_note(self._hide(exc), exc, float(args["connect_timeout"]))
             raise UserError(
                 f"cannot connect to {self.title} at {mask_dsn(self.settings.dsn or '')}: "
-                f"{self._hide(exc)}; check the DSN, the password, and that the server runs"
+                f"{said}; check the DSN, the password, and that the server runs"
             ) from None
-
-    def _bounded(self, args: dict[str, Any], database: str | None, autocommit: bool) -> Any:
-        """A PyMySQL connection over a TCP socket carrying dbstor's network bounds
-        (engines/network.py): PyMySQL takes a socket made by its caller."""
-        pymysql = _pymysql()
-        conn = pymysql.connect(
-            **args, database=database, autocommit=autocommit, charset="utf8mb4", defer_connect=True
-        )
-        try:
-            sock = bounded_socket(args["host"], args["port"], args["connect_timeout"])
-        except OSError as exc:  # as PyMySQL words it, so classify() sees 2003
-            raise pymysql.err.OperationalError(
-                2003, f"Can't connect to MySQL server on {args['host']!r} ({exc})"
-            ) from exc
-        answer_within(float(args["connect_timeout"]), lambda: conn.connect(sock), "connect_timeout")
-        return conn
 
     def server_address(self) -> str:
         args = parse_dsn(self.settings.dsn or "")
         return args.get("unix_socket") or address(args["host"], args["port"])
 
     def _connection_lost(self, exc: BaseException) -> bool:
-        code = exc.args[0] if exc.args and isinstance(exc.args[0], int) else None
-        with contextlib.suppress(ImportError):
-            import pymysql
+        return link.lost(exc)
 
-            if isinstance(exc, pymysql.err.InterfaceError):
-                return True
-        return code in LOST_CODES
+    def lost_server(self, exc: BaseException) -> str | None:
+        """As every server engine words it; but libmariadb reports a connection the
+        kernel's bounds ended (TCP_USER_TIMEOUT, engines/network.py) as a plain "Lost
+        connection" (2013) without the errno, so one connect, bounded as a probe, tells
+        a network gone silent (it times out: "stopped answering") from a closed one."""
+        line = super().lost_server(exc)
+        if line is None or timed_out(exc):
+            return line
+        try:
+            self._server_admin(timeout=PROBE_CONNECT_S).close()
+        except Exception as probe:
+            if timed_out(probe) or link.timed_out_text(probe):
+                return f"{self.title} at {self.server_address()} stopped answering"
+        return line
 
     def _admin(self, timeout: int = 10) -> Any:
         return self._open(None, autocommit=True, timeout=timeout)
 
     def _driver_error(self) -> type[Exception]:
-        return _pymysql().MySQLError
+        return link.driver().MySQLError
 
     def _hide(self, exc: BaseException) -> str:
         secret = parse_dsn(self.settings.dsn).get("password", "") if self.settings.dsn else ""
         return hide(str(exc), [secret, urllib.parse.quote(secret)])
 
     def connect(self) -> Any:
-        """A PyMySQL connection, autocommit off, in dbstor's database."""
+        """A mysqlclient connection, autocommit off, in dbstor's database."""
         return self._open(self.database, user_error=False)
 
     def _read_version(self, conn: Any) -> None:
@@ -349,16 +329,10 @@ class MariaDBEngine(ServerEngine):
         return stats.file_objects(rows, sizes, self.database, self.datadir, self.managed)
 
     def classify(self, exc: BaseException) -> str:
-        code = exc.args[0] if exc.args and isinstance(exc.args[0], int) else None
-        if code in RETRY_CODES:
+        if link.error_code(exc) in link.RETRY_CODES:
             return ErrorKind.RETRY
-        if code in FATAL_CODES:
+        if link.fatal(exc):  # lost or closed, shut down, disk full
             return ErrorKind.FATAL
-        with contextlib.suppress(ImportError):
-            import pymysql
-
-            if isinstance(exc, pymysql.err.InterfaceError):
-                return ErrorKind.FATAL  # the connection is closed
         return ErrorKind.ERROR
 
     def placement(self, index: int) -> tuple[str, str]:

@@ -1,6 +1,7 @@
-"""An external MariaDB or MySQL server's DSN, mysql://user:PASSWORD@host:port/, as PyMySQL's
-connect() arguments. Query parameters: unix_socket=PATH, and connect_timeout, read_timeout
-and write_timeout in seconds (PyMySQL's own; a user's connect_timeout wins over dbstor's)."""
+"""An external MariaDB or MySQL server's DSN, mysql://user:PASSWORD@host:port/, as
+mysqlclient's connect() arguments. Query parameters: unix_socket=PATH, and connect_timeout,
+read_timeout and write_timeout in seconds (libmariadb's own, rounded up to whole seconds by
+mariadb_connect.py; a user's connect_timeout wins over dbstor's)."""
 
 from __future__ import annotations
 
@@ -12,17 +13,17 @@ from dbstor.engines.messages import hide
 from dbstor.errors import UserError
 
 TIMEOUTS = ("connect_timeout", "read_timeout", "write_timeout")
-MAX_TIMEOUT_S = 31_536_000  # PyMySQL's connect_timeout must be at most a year
+MAX_TIMEOUT_S = 31_536_000  # a year: anything longer is a typing slip
 
 
 def parse_dsn(dsn: str) -> dict[str, Any]:
-    """PyMySQL connect() arguments from mysql://user:PASSWORD@host:port/[?unix_socket=...]."""
+    """mysqlclient connect() arguments from mysql://user:PASSWORD@host:port/[?unix_socket=...]."""
     try:
         url = urllib.parse.urlsplit(dsn)
         port = url.port or 3306
     except ValueError as exc:
         raise UserError(f"bad MySQL DSN {mask_dsn(dsn)}: {hide(str(exc), [dsn])}") from None
-    if url.scheme not in ("mysql", "mariadb", "mysql+pymysql"):
+    if url.scheme not in ("mysql", "mariadb", "mysql+pymysql", "mysql+mysqldb"):
         raise UserError(f"bad MySQL DSN {mask_dsn(dsn)}: write mysql://user:PASSWORD@host:port/")
     args: dict[str, Any] = {
         "host": url.hostname or "localhost",
@@ -33,7 +34,7 @@ def parse_dsn(dsn: str) -> dict[str, Any]:
     query = urllib.parse.parse_qs(url.query)
     if query.get("unix_socket"):
         args["unix_socket"] = query["unix_socket"][0]
-    for name in TIMEOUTS:  # PyMySQL's own, in seconds: the user's win over dbstor's
+    for name in TIMEOUTS:  # libmariadb's own, in seconds: the user's win over dbstor's
         if query.get(name):
             args[name] = _seconds(name, query[name][0], dsn)
     return args

@@ -19,6 +19,7 @@ own settings (DSN parameters) win over these. See docs/engines.md.
 from __future__ import annotations
 
 import errno
+import os
 import socket
 import threading
 from collections.abc import Callable, Mapping
@@ -44,26 +45,29 @@ def libpq_bounds(given: Mapping[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in bounds.items() if given.get(k) in (None, "")}
 
 
-def bounded_socket(host: str, port: int, connect_timeout: float) -> socket.socket:
-    """A TCP connection to host:port (within connect_timeout seconds) carrying the bounds,
-    left blocking (the driver sets its own timeouts)."""
-    sock = socket.create_connection((host, port), connect_timeout)
+def bound_descriptor(fd: int) -> None:
+    """Put the bounds on a TCP connection a driver opened itself (libmariadb's, whose
+    socket dbstor cannot hand it): the options are set on a duplicate of its descriptor,
+    which share one socket; a Unix socket is left as it is."""
+    sock = socket.socket(fileno=os.dup(fd))
     try:
-        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_KEEPALIVE, 1)
-        for option, value in (
-            ("TCP_KEEPIDLE", KEEPALIVE_IDLE_S),
-            ("TCP_KEEPINTVL", KEEPALIVE_INTERVAL_S),
-            ("TCP_KEEPCNT", KEEPALIVE_COUNT),
-            ("TCP_USER_TIMEOUT", SILENCE_S * 1000),
-        ):
-            if hasattr(socket, option):  # Linux has all four
-                sock.setsockopt(socket.IPPROTO_TCP, getattr(socket, option), value)
-        sock.settimeout(None)
-    except OSError:
+        if sock.family in (socket.AF_INET, socket.AF_INET6):
+            _apply_bounds(sock)
+    finally:
         sock.close()
-        raise
-    return sock
+
+
+def _apply_bounds(sock: socket.socket) -> None:
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_KEEPALIVE, 1)
+    for option, value in (
+        ("TCP_KEEPIDLE", KEEPALIVE_IDLE_S),
+        ("TCP_KEEPINTVL", KEEPALIVE_INTERVAL_S),
+        ("TCP_KEEPCNT", KEEPALIVE_COUNT),
+        ("TCP_USER_TIMEOUT", SILENCE_S * 1000),
+    ):
+        if hasattr(socket, option):  # Linux has all four
+            sock.setsockopt(socket.IPPROTO_TCP, getattr(socket, option), value)
 
 
 def address(host: str | None, port: int | str | None) -> str:

@@ -18,7 +18,7 @@ from dbstor.engines.network import (
     KEEPALIVE_IDLE_S,
     SILENCE_S,
     address,
-    bounded_socket,
+    bound_descriptor,
     libpq_bounds,
     lost_line,
     timed_out,
@@ -64,15 +64,23 @@ def test_mysql_dsn_timeouts_are_the_users_and_checked():
     assert "pw" not in str(caught.value)
 
 
-def test_bounded_socket_carries_keepalive_and_user_timeout():
+def test_a_drivers_own_tcp_socket_gets_keepalive_and_user_timeout():
     with socket.create_server(("127.0.0.1", 0)) as server:
-        sock = bounded_socket("127.0.0.1", server.getsockname()[1], 5)
+        sock = socket.create_connection(("127.0.0.1", server.getsockname()[1]), 5)
         with sock:
+            assert sock.getsockopt(socket.SOL_SOCKET, socket.SO_KEEPALIVE) == 0
+            bound_descriptor(sock.fileno())  # as libmariadb's socket gets them
             assert sock.getsockopt(socket.SOL_SOCKET, socket.SO_KEEPALIVE) == 1
             assert sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_KEEPIDLE) == KEEPALIVE_IDLE_S
             user_timeout = sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_USER_TIMEOUT)
             assert user_timeout == SILENCE_S * 1000
-            assert sock.gettimeout() is None
+            sock.sendall(b"x")  # the driver's descriptor still open after the duplicate's close
+
+
+def test_a_unix_socket_is_left_as_it_is(tmp_path):
+    with socket.socket(socket.AF_UNIX) as sock:
+        bound_descriptor(sock.fileno())
+        assert sock.getsockopt(socket.SOL_SOCKET, socket.SO_KEEPALIVE) == 0
 
 
 def test_lost_line_says_stopped_answering_only_for_a_timeout():
@@ -87,14 +95,14 @@ def test_lost_line_says_stopped_answering_only_for_a_timeout():
 
 
 def test_mariadb_names_the_server_for_lost_connections_only():
-    pymysql = pytest.importorskip("pymysql")
+    mysqldb = pytest.importorskip("MySQLdb")
     engine = MariaDBEngine(EngineSettings(paths={}, dsn="mysql://u:secret@db.example:3307/"))
-    lost = pymysql.err.OperationalError(
+    lost = mysqldb.OperationalError(
         2013, "Lost connection to MySQL server during query ([Errno 110] Connection timed out)"
     )
     line = engine.lost_server(lost)
     assert line == "MariaDB at db.example:3307 stopped answering"
-    assert engine.lost_server(pymysql.err.OperationalError(1114, "The table is full")) is None
+    assert engine.lost_server(mysqldb.OperationalError(1114, "The table is full")) is None
     managed = MariaDBEngine(EngineSettings(paths={}))
     assert managed.lost_server(lost) is None
 
@@ -133,14 +141,27 @@ def test_users_put_the_server_before_the_error_that_stopped_them():
 
     from dbstor.drivers.users import Instance, VirtualUsers
 
-    pymysql = pytest.importorskip("pymysql")
+    mysqldb = pytest.importorskip("MySQLdb")
     engine = MariaDBEngine(EngineSettings(paths={}, dsn="mysql://u:secret@db.example:3307/"))
     users = VirtualUsers([Instance(engine, SimpleNamespace(mix={"t": 1}))], 1)
-    users.fail(
-        pymysql.err.OperationalError(2013, "Lost connection ([Errno 110] timed out)"), engine
-    )
+    users.fail(mysqldb.OperationalError(2013, "Lost connection ([Errno 110] timed out)"), engine)
     users.fail(RuntimeError("a later error"), engine)
     assert users.stop.is_set()
     assert users.fatal is not None
     assert users.fatal.startswith("MariaDB at db.example:3307 stopped answering: ")
     assert "secret" not in users.fatal
+
+
+def test_mariadb_tells_a_silent_server_from_a_closed_one_after_a_plain_lost_connection():
+    # libmariadb words both as 2013 "Lost connection" without the errno: a bounded connect
+    # tells them apart (a listener that never answers times out; a closed port refuses)
+    mysqldb = pytest.importorskip("MySQLdb")
+    plain = mysqldb.OperationalError(2013, "Lost connection to server during query")
+    with socket.create_server(("127.0.0.1", 0)) as silent:  # accepts, never says hello
+        port = silent.getsockname()[1]
+        engine = MariaDBEngine(EngineSettings(paths={}, dsn=f"mysql://u:secret@127.0.0.1:{port}/"))
+        assert engine.lost_server(plain) == f"MariaDB at 127.0.0.1:{port} stopped answering"
+    with socket.create_server(("127.0.0.1", 0)) as gone:
+        port = gone.getsockname()[1]
+    engine = MariaDBEngine(EngineSettings(paths={}, dsn=f"mysql://u:secret@127.0.0.1:{port}/"))
+    assert engine.lost_server(plain) == f"the connection to MariaDB at 127.0.0.1:{port} broke"

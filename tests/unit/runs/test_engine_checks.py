@@ -19,8 +19,8 @@ from dbstor.runs.study import preflight
 from dbstor.study.model import DatabaseSpec, LoadSeries, Study, Target
 
 BAD_DSNS = [
-    ("mariadb", "pymysql", "mysql://u:s3cret@127.0.0.1:1/?read_timeout=abc", "read_timeout"),
-    ("mariadb", "pymysql", "mysql://u:s3cret@127.0.0.1:x/", "bad MySQL DSN"),
+    ("mariadb", "MySQLdb", "mysql://u:s3cret@127.0.0.1:1/?read_timeout=abc", "read_timeout"),
+    ("mariadb", "MySQLdb", "mysql://u:s3cret@127.0.0.1:x/", "bad MySQL DSN"),
     ("postgres", "psycopg", "postgresql://u:s3cret@127.0.0.1:1/db?connect_timeout=abc", "connect_timeout"),
     ("postgres", "psycopg", "host=127.0.0.1 port=5x password=s3cret", "port must be a whole"),
     ("postgres", "psycopg", "postgresql://u:s3cret@h/db?sslmode=sometimes", "sslmode must be"),

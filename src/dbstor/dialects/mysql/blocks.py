@@ -1,13 +1,15 @@
 """The blocks workload in MySQL's dialect (MariaDB): InnoDB pages (16K by default), a pad
 of 7/16 of a page (two rows per page, none off-page), the key made with the table, fills
-in chunks within the recursive CTEs' 1,000 iterations; PyMySQL fills the %s in on the
-client; the visit loop as two stored procedures called by CALL."""
+in chunks within the recursive CTEs' 1,000 iterations; the visit loop as two stored
+procedures called by CALL. Calls and client-side statements go through calls.py: the
+parameters written as literals by libmariadb, sent and read apart (multiplexed users)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from dbstor.dialects.procedures import BlocksLoop
+from dbstor.dialects.mysql.calls import Sender, first
 
 if TYPE_CHECKING:
     from dbstor.dialects.shapes import Geometry
@@ -18,7 +20,7 @@ CHUNK_ROWS = 1_000  # MariaDB's max_recursive_iterations, MySQL's cte_max_recurs
 PAGE_SIZE_QUERY = "SELECT @@innodb_page_size"
 ANALYZE_IN_AUTOCOMMIT = False
 SERVER_LOOP = True
-SUBMITS = False  # its own statements send a call and read its reply apart (multiplexed users)
+SUBMITS = True  # its own statements send a call and read its reply apart (calls.py)
 
 
 def pad(page_size: int, hash_hex: int) -> int:
@@ -75,8 +77,34 @@ def table_bytes(conn: Any, names: list[str]) -> int | None:
     return int(value) if value is not None else None
 
 
-def prepared(connection: Any, table: str, batch: int, read_sql: str, update_sql: str) -> None:
-    return None  # no server-side statements in PyMySQL: a cursor
+class Statements:
+    """The two client-side statements (the keys as parameters), sent and read apart."""
+
+    can_submit = True
+
+    def __init__(self, connection: Any, read_sql: str, update_sql: str):
+        self.sender = Sender(connection, {"read": read_sql, "update": update_sql})
+
+    def read(self, keys: Sequence[int]) -> int:
+        return int(first(self.sender.run("read", keys)))
+
+    def update(self, keys: Sequence[int]) -> int:
+        self.sender.run("update", keys)
+        return int(self.sender.affected)
+
+    def send(self, transaction: str, keys: Sequence[int]) -> int:
+        return self.sender.send(transaction, keys)
+
+    def receive(self, transaction: str) -> int:
+        row = self.sender.receive()
+        return int(first(row)) if transaction == "read" else int(self.sender.affected)
+
+    def close(self) -> None:
+        pass
+
+
+def prepared(connection: Any, table: str, batch: int, read_sql: str, update_sql: str) -> Statements:
+    return Statements(connection, read_sql, update_sql)
 
 
 # --- the server-side visit loop -----------------------------------------------------------
@@ -143,11 +171,32 @@ def seed_statement(value: float) -> tuple[str, tuple]:
     )
 
 
-class ServerLoop(BlocksLoop):
-    """The table's two procedures through one cursor; called with (batch, rows)."""
+class ServerLoop:
+    """The table's two procedures, called with (batch, rows), the session's generator
+    seeded once first; each call answers the rows it visited."""
+
+    can_submit = True
+
+    def __init__(self, connection: Any, calls: dict[str, str], batch: int, rows: int, seed: float):
+        text, params = seed_statement(seed)
+        self.sender = Sender(connection, {**calls, "seed": text})
+        self.sender.run("seed", params)
+        self.params = (batch, rows)
+
+    def call(self, transaction: str) -> int:
+        return int(first(self.sender.run(transaction, self.params)))
+
+    def send(self, transaction: str, keys: Sequence[int]) -> int:
+        return self.sender.send(transaction, self.params)
+
+    def receive(self, transaction: str) -> int:
+        return int(first(self.sender.receive()))
+
+    def close(self) -> None:
+        pass
 
 
 def server_loop(
     connection: Any, calls: dict[str, str], batch: int, rows: int, seed: float
 ) -> ServerLoop:
-    return ServerLoop(connection, calls, batch, rows, seed_statement(seed))
+    return ServerLoop(connection, calls, batch, rows, seed)

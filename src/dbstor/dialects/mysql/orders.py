@@ -12,7 +12,10 @@ DATETIME, so nothing is rounded on the way (a tax of 0.0525 in an INT would be 0
 
 from __future__ import annotations
 
-from dbstor.dialects.procedures import OrdersCaller, item_lines
+from typing import Any
+
+from dbstor.dialects.mysql.calls import Sender, first
+from dbstor.dialects.procedures import item_lines
 
 __all__ = ["Caller", "item_lines"]
 
@@ -230,10 +233,29 @@ CALLS = {
 }
 
 
-class Caller(OrdersCaller):
-    """CALLs through a PyMySQL cursor on one autocommit connection."""
+class Caller:
+    """One CALL per transaction on one autocommit connection, sent and read apart
+    (calls.py); run() and receive() answer False when New-Order rolled back (its unused
+    item), which its procedure reports with a status other than 0."""
 
     CALLS = CALLS
+    can_submit = True
+
+    def __init__(self, connection: Any):
+        self.sender = Sender(connection, CALLS)
+        self._sent = ""
+
+    def run(self, name: str, params: tuple) -> bool:
+        self.send(name, params)
+        return self.receive()
+
+    def send(self, name: str, params: tuple) -> int:
+        self._sent = name
+        return self.sender.send(name, params)
+
+    def receive(self) -> bool:
+        status = first(self.sender.receive())
+        return not (self._sent == "New-Order" and status is not None and status != 0)
 
 
 def named_call(call: str, pairs: list[tuple[str, str]], outs: list[str]) -> list[str]:

@@ -11,7 +11,9 @@ little as it can per transaction (each dialect's blocks part: dbstor.dialects.<d
             about half the client CPU of a cursor's execute() and fetchone(); without a
             think time the driver's loop thread sends and collects them (submit/collect).
   sqlite    the driver's statement cache keeps both statements prepared.
-  mysql     PyMySQL has no server-side statements: it fills the %s in on the client.
+  mysql     libmariadb writes the parameters in (no server-side statements) and the
+            statement is sent and its reply read apart (dialects/mysql/calls.py): the
+            loop thread drives these users too.
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ class MissingRows(RuntimeError):
 
 
 class _Cursor:
-    """The two statements through a DB-API cursor (SQLite, PyMySQL)."""
+    """The two statements through a DB-API cursor (SQLite)."""
 
     can_submit = False
 

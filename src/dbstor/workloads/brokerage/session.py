@@ -2,7 +2,7 @@
 
 What a session assumes about its connection: a DB-API connection in the engine's default
 transaction mode (autocommit off). The session ends every transaction with
-connection.commit() (or rollback() on an error, then re-raises). psycopg and PyMySQL open
+connection.commit() (or rollback() on an error, then re-raises). psycopg and mysqlclient open
 the transaction at the first statement; on SQLite (Python's sqlite3, legacy transaction
 control, any isolation_level including None) the session opens it itself when none is
 open: BEGIN IMMEDIATE for the four writing transactions, so a writer takes SQLite's

@@ -4,7 +4,7 @@ Statements use `?` placeholders and two markers, rendered per dialect:
   {for_update}  ' FOR UPDATE' on PostgreSQL and MariaDB; nothing on SQLite, whose writing
                 transactions hold the database's write lock from BEGIN IMMEDIATE instead
   {in}          a list of placeholders of the length the call needs (IN lists)
-PostgreSQL (psycopg) and MariaDB (PyMySQL) take `%s` placeholders. The one statement that
+PostgreSQL (psycopg) and MariaDB (mysqlclient) take `%s` placeholders. The one statement that
 differs beyond that is the holding-summary upsert (ON CONFLICT vs ON DUPLICATE KEY).
 No statement holds a literal '%' or '?', so the rendering is a plain substitution.
 """

@@ -5,7 +5,7 @@ procedure CALL (procedures.py) or by client-side statements (client.py); draw() 
 execute() are public so that tests can run the same requests through both paths.
 
 Client-side transactions need the connection in the engine's default mode (autocommit
-off): psycopg and PyMySQL open the transaction at the first statement; on SQLite the
+off): psycopg and mysqlclient open the transaction at the first statement; on SQLite the
 session opens it itself, BEGIN IMMEDIATE for the three writing transactions (a writer
 takes SQLite's write lock before reading instead of failing to upgrade a read snapshot
 later) and plain BEGIN for the two readers. Procedure sessions switch their connection to

@@ -5,7 +5,7 @@ Statements use `?` placeholders and three markers, rendered per dialect:
                 transactions hold the database's write lock from BEGIN IMMEDIATE instead
   {in}          a list of placeholders of the length the call needs (IN lists)
   {dist}        the stock column s_dist_01..s_dist_10 of the order's district
-PostgreSQL (psycopg) and MariaDB (PyMySQL) take `%s` placeholders. No statement holds a
+PostgreSQL (psycopg) and MariaDB (mysqlclient) take `%s` placeholders. No statement holds a
 literal '%' or '?', so the rendering is a plain substitution.
 """
 
@@ -37,7 +37,7 @@ STATEMENTS: dict[str, str] = {
     " WHERE s_w_id = ? AND s_i_id = ?",
     "no_line": "INSERT INTO order_line (ol_o_id, ol_d_id, ol_w_id, ol_number, ol_i_id,"
     " ol_supply_w_id, ol_delivery_d, ol_quantity, ol_amount, ol_dist_info)"
-    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",  # only placeholders: PyMySQL folds executemany
+    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",  # only placeholders: mysqlclient folds executemany
     # Payment (clause 2.5.2)
     "pay_warehouse": "UPDATE warehouse SET w_ytd = w_ytd + ? WHERE w_id = ?",
     "pay_warehouse_read": f"SELECT w_name, {_ADDRESS.format(p='w')} FROM warehouse WHERE w_id = ?",

@@ -62,7 +62,7 @@ def cents(count: int) -> Decimal:
 
 
 def money(value: Decimal | float | int) -> Decimal:
-    """Money read from any driver, to the cent: psycopg's and PyMySQL's Decimal as it is,
+    """Money read from any driver, to the cent: psycopg's and mysqlclient's Decimal as it is,
     SQLite's INTEGER or REAL (binary, 37.019999999999996) rounded to the nearest cent."""
     return Decimal(value).quantize(CENT)
 
