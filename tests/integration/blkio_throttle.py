@@ -10,7 +10,10 @@ every second gives one that falls well beyond any host's noise.
 
 A process already in a blkio group of its own (dbstor's own-I/O group around a managed
 server, telemetry/own.py) is not moved out of it, which would lose dbstor's count of its
-I/O: the rule is written into that group as well, and lifted there at the end."""
+I/O: the rule is written into that group as well, and lifted there at the end. With
+move=False no process is moved at all: only the groups dbstor made are throttled (a
+managed server's, made for each measured window), so that dbstor's own count of the
+server's I/O stays whole."""
 
 from __future__ import annotations
 
@@ -48,10 +51,11 @@ def blkio_group(pid: int) -> str | None:
 
 
 class Throttle:
-    def __init__(self, device: str) -> None:
+    def __init__(self, device: str, move: bool = True) -> None:
         if os.geteuid() != 0 or not (BLKIO / RULES[0]).exists():
             pytest.skip("needs root and cgroup v1 blkio throttling")
         self.device = device
+        self.move = move  # processes in the test's own group are moved into the throttle's
         self.home = blkio_group(os.getpid()) or "/"  # where this test's processes are
         name = f"dbstor-test-throttle-{os.getpid()}-{uuid.uuid4().hex[:8]}"
         self.own = BLKIO / self.home.lstrip("/") / name
@@ -80,20 +84,25 @@ class Throttle:
 
     def hold(self, pids: list[int]) -> None:
         """Throttle these processes: into this throttle's group from the test's own, or
-        (already in a group of their own: dbstor's) the rule written there."""
+        (already in a group of their own: dbstor's) the rule written there, each time:
+        dbstor makes its group of one name anew for each repeat and round, without it."""
+        theirs = set()
         for pid in pids:
             group = blkio_group(pid)
             if group is None or BLKIO / group.lstrip("/") == self.own:
                 continue
-            if group == self.home:
-                with contextlib.suppress(OSError):  # it ended meanwhile
-                    (self.own / "cgroup.procs").write_text(str(pid))
+            if group != self.home:
+                theirs.add(BLKIO / group.lstrip("/"))
                 continue
-            path = BLKIO / group.lstrip("/")
-            with self.lock:
+            if not self.move:
+                continue
+            with contextlib.suppress(OSError):  # it ended meanwhile
+                (self.own / "cgroup.procs").write_text(str(pid))
+        with self.lock:
+            for path in theirs:
                 if path not in self.groups:
                     self.groups.append(path)
-                    self._write(path)
+                self._write(path)
 
     @contextlib.contextmanager
     def ramp(
