@@ -13,6 +13,7 @@ its maximum, and says so."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -46,15 +47,27 @@ POINT = (
 
 @contextmanager
 def beside(cmd: list[str]) -> Iterator[subprocess.Popen[bytes]]:
-    """A neighbour process in its own session, killed (its group) at the end."""
+    """A neighbour process in its own session, stopped at the end: SIGTERM first, which fio
+    passes on to its jobs (each in a session of its own: a SIGKILL of the first process's
+    group alone left them reading for the rest of their 15 minutes), then its group killed."""
     proc = subprocess.Popen(
         cmd, start_new_session=True, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL
     )
     try:
         yield proc
     finally:
-        os.killpg(proc.pid, signal.SIGKILL)
-        proc.wait(10)
+        jobs = [
+            int(p) for p in Path(f"/proc/{proc.pid}/task/{proc.pid}/children").read_text().split()
+        ]
+        proc.terminate()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(10)
+        for job in jobs:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(job, signal.SIGKILL)
 
 
 @pytest.fixture(scope="module")
