@@ -8,10 +8,13 @@ import signal
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from blkio_throttle import Throttle, device_of
 from cluster_harness import LoopbackCluster, can_run, is_loopback
+from loopfs import mounted_loop_fs
 
 from dbstor import __version__
 from dbstor.cluster.clock import SKEW_FLOOR_S
@@ -275,3 +278,57 @@ def test_a_second_cluster_run_on_a_hosts_target_is_refused_naming_the_first(
         first.send_signal(signal.SIGINT)
         first.wait(timeout=120)
     assert list((tmp_path / "b").glob("*/results.json")) == []  # refused before anything
+
+
+def test_an_io_point_on_two_hosts_is_held_by_rounds_of_one_window_on_their_merged_iops(
+    loopback_cluster, tmp_path
+):
+    """A cluster io point held until steady runs rounds of its window, every host's fio
+    started together each round, judged on the hosts' merged IOPS. Certain causes, whatever
+    the host's load: a cgroup v1 blkio throttle on the hosts' fio. Point 1's stays at 400
+    reads a second (steady); point 2's falls from 1000 by 50 every second, so each 6 s
+    window drifts down by a third or more, far beyond the seconds' noise: it runs rounds
+    until one more would pass its 18 s maximum, then keeps its flag and says how far it
+    was."""
+    root = tmp_path / "fs"
+    root.mkdir()
+    with mounted_loop_fs(root, "200M") as fs:
+
+        def fio_of(point: str) -> Callable[[], list[int]]:
+            return lambda: [
+                p
+                for p in fio_pids(loopback_cluster)
+                if f"/{point}.fio" in loopback_cluster.cmdline(p)
+            ]
+
+        with (
+            Throttle(device_of(fs.path)) as fixed,
+            Throttle(device_of(fs.path)) as falling,
+            fixed.ramp(fio_of("point-01"), lambda t: 400),
+            falling.ramp(fio_of("point-02"), lambda t: max(60, 1000 - 50 * t)),
+        ):
+            proc = loopback_cluster.dbstor(
+                *("io", "--cluster", loopback_cluster.address, "--hosts", "h1,h2"),
+                *("--target", str(fs.path), "--iodepth", "2,4", "--duration", "6s"),
+                *("--warmup", "1s", "--steady", "auto", "--max-duration", "18s"),
+                *("--size", "16MiB", "--out", str(tmp_path / "out")),
+            )
+        assert proc.returncode == 0, proc.stderr
+        run = json.loads(next((tmp_path / "out").glob("*/results.json")).read_text())
+        steady, drifting = run["points"]
+        assert steady["trust"]["steady"] is True, steady["trust"]
+        assert steady["trust"]["rounds"] >= 1 and steady["trust"]["max_s"] == 18
+        assert steady["read_iops"] == pytest.approx(400, rel=0.2)  # reads held to 400
+        trust = drifting["trust"]
+        assert trust["steady"] is False and trust["slope_pct"] < -10, trust
+        # 1 s warm-up + 6 s, then 1 s settle + 6 s; a third round would pass 18 s
+        assert trust["rounds"] == 2 and trust["max_s"] == 18 and trust["ran_s"] <= 18.5
+        notes = " ".join(trust["notes"])
+        assert "not steady: over the measured window, IOPS trended down" in notes
+        assert "not steady within its maximum of 18 s (2 rounds" in notes
+        assert "not steady within 18 s (2 rounds" in proc.stdout + proc.stderr  # the terminal
+        for point in (steady, drifting):  # every host measured the last round's window
+            assert [h["host"] for h in point["hosts"]] == ["h1", "h2"]
+            assert all(h["iops"] > 0 for h in point["hosts"])
+            skew_measured_and_flagged_when_late(point)
+        assert [p for p in fs.path.iterdir() if p.name != "lost+found"] == []

@@ -9,11 +9,14 @@ column. Each host's own figures are kept for the point's `hosts` list.
 
 from __future__ import annotations
 
+import time
 from dataclasses import asdict
 from typing import Any
 
+from dbstor.analysis.trust import steadiness
 from dbstor.cluster.session import ClusterWorker
 from dbstor.results.model import Load
+from dbstor.runs.database.steady import SETTLE_S
 from dbstor.runs.io.point import IoOutcome
 from dbstor.runs.io.summary import summarise_point
 from dbstor.runs.merge import whole_io_outcome
@@ -56,7 +59,36 @@ class ClusterIoWorker(ClusterWorker):
         }
 
     def measure(self, point: dict[str, Any]) -> dict[str, Any]:
-        point = {**point, "max_s": None}  # every host's fio runs the same window, not held
+        """The point on every host, held until the hosts' merged IOPS are steady (with
+        point['max_s']): rounds of the planned window, each started on every host at one
+        instant, decided here with the same test that sets the point's flag (trust.py
+        `steadiness`), as cluster/database.py holds a database point. fio's own
+        steadystate would end each host's fio on its own IOPS at its own time, and the
+        hosts' windows would no longer be one window."""
+        began = time.monotonic()
+        max_s = point.get("max_s")
+        warmup = float(point.get("warmup_s", 0))
+        self.measuring = True
+        try:
+            whole, rounds = self._measure_round(point), 1
+            while max_s and not whole.fio.errors:
+                if steadiness(whole.iops_per_second())[0] is not False:
+                    break
+                if time.monotonic() - began + SETTLE_S + float(point["duration_s"]) > max_s:
+                    break
+                whole = self._measure_round({**point, "warmup_s": SETTLE_S})
+                rounds, warmup = rounds + 1, SETTLE_S
+        finally:
+            self.measuring = False
+        if max_s:
+            whole.rounds, whole.ran_s = rounds, time.monotonic() - began
+            whole.max_s, whole.window_warmup_s = float(max_s), warmup
+        return whole.to_dict()
+
+    def _measure_round(self, point: dict[str, Any]) -> IoOutcome:
+        """One window of the point on every host, started together, merged: every host's
+        fio runs the same fixed window (no steadystate of its own)."""
+        point = {**point, "max_s": None}
         rate = point.get("rate_iops")
         points = {}
         for host in self.hosts:
@@ -67,11 +99,7 @@ class ClusterIoWorker(ClusterWorker):
                 own["rate_iops"] = rate / len(self.hosts)  # open loop: split in proportion
             points[host] = own
         duration = float(point["duration_s"]) + float(point.get("warmup_s", 0))
-        self.measuring = True
-        try:
-            result = self.session.measure(points, duration)
-        finally:
-            self.measuring = False
+        result = self.session.measure(points, duration)
         outcomes = {}
         for host in self.hosts:
             outcome = IoOutcome.from_dict(result.outcomes[host])
@@ -79,7 +107,7 @@ class ClusterIoWorker(ClusterWorker):
             outcomes[host] = outcome
         self.last, self.last_outcomes = result, outcomes
         started = min(result.starts.values())
-        return whole_io_outcome(list(outcomes.values()), started).to_dict()
+        return whole_io_outcome(list(outcomes.values()), started)
 
     def latest(self) -> dict[str, Any] | None:
         """The live line: every host's device IOPS, summed (None between points)."""

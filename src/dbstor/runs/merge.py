@@ -52,9 +52,12 @@ def merge_samples(parts: dict[str, Sequence[dict[str, Any]]]) -> list[dict[str, 
 
 
 def add_series(series: Sequence[Sequence[float]]) -> list[float]:
-    """Per-second series added second by second (the longest sets the length)."""
-    length = max((len(s) for s in series), default=0)
-    return [float(sum(s[i] for s in series if i < len(s))) for i in range(length)]
+    """Per-second series added second by second, over the seconds every host measured (the
+    hosts ran one window from one instant; a host whose fio ended just before logging its
+    last second did not do nothing then: counting it as 0 would make a fall that did not
+    happen, which the steadiness test would read as a drift)."""
+    length = min((len(s) for s in series), default=0)
+    return [float(sum(s[i] for s in series)) for i in range(length)]
 
 
 def host_view(outcome: IoOutcome | TxnOutcome) -> dict[str, Any]:
@@ -82,14 +85,15 @@ def merge_io_outcomes(outcomes: Sequence[IoOutcome]) -> dict[str, Any]:
 
 def add_histograms(series: Sequence[list[dict[int, int]]]) -> list[dict[int, int]]:
     """The hosts' per-second latency histograms summed second by second, bin by bin (the
-    hosts ran the same window); [] when a host has none (an older worker)."""
+    hosts ran the same window), over the seconds every host logged (as add_series); []
+    when a host has none (an older worker)."""
     if not series or any(not s for s in series):
         return []
     out: list[dict[int, int]] = []
-    for second in range(max(len(s) for s in series)):
+    for second in range(min(len(s) for s in series)):
         bins: dict[int, int] = {}
         for host in series:
-            for value, count in (host[second] if second < len(host) else {}).items():
+            for value, count in host[second].items():
                 bins[value] = bins.get(value, 0) + count
         out.append(bins)
     return out

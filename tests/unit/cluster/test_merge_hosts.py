@@ -101,3 +101,13 @@ def test_a_hosts_await_under_the_counters_resolution_leaves_the_whole_null_and_s
     assert whole.device.read_await_ms is None, "h0's 0.2 ms alone would overstate the mean"
     assert whole.device.read_await_reason == "h1: device reads await under 0.005 ms: ..."
     assert whole.device.read_iops == pytest.approx(200.0)
+
+
+def test_per_second_iops_merge_over_the_seconds_every_host_measured():
+    """A host whose fio ended just before logging its last second did not do 0 IOPS then:
+    the merged series keeps the seconds every host logged, so no fall is made up."""
+    from dbstor.runs.merge import add_histograms, add_series
+
+    assert add_series([[400.0, 410.0, 405.0], [380.0, 390.0]]) == [780.0, 800.0]
+    assert add_series([[1.0, 2.0], [3.0, 4.0]]) == [4.0, 6.0]
+    assert add_histograms([[{1: 2}, {1: 3}, {2: 9}], [{1: 1}, {3: 4}]]) == [{1: 3}, {1: 3, 3: 4}]

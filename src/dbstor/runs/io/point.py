@@ -127,10 +127,21 @@ class IoOutcome:
     events: list[dict[str, Any]] = field(default_factory=list)  # events/schedule.py records
     # the reads' latency histogram of each measured second, fio's own (drivers/fio_hist.py)
     read_hist_per_second: list[dict[int, int]] = field(default_factory=list)
+    # held until steady by rounds (an io point on several hosts, cluster/io.py): windows run,
+    # seconds the point ran, its maximum, and the warm-up before the last (measured) window
+    rounds: int | None = None
+    ran_s: float | None = None
+    max_s: float | None = None
+    window_warmup_s: float | None = None
 
     @property
     def iops(self) -> float:
         return self.fio.read.iops + self.fio.write.iops
+
+    def iops_per_second(self) -> list[float]:
+        """fio's reads and writes of each measured second, added."""
+        reads, writes = self.read_iops_per_second, self.write_iops_per_second
+        return [a + b for a, b in zip(reads, writes, strict=False)]
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -153,6 +164,10 @@ class IoOutcome:
             "boot_id": self.boot_id,
             "notes": list(self.notes),
             "events": list(self.events),
+            "rounds": self.rounds,
+            "ran_s": self.ran_s,
+            "max_s": self.max_s,
+            "window_warmup_s": self.window_warmup_s,
         }
 
     @classmethod
@@ -177,6 +192,10 @@ class IoOutcome:
             boot_id=data.get("boot_id", ""),
             notes=list(data.get("notes", [])),
             events=list(data.get("events", [])),
+            rounds=data.get("rounds"),
+            ran_s=data.get("ran_s"),
+            max_s=data.get("max_s"),
+            window_warmup_s=data.get("window_warmup_s"),
         )
 
 

@@ -252,7 +252,7 @@ class IoRun:
         point.events = point_events(repeats, plan.warmup_s, self.folder, self.progress.say, False)
         if self.telemetry:
             windows = [
-                measured_window(o.started_at, plan.warmup_s, plan.duration_s, o.samples)
+                measured_window(o.started_at, window_warmup(o, plan), plan.duration_s, o.samples)
                 for o in repeats
             ]
             self.telemetry.finish_point(index + 1, point, windows, "fio")
@@ -311,7 +311,7 @@ class IoRun:
     def _sample_rows(
         self, outcome: IoOutcome, load: Load, index: int, repeat: int
     ) -> list[dict[str, Any]]:
-        warmup = self.plan.warmup_s
+        warmup = window_warmup(outcome, self.plan)
         reads, writes = outcome.read_iops_per_second, outcome.write_iops_per_second
         rows = []
         for sample in outcome.samples:
@@ -331,3 +331,9 @@ class IoRun:
                 }
             )
         return rows
+
+
+def window_warmup(outcome: IoOutcome, plan: IoRunPlan) -> float:
+    """The warm-up before the outcome's measured window: the last round's settle when the
+    point was held by rounds (several hosts, cluster/io.py), else the plan's."""
+    return plan.warmup_s if outcome.window_warmup_s is None else outcome.window_warmup_s

@@ -69,15 +69,14 @@ def summarise_point(
     max_s: float | None = None,
 ) -> Point:
     """Throughput is the median repeat's; percentiles come from all repeats' merged histograms.
-    Held until steady (`max_s`), fio's own steadystate verdict is the point's steadiness."""
+    Held until steady (`max_s`), fio's own steadystate verdict is the point's steadiness; a
+    point held by rounds (several hosts) is judged on its last round's merged IOPS and
+    records its rounds, how long it ran and its maximum."""
     by_iops = sorted(repeats, key=lambda r: r.iops)
     median = by_iops[len(by_iops) // 2]
     reads = merge_all(r.fio.read.histogram for r in repeats)
     writes = merge_all(r.fio.write.histogram for r in repeats)
-    per_second = [
-        a + b
-        for a, b in zip(median.read_iops_per_second, median.write_iops_per_second, strict=False)
-    ]
+    per_second = median.iops_per_second()
     steady, drift = steadiness(per_second)
     fio_steady = median.fio.steadystate if max_s else None
     if fio_steady:  # fio's test ended the point: it is the point's verdict (drivers/fio_job.py)
@@ -98,6 +97,10 @@ def summarise_point(
         trust.max_s, trust.ran_s = max_s, median.fio.runtime_s + warmup_s
         if trust.steady is False:
             trust.notes.append(fio_note(fio_steady, drift))
+            trust.notes.append(held_note(trust))
+    elif max_s and median.rounds:  # held by rounds on several hosts (cluster/io.py)
+        trust.rounds, trust.ran_s, trust.max_s = median.rounds, median.ran_s, median.max_s
+        if trust.steady is False:
             trust.notes.append(held_note(trust))
     for direction, stats in (("reads", reads), ("writes", writes)):
         if stats.count:  # a direction the profile does not do has no percentile to miss

@@ -101,3 +101,26 @@ def test_a_repeats_await_under_the_counters_resolution_leaves_the_mean_null():
     assert device.read_await_reason == why + " (in 1 of 2 repeats)"
     assert device.write_await_ms == 2.0 and device.write_await_reason is None
     assert mean_device([]) is None
+
+
+def test_a_point_held_by_rounds_records_them_and_keeps_its_flag_when_it_never_steadied():
+    """An io point on several hosts is held by rounds (cluster/io.py): its last round's
+    merged IOPS decide its steadiness, and the rounds, the time it ran and its maximum
+    are recorded; one still drifting says so in words."""
+    falling = repeat()
+    falling.read_iops_per_second = [1000.0, 800.0, 600.0, 400.0, 200.0, 100.0]
+    falling.rounds, falling.ran_s, falling.max_s = 2, 9.4, 10.0
+    point = summarise_point(Load("iodepth", 4), [falling], 3, 1, max_s=10.0)
+    trust = point.trust
+    assert trust.steady is False and (trust.rounds, trust.ran_s, trust.max_s) == (2, 9.4, 10.0)
+    assert any(
+        n.startswith("not steady: over the measured window, IOPS trended down") for n in trust.notes
+    )
+    assert "not steady within its maximum of 10 s (2 rounds, ran 9 s)" in trust.notes
+    flat = repeat()
+    flat.rounds, flat.ran_s, flat.max_s = 1, 4.1, 10.0
+    steady = summarise_point(Load("iodepth", 4), [flat], 3, 1, max_s=10.0).trust
+    assert steady.steady is True and steady.rounds == 1 and steady.max_s == 10.0
+    assert not [n for n in steady.notes if "steady" in n]
+    unheld = summarise_point(Load("iodepth", 4), [repeat()], 3, 1).trust  # ran its window
+    assert unheld.rounds is None and unheld.max_s is None
