@@ -389,9 +389,8 @@ def main() -> None:
     if child:
         print(child, flush=True)
         os._exit(0)
-    devnull = os.open(os.devnull, os.O_WRONLY)
-    os.dup2(devnull, 1)  # the launcher's reader sees its end
-    os.close(devnull)
+    os.setsid()  # a group of its own: a kill of the launcher's group (a zombie) spares it
+    os.dup2(os.open(os.devnull, os.O_WRONLY), 1)  # the launcher's reader sees its end
     watch(sys.stdin.buffer)
 
 
