@@ -35,6 +35,7 @@ from dbstor.runs.queries.summary import (
     point_title,
     query_line,
     query_point,
+    round_line,
 )
 from dbstor.runs.queries.worker import QueryWorker
 from dbstor.runs.repeats import combine_repeats
@@ -197,12 +198,18 @@ class QueryRun(DatabaseRunner):
             self.progress.say(query_line(record, streams))
             self.folder.save(notify=False)
 
+        def on_round(facts: dict[str, Any]) -> None:  # a held point's further round
+            with self.folder.lock:
+                partial.queries = []  # the running point shows the round under way
+            self.progress.say(round_line(facts))
+
         point = QueryPoint(
             index=index,
             streams=streams,
             cache=self.cache,
             query_timeout_s=self.plan.database.query_timeout_s,
             devices=tuple(self.devices),
+            max_s=self.plan.max_duration_s,
         )
         started = time.monotonic()
         if self.telemetry:
@@ -214,7 +221,7 @@ class QueryRun(DatabaseRunner):
             )
         try:
             with PauseWatch() as watch:
-                data = self.worker.measure(point.to_dict(), on_record)
+                data = self.worker.measure(point.to_dict(), on_record, on_round)
                 paused = watch.stop()
         except PointFailed as exc:  # the engine did not come back for a cold point
             self._replace(
