@@ -6,8 +6,9 @@ to mean anything; so the point runs its query set in rounds (each round the whol
 the point's streams, a cold point made cold again before each), and the rounds' throughputs
 (queries per hour) are judged by the steadiness test (analysis/trust.py:
 `rounds_steadiness`, the same call that sets the point's flag in summary.py). While the
-rounds fail it, or are too few to judge (3 at least), and one more round as long as the
-longest so far fits within the point's maximum, another round runs. The last round is the
+rounds fail it, or are too few to judge (3 at least), and one more round (as long as the
+longest so far, or longer while rounds grow: `next_round_s`) fits within the point's
+maximum, another round runs. The last round is the
 point's measured window: so a point that reached steady is never flagged, and one that did
 not keeps its flag and how far it was.
 """
@@ -41,18 +42,27 @@ def rounds_verdict(rates: Sequence[float | None]) -> tuple[bool | None, float | 
 
 
 def another_round(
-    rates: Sequence[float | None], spent_s: float, longest_s: float, max_s: float | None
+    rates: Sequence[float | None], spent_s: float, next_s: float, max_s: float | None
 ) -> bool:
     """Whether a query point runs another round: it is held (`max_s`), every round so far
     finished queries, the rounds fail the steadiness test or are too few to judge, and one
-    more round as long as the longest so far still ends within `max_s` of the point's start
-    (`spent_s` seconds ago)."""
+    more round, taking `next_s` (next_round_s), still ends within `max_s` of the point's
+    start (`spent_s` seconds ago)."""
     if not max_s or not rates or any(rate is None for rate in rates):
         return False
     steady, _ = rounds_verdict(rates)
     if steady:
         return False
-    return spent_s + longest_s <= max_s
+    return spent_s + next_s <= max_s
+
+
+def next_round_s(took: Sequence[float]) -> float:
+    """How long the next round may take: as long as the longest so far or, while rounds
+    grow longer, the last one grown as much again (a point slowing down round after round
+    must not overrun its maximum by a round)."""
+    if len(took) >= 2 and took[-2] > 0 and took[-1] > took[-2]:
+        return max(max(took), took[-1] * took[-1] / took[-2])
+    return max(took, default=0.0)
 
 
 def measure_until_steady(
@@ -65,14 +75,14 @@ def measure_until_steady(
     further round before it starts: its number and the rounds' queries per hour so far."""
     began = time.monotonic()
     rates: list[float | None] = []
-    longest = 0.0
+    took: list[float] = []  # each round's seconds, its cold step included
     while True:
         round_began = time.monotonic()
         outcome = measure_round(len(rates) + 1)
-        longest = max(longest, time.monotonic() - round_began)
+        took.append(time.monotonic() - round_began)
         rates.append(None if outcome.fatal else round_rate(outcome, point.streams))
         if outcome.fatal or not another_round(
-            rates, time.monotonic() - began, longest, point.max_s
+            rates, time.monotonic() - began, next_round_s(took), point.max_s
         ):
             break
         if on_round is not None:

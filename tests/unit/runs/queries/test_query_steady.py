@@ -54,7 +54,7 @@ def test_the_rounds_test_is_steadiness_over_the_last_five_rounds():
 
 
 @pytest.mark.parametrize(
-    ("rates", "spent", "longest", "max_s", "again"),
+    ("rates", "spent", "next_s", "max_s", "again"),
     [
         ([100.0], 2.0, 2.0, 30.0, True),  # one round cannot be judged: another
         ([100.0, 101.0], 4.0, 2.0, 30.0, True),
@@ -67,9 +67,15 @@ def test_the_rounds_test_is_steadiness_over_the_last_five_rounds():
     ],
 )
 def test_another_round_runs_while_not_steady_or_not_judged_and_it_fits(
-    rates, spent, longest, max_s, again
+    rates, spent, next_s, max_s, again
 ):
-    assert steady.another_round(rates, spent, longest, max_s) is again
+    assert steady.another_round(rates, spent, next_s, max_s) is again
+
+
+def test_the_next_round_is_expected_to_grow_as_the_last_did():
+    assert steady.next_round_s([2.0]) == 2.0
+    assert steady.next_round_s([3.0, 2.5, 2.0]) == 3.0  # the longest so far
+    assert steady.next_round_s([1.0, 2.0, 3.0]) == pytest.approx(4.5)  # x1.5 again
 
 
 def test_a_point_runs_rounds_until_the_same_test_says_steady(monkeypatch):
