@@ -79,17 +79,21 @@ def _held(run: Run) -> str:
     for verdict, said in ((False, "not steady within it"), (None, "too short to judge")):
         those = [p for p in held if p.trust.steady is verdict]
         if those:
-            words += f"; {said}: {_ran(those)}"
+            words += f"; {said}: {_ran(those, rounds=verdict is None)}"
     return words
 
 
-def _ran(points: list) -> str:
-    """'8 users (ran 60 s), 16 users (ran 61 s)'."""
-    return ", ".join(
-        load_text(p.load.kind, p.load.value, p.load.jobs)
-        + (f" (ran {p.trust.ran_s:.0f} s)" if p.trust.ran_s else "")
-        for p in points
-    )
+def _ran(points: list, rounds: bool = False) -> str:
+    """'8 users (ran 60 s), 16 users (ran 61 s)'; with `rounds`, how many each ran first
+    ('1 streams (2 rounds, ran 5 s)': too few to judge)."""
+    out = []
+    for p in points:
+        count = p.trust.rounds if rounds else None
+        said = [f"{count} round{'s' if count != 1 else ''}"] if count else []
+        said += [f"ran {p.trust.ran_s:.0f} s"] if p.trust.ran_s else []
+        load = load_text(p.load.kind, p.load.value, p.load.jobs)
+        out.append(load + (f" ({', '.join(said)})" if said else ""))
+    return ", ".join(out)
 
 
 def _warmup(run: Run) -> str:

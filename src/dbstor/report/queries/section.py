@@ -96,7 +96,10 @@ def dss_section(run: Run, name: str, rows: list[dict[str, Any]] | None) -> str:
     ]
     cache = workload.get("cache")
     if cache in CACHE_WORDS:
-        parts.append(f'<div class="callout">{escape(CACHE_WORDS[cache].capitalize())}.</div>')
+        words = CACHE_WORDS[cache].capitalize()
+        if cache == "cold" and any((p.trust.rounds or 0) > 1 for p in run.points):
+            words = words.replace("before each point", "before each point and each of its rounds")
+        parts.append(f'<div class="callout">{escape(words)}.</div>')
     memory = [n for p in finished(run) for n in p.trust.notes if n.startswith("memory served")]
     if memory:
         parts.append(f'<div class="callout memory">{escape(memory[0].capitalize())}.</div>')

@@ -49,8 +49,8 @@ def query_point(
     trust = held_trust(outcome)
     trust.read_ops = round((device.read_iops or 0) * wall) if device else 0
     trust.write_ops = round((device.write_iops or 0) * wall) if device else 0
-    if outcome.cold_note:
-        trust.notes.append(outcome.cold_note)
+    if outcome.cold_note:  # the first note: what the point's (every round's) start was
+        trust.notes.insert(0, outcome.cold_note)
     mine = own_io(outcome.own, device, len(ok)) if outcome.own else None
     share, share_reason = foreign_share(mine, device, wall) if mine else (None, "not measured")
     cpu = outcome.cpu
