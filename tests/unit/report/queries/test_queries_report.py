@@ -389,3 +389,14 @@ def test_a_held_query_run_s_document_says_how_its_points_ran():
     assert "before each point and each of its rounds the engine restarted" in html
     unheld = re.sub(r"\s+", " ", render_report([query_run("FC", 0.053, cache="cold")]))
     assert "<b>Held until steady</b>" not in unheld and "each of its rounds" not in unheld
+
+
+def test_a_query_factor_on_a_point_that_never_got_steady_stands_with_the_flag_beside_it():
+    fc, iscsi = query_run("FC", 2131.1), query_run("ISCSI", 2389.9)
+    iscsi.points[0].trust.steady = False  # held until steady and never got there
+    text = compare_query_runs([fc, iscsi], "FC")["factors"][0]["text"]
+    assert text.startswith("total elapsed 112 (12% longer)")
+    assert text.endswith("(flagged: ISCSI's power run: not steady)")
+    fc.points[0].trust.steady = None  # not judged (one round): no flag
+    iscsi.points[0].trust.steady = True
+    assert "flagged" not in compare_query_runs([fc, iscsi], "FC")["factors"][0]["text"]
