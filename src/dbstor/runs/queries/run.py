@@ -6,8 +6,11 @@ Lifecycle: create the engine and load the data (rows/s and MB/s recorded) -> war
 unmeasured power run fills the caches; cold: before every point the engine restarts and
 its files are dropped from the host's page cache -> for each streams value N a point:
 N == 1 is a power run (stream 0, each query once, in order), N > 1 a throughput run (N
-streams at once, each on its own connection, streams 1..N in their own query order) ->
-stop the engine and remove what it created unless kept.
+streams at once, each on its own connection, streams 1..N in their own query order),
+held until steady when the study holds its points: rounds of the query set, each cold
+again for a cold run, until the rounds' queries per hour are steady, up to the maximum;
+the last round is the point (runs/queries/steady.py) -> stop the engine and remove what
+it created unless kept.
 
 Each query records its elapsed time, rows, status (ok, failed, timeout) and what the
 device under the target and the host's CPU did during it. results.json is rewritten after
