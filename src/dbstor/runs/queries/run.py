@@ -204,6 +204,7 @@ class QueryRun(DatabaseRunner):
         def on_round(facts: dict[str, Any]) -> None:  # a held point's further round
             with self.folder.lock:
                 partial.queries = []  # the running point shows the round under way
+            finished.restart()  # and so do the live figures
             self.progress.say(round_line(facts))
 
         point = QueryPoint(
