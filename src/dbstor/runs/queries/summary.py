@@ -201,8 +201,9 @@ def point_line(title: str, point: Point) -> str:
 
 
 def round_line(facts: dict[str, Any]) -> str:
-    """The terminal's line before a further round of a held point: 'round 3 (queries/h so
-    far 5,210, 4,870): not steady yet' or '... too few rounds to judge'."""
+    """The terminal's line before a further round of a held point: 'round 4 (queries/h so
+    far 100, 80, 60): drifting -50% over the last 3 rounds' or '... fewer than 3 rounds to
+    judge'."""
     rates = [r for r in facts.get("rates") or [] if r is not None]
     steady, drift = rounds_verdict(rates)
     why = (
