@@ -15,6 +15,7 @@ from typing import Any
 
 from dbstor.analysis.attribution import server_cpu
 from dbstor.analysis.comparable import unfinished_notes
+from dbstor.analysis.factor_interval import flag_text
 from dbstor.analysis.interval import estimate_of, factor_interval
 from dbstor.analysis.labels import baseline_index, run_label
 from dbstor.results.model import Point, Run
@@ -284,15 +285,29 @@ def compare_query_runs(runs: Sequence[Run], baseline: str | None = None) -> dict
         "factors": [
             {
                 "label": e["label"],
-                "text": factor_text(e["normalised"], cpu_word, e["intervals"]),
+                "text": flag_text(
+                    factor_text(e["normalised"], cpu_word, e["intervals"]),
+                    drifting([(labels[base_index], points[base_index]), (e["label"], point)]),
+                ),
                 "intervals": e["intervals"],
             }
-            for i, e in enumerate(entries)
+            for i, (e, point) in enumerate(zip(entries, points, strict=True))
             if i != base_index
         ],
         "per_disk": [],
         "cpu_from": " and ".join(sorted(kinds - {"not measured"})) or "not measured",
     }
+
+
+def drifting(pairs: Sequence[tuple[str, Point | None]]) -> list[str]:
+    """ "ISCSI's power run: not steady" for each point a factor rests on that is flagged
+    (held until steady and never got there: analysis/trust.py rounds_steadiness); the
+    factor stands, with the flag beside it in words."""
+    return [
+        f"{label}'s {_basis_text(point)}: not steady"
+        for label, point in pairs
+        if point is not None and point.trust.steady is False
+    ]
 
 
 def _basis_text(point: Point | None) -> str:

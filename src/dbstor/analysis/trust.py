@@ -41,13 +41,16 @@ def drift_pct(per_second: Sequence[float], window: int | None = None) -> float |
     return slope * (len(values) - 1) / mean * 100.0
 
 
-def drift_note(drift: float, what: str, window: str = "the measured window") -> str:
+def drift_note(
+    drift: float, what: str, window: str = "the measured window", step: str = "second"
+) -> str:
     """Why a point is not steady, in words a reader can check: the fitted line's change over
-    the window as a share of its mean (SNIA PTS's test), with the limit it broke."""
+    the window as a share of its mean (SNIA PTS's test), with the limit it broke; `step`
+    is what the window is made of (seconds, or a query point's rounds)."""
     way = "down" if drift < 0 else "up"
     return (
         f"not steady: over {window}, {what} trended {way} by {abs(drift):.0f}% of their mean "
-        f"there, beyond their own second-to-second noise (a steady point stays within "
+        f"there, beyond their own {step}-to-{step} noise (a steady point stays within "
         f"{STEADY_MAX_DRIFT_PCT:.0f}%)"
     )
 
@@ -109,6 +112,23 @@ def steadiness(per_second: Sequence[float]) -> tuple[bool | None, float | None]:
         return n >= 4 and residual > 0, drift
     noise = (residual / (n - 2) / sxx) ** 0.5 * (n - 1) / mean * 100.0
     return abs(drift) <= t95(n - 2) * noise, drift
+
+
+ROUND_WINDOW = 5  # SNIA PTS's steady-state window: the last five rounds at most
+
+
+def rounds_steadiness(rates: Sequence[float]) -> tuple[bool | None, float | None]:
+    """The steadiness test of a point measured in rounds, each one whole run of its work (a
+    query point's query set): `steadiness` over the last ROUND_WINDOW rounds' throughputs
+    (queries per hour), oldest first. Fewer than 3 rounds cannot be judged (None). The
+    same call ends a query point held until steady (runs/queries/steady.py) and sets its
+    flag (runs/queries/summary.py)."""
+    return steadiness(list(rates)[-ROUND_WINDOW:])
+
+
+def round_words(rounds: int) -> str:
+    """The window `rounds_steadiness` judged, for a drift note: 'the last 3 rounds'."""
+    return f"the last {min(rounds, ROUND_WINDOW)} rounds"
 
 
 def spread(values: Sequence[float]) -> Spread:

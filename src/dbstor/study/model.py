@@ -201,9 +201,12 @@ class Study:
         return self.warmup_s + rounds * self.duration_s + (rounds - 1) * STEADY_SETTLE_S
 
     def steady_problem(self, least_words: str) -> str | None:
-        """Why max_duration cannot hold a point (shorter than the warm-up and one window)."""
+        """Why max_duration cannot hold a point (shorter than the warm-up and one window).
+        Query points (a streams series) have neither: they run rounds of their queries."""
         least = self.warmup_s + self.duration_s
         if self.max_duration_s is None or self.max_duration_s >= least:
+            return None
+        if not self.profiles and all(d.series.kind == "streams" for d in self.databases):
             return None
         return (
             f"{self.max_duration_s:g}s is shorter than {least_words} ({least:g}s): "

@@ -227,6 +227,14 @@ class RunningLatencies:
             self._hist.total_ns += ns
             self._hist.max_ns = max(self._hist.max_ns, float(ns))
 
+    def restart(self) -> None:
+        """Start over: a further round of a point held until steady (runs/queries/steady.py)
+        is what the live figures describe, as the point's own figures are its last round's."""
+        with self._lock:
+            self._started = self._clock()
+            self._hist = LatencyHistogram()
+            self._errors = 0
+
     def figures(self) -> dict[str, Any]:
         with self._lock:
             return {

@@ -76,3 +76,9 @@ def test_finished_queries_make_a_running_histogram() -> None:
         400_000_000,
     ]
     assert figures["histogram"]["max_ns"] == 400_000_000
+    running.restart()  # a further round of a held query point: its own figures from here
+    now[0] = 103.0
+    running.add(0.3)
+    figures = running.figures()
+    assert figures["ops"] == 1 and figures["errors"] == 0 and figures["elapsed_s"] == 1.0
+    assert list(figures["histogram"]["bins"]) == ["300000000"]

@@ -189,3 +189,17 @@ def test_steady_settings_that_cannot_hold_are_refused(tmp_path, text, message):
 
     with pytest.raises(UserError, match=message):
         load_study(write(tmp_path, f'[study]\n{text}\n[[targets]]\npath = "x"\n'))
+
+
+def test_a_study_of_query_points_alone_takes_any_maximum(tmp_path):
+    """Query points have no warm-up or measured window of their own (they run rounds of
+    their queries), so their maximum is not refused for being shorter than those; a study
+    that also holds timed points still is."""
+    from dbstor.errors import UserError
+
+    dss = '[[databases]]\nengine = "sqlite"\nworkload = "dss"\nscale = 0.01\n'
+    text = '[study]\nmax_duration = "5s"\n[[targets]]\npath = "x"\n'
+    assert load_study(write(tmp_path, text + dss)).steady_limit_s() == 5
+    brokerage = '[[databases]]\nengine = "sqlite"\nworkload = "brokerage"\n'
+    with pytest.raises(UserError, match="shorter than the warm-up"):
+        load_study(write(tmp_path, text + dss + brokerage))

@@ -53,9 +53,14 @@ def _seconds(run: Run, key: str) -> str:
 
 
 def _each_point(run: Run) -> str:
-    """A query run's point lasts as long as its queries: it is timed, not held."""
-    held = _seconds(run, "duration_s")
-    return f"timed, not held: {held}" if is_query_run(run) else held
+    """A query run's point lasts as long as its queries: timed, in rounds of its query set
+    when held until steady (the last round measured), else once."""
+    took = _seconds(run, "duration_s")
+    if not is_query_run(run):
+        return took
+    if any(p.trust.max_s for p in run.points):
+        return f"timed, its queries run in rounds until steady; the last round measured: {took}"
+    return f"timed, not held: {took}"
 
 
 def _held(run: Run) -> str:
@@ -66,20 +71,29 @@ def _held(run: Run) -> str:
     if not held:
         return "no: each point ran its time"
     limit = max(p.trust.max_s or 0 for p in held)
-    steady = [p for p in held if p.trust.steady is not False]
+    steady = [p for p in held if p.trust.steady is True]
     ran = sorted(p.trust.ran_s for p in steady if p.trust.ran_s is not None)
     ends = dict.fromkeys(f"{v:.0f}" for v in (ran[0], ran[-1])) if ran else {}
     span = f" (ran {'-'.join(ends)} s)" if ends else ""
     words = f"at most {fmt_num(limit)} s; {len(steady)} of {len(held)} steady{span}"
-    drifting = [p for p in held if p.trust.steady is False]
-    if drifting:
-        each = ", ".join(
-            load_text(p.load.kind, p.load.value, p.load.jobs)
-            + (f" (ran {p.trust.ran_s:.0f} s)" if p.trust.ran_s else "")
-            for p in drifting
-        )
-        words += f"; not steady within it: {each}"
+    for verdict, said in ((False, "not steady within it"), (None, "too short to judge")):
+        those = [p for p in held if p.trust.steady is verdict]
+        if those:
+            words += f"; {said}: {_ran(those, rounds=verdict is None)}"
     return words
+
+
+def _ran(points: list, rounds: bool = False) -> str:
+    """'8 users (ran 60 s), 16 users (ran 61 s)'; with `rounds`, how many each ran first
+    ('1 streams (2 rounds, ran 5 s)': too few to judge)."""
+    out = []
+    for p in points:
+        count = p.trust.rounds if rounds else None
+        said = [f"{count} round{'s' if count != 1 else ''}"] if count else []
+        said += [f"ran {p.trust.ran_s:.0f} s"] if p.trust.ran_s else []
+        load = load_text(p.load.kind, p.load.value, p.load.jobs)
+        out.append(load + (f" ({', '.join(said)})" if said else ""))
+    return ", ".join(out)
 
 
 def _warmup(run: Run) -> str:

@@ -96,7 +96,10 @@ def dss_section(run: Run, name: str, rows: list[dict[str, Any]] | None) -> str:
     ]
     cache = workload.get("cache")
     if cache in CACHE_WORDS:
-        parts.append(f'<div class="callout">{escape(CACHE_WORDS[cache].capitalize())}.</div>')
+        words = CACHE_WORDS[cache].capitalize()
+        if cache == "cold" and any((p.trust.rounds or 0) > 1 for p in run.points):
+            words = words.replace("before each point", "before each point and each of its rounds")
+        parts.append(f'<div class="callout">{escape(words)}.</div>')
     memory = [n for p in finished(run) for n in p.trust.notes if n.startswith("memory served")]
     if memory:
         parts.append(f'<div class="callout memory">{escape(memory[0].capitalize())}.</div>')
@@ -176,6 +179,21 @@ def dss_howto(runs: Sequence[Run]) -> list[str]:
         "host's page cache hold after one unmeasured power run; <b>cold</b> points start with "
         "the engine restarted and its files dropped from the page cache, so the storage does "
         "the reading (a storage array's own cache is not dropped).</li>",
+        *_held_item(runs),
+    ]
+
+
+def _held_item(runs: Sequence[Run]) -> list[str]:
+    """How a held query point ran (runs/queries/steady.py), when any was held."""
+    if not any(p.trust.max_s for r in runs if is_query_run(r) for p in r.points):
+        return []
+    return [
+        "<li><b>Held until steady</b>: a query point runs its whole query set in rounds (a "
+        "cold point made cold again before each) until the rounds' queries per hour are "
+        "steady: the fitted line over the last five rounds moves them less than 10% of "
+        "their mean, or no more than their round-to-round noise explains (three rounds at "
+        "least), up to the point's maximum. The figures are the last round's; a point that "
+        "never got steady says so and how far it drifted.</li>"
     ]
 
 

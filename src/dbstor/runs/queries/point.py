@@ -39,6 +39,7 @@ class QueryPoint:
     query_timeout_s: float | None = None
     devices: tuple[str, ...] = ()
     start_at: float | None = None
+    max_s: float | None = None  # held until steady, up to this long (runs/queries/steady.py)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -65,6 +66,12 @@ class QueryOutcome:
     host: str = field(default_factory=socket.gethostname)
     memory_cap: str | None = None  # an embedded engine's cap as applied at this point
     own: dict[str, Any] | None = None  # the own processes' I/O and CPU (telemetry/own.py)
+    # held until steady (runs/queries/steady.py): rounds of the query set run, seconds the
+    # point ran (every round, cold steps included), the maximum, each round's queries/h
+    rounds: int = 1
+    ran_s: float | None = None
+    max_s: float | None = None
+    round_rates: list[float | None] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -82,6 +89,10 @@ class QueryOutcome:
             "host": self.host,
             "memory_cap": self.memory_cap,
             "own": self.own,
+            "rounds": self.rounds,
+            "ran_s": self.ran_s,
+            "max_s": self.max_s,
+            "round_rates": list(self.round_rates),
         }
 
     @classmethod
@@ -100,6 +111,10 @@ class QueryOutcome:
             host=data.get("host", ""),
             memory_cap=data.get("memory_cap"),
             own=data.get("own"),
+            rounds=int(data.get("rounds") or 1),
+            ran_s=data.get("ran_s"),
+            max_s=data.get("max_s"),
+            round_rates=list(data.get("round_rates") or []),
         )
 
 

@@ -69,9 +69,10 @@ def warm_up(
     }
 
 
-def make_cold(engine: Engine) -> tuple[str, list[str]]:
-    """Restart the engine and drop its files from the page cache: the point's note and the
-    run's notes. Raises PointFailed when the engine does not come back."""
+def make_cold(engine: Engine, before: str = "the point") -> tuple[str, list[str]]:
+    """Restart the engine and drop its files from the page cache: the point's note (what
+    was done `before` what) and the run's notes. Raises PointFailed when the engine does
+    not come back."""
     notes = []
     restarted = True
     try:
@@ -96,5 +97,5 @@ def make_cold(engine: Engine) -> tuple[str, list[str]]:
     what = f"{engine.title} restarted" if restarted else f"{engine.title} not restarted"
     return (
         f"cold: {what}, {dropped.files} files ({dropped.bytes / 1e6:,.1f} MB) dropped from "
-        "the page cache before the point"
+        f"the page cache before {before}"
     ), notes

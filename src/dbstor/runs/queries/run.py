@@ -6,8 +6,11 @@ Lifecycle: create the engine and load the data (rows/s and MB/s recorded) -> war
 unmeasured power run fills the caches; cold: before every point the engine restarts and
 its files are dropped from the host's page cache -> for each streams value N a point:
 N == 1 is a power run (stream 0, each query once, in order), N > 1 a throughput run (N
-streams at once, each on its own connection, streams 1..N in their own query order) ->
-stop the engine and remove what it created unless kept.
+streams at once, each on its own connection, streams 1..N in their own query order),
+held until steady when the study holds its points: rounds of the query set, each cold
+again for a cold run, until the rounds' queries per hour are steady, up to the maximum;
+the last round is the point (runs/queries/steady.py) -> stop the engine and remove what
+it created unless kept.
 
 Each query records its elapsed time, rows, status (ok, failed, timeout) and what the
 device under the target and the host's CPU did during it. results.json is rewritten after
@@ -35,6 +38,7 @@ from dbstor.runs.queries.summary import (
     point_title,
     query_line,
     query_point,
+    round_line,
 )
 from dbstor.runs.queries.worker import QueryWorker
 from dbstor.runs.repeats import combine_repeats
@@ -197,12 +201,19 @@ class QueryRun(DatabaseRunner):
             self.progress.say(query_line(record, streams))
             self.folder.save(notify=False)
 
+        def on_round(facts: dict[str, Any]) -> None:  # a held point's further round
+            with self.folder.lock:
+                partial.queries = []  # the running point shows the round under way
+            finished.restart()  # and so do the live figures
+            self.progress.say(round_line(facts))
+
         point = QueryPoint(
             index=index,
             streams=streams,
             cache=self.cache,
             query_timeout_s=self.plan.database.query_timeout_s,
             devices=tuple(self.devices),
+            max_s=self.plan.max_duration_s,
         )
         started = time.monotonic()
         if self.telemetry:
@@ -214,7 +225,7 @@ class QueryRun(DatabaseRunner):
             )
         try:
             with PauseWatch() as watch:
-                data = self.worker.measure(point.to_dict(), on_record)
+                data = self.worker.measure(point.to_dict(), on_record, on_round)
                 paused = watch.stop()
         except PointFailed as exc:  # the engine did not come back for a cold point
             self._replace(

@@ -17,9 +17,11 @@ from dbstor.analysis.attribution import (
     own_io,
 )
 from dbstor.analysis.queries import elapsed_stats, point_metrics
+from dbstor.analysis.trust import drift_note, held_note, held_words, round_words
 from dbstor.results.model import DeviceStats, Load, Point, Trust
 from dbstor.runs.database.summary import device_await
 from dbstor.runs.queries.point import QueryOutcome
+from dbstor.runs.queries.steady import MIN_ROUNDS, rounds_verdict
 from dbstor.telemetry.disk import await_notes
 
 MEMORY_SHARE = 0.1  # a point whose device read less than this share of the database: memory
@@ -44,12 +46,11 @@ def query_point(
     wall, device, engine = outcome.wall_s, outcome.device, outcome.counters
     if device is not None and device.read_mbps is not None:
         metrics["read_mb"] = device.read_mbps * wall
-    trust = Trust(
-        read_ops=round((device.read_iops or 0) * wall) if device else 0,
-        write_ops=round((device.write_iops or 0) * wall) if device else 0,
-    )
-    if outcome.cold_note:
-        trust.notes.append(outcome.cold_note)
+    trust = held_trust(outcome)
+    trust.read_ops = round((device.read_iops or 0) * wall) if device else 0
+    trust.write_ops = round((device.write_iops or 0) * wall) if device else 0
+    if outcome.cold_note:  # the first note: what the point's (every round's) start was
+        trust.notes.insert(0, outcome.cold_note)
     mine = own_io(outcome.own, device, len(ok)) if outcome.own else None
     share, share_reason = foreign_share(mine, device, wall) if mine else (None, "not measured")
     cpu = outcome.cpu
@@ -97,6 +98,36 @@ def query_point(
         foreign_io_reason=share_reason,
         shared_device=share is not None and share > SHARED_DEVICE_SHARE,
     )
+
+
+def held_trust(outcome: QueryOutcome) -> Trust:
+    """A point's steadiness over its rounds of queries, when it was held until steady
+    (runs/queries/steady.py: the same call that ended it), and how long it was held; a
+    point run once is not judged (one round has no round-to-round trend)."""
+    if not outcome.max_s:
+        return Trust()
+    steady, drift = rounds_verdict(outcome.round_rates)
+    trust = Trust(
+        steady=steady,
+        slope_pct=drift,
+        rounds=outcome.rounds,
+        ran_s=outcome.ran_s,
+        max_s=outcome.max_s,
+    )
+    if len(outcome.round_rates) > 1:
+        rates = ", ".join("-" if r is None else f"{r:,.0f}" for r in outcome.round_rates)
+        trust.notes.append(f"rounds' queries per hour: {rates} (the last is the measured round)")
+    if steady is False and drift is not None:
+        window = round_words(len(outcome.round_rates))
+        trust.notes.append(drift_note(drift, "queries per hour", window, step="round"))
+        trust.notes.append(held_note(trust))
+    elif steady is None:
+        trust.notes.append(
+            f"steadiness not judged: {outcome.rounds} round{'s' if outcome.rounds != 1 else ''} "
+            f"of its queries within its maximum of {outcome.max_s:g} s (the test needs "
+            f"{MIN_ROUNDS}, each finishing queries)"
+        )
+    return trust
 
 
 def failed_point(
@@ -164,5 +195,21 @@ def point_line(title: str, point: Point) -> str:
         f"read {point.read_mbps:,.1f} MB/s" if point.read_mbps is not None else "",
         f"CPU {point.cpu.util_pct:.0f}%" if point.cpu and point.cpu.util_pct is not None else "",
         f"{bad} not ok" if bad else "",
+        held_words(point.trust) or "",
     ]
     return "  ".join(p for p in parts if p)
+
+
+def round_line(facts: dict[str, Any]) -> str:
+    """The terminal's line before a further round of a held point: 'round 4 (queries/h so
+    far 100, 80, 60): drifting -50% over the last 3 rounds' or '... fewer than 3 rounds to
+    judge'."""
+    rates = [r for r in facts.get("rates") or [] if r is not None]
+    steady, drift = rounds_verdict(rates)
+    why = (
+        f"drifting {drift:+.0f}% over {round_words(len(rates))}"
+        if steady is False and drift is not None
+        else f"fewer than {MIN_ROUNDS} rounds to judge"
+    )
+    so_far = ", ".join(f"{r:,.0f}" for r in rates)
+    return f"    round {facts['round']} (queries/h so far {so_far}): {why}"

@@ -5,6 +5,7 @@ measures query points against it on the host it runs on, taking and giving plain
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -12,7 +13,7 @@ from dbstor.drivers.streams import one_line
 from dbstor.engines.base import Engine, EngineSettings
 from dbstor.engines.registry import engine_class
 from dbstor.runs.database.worker import dsn_of, load_or_say_full, loading
-from dbstor.runs.queries.point import QueryPoint, measure_query_point
+from dbstor.runs.queries.point import QueryOutcome, QueryPoint, measure_query_point
 from dbstor.runs.queries.prepare import (
     describe_workload,
     files_bytes,
@@ -20,6 +21,7 @@ from dbstor.runs.queries.prepare import (
     stream_queries,
     warm_up,
 )
+from dbstor.runs.queries.steady import measure_until_steady
 from dbstor.telemetry.sampler import Sampler
 from dbstor.telemetry.window import WindowCounters
 from dbstor.testfiles import Safety
@@ -111,29 +113,44 @@ class QueryWorker:
         return warm_up(self.engine, self.workload, self.counters, self.timeout_s)
 
     def measure(
-        self, point: dict[str, Any], on_record: Callable[[dict[str, Any]], None] | None = None
+        self,
+        point: dict[str, Any],
+        on_record: Callable[[dict[str, Any]], None] | None = None,
+        on_round: Callable[[dict[str, Any]], None] | None = None,
     ) -> dict[str, Any]:
         """One point -> its QueryOutcome as a dict (with the cold step's notes under
-        "notes"). Raises PointFailed when a cold point's engine does not come back."""
+        "notes"): rounds of its query set until steady when the point is held (its last
+        round the measured one, runs/queries/steady.py), a cold point made cold before
+        each. Raises PointFailed when a cold point's engine does not come back."""
         assert self.engine is not None
         described = QueryPoint.from_dict(point)
         done, self.cold_done = self.cold_done, None
-        if done is not None and done[0] == described.index:
-            cold_note, notes = done[1]
-        else:
-            cold_note, notes = make_cold(self.engine) if described.cache == "cold" else (None, [])
-        queries = stream_queries(self.workload, self.engine, described.streams)
-        self.sampler = Sampler(described.devices)
-        outcome = measure_query_point(
-            self.engine,
-            queries,
-            self.workload.run_query,
-            described,
-            self.counters,
-            on_record,
-            self.sampler,
-        )
-        outcome.cold_note = cold_note
+        notes: list[str] = []
+        before = "each round" if described.max_s else "the point"
+
+        def one_round(number: int) -> QueryOutcome:
+            assert self.engine is not None
+            if number == 1 and done is not None and done[0] == described.index:
+                cold_note, said = done[1]
+            elif described.cache == "cold":
+                cold_note, said = make_cold(self.engine, before)
+            else:
+                cold_note, said = None, []
+            notes.extend(n for n in said if n not in notes)
+            self.sampler = Sampler(described.devices)  # each round's own: the last is kept
+            outcome = measure_query_point(
+                self.engine,
+                stream_queries(self.workload, self.engine, described.streams),
+                self.workload.run_query,
+                described if number == 1 else replace(described, start_at=None),
+                self.counters,
+                on_record,
+                self.sampler,
+            )
+            outcome.cold_note = cold_note
+            return outcome
+
+        outcome = measure_until_steady(one_round, described, on_round)
         return {**outcome.to_dict(), "notes": notes}
 
     def ready_point(self, point: dict[str, Any]) -> None:

@@ -369,3 +369,34 @@ def test_query_factors_carry_the_repeats_interval_and_say_when_it_includes_no_ch
     assert text.startswith("total elapsed 112 (no difference beyond the repeats' own spread; ")
     plain = compare_query_runs([query_run("FC", 2131.1), query_run("ISCSI", 2389.9)], "FC")
     assert plain["factors"][0]["text"].endswith("repeats give one)")
+
+
+def test_a_held_query_run_s_document_says_how_its_points_ran():
+    """Points held until steady in rounds: the method says so per point (steady, not steady,
+    too few rounds to judge), the how-to explains the rounds, a cold run's callout says
+    each round was made cold."""
+    run = query_run("FC", 0.053, streams=(1, 2, 4), cache="cold")
+    verdicts = ((True, 4, 3.2), (False, 5, 9.8), (None, 2, 9.1))
+    for p, (steady, rounds, ran) in zip(run.points, verdicts, strict=True):
+        p.trust.steady, p.trust.rounds, p.trust.ran_s, p.trust.max_s = steady, rounds, ran, 10.0
+    html = re.sub(r"\s+", " ", render_report([run]))
+    assert "timed, its queries run in rounds until steady; the last round measured" in html
+    assert (
+        "at most 10 s; 1 of 3 steady (ran 3 s); not steady within it: 2 streams (ran 10 s); "
+        "too short to judge: 4 streams (2 rounds, ran 9 s)"
+    ) in html
+    assert "<b>Held until steady</b>: a query point runs its whole query set in rounds" in html
+    assert "before each point and each of its rounds the engine restarted" in html
+    unheld = re.sub(r"\s+", " ", render_report([query_run("FC", 0.053, cache="cold")]))
+    assert "<b>Held until steady</b>" not in unheld and "each of its rounds" not in unheld
+
+
+def test_a_query_factor_on_a_point_that_never_got_steady_stands_with_the_flag_beside_it():
+    fc, iscsi = query_run("FC", 2131.1), query_run("ISCSI", 2389.9)
+    iscsi.points[0].trust.steady = False  # held until steady and never got there
+    text = compare_query_runs([fc, iscsi], "FC")["factors"][0]["text"]
+    assert text.startswith("total elapsed 112 (12% longer)")
+    assert text.endswith("(flagged: ISCSI's power run: not steady)")
+    fc.points[0].trust.steady = None  # not judged (one round): no flag
+    iscsi.points[0].trust.steady = True
+    assert "flagged" not in compare_query_runs([fc, iscsi], "FC")["factors"][0]["text"]
