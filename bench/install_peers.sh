@@ -70,10 +70,10 @@ if [ ! -f "$HAMMERDB_DIR/hammerdbcli" ]; then
     mkdir -p "$HAMMERDB_DIR"
     # a throw-away index: the snapshot's own index is left as it was (some of the
     # snapshot's large files are absent, so git archive of the whole tag would fail)
-    index=$(mktemp /tmp/hammerdb-index.XXXXXX)
-    GIT_INDEX_FILE=$index git --git-dir="$HAMMERDB_GIT" --work-tree="$HAMMERDB_DIR" \
+    index=$(mktemp -d /tmp/hammerdb-index.XXXXXX)
+    GIT_INDEX_FILE=$index/index git --git-dir="$HAMMERDB_GIT" --work-tree="$HAMMERDB_DIR" \
         checkout "$HAMMERDB_TAG" -- hammerdbcli config modules src scripts agent
-    rm -f "$index"
+    rm -rf "$index"
     echo "install_peers: HammerDB $HAMMERDB_TAG in $HAMMERDB_DIR"
 fi
 
