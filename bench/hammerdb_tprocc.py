@@ -1,7 +1,8 @@
-"""Run HammerDB v6.0 TPROC-C on PostgreSQL from bench_orders_hammerdb.py; one JSON line out.
+"""Run HammerDB v6.0 TPROC-C on PostgreSQL or MariaDB from bench_orders_hammerdb.py; one JSON line.
 
 HammerDB is a peer run side by side, not part of dbstor. Installed here from Debian's
-packages and two source snapshots (no HammerDB or Pgtcl code is in this repository):
+packages and two source snapshots (no HammerDB or Pgtcl code is in this repository);
+bench/install_peers.sh does all of it, idempotently:
 
     apt-get install tcl8.6 tcl8.6-dev tcllib tcl-thread libsqlite3-tcl libpq-dev autoconf
     # Pgtcl 3.1 (github:flightaware/Pgtcl): Debian's libpgtcl (Pgtcl 2.7) ran the build
@@ -21,9 +22,15 @@ ours (PgtclHdb) loads Pgtcl and adds a no-op one, and HammerDB is pointed at it.
 timed driver's own keep-alive wants whole minutes, so the script waits with HammerDB's
 `_waittocomplete` instead.
 
-    hammerdb_tprocc.py --hammerdb-dir /work/peers/hammerdb --host SOCKDIR --port P \\
-        --superuser U --password PW --warehouses 4 --virtual-users 4 \\
-        --ramp-seconds 30 --measured-seconds 60 [--replace | --skip-build]
+MariaDB: HammerDB's MariaDB driver loads `mariatcl`, a renamed mysqltcl that Debian does not
+package; Debian's mysqltcl 3.052 (apt-get install mysqltcl) has the same commands under
+`mysql` names, so a package of ours named mariatcl loads mysqltcl and gives them the `maria`
+names HammerDB calls (mariaconnect, maria::sel, the mariastatus array ...). It connects
+over the server's Unix socket (--socket).
+
+    hammerdb_tprocc.py --hammerdb-dir /work/peers/hammerdb [--engine mariadb --socket S] \\
+        --host SOCKDIR --port P --superuser U --password PW --warehouses 4 \\
+        --virtual-users 4 --ramp-seconds 30 --measured-seconds 60 [--replace | --skip-build]
 
 Printed last: {"build_wall_s", "build_client_cpu_s", "nopm", "tpm", "measured_s",
 "run_client_cpu_s"}: client CPU is HammerDB's process over its measured window only (from
@@ -63,6 +70,21 @@ if {[info commands pg_notice_handler] eq ""} { proc pg_notice_handler {args} {} 
 package provide PgtclHdb 1.0
 """
 
+# HammerDB's MariaDB driver calls mariatcl's commands; mysqltcl has each under its mysql name.
+MARIATCL_SHIM = """\
+package require mysqltcl
+foreach name [info commands ::mysql*] {
+    set tail [string range [namespace tail $name] 5 end]
+    if {[info commands ::maria$tail] eq ""} { interp alias {} ::maria$tail {} $name }
+}
+namespace eval ::maria {}
+foreach name [info commands ::mysql::*] {
+    interp alias {} ::maria::[namespace tail $name] {} $name
+}
+upvar #0 mysqlstatus mariastatus
+package provide mariatcl 3.052
+"""
+
 RESULT = re.compile(r"System achieved ([\d.]+) NOPM from ([\d.]+)")
 
 
@@ -72,6 +94,8 @@ def _cpu_s(pid: int) -> float:
 
 
 def _settings(args: argparse.Namespace) -> str:
+    if args.engine == "mariadb":
+        return _maria_settings(args)
     pairs = {
         "connection pg_host": args.host,
         "connection pg_port": args.port,
@@ -97,6 +121,31 @@ def _settings(args: argparse.Namespace) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _maria_settings(args: argparse.Namespace) -> str:
+    pairs = {
+        "connection maria_host": "127.0.0.1",  # with a socket: HammerDB connects through it
+        "connection maria_port": args.port,
+        "connection maria_socket": args.socket,
+        "connection maria_ssl": "false",
+        "tpcc maria_user": args.superuser,
+        "tpcc maria_pass": args.password,
+        "tpcc maria_dbase": "tpcc",
+        "tpcc maria_count_ware": args.warehouses,
+        "tpcc maria_num_vu": args.build_users,
+        "tpcc maria_storage_engine": "innodb",
+        "tpcc maria_no_stored_procs": "false",
+        "tpcc maria_driver": "timed",
+        "tpcc maria_rampup": args.ramp_seconds / 60,
+        "tpcc maria_duration": args.measured_seconds / 60,
+        "tpcc maria_allwarehouse": "false",
+        "tpcc maria_timeprofile": "false",
+        "tpcc maria_keyandthink": "false",
+    }
+    lines = ["dbset db maria", "dbset bm TPC-C"]
+    lines += [f"diset {key} {{{value}}}" for key, value in pairs.items()]
+    return "\n".join(lines) + "\n"
+
+
 def _hammerdb(
     hdb: Path, body: str, workdir: Path, on_line: Callable[[str, int], None] | None = None
 ) -> tuple[str, int]:
@@ -107,11 +156,13 @@ def _hammerdb(
     shim.write_text(
         SHIM.replace("SCRIPT", str(script)).replace("HAMMERDBCLI", str(hdb / "hammerdbcli"))
     )
-    shim_pkg = workdir / "pgtclhdb"
+    shim_pkg = workdir / "hdbshims"
     shim_pkg.mkdir(exist_ok=True)
     (shim_pkg / "pgtclhdb.tcl").write_text(PGTCL_SHIM)
+    (shim_pkg / "mariatclhdb.tcl").write_text(MARIATCL_SHIM)
     (shim_pkg / "pkgIndex.tcl").write_text(
         "package ifneeded PgtclHdb 1.0 [list source [file join $dir pgtclhdb.tcl]]\n"
+        "package ifneeded mariatcl 3.052 [list source [file join $dir mariatclhdb.tcl]]\n"
     )
     env = dict(os.environ, TMP=str(workdir), TMPDIR=str(workdir), TCLLIBPATH=str(shim_pkg))
     proc = subprocess.Popen(
@@ -131,6 +182,8 @@ def _hammerdb(
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--hammerdb-dir", type=Path, default=Path("/work/peers/hammerdb"))
+    parser.add_argument("--engine", choices=("postgresql", "mariadb"), default="postgresql")
+    parser.add_argument("--socket", default="null", help="MariaDB: the server's Unix socket")
     parser.add_argument("--host", required=True)
     parser.add_argument("--port", required=True)
     parser.add_argument("--superuser", required=True)
@@ -190,6 +243,15 @@ def main() -> int:
 
 
 def _drop(args: argparse.Namespace) -> None:
+    if args.engine == "mariadb":
+        import pymysql
+
+        conn = pymysql.connect(
+            unix_socket=args.socket, user=args.superuser, password=args.password, autocommit=True
+        )
+        with conn, conn.cursor() as cur:
+            cur.execute("DROP DATABASE IF EXISTS tpcc")
+        return
     import psycopg
 
     conninfo = (
