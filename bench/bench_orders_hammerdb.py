@@ -21,7 +21,7 @@ the measured window; server CPU (the server's processes from /proc) per New-Orde
 database committed over the whole run (growth of sum(d_next_o_id), ramp included, the
 same count for both tools); New-Orders per CPU-second, client and server together
 (1 / the sum of the two per-New-Order figures); the log the server wrote and the times it
-flushed it per New-Order (PostgreSQL pg_stat_wal, MariaDB Innodb_os_log_*).
+flushed it per New-Order (PostgreSQL pg_stat_wal; MariaDB its redo bytes and fsyncs).
 
 HammerDB is not part of dbstor; bench/install_peers.sh installs it (Debian's Tcl 8.6,
 Pgtcl 3.1 built from source, Debian's mysqltcl, HammerDB v6.0's files from its git tag)
@@ -251,8 +251,8 @@ FIGURES = (
     ("client ms CPU / New-Order", "cpu_ms_per_new_order", "{:.3f}"),
     ("server ms CPU / New-Order", "server_ms_per_new_order", "{:.3f}"),
     ("New-Orders / CPU-second (client + server)", "new_orders_per_cpu_s", "{:,.0f}"),
-    ("log bytes / New-Order", "log_bytes_per_new_order", "{:,.0f}"),
-    ("log flushes / New-Order", "log_flushes_per_new_order", "{:.3f}"),
+    ("{0} / New-Order", "log_bytes_per_new_order", "{:,.0f}"),
+    ("{1} / New-Order", "log_flushes_per_new_order", "{:.3f}"),
 )
 
 
@@ -271,7 +271,8 @@ def _markdown(
     ]
     for users in sorted({r["users"] for r in rows["dbstor"]}):
         at = {way: [r for r in got if r["users"] == users] for way, got in rows.items()}
-        for title, key, form in FIGURES:
+        for heading, key, form in FIGURES:
+            title = heading.format(*side.counter_names)
             ours, theirs = _median(at["dbstor"], key), _median(at["hammerdb"], key)
             each = [a[key] / b[key] for a, b in zip(at["dbstor"], at["hammerdb"], strict=True)]
             line = (

@@ -5,9 +5,10 @@ dbstor's orders database and HammerDB's tpcc database. `client_bound` sets
 `innodb_flush_log_at_trx_commit = 2` (the redo log written at commit, flushed once a
 second), so neither tool waits on the flush and the bound is CPU (the issue-39 regime).
 The side counts what the database did: New-Orders committed (sum(d_next_o_id)), the
-server's CPU (mariadbd from /proc) and the redo it wrote and flushed (Innodb_os_log_written,
-Innodb_os_log_fsyncs). HammerDB connects over the server's socket as an account of its
-own (the managed root has no password and HammerDB's driver wants one).
+server's CPU (mariadbd from /proc), the redo it wrote (Innodb_os_log_written) and its
+fsyncs (Innodb_data_fsyncs: every InnoDB file's, 10.11 has no redo-only count). HammerDB
+connects over the server's socket as an account of its own (the managed root has no
+password and HammerDB's driver wants one).
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ class MariaDBSide:
     """The managed MariaDB server, its counters and HammerDB's connection flags."""
 
     title = "MariaDB"
-    counter_names = ("redo bytes", "redo flushes")
+    counter_names = ("redo bytes", "InnoDB fsyncs")
 
     def __init__(self, base: Path, client_bound: bool):
         self.client_bound = client_bound
@@ -65,10 +66,10 @@ class MariaDBSide:
         found = dict(
             self._sql(
                 "SHOW GLOBAL STATUS WHERE Variable_name IN "
-                "('Innodb_os_log_written', 'Innodb_os_log_fsyncs')"
+                "('Innodb_os_log_written', 'Innodb_data_fsyncs')"
             )
         )
-        return int(found["Innodb_os_log_written"]), int(found["Innodb_os_log_fsyncs"])
+        return int(found["Innodb_os_log_written"]), int(found["Innodb_data_fsyncs"])
 
     def hammerdb_flags(self) -> list[str]:
         assert self.engine.sockdir is not None
