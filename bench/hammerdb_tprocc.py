@@ -244,13 +244,15 @@ def main() -> int:
 
 def _drop(args: argparse.Namespace) -> None:
     if args.engine == "mariadb":
-        import pymysql
-
-        conn = pymysql.connect(
-            unix_socket=args.socket, user=args.superuser, password=args.password, autocommit=True
-        )
-        with conn, conn.cursor() as cur:
-            cur.execute("DROP DATABASE IF EXISTS tpcc")
+        try:  # whichever MySQL driver the venv has (PyMySQL, or mysqlclient's MySQLdb)
+            import pymysql as driver
+        except ImportError:
+            import MySQLdb as driver  # type: ignore[no-redef]
+        conn = driver.connect(unix_socket=args.socket, user=args.superuser, password=args.password)
+        try:
+            conn.cursor().execute("DROP DATABASE IF EXISTS tpcc")
+        finally:
+            conn.close()
         return
     import psycopg
 
