@@ -29,7 +29,6 @@ import argparse
 import os
 import resource
 import shutil
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -43,6 +42,7 @@ from dbstor.engines.base import EngineSettings
 from dbstor.engines.postgres import SUPERUSER, PostgresEngine, find_bindir
 from dbstor.workloads.blocks import BlocksWorkload
 from managed_pg import pgbench_database, pgbench_tps
+from pair_ratios import median, ratio_line
 
 BLOCK = 8192
 
@@ -201,10 +201,6 @@ def main() -> int:
     return 0
 
 
-def _median(rows: list[dict], key: str) -> float:
-    return statistics.median(r[key] for r in rows)
-
-
 def _markdown(args: Any, results: dict[str, list[dict]]) -> str:
     loop = "client statements" if args.client_loop else "server-side loop"
     cap = f"memory cap {args.memory_limit} MiB ({args.cap})" if args.memory_limit else "no cap"
@@ -222,13 +218,13 @@ def _markdown(args: Any, results: dict[str, list[dict]]) -> str:
     ]
     for name, rows in results.items():
         lines.append(
-            f"| {name} | {_median(rows, 'tps'):,.0f} | {_median(rows, 'reads_per_s'):,.0f} "
-            f"| {_median(rows, 'storage_blocks_per_s'):,.0f} "
-            f"| {1e3 * _median(rows, 'client_cpu_ms_per_txn'):.1f} "
-            f"| {_median(rows, 'client_us_per_read'):.2f} "
-            f"| {_median(rows, 'client_us_per_device_read'):.2f} "
-            f"| {_median(rows, 'client_cores'):.2f} "
-            f"| {_median(rows, 'latency_ms'):.3f} | {_median(rows, 'visit_latency_ms'):.3f} |"
+            f"| {name} | {median(rows, 'tps'):,.0f} | {median(rows, 'reads_per_s'):,.0f} "
+            f"| {median(rows, 'storage_blocks_per_s'):,.0f} "
+            f"| {1e3 * median(rows, 'client_cpu_ms_per_txn'):.1f} "
+            f"| {median(rows, 'client_us_per_read'):.2f} "
+            f"| {median(rows, 'client_us_per_device_read'):.2f} "
+            f"| {median(rows, 'client_cores'):.2f} "
+            f"| {median(rows, 'latency_ms'):.3f} | {median(rows, 'visit_latency_ms'):.3f} |"
         )
     lines.append("")
     pairs = [("blocks 100/0", "pgbench select-only")]
@@ -237,18 +233,13 @@ def _markdown(args: Any, results: dict[str, list[dict]]) -> str:
     if "blocks 75/25" in results:
         pairs.append(("blocks 75/25", "pgbench TPC-B"))
     for ours, theirs in pairs:
-        a, b = results[ours], results[theirs]
-        parts = []
-        for key, what in (
+        figures = (
             ("storage_blocks_per_s", "device reads/s"),
             ("client_us_per_device_read", "client CPU per device read"),
             ("reads_per_s", "buffer misses/s"),
             ("client_us_per_read", "client CPU per buffer miss"),
-        ):
-            ratio = _median(a, key) / max(_median(b, key), 1e-9)
-            each = ", ".join(f"{x[key] / max(y[key], 1e-9):.2f}" for x, y in zip(a, b, strict=True))
-            parts.append(f"{what} x{ratio:.2f} ({each})")
-        lines.append(f"- {ours} / {theirs}: " + "; ".join(parts))
+        )
+        lines.append(ratio_line(ours, theirs, results[ours], results[theirs], figures))
     return "\n".join(lines)
 
 

@@ -28,7 +28,6 @@ import os
 import re
 import resource
 import shutil
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -41,6 +40,7 @@ from dbstor.drivers.users import Instance
 from dbstor.engines.base import EngineSettings
 from dbstor.engines.mariadb import MariaDBEngine
 from dbstor.workloads.blocks import BlocksWorkload
+from pair_ratios import median, ratio_line
 
 PAGE = 16384  # InnoDB's page
 TPS = re.compile(r"transactions:\s+(\d+)\s+\(([\d.]+) per sec\.\)")
@@ -185,10 +185,6 @@ def main() -> int:
     return 0
 
 
-def _median(rows: list[dict], key: str) -> float:
-    return statistics.median(r[key] for r in rows)
-
-
 def _markdown(args: Any, results: dict[str, list[dict]], batch: int) -> str:
     cap = f"memory cap {args.memory_limit} MiB ({args.cap})" if args.memory_limit else "no cap"
     lines = [
@@ -204,11 +200,11 @@ def _markdown(args: Any, results: dict[str, list[dict]], batch: int) -> str:
     ]
     for name, rows in results.items():
         lines.append(
-            f"| {name} | {_median(rows, 'tps'):,.0f} | {_median(rows, 'misses_per_s'):,.0f} "
-            f"| {_median(rows, 'device_reads_per_s'):,.0f} "
-            f"| {_median(rows, 'client_us_per_txn'):.1f} "
-            f"| {_median(rows, 'client_us_per_device_read'):.2f} "
-            f"| {_median(rows, 'client_cores'):.2f} | {_median(rows, 'latency_ms'):.3f} |"
+            f"| {name} | {median(rows, 'tps'):,.0f} | {median(rows, 'misses_per_s'):,.0f} "
+            f"| {median(rows, 'device_reads_per_s'):,.0f} "
+            f"| {median(rows, 'client_us_per_txn'):.1f} "
+            f"| {median(rows, 'client_us_per_device_read'):.2f} "
+            f"| {median(rows, 'client_cores'):.2f} | {median(rows, 'latency_ms'):.3f} |"
         )
     lines.append("")
     for ours, theirs in (
@@ -216,17 +212,12 @@ def _markdown(args: Any, results: dict[str, list[dict]], batch: int) -> str:
         ("sysbench (A/A)", "sysbench oltp_point_select"),
         ("blocks 100/0 (A/A)", "blocks 100/0"),
     ):
-        a, b = results[ours], results[theirs]
-        parts = []
-        for key, what in (
+        figures = (
             ("device_reads_per_s", "device reads/s"),
             ("client_us_per_device_read", "client CPU per device read"),
             ("misses_per_s", "buffer-pool misses/s"),
-        ):
-            ratio = _median(a, key) / max(_median(b, key), 1e-9)
-            each = ", ".join(f"{x[key] / max(y[key], 1e-9):.2f}" for x, y in zip(a, b, strict=True))
-            parts.append(f"{what} x{ratio:.2f} ({each})")
-        lines.append(f"- {ours} / {theirs}: " + "; ".join(parts))
+        )
+        lines.append(ratio_line(ours, theirs, results[ours], results[theirs], figures))
     return "\n".join(lines)
 
 
