@@ -94,11 +94,24 @@ def _raise_interrupt(signum: int, frame: object) -> None:
     raise KeyboardInterrupt
 
 
+def _redeliver_swallowed(info: sys.UnraisableHookArgs) -> None:
+    """A stop signal whose KeyboardInterrupt was raised where CPython cannot raise (a weakref
+    callback, a __del__, a finalizer run from C) was swallowed there, and the command would
+    go on as if nothing came: deliver the signal again, so that it unwinds the command from
+    the next line of ordinary code. Any other unraisable exception is printed as before."""
+    signum = stop_signal()
+    if signum is not None and issubclass(info.exc_type, KeyboardInterrupt):
+        signal.raise_signal(signum)
+        return
+    sys.__unraisablehook__(info)
+
+
 def raise_on_signal() -> None:
     """The running phase: a stop signal unwinds the command as Ctrl-C does."""
     if _settable():
         forget_stop_signal()
         _install(_raise_interrupt)
+        sys.unraisablehook = _redeliver_swallowed
 
 
 def finished() -> None:
