@@ -4,7 +4,7 @@ runs/database/steady.py does for transactions).
 A query point's work is its query set, whose queries differ too much for a per-second rate
 to mean anything; so the point runs its query set in rounds (each round the whole set, at
 the point's streams, a cold point made cold again before each), and the rounds' throughputs
-(queries per hour) are judged by the steadiness test (analysis/trust.py:
+(queries per hour) are judged by SNIA PTS's test of rounds (analysis/trust.py:
 `rounds_steadiness`, the same call that sets the point's flag in summary.py). While the
 rounds fail it, or are too few to judge (3 at least), and one more round (as long as the
 longest so far, or longer while rounds grow: `next_round_s`) fits within the point's

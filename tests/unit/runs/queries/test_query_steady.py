@@ -45,12 +45,18 @@ def run_rounds(rates, monkeypatch, max_s=30.0, round_s=2.0):
     return steady.measure_until_steady(measure_round, point, heard.append), measured, heard
 
 
-def test_the_rounds_test_is_steadiness_over_the_last_five_rounds():
+def test_the_rounds_test_is_snia_pts_over_the_last_five_rounds():
     rates = [50.0, 200.0, 100.0, 101.0, 99.0, 100.0, 100.5]
-    assert rounds_steadiness(rates) == steadiness(rates[-ROUND_WINDOW:])
+    assert rounds_steadiness(rates)[0] is True  # only the last five are judged
+    assert rounds_steadiness(rates[-ROUND_WINDOW:]) == rounds_steadiness(rates)
     assert rounds_steadiness([100.0, 200.0]) == (None, None)  # two rounds cannot be judged
     assert rounds_steadiness([100.0, 90.0, 80.0])[0] is False  # -22% over three rounds
     assert rounds_steadiness([100.0, 95.0, 103.0])[0] is True
+    # no slope to speak of, but a range of 60% of the mean: not steady (SNIA's excursion)
+    assert rounds_steadiness([100.0, 130.0, 100.0, 70.0, 100.0])[0] is False
+    # rounds a t interval of 2 degrees of freedom would pass as noise
+    lenient = [86_712.0, 86_037.0, 172_055.0, 66_054.0]
+    assert steadiness(lenient)[0] is True and rounds_steadiness(lenient)[0] is False
 
 
 @pytest.mark.parametrize(
@@ -79,17 +85,17 @@ def test_the_next_round_is_expected_to_grow_as_the_last_did():
 
 
 def test_a_point_runs_rounds_until_the_same_test_says_steady(monkeypatch):
-    rates = [100.0, 80.0, 60.0, 40.0, 41.0, 40.5, 40.2]  # falling, then flat
+    rates = [100.0, 80.0, 60.0, 40.0, 41.0, 40.5, 40.2, 40.8]  # falling, then five flat
     done, measured, heard = run_rounds(rates, monkeypatch)
-    assert measured == [1, 2, 3, 4, 5, 6, 7] and done.rounds == 7
+    assert measured == [1, 2, 3, 4, 5, 6, 7, 8] and done.rounds == 8
     assert done.round_rates == pytest.approx(rates)
-    for k in range(1, 7):  # every earlier set of rounds was not steady, or too few
+    for k in range(1, 8):  # every earlier set of rounds was not steady, or too few
         assert rounds_steadiness(rates[:k])[0] is not True
     assert rounds_steadiness(done.round_rates)[0] is True
-    assert done.ran_s == pytest.approx(14.0) and done.max_s == 30.0
-    assert [h["round"] for h in heard] == [2, 3, 4, 5, 6, 7]
+    assert done.ran_s == pytest.approx(16.0) and done.max_s == 30.0
+    assert [h["round"] for h in heard] == [2, 3, 4, 5, 6, 7, 8]
     trust = held_trust(done)  # the flag from the same call: a steady point is never flagged
-    assert trust.steady is True and (trust.rounds, trust.max_s) == (7, 30.0)
+    assert trust.steady is True and (trust.rounds, trust.max_s) == (8, 30.0)
     assert "the last is the measured round" in " ".join(trust.notes)
 
 
