@@ -17,16 +17,14 @@ host alone (they are the one server's, and would be counted twice if summed).
 
 from __future__ import annotations
 
-import time
 from dataclasses import asdict
 from typing import Any
 
-from dbstor.analysis.trust import steadiness
 from dbstor.cluster.session import ClusterWorker
 from dbstor.errors import UserError
 from dbstor.results.model import Load
 from dbstor.runs.database.point import TxnOutcome
-from dbstor.runs.database.steady import ROUND_SEED_STEP, SETTLE_S
+from dbstor.runs.database.steady import ROUND_SEED_STEP, SETTLE_S, hold_rounds
 from dbstor.runs.database.summary import database_point
 from dbstor.runs.merge import whole_txn_outcome
 from dbstor.telemetry.roles import sampled_devices
@@ -101,20 +99,24 @@ class ClusterDatabaseWorker(ClusterWorker):
         """The point on every taking-part host, held until the merged throughput is steady
         (rounds decided here, on the hosts' transactions together, as runs/database/steady.py
         decides them on one host: every host measures the same windows)."""
-        began = time.monotonic()
-        whole, rounds, warmup = self._measure_round(point), 1, float(point.get("warmup_s", 0))
         max_s = point.get("max_s")
-        while max_s and not whole.drive.fatal:
-            if steadiness(whole.drive.per_second)[0] is not False:
-                break
-            if time.monotonic() - began + SETTLE_S + float(point["duration_s"]) > float(max_s):
-                break
-            seed = int(point.get("seed", 1)) + rounds * ROUND_SEED_STEP
-            whole = self._measure_round({**point, "warmup_s": SETTLE_S, "seed": seed})
-            rounds, warmup = rounds + 1, SETTLE_S
+
+        def measure(k: int) -> TxnOutcome:
+            seed = int(point.get("seed", 1)) + k * ROUND_SEED_STEP
+            return self._measure_round(
+                point if k == 0 else {**point, "warmup_s": SETTLE_S, "seed": seed}
+            )
+
+        whole, rounds, ran_s = hold_rounds(
+            measure,
+            lambda o: o.drive.per_second,
+            lambda o: o.drive.fatal,
+            float(point["duration_s"]),
+            float(max_s) if max_s else None,
+        )
         if max_s:
-            whole.rounds, whole.ran_s = rounds, time.monotonic() - began
-            whole.window_warmup_s, whole.max_s = warmup, float(max_s)
+            whole.rounds, whole.ran_s, whole.max_s = rounds, ran_s, float(max_s)
+            whole.window_warmup_s = float(point.get("warmup_s", 0)) if rounds == 1 else SETTLE_S
         return whole.to_dict()
 
     def _measure_round(self, point: dict[str, Any]) -> TxnOutcome:

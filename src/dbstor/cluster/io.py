@@ -9,14 +9,12 @@ column. Each host's own figures are kept for the point's `hosts` list.
 
 from __future__ import annotations
 
-import time
 from dataclasses import asdict
 from typing import Any
 
-from dbstor.analysis.trust import steadiness
 from dbstor.cluster.session import ClusterWorker
 from dbstor.results.model import Load
-from dbstor.runs.database.steady import SETTLE_S
+from dbstor.runs.database.steady import SETTLE_S, hold_rounds
 from dbstor.runs.io.point import IoOutcome
 from dbstor.runs.io.summary import summarise_point
 from dbstor.runs.merge import whole_io_outcome
@@ -65,24 +63,21 @@ class ClusterIoWorker(ClusterWorker):
         `steadiness`), as cluster/database.py holds a database point. fio's own
         steadystate would end each host's fio on its own IOPS at its own time, and the
         hosts' windows would no longer be one window."""
-        began = time.monotonic()
         max_s = point.get("max_s")
-        warmup = float(point.get("warmup_s", 0))
         self.measuring = True
         try:
-            whole, rounds = self._measure_round(point), 1
-            while max_s and not whole.fio.errors:
-                if steadiness(whole.iops_per_second())[0] is not False:
-                    break
-                if time.monotonic() - began + SETTLE_S + float(point["duration_s"]) > max_s:
-                    break
-                whole = self._measure_round({**point, "warmup_s": SETTLE_S})
-                rounds, warmup = rounds + 1, SETTLE_S
+            whole, rounds, ran_s = hold_rounds(
+                lambda k: self._measure_round(point if k == 0 else {**point, "warmup_s": SETTLE_S}),
+                lambda o: o.iops_per_second(),
+                lambda o: bool(o.fio.errors),
+                float(point["duration_s"]),
+                float(max_s) if max_s else None,
+            )
         finally:
             self.measuring = False
         if max_s:
-            whole.rounds, whole.ran_s = rounds, time.monotonic() - began
-            whole.max_s, whole.window_warmup_s = float(max_s), warmup
+            whole.rounds, whole.ran_s, whole.max_s = rounds, ran_s, float(max_s)
+            whole.window_warmup_s = float(point.get("warmup_s", 0)) if rounds == 1 else SETTLE_S
         return whole.to_dict()
 
     def _measure_round(self, point: dict[str, Any]) -> IoOutcome:

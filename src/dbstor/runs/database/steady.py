@@ -13,9 +13,9 @@ rounds ran, how long the point ran and the maximum.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import replace
-from typing import Any
+from typing import Any, TypeVar
 
 from dbstor.analysis.trust import steadiness
 from dbstor.drivers.users import Instance
@@ -24,7 +24,30 @@ from dbstor.study.model import STEADY_SETTLE_S
 from dbstor.telemetry.sampler import Sampler
 
 SETTLE_S = STEADY_SETTLE_S  # a further round's own warm-up: users reconnect, caches stay warm
+T = TypeVar("T")  # a round's outcome
 ROUND_SEED_STEP = 7919  # each round draws a fresh stream of transactions
+
+
+def hold_rounds(
+    measure: Callable[[int], T],
+    per_second: Callable[[T], Sequence[float]],
+    failed: Callable[[T], bool],
+    duration_s: float,
+    max_s: float | None,
+) -> tuple[T, int, float]:
+    """Rounds of a point's window until `steadiness` of its per-second throughput holds,
+    while one more round (SETTLE_S and the window) still fits within max_s (None: one round).
+    measure(k) runs round k (0 the first, as planned; a further one after SETTLE_S); a
+    failed round ends it. The last round, the rounds run and the seconds spent."""
+    began = time.monotonic()
+    outcome, rounds = measure(0), 1
+    while max_s and not failed(outcome):
+        if steadiness(per_second(outcome))[0] is not False:
+            break
+        if time.monotonic() - began + SETTLE_S + duration_s > max_s:
+            break
+        outcome, rounds = measure(rounds), rounds + 1
+    return outcome, rounds, time.monotonic() - began
 
 
 def measure_until_steady(
@@ -35,25 +58,24 @@ def measure_until_steady(
 ) -> TxnOutcome:
     """Measure the point (rounds until steady when `point.max_s` is set); `new_sampler()`
     gives each round its own host sampler."""
-    began = time.monotonic()
-    outcome = measure_database_point(instances, point, new_sampler(), on_running)
-    warmup, rounds = point.warmup_s, 1
-    while point.max_s and not outcome.drive.fatal:
-        steady, _ = steadiness(outcome.drive.per_second)
-        if steady is not False:
-            break
-        if time.monotonic() - began + SETTLE_S + point.duration_s > point.max_s:
-            break
-        again = replace(
-            point,
-            warmup_s=SETTLE_S,
-            start_at=None,
-            seed=point.seed + rounds * ROUND_SEED_STEP,
+
+    def measure(k: int) -> TxnOutcome:
+        again = (
+            point
+            if k == 0
+            else replace(
+                point, warmup_s=SETTLE_S, start_at=None, seed=point.seed + k * ROUND_SEED_STEP
+            )
         )
-        outcome = measure_database_point(instances, again, new_sampler(), on_running)
-        warmup, rounds = SETTLE_S, rounds + 1
-    outcome.rounds = rounds
-    outcome.ran_s = time.monotonic() - began
-    outcome.window_warmup_s = warmup
-    outcome.max_s = point.max_s
+        return measure_database_point(instances, again, new_sampler(), on_running)
+
+    outcome, rounds, ran_s = hold_rounds(
+        measure,
+        lambda o: o.drive.per_second,
+        lambda o: o.drive.fatal,
+        point.duration_s,
+        point.max_s,
+    )
+    outcome.rounds, outcome.ran_s, outcome.max_s = rounds, ran_s, point.max_s
+    outcome.window_warmup_s = point.warmup_s if rounds == 1 else SETTLE_S
     return outcome
