@@ -73,7 +73,8 @@ def _held(run: Run) -> str:
     limit = max(p.trust.max_s or 0 for p in held)
     steady = [p for p in held if p.trust.steady is True]
     ran = sorted(p.trust.ran_s for p in steady if p.trust.ran_s is not None)
-    ends = dict.fromkeys(f"{v:.0f}" for v in (ran[0], ran[-1])) if ran else {}
+    # whole seconds, but a query point's rounds can all end within one: not "ran 0 s"
+    ends = dict.fromkeys(f"{v:.0f}" if v >= 1 else f"{v:.1g}" for v in ran[:1] + ran[-1:])
     span = f" (ran {'-'.join(ends)} s)" if ends else ""
     words = f"at most {fmt_num(limit)} s; {len(steady)} of {len(held)} steady{span}"
     for verdict, said in ((False, "not steady within it"), (None, "too short to judge")):

@@ -190,9 +190,9 @@ def _held_item(runs: Sequence[Run]) -> list[str]:
     return [
         "<li><b>Held until steady</b>: a query point runs its whole query set in rounds (a "
         "cold point made cold again before each) until the rounds' queries per hour are "
-        "steady: the fitted line over the last five rounds moves them less than 10% of "
-        "their mean, or no more than their round-to-round noise explains (three rounds at "
-        "least), up to the point's maximum. The figures are the last round's; a point that "
+        "steady by SNIA PTS's test of rounds: over the last five rounds (three at least) "
+        "the fitted line moves them less than 10% of their mean and they lie within 20% "
+        "of it, up to the point's maximum. The figures are the last round's; a point that "
         "never got steady says so and how far it drifted.</li>"
     ]
 
