@@ -137,6 +137,24 @@ def rounds_steadiness(rates: Sequence[float]) -> tuple[bool | None, float | None
     return abs(drift) <= STEADY_MAX_DRIFT_PCT and excursion <= ROUND_MAX_EXCURSION_PCT, drift
 
 
+def rounds_note(rates: Sequence[float], drift: float) -> str:
+    """Why rounds are not steady by `rounds_steadiness`, in words a reader can check: the
+    trend over the judged rounds past 10% of their mean, or else their range past 20%."""
+    window = [float(rate) for rate in rates][-ROUND_WINDOW:]
+    where = f"over {round_words(len(window))}, queries per hour"
+    if abs(drift) > STEADY_MAX_DRIFT_PCT:
+        way = "down" if drift < 0 else "up"
+        return (
+            f"not steady: {where} trended {way} by {abs(drift):.0f}% of their mean "
+            f"(a steady point stays within {STEADY_MAX_DRIFT_PCT:.0f}%)"
+        )
+    spread_pct = (max(window) - min(window)) / statistics.fmean(window) * 100.0
+    return (
+        f"not steady: {where} ranged over {spread_pct:.0f}% of their mean "
+        f"(a steady point stays within {ROUND_MAX_EXCURSION_PCT:.0f}%)"
+    )
+
+
 def round_words(rounds: int) -> str:
     """The window `rounds_steadiness` judged, for a drift note: 'the last 3 rounds'."""
     return f"the last {min(rounds, ROUND_WINDOW)} rounds"

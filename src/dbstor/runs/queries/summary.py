@@ -17,7 +17,13 @@ from dbstor.analysis.attribution import (
     own_io,
 )
 from dbstor.analysis.queries import elapsed_stats, point_metrics
-from dbstor.analysis.trust import drift_note, held_note, held_words, round_words
+from dbstor.analysis.trust import (
+    STEADY_MAX_DRIFT_PCT,
+    held_note,
+    held_words,
+    round_words,
+    rounds_note,
+)
 from dbstor.results.model import DeviceStats, Load, Point, Trust
 from dbstor.runs.database.summary import device_await
 from dbstor.runs.queries.point import QueryOutcome
@@ -118,8 +124,8 @@ def held_trust(outcome: QueryOutcome) -> Trust:
         rates = ", ".join("-" if r is None else f"{r:,.0f}" for r in outcome.round_rates)
         trust.notes.append(f"rounds' queries per hour: {rates} (the last is the measured round)")
     if steady is False and drift is not None:
-        window = round_words(len(outcome.round_rates))
-        trust.notes.append(drift_note(drift, "queries per hour", window, step="round"))
+        rates = [float(r) for r in outcome.round_rates if r is not None]
+        trust.notes.append(rounds_note(rates, drift))
         trust.notes.append(held_note(trust))
     elif steady is None:
         trust.notes.append(
@@ -206,10 +212,11 @@ def round_line(facts: dict[str, Any]) -> str:
     judge'."""
     rates = [r for r in facts.get("rates") or [] if r is not None]
     steady, drift = rounds_verdict(rates)
-    why = (
-        f"drifting {drift:+.0f}% over {round_words(len(rates))}"
-        if steady is False and drift is not None
-        else f"fewer than {MIN_ROUNDS} rounds to judge"
-    )
+    if steady is False and drift is not None and abs(drift) > STEADY_MAX_DRIFT_PCT:
+        why = f"drifting {drift:+.0f}% over {round_words(len(rates))}"
+    elif steady is False:  # a level trend, but rounds too far apart (SNIA PTS's range)
+        why = rounds_note(rates, drift or 0.0).removeprefix("not steady: ")
+    else:
+        why = f"fewer than {MIN_ROUNDS} rounds to judge"
     so_far = ", ".join(f"{r:,.0f}" for r in rates)
     return f"    round {facts['round']} (queries/h so far {so_far}): {why}"

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from dbstor.analysis.trust import ROUND_WINDOW, rounds_steadiness, steadiness
+from dbstor.analysis.trust import ROUND_WINDOW, rounds_note, rounds_steadiness, steadiness
 from dbstor.results.model import CpuStats
 from dbstor.runs.queries import steady
 from dbstor.runs.queries.point import QueryOutcome, QueryPoint
@@ -53,7 +53,7 @@ def test_the_rounds_test_is_snia_pts_over_the_last_five_rounds():
     assert rounds_steadiness([100.0, 90.0, 80.0])[0] is False  # -22% over three rounds
     assert rounds_steadiness([100.0, 95.0, 103.0])[0] is True
     # no slope to speak of, but a range of 60% of the mean: not steady (SNIA's excursion)
-    assert rounds_steadiness([100.0, 130.0, 100.0, 70.0, 100.0])[0] is False
+    assert rounds_steadiness([100.0, 130.0, 70.0, 130.0, 100.0]) == (False, 0.0)
     # rounds a t interval of 2 degrees of freedom would pass as noise
     lenient = [86_712.0, 86_037.0, 172_055.0, 66_054.0]
     assert steadiness(lenient)[0] is True and rounds_steadiness(lenient)[0] is False
@@ -108,7 +108,7 @@ def test_a_point_that_never_steadies_stops_at_its_maximum_and_keeps_its_flag(mon
     assert trust.steady is False and trust.slope_pct < -10
     notes = " ".join(trust.notes)
     assert "not steady: over the last 4 rounds, queries per hour trended down" in notes
-    assert "round-to-round noise" in notes
+    assert "(a steady point stays within 10%)" in notes
     assert "not steady within its maximum of 9 s (4 rounds, ran 8 s)" in notes
 
 
@@ -152,3 +152,12 @@ def test_the_outcome_keeps_its_rounds_through_a_plain_dict():
     assert again.round_rates == [90.0, None, 100.0]
     older = {k: v for k, v in done.to_dict().items() if k not in ("rounds", "round_rates")}
     assert QueryOutcome.from_dict(older).rounds == 1
+
+
+def test_rounds_level_but_far_apart_say_their_range_not_a_trend():
+    level = [100.0, 130.0, 70.0, 130.0, 100.0]  # no trend, a range of 57% of the mean (60 of 106)
+    assert "ranged over 57% of their mean (a steady point stays within 20%)" in rounds_note(
+        level, 0.0
+    )
+    line = round_line({"round": 6, "rates": level})
+    assert "ranged over 57%" in line and "drifting" not in line
