@@ -94,14 +94,32 @@ def _raise_interrupt(signum: int, frame: object) -> None:
     raise KeyboardInterrupt
 
 
+# How long a redelivered stop signal waits: long enough that the hook which scheduled it
+# has returned to ordinary code (a signal handled inside the hook is swallowed again).
+REDELIVERY_DELAY_S = 0.02
+
+
+def _deliver_later(signum: int) -> None:
+    """Send signum to the main thread from another thread, a moment from now."""
+    main = threading.main_thread().ident
+
+    def deliver() -> None:
+        threading.Event().wait(REDELIVERY_DELAY_S)
+        signal.pthread_kill(main, signum)  # type: ignore[arg-type]
+
+    threading.Thread(target=deliver, name="dbstor-stop-redelivery", daemon=True).start()
+
+
 def _redeliver_swallowed(info: sys.UnraisableHookArgs) -> None:
     """A stop signal whose KeyboardInterrupt was raised where CPython cannot raise (a weakref
     callback, a __del__, a finalizer run from C) was swallowed there, and the command would
-    go on as if nothing came: deliver the signal again, so that it unwinds the command from
-    the next line of ordinary code. Any other unraisable exception is printed as before."""
+    go on as if nothing came: deliver the signal again once this hook has returned, so that
+    it unwinds the command from ordinary code. Raised here, in the hook, it would be
+    swallowed once more; one swallowed again (in another finalizer) comes back here and is
+    sent again. Any other unraisable exception is printed as before."""
     signum = stop_signal()
     if signum is not None and issubclass(info.exc_type, KeyboardInterrupt):
-        signal.raise_signal(signum)
+        _deliver_later(signum)
         return
     sys.__unraisablehook__(info)
 

@@ -51,15 +51,18 @@ def events_of(dbstor, out: Path) -> list[dict]:
     return dbstor.results(dbstor.only_run_folder(out))["points"][0]["events"]
 
 
-def assert_found_in_time(event: dict) -> None:
-    """The dip began within a second of the throttle and ended within a second of its lift."""
+def assert_found_in_time(event: dict, back_within_s: float = 1.0) -> None:
+    """The dip began within a second of the throttle and ended within back_within_s of its
+    lift (fio's load is back at once; a database works off what queued during the throttle
+    first, which took PostgreSQL 1-2 s here)."""
     impact = event["impact"]
     assert event["ok"], event
     dip = impact["dip"]
     assert dip is not None and dip["depth_pct"] > 50, impact
     assert abs(dip["started_at_s"] - event["started_s"]) <= 1.0, (dip, event["started_s"])
     assert impact["recovered_at_s"] is not None, impact
-    assert abs(impact["recovered_at_s"] - event["ended_s"]) <= 1.0, (impact, event["ended_s"])
+    back = impact["recovered_at_s"] - event["ended_s"]
+    assert -1.0 <= back <= back_within_s, (impact, event["ended_s"])
 
 
 @pytest.mark.skip_without_fio
@@ -94,10 +97,13 @@ def test_a_snapshot_and_a_throttle_during_a_postgres_brokerage_point(dbstor, tmp
     target.mkdir(mode=0o711)
     proc = dbstor(
         "run", "--engine", "postgres", "--workload", "brokerage", "--target", target,
-        "--users", "2", "--duration", "9s", "--warmup", "1s", "--scale", "10", "--out", "out",
-        "--event", "snapshot@2s,for=2s", "--event", "throttle@5s,for=2s,iops=40",
+        "--users", "2", "--duration", "14s", "--warmup", "1s", "--scale", "10", "--out", "out",
+        "--event", "snapshot@2s,for=2s", "--event", "throttle@8s,for=2s,iops=40",
         timeout=300,
     )  # fmt: skip
+    # the throttle's baseline is the seconds outside the snapshot's (0-1 and 5-7: two seconds
+    # alone, the first of the run, were once too fast to come back to), and four seconds
+    # follow its lift
     assert proc.returncode == 0, proc.stderr
     snapshot, throttle = events_of(dbstor, tmp_path / "out")
     assert snapshot["ok"], snapshot
@@ -106,7 +112,7 @@ def test_a_snapshot_and_a_throttle_during_a_postgres_brokerage_point(dbstor, tmp
     assert device["during"]["dev_write_mbps"] > 0, device  # the device's writes meanwhile
     assert snapshot["impact"]["unit"] == "TPS"
     assert not Path(snapshot["details"]["path"]).exists(), "the snapshot is removed"
-    assert_found_in_time(throttle)
+    assert_found_in_time(throttle, back_within_s=3.0)
     assert throttle_rules(number) == [] and snapshots(btrfs.path) == []
 
 

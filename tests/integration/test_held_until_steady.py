@@ -151,7 +151,7 @@ def beside_a_reader(dbstor_class, device: Path, tmp_path_factory) -> dict[str, P
         for name, held in (("busy", HELD_S), ("slower", HELD_S // 3), ("again", HELD_S)):
             folders[name], _ = throttled_run(
                 dbstor, device, base / name, name, lambda t, held=held: held,
-                "--duration", "6", "--max-duration", "40s",
+                "--duration", "12", "--max-duration", "40s",
             )  # fmt: skip
     return folders
 
@@ -178,10 +178,13 @@ def test_a_point_beside_a_reader_gets_steady_and_states_its_factor_with_an_inter
     data = compare(dbstor_class, tmp_path, beside_a_reader["busy"], beside_a_reader["slower"])
     factor = data["factors"][0]
     low, high = factor["intervals"]["tps"]
-    assert low <= high < 0.8  # a third of the I/Os a second: clearly fewer transactions
+    assert low <= high < 1  # stated: its interval leaves out 1
     match = re.search(r"transactions x([\d.]+) \(([\d.]+)-([\d.]+)\)", factor["text"])
     assert match, factor["text"]
     assert float(match[2]) < float(match[1]) < float(match[3])
+    # a third of the I/Os a second: clearly fewer transactions (the interval is wide, as
+    # 10-40 transactions a second through a bursty throttle are; the factor is not)
+    assert float(match[1]) < 0.6, factor["text"]
     assert "transactions not computed" not in factor["text"]
 
 

@@ -2,8 +2,8 @@
 the same load), each run's dip and how long it lasted, in one line such as "snapshot at
 5s: dip 38% for 4 s on LEGACY, 3% for 1 s on FLASH" (comparison.json `events`).
 
-The dip lasts from its first second below 95% of the baseline to the first second back
-within 5% (events/impact.py); one not back within the point says so. Only each point's
+The dip lasts from its first second below the baseline's band (5%, or twice its seconds'
+spread) to the first second back within it (events/impact.py); one not back within the point says so. Only each point's
 first repeat is set side by side, as the Events timeline shows it.
 """
 

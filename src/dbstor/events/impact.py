@@ -4,11 +4,15 @@ Second s of the measured window is [s, s+1). For each event record (events/sched
 
 - baseline: mean throughput (and mean per-second latency) over up to BASELINE_S whole
   seconds before the event started; null with a reason with fewer than MIN_BASELINE_S;
+- band: how far below the baseline a second must fall to count, TOLERANCE (5%) or twice
+  the baseline seconds' own spread (their coefficient of variation) where that is wider,
+  at most MAX_BAND: a load whose seconds vary by 8% around their mean would otherwise dip
+  on its noise and never be back from an event;
 - dip: the first second at or after the event's start (the second it started in
-  included) whose throughput is below (1 - TOLERANCE) x baseline; the lowest throughput
+  included) whose throughput is below (1 - band) x baseline; the lowest throughput
   and highest per-second latency from the event's start until recovery; the search ends
   where the next event that begins after this one ended begins (that dip is its own);
-- recovery: the first second after the dip whose throughput is back within TOLERANCE of
+- recovery: the first second after the dip whose throughput is back within the band of
   the baseline; `back_after_s` counts from the event's start, `back_after_end_s` from its
   end; null with a reason when it never came back inside the window;
 - device: the device's per-second rates averaged over the seconds the event lasted and
@@ -28,6 +32,8 @@ from dbstor.drivers.second_bins import p99_per_second_ms
 BASELINE_S = 10
 MIN_BASELINE_S = 2
 TOLERANCE = 0.05
+NOISE_SPREADS = 2.0  # the band is at least this many of the baseline seconds' spreads
+MAX_BAND = 0.5  # a baseline noisier than this tells no dip from its own seconds
 DEVICE_KEYS = ("dev_read_iops", "dev_write_iops", "dev_read_mbps", "dev_write_mbps")
 
 
@@ -38,6 +44,24 @@ def _mean(values: Sequence[float | None]) -> float | None:
 
 def _round(value: float | None, digits: int = 3) -> float | None:
     return None if value is None else round(value, digits)
+
+
+def band(baseline_seconds: Sequence[float]) -> float:
+    """How far below the baseline's mean a second must be to be part of a dip (a share):
+    TOLERANCE, or NOISE_SPREADS coefficients of variation of the baseline's seconds where
+    wider, at most MAX_BAND."""
+    got = [v for v in baseline_seconds if v is not None and math.isfinite(v)]
+    if len(got) < 2 or not sum(got):
+        return TOLERANCE
+    mean = sum(got) / len(got)
+    spread = math.sqrt(sum((v - mean) ** 2 for v in got) / (len(got) - 1)) / mean
+    return min(MAX_BAND, max(TOLERANCE, NOISE_SPREADS * spread))
+
+
+def band_pct(impact: dict[str, Any]) -> str:
+    """The impact's band in words ('5%'); older results had 5% always."""
+    value = impact.get("band_pct")
+    return f"{5 if value is None else value:g}%"
 
 
 def event_impact(
@@ -67,7 +91,8 @@ def event_impact(
     baseline = _mean([throughput[s] for s in base if s < len(throughput)])
     if not baseline:
         return out | {"impact": None, "impact_reason": "no throughput before the event"}
-    floor = (1 - TOLERANCE) * baseline
+    share = band([throughput[s] for s in base if s < len(throughput)])
+    floor = (1 - share) * baseline
     # up to the next event that begins after this one ended: its dip is its own
     later = [math.floor(a) for a, _ in busy if a >= ended and math.floor(a) > first]
     limit = min([*later, len(throughput)])
@@ -99,6 +124,7 @@ def event_impact(
             "highest_latency_mean_ms": _round(high),
             "highest_latency_at_s": high_at,
         },
+        "band_pct": round(100 * share, 1),
         "recovered_at_s": recovered,
         "back_after_s": None if recovered is None else _round(max(0.0, recovered - started)),
         "back_after_end_s": None if recovered is None else _round(max(0.0, recovered - ended)),
@@ -111,10 +137,11 @@ def event_impact(
         impact["dip"]["highest_p99_ms"] = impact["latency_p99"]
         impact["dip"]["highest_p99_at_s"] = impact["latency_p99_at_s"]
     if dip_start is not None and recovered is None:
+        within = f"throughput was not back within {band_pct(impact)}"
         impact["recovery_reason"] = (
-            "throughput was not back within 5% before the point ended"
+            f"{within} before the point ended"
             if limit == len(throughput)
-            else f"throughput was not back within 5% before the next event (at {limit}s)"
+            else f"{within} before the next event (at {limit}s)"
         )
     return out | {"impact": impact}
 
@@ -184,15 +211,16 @@ def impact_line(event: dict[str, Any]) -> str:
     text = f"{head}; baseline {base:,.0f} {unit}"
     dip = impact["dip"]
     if dip is None:
-        return text + "; no dip below 95% of it"
+        return text + f"; no dip below {100 - (impact.get('band_pct') or 5):g}% of it"
     text += f"; dip {dip['depth_pct']:.0f}% (lowest {dip['lowest']:,.0f} {unit} at {dip['lowest_at_s']}s)"
     if impact.get("latency_p99") is not None:
         text += f", p99 up to {impact['latency_p99']:,.1f} ms"
     if impact["back_after_s"] is None:
-        return text + "; " + impact.get("recovery_reason", "not back within 5%")
+        return text + "; " + impact.get("recovery_reason", f"not back within {band_pct(impact)}")
     writes = impact["device"]["during"].get("dev_write_mbps")
     extra = f"; device writes {writes:.1f} MB/s during it" if writes is not None else ""
-    return text + f"; back within 5% {impact['back_after_s']:g}s after it began{extra}"
+    back = f"back within {band_pct(impact)} {impact['back_after_s']:g}s after it began"
+    return f"{text}; {back}{extra}"
 
 
 def server_text(details: dict[str, Any]) -> str:

@@ -128,3 +128,21 @@ def test_a_crash_line_says_recovery_and_what_was_lost():
     checkpoint = {"statement": "CHECKPOINT", "duration_s": 2.26, "answer": None}
     line = impact_line(record(3.0, 5.3, "checkpoint") | {"details": checkpoint, "impact": None})
     assert "CHECKPOINT took 2.26s" in line
+
+
+def test_a_noisy_baseline_widens_the_band_so_its_noise_is_neither_dip_nor_missed_recovery():
+    # 2-user database seconds vary by about 8% (as in a real PostgreSQL brokerage point):
+    # a throttle's dip is found, and the first second back inside that spread is recovery
+    tps = [2054, 1856, 2150, 1909, 1788, 1883, 26, 23, 1790, 2024, 2073]
+    out = event_impact(record(6.0, 8.0), tps, [], [], "TPS")
+    impact = out["impact"]
+    assert 5.0 < impact["band_pct"] < 20.0
+    assert impact["dip"]["started_at_s"] == 6 and impact["recovered_at_s"] == 8
+    assert f"back within {impact['band_pct']:g}%" in impact_line(out)
+
+
+def test_a_quiet_baseline_keeps_the_5_percent_band():
+    tps = [100, 101, 99, 100, 93, 94, 100]
+    out = event_impact(record(4.0, 5.0), tps, [], [], "IOPS")
+    assert out["impact"]["band_pct"] == 5.0
+    assert out["impact"]["dip"]["started_at_s"] == 4 and out["impact"]["recovered_at_s"] == 6

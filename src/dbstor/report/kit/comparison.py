@@ -211,7 +211,8 @@ def comparison_block(
         items = "".join(f"<li>{escape(str(row.get('text', '')))}</li>" for row in events)
         parts.append(
             "<h3>Events side by side</h3><p>Each event's dip on each run (first repeat), from "
-            "its first second below 95% of the baseline until back within 5%; the run "
+            "its first second below the baseline's band (5%, or twice its seconds' spread) "
+            "until back within it; the run "
             "sections' Events parts have the timelines.</p>"
             f'<ul class="factors">{items}</ul>'
         )

@@ -88,7 +88,7 @@ def _row(event: dict[str, Any]) -> str:
         unit, dip = impact["unit"], impact.get("dip")
         base = f"{_num(impact['baseline']['throughput'])} {unit}"
         depth = (
-            "none below 95%"
+            f"none below {100 - (impact.get('band_pct') or 5):g}%"
             if dip is None
             else f"{dip['depth_pct']:.0f}% (lowest {_num(dip['lowest'])} at {dip['lowest_at_s']} s)"
         )
@@ -133,7 +133,7 @@ def events_html(run: Run, rows: Sequence[dict[str, Any]]) -> str:
         parts.append(f"<figure>{chart}<figcaption>{escape(caption)}</figcaption></figure>")
         parts.append(
             "<table><thead><tr><th>event</th><th>asked</th><th>began</th><th>baseline</th>"
-            "<th>dip</th><th>p99 ms before → highest second</th><th>back within 5%</th>"
+            "<th>dip</th><th>p99 ms before → highest second</th><th>back within the band</th>"
             "<th>device writes MB/s before → during</th>"
             "<th>result</th></tr></thead><tbody>"
             + "".join(_row(e) for e in point.events)
@@ -144,7 +144,9 @@ def events_html(run: Run, rows: Sequence[dict[str, Any]]) -> str:
     intro = (
         "<p>Each event happened at its time into the measured window. Baseline: the mean over "
         "up to 10 s before it (other events' seconds left out); dip: the lowest second from "
-        "the event until throughput was back within 5% of the baseline; p99: the baseline's, "
+        "the event until throughput was back within the band of the baseline (5%, or twice "
+        "the baseline seconds' own spread where that is wider, so that a load's noise is "
+        "neither a dip nor a failure to recover; the dip column says it); p99: the baseline's, "
         "and the highest of one second from the event until then (a second with fewer "
         "than 100 transactions gives its slowest). A database point's timeline shows "
         "each second's p99 (older runs: its mean).</p>"
