@@ -33,7 +33,7 @@ class Dialect:
     indexes_take_suffix: ClassVar[bool] = False  # CREATE INDEX takes the placement suffix
     indexes_take_prefix: ClassVar[bool] = False  # an index name takes the schema prefix
     on_takes_prefix: ClassVar[bool] = False  # ALTER TABLE / CREATE INDEX ON name the schema
-    # its driver sends a statement and reads the reply apart (libpq's asynchronous calls), so a
+    # its driver sends a statement and reads the reply apart (libpq, libmariadb), so a
     # brokerage session can run in a greenlet on the driver's loop thread (its brokerage part's Wire)
     statements_without_thread: ClassVar[bool] = False
     # its driver's connection runs a statement itself (sqlite3, psycopg, DuckDB, whose

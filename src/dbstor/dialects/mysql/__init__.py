@@ -3,6 +3,7 @@ primary key, multi-row INSERT for bulk load, indexes inside the table's own file
 
 from __future__ import annotations
 
+import importlib.util
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from dbstor.dialects.base import Dialect
@@ -27,6 +28,10 @@ class Mysql(Dialect):
         "day": "INT",
         "datetime": "DATETIME",  # 5 bytes without fractional seconds
     }
+
+    # libmariadb sends and reads apart (send_query, read_query_result); the threadless
+    # brokerage session also needs greenlet (dialects/mysql/brokerage.py)
+    statements_without_thread = importlib.util.find_spec("greenlet") is not None
 
     def put_rows(self, cur: Any, table: Table, rows: list[tuple]) -> None:
         """Multi-row INSERTs of about 1 MB, the VALUES written by repr(): generated values

@@ -1,9 +1,128 @@
-"""The brokerage statements MySQL's dialect writes its own way (the rest are the shared
-client-side text, rendered)."""
+"""MySQL's brokerage part: the statements its dialect writes its own way (the rest are the
+shared client-side text, rendered), and a session's statements sent through libmariadb
+(Wire).
+
+A brokerage transaction is several statements whose order depends on what the earlier ones
+found, so it cannot be one request and one reply as an orders CALL is. Its body runs in a
+greenlet instead (Wire.start), as PostgreSQL's does (dialects/postgres/brokerage.py): each
+statement (and BEGIN, COMMIT, ROLLBACK) is sent with mysqlclient's send_query() and the
+greenlet switches back to the driver's loop thread (drivers/multiplex.py), which reads the
+reply once the socket is readable (read_query_result(), store_result(), fetch_row(): all
+libmariadb's C) and resumes the greenlet with it (Wire.collect). The loop thread runs every
+such user, so a thousand users need no thousand threads.
+
+A user that keeps a thread of its own (a think time, a rate, a crash event: drivers/user.py)
+runs the same statements on the same Wire, each reply read right after its send: MariaDB's
+brokerage has one statement path. The parameters are written as SQL literals by the
+connection (mysql_real_escape_string for text), as mysqlclient's cursor writes them, and
+rows come through the connection's converters, so a transaction sees the same Python
+values and the same exceptions as through a cursor.
+
+read_query_result() and store_result() read a reply to its end: called once the socket is
+readable, they wait only for the rest of a reply the server is already writing.
+"""
 
 from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from functools import cache
+from typing import Any
 
 STATEMENTS = {
     "summary_add": "INSERT INTO holding_summary (hs_ca_id, hs_s_symb, hs_qty)"
     " VALUES (?, ?, ?) ON DUPLICATE KEY UPDATE hs_qty = hs_qty + VALUES(hs_qty)",
 }
+IN_ANY_THREAD = True  # a user thread's session runs its statements on the Wire too
+
+
+@cache
+def encoded(sql: str) -> bytes:
+    """A statement's text (%s placeholders) as the bytes its literals are put into."""
+    return sql.encode()
+
+
+class Wire:
+    """One autocommit connection's libmariadb handle; the session sends BEGIN and COMMIT."""
+
+    def __init__(self, connection: Any):
+        connection.autocommit(True)  # commits what the connection had open (no COMMIT sent)
+        self.conn = connection
+        self.socket = int(connection.fileno())
+        self.literal = connection.literal  # a value as an SQL literal, bytes
+        self.flight: Any = None  # the greenlet running a submitted transaction
+        self.affected = 0  # rows the last statement changed
+
+    # --- the session's side -----------------------------------------------------------
+
+    def start(self, body: Callable[[str], Any], transaction: str) -> int:
+        """Run body(transaction) in a greenlet until it waits for its first reply; the
+        socket that reply comes on."""
+        from greenlet import greenlet  # only on this path: the mariadb extra installs it
+
+        self.flight = greenlet(body)
+        self.flight.switch(transaction)
+        return self.socket
+
+    def collect(self) -> bool | None:
+        """Read the reply that arrived and feed it to the transaction: None while it has
+        statements left, True once it ended; raises as the body did."""
+        try:
+            reply: Any = self.read()
+        except Exception as exc:  # the statement's error, raised where it was sent
+            reply = _Failed(exc)
+        self.flight.switch(reply)
+        return True if self.flight.dead else None
+
+    def abandon(self) -> bool:
+        """Forget the transaction in flight (the point stopped); whether there was one."""
+        flight, self.flight = self.flight, None
+        return flight is not None and not flight.dead
+
+    # --- where the transaction runs ---------------------------------------------------
+
+    def rows(self, sql: str, params: Sequence[Any]) -> list[tuple]:
+        self.send(sql, params)
+        return list(self.wait())
+
+    def write(self, sql: str, params: Sequence[Any]) -> int:
+        """Run an INSERT, UPDATE or DELETE; the rows it changed, as the cursor's rowcount."""
+        self.send(sql, params)
+        self.wait()
+        return self.affected
+
+    def command(self, sql: bytes) -> None:
+        """BEGIN, COMMIT or ROLLBACK."""
+        self.conn.send_query(sql)
+        self.wait()
+
+    def send(self, sql: str, params: Sequence[Any]) -> None:
+        self.conn.send_query(encoded(sql) % tuple(map(self.literal, params)))
+
+    def wait(self) -> tuple:
+        """The sent statement's rows: on the loop thread, once the loop has read them (the
+        greenlet hands the thread back meanwhile); in a user's own thread, read here."""
+        if self.flight is None:
+            return self.read()
+        from greenlet import getcurrent
+
+        reply = getcurrent().parent.switch()
+        if isinstance(reply, _Failed):
+            raise reply.exc
+        return reply
+
+    def read(self) -> tuple:
+        """The reply to the statement sent: its rows (none for a write or a command)."""
+        conn = self.conn
+        conn.read_query_result()
+        self.affected = conn.affected_rows()
+        result = conn.store_result()
+        return result.fetch_row(0) if result is not None else ()
+
+
+class _Failed:
+    """A statement's error, read on the loop thread, to be raised in the transaction."""
+
+    __slots__ = ("exc",)
+
+    def __init__(self, exc: Exception):
+        self.exc = exc

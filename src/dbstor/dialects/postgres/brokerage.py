@@ -83,6 +83,10 @@ class Wire(Libpq):
         loader.set_pgresult(result)
         return loader.load_rows(0, result.ntuples, tuple)
 
+    def write(self, sql: str, params: Sequence[Any]) -> int:
+        """Run an INSERT, UPDATE or DELETE; the rows it touched."""
+        return int(self.execute(sql, params).command_tuples)
+
     def execute(self, sql: str, params: Sequence[Any]) -> Any:
         """Run a statement (%s placeholders), prepared from its PREPARE_AFTER-th use on;
         its result."""

@@ -10,11 +10,13 @@ single write lock before reading instead of failing to upgrade a read snapshot l
 and plain BEGIN for the readers, whose WAL snapshot then spans all their statements.
 
 Where the dialect sends statements without a thread (Dialect.statements_without_thread:
-PostgreSQL with greenlet) a session can also run its transactions that way (can_submit):
-submit() starts the transaction on the dialect part's Wire (dialects/postgres/brokerage.py),
-which sends its statements through libpq, and collect() feeds it each reply. The first
-submit() switches the connection to autocommit and the session sends BEGIN and COMMIT
-itself; from then on its transactions run only through submit() and collect().
+PostgreSQL and MySQL with greenlet) a session can also run its transactions that way
+(can_submit): submit() starts the transaction on the dialect part's Wire
+(dialects/postgres/brokerage.py, dialects/mysql/brokerage.py), which sends its statements
+through libpq or libmariadb, and collect() feeds it each reply. The Wire switches the
+connection to autocommit and the session sends BEGIN and COMMIT itself. PostgreSQL's Wire
+is made at the first submit(); MySQL's (IN_ANY_THREAD) at once, so that a user on a thread
+of its own runs its statements through it too, each reply read after its send.
 """
 
 from __future__ import annotations
@@ -62,7 +64,9 @@ class BrokerageSession(Session):
         self._on_commit: list[Callable[[], None]] = []
         self._on_rollback: list[Callable[[], None]] = []
         self.can_submit = self.own.statements_without_thread
-        self.wire: Any = None  # the dialect part's Wire once the first transaction was submitted
+        part = self.own.part("brokerage")
+        # the dialect part's Wire: at once where it serves any thread, else at the first submit
+        self.wire: Any = part.Wire(connection) if getattr(part, "IN_ANY_THREAD", False) else None
 
     # --- what transactions use ------------------------------------------------------
 
@@ -82,7 +86,7 @@ class BrokerageSession(Session):
     def write(self, name: str, params: Sequence[Any]) -> int:
         """Run an INSERT, UPDATE or DELETE; the number of rows it touched."""
         if self.wire is not None:
-            return int(self.wire.execute(statement(self.dialect, name), params).command_tuples)
+            return int(self.wire.write(statement(self.dialect, name), params))
         self.cur.execute(statement(self.dialect, name), tuple(params))
         return self.cur.rowcount
 
