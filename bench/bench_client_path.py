@@ -1,8 +1,11 @@
 """The load generator's own CPU per transaction, one version of dbstor's code against
-another, on the same PostgreSQL server: the before and after of a change to the hot path.
+another, on the same PostgreSQL (or MariaDB: `--engine mariadb`) server: the before and
+after of a change to the hot path.
 
-One managed PostgreSQL 15 is started with this checkout's code and holds the workload's
-tables, reached as an external server (a DSN on its Unix socket, schema `dbstor`). Then
+One managed PostgreSQL 15 (or MariaDB, `innodb_flush_log_at_trx_commit = 2`: the redo log
+flushed once a second, the client-bound regime) is started with this checkout's code and
+holds the workload's tables, reached as an external server (a DSN on its Unix socket,
+schema or database `dbstor`). Then
 each arm's code runs the same load against it in a child process (`PYTHONPATH=DIR/src`,
 this venv's Python and packages): `dbstor run`'s driver (drivers/processes.py, one client
 process, every user on its loop thread), `--users` users, `--seconds` measured after a
@@ -14,6 +17,7 @@ arm run twice a pair: the second run of each arm is its A/A control.
 - `--workload blocks`: `--scale` rows per user, reads only, the server in a memory cgroup
   of `--memory-limit` MiB with shared_buffers `--buffer` MiB, so that reads reach the
   device.
+- `--workload brokerage`: `--scale` customers (default 100), TPC-E's mix.
 
 Per run: the client's CPU (user + system of the client process over the measured window,
 the driver's own figure) per transaction, per New-Order (orders) and per device read
@@ -25,6 +29,8 @@ A/A ratios beside it, and the load average at each pair's start.
         --arm before=/tmp/dbstor-before --arm after=. --pairs 3 --seconds 15
     .venv/bin/python bench/bench_client_path.py --workload blocks --users 8 \
         --arm before=/tmp/dbstor-before --arm after=. --pairs 3 --seconds 15
+    .venv/bin/python bench/bench_client_path.py --engine mariadb --workload brokerage \
+        --users 4,16 --arm before=/tmp/dbstor-before --arm after=. --pairs 3 --seconds 10
 """
 
 from __future__ import annotations
@@ -46,8 +52,11 @@ HERE = Path(__file__).resolve().parent
 
 def _workload(name: str, scale: int, users: int) -> Any:
     from dbstor.workloads.blocks import BlocksWorkload
+    from dbstor.workloads.brokerage import BrokerageWorkload
     from dbstor.workloads.orders.workload import OrdersWorkload
 
+    if name == "brokerage":
+        return BrokerageWorkload(scale, seed=1)
     if name == "orders":
         return OrdersWorkload(scale, seed=1)
     workload = BlocksWorkload(scale, seed=1, options={"update_pct": 0})
@@ -59,9 +68,11 @@ def _external(dsn: str, start: bool) -> Any:
     """The server as an external one (schema dbstor); started (its schema made afresh)
     only by the process that loads it."""
     from dbstor.engines.base import EngineSettings
+    from dbstor.engines.mariadb import MariaDBEngine
     from dbstor.engines.postgres import PostgresEngine
 
-    engine = PostgresEngine(EngineSettings(dsn=dsn))
+    kind = MariaDBEngine if dsn.startswith("mysql://") else PostgresEngine
+    engine = kind(EngineSettings(dsn=dsn))
     if start:
         engine.start()
     return engine
@@ -76,10 +87,10 @@ def arm(args: Any) -> int:
         _profile_loop()
     engine = _external(args.dsn, start=False)
     workload = _workload(args.workload, args.scale, args.users)
-    storage = engine_reads(args.server_pid)
+    storage = engine_reads(args.server_pid) if args.server_pid else 0.0
     load = UserLoad.of([Instance(engine, workload)], args.users, 2.0, args.seconds)
     result = run_in_processes(load, 1)
-    storage = engine_reads(args.server_pid) - storage
+    storage = engine_reads(args.server_pid) - storage if args.server_pid else 0.0
     if result.fatal:
         raise SystemExit(f"the run failed: {result.fatal}")
     new_orders = result.per_type["New-Order"].count if "New-Order" in result.per_type else 0
@@ -151,6 +162,28 @@ def _run_arm(args: Any, code: Path, users: int, dsn: str, pid: int) -> dict[str,
     return row
 
 
+def _serve_mariadb(args: Any) -> tuple[Any, str, int]:
+    """A managed MariaDB holding the workload (loaded here), the redo log flushed once a
+    second; its socket's DSN; no server pid (device reads are PostgreSQL's blocks' only)."""
+    from dbstor.engines.base import EngineSettings
+    from dbstor.engines.mariadb import MariaDBEngine
+
+    base = Path(tempfile.mkdtemp(prefix="dbstor-bench-path-", dir=args.dir))
+    base.chmod(0o711)
+    (base / "data").mkdir()
+    settings = EngineSettings(
+        paths={"data": [base / "data"]}, buffer_bytes=256 << 20, users=max(args.user_counts) + 8
+    )
+    engine = MariaDBEngine(settings)
+    engine.base = base
+    engine.start()
+    engine.query("SET GLOBAL innodb_flush_log_at_trx_commit = 2")
+    workload = _workload(args.workload, args.scale, max(args.user_counts))
+    workload.create(engine, lambda line: print(f"  {line}", file=sys.stderr))
+    assert engine.sockdir is not None
+    return engine, f"mysql://root:@localhost/?unix_socket={engine.sockdir / 'mysqld.sock'}", 0
+
+
 def _serve(args: Any) -> tuple[Any, str, int]:
     from dbstor.engines.base import EngineSettings
     from dbstor.engines.postgres import SUPERUSER, PostgresEngine
@@ -178,7 +211,8 @@ def _serve(args: Any) -> tuple[Any, str, int]:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--workload", choices=("orders", "blocks"), default="orders")
+    parser.add_argument("--engine", choices=("postgres", "mariadb"), default="postgres")
+    parser.add_argument("--workload", choices=("orders", "blocks", "brokerage"), default="orders")
     parser.add_argument("--users", default="4,8")
     parser.add_argument("--seconds", type=float, default=15)
     parser.add_argument("--pairs", type=int, default=3)
@@ -193,20 +227,22 @@ def main() -> int:
     parser.add_argument("--server-pid", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.scale is None:
-        args.scale = 4 if args.workload == "orders" else 12_000
+        args.scale = {"orders": 4, "blocks": 12_000, "brokerage": 100}[args.workload]
     if args.as_arm:
         args.users = int(args.users)
         return arm(args)
     args.user_counts = [int(u) for u in args.users.split(",")]
     arms = dict(a.split("=", 1) for a in args.arm) or {"this": "."}
     codes = {name: Path(where).resolve() for name, where in arms.items()}
-    engine, dsn, pid = _serve(args)
+    mariadb = args.engine == "mariadb"
+    engine, dsn, pid = _serve_mariadb(args) if mariadb else _serve(args)
     rows: dict[tuple[int, str], list[dict]] = {}
     loads: list[float] = []
     try:
-        external = _external(dsn, start=True)
-        workload = _workload(args.workload, args.scale, max(args.user_counts))
-        workload.create(external, lambda line: print(f"  {line}", file=sys.stderr))
+        if not mariadb:  # loaded into the external schema; MariaDB's was loaded by its engine
+            external = _external(dsn, start=True)
+            workload = _workload(args.workload, args.scale, max(args.user_counts))
+            workload.create(external, lambda line: print(f"  {line}", file=sys.stderr))
         names = list(codes)
         for pair in range(args.pairs):
             loads.append(os.getloadavg()[0])
@@ -227,21 +263,25 @@ def main() -> int:
 
 
 def _markdown(args: Any, names: list[str], rows: dict, loads: list[float]) -> str:
-    per = "us_per_new_order" if args.workload == "orders" else "us_per_device_read"
-    what = "New-Order" if args.workload == "orders" else "device read"
+    per, what = {
+        "orders": ("us_per_new_order", "New-Order"),
+        "blocks": ("us_per_device_read", "device read"),
+        "brokerage": ("us_per_txn", "transaction"),
+    }[args.workload]
+    own = per != "us_per_txn"  # a column of its own beside the per-transaction one
     lines = [
-        f"{args.workload}, scale {args.scale}, {args.seconds:g} s measured a run, "
+        f"{args.engine} {args.workload}, scale {args.scale}, {args.seconds:g} s measured a run, "
         f"{args.pairs} pair(s); load average at each pair's start: "
         + ", ".join(f"{v:.1f}" for v in loads),
         "",
-        f"| users | arm | TPS | client us CPU / txn | client us CPU / {what} |",
-        "|---:|---|---:|---:|---:|",
+        "| users | arm | TPS | client us CPU / txn |" + (f" client us CPU / {what} |" * own),
+        "|---:|---|---:|---:|" + "---:|" * own,
     ]
     med = lambda found, k: statistics.median(r[k] for r in found)  # noqa: E731
     for (users, key), found in sorted(rows.items()):
         lines.append(
-            f"| {users} | {key} | {med(found, 'tps'):,.0f} | {med(found, 'us_per_txn'):.1f} "
-            f"| {med(found, per):.1f} |"
+            f"| {users} | {key} | {med(found, 'tps'):,.0f} | {med(found, 'us_per_txn'):.1f} |"
+            + (f" {med(found, per):.1f} |" * own)
         )
     lines.append("")
     first, last = names[0], names[-1]
