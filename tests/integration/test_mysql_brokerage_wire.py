@@ -126,3 +126,26 @@ def test_a_killed_connection_is_fatal_on_the_loop_and_in_a_thread(engine):
             conn.close()
     finally:
         admin.close()
+
+
+def test_an_abandoned_transaction_unwinds_without_waiting_for_its_reply(engine):
+    conn = engine.connect()
+    unwound: list[str] = []
+
+    def slow(w: Wire) -> None:
+        try:
+            w.rows("SELECT SLEEP(%s)", [60])  # the point stops while it runs
+        except BaseException as exc:
+            with pytest.raises(ConnectionAbortedError):
+                w.command(b"ROLLBACK")  # as the session's rollback would: no read
+            unwound.append(type(exc).__name__)
+            raise
+
+    try:
+        wire = Wire(conn)
+        wire.start(lambda _: slow(wire), "T")
+        assert wire.abandon()
+        assert unwound == ["GreenletExit"]
+        assert not wire.abandon()  # nothing in flight any more
+    finally:
+        conn.close()

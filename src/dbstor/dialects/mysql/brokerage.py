@@ -50,6 +50,8 @@ class Wire:
         self.socket = int(connection.fileno())
         self.literal = connection.literal  # a value as an SQL literal, bytes
         self.flight: Any = None  # the greenlet running a submitted transaction
+        self.loop: Any = None  # the loop thread's greenlet, which reads the replies
+        self.threaded = True  # until the first start(): replies read where they are awaited
         self.affected = 0  # rows the last statement changed
 
     # --- the session's side -----------------------------------------------------------
@@ -57,8 +59,9 @@ class Wire:
     def start(self, body: Callable[[str], Any], transaction: str) -> int:
         """Run body(transaction) in a greenlet until it waits for its first reply; the
         socket that reply comes on."""
-        from greenlet import greenlet  # only on this path: the mariadb extra installs it
+        from greenlet import getcurrent, greenlet  # the mariadb extra installs it
 
+        self.loop, self.threaded = getcurrent(), False
         self.flight = greenlet(body)
         self.flight.switch(transaction)
         return self.socket
@@ -74,7 +77,8 @@ class Wire:
         return True if self.flight.dead else None
 
     def abandon(self) -> bool:
-        """Forget the transaction in flight (the point stopped); whether there was one."""
+        """Forget the transaction in flight (the point stopped); whether there was one.
+        Dropped, the greenlet unwinds (GreenletExit) without waiting for a reply."""
         flight, self.flight = self.flight, None
         return flight is not None and not flight.dead
 
@@ -96,16 +100,21 @@ class Wire:
         self.wait()
 
     def send(self, sql: str, params: Sequence[Any]) -> None:
-        self.conn.send_query(encoded(sql) % tuple(map(self.literal, params)))
+        """Write the statement with its parameters as literals: an int's digits as they are
+        (what the connection writes for one, without its Python call), the rest escaped by
+        the connection."""
+        literal = self.literal
+        values = tuple([b"%d" % v if type(v) is int else literal(v) for v in params])
+        self.conn.send_query(encoded(sql) % values)
 
     def wait(self) -> tuple:
         """The sent statement's rows: on the loop thread, once the loop has read them (the
         greenlet hands the thread back meanwhile); in a user's own thread, read here."""
-        if self.flight is None:
+        if self.threaded:
             return self.read()
-        from greenlet import getcurrent
-
-        reply = getcurrent().parent.switch()
+        if self.flight is None:  # abandoned: its statement's reply is never read
+            raise ConnectionAbortedError("the point stopped with this transaction in flight")
+        reply = self.loop.switch()
         if isinstance(reply, _Failed):
             raise reply.exc
         return reply

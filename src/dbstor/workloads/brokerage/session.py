@@ -170,5 +170,6 @@ class BrokerageSession(Session):
         if self._claimed:  # the block claim was rolled back with the transaction
             self._next_id = self._end_id = 0
             self._claimed = False
-        for action in self._on_rollback:
+        actions, self._on_rollback = self._on_rollback, []  # once, however many undo it
+        for action in actions:
             action()
