@@ -5,7 +5,7 @@ shared client-side text, rendered), and a session's statements sent through libm
 A brokerage transaction is several statements whose order depends on what the earlier ones
 found, so it cannot be one request and one reply as an orders CALL is. Its body runs in a
 greenlet instead (Wire.start), as PostgreSQL's does (dialects/postgres/brokerage.py): each
-statement (and BEGIN, COMMIT, ROLLBACK) is sent with mysqlclient's send_query() and the
+statement (and COMMIT or ROLLBACK) is sent with mysqlclient's send_query() and the
 greenlet switches back to the driver's loop thread (drivers/multiplex.py), which reads the
 reply once the socket is readable (read_query_result(), store_result(), fetch_row(): all
 libmariadb's C) and resumes the greenlet with it (Wire.collect). The loop thread runs every
@@ -42,10 +42,11 @@ def encoded(sql: str) -> bytes:
 
 
 class Wire:
-    """One autocommit connection's libmariadb handle; the session sends BEGIN and COMMIT."""
+    """One connection's libmariadb handle, autocommit off as the session's cursor had it: a
+    transaction opens at its first statement (the session's BEGIN is not sent: a round trip
+    a transaction saved), and ends with the COMMIT or ROLLBACK the session sends."""
 
     def __init__(self, connection: Any):
-        connection.autocommit(True)  # commits what the connection had open (no COMMIT sent)
         self.conn = connection
         self.socket = int(connection.fileno())
         self.literal = connection.literal  # a value as an SQL literal, bytes
@@ -95,9 +96,10 @@ class Wire:
         return self.affected
 
     def command(self, sql: bytes) -> None:
-        """BEGIN, COMMIT or ROLLBACK."""
-        self.conn.send_query(sql)
-        self.wait()
+        """COMMIT or ROLLBACK; BEGIN is implied by the transaction's first statement."""
+        if sql != b"BEGIN":
+            self.conn.send_query(sql)
+            self.wait()
 
     def send(self, sql: str, params: Sequence[Any]) -> None:
         """Write the statement with its parameters as literals: an int's digits as they are

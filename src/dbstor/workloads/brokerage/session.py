@@ -13,10 +13,11 @@ Where the dialect sends statements without a thread (Dialect.statements_without_
 PostgreSQL and MySQL with greenlet) a session can also run its transactions that way
 (can_submit): submit() starts the transaction on the dialect part's Wire
 (dialects/postgres/brokerage.py, dialects/mysql/brokerage.py), which sends its statements
-through libpq or libmariadb, and collect() feeds it each reply. The Wire switches the
-connection to autocommit and the session sends BEGIN and COMMIT itself. PostgreSQL's Wire
-is made at the first submit(); MySQL's (IN_ANY_THREAD) at once, so that a user on a thread
-of its own runs its statements through it too, each reply read after its send.
+through libpq or libmariadb, and collect() feeds it each reply; the session sends BEGIN
+and COMMIT itself (PostgreSQL's Wire switches the connection to autocommit; MySQL's keeps
+it off, its first statement opening the transaction, and sends no BEGIN). PostgreSQL's
+Wire is made at the first submit(); MySQL's (IN_ANY_THREAD) at once, so that a user on a
+thread of its own runs its statements through it too, each reply read after its send.
 """
 
 from __future__ import annotations
@@ -136,7 +137,8 @@ class BrokerageSession(Session):
         self.outcomes[transaction] += 1
 
     def submit(self, transaction: str) -> int:
-        """Start the transaction on the wire; it returns here once BEGIN is sent."""
+        """Start the transaction on the wire; it returns here once its first statement
+        (PostgreSQL's BEGIN) is sent."""
         if self.wire is None:
             self.wire = self.own.part("brokerage").Wire(self.conn)
         return int(self.wire.start(self.run, transaction))
