@@ -4,7 +4,7 @@ thread each through the same Wire (as a user with a think time, a rate or a cras
 runs), and on a thread each through mysqlclient's cursor (main before issue 39's change).
 
 The two thread modes are forced the way the driver picks them: survive_restarts keeps a
-thread per user; the cursor mode takes the Wire away (IN_ANY_THREAD off, the dialect's
+thread per user; the cursor mode takes the Wire away (the dialect's wire_in_any_thread and
 statements_without_thread off). Per run: the load threads' own CPU (the driver's figure,
 drivers/load_cpu.py) per committed transaction, and transactions a second. Rounds
 alternate the order (A B C, then C B A ...); the loop mode runs again at the end of
@@ -24,7 +24,6 @@ import tempfile
 from pathlib import Path
 
 from dbstor.dialects.mysql import DIALECT
-from dbstor.dialects.mysql import brokerage as wire_part
 from dbstor.drivers.users import Instance, VirtualUsers
 from dbstor.engines.base import EngineSettings
 from dbstor.engines.mariadb import MariaDBEngine
@@ -35,7 +34,7 @@ MODES = ("loop-wire", "threads-wire", "threads-cursor")
 
 def run(engine: MariaDBEngine, workload: BrokerageWorkload, mode: str, args: argparse.Namespace):
     """One run of a mode: (client us CPU per transaction, transactions a second)."""
-    wire_part.IN_ANY_THREAD = mode != "threads-cursor"
+    type(DIALECT).wire_in_any_thread = mode != "threads-cursor"
     type(DIALECT).statements_without_thread = mode == "loop-wire"
     threads = mode != "loop-wire"
     driver = VirtualUsers(

@@ -36,6 +36,9 @@ class Dialect:
     # its driver sends a statement and reads the reply apart (libpq, libmariadb), so a
     # brokerage session can run in a greenlet on the driver's loop thread (its brokerage part's Wire)
     statements_without_thread: ClassVar[bool] = False
+    # that Wire also runs a user's transactions on a thread of its own (each reply read after
+    # its send), so the dialect's brokerage statements have one path whatever drives them
+    wire_in_any_thread: ClassVar[bool] = False
     # its driver's connection runs a statement itself (sqlite3, psycopg, DuckDB, whose
     # cursor() is a new connection without the search path); else through a cursor
     executes_on_connection: ClassVar[bool] = False

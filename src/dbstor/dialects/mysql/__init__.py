@@ -32,6 +32,7 @@ class Mysql(Dialect):
     # libmariadb sends and reads apart (send_query, read_query_result); the threadless
     # brokerage session also needs greenlet (dialects/mysql/brokerage.py)
     statements_without_thread = importlib.util.find_spec("greenlet") is not None
+    wire_in_any_thread = True  # a user's own thread runs the same Wire, without greenlet
 
     def put_rows(self, cur: Any, table: Table, rows: list[tuple]) -> None:
         """Multi-row INSERTs of about 1 MB, the VALUES written by repr(): generated values

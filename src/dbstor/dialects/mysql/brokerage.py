@@ -32,7 +32,6 @@ STATEMENTS = {
     "summary_add": "INSERT INTO holding_summary (hs_ca_id, hs_s_symb, hs_qty)"
     " VALUES (?, ?, ?) ON DUPLICATE KEY UPDATE hs_qty = hs_qty + VALUES(hs_qty)",
 }
-IN_ANY_THREAD = True  # a user thread's session runs its statements on the Wire too
 
 
 @cache

@@ -16,7 +16,7 @@ PostgreSQL and MySQL with greenlet) a session can also run its transactions that
 through libpq or libmariadb, and collect() feeds it each reply; the session sends BEGIN
 and COMMIT itself (PostgreSQL's Wire switches the connection to autocommit; MySQL's keeps
 it off, its first statement opening the transaction, and sends no BEGIN). PostgreSQL's
-Wire is made at the first submit(); MySQL's (IN_ANY_THREAD) at once, so that a user on a
+Wire is made at the first submit(); MySQL's (Dialect.wire_in_any_thread) at once, so that a user on a
 thread of its own runs its statements through it too, each reply read after its send.
 """
 
@@ -65,9 +65,9 @@ class BrokerageSession(Session):
         self._on_commit: list[Callable[[], None]] = []
         self._on_rollback: list[Callable[[], None]] = []
         self.can_submit = self.own.statements_without_thread
-        part = self.own.part("brokerage")
         # the dialect part's Wire: at once where it serves any thread, else at the first submit
-        self.wire: Any = part.Wire(connection) if getattr(part, "IN_ANY_THREAD", False) else None
+        in_any = self.own.wire_in_any_thread
+        self.wire: Any = self.own.part("brokerage").Wire(connection) if in_any else None
 
     # --- what transactions use ------------------------------------------------------
 
