@@ -1,14 +1,14 @@
-"""MariaDB's brokerage Wire (dialects/mysql/brokerage.py) on a managed server: on the loop
-(a greenlet per transaction, the reply read apart) and in a thread of its own (read after
-each send) it gives the rows a cursor gives, a failing statement raises the cursor's
-exception where it was sent and its transaction is rolled back, and a killed connection
-raises what the engine calls fatal."""
+"""MariaDB's brokerage Wire (dialects/mysql/brokerage.py) on a managed server: each reply
+read after its send, it gives the rows a cursor gives, a failing statement raises the
+cursor's exception and its transaction is rolled back, a killed connection raises what the
+engine calls fatal; and brokerage users, each on its own thread through the Wire, count
+exactly what the server committed (its own Com_commit)."""
 
 from __future__ import annotations
 
-import select
 import shutil
 import tempfile
+from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -18,7 +18,10 @@ import pytest
 from needs import usable
 
 from dbstor.dialects.mysql.brokerage import Wire
+from dbstor.drivers.users import Instance, VirtualUsers
 from dbstor.engines.base import EngineSettings, ErrorKind
+from dbstor.workloads.brokerage import MIX, BrokerageWorkload
+from dbstor.workloads.brokerage.session import BrokerageSession
 
 pytestmark = pytest.mark.integration
 ROWS = "SELECT id, name, price, made FROM wired WHERE id <= %s ORDER BY id"
@@ -51,39 +54,21 @@ def engine() -> Iterator[Any]:
         shutil.rmtree(base, ignore_errors=True)
 
 
-def on_loop(wire: Wire, body: Any) -> Any:
-    """Run body(wire) as the driver's loop runs a transaction: start, then collect on
-    every readable socket until it ends; what it returned, or its exception."""
-    found: list[Any] = []
-    epoll = select.epoll()
-    try:
-        epoll.register(wire.start(lambda _: found.append(body(wire)), "T"), select.EPOLLIN)
-        while True:
-            assert epoll.poll(10), "no reply within 10 s"
-            if wire.collect():
-                return found[0]
-    finally:
-        epoll.close()
-
-
-def test_rows_as_a_cursor_reads_them_on_the_loop_and_in_a_thread(engine):
+def test_rows_as_a_cursor_reads_them(engine):
     conn = engine.connect()
     try:
         cur = conn.cursor()
         cur.execute(ROWS, (2,))
         expected = list(cur.fetchall())
         conn.commit()
-        wire = Wire(conn)
-        read = lambda w: w.rows(ROWS, [2])  # noqa: E731
-        assert on_loop(wire, read) == expected
-        assert [type(v) for v in expected[0]] == [type(v) for v in on_loop(wire, read)[0]]
-        thread = Wire(engine.connect())
-        assert read(thread) == expected  # no greenlet: read right after the send
+        wire = Wire(engine.connect())
+        got = wire.rows(ROWS, [2])
+        assert got == expected
+        assert [type(v) for v in expected[0]] == [type(v) for v in got[0]]
         # a parameter with a quote and non-ASCII text: written as the connection escapes it
-        named = on_loop(wire, lambda w: w.rows("SELECT id FROM wired WHERE name = %s", ["o'brien"]))
-        assert named == [(1,)]
-        assert thread.rows("SELECT id FROM wired WHERE name = %s", ["ünï"]) == [(2,)]
-        thread.conn.close()
+        assert wire.rows("SELECT id FROM wired WHERE name = %s", ["o'brien"]) == [(1,)]
+        assert wire.rows("SELECT id FROM wired WHERE name = %s", ["ünï"]) == [(2,)]
+        wire.conn.close()
     finally:
         conn.close()
 
@@ -103,49 +88,78 @@ def test_a_failing_statement_raises_the_cursors_error_and_rolls_its_transaction_
                 raise
 
         with pytest.raises(MySQLdb.IntegrityError) as caught:
-            on_loop(wire, duplicate)
+            duplicate(wire)
         assert engine.classify(caught.value) != ErrorKind.FATAL
-        price = on_loop(wire, lambda w: w.rows("SELECT price FROM wired WHERE id = %s", [3]))
+        price = wire.rows("SELECT price FROM wired WHERE id = %s", [3])
         assert str(price[0][0]) == "3.00"  # the UPDATE before it was rolled back
     finally:
         conn.close()
 
 
-def test_a_killed_connection_is_fatal_on_the_loop_and_in_a_thread(engine):
+def test_a_killed_connection_is_fatal(engine):
     admin = engine.connect()
     try:
-        for looped in (True, False):
-            conn = engine.connect()
-            wire = Wire(conn)
-            cur = admin.cursor()
-            cur.execute("KILL CONNECTION %s", (conn.thread_id(),))
-            read = lambda w: w.rows(ROWS, [1])  # noqa: E731
-            with pytest.raises(Exception) as caught:
-                on_loop(wire, read) if looped else read(wire)
-            assert engine.classify(caught.value) == ErrorKind.FATAL, caught.value
-            conn.close()
+        conn = engine.connect()
+        wire = Wire(conn)
+        admin.cursor().execute("KILL CONNECTION %s", (conn.thread_id(),))
+        with pytest.raises(Exception) as caught:
+            wire.rows(ROWS, [1])
+        assert engine.classify(caught.value) == ErrorKind.FATAL, caught.value
+        conn.close()
     finally:
         admin.close()
 
 
-def test_an_abandoned_transaction_unwinds_without_waiting_for_its_reply(engine):
-    conn = engine.connect()
-    unwound: list[str] = []
+class Recorded(BrokerageWorkload):
+    """The brokerage workload, keeping the sessions it hands out."""
 
-    def slow(w: Wire) -> None:
-        try:
-            w.rows("SELECT SLEEP(%s)", [60])  # the point stops while it runs
-        except BaseException as exc:
-            with pytest.raises(ConnectionAbortedError):
-                w.command(b"ROLLBACK")  # as the session's rollback would: no read
-            unwound.append(type(exc).__name__)
-            raise
+    def __init__(self, *args: Any, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        self.sessions: list[BrokerageSession] = []
 
+    def session(self, engine: Any, connection: Any, user: int) -> BrokerageSession:
+        self.sessions.append(super().session(engine, connection, user))
+        return self.sessions[-1]
+
+
+def server_commits(conn: Any) -> int:
+    """MariaDB's own count of COMMIT statements run (every connection's)."""
+    cur = conn.cursor()
+    cur.execute("SHOW GLOBAL STATUS LIKE 'Com_commit'")
+    return int(cur.fetchone()[1])
+
+
+def test_users_on_their_own_threads_through_the_wire_count_what_the_server_committed():
+    cls = usable("mariadb")
+    base = Path(tempfile.mkdtemp(prefix="dbstor-wire-users-"))
+    base.chmod(0o711)
+    (base / "d").mkdir()
+    engine = cls(EngineSettings(paths={"data": [base / "d"]}, buffer_bytes=64 << 20, users=8))
     try:
-        wire = Wire(conn)
-        wire.start(lambda _: slow(wire), "T")
-        assert wire.abandon()
-        assert unwound == ["GreenletExit"]
-        assert not wire.abandon()  # nothing in flight any more
+        engine.start()
+        workload = Recorded(50, seed=2)
+        workload.create(engine, lambda m: None)
+        conn = engine.connect()
+        try:
+            before, seeding = server_commits(conn), not workload.market.seeded
+            result = VirtualUsers([Instance(engine, workload)], 8, seed=5).run(0.0, 3.0)
+            committed = server_commits(conn) - before
+        finally:
+            conn.close()
+        assert result.fatal is None and result.errors == 0, result.messages
+        sessions = workload.sessions
+        assert len(sessions) == 8 and all(s.wire is not None and not s.can_submit for s in sessions)
+        done: Counter[str] = Counter()
+        for session in sessions:
+            done.update(session.outcomes)
+        counted = {txn: h.count for txn, h in result.per_type.items()}
+        rolled_back = done.pop("rolled back", 0)
+        assert counted.get("Trade-Order", 0) == done["Trade-Order"] + rolled_back
+        for txn in MIX:
+            if txn != "Trade-Order":
+                assert counted.get(txn, 0) == done[txn], (txn, counted, done)
+        # the server's own count: a COMMIT each (and the market's seeding), nothing else
+        assert committed == sum(done.values()) + seeding > 0
     finally:
-        conn.close()
+        engine.stop()
+        shutil.rmtree(base, ignore_errors=True)

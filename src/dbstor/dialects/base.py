@@ -33,11 +33,11 @@ class Dialect:
     indexes_take_suffix: ClassVar[bool] = False  # CREATE INDEX takes the placement suffix
     indexes_take_prefix: ClassVar[bool] = False  # an index name takes the schema prefix
     on_takes_prefix: ClassVar[bool] = False  # ALTER TABLE / CREATE INDEX ON name the schema
-    # its driver sends a statement and reads the reply apart (libpq, libmariadb), so a
+    # its driver sends a statement and reads the reply apart (libpq's asynchronous calls), so a
     # brokerage session can run in a greenlet on the driver's loop thread (its brokerage part's Wire)
     statements_without_thread: ClassVar[bool] = False
-    # that Wire also runs a user's transactions on a thread of its own (each reply read after
-    # its send), so the dialect's brokerage statements have one path whatever drives them
+    # its brokerage part's Wire runs a user's transactions on the user's own thread (each
+    # reply read after its send): the session's statements go through it, not a cursor
     wire_in_any_thread: ClassVar[bool] = False
     # its driver's connection runs a statement itself (sqlite3, psycopg, DuckDB, whose
     # cursor() is a new connection without the search path); else through a cursor

@@ -3,7 +3,6 @@ primary key, multi-row INSERT for bulk load, indexes inside the table's own file
 
 from __future__ import annotations
 
-import importlib.util
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from dbstor.dialects.base import Dialect
@@ -29,10 +28,9 @@ class Mysql(Dialect):
         "datetime": "DATETIME",  # 5 bytes without fractional seconds
     }
 
-    # libmariadb sends and reads apart (send_query, read_query_result); the threadless
-    # brokerage session also needs greenlet (dialects/mysql/brokerage.py)
-    statements_without_thread = importlib.util.find_spec("greenlet") is not None
-    wire_in_any_thread = True  # a user's own thread runs the same Wire, without greenlet
+    # brokerage's statements go through libmariadb on each user's own thread (its Wire):
+    # on the loop thread they cost more client CPU a transaction (docs/benchmarks.md)
+    wire_in_any_thread = True
 
     def put_rows(self, cur: Any, table: Table, rows: list[tuple]) -> None:
         """Multi-row INSERTs of about 1 MB, the VALUES written by repr(): generated values

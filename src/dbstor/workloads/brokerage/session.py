@@ -10,14 +10,14 @@ single write lock before reading instead of failing to upgrade a read snapshot l
 and plain BEGIN for the readers, whose WAL snapshot then spans all their statements.
 
 Where the dialect sends statements without a thread (Dialect.statements_without_thread:
-PostgreSQL and MySQL with greenlet) a session can also run its transactions that way
-(can_submit): submit() starts the transaction on the dialect part's Wire
-(dialects/postgres/brokerage.py, dialects/mysql/brokerage.py), which sends its statements
-through libpq or libmariadb, and collect() feeds it each reply; the session sends BEGIN
-and COMMIT itself (PostgreSQL's Wire switches the connection to autocommit; MySQL's keeps
-it off, its first statement opening the transaction, and sends no BEGIN). PostgreSQL's
-Wire is made at the first submit(); MySQL's (Dialect.wire_in_any_thread) at once, so that a user on a
-thread of its own runs its statements through it too, each reply read after its send.
+PostgreSQL with greenlet) a session can also run its transactions that way (can_submit):
+submit() starts the transaction on the dialect part's Wire (dialects/postgres/brokerage.py),
+which sends its statements through libpq, and collect() feeds it each reply. The first
+submit() switches the connection to autocommit and the session sends BEGIN and COMMIT
+itself; from then on its transactions run only through submit() and collect(). Where the
+dialect's Wire serves the user's own thread (Dialect.wire_in_any_thread: MySQL's, through
+libmariadb), the session makes it at once and every statement goes through it, each reply
+read after its send: autocommit stays off, so its first statement opens the transaction.
 """
 
 from __future__ import annotations

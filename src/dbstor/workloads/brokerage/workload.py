@@ -121,7 +121,7 @@ class BrokerageWorkload(Workload):
         return BrokerageSession(self.keys, self.market, self.seed, engine.dialect, connection, user)
 
     def submits(self, dialect: str) -> bool:
-        # libpq's or libmariadb's calls apart, and greenlet (dialects/*/brokerage.py: Wire)
+        # libpq's asynchronous calls and greenlet (dialects/postgres/brokerage.py)
         return registry.get(dialect).statements_without_thread
 
     def describe(self) -> dict[str, Any]:
