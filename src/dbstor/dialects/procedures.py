@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
+from dbstor.hotpath import int_list
+
 
 class SqlNull:
     """Renders as SQL NULL inside a tuple's repr()."""
@@ -30,9 +32,9 @@ def with_nulls(rows: list[tuple]) -> list[tuple]:
     return [tuple(NULL if v is None else v for v in row) for row in rows]
 
 
-def item_lines(values: tuple[int, ...]) -> str:
-    """One of New-Order's three line lists as text for the procedure to split: 1,2,3."""
-    return ",".join(map(str, values))
+# One of New-Order's three line lists as text for the procedure to split, 1,2,3 (compiled:
+# once per line list of every New-Order)
+item_lines = int_list
 
 
 class ProcedureCursor:

@@ -14,44 +14,14 @@ from datetime import datetime
 from decimal import Decimal
 from typing import Any
 
+from dbstor.hotpath import encode, encode_all
+
 Param = int | str | Decimal | datetime | None | list[int]
-
-
-def encode(value: Param) -> bytes | None:
-    """One parameter in PostgreSQL's text format (int arrays as {1,2,3}, a Decimal in
-    positional notation, a datetime as ISO text: what numeric and timestamp read). The
-    common types are looked up by exact type first: most of a call's parameters are ints."""
-    kind = type(value)
-    if kind is int:
-        return b"%d" % value  # type: ignore[str-format]
-    if kind is str:
-        return value.encode()  # type: ignore[union-attr]
-    if value is None:
-        return None
-    if kind is datetime:
-        return _moment(value)  # type: ignore[arg-type]
-    if isinstance(value, int):
-        return b"%d" % value
-    if isinstance(value, list):
-        return b"{" + b",".join(b"%d" % v for v in value) + b"}"
-    if isinstance(value, Decimal):
-        return format(value, "f").encode()
-    if isinstance(value, datetime):
-        return _moment(value)
-    return value.encode()
-
-
-_last_moment: tuple[Any, bytes] = (None, b"")
-
-
-def _moment(value: datetime) -> bytes:
-    """A datetime as ISO text; the last one's text kept (the orders draws share one
-    datetime a second, inputs.now)."""
-    global _last_moment
-    last = _last_moment
-    if last[0] is not value:
-        last = _last_moment = (value, value.isoformat(sep=" ").encode())
-    return last[1]
+# encode(value): one parameter in PostgreSQL's text format (int arrays as {1,2,3}, a Decimal
+# in positional notation, a datetime as ISO text with the last one's text kept: what
+# numeric and timestamp read); encode_all(values) a call's list of them. Compiled
+# (dbstor/hotpath.c): most of a transaction's parameters pass through here.
+__all__ = ["Libpq", "Param", "PreparedStatements", "encode", "encode_all"]
 
 
 class Libpq:
@@ -101,12 +71,14 @@ class PreparedStatements(Libpq):
 
     def run(self, name: str, params: Iterable[Param]) -> Any:
         """Execute a prepared statement; its libpq result (get_value(row, col) -> bytes)."""
-        return self.check(self.pg.exec_prepared(self.names[name], [encode(p) for p in params]))
+        return self.check(self.pg.exec_prepared(self.names[name], encode_all(params)))
 
     def send(self, name: str, params: Iterable[Param]) -> int:
         """Send a prepared statement without waiting for it; the socket its reply comes on."""
-        # ints, most parameters, without a call each
-        return self.send_encoded(name, [b"%d" % p if type(p) is int else encode(p) for p in params])
+        pg = self.pg
+        pg.send_query_prepared(self.names[name], encode_all(params))
+        self._result = None
+        return pg.socket
 
     def send_encoded(self, name: str, values: list[bytes | None]) -> int:
         """send() with its parameters encoded already (encode): a caller sending the same

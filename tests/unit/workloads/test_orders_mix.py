@@ -160,33 +160,6 @@ def test_customer_ids_are_nurand_and_draws_are_reproducible():
         terminal(1).draw("Trade-Order")
 
 
-def test_written_out_draws_are_the_helpers_draws():
-    """customer_id, customer and payment draw inline what nurand and rand_int draw: the same
-    numbers from the same stream, in the same order."""
-    from dbstor.workloads.orders.tpcc import nurand, rand_int
-
-    constants = Constants.from_seed(1)
-    for warehouses in (1, 4):
-        t = Terminal(warehouses, 2, random.Random(7), constants)
-        twin = random.Random(7)
-        for _ in range(2000):
-            assert t.customer_id() == nurand(twin, 1023, 1, 3000, constants.c_id)
-            customer = t.customer(1, 2)
-            if rand_int(twin, 1, 100) <= 60:
-                name = last_name(nurand(twin, 255, 0, 999, constants.c_last_run))
-                assert customer == (1, 2, 0, name)
-            else:
-                assert customer == (1, 2, nurand(twin, 1023, 1, 3000, constants.c_id), None)
-        payment, w_id = t.payment(), t.home
-        d_id = rand_int(twin, 1, 10)
-        c_w_id, c_d_id = w_id, d_id
-        if warehouses > 1 and rand_int(twin, 1, 100) <= 15:
-            other = rand_int(twin, 1, warehouses - 1)
-            c_w_id, c_d_id = other if other < w_id else other + 1, rand_int(twin, 1, 10)
-        assert payment.customer[:2] == (c_w_id, c_d_id)
-        assert (payment.w_id, payment.d_id) == (w_id, d_id)
-
-
 def test_now_is_one_datetime_a_second_never_before_the_load(monkeypatch):
     from dbstor.workloads.orders import inputs
 

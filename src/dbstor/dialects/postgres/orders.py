@@ -33,6 +33,7 @@ from __future__ import annotations
 from typing import Any
 
 from dbstor.engines.pg_prepared import PreparedStatements
+from dbstor.hotpath import int_array
 
 _DIST = "CASE p_d " + " ".join(f"WHEN {d} THEN s_dist_{d:02d}" for d in range(1, 10))
 _DIST += " ELSE s_dist_10 END"
@@ -213,9 +214,9 @@ CALLS = {
 }
 
 
-def item_lines(values: tuple[int, ...]) -> str:
-    """One of New-Order's three line lists as an int[] literal: {1,2,3}."""
-    return "{" + ",".join(map(str, values)) + "}"
+# One of New-Order's three line lists as an int[] literal, {1,2,3} (compiled: once per line
+# list of every New-Order)
+item_lines = int_array
 
 
 class Caller:

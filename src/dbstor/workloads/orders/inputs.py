@@ -11,22 +11,19 @@ from __future__ import annotations
 
 import random
 import time
+from collections.abc import Callable
 from datetime import UTC, datetime
 from decimal import Decimal
-from operator import itemgetter
 from typing import NamedTuple
 
+from dbstor.hotpath import Drawer
 from dbstor.workloads.orders.tpcc import (
-    CUSTOMERS,
     DISTRICTS,
-    ITEMS,
-    LINES,
     LOAD_TIME,
     UNUSED_ITEM,
     Constants,
     cents,
     last_name,
-    rand_int,
 )
 
 REMOTE_LINE_PCT = 1  # New-Order: a line's supplying warehouse is another one (W > 1)
@@ -34,6 +31,7 @@ ROLLBACK_PCT = 1  # New-Order: the last line asks for an unused item
 BY_NAME_PCT = 60  # Payment and Order-Status: customer by last name
 REMOTE_PAYMENT_PCT = 15  # Payment: the customer belongs to another warehouse (W > 1)
 PAYMENT_CENTS = (100, 500_000)  # Payment: 1.00 to 5,000.00
+LAST_NAMES = tuple(last_name(number) for number in range(1000))  # C_LAST by its number
 
 
 class Customer(NamedTuple):
@@ -110,7 +108,9 @@ def now() -> datetime:
 
 
 class Terminal:
-    """Draws one virtual user's transaction inputs from its own random stream."""
+    """Draws one virtual user's transaction inputs from its own random stream: the draws
+    are compiled (dbstor.hotpath.Drawer, xoshiro256** seeded from `rng`), one C call per
+    transaction answering the NamedTuples above; this class holds the user's rules."""
 
     def __init__(
         self,
@@ -120,106 +120,43 @@ class Terminal:
         constants: Constants,
         all_warehouses: bool = False,
     ):
-        self.warehouses, self.rng, self.c = warehouses, rng, constants
+        self.warehouses, self.c = warehouses, constants
         self.home = user % warehouses + 1
         self.district = (user // warehouses) % DISTRICTS + 1
         self.all_warehouses = all_warehouses
-
-    def draw(self, transaction: str) -> Inputs:
-        drawer = _DRAW.get(transaction)
-        if drawer is None:
-            raise ValueError(f"unknown orders transaction {transaction!r}")
-        return drawer(self)
-
-    def warehouse(self) -> int:
-        if self.all_warehouses:
-            return rand_int(self.rng, 1, self.warehouses)
-        return self.home
-
-    def other_warehouse(self, w_id: int) -> int:
-        """A warehouse other than w_id, uniformly (W > 1)."""
-        other = rand_int(self.rng, 1, self.warehouses - 1)
-        return other if other < w_id else other + 1
-
-    def percent(self, pct: int) -> bool:
-        return rand_int(self.rng, 1, 100) <= pct
-
-    def customer_id(self) -> int:
-        """NURand(1023, 1, 3000), nurand written out (a draw of most transactions)."""
-        random = self.rng.random
-        return ((int(random() * 1024) | 1 + int(random() * CUSTOMERS)) + self.c.c_id) % (
-            CUSTOMERS
-        ) + 1
-
-    def customer(self, w_id: int, d_id: int) -> Customer:
-        # percent() and nurand(255, 0, 999) written out: the same draws in the same order
-        random = self.rng.random
-        if 1 + int(random() * 100) <= BY_NAME_PCT:
-            number = ((int(random() * 256) | int(random() * 1000)) + self.c.c_last_run) % 1000
-            return Customer(w_id, d_id, 0, last_name(number))
-        return Customer(w_id, d_id, self.customer_id(), None)
-
-    def new_order(self) -> NewOrder:
-        # rand_int and nurand written out: a New-Order draws some forty numbers, and the
-        # calls were most of its cost; the same draws in the same order
-        random, c_item = self.rng.random, self.c.item
-        w_id = self.warehouse()
-        d_id, c_id = 1 + int(random() * DISTRICTS), self.customer_id()
-        count = LINES[0] + int(random() * (LINES[1] - LINES[0] + 1))
-        rollback = 1 + int(random() * 100) <= ROLLBACK_PCT
-        if self.warehouses > 1:
-            lines = []
-            for _ in range(count):
-                item = ((int(random() * 8192) | 1 + int(random() * ITEMS)) + c_item) % ITEMS + 1
-                supply = w_id
-                if 1 + int(random() * 100) <= REMOTE_LINE_PCT:
-                    supply = self.other_warehouse(w_id)
-                lines.append((item, supply, 1 + int(random() * 10)))
-        else:  # one warehouse: no remote lines, nothing drawn for them
-            lines = [
-                (
-                    ((int(random() * 8192) | 1 + int(random() * ITEMS)) + c_item) % ITEMS + 1,
-                    w_id,
-                    1 + int(random() * 10),
-                )
-                for _ in range(count)
-            ]
-        if rollback:
-            lines[-1] = (UNUSED_ITEM, *lines[-1][1:])
-        # stock rows are locked in (warehouse, item) order, so New-Orders never deadlock
-        lines.sort(key=itemgetter(1, 0))
-        return NewOrder(w_id, d_id, c_id, tuple(lines), now())
-
-    def payment(self) -> Payment:
-        # rand_int and percent() written out, as in new_order: the same draws, same order
-        random, w_id = self.rng.random, self.warehouse()
-        d_id = 1 + int(random() * DISTRICTS)
-        c_w_id, c_d_id = w_id, d_id
-        if self.warehouses > 1 and 1 + int(random() * 100) <= REMOTE_PAYMENT_PCT:
-            c_w_id, c_d_id = self.other_warehouse(w_id), 1 + int(random() * DISTRICTS)
-        customer = self.customer(c_w_id, c_d_id)
-        amount = cents(PAYMENT_CENTS[0] + int(random() * (PAYMENT_CENTS[1] - PAYMENT_CENTS[0] + 1)))
-        return Payment(w_id, d_id, customer, amount, now())
-
-    def order_status(self) -> OrderStatus:
-        w_id = self.warehouse()
-        return OrderStatus(self.customer(w_id, rand_int(self.rng, 1, DISTRICTS)))
-
-    def delivery(self) -> Delivery:
-        return Delivery(self.warehouse(), rand_int(self.rng, 1, 10), now())
-
-    def stock_level(self) -> StockLevel:
-        return StockLevel(self.warehouse(), self.district, rand_int(self.rng, 10, 20))
+        drawer = Drawer(
+            seed=rng.getrandbits(64),
+            warehouses=warehouses,
+            home=self.home,
+            district=self.district,
+            all_warehouses=int(all_warehouses),
+            constants=(constants.c_id, constants.c_last_run, constants.item),
+            rules=(
+                REMOTE_LINE_PCT,
+                ROLLBACK_PCT,
+                BY_NAME_PCT,
+                REMOTE_PAYMENT_PCT,
+                UNUSED_ITEM,
+                *PAYMENT_CENTS,
+            ),
+            types=(NewOrder, Payment, OrderStatus, Delivery, StockLevel, Customer),
+            names=LAST_NAMES,
+            cents=cents,
+            now=now,
+        )
+        # the draws are the compiled ones, bound here: no Python frame per transaction
+        self.draw: Callable[[str], Inputs] = drawer.draw
+        self.new_order: Callable[[], NewOrder] = drawer.new_order
+        self.payment: Callable[[], Payment] = drawer.payment
+        self.order_status: Callable[[], OrderStatus] = drawer.order_status
+        self.delivery: Callable[[], Delivery] = drawer.delivery
+        self.stock_level: Callable[[], StockLevel] = drawer.stock_level
+        # the stream's own integers (tests check the distributions through them)
+        self.uniform: Callable[[int, int], int] = drawer.uniform
+        self.nurand: Callable[[int, int, int, int], int] = drawer.nurand
 
 
-_DRAW = {
-    "New-Order": Terminal.new_order,
-    "Payment": Terminal.payment,
-    "Order-Status": Terminal.order_status,
-    "Delivery": Terminal.delivery,
-    "Stock-Level": Terminal.stock_level,
-}
-TRANSACTIONS = tuple(_DRAW)
+TRANSACTIONS = ("New-Order", "Payment", "Order-Status", "Delivery", "Stock-Level")
 WRITERS = frozenset({"New-Order", "Payment", "Delivery"})
 NAMES: dict[type, str] = {
     NewOrder: "New-Order",

@@ -66,8 +66,7 @@ class Procedures:
     def _call(self, t: Inputs) -> tuple[str, tuple]:
         if isinstance(t, NewOrder):
             # the lines as three lists in the text the dialect's procedure reads
-            lines = self.part.item_lines
-            items, supply, qty = (lines(c) for c in zip(*t.lines, strict=True))
+            items, supply, qty = map(self.part.item_lines, zip(*t.lines, strict=True))
             return "New-Order", (t.w_id, t.d_id, t.c_id, t.entry_d, items, supply, qty)
         if isinstance(t, Payment):
             c = t.customer

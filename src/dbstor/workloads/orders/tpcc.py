@@ -93,17 +93,6 @@ class Constants:
         return cls(load, run, rng.randint(0, 1023), rng.randint(0, 8191))
 
 
-def rand_int(rng: random.Random, low: int, high: int) -> int:
-    """A uniform integer in [low, high]: random.randint's distribution at a fraction of
-    its cost (a terminal draws dozens per New-Order)."""
-    return low + int(rng.random() * (high - low + 1))
-
-
-def nurand(rng: random.Random, a: int, x: int, y: int, c: int) -> int:
-    """TPC-C's non-uniform random number in [x, y]."""
-    return (((rand_int(rng, 0, a) | rand_int(rng, x, y)) + c) % (y - x + 1)) + x
-
-
 def u32(rng: random.Random, count: int) -> array:
     """`count` random 32-bit numbers from one call (little-endian on every host)."""
     out = array("I", rng.randbytes(4 * count))
