@@ -10,6 +10,7 @@ from decimal import Decimal
 import pytest
 
 from dbstor.workloads.orders.generate import Chunk, chunks, expected_rows, generate
+from dbstor.workloads.orders.inputs import Terminal
 from dbstor.workloads.orders.schema import TABLE, TABLES
 from dbstor.workloads.orders.tpcc import (
     CUSTOMERS,
@@ -21,7 +22,6 @@ from dbstor.workloads.orders.tpcc import (
     SYLLABLES,
     Constants,
     last_name,
-    nurand,
 )
 
 SEED = 3
@@ -198,8 +198,8 @@ def test_last_names_are_tpc_c_syllables():
 
 @pytest.mark.parametrize(("a", "x", "y"), [(255, 0, 999), (1023, 1, 3000), (8191, 1, 100_000)])
 def test_nurand_stays_in_range_and_is_skewed(a, x, y):
-    rng = random.Random(9)
-    draws = Counter(nurand(rng, a, x, y, 123 % (a + 1)) for _ in range(60_000))
+    stream = Terminal(1, 0, random.Random(9), Constants.from_seed(9))  # the compiled draws
+    draws = Counter(stream.nurand(a, x, y, 123 % (a + 1)) for _ in range(60_000))
     assert min(draws) >= x and max(draws) <= y
     top = sum(n for _, n in draws.most_common(max(1, (y - x + 1) // 10)))
     assert top / 60_000 > 0.4  # the hottest 10% of keys get far more than 10% of picks
