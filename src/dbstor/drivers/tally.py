@@ -25,7 +25,7 @@ from dbstor.drivers.second_bins import (
     to_plain,
 )
 from dbstor.engines.base import mask_dsn
-from dbstor.hotpath import bin_ns
+from dbstor.hotpath import bin_ns, count
 
 BIN_GROWTH = 1.02  # each latency bin is 2% wider than the one below
 MAX_ERROR_MESSAGES = 5
@@ -76,24 +76,11 @@ class Tally:
         rolled_back: bool = False,
     ) -> None:
         """One transaction finished in the measured window (a rollback by design counts as
-        finished and is also counted apart, over the same window)."""
-        bins = self.bins.get(txn)
-        if bins is None:
-            bins = self.bins[txn] = Counter()
-        bins[bin_ns(ns)] += 1
-        self.total_ns[txn] += ns
-        if ns > self.max_ns.get(txn, 0.0):
-            self.max_ns[txn] = ns
-        if second >= len(self.per_second):
-            grow = second + 1 - len(self.per_second)
-            self.per_second.extend(array("q", [0]) * grow)
-            self.per_second_ns.extend(array("d", [0.0]) * grow)
-        self.per_second[second] += 1
-        self.per_second_ns[second] += ns
+        finished and is also counted apart, over the same window): its bin, sums, maximum
+        and second counted by the compiled count()."""
+        count(self, txn, ns, second, rolled_back)
         if self.second_bins is not None:
             add_latency(self.second_bins, second, bin_ns(ns))
-        if rolled_back:
-            self.rollbacks[txn] += 1
         if service_ns is not None:
             self.service_bins[bin_ns(service_ns)] += 1
             self.service_total_ns += service_ns
