@@ -1,12 +1,18 @@
-"""The compiled part of dbstor (src/dbstor/hotpath.c); everything else is in pyproject.toml."""
+"""The compiled part of dbstor: dbstor.hotpath from src/hotpath/ (the orders hot path's
+draws, parameter text and counting; docs/architecture.md). Everything else is declared in
+pyproject.toml. Building it needs gcc and python3-dev (the Makefile's SYSTEM_DEPS_BUILD)."""
 
 from setuptools import Extension, setup
+
+SOURCES = ["module.c", "draws.c", "text.c", "tally.c"]
 
 setup(
     ext_modules=[
         Extension(
             "dbstor.hotpath",
-            sources=["src/dbstor/hotpath.c"],
+            sources=[f"src/hotpath/{name}" for name in SOURCES],
+            depends=["src/hotpath/hotpath.h"],
+            include_dirs=["src/hotpath"],
             extra_compile_args=["-O2", "-std=c11", "-Wall"],
             libraries=["m"],
         )

@@ -1,0 +1,65 @@
+/* dbstor.hotpath: the orders load generator's per-transaction work, compiled.
+ *
+ * The profile of issue 39 found two thirds of the client's CPU in the interpreter running
+ * some eighty Python calls per orders transaction: New-Order's draw of about forty random
+ * numbers, the parameters' text and the tally's record. This module does that work in C,
+ * one call per step:
+ *
+ *   Drawer    one terminal's TPC-C draws (clauses 2.4.1 - 2.8.1) from its own stream
+ *             (xoshiro256**, seeded per user), answered as the inputs' NamedTuples;
+ *   encode    one parameter in PostgreSQL's text format, encode_all a call's list of them;
+ *   int_array / int_list   a tuple of ints as {1,2,3} / 1,2,3 (New-Order's line lists);
+ *   bin_ns    the representative value of the 2%-wide latency bin holding a latency;
+ *   count     one finished transaction into the tally (drivers/tally.py: Tally.record).
+ *
+ * The Python side (workloads/orders/inputs.py, engines/pg_prepared.py, drivers/tally.py)
+ * keeps the names, the types and the rules' percentages and constants, and no Python twin
+ * of this code is kept beside it (one path); only TPC-C's fixed cardinalities are written
+ * in draws.c as in tpcc.py. Built by setup.py (gcc and python3-dev: the Makefile's
+ * SYSTEM_DEPS_BUILD).
+ */
+#include "hotpath.h"
+
+static PyMethodDef module_methods[] = {
+    {"count", count, METH_VARARGS,
+     "count(tally, txn, ns, second, rolled_back): one finished transaction into a Tally: "
+     "its latency bin, total and maximum, its second's count and latency sum, a rollback."},
+    {"encode", encode, METH_O,
+     "One parameter in PostgreSQL's text format (bytes; None stays None)."},
+    {"encode_all", encode_all, METH_O, "A call's parameters, each as encode() writes it."},
+    {"int_array", int_array, METH_O, "Ints as an array literal: {1,2,3}."},
+    {"int_list", int_list, METH_O, "Ints separated by commas: 1,2,3."},
+    {"bin_ns", bin_ns, METH_O,
+     "The representative value of the 2%-wide bin holding a latency in ns."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef hotpath_module = {
+    PyModuleDef_HEAD_INIT, "dbstor.hotpath",
+    "The orders load generator's per-transaction work, compiled (src/hotpath/).", -1,
+    module_methods,
+};
+
+PyObject *attribute_of(const char *module, const char *name)
+{
+    PyObject *m = PyImport_ImportModule(module);
+    if (m == NULL)
+        return NULL;
+    PyObject *out = PyObject_GetAttrString(m, name);
+    Py_DECREF(m);
+    return out;
+}
+
+PyMODINIT_FUNC PyInit_hotpath(void)
+{
+    if (tally_ready() < 0 || text_ready() < 0 || PyType_Ready(&DrawerType) < 0)
+        return NULL;
+    PyObject *m = PyModule_Create(&hotpath_module);
+    if (m == NULL)
+        return NULL;
+    if (PyModule_AddObjectRef(m, "Drawer", (PyObject *)&DrawerType) < 0) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
+}

@@ -1,0 +1,144 @@
+/* dbstor.hotpath's parameter text: PostgreSQL's text format for a prepared call
+ * (engines/pg_prepared.py), and New-Order's line lists ({1,2,3} or 1,2,3). */
+#include "hotpath.h"
+#include <stdio.h>
+
+/* ---- PostgreSQL's text format ---- */
+
+static PyObject *datetime_type, *decimal_type;
+static PyObject *last_moment, *last_moment_text; /* the last datetime encoded, and its text */
+
+/* Ints as text between `open` and `close`, separated by commas. */
+static PyObject *join_ints(PyObject *values, const char *open, const char *close, int as_bytes)
+{
+    PyObject *seq = PySequence_Fast(values, "a sequence of ints expected");
+    if (seq == NULL)
+        return NULL;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq), at = 0;
+    size_t room = 24 * (size_t)n + 4;
+    char stack[512], *buf = room <= sizeof stack ? stack : PyMem_Malloc(room);
+    PyObject *out = NULL;
+    if (buf == NULL) {
+        Py_DECREF(seq);
+        return PyErr_NoMemory();
+    }
+    at += sprintf(buf, "%s", open);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        long long v = PyLong_AsLongLong(PySequence_Fast_GET_ITEM(seq, i));
+        if (v == -1 && PyErr_Occurred())
+            goto done;
+        at += sprintf(buf + at, i ? ",%lld" : "%lld", v);
+    }
+    at += sprintf(buf + at, "%s", close);
+    out = as_bytes ? PyBytes_FromStringAndSize(buf, at) : PyUnicode_FromStringAndSize(buf, at);
+done:
+    if (buf != stack)
+        PyMem_Free(buf);
+    Py_DECREF(seq);
+    return out;
+}
+
+static PyObject *int_text(PyObject *value)
+{
+    int overflow;
+    long long v = PyLong_AsLongLongAndOverflow(value, &overflow);
+    if (v == -1 && PyErr_Occurred())
+        return NULL;
+    if (overflow) {
+        PyObject *text = PyObject_Str(value);
+        PyObject *out = text ? PyUnicode_AsUTF8String(text) : NULL;
+        Py_XDECREF(text);
+        return out;
+    }
+    char buf[24];
+    return PyBytes_FromStringAndSize(buf, snprintf(buf, sizeof buf, "%lld", v));
+}
+
+static PyObject *moment_text(PyObject *value)
+{
+    if (value != last_moment) {
+        PyObject *text = PyObject_CallMethod(value, "isoformat", "s", " ");
+        PyObject *encoded = text ? PyUnicode_AsUTF8String(text) : NULL;
+        Py_XDECREF(text);
+        if (encoded == NULL)
+            return NULL;
+        Py_XSETREF(last_moment, Py_NewRef(value));
+        Py_XSETREF(last_moment_text, encoded);
+    }
+    return Py_NewRef(last_moment_text);
+}
+
+static PyObject *encode_one(PyObject *value)
+{
+    if (PyLong_CheckExact(value))
+        return int_text(value);
+    if (PyUnicode_CheckExact(value))
+        return PyUnicode_AsUTF8String(value);
+    if (value == Py_None)
+        return Py_NewRef(Py_None);
+    if ((PyObject *)Py_TYPE(value) == datetime_type)
+        return moment_text(value);
+    if (PyLong_Check(value))
+        return int_text(value);
+    if (PyList_Check(value) || PyTuple_Check(value))
+        return join_ints(value, "{", "}", 1);
+    int is = PyObject_IsInstance(value, decimal_type);
+    if (is < 0)
+        return NULL;
+    if (is) {
+        PyObject *spec = PyUnicode_FromString("f");
+        PyObject *text = spec ? PyObject_Format(value, spec) : NULL;
+        Py_XDECREF(spec);
+        PyObject *out = text ? PyUnicode_AsUTF8String(text) : NULL;
+        Py_XDECREF(text);
+        return out;
+    }
+    is = PyObject_IsInstance(value, datetime_type);
+    if (is < 0)
+        return NULL;
+    if (is)
+        return moment_text(value);
+    if (PyUnicode_Check(value))
+        return PyUnicode_AsUTF8String(value);
+    PyErr_Format(PyExc_TypeError, "no PostgreSQL text for a %.100s parameter",
+                 Py_TYPE(value)->tp_name);
+    return NULL;
+}
+
+PyObject *encode(PyObject *module, PyObject *value) { return encode_one(value); }
+
+PyObject *encode_all(PyObject *module, PyObject *values)
+{
+    PyObject *seq = PySequence_Fast(values, "encode_all: a sequence of parameters expected");
+    if (seq == NULL)
+        return NULL;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+    PyObject *out = PyList_New(n);
+    for (Py_ssize_t i = 0; out != NULL && i < n; i++) {
+        PyObject *text = encode_one(PySequence_Fast_GET_ITEM(seq, i));
+        if (text == NULL)
+            Py_CLEAR(out);
+        else
+            PyList_SET_ITEM(out, i, text);
+    }
+    Py_DECREF(seq);
+    return out;
+}
+
+PyObject *int_array(PyObject *module, PyObject *values)
+{
+    return join_ints(values, "{", "}", 0);
+}
+
+PyObject *int_list(PyObject *module, PyObject *values)
+{
+    return join_ints(values, "", "", 0);
+}
+
+
+int text_ready(void)
+{
+    datetime_type = attribute_of("datetime", "datetime");
+    decimal_type = attribute_of("decimal", "Decimal");
+    return datetime_type == NULL || decimal_type == NULL ? -1 : 0;
+}
