@@ -66,7 +66,7 @@ typedef struct {
     long unused_item, cents_low, cents_high;
     PyTypeObject *new_order, *payment, *order_status, *delivery, *stock_level, *customer;
     PyObject *names;  /* the 1000 last names, by number */
-    PyObject *cents;  /* whole cents -> Decimal */
+    PyObject *decimal; /* Decimal, made from the amount's text: 43.21 */
     PyObject *now;    /* () -> the second's datetime */
 } Drawer;
 
@@ -198,10 +198,11 @@ static PyObject *draw_payment(Drawer *d, PyObject *unused)
         c_d_id = uniform(r, 1, DISTRICTS);
     }
     PyObject *who = customer(d, c_w_id, c_d_id);
-    PyObject *amount = PyLong_FromLong(uniform(r, d->cents_low, d->cents_high));
+    long cents = uniform(r, d->cents_low, d->cents_high);
+    PyObject *amount = PyUnicode_FromFormat("%ld.%02ld", cents / 100, cents % 100);
     PyObject *items[5] = {PyLong_FromLong(w_id), PyLong_FromLong(d_id), who, NULL, NULL};
     if (amount != NULL) {
-        items[3] = PyObject_CallOneArg(d->cents, amount);
+        items[3] = PyObject_CallOneArg(d->decimal, amount);
         Py_DECREF(amount);
     }
     items[4] = moment(d);
@@ -276,15 +277,15 @@ static PyObject *drawer_nurand(Drawer *d, PyObject *args)
 static int drawer_init(Drawer *d, PyObject *args, PyObject *kwargs)
 {
     static char *keywords[] = {"seed", "warehouses", "home", "district", "all_warehouses",
-                               "constants", "rules", "types", "names", "cents", "now", NULL};
+                               "constants", "rules", "types", "names", "decimal", "now", NULL};
     unsigned long long seed;
-    PyObject *types, *names, *cents, *now;
+    PyObject *types, *names, *decimal, *now;
     if (!PyArg_ParseTupleAndKeywords(
             args, kwargs, "Kllll(lll)(lllllll)O!O!OO:Drawer", keywords, &seed, &d->warehouses,
             &d->home, &d->district, &d->all_warehouses, &d->c_id, &d->c_last_run, &d->c_item,
             &d->remote_line_pct, &d->rollback_pct, &d->by_name_pct, &d->remote_payment_pct,
             &d->unused_item, &d->cents_low, &d->cents_high, &PyTuple_Type, &types,
-            &PyTuple_Type, &names, &cents, &now))
+            &PyTuple_Type, &names, &decimal, &now))
         return -1;
     if (d->warehouses < 1 || d->home < 1 || d->home > d->warehouses) {
         PyErr_SetString(PyExc_ValueError, "Drawer: warehouses below 1 or home outside them");
@@ -305,7 +306,7 @@ static int drawer_init(Drawer *d, PyObject *args, PyObject *kwargs)
         Py_XSETREF(*slots[i], (PyTypeObject *)Py_NewRef(type));
     }
     Py_XSETREF(d->names, Py_NewRef(names));
-    Py_XSETREF(d->cents, Py_NewRef(cents));
+    Py_XSETREF(d->decimal, Py_NewRef(decimal));
     Py_XSETREF(d->now, Py_NewRef(now));
     stream_seed(&d->stream, (uint64_t)seed);
     return 0;
@@ -320,7 +321,7 @@ static int drawer_traverse(Drawer *d, visitproc visit, void *arg)
     Py_VISIT(d->stock_level);
     Py_VISIT(d->customer);
     Py_VISIT(d->names);
-    Py_VISIT(d->cents);
+    Py_VISIT(d->decimal);
     Py_VISIT(d->now);
     return 0;
 }
@@ -334,7 +335,7 @@ static int drawer_clear(Drawer *d)
     Py_CLEAR(d->stock_level);
     Py_CLEAR(d->customer);
     Py_CLEAR(d->names);
-    Py_CLEAR(d->cents);
+    Py_CLEAR(d->decimal);
     Py_CLEAR(d->now);
     return 0;
 }

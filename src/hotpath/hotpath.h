@@ -14,6 +14,7 @@ PyObject *encode(PyObject *module, PyObject *value);
 PyObject *encode_all(PyObject *module, PyObject *values);
 PyObject *int_array(PyObject *module, PyObject *values);
 PyObject *int_list(PyObject *module, PyObject *values);
+PyObject *call_args(PyObject *module, PyObject *const *argv, Py_ssize_t argc);
 
 /* tally.c: the latency bins and the per-transaction count */
 int tally_ready(void);

@@ -9,6 +9,7 @@
  *             (xoshiro256**, seeded per user), answered as the inputs' NamedTuples;
  *   encode    one parameter in PostgreSQL's text format, encode_all a call's list of them;
  *   int_array / int_list   a tuple of ints as {1,2,3} / 1,2,3 (New-Order's line lists);
+ *   call_args a transaction's CALL arguments, as the procedures take them;
  *   bin_ns    the representative value of the 2%-wide latency bin holding a latency;
  *   count     one finished transaction into the tally (drivers/tally.py: Tally.record).
  *
@@ -29,6 +30,9 @@ static PyMethodDef module_methods[] = {
     {"encode_all", encode_all, METH_O, "A call's parameters, each as encode() writes it."},
     {"int_array", int_array, METH_O, "Ints as an array literal: {1,2,3}."},
     {"int_list", int_list, METH_O, "Ints separated by commas: 1,2,3."},
+    {"call_args", (PyCFunction)(void (*)(void))call_args, METH_FASTCALL,
+     "call_args(inputs, item_lines, types): (transaction, its CALL's arguments), New-Order's "
+     "three line lists written by item_lines; types: the five inputs' NamedTuples."},
     {"bin_ns", bin_ns, METH_O,
      "The representative value of the 2%-wide bin holding a latency in ns."},
     {NULL, NULL, 0, NULL},

@@ -142,3 +142,101 @@ int text_ready(void)
     decimal_type = attribute_of("decimal", "Decimal");
     return datetime_type == NULL || decimal_type == NULL ? -1 : 0;
 }
+
+/* ---- a transaction's CALL arguments (workloads/orders/procedures.py) ---- */
+
+/* A customer's four fields (w_id, d_id, c_id, c_last), checked, as a plain tuple. */
+static PyObject *customer_args(PyObject *who)
+{
+    if (!PyTuple_Check(who) || PyTuple_GET_SIZE(who) != 4) {
+        PyErr_SetString(PyExc_TypeError, "call_args: a customer must be a Customer");
+        return NULL;
+    }
+    return PyTuple_GetSlice(who, 0, 4);
+}
+
+/* New-Order's arguments: w_id, d_id, c_id, entry_d and its three line lists, each column
+ * (items, supplying warehouses, quantities) written by the dialect's item_lines. */
+static PyObject *new_order_args(PyObject *t, PyObject *item_lines)
+{
+    PyObject *lines = PyTuple_GET_ITEM(t, 3), *args = NULL;
+    if (!PyTuple_Check(lines)) {
+        PyErr_SetString(PyExc_TypeError, "call_args: New-Order's lines must be a tuple");
+        return NULL;
+    }
+    Py_ssize_t n = PyTuple_GET_SIZE(lines);
+    PyObject *columns[3] = {PyTuple_New(n), PyTuple_New(n), PyTuple_New(n)};
+    PyObject *texts[3] = {NULL, NULL, NULL};
+    for (int c = 0; c < 3; c++)
+        if (columns[c] == NULL)
+            goto done;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *line = PyTuple_GET_ITEM(lines, i);
+        if (!PyTuple_Check(line) || PyTuple_GET_SIZE(line) != 3) {
+            PyErr_SetString(PyExc_TypeError, "call_args: a line must be (item, supply, qty)");
+            goto done;
+        }
+        for (int c = 0; c < 3; c++)
+            PyTuple_SET_ITEM(columns[c], i, Py_NewRef(PyTuple_GET_ITEM(line, c)));
+    }
+    for (int c = 0; c < 3; c++)
+        if ((texts[c] = PyObject_CallOneArg(item_lines, columns[c])) == NULL)
+            goto done;
+    args = PyTuple_Pack(7, PyTuple_GET_ITEM(t, 0), PyTuple_GET_ITEM(t, 1),
+                        PyTuple_GET_ITEM(t, 2), PyTuple_GET_ITEM(t, 4), texts[0], texts[1],
+                        texts[2]);
+done:
+    for (int c = 0; c < 3; c++) {
+        Py_XDECREF(columns[c]);
+        Py_XDECREF(texts[c]);
+    }
+    return args;
+}
+
+PyObject *call_args(PyObject *module, PyObject *const *argv, Py_ssize_t argc)
+{
+    static const char *names[5] = {"New-Order", "Payment", "Order-Status", "Delivery",
+                                   "Stock-Level"};
+    static const Py_ssize_t sizes[5] = {5, 5, 1, 3, 3};
+    if (argc != 3 || !PyTuple_Check(argv[2]) || PyTuple_GET_SIZE(argv[2]) != 5) {
+        PyErr_SetString(PyExc_TypeError,
+                        "call_args(inputs, item_lines, (NewOrder, Payment, OrderStatus, "
+                        "Delivery, StockLevel))");
+        return NULL;
+    }
+    PyObject *t = argv[0], *item_lines = argv[1], *types = argv[2], *args = NULL;
+    int kind = 0;
+    while (kind < 5 && (PyObject *)Py_TYPE(t) != PyTuple_GET_ITEM(types, kind))
+        kind++;
+    if (kind == 5 || PyTuple_GET_SIZE(t) != sizes[kind]) {
+        PyErr_Format(PyExc_TypeError, "not an orders transaction: %R", t);
+        return NULL;
+    }
+    if (kind == 0)
+        args = new_order_args(t, item_lines);
+    else if (kind == 1) /* w_id, d_id, the customer's four, amount, date */
+    {
+        PyObject *who = customer_args(PyTuple_GET_ITEM(t, 2));
+        if (who != NULL) {
+            args = PyTuple_Pack(8, PyTuple_GET_ITEM(t, 0), PyTuple_GET_ITEM(t, 1),
+                                PyTuple_GET_ITEM(who, 0), PyTuple_GET_ITEM(who, 1),
+                                PyTuple_GET_ITEM(who, 2), PyTuple_GET_ITEM(who, 3),
+                                PyTuple_GET_ITEM(t, 3), PyTuple_GET_ITEM(t, 4));
+            Py_DECREF(who);
+        }
+    } else if (kind == 2)
+        args = customer_args(PyTuple_GET_ITEM(t, 0));
+    else /* Delivery (w_id, carrier, date), Stock-Level (w_id, d_id, threshold): as drawn */
+        args = PyTuple_GetSlice(t, 0, sizes[kind]);
+    if (args == NULL)
+        return NULL;
+    PyObject *name = PyUnicode_InternFromString(names[kind]);
+    if (name == NULL) {
+        Py_DECREF(args);
+        return NULL;
+    }
+    PyObject *out = PyTuple_Pack(2, name, args);
+    Py_DECREF(name);
+    Py_DECREF(args);
+    return out;
+}

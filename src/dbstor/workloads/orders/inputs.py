@@ -22,7 +22,6 @@ from dbstor.workloads.orders.tpcc import (
     LOAD_TIME,
     UNUSED_ITEM,
     Constants,
-    cents,
     last_name,
 )
 
@@ -141,7 +140,7 @@ class Terminal:
             ),
             types=(NewOrder, Payment, OrderStatus, Delivery, StockLevel, Customer),
             names=LAST_NAMES,
-            cents=cents,
+            decimal=Decimal,  # the amount made from its text, 43.21: exact, two places
             now=now,
         )
         # the draws are the compiled ones, bound here: no Python frame per transaction

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from dbstor.dialects import registry
+from dbstor.hotpath import call_args
 from dbstor.workloads.orders.inputs import (
     Delivery,
     Inputs,
@@ -20,6 +21,13 @@ from dbstor.workloads.orders.inputs import (
     Payment,
     StockLevel,
 )
+
+# call_args(inputs, item_lines, INPUT_TYPES) -> (transaction, its CALL's arguments):
+# New-Order's (w_id, d_id, c_id, entry_d, items, supplying warehouses, quantities), the
+# lists by the dialect's item_lines; Payment's (w_id, d_id, the customer's w_id, d_id, c_id
+# and c_last, amount, date); Order-Status's customer; Delivery's and Stock-Level's fields
+# as drawn. Compiled (src/hotpath/text.c), as the draws are.
+INPUT_TYPES = (NewOrder, Payment, OrderStatus, Delivery, StockLevel)
 
 
 def ddl(dialect: str) -> list[str]:
@@ -48,34 +56,19 @@ class Procedures:
         if part is None:
             raise ValueError(f"no stored procedures on {dialect!r}")
         self.part = part
+        # New-Order's three line lists as the dialect's procedure reads them
+        self.item_lines = part.item_lines
         self.caller = part.Caller(connection)
         self.can_submit: bool = part.Caller.can_submit
 
     def run(self, inputs: Inputs) -> bool:
         """CALL the transaction; False when New-Order rolled back (its unused item)."""
-        return bool(self.caller.run(*self._call(inputs)))
+        return bool(self.caller.run(*call_args(inputs, self.item_lines, INPUT_TYPES)))
 
     def send(self, inputs: Inputs) -> int:
         """Send the CALL without waiting (where can_submit); the socket its reply comes on."""
-        return int(self.caller.send(*self._call(inputs)))
+        return int(self.caller.send(*call_args(inputs, self.item_lines, INPUT_TYPES)))
 
     def receive(self) -> bool | None:
         """None while the sent CALL's reply is incomplete, else as run()."""
         return self.caller.receive()
-
-    def _call(self, t: Inputs) -> tuple[str, tuple]:
-        if isinstance(t, NewOrder):
-            # the lines as three lists in the text the dialect's procedure reads
-            items, supply, qty = map(self.part.item_lines, zip(*t.lines, strict=True))
-            return "New-Order", (t.w_id, t.d_id, t.c_id, t.entry_d, items, supply, qty)
-        if isinstance(t, Payment):
-            c = t.customer
-            return "Payment", (t.w_id, t.d_id, c.w_id, c.d_id, c.c_id, c.c_last, t.amount, t.date)
-        if isinstance(t, OrderStatus):
-            c = t.customer
-            return "Order-Status", (c.w_id, c.d_id, c.c_id, c.c_last)
-        if isinstance(t, Delivery):
-            return "Delivery", (t.w_id, t.carrier_id, t.date)
-        if isinstance(t, StockLevel):
-            return "Stock-Level", (t.w_id, t.d_id, t.threshold)
-        raise TypeError(f"not an orders transaction: {t!r}")

@@ -21,7 +21,7 @@ from typing import Any
 from dbstor.dialects import registry
 from dbstor.workloads.sample_values import SAMPLE_MOMENT, literal
 
-# transaction -> its inputs in the procedures' order (orders/procedures.py: Procedures._call)
+# transaction -> its inputs in the procedures' order (orders/procedures.py: call_args)
 SAMPLE_INPUTS: dict[str, tuple[Any, ...]] = {
     "New-Order": (1, 1, 1, SAMPLE_MOMENT, (1, 2, 3), (1, 1, 1), (5, 5, 5)),
     # by id (c_last names by name), $10.00
