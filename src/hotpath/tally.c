@@ -106,7 +106,7 @@ static int count_into(PyObject *tally, PyObject *txn, double ns, Py_ssize_t seco
             PyDict_SetItem(bins, txn, per_type) < 0)
             goto done;
     }
-    if ((key = bin_ns(NULL, latency = PyFloat_FromDouble(ns))) == NULL ||
+    if ((latency = PyFloat_FromDouble(ns)) == NULL || (key = bin_ns(NULL, latency)) == NULL ||
         add_to(per_type, key, one) < 0)
         goto done;
     if ((totals = attribute_dict(tally, s_total_ns)) == NULL || add_to(totals, txn, latency) < 0)

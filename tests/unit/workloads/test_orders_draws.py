@@ -15,6 +15,8 @@ import math
 import random
 from collections import Counter
 from collections.abc import Callable, Iterable
+from datetime import datetime
+from decimal import Decimal
 
 import pytest
 
@@ -22,6 +24,8 @@ from dbstor.workloads.orders.inputs import (
     BY_NAME_PCT,
     LAST_NAMES,
     PAYMENT_CENTS,
+    TRANSACTIONS,
+    Customer,
     Terminal,
 )
 from dbstor.workloads.orders.tpcc import CUSTOMERS, ITEMS, UNUSED_ITEM, Constants
@@ -137,3 +141,31 @@ def test_the_draws_refuse_an_unknown_transaction():
         terminal().draw("Trade-Order")
     with pytest.raises(ValueError, match="unknown orders transaction"):
         terminal().draw(3)  # type: ignore[arg-type]
+
+
+def test_a_drawer_refuses_what_it_cannot_draw_from():
+    from dbstor.hotpath import Drawer
+
+    with pytest.raises(RuntimeError, match="before __init__"):
+        Drawer.__new__(Drawer).new_order()
+    t = terminal()
+    good = {
+        "seed": 1,
+        "warehouses": 2,
+        "home": 1,
+        "district": 1,
+        "all_warehouses": 0,
+        "constants": (1, 2, 3),
+        "rules": (1, 1, 60, 15, UNUSED_ITEM, *PAYMENT_CENTS),
+        "types": (*(type(t.draw(n)) for n in TRANSACTIONS), Customer),
+        "names": LAST_NAMES,
+        "decimal": Decimal,
+        "now": datetime.now,
+    }
+    Drawer(**good).new_order()
+    with pytest.raises(ValueError, match="home outside"):
+        Drawer(**good | {"home": 3})
+    with pytest.raises(ValueError, match="1000 names"):
+        Drawer(**good | {"names": LAST_NAMES[:10]})
+    with pytest.raises(TypeError, match="NamedTuples"):
+        Drawer(**good | {"types": (int,) * 6})
