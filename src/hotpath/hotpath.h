@@ -15,6 +15,7 @@ PyObject *encode_all(PyObject *module, PyObject *values);
 PyObject *int_array(PyObject *module, PyObject *values);
 PyObject *int_list(PyObject *module, PyObject *values);
 PyObject *call_args(PyObject *module, PyObject *const *argv, Py_ssize_t argc);
+PyObject *sql_literals(PyObject *module, PyObject *const *argv, Py_ssize_t argc);
 
 /* tally.c: the latency bins and the per-transaction count */
 int tally_ready(void);

@@ -10,6 +10,7 @@
  *   encode    one parameter in PostgreSQL's text format, encode_all a call's list of them;
  *   int_array / int_list   a tuple of ints as {1,2,3} / 1,2,3 (New-Order's line lists);
  *   call_args a transaction's CALL arguments, as the procedures take them;
+ *   sql_literals  a statement's parameters as MySQL's and MariaDB's SQL literals;
  *   bin_ns    the representative value of the 2%-wide latency bin holding a latency;
  *   count     one finished transaction into the tally (drivers/tally.py: Tally.record).
  *
@@ -30,6 +31,9 @@ static PyMethodDef module_methods[] = {
     {"encode_all", encode_all, METH_O, "A call's parameters, each as encode() writes it."},
     {"int_array", int_array, METH_O, "Ints as an array literal: {1,2,3}."},
     {"int_list", int_list, METH_O, "Ints separated by commas: 1,2,3."},
+    {"sql_literals", (PyCFunction)(void (*)(void))sql_literals, METH_FASTCALL,
+     "sql_literals(params, literal): each parameter as an SQL literal (bytes) for MySQL and "
+     "MariaDB; text and other types by literal, the connection's own."},
     {"call_args", (PyCFunction)(void (*)(void))call_args, METH_FASTCALL,
      "call_args(inputs, item_lines, types): (transaction, its CALL's arguments), New-Order's "
      "three line lists written by item_lines; types: the five inputs' NamedTuples."},

@@ -1,5 +1,6 @@
 /* dbstor.hotpath's parameter text: PostgreSQL's text format for a prepared call
- * (engines/pg_prepared.py), and New-Order's line lists ({1,2,3} or 1,2,3). */
+ * (engines/pg_prepared.py), MySQL's and MariaDB's SQL literals (dialects/mysql/calls.py),
+ * New-Order's line lists ({1,2,3} or 1,2,3) and a transaction's CALL arguments. */
 #include "hotpath.h"
 #include <stdio.h>
 
@@ -238,5 +239,70 @@ PyObject *call_args(PyObject *module, PyObject *const *argv, Py_ssize_t argc)
     PyObject *out = PyTuple_Pack(2, name, args);
     Py_DECREF(name);
     Py_DECREF(args);
+    return out;
+}
+
+/* ---- MySQL's and MariaDB's SQL literals (dialects/mysql/calls.py: Sender) ---- */
+
+static PyObject *last_quoted, *last_quoted_text; /* the last datetime written, and its literal */
+
+static PyObject *quoted_moment(PyObject *value)
+{
+    if (value != last_quoted) {
+        PyObject *text = moment_text(value); /* 2030-01-02 03:04:05[.ffffff], as MySQLdb */
+        if (text == NULL)
+            return NULL;
+        PyObject *quoted = PyBytes_FromFormat("'%s'", PyBytes_AS_STRING(text));
+        Py_DECREF(text);
+        if (quoted == NULL)
+            return NULL;
+        Py_XSETREF(last_quoted, Py_NewRef(value));
+        Py_XSETREF(last_quoted_text, quoted);
+    }
+    return Py_NewRef(last_quoted_text);
+}
+
+/* One parameter as an SQL literal: ints, NULL, naive datetimes and Decimals written here as
+ * mysqlclient's converters write them; text and every other type by the connection's own
+ * literal() (mysql_real_escape_string: its character set and sql_mode respected). */
+static PyObject *sql_literal(PyObject *value, PyObject *literal)
+{
+    if (PyLong_CheckExact(value))
+        return int_text(value);
+    if (value == Py_None)
+        return PyBytes_FromString("NULL");
+    if ((PyObject *)Py_TYPE(value) == datetime_type) {
+        PyObject *zone = PyObject_GetAttrString(value, "tzinfo");
+        if (zone == NULL)
+            return NULL;
+        int naive = zone == Py_None;
+        Py_DECREF(zone);
+        if (naive)
+            return quoted_moment(value);
+    }
+    if ((PyObject *)Py_TYPE(value) == decimal_type)
+        return encode_one(value);
+    return PyObject_CallOneArg(literal, value);
+}
+
+PyObject *sql_literals(PyObject *module, PyObject *const *argv, Py_ssize_t argc)
+{
+    if (argc != 2) {
+        PyErr_SetString(PyExc_TypeError, "sql_literals(params, literal)");
+        return NULL;
+    }
+    PyObject *seq = PySequence_Fast(argv[0], "sql_literals: a sequence of parameters expected");
+    if (seq == NULL)
+        return NULL;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+    PyObject *out = PyTuple_New(n);
+    for (Py_ssize_t i = 0; out != NULL && i < n; i++) {
+        PyObject *text = sql_literal(PySequence_Fast_GET_ITEM(seq, i), argv[1]);
+        if (text == NULL)
+            Py_CLEAR(out);
+        else
+            PyTuple_SET_ITEM(out, i, text);
+    }
+    Py_DECREF(seq);
     return out;
 }

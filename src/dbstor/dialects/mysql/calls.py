@@ -3,8 +3,9 @@
 mysqlclient's connection is libmariadb's MYSQL handle: send_query() writes a statement and
 returns at once, read_query_result() reads its reply, store_result() and fetch_row() its
 rows, all in C. A transaction here is one short text (a CALL, or one blocks statement) with
-its parameters written as literals by the connection itself (mysql_real_escape_string for
-text, so the connection's character set and sql_mode are respected), so the client pays
+its parameters written as literals by the compiled core (hotpath.sql_literals: ints, NULL,
+datetimes and Decimals as mysqlclient writes them) and by the connection itself for text
+(mysql_real_escape_string, so its character set and sql_mode are respected), so the client pays
 for one send and one read per transaction and no Python protocol code. Because sending and
 reading are apart, the driver's loop thread (drivers/multiplex.py) keeps every virtual
 user's transaction in flight at once; the same two halves, back to back, are run().
@@ -18,6 +19,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from typing import Any
+
+from dbstor.hotpath import sql_literals
 
 
 class Sender:
@@ -36,7 +39,7 @@ class Sender:
     def send(self, name: str, params: Sequence[Any]) -> int:
         """Send the statement without waiting; the socket its reply comes on."""
         conn = self.conn
-        conn.send_query(self.texts[name] % tuple(map(self.literal, params)))
+        conn.send_query(self.texts[name] % sql_literals(params, self.literal))
         return int(conn.fileno())
 
     def receive(self) -> tuple | None:
