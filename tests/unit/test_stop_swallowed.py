@@ -67,7 +67,9 @@ def test_a_swallowed_interrupt_after_a_stop_signal_unwinds_the_code_after_it(hoo
     _swallowed_raise(KeyboardInterrupt())  # returns: CPython swallowed it
     with pytest.raises(KeyboardInterrupt):
         _ordinary_code(5.0)
-    assert hook_and_sigusr1 == [signal.SIGUSR1]
+    # once, or more where a redelivered one landed in another finalizer (a garbage
+    # collection in the loop) and was sent again: the command unwinds either way
+    assert hook_and_sigusr1 and set(hook_and_sigusr1) == {signal.SIGUSR1}
 
 
 def test_a_swallowed_interrupt_without_a_stop_signal_is_reported_as_before(
