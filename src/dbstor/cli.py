@@ -153,7 +153,8 @@ _FLAG_LIKE = re.compile(r"^(--[a-z][a-z0-9-]*|-[a-zA-Z])(=.*)?$")
 
 def empty_value(argv: Sequence[str], value_flags: set[str]) -> str | None:
     """The refusal for an empty value (`--users ""`, `--users=`, a path given as ""), which
-    argparse takes as given and the commands would take as not given: None when all is well."""
+    argparse takes as given and the commands would take as not given, or for an argument
+    with a NUL byte, which no path or value can hold: None when all is well."""
     for i, token in enumerate(argv):
         flag, sep, value = token.partition("=")
         if sep and flag in value_flags and not value.strip():
@@ -164,6 +165,10 @@ def empty_value(argv: Sequence[str], value_flags: set[str]) -> str | None:
         if before in value_flags:
             return f"{before}: the value is empty; give one or leave the flag out"
         return "an empty argument (''): give a path or a value, or leave it out"
+    for i, token in enumerate(argv):
+        if "\x00" in token:  # no path or value can hold one (the OS refuses it in a path)
+            where = f"{argv[i - 1]}: " if i and argv[i - 1] in value_flags else ""
+            return f"{where}the argument {token!r} has a NUL byte (\\x00); give it without"
     return None
 
 
