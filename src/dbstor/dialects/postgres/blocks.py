@@ -178,12 +178,14 @@ class ServerLoop:
             connection, {"seed": text.replace("%s", "%s::float8"), **calls}
         )
         self.statements.run("seed", [repr(params[0])])
+        # each call's send, its name and parameters bound once: the loop thread's submit
+        self.senders = {name: self.statements.sender(name, self.encoded) for name in calls}
 
     def call(self, transaction: str) -> int:
         return int(self.statements.run(transaction, self.params).get_value(0, 0))
 
     def send(self, transaction: str, keys: Sequence[int]) -> int:
-        return self.statements.send_encoded(transaction, self.encoded)
+        return self.senders[transaction]()
 
     def receive(self, transaction: str) -> int | None:
         result = self.statements.receive()  # the routine's count of rows visited
