@@ -61,7 +61,7 @@ class _InFlight:
     def __init__(self, user: LoopUser):
         self.user, self.txn, self.attempt, self.started = user, "", 0, 0.0
         self.fd: int | None = None
-        self.submit, self.collect = user.session.submit, user.session.collect
+        self.pick, self.submit, self.collect = user.pick, user.session.submit, user.session.collect
         self.record, self.acknowledged = user.tally.record, user.tally.acknowledged
 
 
@@ -142,7 +142,7 @@ def _loop(driver: LoopDriver, users: Sequence[LoopUser], sockets: _Sockets) -> N
             if outcome == "retry":
                 sent = _send(driver, sockets, flight, flight.txn, flight.attempt + 1)
             elif outcome != "fatal" and going:
-                sent = _send(driver, sockets, flight, flight.user.pick(), 0)
+                sent = _send(driver, sockets, flight, flight.pick(), 0)
             else:
                 sent = 0
             if not sent and flight.fd is not None:  # this user is done

@@ -9,7 +9,7 @@ OperationalError when the connection is lost), so engine.classify() treats them 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from datetime import datetime
 from decimal import Decimal
 from typing import Any
@@ -88,22 +88,12 @@ class PreparedStatements(Libpq):
         self._result = None
         return pg.socket
 
-    def sender(self, name: str, values: list[bytes | None]) -> Callable[[], int]:
-        """send_encoded(name, values) as one call for a caller that sends the same
-        parameters every time (the loop thread's blocks calls): one Python frame fewer."""
-        send_query_prepared, pg, prepared = self.pg.send_query_prepared, self.pg, self.names[name]
-
-        def send() -> int:
-            self._result = None
-            send_query_prepared(prepared, values)
-            return pg.socket  # type: ignore[no-any-return]
-
-        return send
-
     def receive(self) -> Any:
         """After the socket turned readable: None while the reply is incomplete, else the
         sent statement's result, as run() returns it (or raises). A whole reply (the usual
-        case: one packet) takes consume_input, then is_busy and get_result twice."""
+        case: one packet) takes consume_input, then is_busy and get_result twice. The
+        first result is let go once the reply is complete, so a caller may send without
+        send_encoded (blocks' server loop: pg.send_query_prepared itself)."""
         pg = self.pg
         pg.consume_input()
         while not pg.is_busy():
