@@ -80,10 +80,6 @@ class _Sockets:
         self.epoll.unregister(fd)
         del self.flights[fd]
 
-    def ready(self, timeout_s: float) -> list[_InFlight]:
-        """The flights whose sockets can be read, waiting up to timeout_s for one."""
-        return [self.flights[fd] for fd, _ in self.epoll.poll(timeout_s)]
-
     def close(self) -> None:
         self.epoll.close()
 
@@ -112,10 +108,11 @@ def _loop(driver: LoopDriver, users: Sequence[LoopUser], sockets: _Sockets) -> N
         if stop.is_set():
             break
         busy += _send(driver, sockets, _InFlight(user), user.pick(), 0)
-    ready = sockets.ready
+    poll, flights = sockets.epoll.poll, sockets.flights  # the wait and its lookup, inline
     while busy and not stop.is_set():
         replied: list[tuple[_InFlight, str]] = []
-        for flight in ready(POLL_S):
+        for fd, _ in poll(POLL_S):
+            flight = flights[fd]
             try:
                 done = flight.collect()
             except Exception as exc:
