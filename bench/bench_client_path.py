@@ -290,11 +290,13 @@ def _markdown(args: Any, names: list[str], rows: dict, loads: list[float]) -> st
             a, b = rows.get((users, top)), rows.get((users, bottom))
             if not a or not b or top == bottom:
                 continue
-            each = [x[per] / y[per] for x, y in zip(a, b, strict=True)]
-            lines.append(
-                f"- {users} users, {top} / {bottom}: client CPU per {what} "
-                f"x{med(a, per) / med(b, per):.2f} (pairs: {', '.join(f'{v:.2f}' for v in each)})"
-            )
+            for key, name in ((per, what), ("us_per_txn", "transaction")):
+                each = [x[key] / y[key] for x, y in zip(a, b, strict=True)]
+                lines.append(
+                    f"- {users} users, {top} / {bottom}: client CPU per {name} "
+                    f"x{med(a, key) / med(b, key):.2f} "
+                    f"(pairs: {', '.join(f'{v:.2f}' for v in each)})"
+                )
     return "\n".join(lines)
 
 

@@ -54,11 +54,15 @@ class LoopUser(Protocol):
 
 class _InFlight:
     """One user's transaction on the wire: what it is, since when, which attempt. One per
-    user, reused, so that its socket stays registered in the epoll set all along."""
+    user, reused, so that its socket stays registered in the epoll set all along. The
+    session's submit and collect and the tally's record are kept bound: a loop user's
+    session and tally do not change while the loop drives it (users.py)."""
 
     def __init__(self, user: LoopUser):
         self.user, self.txn, self.attempt, self.started = user, "", 0, 0.0
         self.fd: int | None = None
+        self.pick, self.submit, self.collect = user.pick, user.session.submit, user.session.collect
+        self.record, self.acknowledged = user.tally.record, user.tally.acknowledged
 
 
 class _Sockets:
@@ -75,10 +79,6 @@ class _Sockets:
     def unregister(self, fd: int) -> None:
         self.epoll.unregister(fd)
         del self.flights[fd]
-
-    def ready(self, timeout_s: float) -> list[_InFlight]:
-        """The flights whose sockets can be read, waiting up to timeout_s for one."""
-        return [self.flights[fd] for fd, _ in self.epoll.poll(timeout_s)]
 
     def close(self) -> None:
         self.epoll.close()
@@ -99,21 +99,49 @@ def run_multiplexed(driver: LoopDriver, users: Sequence[LoopUser]) -> None:
 
 
 def _loop(driver: LoopDriver, users: Sequence[LoopUser], sockets: _Sockets) -> None:
-    window, busy = driver.window, 0
+    """Per wake: read every reply that is in, count it, and only then send the next
+    transactions of those users; sleep in epoll again only when every ready socket is
+    done. Reading first keeps the loop thread on its core: a send wakes a server process,
+    which may take the core from it before the other replies are read."""
+    window, clock, stop, busy = driver.window, driver.clock, driver.stop, 0
     for user in users:
-        flight = _InFlight(user)
-        busy += _send(driver, sockets, flight, user.pick(), 0)
-    while busy and not driver.stop.is_set():
-        for flight in sockets.ready(POLL_S):
-            outcome = _receive(driver, flight)
-            if outcome is None:
+        if stop.is_set():
+            break
+        busy += _send(driver, sockets, _InFlight(user), user.pick(), 0)
+    poll, flights = sockets.epoll.poll, sockets.flights  # the wait and its lookup, inline
+    while busy and not stop.is_set():
+        replied: list[tuple[_InFlight, str]] = []
+        for fd, _ in poll(POLL_S):
+            flight = flights[fd]
+            try:
+                done = flight.collect()
+            except Exception as exc:
+                replied.append((flight, _failed(driver, flight, exc)))
+                continue
+            if done is None:
                 continue  # the reply is not complete yet
-            busy -= 1
-            sent = 0
+            replied.append((flight, "done"))
+            finished = clock()
+            txn, started = flight.txn, flight.started
+            if done:
+                flight.acknowledged[txn] += 1
+            if started >= window.measure_start:
+                second = int(finished - window.measure_start)
+                if done is False:
+                    flight.record(txn, (finished - started) * 1e9, second, rolled_back=True)
+                else:
+                    flight.record(txn, (finished - started) * 1e9, second)
+        if not replied:
+            continue
+        busy -= len(replied)
+        going = clock() < window.end and not stop.is_set()
+        for flight, outcome in replied:
             if outcome == "retry":
                 sent = _send(driver, sockets, flight, flight.txn, flight.attempt + 1)
-            elif outcome != "fatal" and driver.clock() < window.end:
-                sent = _send(driver, sockets, flight, flight.user.pick(), 0)
+            elif outcome != "fatal" and going:
+                sent = _send(driver, sockets, flight, flight.pick(), 0)
+            else:
+                sent = 0
             if not sent and flight.fd is not None:  # this user is done
                 sockets.unregister(flight.fd)
                 flight.fd = None
@@ -128,12 +156,12 @@ def _send(
     attempt: int,
 ) -> int:
     """Submit the user's next transaction: 1 when it is on the wire, else 0."""
-    while not driver.stop.is_set():
+    while True:
         flight.txn, flight.attempt, flight.started = txn, attempt, driver.clock()
         try:
-            fd = flight.user.session.submit(txn)
+            fd = flight.submit(txn)
         except Exception as exc:
-            if _failed(driver, flight, exc) == "retry":
+            if _failed(driver, flight, exc) == "retry" and not driver.stop.is_set():
                 attempt += 1
                 continue
             return 0
@@ -143,26 +171,6 @@ def _send(
             sockets.register(fd, flight)
             flight.fd = fd
         return 1
-    return 0
-
-
-def _receive(driver: LoopDriver, flight: _InFlight) -> Any:
-    """None while the reply is incomplete; else "done", "retry" or "fatal"."""
-    user = flight.user
-    try:
-        done = user.session.collect()
-    except Exception as exc:
-        return _failed(driver, flight, exc)
-    if done is None:
-        return None
-    finished = driver.clock()
-    if done:
-        user.tally.acknowledged[flight.txn] += 1
-    measure_start = driver.window.measure_start
-    if flight.started >= measure_start:
-        ns = (finished - flight.started) * 1e9
-        user.tally.record(flight.txn, ns, int(finished - measure_start), rolled_back=done is False)
-    return "done"
 
 
 def _failed(driver: LoopDriver, flight: _InFlight, exc: Exception) -> str:

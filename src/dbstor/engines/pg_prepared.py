@@ -90,13 +90,19 @@ class PreparedStatements(Libpq):
 
     def receive(self) -> Any:
         """After the socket turned readable: None while the reply is incomplete, else the
-        sent statement's result, as run() returns it (or raises)."""
+        sent statement's result, as run() returns it (or raises). A whole reply (the usual
+        case: one packet) takes consume_input, then is_busy and get_result twice. The
+        first result is let go once the reply is complete, so a caller may send without
+        send_encoded (blocks' server loop: pg.send_query_prepared itself)."""
         pg = self.pg
         pg.consume_input()
         while not pg.is_busy():
             result = pg.get_result()
             if result is None:  # the reply is complete
-                return self.check(self._result)
+                first, self._result = self._result, None
+                if first is not None and first.status in self.ok:
+                    return first
+                return self.check(first)
             if self._result is None:
                 self._result = result
         return None

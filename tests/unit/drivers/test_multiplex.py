@@ -20,8 +20,9 @@ from dbstor.workloads.base import LoadReport, Session, Workload
 class _Submitting(Session):
     can_submit = True
 
-    def __init__(self, fail):
+    def __init__(self, fail, log=None):
         self.fail = fail
+        self.log = log if log is not None else []  # ("submit" | "collect", session), shared
         self.ours, self.theirs = socket.socketpair()
         self.pending: str | None = None
         self.calls = 0
@@ -34,11 +35,13 @@ class _Submitting(Session):
         assert self.pending is None, "two transactions in flight on one user"
         self.threads.add(threading.current_thread().name)
         self.pending, self.calls = transaction, self.calls + 1
+        self.log.append(("submit", id(self)))
         self.theirs.send(b"x")  # the "server" answers at once
         return self.ours.fileno()
 
     def collect(self):
         self.ours.recv(1)
+        self.log.append(("collect", id(self)))
         txn, self.pending = self.pending, None
         if txn == "write":
             if self.fail == "busy" and self.calls % 2:
@@ -72,7 +75,7 @@ class Echo(Workload):
         return LoadReport(rows=0, seconds=0.0)
 
     def session(self, engine, connection, user):
-        self.sessions.append(_Submitting(self.options.get("fail")))
+        self.sessions.append(_Submitting(self.options.get("fail"), self.options.get("log")))
         return self.sessions[-1]
 
 
@@ -142,3 +145,21 @@ def test_multiplexed_users_record_in_one_tally_read_live_and_merged(engine):
     assert driver.tallies() == [driver.shared]
     assert result.commits == sum(sum(b.values()) for b in driver.shared.bins.values()) > 100
     assert seen and 0 < seen[-1]["ops"] <= result.commits
+
+
+def test_every_reply_in_is_read_before_the_next_transactions_are_sent(engine):
+    # the sessions answer at once, so every wake finds all three replies in: the loop
+    # reads them all, then sends all three users' next transactions (a send between two
+    # reads would let a woken server take the core from the reads still to do)
+    log: list[tuple[str, int]] = []
+    workload = Echo(1, options={"log": log})
+    driver = VirtualUsers([Instance(engine, workload)], 3)
+    result = driver.run(warmup_s=0.1, duration_s=0.4)
+    assert result.fatal is None and result.commits > 30
+    kinds = "".join("s" if kind == "submit" else "c" for kind, _ in log)
+    assert kinds.startswith("sss") and "csc" not in kinds and "scs" not in kinds[3:]
+    # each user still has one transaction in flight at a time, and gets its reply read
+    for session in workload.sessions:
+        own = [kind for kind, who in log if who == id(session)]
+        assert own[0::2] == ["submit"] * len(own[0::2])
+        assert own[1::2] == ["collect"] * len(own[1::2])

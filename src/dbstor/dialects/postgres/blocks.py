@@ -178,12 +178,17 @@ class ServerLoop:
             connection, {"seed": text.replace("%s", "%s::float8"), **calls}
         )
         self.statements.run("seed", [repr(params[0])])
+        # the loop thread's submit sends through libpq itself (no frame between): the
+        # handle, and each call's prepared name
+        self.pg, self.names = self.statements.pg, self.statements.names
 
     def call(self, transaction: str) -> int:
         return int(self.statements.run(transaction, self.params).get_value(0, 0))
 
     def send(self, transaction: str, keys: Sequence[int]) -> int:
-        return self.statements.send_encoded(transaction, self.encoded)
+        pg = self.pg
+        pg.send_query_prepared(self.names[transaction], self.encoded)
+        return pg.socket  # type: ignore[no-any-return]
 
     def receive(self, transaction: str) -> int | None:
         result = self.statements.receive()  # the routine's count of rows visited

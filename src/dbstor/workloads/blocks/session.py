@@ -27,6 +27,8 @@ from dbstor.dialects import registry
 from dbstor.workloads.base import Session
 from dbstor.workloads.blocks import server, sql
 
+TRANSACTIONS = frozenset(("read", "update"))
+
 
 class MissingRows(RuntimeError):
     """A statement found fewer rows than it asked for: the table is not as built."""
@@ -96,7 +98,7 @@ class BlocksSession(Session):
         return sorted(self.rng.sample(self._ids, self.batch))
 
     def run(self, transaction: str) -> None:
-        if transaction not in ("read", "update"):
+        if transaction not in TRANSACTIONS:
             raise ValueError(f"unknown blocks transaction {transaction!r}")
         if self.server_loop:
             found = self.statements.call(transaction)
@@ -107,17 +109,21 @@ class BlocksSession(Session):
         self._finish(transaction, found)
 
     def submit(self, transaction: str) -> int:
-        if transaction not in ("read", "update"):
+        if transaction not in TRANSACTIONS:
             raise ValueError(f"unknown blocks transaction {transaction!r}")
         self._sent = transaction
-        keys = () if self.server_loop else self.keys()  # the routine draws its own
-        return int(self.statements.send(transaction, keys))
+        if self.server_loop:  # the routine draws its own keys
+            return self.statements.send(transaction, ())
+        return self.statements.send(transaction, self.keys())
 
     def collect(self) -> bool | None:
+        """The loop thread's half of a transaction: _finish written out, its one check."""
         found = self.statements.receive(self._sent)
         if found is None:
             return None
-        self._finish(self._sent, int(found))
+        if found != self.batch:
+            self._finish(self._sent, found)  # raises MissingRows
+        self.done[self._sent] += 1
         return True
 
     def _finish(self, transaction: str, found: int) -> None:
