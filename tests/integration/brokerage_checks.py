@@ -48,6 +48,18 @@ PENDING_WITHOUT_REQUEST = (
 )
 
 
+class Recorded(BrokerageWorkload):
+    """The brokerage workload, keeping the sessions it hands out."""
+
+    def __init__(self, *args: Any, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        self.sessions: list[BrokerageSession] = []
+
+    def session(self, engine: Any, connection: Any, user: int) -> BrokerageSession:
+        self.sessions.append(super().session(engine, connection, user))
+        return self.sessions[-1]
+
+
 @dataclass
 class Drive:
     """What a multi-threaded drive did."""

@@ -9,7 +9,6 @@ import tempfile
 import threading
 from collections import Counter
 from pathlib import Path
-from typing import Any
 
 import brokerage_checks as checks
 import pytest
@@ -17,24 +16,11 @@ from needs import usable
 
 from dbstor.drivers.users import Instance, VirtualUsers
 from dbstor.engines.base import EngineSettings
-from dbstor.workloads.brokerage import MIX, BrokerageWorkload
-from dbstor.workloads.brokerage.session import BrokerageSession
+from dbstor.workloads.brokerage import MIX
 from dbstor.workloads.brokerage.sql import statement
 
 pytestmark = pytest.mark.integration
 USERS = 220
-
-
-class Recorded(BrokerageWorkload):
-    """The brokerage workload, keeping the sessions it hands out."""
-
-    def __init__(self, *args: Any, **kwargs: Any):
-        super().__init__(*args, **kwargs)
-        self.sessions: list[BrokerageSession] = []
-
-    def session(self, engine: Any, connection: Any, user: int) -> BrokerageSession:
-        self.sessions.append(super().session(engine, connection, user))
-        return self.sessions[-1]
 
 
 def test_220_users_on_one_loop_thread_count_what_they_committed():
@@ -45,7 +31,7 @@ def test_220_users_on_one_loop_thread_count_what_they_committed():
     engine = cls(EngineSettings(paths={"data": [base / "d"]}, buffer_bytes=16 << 20, users=USERS))
     try:
         engine.start()
-        workload = Recorded(100, seed=2)
+        workload = checks.Recorded(100, seed=2)
         workload.create(engine, lambda m: None)
         conn = engine.connect()
         try:

@@ -15,13 +15,13 @@ from typing import Any
 
 import MySQLdb
 import pytest
+from brokerage_checks import Recorded
 from needs import usable
 
 from dbstor.dialects.mysql.brokerage import Wire
 from dbstor.drivers.users import Instance, VirtualUsers
 from dbstor.engines.base import EngineSettings, ErrorKind
-from dbstor.workloads.brokerage import MIX, BrokerageWorkload
-from dbstor.workloads.brokerage.session import BrokerageSession
+from dbstor.workloads.brokerage import MIX
 
 pytestmark = pytest.mark.integration
 ROWS = "SELECT id, name, price, made FROM wired WHERE id <= %s ORDER BY id"
@@ -108,18 +108,6 @@ def test_a_killed_connection_is_fatal(engine):
         conn.close()
     finally:
         admin.close()
-
-
-class Recorded(BrokerageWorkload):
-    """The brokerage workload, keeping the sessions it hands out."""
-
-    def __init__(self, *args: Any, **kwargs: Any):
-        super().__init__(*args, **kwargs)
-        self.sessions: list[BrokerageSession] = []
-
-    def session(self, engine: Any, connection: Any, user: int) -> BrokerageSession:
-        self.sessions.append(super().session(engine, connection, user))
-        return self.sessions[-1]
 
 
 def server_commits(conn: Any) -> int:
