@@ -92,6 +92,8 @@ def _row(event: dict[str, Any]) -> str:
             if dip is None
             else f"{dip['depth_pct']:.0f}% (lowest {_num(dip['lowest'])} at {dip['lowest_at_s']} s)"
         )
+        if dip is not None and impact.get("band_pct") is not None:
+            depth += f"; band {impact['band_pct']:g}%"
         back = impact.get("back_after_s")
         back_text = (
             "–"
@@ -146,7 +148,7 @@ def events_html(run: Run, rows: Sequence[dict[str, Any]]) -> str:
         "up to 10 s before it (other events' seconds left out); dip: the lowest second from "
         "the event until throughput was back within the band of the baseline (5%, or twice "
         "the baseline seconds' own spread where that is wider, so that a load's noise is "
-        "neither a dip nor a failure to recover; the dip column says it); p99: the baseline's, "
+        "neither a dip nor a failure to recover; the dip column gives it); p99: the baseline's, "
         "and the highest of one second from the event until then (a second with fewer "
         "than 100 transactions gives its slowest). A database point's timeline shows "
         "each second's p99 (older runs: its mean).</p>"
