@@ -60,6 +60,22 @@ class Recorded(BrokerageWorkload):
         return self.sessions[-1]
 
 
+def committed_as_counted(result: Any, sessions: list[BrokerageSession]) -> Counter[str]:
+    """What the sessions committed, by transaction, checked against what the driver
+    counted (a rolled-back Trade-Order counts as a Trade-Order run); the sessions' rolled
+    back ones left out of what it returns."""
+    done: Counter[str] = Counter()
+    for session in sessions:
+        done.update(session.outcomes)
+    counted = {txn: h.count for txn, h in result.per_type.items()}
+    rolled_back = done.pop("rolled back", 0)
+    assert counted.get("Trade-Order", 0) == done["Trade-Order"] + rolled_back
+    for txn in MIX:
+        if txn != "Trade-Order":
+            assert counted.get(txn, 0) == done[txn], (txn, counted, done)
+    return done
+
+
 @dataclass
 class Drive:
     """What a multi-threaded drive did."""

@@ -8,20 +8,18 @@ from __future__ import annotations
 
 import shutil
 import tempfile
-from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import MySQLdb
 import pytest
-from brokerage_checks import Recorded
+from brokerage_checks import Recorded, committed_as_counted
 from needs import usable
 
 from dbstor.dialects.mysql.brokerage import Wire
 from dbstor.drivers.users import Instance, VirtualUsers
 from dbstor.engines.base import EngineSettings, ErrorKind
-from dbstor.workloads.brokerage import MIX
 
 pytestmark = pytest.mark.integration
 ROWS = "SELECT id, name, price, made FROM wired WHERE id <= %s ORDER BY id"
@@ -137,15 +135,7 @@ def test_users_on_their_own_threads_through_the_wire_count_what_the_server_commi
         assert result.fatal is None and result.errors == 0, result.messages
         sessions = workload.sessions
         assert len(sessions) == 8 and all(s.wire is not None and not s.can_submit for s in sessions)
-        done: Counter[str] = Counter()
-        for session in sessions:
-            done.update(session.outcomes)
-        counted = {txn: h.count for txn, h in result.per_type.items()}
-        rolled_back = done.pop("rolled back", 0)
-        assert counted.get("Trade-Order", 0) == done["Trade-Order"] + rolled_back
-        for txn in MIX:
-            if txn != "Trade-Order":
-                assert counted.get(txn, 0) == done[txn], (txn, counted, done)
+        done = committed_as_counted(result, sessions)
         # the server's own count: a COMMIT each (and the market's seeding), nothing else
         assert committed == sum(done.values()) + seeding > 0
     finally:
