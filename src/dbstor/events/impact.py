@@ -64,6 +64,11 @@ def band_pct(impact: dict[str, Any]) -> str:
     return f"{5 if value is None else value:g}%"
 
 
+def floor_pct(impact: dict[str, Any]) -> str:
+    """The share of the baseline a second must fall below to dip, in words ('95%')."""
+    return f"{100 - (impact.get('band_pct') or 5):g}%"
+
+
 def event_impact(
     record: dict[str, Any],
     throughput: Sequence[float],
@@ -88,10 +93,11 @@ def event_impact(
     if len(base) < MIN_BASELINE_S:
         reason = f"fewer than {MIN_BASELINE_S} measured seconds before the event"
         return out | {"impact": None, "impact_reason": reason}
-    baseline = _mean([throughput[s] for s in base if s < len(throughput)])
+    before = [throughput[s] for s in base if s < len(throughput)]
+    baseline = _mean(before)
     if not baseline:
         return out | {"impact": None, "impact_reason": "no throughput before the event"}
-    share = band([throughput[s] for s in base if s < len(throughput)])
+    share = band(before)
     floor = (1 - share) * baseline
     # up to the next event that begins after this one ended: its dip is its own
     later = [math.floor(a) for a, _ in busy if a >= ended and math.floor(a) > first]
@@ -211,7 +217,7 @@ def impact_line(event: dict[str, Any]) -> str:
     text = f"{head}; baseline {base:,.0f} {unit}"
     dip = impact["dip"]
     if dip is None:
-        return text + f"; no dip below {100 - (impact.get('band_pct') or 5):g}% of it"
+        return text + f"; no dip below {floor_pct(impact)} of it"
     text += f"; dip {dip['depth_pct']:.0f}% (lowest {dip['lowest']:,.0f} {unit} at {dip['lowest_at_s']}s)"
     if impact.get("latency_p99") is not None:
         text += f", p99 up to {impact['latency_p99']:,.1f} ms"

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from html import escape
 from typing import Any
 
-from dbstor.events.impact import server_text
+from dbstor.events.impact import floor_pct, server_text
 from dbstor.report.kit.charts import Series, line_chart
 from dbstor.report.kit.refs import Ref
 from dbstor.results.model import Point, Run
@@ -88,7 +88,7 @@ def _row(event: dict[str, Any]) -> str:
         unit, dip = impact["unit"], impact.get("dip")
         base = f"{_num(impact['baseline']['throughput'])} {unit}"
         depth = (
-            f"none below {100 - (impact.get('band_pct') or 5):g}%"
+            f"none below {floor_pct(impact)}"
             if dip is None
             else f"{dip['depth_pct']:.0f}% (lowest {_num(dip['lowest'])} at {dip['lowest_at_s']} s)"
         )
