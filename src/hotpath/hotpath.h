@@ -22,6 +22,11 @@ int tally_ready(void);
 PyObject *bin_ns(PyObject *module, PyObject *arg);
 PyObject *count(PyObject *module, PyObject *args);
 
+/* replies.c: one PostgreSQL connection's reply read through psycopg's libpq */
+extern PyTypeObject PgReplyType;
+int replies_ready(void);
+PyObject *bind_libpq(PyObject *module, PyObject *addresses);
+
 /* module.c: an attribute of an importable module (a new reference; NULL and an error) */
 PyObject *attribute_of(const char *module, const char *name);
 

@@ -12,7 +12,9 @@
  *   call_args a transaction's CALL arguments, as the procedures take them;
  *   sql_literals  a statement's parameters as MySQL's and MariaDB's SQL literals;
  *   bin_ns    the representative value of the 2%-wide latency bin holding a latency;
- *   count     one finished transaction into the tally (drivers/tally.py: Tally.record).
+ *   count     one finished transaction into the tally (drivers/tally.py: Tally.record);
+ *   PgReply   one PostgreSQL connection's reply read through psycopg's libpq in one call
+ *             (replies.c; engines/pg_prepared.py).
  *
  * The Python side (workloads/orders/inputs.py, engines/pg_prepared.py, drivers/tally.py)
  * keeps the names, the types and the rules' percentages and constants, and no Python twin
@@ -37,6 +39,9 @@ static PyMethodDef module_methods[] = {
     {"call_args", (PyCFunction)(void (*)(void))call_args, METH_FASTCALL,
      "call_args(inputs, item_lines, types): (transaction, its CALL's arguments), New-Order's "
      "three line lists written by item_lines; types: the five inputs' NamedTuples."},
+    {"bind_libpq", bind_libpq, METH_O,
+     "bind_libpq(addresses): the already loaded libpq's functions PgReply calls (their "
+     "addresses, in engines/pg_prepared.py's LIBPQ_FUNCTIONS order)."},
     {"bin_ns", bin_ns, METH_O,
      "The representative value of the 2%-wide bin holding a latency in ns."},
     {NULL, NULL, 0, NULL},
@@ -60,12 +65,14 @@ PyObject *attribute_of(const char *module, const char *name)
 
 PyMODINIT_FUNC PyInit_hotpath(void)
 {
-    if (tally_ready() < 0 || text_ready() < 0 || PyType_Ready(&DrawerType) < 0)
+    if (tally_ready() < 0 || text_ready() < 0 || PyType_Ready(&DrawerType) < 0 ||
+        replies_ready() < 0)
         return NULL;
     PyObject *m = PyModule_Create(&hotpath_module);
     if (m == NULL)
         return NULL;
-    if (PyModule_AddObjectRef(m, "Drawer", (PyObject *)&DrawerType) < 0) {
+    if (PyModule_AddObjectRef(m, "Drawer", (PyObject *)&DrawerType) < 0 ||
+        PyModule_AddObjectRef(m, "PgReply", (PyObject *)&PgReplyType) < 0) {
         Py_DECREF(m);
         return NULL;
     }

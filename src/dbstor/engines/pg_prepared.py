@@ -14,14 +14,63 @@ from datetime import datetime
 from decimal import Decimal
 from typing import Any
 
-from dbstor.hotpath import encode, encode_all
+from dbstor.hotpath import PgReply, bind_libpq, encode, encode_all
 
 Param = int | str | Decimal | datetime | None | list[int]
 # encode(value): one parameter in PostgreSQL's text format (int arrays as {1,2,3}, a Decimal
 # in positional notation, a datetime as ISO text with the last one's text kept: what
 # numeric and timestamp read); encode_all(values) a call's list of them. Compiled
 # (dbstor/hotpath.c): most of a transaction's parameters pass through here.
-__all__ = ["Libpq", "Param", "PreparedStatements", "encode", "encode_all"]
+__all__ = ["Libpq", "Param", "PgReply", "PreparedStatements", "encode", "encode_all"]
+
+# The libpq functions PgReply (src/hotpath/replies.c) calls, in the order it takes them
+LIBPQ_FUNCTIONS = (
+    "PQconsumeInput",
+    "PQisBusy",
+    "PQgetResult",
+    "PQresultStatus",
+    "PQgetvalue",
+    "PQgetisnull",
+    "PQntuples",
+    "PQcmdTuples",
+    "PQclear",
+    "PQstatus",
+    "PQresultErrorField",
+    "PQresultErrorMessage",
+    "PQerrorMessage",
+)
+_bound: list[str] = []  # the libpq PgReply was bound to (once per process)
+
+
+def loaded_libpq() -> str:
+    """The path of the libpq psycopg has loaded (its binary package's own): the one
+    PgReply must call, never a second one."""
+    from psycopg import pq
+
+    if pq.__impl__ != "binary":  # the pure-Python one loads the system's libpq itself
+        raise RuntimeError(f"dbstor needs psycopg's binary implementation, not {pq.__impl__}")
+    with open("/proc/self/maps") as maps:
+        for line in maps:
+            path = line.rsplit(" ", 1)[-1].strip()
+            if "/libpq" in path and ".so" in path:
+                return path
+    raise RuntimeError("psycopg's libpq is not loaded in this process")
+
+
+def bind_loaded_libpq() -> None:
+    """Give PgReply the functions of psycopg's loaded libpq (dlopen RTLD_NOLOAD: the
+    library already mapped, never loaded again), once."""
+    if _bound:
+        return
+    import ctypes
+    import os
+
+    path = loaded_libpq()
+    library = ctypes.CDLL(path, mode=os.RTLD_NOLOAD | os.RTLD_NOW)
+    bind_libpq(
+        [ctypes.cast(getattr(library, name), ctypes.c_void_p).value for name in LIBPQ_FUNCTIONS]
+    )
+    _bound.append(path)
 
 
 class Libpq:
@@ -49,6 +98,27 @@ class Libpq:
             raise self.errors.OperationalError(f"the connection to PostgreSQL is lost: {message}")
         raise self.errors.error_from_result(result, encoding=self.encoding)
 
+    def failure(self, fields: dict[int, bytes] | None, message: bytes, bad: int) -> Exception:
+        """What check() raises for a failed reply PgReply read: its error fields (psycopg's
+        DiagnosticField codes), message and whether the connection is BAD."""
+        from psycopg.pq.misc import strip_severity
+
+        text = message.decode(self.encoding, "replace")
+        if bad:
+            return self.errors.OperationalError(
+                f"the connection to PostgreSQL is lost: {text.strip()}"
+            )
+        state = (fields or {}).get(ord("C"), b"").decode("utf-8", "replace")
+        try:
+            kind = self.errors.lookup(state)
+        except KeyError:
+            kind = self.errors.get_base_exception(state)
+        return kind(
+            strip_severity(text) or "no error details available",
+            info=fields,
+            encoding=self.encoding,
+        )
+
 
 class PreparedStatements(Libpq):
     """Named statements (SQL with %s placeholders) prepared on one autocommit connection."""
@@ -60,8 +130,11 @@ class PreparedStatements(Libpq):
         types: Mapping[str, list[int]] | None = None,
     ):
         super().__init__(connection)
+        bind_loaded_libpq()
+        # the replies of what send() sent, read in one compiled call each (value(), rows(),
+        # status(), ok(): None while incomplete; a failure raised as check() raises it)
+        self.reply = PgReply(self.pg, self.failure)
         self.names: dict[str, bytes] = {}
-        self._result: Any = None  # the first result of a statement sent and not yet received
         for number, (name, text) in enumerate(statements.items()):
             count = text.count("%s")
             numbered = text.replace("%s", "$%d") % tuple(range(1, count + 1))
@@ -77,7 +150,6 @@ class PreparedStatements(Libpq):
         """Send a prepared statement without waiting for it; the socket its reply comes on."""
         pg = self.pg
         pg.send_query_prepared(self.names[name], encode_all(params))
-        self._result = None
         return pg.socket
 
     def send_encoded(self, name: str, values: list[bytes | None]) -> int:
@@ -85,24 +157,4 @@ class PreparedStatements(Libpq):
         parameters every time encodes them once."""
         pg = self.pg
         pg.send_query_prepared(self.names[name], values)
-        self._result = None
         return pg.socket
-
-    def receive(self) -> Any:
-        """After the socket turned readable: None while the reply is incomplete, else the
-        sent statement's result, as run() returns it (or raises). A whole reply (the usual
-        case: one packet) takes consume_input, then is_busy and get_result twice. The
-        first result is let go once the reply is complete, so a caller may send without
-        send_encoded (blocks' server loop: pg.send_query_prepared itself)."""
-        pg = self.pg
-        pg.consume_input()
-        while not pg.is_busy():
-            result = pg.get_result()
-            if result is None:  # the reply is complete
-                first, self._result = self._result, None
-                if first is not None and first.status in self.ok:
-                    return first
-                return self.check(first)
-            if self._result is None:
-                self._result = result
-        return None

@@ -90,8 +90,9 @@ class Prepared:
         return self.statements.send(transaction, keys)
 
     def receive(self, transaction: str) -> int | None:
-        result = self.statements.receive()
-        return None if result is None else _found(transaction, result)
+        """None while the reply is incomplete, else the rows found (compiled: PgReply)."""
+        reply = self.statements.reply
+        return reply.value() if transaction == "read" else reply.rows()
 
     def close(self) -> None:
         pass
@@ -181,6 +182,7 @@ class ServerLoop:
         # the loop thread's submit sends through libpq itself (no frame between): the
         # handle, and each call's prepared name
         self.pg, self.names = self.statements.pg, self.statements.names
+        self.reply_value = self.statements.reply.value  # the routine's count, compiled
 
     def call(self, transaction: str) -> int:
         return int(self.statements.run(transaction, self.params).get_value(0, 0))
@@ -191,8 +193,8 @@ class ServerLoop:
         return pg.socket  # type: ignore[no-any-return]
 
     def receive(self, transaction: str) -> int | None:
-        result = self.statements.receive()  # the routine's count of rows visited
-        return None if result is None else int(result.get_value(0, 0))
+        """None while the reply is incomplete, else the routine's count of rows visited."""
+        return self.reply_value()  # type: ignore[no-any-return]
 
     def close(self) -> None:
         pass

@@ -227,6 +227,9 @@ class Caller:
     def __init__(self, connection: Any):
         connection.autocommit = True
         self.prepared = PreparedStatements(connection, CALLS)
+        # a reply read in one compiled call: New-Order's status (False: rolled back), or
+        # the others' being in (PgReply; None while incomplete)
+        self._status, self._ok = self.prepared.reply.status, self.prepared.reply.ok
 
     def run(self, name: str, params: tuple) -> bool:
         """CALL the transaction; False when New-Order rolled back (its unused item)."""
@@ -239,8 +242,7 @@ class Caller:
 
     def receive(self) -> bool | None:
         """None while the sent CALL's reply is incomplete, else as run()."""
-        result = self.prepared.receive()
-        return None if result is None else _committed(self._sent, result)
+        return self._status() if self._sent == "New-Order" else self._ok()  # type: ignore[no-any-return]
 
 
 def _committed(name: str, result: Any) -> bool:
