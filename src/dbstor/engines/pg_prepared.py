@@ -51,7 +51,8 @@ def loaded_libpq() -> str:
         raise RuntimeError(f"dbstor needs psycopg's binary implementation, not {pq.__impl__}")
     with open("/proc/self/maps") as maps:
         for line in maps:
-            path = line.rsplit(" ", 1)[-1].strip()
+            fields = line.rstrip("\n").split(maxsplit=5)  # address, perms, offset, dev, inode, path
+            path = fields[5] if len(fields) == 6 else ""
             if "/libpq" in path and ".so" in path:
                 return path
     raise RuntimeError("psycopg's libpq is not loaded in this process")
