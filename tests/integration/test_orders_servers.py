@@ -175,11 +175,16 @@ def test_procedures_and_statements_have_the_same_effects(pair):
         on_b = pair.statements.session(pair.b, conn_b, 1)
         assert on_a.use_procedures and not on_b.use_procedures
         t, second = on_a.terminal, timedelta(seconds=1)
+        # 100 of one item from one stock row on ten lines: its s_quantity (10..100) wraps
+        wraps = ((7, 1, 10),) * 10 + ((7, 2, 10), (8, 1, 5))
         crafted = [  # a rollback, a remote line with a repeated item, a bad-credit payer
             NewOrder(2, 3, 17, ((5, 2, 3), (UNUSED_ITEM, 2, 1)), LOAD_TIME + second * 5),
             NewOrder(
                 2, 3, 17, ((5, 1, 9), (5, 2, 3), (5, 2, 4), (99, 2, 1)), LOAD_TIME + second * 6
             ),
+            NewOrder(1, 2, 5, wraps, LOAD_TIME + second * 8),
+            # the unused item on the first line
+            NewOrder(1, 2, 5, ((UNUSED_ITEM, 1, 1), (9, 1, 2)), LOAD_TIME + second * 9),
         ]
         bad_credit = rows(
             conn_a, "SELECT c_w_id, c_d_id, c_id FROM customer WHERE c_credit = 'BC' LIMIT 1"
@@ -191,7 +196,8 @@ def test_procedures_and_statements_have_the_same_effects(pair):
         requests = crafted + [t.draw(txn) for txn in order]
         outcomes = [(on_a.execute(r), on_b.execute(r)) for r in requests]
         assert all(a == b for a, b in outcomes), outcomes
-        assert outcomes[0] == (False, False) and on_a.rolled_back >= 1
+        assert outcomes[0] == outcomes[3] == (False, False) and on_a.rolled_back >= 2
+        assert outcomes[2] == (True, True)
         assert on_a.outcomes == on_b.outcomes and on_a.outcomes["Delivery"] >= 8
     finally:
         conn_a.close()

@@ -21,7 +21,6 @@ __all__ = ["Caller", "item_lines"]
 
 _DIST = "CASE p_d " + " ".join(f"WHEN {d} THEN s_dist_{d:02d}" for d in range(1, 10))
 _DIST += " ELSE s_dist_10 END"
-_NTH = "CAST(SUBSTRING_INDEX(SUBSTRING_INDEX({csv}, ',', v_i), ',', -1) AS SIGNED)"
 _ON_ERROR = "DECLARE EXIT HANDLER FOR SQLEXCEPTION BEGIN ROLLBACK; RESIGNAL; END;"
 
 _PICK_CUSTOMER = """
@@ -35,63 +34,59 @@ _PICK_CUSTOMER = """
     END IF;
 """
 
+def _column(csv: str, name: str) -> str:
+    """One of New-Order's line lists (1,2,3) as rows (n, value): a JSON array to JSON_TABLE."""
+    return (
+        f"JSON_TABLE(CONCAT('[', {csv}, ']'), '$[*]' COLUMNS "
+        f"(n FOR ORDINALITY, {name} INT PATH '$')) AS {name}_list"
+    )
+
+
+# New-Order's lines as rows (n, item, supply, qty): the three lists zipped by position
+_LINES = (
+    f"(SELECT n, item, supply, qty FROM {_column('p_items', 'item')}"
+    f" JOIN {_column('p_supply', 'supply')} USING (n) JOIN {_column('p_qty', 'qty')} USING (n))"
+)
+
 NEW_ORDER = f"""
 CREATE PROCEDURE orders_new_order(p_w INT, p_d INT, p_c INT, p_entry DATETIME,
     p_items VARCHAR(255), p_supply VARCHAR(255), p_qty VARCHAR(255))
-body: BEGIN
+BEGIN
     DECLARE v_w_tax, v_d_tax, v_discount DECIMAL(4,4);
-    DECLARE v_o_id, v_count, v_i, v_item, v_supply, v_qty, v_stock INT;
-    DECLARE v_all_local INT DEFAULT 1;
-    DECLARE v_found INT DEFAULT 1;
-    DECLARE v_price DECIMAL(5,2);
-    DECLARE v_last, v_credit, v_name, v_idata, v_dist, v_sdata VARCHAR(64);
-    DECLARE CONTINUE HANDLER FOR NOT FOUND SET v_found = 0;
+    DECLARE v_o_id, v_count INT;
+    DECLARE v_last VARCHAR(16);
+    DECLARE v_credit VARCHAR(2);
     {_ON_ERROR}
-    START TRANSACTION;
-    SELECT w_tax INTO v_w_tax FROM warehouse WHERE w_id = p_w;
-    SELECT d_tax, d_next_o_id INTO v_d_tax, v_o_id FROM district
-        WHERE d_w_id = p_w AND d_id = p_d FOR UPDATE;
-    UPDATE district SET d_next_o_id = d_next_o_id + 1 WHERE d_w_id = p_w AND d_id = p_d;
-    SELECT c_discount, c_last, c_credit INTO v_discount, v_last, v_credit FROM customer
-        WHERE c_w_id = p_w AND c_d_id = p_d AND c_id = p_c;
     SET v_count = 1 + LENGTH(p_items) - LENGTH(REPLACE(p_items, ',', ''));
-    SET v_i = 1;
-    WHILE v_i <= v_count DO
-        IF {_NTH.format(csv="p_supply")} <> p_w THEN SET v_all_local = 0; END IF;
-        SET v_i = v_i + 1;
-    END WHILE;
+    START TRANSACTION;
+    UPDATE district SET d_next_o_id = d_next_o_id + 1 WHERE d_w_id = p_w AND d_id = p_d;
+    SELECT w_tax, d_tax, d_next_o_id - 1, c_discount, c_last, c_credit
+        INTO v_w_tax, v_d_tax, v_o_id, v_discount, v_last, v_credit
+        FROM warehouse, district, customer WHERE w_id = p_w AND d_w_id = p_w AND d_id = p_d
+        AND c_w_id = p_w AND c_d_id = p_d AND c_id = p_c;
     INSERT INTO orders (o_id, o_d_id, o_w_id, o_c_id, o_entry_d, o_carrier_id, o_ol_cnt,
-        o_all_local) VALUES (v_o_id, p_d, p_w, p_c, p_entry, NULL, v_count, v_all_local);
+        o_all_local) VALUES (v_o_id, p_d, p_w, p_c, p_entry, NULL, v_count,
+        CONCAT(p_supply, ',') = REPEAT(CONCAT(p_w, ','), v_count));
     INSERT INTO new_order (no_o_id, no_d_id, no_w_id) VALUES (v_o_id, p_d, p_w);
-    SET v_i = 1;
-    WHILE v_i <= v_count DO
-        SET v_item = {_NTH.format(csv="p_items")};
-        SET v_supply = {_NTH.format(csv="p_supply")};
-        SET v_qty = {_NTH.format(csv="p_qty")};
-        SET v_found = 1;
-        SELECT i_price, i_name, i_data INTO v_price, v_name, v_idata FROM item
-            WHERE i_id = v_item;
-        IF v_found = 0 THEN
-            ROLLBACK;
-            SELECT 1, v_o_id;
-            LEAVE body;
-        END IF;
-        SELECT s_quantity, {_DIST}, s_data INTO v_stock, v_dist, v_sdata FROM stock
-            WHERE s_w_id = v_supply AND s_i_id = v_item FOR UPDATE;
-        SET v_stock = v_stock - v_qty;
-        IF v_stock < 10 THEN SET v_stock = v_stock + 91; END IF;
-        UPDATE stock SET s_quantity = v_stock, s_ytd = s_ytd + v_qty,
-            s_order_cnt = s_order_cnt + 1,
-            s_remote_cnt = s_remote_cnt + IF(v_supply <> p_w, 1, 0)
-            WHERE s_w_id = v_supply AND s_i_id = v_item;
-        INSERT INTO order_line (ol_o_id, ol_d_id, ol_w_id, ol_number, ol_i_id, ol_supply_w_id,
-            ol_delivery_d, ol_quantity, ol_amount, ol_dist_info)
-            VALUES (v_o_id, p_d, p_w, v_i, v_item, v_supply, NULL, v_qty, v_qty * v_price,
-                v_dist);
-        SET v_i = v_i + 1;
-    END WHILE;
-    COMMIT;
-    SELECT 0, v_o_id;
+    UPDATE (SELECT supply, item, SUM(qty) AS qty, COUNT(*) AS line_count,
+            SUM(supply <> p_w) AS remote
+            FROM {_LINES} AS l GROUP BY supply, item) AS per_row
+        JOIN stock ON s_w_id = per_row.supply AND s_i_id = per_row.item
+        SET s_quantity = (s_quantity + 91 * 11 - 10 - per_row.qty) MOD 91 + 10,
+            s_ytd = s_ytd + per_row.qty, s_order_cnt = s_order_cnt + per_row.line_count,
+            s_remote_cnt = s_remote_cnt + per_row.remote;
+    INSERT INTO order_line (ol_o_id, ol_d_id, ol_w_id, ol_number, ol_i_id, ol_supply_w_id,
+        ol_delivery_d, ol_quantity, ol_amount, ol_dist_info)
+        SELECT v_o_id, p_d, p_w, l.n, l.item, l.supply, NULL, l.qty, l.qty * i_price, {_DIST}
+        FROM {_LINES} AS l JOIN item ON i_id = l.item
+        JOIN stock ON s_w_id = l.supply AND s_i_id = l.item;
+    IF ROW_COUNT() < v_count THEN  -- a line's item is not in the catalogue: roll back
+        ROLLBACK;
+        SELECT 1, v_o_id;
+    ELSE
+        COMMIT;
+        SELECT 0, v_o_id;
+    END IF;
 END"""
 
 PAYMENT = f"""
