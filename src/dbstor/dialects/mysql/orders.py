@@ -4,10 +4,31 @@ procedures, one CALL each.
 They are called on an autocommit connection and run their own START TRANSACTION ...
 COMMIT, so one CALL is one transaction; any error rolls it back (EXIT HANDLER) and
 reaches the client unchanged (RESIGNAL), so deadlocks are retried as on the client path.
-Each ends with one result row. New-Order's item lists come as comma-separated text (no
-arrays here). Statements and their order follow workloads/orders/client.py, so both paths have the same
-effects. Money parameters and variables are DECIMAL of their columns' sizes, times
-DATETIME, so nothing is rounded on the way (a tax of 0.0525 in an INT would be 0).
+Each ends with one result row. They read and write what workloads/orders/client.py does,
+with the same effects (tested row by row), in fewer statements, because every statement of
+a procedure costs the server a parse-free but full execution (tables opened and locked,
+a handler call per row) and that server CPU is most of a New-Order's cost here
+(bench/bench_mariadb_server_work.py counts the statements per call):
+
+- New-Order's item lists come as comma-separated text (no arrays here; item_lines), read
+  as rows by JSON_TABLE over '[' text ']'. It updates the district row first (its lock
+  taken before any stock row's, as the client takes them), reads the warehouse, district
+  and customer in one SELECT (the district's new d_next_o_id is the transaction's own),
+  writes the order and new_order rows, then updates its stock rows in one multi-table
+  UPDATE, one row per (warehouse, item) from a GROUP BY, so a row named on k lines is
+  updated once: s_quantity stays within 10..100 (TPC-C's load and its rule "subtract, and
+  add 91 when below 10" keep it there), so k subtractions come to (q - sum - 10) mod 91 +
+  10, what the client gets one line after the other. Its lines are one INSERT ... SELECT
+  joining the item and stock rows; an unused item writes one line fewer, and the procedure
+  sees the count (ROW_COUNT) and rolls back (status 1). 19 statements a call against 196
+  when it looped over the lines.
+- Payment updates the warehouse and district rows, reads both in one SELECT, updates the
+  customer (its bad-credit note in the same UPDATE) and reads it back, writes history.
+- Order-Status, Delivery (a loop over the ten districts) and Stock-Level follow the
+  client's statements one by one.
+
+Money parameters and variables are DECIMAL of their columns' sizes, times DATETIME, so
+nothing is rounded on the way (a tax of 0.0525 in an INT would be 0).
 """
 
 from __future__ import annotations
@@ -33,6 +54,7 @@ _PICK_CUSTOMER = """
             ORDER BY c_first, c_id LIMIT v_n, 1;
     END IF;
 """
+
 
 def _column(csv: str, name: str) -> str:
     """One of New-Order's line lists (1,2,3) as rows (n, value): a JSON array to JSON_TABLE."""
@@ -96,36 +118,28 @@ BEGIN
     DECLARE v_c INT DEFAULT p_c;
     DECLARE v_n INT;
     DECLARE v_w_name, v_d_name VARCHAR(10);
-    DECLARE v_street_1, v_street_2, v_city VARCHAR(20);
-    DECLARE v_state VARCHAR(2);
-    DECLARE v_zip VARCHAR(9);
-    DECLARE v_credit VARCHAR(2);
+    DECLARE v_w_street_1, v_w_street_2, v_w_city, v_street_1, v_street_2, v_city VARCHAR(20);
+    DECLARE v_w_state, v_state, v_credit VARCHAR(2);
+    DECLARE v_w_zip, v_zip VARCHAR(9);
     DECLARE v_balance DECIMAL(12,2);
     DECLARE v_data VARCHAR(500);
     {_ON_ERROR}
     START TRANSACTION;
     UPDATE warehouse SET w_ytd = w_ytd + p_amount WHERE w_id = p_w;
-    SELECT w_name, w_street_1, w_street_2, w_city, w_state, w_zip
-        INTO v_w_name, v_street_1, v_street_2, v_city, v_state, v_zip
-        FROM warehouse WHERE w_id = p_w;
     UPDATE district SET d_ytd = d_ytd + p_amount WHERE d_w_id = p_w AND d_id = p_d;
-    SELECT d_name, d_street_1, d_street_2, d_city, d_state, d_zip
-        INTO v_d_name, v_street_1, v_street_2, v_city, v_state, v_zip
-        FROM district WHERE d_w_id = p_w AND d_id = p_d;
+    SELECT w_name, w_street_1, w_street_2, w_city, w_state, w_zip,
+            d_name, d_street_1, d_street_2, d_city, d_state, d_zip
+        INTO v_w_name, v_w_street_1, v_w_street_2, v_w_city, v_w_state, v_w_zip,
+            v_d_name, v_street_1, v_street_2, v_city, v_state, v_zip
+        FROM warehouse, district WHERE w_id = p_w AND d_w_id = p_w AND d_id = p_d;
 {_PICK_CUSTOMER}
+    UPDATE customer SET c_balance = c_balance - p_amount,
+        c_ytd_payment = c_ytd_payment + p_amount, c_payment_cnt = c_payment_cnt + 1,
+        c_data = IF(c_credit = 'BC', SUBSTRING(CONCAT(v_c, ' ', p_c_d, ' ', p_c_w, ' ', p_d,
+            ' ', p_w, ' ', p_amount, ' ', c_data), 1, 500), c_data)  -- bad credit: noted
+        WHERE c_w_id = p_c_w AND c_d_id = p_c_d AND c_id = v_c;
     SELECT c_credit, c_balance, c_data INTO v_credit, v_balance, v_data FROM customer
-        WHERE c_w_id = p_c_w AND c_d_id = p_c_d AND c_id = v_c FOR UPDATE;
-    IF v_credit = 'BC' THEN
-        UPDATE customer SET c_balance = c_balance - p_amount,
-            c_ytd_payment = c_ytd_payment + p_amount, c_payment_cnt = c_payment_cnt + 1,
-            c_data = SUBSTRING(CONCAT(v_c, ' ', p_c_d, ' ', p_c_w, ' ', p_d, ' ', p_w, ' ',
-                p_amount, ' ', v_data), 1, 500)
-            WHERE c_w_id = p_c_w AND c_d_id = p_c_d AND c_id = v_c;
-    ELSE
-        UPDATE customer SET c_balance = c_balance - p_amount,
-            c_ytd_payment = c_ytd_payment + p_amount, c_payment_cnt = c_payment_cnt + 1
-            WHERE c_w_id = p_c_w AND c_d_id = p_c_d AND c_id = v_c;
-    END IF;
+        WHERE c_w_id = p_c_w AND c_d_id = p_c_d AND c_id = v_c;
     INSERT INTO history (h_c_id, h_c_d_id, h_c_w_id, h_d_id, h_w_id, h_date, h_amount, h_data)
         VALUES (v_c, p_c_d, p_c_w, p_d, p_w, p_date, p_amount,
             CONCAT(v_w_name, '    ', v_d_name));
