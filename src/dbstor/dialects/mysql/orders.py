@@ -24,8 +24,10 @@ a handler call per row) and that server CPU is most of a New-Order's cost here
   when it looped over the lines.
 - Payment updates the warehouse and district rows, reads both in one SELECT, updates the
   customer (its bad-credit note in the same UPDATE) and reads it back, writes history.
-- Order-Status, Delivery (a loop over the ten districts) and Stock-Level follow the
-  client's statements one by one.
+- Delivery locks each district's oldest new order in district order (ten locking reads,
+  as the client's), then delivers them all at once: one DELETE, one UPDATE of the orders
+  and their lines, one UPDATE of the customers with their orders' sums.
+- Order-Status and Stock-Level follow the client's statements one by one.
 
 Money parameters and variables are DECIMAL of their columns' sizes, times DATETIME, so
 nothing is rounded on the way (a tax of 0.0525 in an INT would be 0).
@@ -174,37 +176,48 @@ BEGIN
     SELECT v_c, v_o, v_lines;
 END"""
 
+# Delivery's picked orders as rows (d, o): the JSON array of [district, order] pairs
+_PICKED = (
+    "JSON_TABLE(CONCAT('[', SUBSTRING(v_picked, 2), ']'), '$[*]' COLUMNS"
+    " (d INT PATH '$[0]', o INT PATH '$[1]')) AS picked"
+)
+
 DELIVERY = f"""
 CREATE PROCEDURE orders_delivery(p_w INT, p_carrier INT, p_date DATETIME)
 BEGIN
     DECLARE v_d INT DEFAULT 1;
-    DECLARE v_o, v_c INT;
-    DECLARE v_amount DECIMAL(12,2);
+    DECLARE v_o INT;
+    DECLARE v_picked VARCHAR(255) DEFAULT '';
     DECLARE v_delivered INT DEFAULT 0;
     DECLARE CONTINUE HANDLER FOR NOT FOUND SET v_o = NULL;
     {_ON_ERROR}
     START TRANSACTION;
-    WHILE v_d <= 10 DO
+    WHILE v_d <= 10 DO  -- each district's oldest new order, locked, in district order
         SET v_o = NULL;
         SELECT no_o_id INTO v_o FROM new_order WHERE no_w_id = p_w AND no_d_id = v_d
             ORDER BY no_o_id LIMIT 1 FOR UPDATE;
         IF v_o IS NOT NULL THEN
-            DELETE FROM new_order WHERE no_w_id = p_w AND no_d_id = v_d AND no_o_id = v_o;
-            SELECT o_c_id INTO v_c FROM orders
-                WHERE o_w_id = p_w AND o_d_id = v_d AND o_id = v_o;
-            UPDATE orders SET o_carrier_id = p_carrier
-                WHERE o_w_id = p_w AND o_d_id = v_d AND o_id = v_o;
-            UPDATE order_line SET ol_delivery_d = p_date
-                WHERE ol_w_id = p_w AND ol_d_id = v_d AND ol_o_id = v_o;
-            SELECT COALESCE(SUM(ol_amount), 0) INTO v_amount FROM order_line
-                WHERE ol_w_id = p_w AND ol_d_id = v_d AND ol_o_id = v_o;
-            UPDATE customer SET c_balance = c_balance + v_amount,
-                c_delivery_cnt = c_delivery_cnt + 1
-                WHERE c_w_id = p_w AND c_d_id = v_d AND c_id = v_c;
+            SET v_picked = CONCAT(v_picked, ',[', v_d, ',', v_o, ']');
             SET v_delivered = v_delivered + 1;
         END IF;
         SET v_d = v_d + 1;
     END WHILE;
+    IF v_delivered > 0 THEN
+        DELETE new_order FROM {_PICKED}
+            JOIN new_order ON no_w_id = p_w AND no_d_id = picked.d AND no_o_id = picked.o;
+        UPDATE {_PICKED}
+            JOIN orders ON o_w_id = p_w AND o_d_id = picked.d AND o_id = picked.o
+            LEFT JOIN order_line ON ol_w_id = p_w AND ol_d_id = picked.d AND ol_o_id = picked.o
+            SET o_carrier_id = p_carrier, ol_delivery_d = p_date;
+        UPDATE (SELECT picked.d, o_c_id, COALESCE(SUM(ol_amount), 0) AS amount
+                FROM {_PICKED}
+                JOIN orders ON o_w_id = p_w AND o_d_id = picked.d AND o_id = picked.o
+                LEFT JOIN order_line
+                    ON ol_w_id = p_w AND ol_d_id = picked.d AND ol_o_id = picked.o
+                GROUP BY picked.d, o_c_id) AS paid
+            JOIN customer ON c_w_id = p_w AND c_d_id = paid.d AND c_id = paid.o_c_id
+            SET c_balance = c_balance + paid.amount, c_delivery_cnt = c_delivery_cnt + 1;
+    END IF;
     COMMIT;
     SELECT v_delivered;
 END"""
