@@ -120,19 +120,17 @@ BEGIN
     DECLARE v_c INT DEFAULT p_c;
     DECLARE v_n INT;
     DECLARE v_w_name, v_d_name VARCHAR(10);
-    DECLARE v_w_street_1, v_w_street_2, v_w_city, v_street_1, v_street_2, v_city VARCHAR(20);
-    DECLARE v_w_state, v_state, v_credit VARCHAR(2);
-    DECLARE v_w_zip, v_zip VARCHAR(9);
+    DECLARE v_addresses VARCHAR(200);  -- both, as the one text a terminal would show
+    DECLARE v_credit VARCHAR(2);
     DECLARE v_balance DECIMAL(12,2);
     DECLARE v_data VARCHAR(500);
     {_ON_ERROR}
     START TRANSACTION;
     UPDATE warehouse SET w_ytd = w_ytd + p_amount WHERE w_id = p_w;
     UPDATE district SET d_ytd = d_ytd + p_amount WHERE d_w_id = p_w AND d_id = p_d;
-    SELECT w_name, w_street_1, w_street_2, w_city, w_state, w_zip,
-            d_name, d_street_1, d_street_2, d_city, d_state, d_zip
-        INTO v_w_name, v_w_street_1, v_w_street_2, v_w_city, v_w_state, v_w_zip,
-            v_d_name, v_street_1, v_street_2, v_city, v_state, v_zip
+    SELECT w_name, d_name, CONCAT_WS('|', w_street_1, w_street_2, w_city, w_state, w_zip,
+            d_street_1, d_street_2, d_city, d_state, d_zip)
+        INTO v_w_name, v_d_name, v_addresses
         FROM warehouse, district WHERE w_id = p_w AND d_w_id = p_w AND d_id = p_d;
 {_PICK_CUSTOMER}
     UPDATE customer SET c_balance = c_balance - p_amount,
