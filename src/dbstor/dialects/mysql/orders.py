@@ -6,22 +6,24 @@ COMMIT, so one CALL is one transaction; any error rolls it back (EXIT HANDLER) a
 reaches the client unchanged (RESIGNAL), so deadlocks are retried as on the client path.
 Each ends with one result row. They read and write what workloads/orders/client.py does,
 with the same effects (tested row by row), in fewer statements, because every statement of
-a procedure costs the server a parse-free but full execution (tables opened and locked,
-a handler call per row) and that server CPU is most of a New-Order's cost here
-(bench/bench_mariadb_server_work.py counts the statements per call):
+a procedure is an execution in the server (tables opened and locked, a handler call per
+row), and the server's CPU is most of a New-Order's cost here (client and server;
+bench/bench_mariadb_server_work.py counts the statements per call):
 
 - New-Order's item lists come as comma-separated text (no arrays here; item_lines), read
   as rows by JSON_TABLE over '[' text ']'. It updates the district row first (its lock
   taken before any stock row's, as the client takes them), reads the warehouse, district
   and customer in one SELECT (the district's new d_next_o_id is the transaction's own),
   writes the order and new_order rows, then updates its stock rows in one multi-table
-  UPDATE, one row per (warehouse, item) from a GROUP BY, so a row named on k lines is
+  UPDATE, one row per (warehouse, item) from a GROUP BY whose sorted rows drive the join
+  (EXPLAIN: the derived table first, stock by its primary key), so the stock rows are
+  locked in (warehouse, item) order, as the client locks them; a row named on k lines is
   updated once: s_quantity stays within 10..100 (TPC-C's load and its rule "subtract, and
   add 91 when below 10" keep it there), so k subtractions come to (q - sum - 10) mod 91 +
   10, what the client gets one line after the other. Its lines are one INSERT ... SELECT
   joining the item and stock rows; an unused item writes one line fewer, and the procedure
-  sees the count (ROW_COUNT) and rolls back (status 1). 19 statements a call against 196
-  when it looped over the lines.
+  sees the count (ROW_COUNT) and rolls back (status 1): 19 statements a call, 194 when it
+  looped over the lines.
 - Payment updates the warehouse and district rows, reads both in one SELECT, updates the
   customer (its bad-credit note in the same UPDATE) and reads it back, writes history.
 - Delivery locks each district's oldest new order in district order (ten locking reads,
