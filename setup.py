@@ -4,7 +4,7 @@ pyproject.toml. Building it needs gcc and python3-dev (the Makefile's SYSTEM_DEP
 
 from setuptools import Extension, setup
 
-SOURCES = ["module.c", "draws.c", "text.c", "tally.c", "replies.c"]
+SOURCES = ["module.c", "draws.c", "sends.c", "text.c", "tally.c", "replies.c"]
 
 setup(
     ext_modules=[

@@ -55,7 +55,7 @@ static inline long nurand(Stream *r, long a, long x, long y, long c)
 
 /* ---- the terminal's draws ---- */
 
-enum { DISTRICTS = 10, CUSTOMERS = 3000, ITEMS = 100000, MAX_LINES = 15 };
+enum { DISTRICTS = 10, CUSTOMERS = 3000, ITEMS = 100000 };
 
 typedef struct {
     PyObject_HEAD
@@ -89,6 +89,8 @@ static PyObject *moment(Drawer *d)
     return Py_NewRef(moment_now);
 }
 
+PyObject *drawn_moment(PyObject *drawer) { return moment((Drawer *)drawer); }
+
 /* A NamedTuple of `type` from n new references (stolen; NULL ones fail the whole). */
 static PyObject *record(PyTypeObject *type, Py_ssize_t n, PyObject **items)
 {
@@ -119,28 +121,32 @@ static long other_warehouse(Drawer *d, long w_id)
     return other < w_id ? other : other + 1;
 }
 
-static PyObject *customer(Drawer *d, long w_id, long d_id)
+static void put(Drawn *out, ParamKind kind, long value)
 {
-    Stream *r = &d->stream;
-    PyObject *items[4] = {PyLong_FromLong(w_id), PyLong_FromLong(d_id), NULL, NULL};
-    if (uniform(r, 1, 100) <= d->by_name_pct) {
-        long number = nurand(r, 255, 0, 999, d->c_last_run);
-        items[2] = PyLong_FromLong(0);
-        items[3] = Py_NewRef(PyTuple_GET_ITEM(d->names, number));
-    } else {
-        items[2] = PyLong_FromLong(nurand(r, 1023, 1, CUSTOMERS, d->c_id));
-        items[3] = Py_NewRef(Py_None);
-    }
-    return record(d->customer, 4, items);
+    out->params[out->count].kind = kind;
+    out->params[out->count++].value = value;
 }
 
-typedef struct {
-    long item, supply, quantity;
-} Line;
-
-static PyObject *lines_tuple(Line *lines, long count)
+/* A customer's four parameters (w_id, d_id, c_id, c_last): by last name (c_id 0, the
+ * name's number) or by id (c_last NULL). */
+static void draw_customer(Drawer *d, long w_id, long d_id, Drawn *out)
 {
-    /* stock rows are locked in (warehouse, item) order, so New-Orders never deadlock */
+    Stream *r = &d->stream;
+    put(out, P_INT, w_id);
+    put(out, P_INT, d_id);
+    if (uniform(r, 1, 100) <= d->by_name_pct) {
+        long number = nurand(r, 255, 0, 999, d->c_last_run);
+        put(out, P_INT, 0);
+        put(out, P_NAME, number);
+    } else {
+        put(out, P_INT, nurand(r, 1023, 1, CUSTOMERS, d->c_id));
+        put(out, P_NULL, 0);
+    }
+}
+
+/* Stock rows are locked in (warehouse, item) order, so New-Orders never deadlock. */
+static void sort_lines(Line *lines, long count)
+{
     for (long i = 1; i < count; i++) {
         Line key = lines[i];
         long j = i - 1;
@@ -151,12 +157,110 @@ static PyObject *lines_tuple(Line *lines, long count)
         }
         lines[j + 1] = key;
     }
-    PyObject *out = PyTuple_New(count);
+}
+
+static void draw_new_order(Drawer *d, Drawn *out)
+{
+    Stream *r = &d->stream;
+    long w_id = warehouse(d), d_id = uniform(r, 1, DISTRICTS);
+    long c_id = nurand(r, 1023, 1, CUSTOMERS, d->c_id);
+    long count = uniform(r, 5, MAX_LINES);
+    int rollback = uniform(r, 1, 100) <= d->rollback_pct;
+    for (long i = 0; i < count; i++) {
+        out->lines[i].item = nurand(r, 8191, 1, ITEMS, d->c_item);
+        out->lines[i].supply = w_id;
+        if (d->warehouses > 1 && uniform(r, 1, 100) <= d->remote_line_pct)
+            out->lines[i].supply = other_warehouse(d, w_id);
+        out->lines[i].quantity = uniform(r, 1, 10);
+    }
+    if (rollback)
+        out->lines[count - 1].item = d->unused_item;
+    sort_lines(out->lines, count);
+    out->line_count = count;
+    put(out, P_INT, w_id);
+    put(out, P_INT, d_id);
+    put(out, P_INT, c_id);
+    put(out, P_MOMENT, 0);
+    put(out, P_ITEMS, 0);
+    put(out, P_SUPPLY, 0);
+    put(out, P_QUANTITY, 0);
+}
+
+static void draw_payment(Drawer *d, Drawn *out)
+{
+    Stream *r = &d->stream;
+    long w_id = warehouse(d), d_id = uniform(r, 1, DISTRICTS);
+    long c_w_id = w_id, c_d_id = d_id;
+    if (d->warehouses > 1 && uniform(r, 1, 100) <= d->remote_payment_pct) {
+        c_w_id = other_warehouse(d, w_id);
+        c_d_id = uniform(r, 1, DISTRICTS);
+    }
+    put(out, P_INT, w_id);
+    put(out, P_INT, d_id);
+    draw_customer(d, c_w_id, c_d_id, out);
+    put(out, P_CENTS, uniform(r, d->cents_low, d->cents_high));
+    put(out, P_MOMENT, 0);
+}
+
+static void draw_order_status(Drawer *d, Drawn *out)
+{
+    long w_id = warehouse(d);
+    draw_customer(d, w_id, uniform(&d->stream, 1, DISTRICTS), out);
+}
+
+static void draw_delivery(Drawer *d, Drawn *out)
+{
+    put(out, P_INT, warehouse(d));
+    put(out, P_INT, uniform(&d->stream, 1, 10));
+    put(out, P_MOMENT, 0);
+}
+
+static void draw_stock_level(Drawer *d, Drawn *out)
+{
+    put(out, P_INT, warehouse(d));
+    put(out, P_INT, d->district);
+    put(out, P_INT, uniform(&d->stream, 10, 20));
+}
+
+void drawn_fill(PyObject *drawer, int kind, Drawn *out)
+{
+    static void (*draws[TRANSACTION_KINDS])(Drawer *, Drawn *) = {
+        draw_new_order, draw_payment, draw_order_status, draw_delivery, draw_stock_level};
+    out->kind = kind;
+    out->count = 0;
+    out->line_count = 0;
+    draws[kind]((Drawer *)drawer, out);
+}
+
+int drawer_check(PyObject *drawer)
+{
+    if (!PyObject_TypeCheck(drawer, &DrawerType) || ((Drawer *)drawer)->new_order == NULL) {
+        PyErr_SetString(PyExc_TypeError, "a Drawer, initialised, expected");
+        return -1;
+    }
+    return 0;
+}
+
+/* ---- the draws as the inputs' NamedTuples ---- */
+
+static PyObject *customer_record(Drawer *d, const Param *p)
+{
+    PyObject *items[4] = {PyLong_FromLong(p[0].value), PyLong_FromLong(p[1].value),
+                          PyLong_FromLong(p[2].value),
+                          p[3].kind == P_NAME
+                              ? Py_NewRef(PyTuple_GET_ITEM(d->names, p[3].value))
+                              : Py_NewRef(Py_None)};
+    return record(d->customer, 4, items);
+}
+
+static PyObject *lines_tuple(const Drawn *drawn)
+{
+    PyObject *out = PyTuple_New(drawn->line_count);
     if (out == NULL)
         return NULL;
-    for (long i = 0; i < count; i++) {
-        PyObject *line = Py_BuildValue("(lll)", lines[i].item, lines[i].supply,
-                                       lines[i].quantity);
+    for (long i = 0; i < drawn->line_count; i++) {
+        const Line *l = &drawn->lines[i];
+        PyObject *line = Py_BuildValue("(lll)", l->item, l->supply, l->quantity);
         if (line == NULL) {
             Py_DECREF(out);
             return NULL;
@@ -166,88 +270,61 @@ static PyObject *lines_tuple(Line *lines, long count)
     return out;
 }
 
-static PyObject *draw_new_order(Drawer *d, PyObject *unused)
+static PyObject *amount(Drawer *d, long cents)
 {
-    Stream *r = &d->stream;
-    Line lines[MAX_LINES];
-    long w_id = warehouse(d), d_id = uniform(r, 1, DISTRICTS);
-    long c_id = nurand(r, 1023, 1, CUSTOMERS, d->c_id);
-    long count = uniform(r, 5, MAX_LINES);
-    int rollback = uniform(r, 1, 100) <= d->rollback_pct;
-    for (long i = 0; i < count; i++) {
-        lines[i].item = nurand(r, 8191, 1, ITEMS, d->c_item);
-        lines[i].supply = w_id;
-        if (d->warehouses > 1 && uniform(r, 1, 100) <= d->remote_line_pct)
-            lines[i].supply = other_warehouse(d, w_id);
-        lines[i].quantity = uniform(r, 1, 10);
+    PyObject *text = PyUnicode_FromFormat("%ld.%02ld", cents / 100, cents % 100);
+    if (text == NULL)
+        return NULL;
+    PyObject *out = PyObject_CallOneArg(d->decimal, text);
+    Py_DECREF(text);
+    return out;
+}
+
+static PyObject *inputs(Drawer *d, int kind)
+{
+    Drawn drawn;
+    drawn_fill((PyObject *)d, kind, &drawn);
+    const Param *p = drawn.params;
+    if (kind == 0) {
+        PyObject *items[5] = {PyLong_FromLong(p[0].value), PyLong_FromLong(p[1].value),
+                              PyLong_FromLong(p[2].value), lines_tuple(&drawn), moment(d)};
+        return record(d->new_order, 5, items);
     }
-    if (rollback)
-        lines[count - 1].item = d->unused_item;
-    PyObject *items[5] = {PyLong_FromLong(w_id), PyLong_FromLong(d_id), PyLong_FromLong(c_id),
-                          lines_tuple(lines, count), moment(d)};
-    return record(d->new_order, 5, items);
-}
-
-static PyObject *draw_payment(Drawer *d, PyObject *unused)
-{
-    Stream *r = &d->stream;
-    long w_id = warehouse(d), d_id = uniform(r, 1, DISTRICTS);
-    long c_w_id = w_id, c_d_id = d_id;
-    if (d->warehouses > 1 && uniform(r, 1, 100) <= d->remote_payment_pct) {
-        c_w_id = other_warehouse(d, w_id);
-        c_d_id = uniform(r, 1, DISTRICTS);
+    if (kind == 1) {
+        PyObject *items[5] = {PyLong_FromLong(p[0].value), PyLong_FromLong(p[1].value),
+                              customer_record(d, p + 2), amount(d, p[6].value), moment(d)};
+        return record(d->payment, 5, items);
     }
-    PyObject *who = customer(d, c_w_id, c_d_id);
-    long cents = uniform(r, d->cents_low, d->cents_high);
-    PyObject *amount = PyUnicode_FromFormat("%ld.%02ld", cents / 100, cents % 100);
-    PyObject *items[5] = {PyLong_FromLong(w_id), PyLong_FromLong(d_id), who, NULL, NULL};
-    if (amount != NULL) {
-        items[3] = PyObject_CallOneArg(d->decimal, amount);
-        Py_DECREF(amount);
+    if (kind == 2) {
+        PyObject *items[1] = {customer_record(d, p)};
+        return record(d->order_status, 1, items);
     }
-    items[4] = moment(d);
-    return record(d->payment, 5, items);
-}
-
-static PyObject *draw_order_status(Drawer *d, PyObject *unused)
-{
-    long w_id = warehouse(d);
-    PyObject *items[1] = {customer(d, w_id, uniform(&d->stream, 1, DISTRICTS))};
-    return record(d->order_status, 1, items);
-}
-
-static PyObject *draw_delivery(Drawer *d, PyObject *unused)
-{
-    long w_id = warehouse(d);
-    PyObject *items[3] = {PyLong_FromLong(w_id), PyLong_FromLong(uniform(&d->stream, 1, 10)),
-                          moment(d)};
-    return record(d->delivery, 3, items);
-}
-
-static PyObject *draw_stock_level(Drawer *d, PyObject *unused)
-{
-    long w_id = warehouse(d);
-    PyObject *items[3] = {PyLong_FromLong(w_id), PyLong_FromLong(d->district),
-                          PyLong_FromLong(uniform(&d->stream, 10, 20))};
+    if (kind == 3) {
+        PyObject *items[3] = {PyLong_FromLong(p[0].value), PyLong_FromLong(p[1].value),
+                              moment(d)};
+        return record(d->delivery, 3, items);
+    }
+    PyObject *items[3] = {PyLong_FromLong(p[0].value), PyLong_FromLong(p[1].value),
+                          PyLong_FromLong(p[2].value)};
     return record(d->stock_level, 3, items);
+}
+
+int transaction_kind(PyObject *name)
+{
+    static const char *names[TRANSACTION_KINDS] = {"New-Order", "Payment", "Order-Status",
+                                                   "Delivery", "Stock-Level"};
+    if (PyUnicode_Check(name))
+        for (int kind = 0; kind < TRANSACTION_KINDS; kind++)
+            if (PyUnicode_CompareWithASCIIString(name, names[kind]) == 0)
+                return kind;
+    PyErr_Format(PyExc_ValueError, "unknown orders transaction %R", name);
+    return -1;
 }
 
 static PyObject *draw_by_name(Drawer *d, PyObject *name)
 {
-    if (PyUnicode_Check(name)) {
-        if (PyUnicode_CompareWithASCIIString(name, "New-Order") == 0)
-            return draw_new_order(d, NULL);
-        if (PyUnicode_CompareWithASCIIString(name, "Payment") == 0)
-            return draw_payment(d, NULL);
-        if (PyUnicode_CompareWithASCIIString(name, "Order-Status") == 0)
-            return draw_order_status(d, NULL);
-        if (PyUnicode_CompareWithASCIIString(name, "Delivery") == 0)
-            return draw_delivery(d, NULL);
-        if (PyUnicode_CompareWithASCIIString(name, "Stock-Level") == 0)
-            return draw_stock_level(d, NULL);
-    }
-    PyErr_Format(PyExc_ValueError, "unknown orders transaction %R", name);
-    return NULL;
+    int kind = transaction_kind(name);
+    return kind < 0 ? NULL : inputs(d, kind);
 }
 
 static PyObject *drawer_uniform(Drawer *d, PyObject *args)
@@ -360,11 +437,11 @@ static PyObject *drawer_ready(Drawer *d)
     if (drawer_ready(d) == NULL)        \
         return NULL;
 
-static PyObject *m_new_order(Drawer *d, PyObject *u) { READY(d) return draw_new_order(d, u); }
-static PyObject *m_payment(Drawer *d, PyObject *u) { READY(d) return draw_payment(d, u); }
-static PyObject *m_order_status(Drawer *d, PyObject *u) { READY(d) return draw_order_status(d, u); }
-static PyObject *m_delivery(Drawer *d, PyObject *u) { READY(d) return draw_delivery(d, u); }
-static PyObject *m_stock_level(Drawer *d, PyObject *u) { READY(d) return draw_stock_level(d, u); }
+static PyObject *m_new_order(Drawer *d, PyObject *u) { READY(d) return inputs(d, 0); }
+static PyObject *m_payment(Drawer *d, PyObject *u) { READY(d) return inputs(d, 1); }
+static PyObject *m_order_status(Drawer *d, PyObject *u) { READY(d) return inputs(d, 2); }
+static PyObject *m_delivery(Drawer *d, PyObject *u) { READY(d) return inputs(d, 3); }
+static PyObject *m_stock_level(Drawer *d, PyObject *u) { READY(d) return inputs(d, 4); }
 static PyObject *m_draw(Drawer *d, PyObject *name) { READY(d) return draw_by_name(d, name); }
 
 static PyMethodDef drawer_methods[] = {

@@ -7,6 +7,8 @@
  *
  *   Drawer    one terminal's TPC-C draws (clauses 2.4.1 - 2.8.1) from its own stream
  *             (xoshiro256**, seeded per user), answered as the inputs' NamedTuples;
+ *   Submitter a transaction drawn from a Drawer straight into the dialect's parameter
+ *             text and sent, in one call (the loop thread's submit; sends.c);
  *   encode    one parameter in PostgreSQL's text format, encode_all a call's list of them;
  *   int_array / int_list   a tuple of ints as {1,2,3} / 1,2,3 (New-Order's line lists);
  *   call_args a transaction's CALL arguments, as the procedures take them;
@@ -66,13 +68,16 @@ PyObject *attribute_of(const char *module, const char *name)
 PyMODINIT_FUNC PyInit_hotpath(void)
 {
     if (tally_ready() < 0 || text_ready() < 0 || PyType_Ready(&DrawerType) < 0 ||
-        replies_ready() < 0)
+        replies_ready() < 0 || PyType_Ready(&SubmitterType) < 0)
         return NULL;
     PyObject *m = PyModule_Create(&hotpath_module);
     if (m == NULL)
         return NULL;
     if (PyModule_AddObjectRef(m, "Drawer", (PyObject *)&DrawerType) < 0 ||
-        PyModule_AddObjectRef(m, "PgReply", (PyObject *)&PgReplyType) < 0) {
+        PyModule_AddObjectRef(m, "PgReply", (PyObject *)&PgReplyType) < 0 ||
+        PyModule_AddObjectRef(m, "Submitter", (PyObject *)&SubmitterType) < 0 ||
+        PyModule_AddIntConstant(m, "POSTGRES_TEXT", 0) < 0 ||
+        PyModule_AddIntConstant(m, "MYSQL_LITERALS", 1) < 0) {
         Py_DECREF(m);
         return NULL;
     }

@@ -55,7 +55,7 @@ static PyObject *int_text(PyObject *value)
     return PyBytes_FromStringAndSize(buf, snprintf(buf, sizeof buf, "%lld", v));
 }
 
-static PyObject *moment_text(PyObject *value)
+PyObject *moment_text(PyObject *value)
 {
     if (value != last_moment) {
         PyObject *text = PyObject_CallMethod(value, "isoformat", "s", " ");
@@ -246,7 +246,7 @@ PyObject *call_args(PyObject *module, PyObject *const *argv, Py_ssize_t argc)
 
 static PyObject *last_quoted, *last_quoted_text; /* the last datetime written, and its literal */
 
-static PyObject *quoted_moment(PyObject *value)
+PyObject *quoted_moment(PyObject *value)
 {
     if (value != last_quoted) {
         PyObject *text = moment_text(value); /* 2030-01-02 03:04:05[.ffffff], as MySQLdb */

@@ -37,10 +37,12 @@ nothing is rounded on the way (a tax of 0.0525 in an INT would be 0).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from dbstor.dialects.mysql.calls import Sender, first
 from dbstor.dialects.procedures import item_lines
+from dbstor.hotpath import MYSQL_LITERALS, Drawer, Submitter
 
 __all__ = ["Caller", "item_lines"]
 
@@ -265,19 +267,35 @@ class Caller:
 
     def __init__(self, connection: Any):
         self.sender = Sender(connection, CALLS)
-        self._sent = ""
+        self.submitter: Any = None  # hotpath.Submitter, once submitting() made it
 
     def run(self, name: str, params: tuple) -> bool:
-        self.send(name, params)
-        return self.receive()
+        return _committed(name, first(self.sender.run(name, params)))
 
-    def send(self, name: str, params: tuple) -> int:
-        self._sent = name
-        return self.sender.send(name, params)
+    def submitting(self, drawer: Drawer, last_names: Sequence[str]) -> Submitter:
+        """The Submitter for a user drawing from `drawer`: its submit(name) draws the
+        transaction, writes its CALL with the parameters as SQL literals and sends it
+        without waiting, in one compiled call, and answers the socket; its `sent` names
+        the transaction. The last names are written once, by the connection's own
+        literal() (its character set and sql_mode respected)."""
+        conn, literal = self.sender.conn, self.sender.literal
+        self.submitter = Submitter(
+            drawer,
+            MYSQL_LITERALS,
+            self.sender.texts,
+            conn.send_query,
+            conn.fileno,
+            tuple(literal(name) for name in last_names),
+        )
+        return self.submitter
 
     def receive(self) -> bool:
-        status = first(self.sender.receive())
-        return not (self._sent == "New-Order" and status is not None and status != 0)
+        return _committed(self.submitter.sent, first(self.sender.receive()))
+
+
+def _committed(name: str, status: Any) -> bool:
+    """False when a New-Order CALL reports its rollback (a status other than 0)."""
+    return not (name == "New-Order" and status is not None and status != 0)
 
 
 def named_call(call: str, pairs: list[tuple[str, str]], outs: list[str]) -> list[str]:

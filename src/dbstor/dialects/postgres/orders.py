@@ -30,10 +30,12 @@ client does), times timestamp, as the columns (NUMERIC(p,s), TIMESTAMP).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from functools import partial
 from typing import Any
 
 from dbstor.engines.pg_prepared import PreparedStatements
-from dbstor.hotpath import int_array
+from dbstor.hotpath import POSTGRES_TEXT, Drawer, Submitter, int_array
 
 _DIST = "CASE p_d " + " ".join(f"WHEN {d} THEN s_dist_{d:02d}" for d in range(1, 10))
 _DIST += " ELSE s_dist_10 END"
@@ -230,19 +232,31 @@ class Caller:
         # a reply read in one compiled call: New-Order's status (False: rolled back), or
         # the others' being in (PgReply; None while incomplete)
         self._status, self._ok = self.prepared.reply.status, self.prepared.reply.ok
+        self.submitter: Any = None  # hotpath.Submitter, once submitting() made it
 
     def run(self, name: str, params: tuple) -> bool:
         """CALL the transaction; False when New-Order rolled back (its unused item)."""
         return _committed(name, self.prepared.run(name, params))
 
-    def send(self, name: str, params: tuple) -> int:
-        """Send the CALL without waiting; the socket its reply comes on."""
-        self._sent = name
-        return self.prepared.send(name, params)
+    def submitting(self, drawer: Drawer, last_names: Sequence[str]) -> Submitter:
+        """The Submitter for a user drawing from `drawer`: its submit(name) draws the
+        transaction, writes its parameters as PostgreSQL's text and sends its prepared
+        CALL without waiting, in one compiled call, and answers the socket; its `sent`
+        names the transaction."""
+        pg = self.prepared.pg
+        self.submitter = Submitter(
+            drawer,
+            POSTGRES_TEXT,
+            self.prepared.names,
+            pg.send_query_prepared,
+            partial(getattr, pg, "socket"),
+            tuple(name.encode() for name in last_names),
+        )
+        return self.submitter
 
     def receive(self) -> bool | None:
         """None while the sent CALL's reply is incomplete, else as run()."""
-        return self._status() if self._sent == "New-Order" else self._ok()  # type: ignore[no-any-return]
+        return self._status() if self.submitter.sent == "New-Order" else self._ok()  # type: ignore[no-any-return]
 
 
 def _committed(name: str, result: Any) -> bool:

@@ -143,7 +143,9 @@ class Terminal:
             decimal=Decimal,  # the amount made from its text, 43.21: exact, two places
             now=now,
         )
-        # the draws are the compiled ones, bound here: no Python frame per transaction
+        # the draws are the compiled ones, bound here: no Python frame per transaction;
+        # the drawer itself for a session's Submitter (hotpath: drawn and sent in one call)
+        self.drawer = drawer
         self.draw: Callable[[str], Inputs] = drawer.draw
         self.new_order: Callable[[], NewOrder] = drawer.new_order
         self.payment: Callable[[], Payment] = drawer.payment

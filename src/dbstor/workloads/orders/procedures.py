@@ -9,11 +9,13 @@ procedures: its sessions always run the client-side statements.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from dbstor.dialects import registry
-from dbstor.hotpath import call_args
+from dbstor.hotpath import Drawer, Submitter, call_args
 from dbstor.workloads.orders.inputs import (
+    LAST_NAMES,
     Delivery,
     Inputs,
     NewOrder,
@@ -65,10 +67,10 @@ class Procedures:
         """CALL the transaction; False when New-Order rolled back (its unused item)."""
         return bool(self.caller.run(*call_args(inputs, self.item_lines, INPUT_TYPES)))
 
-    def send(self, inputs: Inputs) -> int:
-        """Send the CALL without waiting (where can_submit); the socket its reply comes on."""
-        return int(self.caller.send(*call_args(inputs, self.item_lines, INPUT_TYPES)))
-
-    def receive(self) -> bool | None:
-        """None while the sent CALL's reply is incomplete, else as run()."""
-        return self.caller.receive()
+    def submitting(self, drawer: Drawer) -> tuple[Submitter, Callable[[], bool | None]]:
+        """Where can_submit: the loop thread's Submitter (its submit(name) draws the
+        transaction from `drawer` and sends its CALL in one compiled call; its `sent` is
+        the name of the transaction sent) and receive() (None while the reply is
+        incomplete, else as run()), both the dialect's Caller's own, so that no frame of
+        this class runs per transaction."""
+        return self.caller.submitting(drawer, LAST_NAMES), self.caller.receive

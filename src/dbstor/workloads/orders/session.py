@@ -4,6 +4,13 @@ run(txn) draws the transaction's inputs (inputs.Terminal) and executes them, by 
 procedure CALL (procedures.py) or by client-side statements (client.py); draw() and
 execute() are public so that tests can run the same requests through both paths.
 
+A session whose dialect can send a CALL and read its reply apart (can_submit) also offers
+submit() and collect() for the driver's loop thread (drivers/multiplex.py). Its submit is
+the dialect Caller's compiled Submitter's own (hotpath.Submitter.submit: the transaction
+drawn from the same stream as draw(), written in the dialect's parameter text and sent in
+one C call, no inputs object made), set on the session when it is made; collect() counts
+the committed transaction by the name the Submitter sent.
+
 Client-side transactions need the connection in the engine's default mode (autocommit
 off): psycopg and mysqlclient open the transaction at the first statement; on SQLite the
 session opens it itself, BEGIN IMMEDIATE for the three writing transactions (a writer
@@ -43,11 +50,13 @@ class OrdersSession(Session):
             self.server = procedures.Procedures(connection, dialect)
         else:
             self.client = Client(connection.cursor(), dialect)
-        # one CALL per transaction through libpq: submit() and collect() apart
+        # one CALL per transaction through libpq or libmariadb: submit() and collect() apart
         self.can_submit = self.use_procedures and self.server.can_submit
         self.outcomes: Counter[str] = Counter()  # committed transactions by type
         self.rolled_back = 0  # New-Orders rolled back by design
-        self.submitted: Any = None  # the inputs of the transaction submit() sent
+        if self.can_submit:
+            self.submitter, self.receive = self.server.submitting(terminal.drawer)
+            self.submit = self.submitter.submit  # the compiled one, no Python frame
 
     @classmethod
     def create(
@@ -85,18 +94,20 @@ class OrdersSession(Session):
             raise
         return self._count(inputs, done)
 
-    def submit(self, transaction: str) -> int:
-        self.submitted = self.terminal.draw(transaction)
-        return self.server.send(self.submitted)
-
     def collect(self) -> bool | None:
-        done = self.server.receive()
-        return None if done is None else self._count(self.submitted, done)
+        """The submitted transaction's reply: None while incomplete, else as run()."""
+        done = self.receive()
+        if done is None:
+            return None
+        if done:
+            self.outcomes[self.submitter.sent] += 1
+        else:
+            self.rolled_back += 1
+        return done
 
     def _count(self, inputs: Inputs, done: bool) -> bool:
         if done:
-            name = NAMES[type(inputs)]
-            self.outcomes[name] = self.outcomes.get(name, 0) + 1
+            self.outcomes[NAMES[type(inputs)]] += 1
         else:
             self.rolled_back += 1
         return done
