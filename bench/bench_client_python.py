@@ -4,7 +4,8 @@ without the server's and the kernel's noise.
 
 Each run is a child process (`PYTHONPATH=DIR/src`, this venv's Python) that opens 8 orders
 sessions (4 warehouses) on stand-in connections whose libpq handle answers every call at
-once with a one-row result, and runs `--transactions` transactions through them in TPC-C's
+once with a one-row result (`--engine mariadb`: mysqlclient's connection, whose send_query
+and reads answer at once, its literal() mysqlclient's own converters), and runs `--transactions` transactions through them in TPC-C's
 mix as the driver's loop does: pick, submit (draw, encode, send), collect (read, count),
 and the tally's record. The figure is the child's CPU time (time.process_time) per
 transaction. It is not a load generator's cost (no socket, no server, no epoll: see
@@ -13,6 +14,8 @@ take turns in alternating pairs (A B B A, B A A B, ...), the second run of each 
 A/A control; medians, ratios per pair and the load average are printed.
 
     .venv/bin/python bench/bench_client_python.py --arm before=/tmp/dbstor-before \
+        --arm after=. --pairs 5
+    .venv/bin/python bench/bench_client_python.py --engine mariadb --arm before=... \
         --arm after=. --pairs 5
 """
 
@@ -86,14 +89,64 @@ class _Connection:
         self.info = type("Info", (), {"encoding": "utf-8"})()
 
 
-def child(transactions: int) -> float:
+class _MyResult:
+    """A CALL's one result row (status 0), as mysqlclient's result answers it."""
+
+    def fetch_row(self) -> tuple:
+        return ((0, 1),)
+
+
+class _MyConnection:
+    """mysqlclient's connection as the Sender uses it, answering at once (no socket)."""
+
+    def __init__(self) -> None:
+        from MySQLdb import _mysql
+        from MySQLdb.converters import conversions
+
+        self.escape, self.conversions, self.left = _mysql.escape, conversions, 0
+        self.row = _MyResult()
+
+    def commit(self) -> None:
+        pass
+
+    def autocommit(self, on: bool) -> None:
+        pass
+
+    def literal(self, value: Any) -> bytes:
+        text = self.escape(value, self.conversions)
+        return text if isinstance(text, bytes) else text.encode()
+
+    def send_query(self, text: bytes) -> None:
+        self.left = 1
+
+    def fileno(self) -> int:
+        return 3
+
+    def read_query_result(self) -> None:
+        pass
+
+    def affected_rows(self) -> int:
+        return 1
+
+    def store_result(self) -> _MyResult:
+        return self.row
+
+    def next_result(self) -> int:
+        self.left -= 1
+        return 0 if self.left >= 0 else -1
+
+
+def child(transactions: int, engine_name: str = "postgres") -> float:
     """CPU microseconds of dbstor's Python per transaction, this process's code."""
     from dbstor.drivers.tally import Tally
     from dbstor.workloads.orders.workload import OrdersWorkload
 
-    engine = type("Engine", (), {"dialect": "postgres"})()
+    dialect, connect = (
+        ("mysql", _MyConnection) if engine_name == "mariadb" else ("postgres", _Connection)
+    )
+    engine = type("Engine", (), {"dialect": dialect})()
     workload = OrdersWorkload(4, seed=1)
-    sessions = [workload.session(engine, _Connection(), user) for user in range(8)]
+    sessions = [workload.session(engine, connect(), user) for user in range(8)]
     rng, tally, clock = random.Random(3), Tally(), time.monotonic
     start = time.process_time()
     for n in range(transactions):
@@ -115,10 +168,11 @@ def main() -> int:
     parser.add_argument("--arm", action="append", default=[], help="NAME=checkout directory")
     parser.add_argument("--pairs", type=int, default=5)
     parser.add_argument("--transactions", type=int, default=100_000)
+    parser.add_argument("--engine", choices=("postgres", "mariadb"), default="postgres")
     parser.add_argument("--as-child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.as_child:
-        print(child(args.transactions))
+        print(child(args.transactions, args.engine))
         return 0
     arms = dict(a.split("=", 1) for a in args.arm) or {"this": "."}
     names = list(arms)
@@ -133,12 +187,13 @@ def main() -> int:
             seen.add(name)
             env = dict(os.environ, PYTHONPATH=str(Path(arms[name]).resolve() / "src"))
             cmd = [sys.executable, __file__, "--as-child"]
-            cmd += ["--transactions", str(args.transactions)]
+            cmd += ["--transactions", str(args.transactions), "--engine", args.engine]
             out = subprocess.run(cmd, env=env, capture_output=True, text=True, check=True)
             found.setdefault(key, []).append(float(out.stdout.strip()))
             print(f"pair {pair + 1}, {key}: {found[key][-1]:.2f} us", file=sys.stderr)
     print(
-        f"{args.transactions:,} orders transactions a run, {args.pairs} pair(s); load average "
+        f"{args.transactions:,} orders transactions a run on {args.engine}'s path, "
+        f"{args.pairs} pair(s); load average "
         f"at each pair's start: {', '.join(f'{v:.1f}' for v in loads)}\n"
     )
     print("| arm | dbstor's Python, us CPU / txn (median) |\n|---|---:|")
