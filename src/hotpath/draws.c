@@ -1,8 +1,9 @@
 /* dbstor.hotpath's Drawer: one terminal's TPC-C draws (clauses 2.4.1 - 2.8.1) from its own
  * stream, xoshiro256** seeded per user, drawn into plain numbers (a Drawn, hotpath.h) and
  * answered from them as workloads/orders/inputs.py's NamedTuples (draw()) or written as a
- * dialect's parameter text by the Submitter (sends.c): one draw, the same stream both ways. The rules' percentages, constants and types come from inputs.py; TPC-C's
- * fixed cardinalities (10 districts, 3,000 customers, 100,000 items, 5-15 lines) are
+ * dialect's parameter text by the Submitter (sends.c): one draw, the same stream both ways.
+ * The rules' percentages, constants and types come from inputs.py; TPC-C's fixed
+ * cardinalities (10 districts, 3,000 customers, 100,000 items, 5-15 lines) are
  * written here as in tpcc.py, and tests/unit/workloads/test_orders_draws.py holds the
  * draws to TPC-C's formulas. */
 #include "hotpath.h"
