@@ -28,7 +28,7 @@
 
 static PyMethodDef module_methods[] = {
     {"count", count, METH_VARARGS,
-     "count(tally, txn, ns, second, rolled_back): one finished transaction into a Tally: "
+     "count(tally, txn, ns, second, rolled_back=False): one finished transaction into a Tally: "
      "its latency bin, total and maximum, its second's count and latency sum, a rollback."},
     {"encode", encode, METH_O,
      "One parameter in PostgreSQL's text format (bytes; None stays None)."},

@@ -149,8 +149,8 @@ PyObject *count(PyObject *module, PyObject *args)
     PyObject *tally, *txn;
     double ns;
     Py_ssize_t second;
-    int rolled_back;
-    if (!PyArg_ParseTuple(args, "OUdnp:count", &tally, &txn, &ns, &second, &rolled_back))
+    int rolled_back = 0; /* absent: committed */
+    if (!PyArg_ParseTuple(args, "OUdn|p:count", &tally, &txn, &ns, &second, &rolled_back))
         return NULL;
     if (second < 0 || !isfinite(ns)) {
         PyErr_SetString(PyExc_ValueError, "count: a second below 0 or a latency not finite");

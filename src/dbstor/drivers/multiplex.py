@@ -63,6 +63,7 @@ class _InFlight:
         self.fd: int | None = None
         self.pick, self.submit, self.collect = user.pick, user.session.submit, user.session.collect
         self.record, self.acknowledged = user.tally.record, user.tally.acknowledged
+        self.commit = user.tally.committer()  # compiled count, bound to this tally
 
 
 class _Sockets:
@@ -130,7 +131,7 @@ def _loop(driver: LoopDriver, users: Sequence[LoopUser], sockets: _Sockets) -> N
                 if done is False:
                     flight.record(txn, (finished - started) * 1e9, second, rolled_back=True)
                 else:
-                    flight.record(txn, (finished - started) * 1e9, second)
+                    flight.commit(txn, (finished - started) * 1e9, second)
         if not replied:
             continue
         busy -= len(replied)

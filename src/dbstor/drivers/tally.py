@@ -11,8 +11,9 @@ from __future__ import annotations
 import math
 from array import array
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 from dbstor.analysis.histogram import LatencyHistogram, merge_all
@@ -85,6 +86,14 @@ class Tally:
             self.service_bins[bin_ns(service_ns)] += 1
             self.service_total_ns += service_ns
             self.service_max_ns = max(self.service_max_ns, service_ns)
+
+    def committer(self) -> Callable[[str, float, int], None]:
+        """record(txn, ns, second) for a committed transaction without a service time, as
+        one compiled call when no per-second bins are kept (no Python frame between the
+        loop thread and count); a loop user's tally keeps its second_bins all along."""
+        if self.second_bins is None:
+            return partial(count, self)
+        return self.record
 
     def note(self, exc: BaseException) -> None:
         text = error_line(exc)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import tracemalloc
 
 import pytest
+from dbstor.hotpath import bin_ns
 
 from dbstor.drivers.tally import Tally, merge
 
@@ -68,3 +69,20 @@ def test_record_counts_every_figure_exactly():
         bin_ns(float("nan"))
     with pytest.raises(ValueError, match="second below 0"):
         tally.record("Payment", 1e6, -1)
+
+
+@pytest.mark.parametrize("second_bins", [None, []])
+def test_the_loops_committer_counts_as_record_does(second_bins):
+    """The loop thread's bound count (one compiled call) leaves a tally exactly as record()
+    leaves it, per-second bins included when a point keeps them."""
+    fast, slow = (
+        Tally(second_bins=second_bins),
+        Tally(second_bins=None if second_bins is None else []),
+    )
+    commit = fast.committer()
+    for txn, ns, second in [("read", 1500.0, 0), ("update", 2.5e6, 3), ("read", 9e5, 3)]:
+        commit(txn, ns, second)
+        slow.record(txn, ns, second)
+    assert fast == slow
+    assert fast.per_second.tolist() == [1, 0, 0, 2] and not fast.rollbacks
+    assert fast.bins["read"] == {1490: 1, bin_ns(9e5): 1}

@@ -6,6 +6,7 @@ the visit loop as two PL/pgSQL functions called by SELECT."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -179,22 +180,21 @@ class ServerLoop:
             connection, {"seed": text.replace("%s", "%s::float8"), **calls}
         )
         self.statements.run("seed", [repr(params[0])])
-        # the loop thread's submit sends through libpq itself (no frame between): the
-        # handle, and each call's prepared name
         self.pg, self.names = self.statements.pg, self.statements.names
         self.reply_value = self.statements.reply.value  # the routine's count, compiled
+        # what the session's submit and collect call with no frame of this class between
+        # (workloads/blocks/session.py): each call's send bound to its prepared name and
+        # encoded parameters (libpq through psycopg's compiled pq), the connection's socket
+        # (a session keeps it), and the reply whatever the call (compiled: PgReply)
+        self.sends = {
+            name: partial(self.pg.send_query_prepared, self.names[name], self.encoded)
+            for name in calls
+        }
+        self.fd: int = self.pg.socket
+        self.receive_any = self.reply_value  # None while incomplete, else the rows visited
 
     def call(self, transaction: str) -> int:
         return int(self.statements.run(transaction, self.params).get_value(0, 0))
-
-    def send(self, transaction: str, keys: Sequence[int]) -> int:
-        pg = self.pg
-        pg.send_query_prepared(self.names[transaction], self.encoded)
-        return pg.socket  # type: ignore[no-any-return]
-
-    def receive(self, transaction: str) -> int | None:
-        """None while the reply is incomplete, else the routine's count of rows visited."""
-        return self.reply_value()  # type: ignore[no-any-return]
 
     def close(self) -> None:
         pass

@@ -90,6 +90,11 @@ class BlocksSession(Session):
         self._ids = range(1, rows + 1)
         self.can_submit = bool(self.statements.can_submit)  # one prepared statement
         self._sent = ""  # the transaction submit() sent
+        # the dialect's sends bound per call and its reply reader, when it has them
+        # (postgres server loop): no dialect frame between the loop thread and libpq
+        self._sends: dict[str, Any] | None = getattr(self.statements, "sends", None)
+        self._fd: int | None = getattr(self.statements, "fd", None)
+        self._receive_any: Any = getattr(self.statements, "receive_any", None)
 
     def keys(self) -> Sequence[int]:
         """`batch` distinct random row ids, sorted."""
@@ -112,13 +117,17 @@ class BlocksSession(Session):
         if transaction not in TRANSACTIONS:
             raise ValueError(f"unknown blocks transaction {transaction!r}")
         self._sent = transaction
+        if self._sends is not None:  # bound: the routine draws its own keys
+            self._sends[transaction]()
+            return self._fd  # type: ignore[return-value]
         if self.server_loop:  # the routine draws its own keys
             return self.statements.send(transaction, ())
         return self.statements.send(transaction, self.keys())
 
     def collect(self) -> bool | None:
         """The loop thread's half of a transaction: _finish written out, its one check."""
-        found = self.statements.receive(self._sent)
+        receive = self._receive_any
+        found = receive() if receive is not None else self.statements.receive(self._sent)
         if found is None:
             return None
         if found != self.batch:
