@@ -108,6 +108,8 @@ class BlocksLoop(ProcedureCursor):
     """blocks' server-side loop: the table's two procedures called with (batch, rows), the
     session's generator seeded once first; call() answers the rows visited."""
 
+    loop_calls = None  # no calls bound for the loop thread (postgres's ServerLoop binds them)
+
     def __init__(
         self,
         connection: Any,

@@ -81,6 +81,7 @@ class Statements:
     """The two client-side statements (the keys as parameters), sent and read apart."""
 
     can_submit = True
+    loop_calls = None  # no calls bound for the loop thread (postgres's ServerLoop binds them)
 
     def __init__(self, connection: Any, read_sql: str, update_sql: str):
         self.sender = Sender(connection, {"read": read_sql, "update": update_sql})
@@ -176,6 +177,7 @@ class ServerLoop:
     seeded once first; each call answers the rows it visited."""
 
     can_submit = True
+    loop_calls = None  # no calls bound for the loop thread (postgres's ServerLoop binds them)
 
     def __init__(self, connection: Any, calls: dict[str, str], batch: int, rows: int, seed: float):
         text, params = seed_statement(seed)

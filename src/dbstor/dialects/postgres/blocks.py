@@ -74,6 +74,7 @@ class Prepared:
     """The two client-side statements prepared on the connection's libpq handle."""
 
     can_submit = True
+    loop_calls = None  # sent and read through send() and receive()
 
     def __init__(self, connection: Any, table: str, batch: int, read_sql: str, update_sql: str):
         types = [INT4_OID] * batch
@@ -182,16 +183,16 @@ class ServerLoop:
         self.statements.run("seed", [repr(params[0])])
         self.pg, self.names = self.statements.pg, self.statements.names
         self.reply_value = self.statements.reply.value  # the routine's count, compiled
-        # what the session's submit and collect call with no frame of this class between
-        # (workloads/blocks/session.py): each call's send bound to its prepared name and
-        # encoded parameters (libpq through psycopg's compiled pq), the connection's socket
-        # (a session keeps it), and the reply whatever the call (compiled: PgReply)
-        self.sends = {
+        # loop_calls: what the session's submit and collect call with no frame of this
+        # class between (workloads/blocks/session.py): ({call: its send, bound to its
+        # prepared name and encoded parameters (psycopg's compiled pq)}, the connection's
+        # socket (a session keeps it), the reply read whatever the call (PgReply): None
+        # while incomplete, else the rows visited)
+        sends = {
             name: partial(self.pg.send_query_prepared, self.names[name], self.encoded)
             for name in calls
         }
-        self.fd: int = self.pg.socket
-        self.receive_any = self.reply_value  # None while incomplete, else the rows visited
+        self.loop_calls = (sends, self.pg.socket, self.reply_value)
 
     def call(self, transaction: str) -> int:
         return int(self.statements.run(transaction, self.params).get_value(0, 0))

@@ -38,6 +38,7 @@ class _Cursor:
     """The two statements through a DB-API cursor (SQLite)."""
 
     can_submit = False
+    loop_calls = None  # no calls bound for the loop thread
 
     def __init__(self, connection: Any, dialect: str, table: str, batch: int):
         connection.commit()
@@ -90,11 +91,9 @@ class BlocksSession(Session):
         self._ids = range(1, rows + 1)
         self.can_submit = bool(self.statements.can_submit)  # one prepared statement
         self._sent = ""  # the transaction submit() sent
-        # the dialect's sends bound per call and its reply reader, when it has them
-        # (postgres server loop): no dialect frame between the loop thread and libpq
-        self._sends: dict[str, Any] | None = getattr(self.statements, "sends", None)
-        self._fd: int | None = getattr(self.statements, "fd", None)
-        self._receive_any: Any = getattr(self.statements, "receive_any", None)
+        # the dialect's sends bound per call, the socket and its reply reader, when it binds
+        # them (postgres's server loop): no dialect frame between the loop thread and libpq
+        self._sends, self._fd, self._receive_any = self.statements.loop_calls or (None, 0, None)
 
     def keys(self) -> Sequence[int]:
         """`batch` distinct random row ids, sorted."""
@@ -119,7 +118,7 @@ class BlocksSession(Session):
         self._sent = transaction
         if self._sends is not None:  # bound: the routine draws its own keys
             self._sends[transaction]()
-            return self._fd  # type: ignore[return-value]
+            return self._fd
         if self.server_loop:  # the routine draws its own keys
             return self.statements.send(transaction, ())
         return self.statements.send(transaction, self.keys())
