@@ -19,7 +19,8 @@
 #include <stdio.h>
 #include <string.h>
 
-enum { DIALECT_POSTGRES = 0, DIALECT_MYSQL = 1, NAME_COUNT = 1000, STATEMENT_ROOM = 4096 };
+enum { DIALECT_POSTGRES = 0, DIALECT_MYSQL = 1, NAME_COUNT = 1000, STATEMENT_ROOM = 4096,
+       LITERAL_ROOM = 1024 };
 static const int param_counts[TRANSACTION_KINDS] = {7, 8, 4, 3, 3};
 
 typedef struct {
@@ -141,6 +142,11 @@ static PyObject *my_send(Submitter *s, const Drawn *drawn, PyObject *parts)
     int at = 0;
     for (int i = 0; i <= drawn->count; i++) {
         PyObject *part = PyTuple_GET_ITEM(parts, i);
+        /* a literal is at most a line list (15 lines of 21 digits) or a quoted name */
+        if (at + PyBytes_GET_SIZE(part) > STATEMENT_ROOM - LITERAL_ROOM) {
+            PyErr_SetString(PyExc_ValueError, "Submitter: a statement longer than its room");
+            return NULL;
+        }
         at = append(buf, at, PyBytes_AS_STRING(part), PyBytes_GET_SIZE(part));
         if (i < drawn->count && (at = my_literal(s, drawn, &drawn->params[i], buf, at)) < 0)
             return NULL;
