@@ -6,34 +6,17 @@ SQLSTATE and diagnostics), so engine.classify treats them the same."""
 from __future__ import annotations
 
 import contextlib
-import importlib.util
 import select
-import sys
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
+import pg_server
+import psycopg
 import pytest
 
-psycopg = pytest.importorskip("psycopg")
-
-
-def _sibling(name: str) -> Any:
-    if name in sys.modules:
-        return sys.modules[name]
-    spec = importlib.util.spec_from_file_location(name, Path(__file__).with_name(f"{name}.py"))
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-pg_server = _sibling("pg_server")
-
-from dbstor.engines.base import ErrorKind  # noqa: E402
-from dbstor.engines.pg_prepared import PreparedStatements, loaded_libpq  # noqa: E402
-from dbstor.engines.postgres import PostgresEngine  # noqa: E402
+from dbstor.engines.base import ErrorKind
+from dbstor.engines.pg_prepared import PreparedStatements, loaded_libpq
+from dbstor.engines.postgres import PostgresEngine
 
 STATEMENTS = {
     "value": "SELECT %s::int",
