@@ -182,7 +182,6 @@ class ServerLoop:
         )
         self.statements.run("seed", [repr(params[0])])
         self.pg, self.names = self.statements.pg, self.statements.names
-        self.reply_value = self.statements.reply.value  # the routine's count, compiled
         # loop_calls: what the session's submit and collect call with no frame of this
         # class between (workloads/blocks/session.py): ({call: its send, bound to its
         # prepared name and encoded parameters (psycopg's compiled pq)}, the connection's
@@ -192,7 +191,7 @@ class ServerLoop:
             name: partial(self.pg.send_query_prepared, self.names[name], self.encoded)
             for name in calls
         }
-        self.loop_calls = (sends, self.pg.socket, self.reply_value)
+        self.loop_calls = (sends, self.pg.socket, self.statements.reply.value)
 
     def call(self, transaction: str) -> int:
         return int(self.statements.run(transaction, self.params).get_value(0, 0))

@@ -92,22 +92,16 @@ class OrdersSession(Session):
             with contextlib.suppress(Exception):
                 self.conn.rollback()
             raise
-        return self._count(inputs, done)
+        return self._count(NAMES[type(inputs)], done)
 
     def collect(self) -> bool | None:
         """The submitted transaction's reply: None while incomplete, else as run()."""
         done = self.receive()
-        if done is None:
-            return None
-        if done:
-            self.outcomes[self.submitter.sent] += 1
-        else:
-            self.rolled_back += 1
-        return done
+        return None if done is None else self._count(self.submitter.sent, done)
 
-    def _count(self, inputs: Inputs, done: bool) -> bool:
+    def _count(self, name: str, done: bool) -> bool:
         if done:
-            self.outcomes[NAMES[type(inputs)]] += 1
+            self.outcomes[name] += 1
         else:
             self.rolled_back += 1
         return done
